@@ -1,0 +1,34 @@
+"""The Attention Explorer: the frame around every page.
+
+Page config, state init, the shared controls (sentence, model size), messages, then st.navigation.
+Run with: streamlit run app.py
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import frame, state
+
+PAGES = [
+    st.Page("pages/sentence.py", title="Sentence", icon="✏️", url_path="", default=True),
+    st.Page(
+        "pages/positional_encoding.py", title="Positional encoding", icon="〰️", url_path="positional-encoding"
+    ),
+    st.Page("pages/projections.py", title="Q, K, V projections", icon="🧮", url_path="projections"),
+    st.Page("pages/scores.py", title="Scores, mask, softmax", icon="🎯", url_path="scores"),
+    st.Page("pages/heads.py", title="Heads and W_O", icon="🧩", url_path="heads"),
+    st.Page("pages/token.py", title="One token's view", icon="🔎", url_path="token"),
+    st.Page("pages/encoder.py", title="Encoder block", icon="🏗️", url_path="encoder"),
+    st.Page("pages/why_scale.py", title="Why divide by √d_k?", icon="📐", url_path="why-scale"),
+]
+
+st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
+state.init()
+frame.read_url()
+page = st.navigation(PAGES, position="sidebar")
+frame.sidebar()
+frame.sentence_box()
+frame.show_messages()
+page.run()
+frame.step_controls(PAGES, page)

@@ -1,0 +1,159 @@
+"""The whole state of one example, as a plain frozen dataclass (no Streamlit).
+
+`Example` is what the app computes from, what presets build, what a shared link or a JSON export
+carries. `explorer.state` turns session state into an Example and back; `explorer.pipeline` runs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field, fields, replace
+
+import numpy as np
+from numpy.typing import NDArray
+
+from explorer import defaults
+
+F64 = NDArray[np.float64]
+
+DEFAULT_SENTENCE = "The cat sat on the mat because it was warm."
+
+PE_KINDS = ("sinusoidal", "sinusoidal_split", "learned", "none")
+SCALE_MODES = ("sqrt", "none", "custom")
+MASK_KINDS = ("none", "causal", "window", "padding", "custom")
+EMB_SOURCES = ("random", "table")
+
+# Names of the matrices an Example holds; the order is the export order.
+MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask")
+
+# Bounds of the dimension controls (the UI and the URL reader both use these).
+BOUNDS = {
+    "d_model": (1, defaults.MAX_D_MODEL),
+    "n_heads": (1, defaults.MAX_HEADS),
+    "d_k": (1, defaults.MAX_D_K),
+    "d_ff": (1, defaults.MAX_D_FF),
+    "seed": (0, 2**31 - 1),
+    "window": (1, defaults.MAX_TOKENS),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    """Everything that decides what every page shows. Shapes (n = number of tokens):
+
+    emb (n, d_model) hand-set embeddings, used when emb_source == "table";
+    pe_table (n, d_model) learned/hand-set positions, used when pe_kind == "learned";
+    w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model);
+    w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend.
+    """
+
+    sentence: str = DEFAULT_SENTENCE
+    d_model: int = 8
+    n_heads: int = 2
+    d_k: int = 4
+    seed: int = 0
+    emb_source: str = "random"
+    pe_kind: str = "sinusoidal"
+    pe_base: float = 10000.0
+    pe_scale: bool = False  # multiply embeddings by sqrt(d_model) before adding P (paper section 3.4)
+    scale_mode: str = "sqrt"
+    scale_custom: float = 1.0
+    alibi: bool = False
+    rope: bool = False
+    mask_kind: str = "none"
+    window: int = 3
+    d_ff: int = 16
+    norm_first: bool = False
+    emb: F64 = field(default_factory=lambda: np.zeros((0, 0)))
+    pe_table: F64 = field(default_factory=lambda: np.zeros((0, 0)))
+    w_q: F64 = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    w_k: F64 = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    w_v: F64 = field(default_factory=lambda: np.zeros((0, 0, 0)))
+    w_o: F64 = field(default_factory=lambda: np.zeros((0, 0)))
+    w1: F64 = field(default_factory=lambda: np.zeros((0, 0)))
+    w2: F64 = field(default_factory=lambda: np.zeros((0, 0)))
+    custom_mask: NDArray[np.bool_] = field(default_factory=lambda: np.ones((0, 0), dtype=bool))
+
+    def digest(self) -> str:
+        """A content hash: equal examples (same settings, same matrix values) give the same digest."""
+        h = hashlib.blake2b(digest_size=16)
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, np.ndarray):
+                h.update(f"{f.name}{v.shape}{v.dtype}".encode())
+                h.update(np.ascontiguousarray(v).tobytes())
+            else:
+                h.update(f"{f.name}={v!r};".encode())
+        return h.hexdigest()
+
+    def settings(self) -> dict[str, object]:
+        """The scalar settings (everything but the matrices)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name not in MATRIX_NAMES}
+
+    def with_(self, **changes: object) -> Example:
+        return replace(self, **changes)
+
+
+def tokens_of(sentence: str) -> tuple[list[str], bool]:
+    """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut."""
+    import attention_core as ac
+
+    toks = ac.tokenize(sentence)
+    return toks[: defaults.MAX_TOKENS], len(toks) > defaults.MAX_TOKENS
+
+
+def default_matrices(
+    ex: Example, tokens: list[str], draws: dict[str, int] | None = None
+) -> dict[str, NDArray]:
+    """The seeded default of every matrix at the example's shapes (what "reset" returns to)."""
+    import attention_core as ac
+
+    draws = draws or {}
+    n, d, h, k, s = len(tokens), ex.d_model, ex.n_heads, ex.d_k, ex.seed
+    pe = ac.positional_encoding(n, d, kind="sinusoidal") if n else np.zeros((0, d))
+    return {
+        "emb": defaults.embeddings(tokens, d, s),
+        "pe_table": pe,
+        "w_q": defaults.projection(s, "w_q", h, d, k, draws.get("w_q", 0)),
+        "w_k": defaults.projection(s, "w_k", h, d, k, draws.get("w_k", 0)),
+        "w_v": defaults.projection(s, "w_v", h, d, k, draws.get("w_v", 0)),
+        "w_o": defaults.output_projection(s, h, k, d, draws.get("w_o", 0)),
+        "w1": defaults.ffn_in(s, d, ex.d_ff, draws.get("w1", 0)),
+        "w2": defaults.ffn_out(s, ex.d_ff, d, draws.get("w2", 0)),
+        "custom_mask": np.tril(np.ones((n, n), dtype=bool)),
+    }
+
+
+def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
+    """The shape every matrix must have for these settings and n tokens."""
+    d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
+    return {
+        "emb": (n, d), "pe_table": (n, d), "w_q": (h, d, k), "w_k": (h, d, k), "w_v": (h, d, k),
+        "w_o": (h * k, d), "w1": (d, f), "w2": (f, d), "custom_mask": (n, n),
+    }  # fmt: skip
+
+
+def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, int] | None = None) -> Example:
+    """The example with every matrix brought to the shapes its settings and sentence ask for.
+
+    Cells that still fit keep their values; new cells get the seeded default. Embedding rows follow
+    their word when the sentence changes (`old_tokens`), other per-token matrices keep their positions.
+    """
+    tokens, _ = tokens_of(ex.sentence)
+    want = expected_shapes(ex, len(tokens))
+    if all(getattr(ex, m).shape == want[m] for m in MATRIX_NAMES) and (old_tokens in (None, tokens)):
+        return ex
+    base = default_matrices(ex, tokens, draws)
+    out: dict[str, NDArray] = {}
+    for name in MATRIX_NAMES:
+        old = getattr(ex, name)
+        new = base[name]
+        if old.shape == new.shape and not (name == "emb" and old_tokens not in (None, tokens)):
+            out[name] = old
+        elif old.size == 0:
+            out[name] = new
+        elif name == "emb" and old_tokens is not None and old_tokens != tokens:
+            out[name] = defaults.realign_rows(old_tokens, old, tokens, new)
+        else:
+            out[name] = defaults.resize(old, new)
+    return replace(ex, **out)

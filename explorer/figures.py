@@ -1,0 +1,336 @@
+"""Pure Plotly figure builders: arrays and labels in, a go.Figure out. No Streamlit, no state.
+
+Conventions every heatmap follows:
+- rows are queries (top to bottom in sentence order), columns are keys (left to right);
+- axes are numeric (0..n-1) with the token labels as tick text, so repeated words never merge;
+- every label is escaped: Plotly renders tags such as <b> or <a href> in text, a token is never markup;
+- values are printed in the cells while the matrix is small enough to read (MAX_CELLS_WITH_TEXT per side);
+- weights use a fixed 0..1 sequential scale; signed matrices a diverging scale centred on 0.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+from plotly.subplots import make_subplots
+
+MAX_CELLS_WITH_TEXT = 12  # values printed in cells up to 12 x 12
+MASKED_GREY = "#9e9e9e"
+
+# Colour-blind-safe pairs (sequential for weights, diverging for signed values).
+PALETTES: dict[str, tuple[str, str, str]] = {
+    # name: (sequential, diverging, description)
+    "default": ("Viridis", "RdBu_r", "Viridis and red-blue: colour-blind safe"),
+    "projector": ("Cividis", "PuOr_r", "Cividis and purple-orange: survives a washed-out projector"),
+    "warm": ("Inferno", "BrBG_r", "Inferno and brown-teal: strong contrast"),
+    "grey": ("Greys", "RdGy_r", "Greyscale: for printing and any colour vision"),
+}
+
+
+@dataclass(frozen=True)
+class Style:
+    """How figures look: presentation mode enlarges every text; palette picks the colour scales."""
+
+    present: bool = False
+    palette: str = "default"
+    dark: bool = False
+
+    @property
+    def font(self) -> int:
+        return 22 if self.present else 14
+
+    @property
+    def cell_font(self) -> int:
+        return 22 if self.present else 13
+
+    @property
+    def title_font(self) -> int:
+        return 28 if self.present else 17
+
+    @property
+    def cell_px(self) -> int:
+        return 64 if self.present else 40
+
+    @property
+    def sequential(self) -> str:
+        return PALETTES.get(self.palette, PALETTES["default"])[0]
+
+    @property
+    def diverging(self) -> str:
+        return PALETTES.get(self.palette, PALETTES["default"])[1]
+
+    @property
+    def template(self) -> str:
+        # An explicit template: exported images are never black (streamlit/streamlit #6897).
+        return "plotly_dark" if self.dark else "plotly_white"
+
+
+def esc(label: object) -> str:
+    """Text shown literally by Plotly: &, <, > escaped (Plotly renders a subset of HTML in labels)."""
+    return html.escape(str(label), quote=False)
+
+
+def _layout(fig: go.Figure, style: Style, title: str, height: int) -> go.Figure:
+    fig.update_layout(
+        template=style.template,
+        title={"text": esc(title), "font": {"size": style.title_font}},
+        font={"size": style.font},
+        height=height,
+        margin={"l": 10, "r": 10, "t": 30 + style.title_font * 2, "b": 10},
+        hoverlabel={"font": {"size": style.font}},
+    )
+    return fig
+
+
+def _height(rows: int, style: Style, extra: int = 140) -> int:
+    return int(min(extra + rows * style.cell_px, 1100))
+
+
+def _fmt_text(n_rows: int, n_cols: int, digits: int) -> str | None:
+    if n_rows <= MAX_CELLS_WITH_TEXT and n_cols <= MAX_CELLS_WITH_TEXT:
+        return f"%{{z:.{digits}f}}"
+    return None
+
+
+def heatmap(
+    z: NDArray[np.float64],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    title: str,
+    style: Style,
+    weights: bool = False,
+    masked: NDArray[np.bool_] | None = None,
+    row_sums: bool = False,
+    x_title: str = "key",
+    y_title: str = "query",
+    digits: int = 2,
+    zrange: tuple[float, float] | None = None,
+) -> go.Figure:
+    """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = drawn grey "-inf".
+
+    weights=True: fixed 0..1 sequential scale. Otherwise a diverging scale centred on 0 (or `zrange`).
+    row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    n_rows, n_cols = z.shape
+    shown = z.copy()
+    if masked is not None and masked.any():
+        shown[masked] = np.nan
+    finite = shown[np.isfinite(shown)]
+    if weights:
+        zmin, zmax, zmid, scale = 0.0, 1.0, None, style.sequential
+    elif zrange is not None:
+        zmin, zmax, zmid, scale = zrange[0], zrange[1], None, style.diverging
+    else:
+        bound = float(np.max(np.abs(finite))) if finite.size else 1.0
+        bound = bound or 1.0
+        zmin, zmax, zmid, scale = -bound, bound, 0.0, style.diverging
+    rows_esc = [esc(s) for s in row_labels]
+    cols_esc = [esc(s) for s in col_labels]
+    small = n_rows * n_cols <= 1024
+    trace = go.Heatmap(
+        z=shown,
+        x=list(range(n_cols)),
+        y=list(range(n_rows)),
+        zmin=zmin,
+        zmax=zmax,
+        zmid=zmid,
+        colorscale=scale,
+        texttemplate=_fmt_text(n_rows, n_cols, digits),
+        textfont={"size": style.cell_font},
+        customdata=[[[r, c] for c in cols_esc] for r in rows_esc] if small else None,
+        hovertemplate=(
+            f"{y_title} %{{customdata[0]}}<br>{x_title} %{{customdata[1]}}<br>value %{{z:.10g}}<extra></extra>"
+            if small
+            else f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>value %{{z:.10g}}<extra></extra>"
+        ),
+        colorbar={"thickness": 14, "tickfont": {"size": style.font}},
+        xgap=1,
+        ygap=1,
+    )
+    fig = go.Figure(trace)
+    if masked is not None and masked.any():
+        grey = np.where(masked, 1.0, np.nan)
+        fig.add_trace(
+            go.Heatmap(
+                z=grey,
+                x=list(range(n_cols)),
+                y=list(range(n_rows)),
+                colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
+                showscale=False,
+                text=np.where(masked, "-inf", "").tolist(),
+                texttemplate="%{text}" if max(n_rows, n_cols) <= MAX_CELLS_WITH_TEXT else None,
+                textfont={"size": style.cell_font, "color": "white"},
+                hovertemplate="masked: this query may not attend to this key (-inf)<extra></extra>",
+                xgap=1,
+                ygap=1,
+            )
+        )
+    _axes(fig, rows_esc, cols_esc, style, x_title, y_title)
+    if row_sums:
+        sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
+        for i, s in enumerate(sums):
+            fig.add_annotation(
+                x=1.0, y=i, xref="paper", yref="y", xanchor="left", showarrow=False,
+                text=f"Σ {s:.3f}", font={"size": style.cell_font},
+            )  # fmt: skip
+        fig.update_layout(margin={"r": 20 + style.cell_font * 5})
+    return _layout(fig, style, title, _height(n_rows, style))
+
+
+def _axes(fig: go.Figure, rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str) -> None:
+    many = max(len(rows), len(cols)) > 24
+    fig.update_xaxes(
+        tickmode="array", tickvals=list(range(len(cols))), ticktext=cols, side="top", tickangle=-45 if many else 0,
+        title={"text": x_title, "font": {"size": style.font}}, tickfont={"size": style.font if not many else 10},
+        showgrid=False, zeroline=False,
+    )  # fmt: skip
+    fig.update_yaxes(
+        tickmode="array", tickvals=list(range(len(rows))), ticktext=rows, autorange="reversed",
+        title={"text": y_title, "font": {"size": style.font}}, tickfont={"size": style.font if not many else 10},
+        showgrid=False, zeroline=False,
+    )  # fmt: skip
+
+
+def head_grid(
+    weights: NDArray[np.float64],
+    labels: Sequence[str],
+    *,
+    style: Style,
+    title: str,
+    masked: NDArray[np.bool_] | None = None,
+) -> go.Figure:
+    """Small multiples of every head's weights (n_heads, n, n) on one shared 0..1 scale."""
+    h, n, _ = weights.shape
+    cols = min(h, 4)
+    rows = (h + cols - 1) // cols
+    fig = make_subplots(
+        rows=rows, cols=cols, subplot_titles=[f"head {i + 1}" for i in range(h)],
+        horizontal_spacing=0.06, vertical_spacing=0.12 if rows > 1 else 0.05,
+    )  # fmt: skip
+    lab = [esc(s) for s in labels]
+    text = _fmt_text(n, n, 2) if h <= 4 and n <= 8 else None
+    for i in range(h):
+        z = weights[i].copy()
+        if masked is not None:
+            z[masked] = np.nan
+        fig.add_trace(
+            go.Heatmap(
+                z=z, x=list(range(n)), y=list(range(n)), coloraxis="coloraxis", texttemplate=text,
+                textfont={"size": style.cell_font}, xgap=1, ygap=1,
+                hovertemplate=f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
+            ),
+            row=i // cols + 1, col=i % cols + 1,
+        )  # fmt: skip
+    small_font = style.font if n <= 12 else max(9, style.font - 6)
+    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=lab, side="top",
+                     tickfont={"size": small_font}, showgrid=False)  # fmt: skip
+    fig.update_yaxes(tickmode="array", tickvals=list(range(n)), ticktext=lab, autorange="reversed",
+                     tickfont={"size": small_font}, showgrid=False)  # fmt: skip
+    fig.update_layout(coloraxis={"colorscale": style.sequential, "cmin": 0, "cmax": 1})
+    fig.update_annotations(font_size=style.font)
+    side = max(260, min(560, 60 + n * (style.cell_px if n <= 12 else 14)))
+    return _layout(fig, style, title, rows * side + 60)
+
+
+def lines(
+    x: NDArray[np.float64],
+    ys: NDArray[np.float64],
+    names: Sequence[str],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    y_title: str,
+    markers_x: NDArray[np.float64] | None = None,
+    markers_y: NDArray[np.float64] | None = None,
+    log_x: bool = False,
+    log_y: bool = False,
+    dash: Sequence[str] | None = None,
+    height: int | None = None,
+) -> go.Figure:
+    """Curves ys (m, k) over x (m,), one per name; optional markers (p,), (p, k) on the same curves."""
+    fig = go.Figure()
+    for j, name in enumerate(names):
+        fig.add_trace(
+            go.Scatter(
+                x=x, y=ys[:, j], mode="lines", name=esc(name), legendgroup=str(j),
+                line={"width": 3 if style.present else 2, "dash": (dash[j] if dash else "solid")},
+            )
+        )  # fmt: skip
+        if markers_x is not None and markers_y is not None:
+            fig.add_trace(
+                go.Scatter(
+                    x=markers_x, y=markers_y[:, j], mode="markers", legendgroup=str(j), showlegend=False,
+                    marker={"size": 12 if style.present else 8, "line": {"width": 1, "color": "black"}},
+                    name=esc(name), hovertemplate="position %{x}<br>value %{y:.6f}<extra></extra>",
+                )
+            )  # fmt: skip
+    fig.update_xaxes(title=esc(x_title), type="log" if log_x else "linear")
+    fig.update_yaxes(title=esc(y_title), type="log" if log_y else "linear")
+    fig.update_layout(legend={"font": {"size": style.font}})
+    return _layout(fig, style, title, height or (620 if style.present else 420))
+
+
+def bars(
+    categories: Sequence[str],
+    values: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    y_title: str,
+    y_range: tuple[float, float] | None = None,
+) -> go.Figure:
+    """One bar per category, its value printed on it. Categories are positions (repeats stay apart)."""
+    cats = [esc(c) for c in categories]
+    fig = go.Figure(
+        go.Bar(
+            x=list(range(len(cats))), y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
+            textfont={"size": style.cell_font}, marker={"color": values, "colorscale": style.sequential,
+            "cmin": 0, "cmax": 1}, customdata=cats, hovertemplate="%{customdata}: %{y:.10g}<extra></extra>",
+        )
+    )  # fmt: skip
+    fig.update_xaxes(tickmode="array", tickvals=list(range(len(cats))), ticktext=cats, title=esc(x_title))
+    fig.update_yaxes(title=esc(y_title), range=list(y_range) if y_range else None)
+    return _layout(fig, style, title, 560 if style.present else 380)
+
+
+def stacked_contributions(
+    contributions: NDArray[np.float64],
+    key_labels: Sequence[str],
+    total: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+) -> go.Figure:
+    """Per output dimension, the stacked contributions w_j * v_j of every key j, and their sum (a marker).
+
+    contributions (n_keys, d_v); total (d_v,) = contributions.sum(axis=0), the query's output row.
+    """
+    n_keys, d_v = contributions.shape
+    dims = [f"dim {c}" for c in range(d_v)]
+    fig = go.Figure()
+    for j in range(n_keys):
+        fig.add_trace(
+            go.Bar(
+                x=dims, y=contributions[j], name=esc(key_labels[j]),
+                hovertemplate=f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
+            )
+        )  # fmt: skip
+    fig.add_trace(
+        go.Scatter(
+            x=dims, y=total, mode="markers+text", name="output (sum)", text=[f"{t:.3f}" for t in total],
+            textposition="top center", marker={"symbol": "diamond", "size": 16 if style.present else 11,
+            "color": "black", "line": {"width": 2, "color": "white"}}, textfont={"size": style.cell_font},
+        )
+    )  # fmt: skip
+    fig.update_layout(barmode="relative", legend={"font": {"size": style.font}})
+    fig.update_yaxes(title="contribution w_j · v_j", zeroline=True, zerolinewidth=2)
+    return _layout(fig, style, title, 620 if style.present else 440)

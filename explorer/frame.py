@@ -1,0 +1,122 @@
+"""The parts of the frame (app.py) that every page shares: URL, sidebar controls, sentence box, messages."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import defaults, state
+from explorer.example import BOUNDS, tokens_of
+
+_URL_READ = "ui.url_read"
+
+
+def read_url() -> None:
+    """Once per session: take the example from the URL (?sentence=...); afterwards keep the URL in step."""
+    if not st.session_state.get(_URL_READ):
+        st.session_state[_URL_READ] = True
+        params = st.query_params
+        if "sentence" in params:
+            text = str(params.get("sentence", ""))
+            state.set_setting("sentence", text)
+            state.init()
+    sync_url()
+
+
+def sync_url() -> None:
+    """Put the current sentence in the address bar (query params are cleared on page change)."""
+    sentence = str(state.get(state.K_SENTENCE))
+    if st.query_params.get("sentence") != sentence:
+        st.query_params["sentence"] = sentence
+
+
+def sidebar() -> None:
+    """Model size controls shared by every page, and the display options."""
+    with st.sidebar:
+        st.subheader("Model size", anchor=False)
+        c1, c2 = st.columns(2)
+        lo, hi = BOUNDS["d_model"]
+        c1.number_input("d_model", lo, hi, step=1, key=state.SETTING_KEYS["d_model"],
+                        help="Width of every token vector (embedding, encoding, attention output).")  # fmt: skip
+        lo, hi = BOUNDS["n_heads"]
+        c2.number_input("heads", lo, hi, step=1, key=state.SETTING_KEYS["n_heads"],
+                        help="Number of attention heads, each with its own W_Q, W_K, W_V.")  # fmt: skip
+        lo, hi = BOUNDS["d_k"]
+        c1.number_input("d_k = d_v", lo, hi, step=1, key=state.SETTING_KEYS["d_k"],
+                        help="Width of each head's queries, keys and values.")  # fmt: skip
+        lo, hi = BOUNDS["seed"]
+        c2.number_input("seed", lo, hi, step=1, key=state.SETTING_KEYS["seed"],
+                        help="Seed of the random embeddings and weights: same seed, same numbers.")  # fmt: skip
+        st.divider()
+        st.toggle("Presentation mode", key=state.K_PRESENT, help="Large type for a projector.")
+        from explorer.figures import PALETTES
+
+        st.selectbox("Colours", list(PALETTES), key=state.K_COLORS, format_func=lambda p: PALETTES[p][2])
+        if state.can_undo():
+            st.button("Undo the last reset / preset", on_click=state.undo, key="frame.undo")
+
+
+def sentence_box() -> None:
+    """The sentence, above every page: typing and pressing Enter updates every chart."""
+    st.text_input(
+        "Sentence",
+        key=state.K_SENTENCE,
+        placeholder="Type a sentence and press Enter",
+        help=f"Words and punctuation become tokens (at most {defaults.MAX_TOKENS}).",
+    )
+    sentence = str(state.get(state.K_SENTENCE) or "")
+    toks, cut = tokens_of(sentence)
+    if cut:
+        st.warning(
+            f"The sentence has more than {defaults.MAX_TOKENS} tokens: the explorer uses the first "
+            f"{defaults.MAX_TOKENS}. Shorten it to see the rest.",
+            icon="✂️",
+        )
+    elif sentence and not toks:
+        st.info("The sentence has no tokens (only spaces): type a few words.", icon="✏️")
+
+
+def show_messages() -> None:
+    """Messages queued by callbacks (refused edits, restored state) shown once."""
+    for kind, text in state.take_messages():
+        {"info": st.info, "warning": st.warning, "error": st.error, "success": st.success}.get(kind, st.info)(
+            text
+        )
+
+
+def step_controls(pages: list, current) -> None:  # noqa: ANN001 - st.Page objects
+    """Previous / next step: walk the pipeline in order, like slides."""
+    urls = [p.url_path for p in pages]
+    try:
+        i = urls.index(current.url_path)
+    except ValueError:
+        return
+    st.divider()
+    left, _, right = st.columns([1, 2, 1])
+    if i > 0:
+        left.page_link(pages[i - 1], label=f"← {pages[i - 1].title}", width="stretch")
+    if i < len(pages) - 1:
+        right.page_link(pages[i + 1], label=f"{pages[i + 1].title} →", width="stretch")
+
+
+PIPELINE = [
+    ("pages/sentence.py", "Sentence", "tokens and their embeddings E"),
+    ("pages/positional_encoding.py", "Positional encoding", "X = E + P: where each token stands"),
+    ("pages/projections.py", "Q, K, V projections", "Q = X W_Q, K = X W_K, V = X W_V per head"),
+    ("pages/scores.py", "Scores, mask, softmax", "softmax(Q K^T / sqrt(d_k) + mask)"),
+    ("pages/heads.py", "Heads and W_O", "every head, concatenated, times W_O"),
+    ("pages/token.py", "One token's view", "one output row as a weighted sum of values"),
+    ("pages/encoder.py", "Encoder block", "residual, layer norm, feed-forward"),
+    ("pages/why_scale.py", "Why divide by sqrt(d_k)?", "variance and saturation as d_k grows"),
+]
+
+
+def pipeline_map() -> None:
+    """Links to every step, in order (plain text where the page registry is not there, e.g. a bare run)."""
+    cols = st.columns(4)
+    for i, (path, title, what) in enumerate(PIPELINE):
+        with cols[i % 4]:
+            try:
+                st.page_link(path, label=f"{i + 1}. {title}")
+            except Exception:  # noqa: BLE001 - a page run on its own has no navigation to link into
+                st.markdown(f"**{i + 1}. {title}**")
+            st.caption(what)

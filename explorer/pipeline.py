@@ -1,0 +1,199 @@
+"""One traced run of an Example through the engine (pure: no Streamlit, no drawing).
+
+Data flows one way: Example -> run() -> Result -> figure builders. Every number a page shows comes from a
+Result field, so a page never does maths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+import attention_core as ac
+from explorer.example import Example, tokens_of
+
+F64 = NDArray[np.float64]
+
+PAD = "[PAD]"
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """Every intermediate of one example. n tokens, d = d_model, h heads, k = d_k = d_v.
+
+    tokens, labels (n,); emb (n, d) the embeddings used (after the sqrt(d_model) factor when on);
+    pe (n, d); x (n, d) = emb + pe; mask (n, n) bool or None; bias (h, n, n) or None;
+    scale the factor applied to q k^T; attention (AttentionTrace); encoder (EncoderTrace or None,
+    with its own error in encoder_error); error: a readable message when the run failed (then the
+    fields after `x` are None).
+    """
+
+    tokens: list[str]
+    labels: list[str]
+    truncated: bool
+    emb: F64
+    pe: F64
+    x: F64
+    scale: float
+    mask: NDArray[np.bool_] | None
+    bias: F64 | None
+    attention: ac.AttentionTrace | None
+    encoder: ac.EncoderTrace | None
+    error: str | None = None
+    encoder_error: str | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    def contributions(self, head: int, query: int) -> F64:
+        """(n_keys, d_v): row j is a_ij * v_j, the share of key j in query i's output (they sum to it)."""
+        assert self.attention is not None
+        return ac.weighted_value_contributions(self.attention.weights[head, query][None, :],
+                                               self.attention.v[head])[0]  # fmt: skip
+
+    @property
+    def pe_gram(self) -> F64:
+        """P P^T (n, n): how alike two positions' encodings are (dot products)."""
+        return self.pe @ self.pe.T
+
+
+def scale_of(ex: Example) -> float:
+    """The factor on q k^T: 1/sqrt(d_k) (paper), 1 (none), or the custom number."""
+    if ex.scale_mode == "none":
+        return 1.0
+    if ex.scale_mode == "custom":
+        return float(ex.scale_custom)
+    return 1.0 / float(np.sqrt(ex.d_k))
+
+
+def mask_of(ex: Example, tokens: list[str]) -> NDArray[np.bool_] | None:
+    """The (n, n) boolean mask (True = may attend) the settings ask for, or None for no mask."""
+    n = len(tokens)
+    if ex.mask_kind == "causal":
+        return ac.causal_mask(n)
+    if ex.mask_kind == "window":
+        return ac.sliding_window_mask(n, int(ex.window))
+    if ex.mask_kind == "padding":
+        return ac.padding_mask(np.array([t == PAD for t in tokens], dtype=bool))
+    if ex.mask_kind == "custom":
+        return np.asarray(ex.custom_mask, dtype=bool)
+    return None
+
+
+def embeddings_of(ex: Example, tokens: list[str]) -> F64:
+    """E (n, d_model): seeded per-word vectors or the hand-set table, times sqrt(d_model) if asked."""
+    e = ex.emb if ex.emb_source == "table" else ac.embed(tokens, ex.d_model, seed=ex.seed)
+    return e * np.sqrt(ex.d_model) if ex.pe_scale else np.array(e, dtype=np.float64)
+
+
+def encodings_of(ex: Example, n: int) -> F64:
+    """P (n, d_model) for the chosen kind; "learned" is the editable table."""
+    if ex.pe_kind == "learned":
+        return np.array(ex.pe_table, dtype=np.float64)
+    return ac.positional_encoding(n, ex.d_model, kind=ex.pe_kind, base=ex.pe_base)
+
+
+def run(ex: Example) -> Result:
+    """Embeddings -> + positions -> multi-head attention -> encoder block, every step kept."""
+    tokens, truncated = tokens_of(ex.sentence)
+    labels = ac.token_labels(tokens)
+    n = len(tokens)
+    empty = np.zeros((0, ex.d_model))
+    if n == 0:
+        return Result(tokens, labels, truncated, empty, empty, empty, 1.0, None, None, None, None,
+                      error="The sentence has no tokens yet: type a few words.")  # fmt: skip
+    try:
+        emb = embeddings_of(ex, tokens)
+        pe = encodings_of(ex, n)
+        x = emb + pe  # (n, d_model)
+        scale = scale_of(ex)
+        mask = mask_of(ex, tokens)
+        bias = ac.alibi_bias(n, ex.n_heads) if ex.alibi else None  # (n_heads, n, n)
+        trace = ac.multi_head_attention(
+            x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, mask=mask, scale=scale, bias=bias, use_rope=ex.rope
+        )
+    except ValueError as err:
+        e = locals().get("emb", empty)
+        return Result(tokens, labels, truncated, e, empty, empty, 1.0, None, None, None, None, error=str(err))
+    encoder, enc_error = None, None
+    try:
+        encoder = ac.encoder_layer(
+            x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, ex.w1, ex.w2, mask=mask, norm_first=ex.norm_first,
+            scale=scale, bias=bias, use_rope=ex.rope,
+        )  # fmt: skip
+    except ValueError as err:
+        enc_error = str(err)
+    return Result(tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error)
+
+
+@dataclass(frozen=True)
+class ScaleStats:
+    """The current sentence's scores, per head, with and without 1/sqrt(d_k) (unmasked, no bias).
+
+    var_raw, var_scaled (h,): variance of q k^T and of q k^T / sqrt(d_k) over all cells;
+    max_raw, max_scaled (h,): mean over queries of the largest softmax weight;
+    ent_raw, ent_scaled (h,): mean entropy (nats) of the softmax rows; max_entropy = log(n).
+    """
+
+    var_raw: F64
+    var_scaled: F64
+    max_raw: F64
+    max_scaled: F64
+    ent_raw: F64
+    ent_scaled: F64
+    max_entropy: float
+
+
+def scale_stats(scores: F64, d_k: int) -> ScaleStats:
+    """ScaleStats of raw scores (h, n, n)."""
+    scaled = scores / np.sqrt(d_k)
+
+    def peaks(z: F64) -> tuple[F64, F64]:
+        w = ac.softmax(z, axis=-1)  # (h, n, n)
+        ent = -(w * np.log(np.where(w > 0, w, 1.0))).sum(axis=-1)  # (h, n), 0 log 0 = 0
+        return w.max(axis=-1).mean(axis=-1), ent.mean(axis=-1)
+
+    (mr, er), (ms, es) = peaks(scores), peaks(scaled)
+    axes = (1, 2)
+    return ScaleStats(
+        scores.var(axis=axes), scaled.var(axis=axes), mr, ms, er, es, float(np.log(scores.shape[-1]))
+    )
+
+
+def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F64, bool]]:
+    """The stages of an encoder block in reading order: (title, matrix, is_hidden_layer)."""
+    if norm_first:
+        return [
+            ("X (input)", enc.x, False), ("LN(X): what attention reads", enc.attn_input, False),
+            ("MHA(LN(X))", enc.attention.output, False), ("H = X + MHA(LN(X))", enc.sum1, False),
+            ("LN(H): what the FFN reads", enc.norm1, False), ("ReLU(LN(H) W1): FFN hidden", enc.ffn_hidden, True),
+            ("FFN(LN(H))", enc.ffn_out, False), ("Output = H + FFN(LN(H))", enc.output, False),
+        ]  # fmt: skip
+    return [
+        ("X (input)", enc.x, False), ("MHA(X)", enc.attention.output, False), ("X + MHA(X)", enc.sum1, False),
+        ("H = LN(X + MHA(X))", enc.norm1, False), ("ReLU(H W1): FFN hidden", enc.ffn_hidden, True),
+        ("FFN(H)", enc.ffn_out, False), ("H + FFN(H)", enc.sum2, False), ("Output = LN(H + FFN(H))", enc.output, False),
+    ]  # fmt: skip
+
+
+def pe_curves(kind: str, d_model: int, base: float, n_positions: int, steps: int = 8) -> tuple[F64, F64]:
+    """Each encoding dimension as a function of a continuous position t in [0, n-1].
+
+    PE(t, 2i) = sin(t / base^(2i/d)), PE(t, 2i+1) = cos(t / base^(2i/d)) (interleaved), or the same
+    frequencies as all sin columns then all cos columns ("sinusoidal_split"). Returns t (m,) and
+    curves (m, d_model) with m = steps * (n - 1) + 1.
+    """
+    t = np.linspace(0.0, max(n_positions - 1, 1), steps * max(n_positions - 1, 1) + 1)
+    i = np.arange(d_model)
+    if kind == "sinusoidal_split":
+        half = (d_model + 1) // 2
+        pair = np.where(i < half, i, i - half)
+        is_sin = i < half
+    else:
+        pair = i // 2
+        is_sin = i % 2 == 0
+    angle = t[:, None] / base ** (2 * pair[None, :] / d_model)  # (m, d_model)
+    return t, np.where(is_sin[None, :], np.sin(angle), np.cos(angle))

@@ -1,0 +1,252 @@
+"""The only module that touches st.session_state.
+
+Layout of the session state:
+- widget keys (below, `K_*`): the scalar settings, owned by their widgets; widgets are created without a
+  default (`value=`), so the value set here by `init()` is the one they show.
+- MATRICES: the canonical matrices (numpy arrays) of the current Example, edited only through
+  `set_matrix` / `apply_edits`; their editors are keyed by a version that changes whenever a matrix changes
+  from outside its editor (reset, re-randomize, preset, import), so that no stale edit is replayed.
+- messages: notes for the person (kept edits, rejected cells, cut sentences), shown once by the frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from explorer import example as exm
+from explorer.example import Example
+
+# Widget keys of the scalar settings; each maps to an Example field.
+SETTING_KEYS: dict[str, str] = {
+    "sentence": "sentence",
+    "d_model": "cfg.d_model",
+    "n_heads": "cfg.n_heads",
+    "d_k": "cfg.d_k",
+    "seed": "cfg.seed",
+    "emb_source": "sentence.emb_source",
+    "pe_kind": "pe.kind",
+    "pe_base": "pe.base",
+    "pe_scale": "pe.scale",
+    "scale_mode": "scores.scale_mode",
+    "scale_custom": "scores.scale_custom",
+    "alibi": "scores.alibi",
+    "rope": "scores.rope",
+    "mask_kind": "scores.mask_kind",
+    "window": "scores.window",
+    "d_ff": "encoder.d_ff",
+    "norm_first": "encoder.norm_first",
+}
+K_SENTENCE = SETTING_KEYS["sentence"]
+
+# UI-only keys (not part of an Example).
+K_HEAD = "ui.head"  # the head shown on single-head pages
+K_QUERY = "ui.query"  # the query token index on /token and in the formula
+K_KEY = "ui.key"  # the key token index in the formula
+K_PRESENT = "ui.present"  # presentation mode
+K_COLORS = "ui.colors"  # colour scale family
+K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
+
+_MATRICES = "m.matrices"  # dict name -> ndarray
+_TOKENS = "m.tokens"  # the tokens the matrices were last conformed to
+_VERSIONS = "m.versions"  # dict name -> int, part of each editor's key
+_DRAWS = "m.draws"  # dict name -> int, the re-randomize counter of each matrix
+_MESSAGES = "m.messages"  # list of (kind, text)
+_UNDO = "m.undo"  # the Example before the last reset/preset/import, for "undo"
+
+UI_DEFAULTS: dict[str, Any] = {
+    K_HEAD: 0,
+    K_QUERY: 0,
+    K_KEY: 0,
+    K_PRESENT: False,
+    K_COLORS: "default",
+    K_PRESET: "",
+}
+
+
+def init() -> None:
+    """Idempotent: default every key (setdefault), then conform the matrices to the current settings."""
+    ss = st.session_state
+    base = Example()
+    for name, key in SETTING_KEYS.items():
+        ss.setdefault(key, getattr(base, name))
+    for key, value in UI_DEFAULTS.items():
+        ss.setdefault(key, value)
+    ss.setdefault(_VERSIONS, {})
+    ss.setdefault(_DRAWS, {})
+    ss.setdefault(_MESSAGES, [])
+    if _MATRICES not in ss:
+        ss[_MATRICES] = {}
+    _conform()
+
+
+def _settings_example() -> Example:
+    ss = st.session_state
+    values = {name: ss[key] for name, key in SETTING_KEYS.items()}
+    values["sentence"] = str(values["sentence"] or "")
+    return Example(**values, **ss[_MATRICES])
+
+
+def _conform() -> None:
+    """Bring every matrix to the shapes of the current settings, keeping what fits."""
+    ss = st.session_state
+    ex = _settings_example()
+    tokens, _ = exm.tokens_of(ex.sentence)
+    old_tokens = ss.get(_TOKENS)
+    shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
+    new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
+    ss[_MATRICES] = {name: getattr(new, name) for name in exm.MATRIX_NAMES}
+    ss[_TOKENS] = tokens
+    for name, arr in ss[_MATRICES].items():
+        if shapes_before.get(name) != arr.shape or (name == "emb" and old_tokens != tokens):
+            _bump(name)
+    clamp_ui(len(tokens), ex.n_heads)
+
+
+def clamp_ui(n_tokens: int, n_heads: int) -> None:
+    """Keep the selected head / query / key inside the current sizes."""
+    ss = st.session_state
+    ss[K_HEAD] = int(min(max(ss.get(K_HEAD, 0), 0), max(n_heads - 1, 0)))
+    for k in (K_QUERY, K_KEY):
+        ss[k] = int(min(max(ss.get(k, 0), 0), max(n_tokens - 1, 0)))
+
+
+def _bump(name: str) -> None:
+    versions = st.session_state[_VERSIONS]
+    versions[name] = versions.get(name, 0) + 1
+
+
+# ---------------------------------------------------------------- reading
+
+
+def current() -> Example:
+    """The Example the pages compute from (settings + canonical matrices)."""
+    return _settings_example()
+
+
+def tokens() -> list[str]:
+    return list(st.session_state.get(_TOKENS, []))
+
+
+def matrix(name: str) -> np.ndarray:
+    return st.session_state[_MATRICES][name]
+
+
+def editor_key(name: str, *parts: object) -> str:
+    """A data editor's key: namespaced by matrix, part (e.g. head), and the matrix's version."""
+    version = st.session_state[_VERSIONS].get(name, 0)
+    return ".".join(["ed", name, *map(str, parts), f"v{version}"])
+
+
+def get(key: str) -> Any:
+    return st.session_state[key]
+
+
+def head() -> int:
+    return int(st.session_state[K_HEAD])
+
+
+def present() -> bool:
+    return bool(st.session_state[K_PRESENT])
+
+
+def colors() -> str:
+    return str(st.session_state[K_COLORS])
+
+
+def draws() -> dict[str, int]:
+    return dict(st.session_state[_DRAWS])
+
+
+# ---------------------------------------------------------------- writing
+
+
+def set_matrix(name: str, value: np.ndarray, *, from_editor: bool = False) -> None:
+    """Replace a canonical matrix. Changes from outside its editor bump its version (fresh editor)."""
+    st.session_state[_MATRICES][name] = value
+    if not from_editor:
+        _bump(name)
+
+
+def set_setting(name: str, value: Any) -> None:
+    """Set a scalar setting by its Example field name (before its widget is drawn in this run)."""
+    st.session_state[SETTING_KEYS[name]] = value
+
+
+def rerandomize(name: str) -> None:
+    """A new seeded draw of one weight matrix (the draw counter goes up; reset goes back to draw 0)."""
+    ss = st.session_state
+    ss[_DRAWS][name] = ss[_DRAWS].get(name, 0) + 1
+    _replace_with_default(name)
+
+
+def reset_matrix(name: str) -> None:
+    """Back to the seed's first draw, remembering the old state for undo."""
+    remember_for_undo()
+    st.session_state[_DRAWS][name] = 0
+    _replace_with_default(name)
+
+
+def _replace_with_default(name: str) -> None:
+    ex = current()
+    default = exm.default_matrices(ex, tokens(), draws())[name]
+    set_matrix(name, default)
+
+
+def apply_example(ex: Example, *, remember: bool = True) -> None:
+    """Make `ex` the current state (presets, links, imports). The old state can be restored by undo()."""
+    if remember:
+        remember_for_undo()
+    ss = st.session_state
+    for name, key in SETTING_KEYS.items():
+        ss[key] = getattr(ex, name)
+    tokens_now, _ = exm.tokens_of(ex.sentence)
+    ss[_MATRICES] = {f.name: getattr(ex, f.name) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
+    ss[_TOKENS] = tokens_now
+    ss[_DRAWS] = {}
+    for name in exm.MATRIX_NAMES:
+        _bump(name)
+    _conform()
+
+
+def remember_for_undo() -> None:
+    st.session_state[_UNDO] = current()
+
+
+def can_undo() -> bool:
+    return st.session_state.get(_UNDO) is not None
+
+
+def undo() -> None:
+    """Restore the state saved before the last reset, preset or import."""
+    ex = st.session_state.get(_UNDO)
+    if ex is not None:
+        st.session_state[_UNDO] = None
+        apply_example(ex, remember=False)
+        say("info", "Restored the example as it was before.")
+
+
+def set_ui(key: str, value: Any) -> None:
+    st.session_state[key] = value
+
+
+def editor_state(key: str) -> dict[str, Any]:
+    """The edits a data editor reported (edited_rows etc.), read in its on_change callback."""
+    return dict(st.session_state.get(key, {}) or {})
+
+
+# ---------------------------------------------------------------- messages
+
+
+def say(kind: str, text: str) -> None:
+    """Queue a message (kind: info, warning, error, success) for the frame to show once."""
+    st.session_state.setdefault(_MESSAGES, []).append((kind, text))
+
+
+def take_messages() -> list[tuple[str, str]]:
+    msgs = list(st.session_state.get(_MESSAGES, []))
+    st.session_state[_MESSAGES] = []
+    return msgs

@@ -1,0 +1,80 @@
+"""Small page-building helpers shared by every page: the opening, the style, charts, readable errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from explorer import compute, figures, state
+from explorer.example import Example
+from explorer.pipeline import Result
+
+
+def style() -> figures.Style:
+    """The figure style of this session (presentation mode, palette, light/dark theme)."""
+    dark = False
+    try:
+        dark = st.context.theme.type == "dark"
+    except Exception:  # noqa: BLE001 - st.context is unavailable in bare runs; light is the default
+        dark = False
+    return figures.Style(present=state.present(), palette=state.colors(), dark=dark)
+
+
+def opening(title: str, text: str, formula: str | None = None) -> None:
+    """Every page opens with what the step does and why, and its formula."""
+    st.title(title, anchor=False)
+    st.markdown(text)
+    if formula:
+        st.latex(formula)
+
+
+def chart(fig: go.Figure, key: str) -> None:
+    """A Plotly chart at full width with a PNG/SVG export at presentation resolution."""
+    st.plotly_chart(
+        fig,
+        key=key,
+        width="stretch",
+        config={
+            "displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key.replace(".", "_")},
+        },
+    )
+
+
+def result() -> tuple[Example, Result | None]:
+    """The current example and its traced result; shows the reason and returns None if it cannot run."""
+    ex = state.current()
+    res = compute.run(ex)
+    if res.n == 0:
+        st.info("Type a sentence in the box above to see its tokens go through self-attention.", icon="✏️")
+        return ex, None
+    if res.error:
+        st.error(f"This example cannot be computed: {res.error}", icon="⚠️")
+        return ex, None
+    return ex, res
+
+
+def head_picker(n_heads: int, key_suffix: str) -> int:
+    """A head selector bound to the shared ui.head state (1-based for people, 0-based inside)."""
+    if n_heads <= 1:
+        return 0
+    options = list(range(n_heads))
+    choice = st.segmented_control(
+        "Head", options, format_func=lambda h: f"head {h + 1}", key=f"{key_suffix}.head",
+        default=state.head(), on_change=_sync_head, args=(f"{key_suffix}.head",),
+    )  # fmt: skip
+    return state.head() if choice is None else int(choice)
+
+
+def _sync_head(key: str) -> None:
+    value = st.session_state.get(key)
+    if value is not None:
+        state.set_ui(state.K_HEAD, int(value))
+
+
+def token_picker(label: str, labels: list[str], key: str, on_pick: Callable[[], None] | None = None) -> int:
+    """A selectbox over token positions showing the (escaped-by-Streamlit) labels."""
+    idx = st.selectbox(label, list(range(len(labels))), format_func=lambda i: f"{i}: {labels[i]}", key=key)
+    return int(idx or 0)

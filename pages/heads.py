@@ -1,0 +1,51 @@
+"""/heads: every head side by side, the concatenation, W_O and the final output."""
+
+import streamlit as st
+
+from explorer import editors, state, ui
+from explorer import figures as fg
+
+state.init()
+ui.opening(
+    "Many heads, one output",
+    "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
+    "(**concatenated**) and multiplied by **W_O**, which mixes what the heads found back into one "
+    "d_model-wide vector per token.",
+    r"\mathrm{head}_h = A_h V_h,\quad \mathrm{MultiHead}(X) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_O"
+    r"\qquad (n \times H d_v)(H d_v \times d_{model})",
+)
+ex, res = ui.result()
+if res is not None:
+    tr, sty, lab = res.attention, ui.style(), res.labels
+    blocked = None if res.mask is None else ~res.mask
+    ui.chart(fg.head_grid(tr.weights, lab, style=sty, title="Attention weights of every head (shared 0..1 scale)",
+                          masked=blocked), "heads.grid")  # fmt: skip
+    cols_v = [f"h{h + 1}·v{j}" for h in range(ex.n_heads) for j in range(ex.d_k)]
+    per_row = min(ex.n_heads, 4)
+    for start in range(0, ex.n_heads, per_row):
+        for h, col in zip(range(start, min(start + per_row, ex.n_heads)), st.columns(per_row), strict=False):
+            with col:
+                ui.chart(fg.heatmap(tr.head_outputs[h], lab, [f"v{j}" for j in range(ex.d_k)], style=sty,
+                                    title=f"head {h + 1} output A V", x_title="dimension", y_title="token"),
+                         f"heads.out.{h}")  # fmt: skip
+    ui.chart(fg.heatmap(tr.concat, lab, cols_v, title="Concatenation [head 1, …, head H]", style=sty,
+                        x_title="dimension", y_title="token"), "heads.concat")  # fmt: skip
+    left, right = st.columns(2)
+    dims = [f"d{j}" for j in range(ex.d_model)]
+    with left:
+        st.subheader("W_O", anchor=False)
+        editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims, height=420)
+        b1, b2 = st.columns(2)
+        b1.button(
+            "🎲 Re-randomize W_O",
+            key="heads.rand",
+            on_click=state.rerandomize,
+            args=("w_o",),
+            width="stretch",
+        )
+        b2.button(
+            "↺ Reset W_O", key="heads.reset", on_click=state.reset_matrix, args=("w_o",), width="stretch"
+        )
+    with right:
+        ui.chart(fg.heatmap(tr.output, lab, dims, title="Output = concat · W_O", style=sty, x_title="dimension",
+                            y_title="token"), "heads.output")  # fmt: skip

@@ -1,0 +1,35 @@
+"""/projections: per head, W_Q, W_K, W_V (editable) and the Q, K, V they make."""
+
+import streamlit as st
+
+from explorer import editors, state, ui
+from explorer import figures as fg
+
+state.init()
+ui.opening(
+    "Queries, keys and values",
+    "Each head learns three matrices. Multiplying the tokens X by **W_Q** gives each token's *query* "
+    "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
+    "(what it passes on when attended to). Edit any weight and every later step follows.",
+    r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad (n \times d_{model}) (d_{model} \times d_k) = (n \times d_k)",
+)
+ex, res = ui.result()
+if res is not None:
+    h = ui.head_picker(ex.n_heads, "projections")
+    sty, tr = ui.style(), res.attention
+    dims = [f"d{j}" for j in range(ex.d_model)]
+    cols_k = [f"k{j}" for j in range(ex.d_k)]
+    for name, label, out in (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v)):
+        st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}", anchor=False)
+        left, right = st.columns([2, 3])
+        with left:
+            editors.matrix_editor(name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k,
+                                  index=(h,))  # fmt: skip
+            b1, b2 = st.columns(2)
+            b1.button("🎲 Re-randomize", key=f"projections.rand.{name}", on_click=state.rerandomize, args=(name,),
+                      help=f"A new seeded draw of {label} for every head.", width="stretch")  # fmt: skip
+            b2.button("↺ Reset", key=f"projections.reset.{name}", on_click=state.reset_matrix, args=(name,),
+                      help=f"Back to the seed's {label} (undo from the sidebar).", width="stretch")  # fmt: skip
+        with right:
+            ui.chart(fg.heatmap(out[h], res.labels, cols_k, title=f"{label[-1]} (head {h + 1})", style=sty,
+                                x_title="dimension", y_title="token"), f"projections.{name}")  # fmt: skip

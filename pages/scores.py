@@ -1,0 +1,77 @@
+"""/scores: raw scores, scale, bias, mask, softmax, for one head."""
+
+import streamlit as st
+
+from explorer import editors, formulas, state, ui
+from explorer import figures as fg
+from explorer.example import MASK_KINDS, SCALE_MODES
+
+state.init()
+ui.opening(
+    "Scores, mask and softmax",
+    "Each query is compared with every key by a dot product: a large score means *this key answers what "
+    "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
+    "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1.",
+    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + B + M\right),\quad "
+    r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}",
+)
+sk = state.SETTING_KEYS
+c1, c2, c3 = st.columns([2, 2, 1])
+with c1:
+    st.radio("Scale", SCALE_MODES, key=sk["scale_mode"], horizontal=True, persist_state="session",
+             format_func={"sqrt": "1/√d_k (paper)", "none": "none (×1)", "custom": "custom"}.get)  # fmt: skip
+    if state.get(sk["scale_mode"]) == "custom":
+        st.number_input("custom scale factor", min_value=-1e3, max_value=1e3, key=sk["scale_custom"], format="%g",
+                        persist_state="session")  # fmt: skip
+with c2:
+    st.radio("Mask", MASK_KINDS, key=sk["mask_kind"], horizontal=True, persist_state="session",
+             format_func={"none": "none", "causal": "causal", "window": "sliding window",
+                          "padding": "padding ([PAD])", "custom": "custom"}.get)  # fmt: skip
+    if state.get(sk["mask_kind"]) == "window":
+        st.number_input(
+            "window w (query i sees keys i-w+1 .. i)", 1, 64, key=sk["window"], persist_state="session"
+        )
+with c3:
+    st.toggle("ALiBi bias", key=sk["alibi"], persist_state="session", help="Press et al. 2022: -slope·|i-j|")
+    st.toggle("RoPE", key=sk["rope"], persist_state="session", help="Rotary embedding of q and k (Su et al.)")
+ex, res = ui.result()
+if res is not None:
+    if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:
+        st.info(
+            "Padding masks keys written as `[PAD]`: add some to the sentence, e.g. *I like tea [PAD] [PAD]*."
+        )
+    if ex.mask_kind == "custom":
+        with st.expander("Custom mask: tick = may attend (rows are queries, columns keys)", expanded=True):
+            editors.matrix_editor(
+                "custom_mask", title="Custom mask", row_labels=res.labels, col_labels=res.labels
+            )
+    h = ui.head_picker(ex.n_heads, "scores")
+    tr, sty, lab = res.attention, ui.style(), res.labels
+    blocked = None if res.mask is None else ~res.mask
+    ui.chart(fg.heatmap(tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty),
+             "scores.raw")  # fmt: skip
+    left, right = st.columns(2)
+    with left:
+        ui.chart(fg.heatmap(tr.scaled[h], lab, lab, masked=blocked, style=sty,
+                            title=f"Scaled{' + bias' if ex.alibi else ''}, masked (× {res.scale:.4g})"),
+                 "scores.scaled")  # fmt: skip
+    with right:
+        ui.chart(fg.heatmap(tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty,
+                            title="Softmax weights (each row sums to 1)"), "scores.weights")  # fmt: skip
+    if blocked is not None and (~res.mask).all(axis=1).any():
+        st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
+    st.subheader("One cell, with its numbers", anchor=False)
+    a, b = st.columns(2)
+    with a:
+        i = ui.token_picker("query (row)", lab, state.K_QUERY)
+    with b:
+        j = ui.token_picker("key (column)", lab, state.K_KEY)
+    row = tr.masked[h, i]
+    for line in formulas.score_cell(
+        tr.q[h, i], tr.k[h, j], float(tr.scores[h, i, j]), res.scale,
+        None if res.bias is None else float(res.bias[h, i, j]), bool(blocked is not None and blocked[i, j]),
+        float(tr.weights[h, i, j]), row, i, j, ex.d_k,
+    ):  # fmt: skip
+        st.latex(line)
+    if ex.rope:
+        st.caption("With RoPE, q and k above are the rotated vectors.")

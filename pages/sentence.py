@@ -1,0 +1,41 @@
+"""/ : the sentence, its tokens, the embeddings, and a map of the pipeline."""
+
+import pandas as pd
+import streamlit as st
+
+from explorer import editors, state, ui
+from explorer import figures as fg
+from explorer.frame import pipeline_map
+
+state.init()
+ui.opening(
+    "Self-attention, step by step",
+    "A transformer first cuts a sentence into **tokens** and turns each token into a vector, its "
+    "**embedding**. Self-attention then lets every token look at every other token and mix in what it "
+    "finds useful. Type a sentence above and follow it through every step; every matrix can be edited.",
+    r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}",
+)
+ex, res = ui.result()
+if res is not None:
+    st.subheader(f"{res.n} tokens", anchor=False)
+    st.dataframe(
+        pd.DataFrame({"token": res.tokens, "label in charts": res.labels}), width="stretch",
+        height=min(38 + 35 * res.n, 400),
+    )  # fmt: skip
+    st.radio(
+        "Embeddings", ["random", "table"], key=state.SETTING_KEYS["emb_source"], horizontal=True,
+        format_func={"random": "random per word (seeded)", "table": "hand-edited table"}.get,
+        persist_state="session",
+        help="Random: each word gets its own seeded vector, the same in every sentence. Table: edit them.",
+    )  # fmt: skip
+    if ex.emb_source == "table":
+        editors.matrix_editor(
+            "emb", title="Embeddings", row_labels=res.labels, col_labels=[f"d{j}" for j in range(ex.d_model)]
+        )
+    ui.chart(
+        fg.heatmap(res.emb, res.labels, [f"d{j}" for j in range(ex.d_model)], title="Embeddings E",
+                   style=ui.style(), x_title="dimension", y_title="token"),
+        "sentence.embeddings",
+    )  # fmt: skip
+st.subheader("The pipeline", anchor=False)
+pipeline_map()
