@@ -128,9 +128,16 @@ def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
     """The shape every matrix must have for these settings and n tokens."""
     d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
     return {
-        "emb": (n, d), "pe_table": (n, d), "w_q": (h, d, k), "w_k": (h, d, k), "w_v": (h, d, k),
-        "w_o": (h * k, d), "w1": (d, f), "w2": (f, d), "custom_mask": (n, n),
-    }  # fmt: skip
+        "emb": (n, d),
+        "pe_table": (n, d),
+        "w_q": (h, d, k),
+        "w_k": (h, d, k),
+        "w_v": (h, d, k),
+        "w_o": (h * k, d),
+        "w1": (d, f),
+        "w2": (f, d),
+        "custom_mask": (n, n),
+    }
 
 
 def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, int] | None = None) -> Example:

@@ -177,9 +177,15 @@ def heatmap(
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
         for i, s in enumerate(sums):
             fig.add_annotation(
-                x=1.0, y=i, xref="paper", yref="y", xanchor="left", showarrow=False,
-                text=f"Σ {s:.3f}", font={"size": style.cell_font},
-            )  # fmt: skip
+                x=1.0,
+                y=i,
+                xref="paper",
+                yref="y",
+                xanchor="left",
+                showarrow=False,
+                text=f"Σ {s:.3f}",
+                font={"size": style.cell_font},
+            )
         fig.update_layout(margin={"r": 20 + style.cell_font * 5})
     return _layout(fig, style, title, _height(n_rows, style))
 
@@ -187,15 +193,26 @@ def heatmap(
 def _axes(fig: go.Figure, rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str) -> None:
     many = max(len(rows), len(cols)) > 24
     fig.update_xaxes(
-        tickmode="array", tickvals=list(range(len(cols))), ticktext=cols, side="top", tickangle=-45 if many else 0,
-        title={"text": x_title, "font": {"size": style.font}}, tickfont={"size": style.font if not many else 10},
-        showgrid=False, zeroline=False,
-    )  # fmt: skip
+        tickmode="array",
+        tickvals=list(range(len(cols))),
+        ticktext=cols,
+        side="top",
+        tickangle=-45 if many else 0,
+        title={"text": x_title, "font": {"size": style.font}},
+        tickfont={"size": style.font if not many else 10},
+        showgrid=False,
+        zeroline=False,
+    )
     fig.update_yaxes(
-        tickmode="array", tickvals=list(range(len(rows))), ticktext=rows, autorange="reversed",
-        title={"text": y_title, "font": {"size": style.font}}, tickfont={"size": style.font if not many else 10},
-        showgrid=False, zeroline=False,
-    )  # fmt: skip
+        tickmode="array",
+        tickvals=list(range(len(rows))),
+        ticktext=rows,
+        autorange="reversed",
+        title={"text": y_title, "font": {"size": style.font}},
+        tickfont={"size": style.font if not many else 10},
+        showgrid=False,
+        zeroline=False,
+    )
 
 
 def head_grid(
@@ -211,9 +228,12 @@ def head_grid(
     cols = min(h, 4)
     rows = (h + cols - 1) // cols
     fig = make_subplots(
-        rows=rows, cols=cols, subplot_titles=[f"head {i + 1}" for i in range(h)],
-        horizontal_spacing=0.06, vertical_spacing=0.12 if rows > 1 else 0.05,
-    )  # fmt: skip
+        rows=rows,
+        cols=cols,
+        subplot_titles=[f"head {i + 1}" for i in range(h)],
+        horizontal_spacing=0.06,
+        vertical_spacing=0.12 if rows > 1 else 0.05,
+    )
     lab = [esc(s) for s in labels]
     text = _fmt_text(n, n, 2) if h <= 4 and n <= 8 else None
     for i in range(h):
@@ -222,17 +242,36 @@ def head_grid(
             z[masked] = np.nan
         fig.add_trace(
             go.Heatmap(
-                z=z, x=list(range(n)), y=list(range(n)), coloraxis="coloraxis", texttemplate=text,
-                textfont={"size": style.cell_font}, xgap=1, ygap=1,
+                z=z,
+                x=list(range(n)),
+                y=list(range(n)),
+                coloraxis="coloraxis",
+                texttemplate=text,
+                textfont={"size": style.cell_font},
+                xgap=1,
+                ygap=1,
                 hovertemplate=f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
             ),
-            row=i // cols + 1, col=i % cols + 1,
-        )  # fmt: skip
+            row=i // cols + 1,
+            col=i % cols + 1,
+        )
     small_font = style.font if n <= 12 else max(9, style.font - 6)
-    fig.update_xaxes(tickmode="array", tickvals=list(range(n)), ticktext=lab, side="top",
-                     tickfont={"size": small_font}, showgrid=False)  # fmt: skip
-    fig.update_yaxes(tickmode="array", tickvals=list(range(n)), ticktext=lab, autorange="reversed",
-                     tickfont={"size": small_font}, showgrid=False)  # fmt: skip
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n)),
+        ticktext=lab,
+        side="top",
+        tickfont={"size": small_font},
+        showgrid=False,
+    )
+    fig.update_yaxes(
+        tickmode="array",
+        tickvals=list(range(n)),
+        ticktext=lab,
+        autorange="reversed",
+        tickfont={"size": small_font},
+        showgrid=False,
+    )
     fig.update_layout(coloraxis={"colorscale": style.sequential, "cmin": 0, "cmax": 1})
     fig.update_annotations(font_size=style.font)
     side = max(260, min(560, 60 + n * (style.cell_px if n <= 12 else 14)))
@@ -260,18 +299,27 @@ def lines(
     for j, name in enumerate(names):
         fig.add_trace(
             go.Scatter(
-                x=x, y=ys[:, j], mode="lines", name=esc(name), legendgroup=str(j),
+                x=x,
+                y=ys[:, j],
+                mode="lines",
+                name=esc(name),
+                legendgroup=str(j),
                 line={"width": 3 if style.present else 2, "dash": (dash[j] if dash else "solid")},
             )
-        )  # fmt: skip
+        )
         if markers_x is not None and markers_y is not None:
             fig.add_trace(
                 go.Scatter(
-                    x=markers_x, y=markers_y[:, j], mode="markers", legendgroup=str(j), showlegend=False,
+                    x=markers_x,
+                    y=markers_y[:, j],
+                    mode="markers",
+                    legendgroup=str(j),
+                    showlegend=False,
                     marker={"size": 12 if style.present else 8, "line": {"width": 1, "color": "black"}},
-                    name=esc(name), hovertemplate="position %{x}<br>value %{y:.6f}<extra></extra>",
+                    name=esc(name),
+                    hovertemplate="position %{x}<br>value %{y:.6f}<extra></extra>",
                 )
-            )  # fmt: skip
+            )
     fig.update_xaxes(title=esc(x_title), type="log" if log_x else "linear")
     fig.update_yaxes(title=esc(y_title), type="log" if log_y else "linear")
     fig.update_layout(legend={"font": {"size": style.font}})
@@ -292,11 +340,16 @@ def bars(
     cats = [esc(c) for c in categories]
     fig = go.Figure(
         go.Bar(
-            x=list(range(len(cats))), y=values, text=[f"{v:.3f}" for v in values], textposition="outside",
-            textfont={"size": style.cell_font}, marker={"color": values, "colorscale": style.sequential,
-            "cmin": 0, "cmax": 1}, customdata=cats, hovertemplate="%{customdata}: %{y:.10g}<extra></extra>",
+            x=list(range(len(cats))),
+            y=values,
+            text=[f"{v:.3f}" for v in values],
+            textposition="outside",
+            textfont={"size": style.cell_font},
+            marker={"color": values, "colorscale": style.sequential, "cmin": 0, "cmax": 1},
+            customdata=cats,
+            hovertemplate="%{customdata}: %{y:.10g}<extra></extra>",
         )
-    )  # fmt: skip
+    )
     fig.update_xaxes(tickmode="array", tickvals=list(range(len(cats))), ticktext=cats, title=esc(x_title))
     fig.update_yaxes(title=esc(y_title), range=list(y_range) if y_range else None)
     return _layout(fig, style, title, 560 if style.present else 380)
@@ -320,17 +373,29 @@ def stacked_contributions(
     for j in range(n_keys):
         fig.add_trace(
             go.Bar(
-                x=dims, y=contributions[j], name=esc(key_labels[j]),
+                x=dims,
+                y=contributions[j],
+                name=esc(key_labels[j]),
                 hovertemplate=f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
             )
-        )  # fmt: skip
+        )
     fig.add_trace(
         go.Scatter(
-            x=dims, y=total, mode="markers+text", name="output (sum)", text=[f"{t:.3f}" for t in total],
-            textposition="top center", marker={"symbol": "diamond", "size": 16 if style.present else 11,
-            "color": "black", "line": {"width": 2, "color": "white"}}, textfont={"size": style.cell_font},
+            x=dims,
+            y=total,
+            mode="markers+text",
+            name="output (sum)",
+            text=[f"{t:.3f}" for t in total],
+            textposition="top center",
+            marker={
+                "symbol": "diamond",
+                "size": 16 if style.present else 11,
+                "color": "black",
+                "line": {"width": 2, "color": "white"},
+            },
+            textfont={"size": style.cell_font},
         )
-    )  # fmt: skip
+    )
     fig.update_layout(barmode="relative", legend={"font": {"size": style.font}})
     fig.update_yaxes(title="contribution w_j · v_j", zeroline=True, zerolinewidth=2)
     return _layout(fig, style, title, 620 if style.present else 440)

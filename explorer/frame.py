@@ -35,17 +35,41 @@ def sidebar() -> None:
         st.subheader("Model size", anchor=False)
         c1, c2 = st.columns(2)
         lo, hi = BOUNDS["d_model"]
-        c1.number_input("d_model", lo, hi, step=1, key=state.SETTING_KEYS["d_model"],
-                        help="Width of every token vector (embedding, encoding, attention output).")  # fmt: skip
+        c1.number_input(
+            "d_model",
+            lo,
+            hi,
+            step=1,
+            key=state.SETTING_KEYS["d_model"],
+            help="Width of every token vector (embedding, encoding, attention output).",
+        )
         lo, hi = BOUNDS["n_heads"]
-        c2.number_input("heads", lo, hi, step=1, key=state.SETTING_KEYS["n_heads"],
-                        help="Number of attention heads, each with its own W_Q, W_K, W_V.")  # fmt: skip
+        c2.number_input(
+            "heads",
+            lo,
+            hi,
+            step=1,
+            key=state.SETTING_KEYS["n_heads"],
+            help="Number of attention heads, each with its own W_Q, W_K, W_V.",
+        )
         lo, hi = BOUNDS["d_k"]
-        c1.number_input("d_k = d_v", lo, hi, step=1, key=state.SETTING_KEYS["d_k"],
-                        help="Width of each head's queries, keys and values.")  # fmt: skip
+        c1.number_input(
+            "d_k = d_v",
+            lo,
+            hi,
+            step=1,
+            key=state.SETTING_KEYS["d_k"],
+            help="Width of each head's queries, keys and values.",
+        )
         lo, hi = BOUNDS["seed"]
-        c2.number_input("seed", lo, hi, step=1, key=state.SETTING_KEYS["seed"],
-                        help="Seed of the random embeddings and weights: same seed, same numbers.")  # fmt: skip
+        c2.number_input(
+            "seed",
+            lo,
+            hi,
+            step=1,
+            key=state.SETTING_KEYS["seed"],
+            help="Seed of the random embeddings and weights: same seed, same numbers.",
+        )
         st.divider()
         st.toggle("Presentation mode", key=state.K_PRESENT, help="Large type for a projector.")
         from explorer.figures import PALETTES

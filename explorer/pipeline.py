@@ -51,8 +51,9 @@ class Result:
     def contributions(self, head: int, query: int) -> F64:
         """(n_keys, d_v): row j is a_ij * v_j, the share of key j in query i's output (they sum to it)."""
         assert self.attention is not None
-        return ac.weighted_value_contributions(self.attention.weights[head, query][None, :],
-                                               self.attention.v[head])[0]  # fmt: skip
+        return ac.weighted_value_contributions(
+            self.attention.weights[head, query][None, :], self.attention.v[head]
+        )[0]
 
     @property
     def pe_gram(self) -> F64:
@@ -103,8 +104,20 @@ def run(ex: Example) -> Result:
     n = len(tokens)
     empty = np.zeros((0, ex.d_model))
     if n == 0:
-        return Result(tokens, labels, truncated, empty, empty, empty, 1.0, None, None, None, None,
-                      error="The sentence has no tokens yet: type a few words.")  # fmt: skip
+        return Result(
+            tokens,
+            labels,
+            truncated,
+            empty,
+            empty,
+            empty,
+            1.0,
+            None,
+            None,
+            None,
+            None,
+            error="The sentence has no tokens yet: type a few words.",
+        )
     try:
         emb = embeddings_of(ex, tokens)
         pe = encodings_of(ex, n)
@@ -121,9 +134,19 @@ def run(ex: Example) -> Result:
     encoder, enc_error = None, None
     try:
         encoder = ac.encoder_layer(
-            x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, ex.w1, ex.w2, mask=mask, norm_first=ex.norm_first,
-            scale=scale, bias=bias, use_rope=ex.rope,
-        )  # fmt: skip
+            x,
+            ex.w_q,
+            ex.w_k,
+            ex.w_v,
+            ex.w_o,
+            ex.w1,
+            ex.w2,
+            mask=mask,
+            norm_first=ex.norm_first,
+            scale=scale,
+            bias=bias,
+            use_rope=ex.rope,
+        )
     except ValueError as err:
         enc_error = str(err)
     return Result(tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error)
@@ -167,16 +190,25 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
     """The stages of an encoder block in reading order: (title, matrix, is_hidden_layer)."""
     if norm_first:
         return [
-            ("X (input)", enc.x, False), ("LN(X): what attention reads", enc.attn_input, False),
-            ("MHA(LN(X))", enc.attention.output, False), ("H = X + MHA(LN(X))", enc.sum1, False),
-            ("LN(H): what the FFN reads", enc.norm1, False), ("ReLU(LN(H) W1): FFN hidden", enc.ffn_hidden, True),
-            ("FFN(LN(H))", enc.ffn_out, False), ("Output = H + FFN(LN(H))", enc.output, False),
-        ]  # fmt: skip
+            ("X (input)", enc.x, False),
+            ("LN(X): what attention reads", enc.attn_input, False),
+            ("MHA(LN(X))", enc.attention.output, False),
+            ("H = X + MHA(LN(X))", enc.sum1, False),
+            ("LN(H): what the FFN reads", enc.norm1, False),
+            ("ReLU(LN(H) W1): FFN hidden", enc.ffn_hidden, True),
+            ("FFN(LN(H))", enc.ffn_out, False),
+            ("Output = H + FFN(LN(H))", enc.output, False),
+        ]
     return [
-        ("X (input)", enc.x, False), ("MHA(X)", enc.attention.output, False), ("X + MHA(X)", enc.sum1, False),
-        ("H = LN(X + MHA(X))", enc.norm1, False), ("ReLU(H W1): FFN hidden", enc.ffn_hidden, True),
-        ("FFN(H)", enc.ffn_out, False), ("H + FFN(H)", enc.sum2, False), ("Output = LN(H + FFN(H))", enc.output, False),
-    ]  # fmt: skip
+        ("X (input)", enc.x, False),
+        ("MHA(X)", enc.attention.output, False),
+        ("X + MHA(X)", enc.sum1, False),
+        ("H = LN(X + MHA(X))", enc.norm1, False),
+        ("ReLU(H W1): FFN hidden", enc.ffn_hidden, True),
+        ("FFN(H)", enc.ffn_out, False),
+        ("H + FFN(H)", enc.sum2, False),
+        ("Output = LN(H + FFN(H))", enc.output, False),
+    ]
 
 
 def pe_curves(kind: str, d_model: int, base: float, n_positions: int, steps: int = 8) -> tuple[F64, F64]:

@@ -62,9 +62,14 @@ def head_picker(n_heads: int, key_suffix: str) -> int:
         return 0
     options = list(range(n_heads))
     choice = st.segmented_control(
-        "Head", options, format_func=lambda h: f"head {h + 1}", key=f"{key_suffix}.head",
-        default=state.head(), on_change=_sync_head, args=(f"{key_suffix}.head",),
-    )  # fmt: skip
+        "Head",
+        options,
+        format_func=lambda h: f"head {h + 1}",
+        key=f"{key_suffix}.head",
+        default=state.head(),
+        on_change=_sync_head,
+        args=(f"{key_suffix}.head",),
+    )
     return state.head() if choice is None else int(choice)
 
 

@@ -22,8 +22,14 @@ sk = state.SETTING_KEYS
 c1, c2 = st.columns(2)
 lo, hi = BOUNDS["d_ff"]
 c1.number_input("d_ff (hidden width of the feed-forward)", lo, hi, key=sk["d_ff"], persist_state="session")
-c2.radio("Layer norm", [False, True], key=sk["norm_first"], horizontal=True, persist_state="session",
-         format_func=lambda b: "pre-norm: x + MHA(LN(x))" if b else "post-norm: LN(x + MHA(x)) (paper)")  # fmt: skip
+c2.radio(
+    "Layer norm",
+    [False, True],
+    key=sk["norm_first"],
+    horizontal=True,
+    persist_state="session",
+    format_func=lambda b: "pre-norm: x + MHA(LN(x))" if b else "post-norm: LN(x + MHA(x)) (paper)",
+)
 ex, res = ui.result()
 if res is not None:
     if res.encoder is None:
@@ -35,8 +41,12 @@ if res is not None:
             for (title, z, is_hidden), col in zip(stages[start : start + 3], st.columns(3), strict=False):
                 with col:
                     dims = [f"f{j}" if is_hidden else f"d{j}" for j in range(z.shape[1])]
-                    ui.chart(fg.heatmap(z, lab, dims, title=title, style=sty, x_title="dimension", y_title="token"),
-                             f"encoder.{title}")  # fmt: skip
+                    ui.chart(
+                        fg.heatmap(
+                            z, lab, dims, title=title, style=sty, x_title="dimension", y_title="token"
+                        ),
+                        f"encoder.{title}",
+                    )
     with st.expander("Edit the feed-forward weights W1 and W2"):
         dims = [f"d{j}" for j in range(ex.d_model)]
         hid = [f"f{j}" for j in range(ex.d_ff)]
@@ -45,7 +55,15 @@ if res is not None:
         st.caption("W2: d_ff × d_model")
         editors.matrix_editor("w2", title="W2", row_labels=hid, col_labels=dims, height=300)
         b1, b2 = st.columns(2)
-        b1.button("🎲 Re-randomize W1 and W2", key="encoder.rand", width="stretch",
-                  on_click=lambda: (state.rerandomize("w1"), state.rerandomize("w2")))  # fmt: skip
-        b2.button("↺ Reset W1 and W2", key="encoder.reset", width="stretch",
-                  on_click=lambda: (state.reset_matrix("w1"), state.reset_matrix("w2")))  # fmt: skip
+        b1.button(
+            "🎲 Re-randomize W1 and W2",
+            key="encoder.rand",
+            width="stretch",
+            on_click=lambda: (state.rerandomize("w1"), state.rerandomize("w2")),
+        )
+        b2.button(
+            "↺ Reset W1 and W2",
+            key="encoder.reset",
+            width="stretch",
+            on_click=lambda: (state.reset_matrix("w1"), state.reset_matrix("w2")),
+        )

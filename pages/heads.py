@@ -18,18 +18,45 @@ ex, res = ui.result()
 if res is not None:
     tr, sty, lab = res.attention, ui.style(), res.labels
     blocked = None if res.mask is None else ~res.mask
-    ui.chart(fg.head_grid(tr.weights, lab, style=sty, title="Attention weights of every head (shared 0..1 scale)",
-                          masked=blocked), "heads.grid")  # fmt: skip
+    ui.chart(
+        fg.head_grid(
+            tr.weights,
+            lab,
+            style=sty,
+            title="Attention weights of every head (shared 0..1 scale)",
+            masked=blocked,
+        ),
+        "heads.grid",
+    )
     cols_v = [f"h{h + 1}·v{j}" for h in range(ex.n_heads) for j in range(ex.d_k)]
     per_row = min(ex.n_heads, 4)
     for start in range(0, ex.n_heads, per_row):
         for h, col in zip(range(start, min(start + per_row, ex.n_heads)), st.columns(per_row), strict=False):
             with col:
-                ui.chart(fg.heatmap(tr.head_outputs[h], lab, [f"v{j}" for j in range(ex.d_k)], style=sty,
-                                    title=f"head {h + 1} output A V", x_title="dimension", y_title="token"),
-                         f"heads.out.{h}")  # fmt: skip
-    ui.chart(fg.heatmap(tr.concat, lab, cols_v, title="Concatenation [head 1, …, head H]", style=sty,
-                        x_title="dimension", y_title="token"), "heads.concat")  # fmt: skip
+                ui.chart(
+                    fg.heatmap(
+                        tr.head_outputs[h],
+                        lab,
+                        [f"v{j}" for j in range(ex.d_k)],
+                        style=sty,
+                        title=f"head {h + 1} output A V",
+                        x_title="dimension",
+                        y_title="token",
+                    ),
+                    f"heads.out.{h}",
+                )
+    ui.chart(
+        fg.heatmap(
+            tr.concat,
+            lab,
+            cols_v,
+            title="Concatenation [head 1, …, head H]",
+            style=sty,
+            x_title="dimension",
+            y_title="token",
+        ),
+        "heads.concat",
+    )
     left, right = st.columns(2)
     dims = [f"d{j}" for j in range(ex.d_model)]
     with left:
@@ -47,5 +74,15 @@ if res is not None:
             "↺ Reset W_O", key="heads.reset", on_click=state.reset_matrix, args=("w_o",), width="stretch"
         )
     with right:
-        ui.chart(fg.heatmap(tr.output, lab, dims, title="Output = concat · W_O", style=sty, x_title="dimension",
-                            y_title="token"), "heads.output")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                tr.output,
+                lab,
+                dims,
+                title="Output = concat · W_O",
+                style=sty,
+                x_title="dimension",
+                y_title="token",
+            ),
+            "heads.output",
+        )

@@ -16,43 +16,115 @@ ui.opening(
     r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
     r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P",
 )
-names = {"sinusoidal": "sinusoidal (interleaved, paper)", "sinusoidal_split": "sinusoidal (sin half, cos half)",
-         "learned": "learned / hand-set table", "none": "none"}  # fmt: skip
+names = {
+    "sinusoidal": "sinusoidal (interleaved, paper)",
+    "sinusoidal_split": "sinusoidal (sin half, cos half)",
+    "learned": "learned / hand-set table",
+    "none": "none",
+}
 c1, c2, c3 = st.columns([2, 1, 1])
-c1.radio("Kind", PE_KINDS, key=state.SETTING_KEYS["pe_kind"], format_func=names.get, horizontal=True,
-         persist_state="session")  # fmt: skip
-c2.number_input("base", min_value=1.0, max_value=1e9, key=state.SETTING_KEYS["pe_base"], step=1000.0,
-                format="%g", persist_state="session", disabled=state.current().pe_kind not in PE_KINDS[:2])  # fmt: skip
-c3.toggle("scale E by √d_model first", key=state.SETTING_KEYS["pe_scale"], persist_state="session",
-          help="The paper (section 3.4) multiplies embeddings by sqrt(d_model) before adding P.")  # fmt: skip
+c1.radio(
+    "Kind",
+    PE_KINDS,
+    key=state.SETTING_KEYS["pe_kind"],
+    format_func=names.get,
+    horizontal=True,
+    persist_state="session",
+)
+c2.number_input(
+    "base",
+    min_value=1.0,
+    max_value=1e9,
+    key=state.SETTING_KEYS["pe_base"],
+    step=1000.0,
+    format="%g",
+    persist_state="session",
+    disabled=state.current().pe_kind not in PE_KINDS[:2],
+)
+c3.toggle(
+    "scale E by √d_model first",
+    key=state.SETTING_KEYS["pe_scale"],
+    persist_state="session",
+    help="The paper (section 3.4) multiplies embeddings by sqrt(d_model) before adding P.",
+)
 ex, res = ui.result()
 if res is not None:
     sty, dims = ui.style(), [f"d{j}" for j in range(ex.d_model)]
     if ex.pe_kind == "learned":
         st.caption("Edit the position vectors (one row per position; they start from the sinusoidal values).")
-        editors.matrix_editor("pe_table", title="Positional table", row_labels=[f"pos {i}" for i in range(res.n)],
-                              col_labels=dims)  # fmt: skip
+        editors.matrix_editor(
+            "pe_table",
+            title="Positional table",
+            row_labels=[f"pos {i}" for i in range(res.n)],
+            col_labels=dims,
+        )
     if ex.pe_kind in ("sinusoidal", "sinusoidal_split"):
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
         shown = min(ex.d_model, 8)
-        ui.chart(fg.lines(t, curves[:, :shown], dims[:shown], style=sty, x_title="position",
-                          y_title="value", title=f"Encoding curves (first {shown} dimensions), the sentence's "
-                          "positions marked", markers_x=np.arange(res.n), markers_y=res.pe[:, :shown]),
-                 "pe.curves")  # fmt: skip
+        ui.chart(
+            fg.lines(
+                t,
+                curves[:, :shown],
+                dims[:shown],
+                style=sty,
+                x_title="position",
+                y_title="value",
+                title=f"Encoding curves (first {shown} dimensions), the sentence's positions marked",
+                markers_x=np.arange(res.n),
+                markers_y=res.pe[:, :shown],
+            ),
+            "pe.curves",
+        )
     left, right = st.columns(2)
     with left:
-        ui.chart(fg.heatmap(res.pe, res.labels, dims, title="Encodings P", style=sty, x_title="dimension",
-                            y_title="position"), "pe.matrix")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                res.pe,
+                res.labels,
+                dims,
+                title="Encodings P",
+                style=sty,
+                x_title="dimension",
+                y_title="position",
+            ),
+            "pe.matrix",
+        )
     with right:
-        ui.chart(fg.heatmap(res.pe_gram, res.labels, res.labels, title="Similarity P Pᵀ between positions", style=sty,
-                            x_title="position", y_title="position"), "pe.similarity")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                res.pe_gram,
+                res.labels,
+                res.labels,
+                title="Similarity P Pᵀ between positions",
+                style=sty,
+                x_title="position",
+                y_title="position",
+            ),
+            "pe.similarity",
+        )
     a, b, c = st.columns(3)
     with a:
-        ui.chart(fg.heatmap(res.emb, res.labels, dims, title="E" + (" × √d_model" if ex.pe_scale else ""),
-                            style=sty, x_title="dimension", y_title="token"), "pe.e")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                res.emb,
+                res.labels,
+                dims,
+                title="E" + (" × √d_model" if ex.pe_scale else ""),
+                style=sty,
+                x_title="dimension",
+                y_title="token",
+            ),
+            "pe.e",
+        )
     with b:
-        ui.chart(fg.heatmap(res.pe, res.labels, dims, title="+ P", style=sty, x_title="dimension",
-                            y_title="token"), "pe.p")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                res.pe, res.labels, dims, title="+ P", style=sty, x_title="dimension", y_title="token"
+            ),
+            "pe.p",
+        )
     with c:
-        ui.chart(fg.heatmap(res.x, res.labels, dims, title="= X", style=sty, x_title="dimension",
-                            y_title="token"), "pe.x")  # fmt: skip
+        ui.chart(
+            fg.heatmap(res.x, res.labels, dims, title="= X", style=sty, x_title="dimension", y_title="token"),
+            "pe.x",
+        )

@@ -23,13 +23,36 @@ if res is not None:
         st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}", anchor=False)
         left, right = st.columns([2, 3])
         with left:
-            editors.matrix_editor(name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k,
-                                  index=(h,))  # fmt: skip
+            editors.matrix_editor(
+                name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k, index=(h,)
+            )
             b1, b2 = st.columns(2)
-            b1.button("🎲 Re-randomize", key=f"projections.rand.{name}", on_click=state.rerandomize, args=(name,),
-                      help=f"A new seeded draw of {label} for every head.", width="stretch")  # fmt: skip
-            b2.button("↺ Reset", key=f"projections.reset.{name}", on_click=state.reset_matrix, args=(name,),
-                      help=f"Back to the seed's {label} (undo from the sidebar).", width="stretch")  # fmt: skip
+            b1.button(
+                "🎲 Re-randomize",
+                key=f"projections.rand.{name}",
+                on_click=state.rerandomize,
+                args=(name,),
+                help=f"A new seeded draw of {label} for every head.",
+                width="stretch",
+            )
+            b2.button(
+                "↺ Reset",
+                key=f"projections.reset.{name}",
+                on_click=state.reset_matrix,
+                args=(name,),
+                help=f"Back to the seed's {label} (undo from the sidebar).",
+                width="stretch",
+            )
         with right:
-            ui.chart(fg.heatmap(out[h], res.labels, cols_k, title=f"{label[-1]} (head {h + 1})", style=sty,
-                                x_title="dimension", y_title="token"), f"projections.{name}")  # fmt: skip
+            ui.chart(
+                fg.heatmap(
+                    out[h],
+                    res.labels,
+                    cols_k,
+                    title=f"{label[-1]} (head {h + 1})",
+                    style=sty,
+                    x_title="dimension",
+                    y_title="token",
+                ),
+                f"projections.{name}",
+            )

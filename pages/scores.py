@@ -18,15 +18,38 @@ ui.opening(
 sk = state.SETTING_KEYS
 c1, c2, c3 = st.columns([2, 2, 1])
 with c1:
-    st.radio("Scale", SCALE_MODES, key=sk["scale_mode"], horizontal=True, persist_state="session",
-             format_func={"sqrt": "1/√d_k (paper)", "none": "none (×1)", "custom": "custom"}.get)  # fmt: skip
+    st.radio(
+        "Scale",
+        SCALE_MODES,
+        key=sk["scale_mode"],
+        horizontal=True,
+        persist_state="session",
+        format_func={"sqrt": "1/√d_k (paper)", "none": "none (×1)", "custom": "custom"}.get,
+    )
     if state.get(sk["scale_mode"]) == "custom":
-        st.number_input("custom scale factor", min_value=-1e3, max_value=1e3, key=sk["scale_custom"], format="%g",
-                        persist_state="session")  # fmt: skip
+        st.number_input(
+            "custom scale factor",
+            min_value=-1e3,
+            max_value=1e3,
+            key=sk["scale_custom"],
+            format="%g",
+            persist_state="session",
+        )
 with c2:
-    st.radio("Mask", MASK_KINDS, key=sk["mask_kind"], horizontal=True, persist_state="session",
-             format_func={"none": "none", "causal": "causal", "window": "sliding window",
-                          "padding": "padding ([PAD])", "custom": "custom"}.get)  # fmt: skip
+    st.radio(
+        "Mask",
+        MASK_KINDS,
+        key=sk["mask_kind"],
+        horizontal=True,
+        persist_state="session",
+        format_func={
+            "none": "none",
+            "causal": "causal",
+            "window": "sliding window",
+            "padding": "padding ([PAD])",
+            "custom": "custom",
+        }.get,
+    )
     if state.get(sk["mask_kind"]) == "window":
         st.number_input(
             "window w (query i sees keys i-w+1 .. i)", 1, 64, key=sk["window"], persist_state="session"
@@ -48,16 +71,36 @@ if res is not None:
     h = ui.head_picker(ex.n_heads, "scores")
     tr, sty, lab = res.attention, ui.style(), res.labels
     blocked = None if res.mask is None else ~res.mask
-    ui.chart(fg.heatmap(tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty),
-             "scores.raw")  # fmt: skip
+    ui.chart(
+        fg.heatmap(tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty), "scores.raw"
+    )
     left, right = st.columns(2)
     with left:
-        ui.chart(fg.heatmap(tr.scaled[h], lab, lab, masked=blocked, style=sty,
-                            title=f"Scaled{' + bias' if ex.alibi else ''}, masked (× {res.scale:.4g})"),
-                 "scores.scaled")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                tr.scaled[h],
+                lab,
+                lab,
+                masked=blocked,
+                style=sty,
+                title=f"Scaled{' + bias' if ex.alibi else ''}, masked (× {res.scale:.4g})",
+            ),
+            "scores.scaled",
+        )
     with right:
-        ui.chart(fg.heatmap(tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty,
-                            title="Softmax weights (each row sums to 1)"), "scores.weights")  # fmt: skip
+        ui.chart(
+            fg.heatmap(
+                tr.weights[h],
+                lab,
+                lab,
+                weights=True,
+                row_sums=True,
+                masked=blocked,
+                style=sty,
+                title="Softmax weights (each row sums to 1)",
+            ),
+            "scores.weights",
+        )
     if blocked is not None and (~res.mask).all(axis=1).any():
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
     st.subheader("One cell, with its numbers", anchor=False)
@@ -68,10 +111,18 @@ if res is not None:
         j = ui.token_picker("key (column)", lab, state.K_KEY)
     row = tr.masked[h, i]
     for line in formulas.score_cell(
-        tr.q[h, i], tr.k[h, j], float(tr.scores[h, i, j]), res.scale,
-        None if res.bias is None else float(res.bias[h, i, j]), bool(blocked is not None and blocked[i, j]),
-        float(tr.weights[h, i, j]), row, i, j, ex.d_k,
-    ):  # fmt: skip
+        tr.q[h, i],
+        tr.k[h, j],
+        float(tr.scores[h, i, j]),
+        res.scale,
+        None if res.bias is None else float(res.bias[h, i, j]),
+        bool(blocked is not None and blocked[i, j]),
+        float(tr.weights[h, i, j]),
+        row,
+        i,
+        j,
+        ex.d_k,
+    ):
         st.latex(line)
     if ex.rope:
         st.caption("With RoPE, q and k above are the rotated vectors.")

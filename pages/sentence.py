@@ -19,23 +19,34 @@ ex, res = ui.result()
 if res is not None:
     st.subheader(f"{res.n} tokens", anchor=False)
     st.dataframe(
-        pd.DataFrame({"token": res.tokens, "label in charts": res.labels}), width="stretch",
+        pd.DataFrame({"token": res.tokens, "label in charts": res.labels}),
+        width="stretch",
         height=min(38 + 35 * res.n, 400),
-    )  # fmt: skip
+    )
     st.radio(
-        "Embeddings", ["random", "table"], key=state.SETTING_KEYS["emb_source"], horizontal=True,
+        "Embeddings",
+        ["random", "table"],
+        key=state.SETTING_KEYS["emb_source"],
+        horizontal=True,
         format_func={"random": "random per word (seeded)", "table": "hand-edited table"}.get,
         persist_state="session",
         help="Random: each word gets its own seeded vector, the same in every sentence. Table: edit them.",
-    )  # fmt: skip
+    )
     if ex.emb_source == "table":
         editors.matrix_editor(
             "emb", title="Embeddings", row_labels=res.labels, col_labels=[f"d{j}" for j in range(ex.d_model)]
         )
     ui.chart(
-        fg.heatmap(res.emb, res.labels, [f"d{j}" for j in range(ex.d_model)], title="Embeddings E",
-                   style=ui.style(), x_title="dimension", y_title="token"),
+        fg.heatmap(
+            res.emb,
+            res.labels,
+            [f"d{j}" for j in range(ex.d_model)],
+            title="Embeddings E",
+            style=ui.style(),
+            x_title="dimension",
+            y_title="token",
+        ),
         "sentence.embeddings",
-    )  # fmt: skip
+    )
 st.subheader("The pipeline", anchor=False)
 pipeline_map()

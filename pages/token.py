@@ -25,11 +25,24 @@ if res is not None:
     w = tr.weights[h, i]  # (n,)
     parts = res.contributions(h, i)  # (n, d_v): row j = a_ij * v_j
     out = parts.sum(axis=0)
-    ui.chart(fg.bars(lab, w, style=sty, title=f"Weights of “{lab[i]}” over the keys (head {h + 1})",
-                     x_title="key", y_title="weight", y_range=(0, 1.15)), "token.weights")  # fmt: skip
-    ui.chart(fg.stacked_contributions(parts, lab, out, style=sty,
-                                      title=f"Output of “{lab[i]}”: each key's share a_ij · v_j, stacked"),
-             "token.stack")  # fmt: skip
+    ui.chart(
+        fg.bars(
+            lab,
+            w,
+            style=sty,
+            title=f"Weights of “{lab[i]}” over the keys (head {h + 1})",
+            x_title="key",
+            y_title="weight",
+            y_range=(0, 1.15),
+        ),
+        "token.weights",
+    )
+    ui.chart(
+        fg.stacked_contributions(
+            parts, lab, out, style=sty, title=f"Output of “{lab[i]}”: each key's share a_ij · v_j, stacked"
+        ),
+        "token.stack",
+    )
     row = tr.head_outputs[h, i]
     same = bool(np.allclose(out, row, rtol=1e-12, atol=1e-12))
     st.latex(rf"\sum_j a_{{{i}j}} v_j = [{', '.join(f'{x:.6f}' for x in out)}]")
