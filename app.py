@@ -11,19 +11,29 @@ import streamlit as st
 from explorer import frame, state
 
 PAGES = [
-    st.Page("pages/sentence.py", title="Sentence", icon="✏️", url_path="", default=True),
+    st.Page("pages/sentence.py", title="Sentence", icon=":material/edit_note:", url_path="", default=True),
     st.Page(
-        "pages/positional_encoding.py", title="Positional encoding", icon="〰️", url_path="positional-encoding"
+        "pages/positional_encoding.py",
+        title="Positional encoding",
+        icon=":material/waves:",
+        url_path="positional-encoding",
     ),
-    st.Page("pages/projections.py", title="Q, K, V projections", icon="🧮", url_path="projections"),
-    st.Page("pages/scores.py", title="Scores, mask, softmax", icon="🎯", url_path="scores"),
-    st.Page("pages/heads.py", title="Heads and W_O", icon="🧩", url_path="heads"),
-    st.Page("pages/token.py", title="One token's view", icon="🔎", url_path="token"),
-    st.Page("pages/encoder.py", title="Encoder block", icon="🏗️", url_path="encoder"),
-    st.Page("pages/why_scale.py", title="Why divide by √d_k?", icon="📐", url_path="why-scale"),
+    st.Page(
+        "pages/projections.py",
+        title="Q, K, V projections",
+        icon=":material/calculate:",
+        url_path="projections",
+    ),
+    st.Page("pages/scores.py", title="Scores, mask, softmax", icon=":material/grid_on:", url_path="scores"),
+    st.Page("pages/heads.py", title="Heads and W_O", icon=":material/view_module:", url_path="heads"),
+    st.Page("pages/token.py", title="One token's view", icon=":material/person_search:", url_path="token"),
+    st.Page("pages/encoder.py", title="Encoder block", icon=":material/layers:", url_path="encoder"),
+    st.Page(
+        "pages/why_scale.py", title="Why divide by √d_k?", icon=":material/straighten:", url_path="why-scale"
+    ),
 ]
 
-st.set_page_config(page_title="Attention Explorer", page_icon="🔍", layout="wide")
+st.set_page_config(page_title="Attention Explorer", page_icon=":material/visibility:", layout="wide")
 state.init()
 frame.read_url()
 page = st.navigation(PAGES, position="sidebar")

@@ -4,21 +4,27 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import defaults, state
+from explorer import defaults, links, state
 from explorer.example import BOUNDS, tokens_of
 
 _URL_READ = "ui.url_read"
 
 
 def read_url() -> None:
-    """Once per session: take the example from the URL (?sentence=...); afterwards keep the URL in step."""
+    """Once per session: take the example from the URL; afterwards keep the URL in step with the state."""
     if not st.session_state.get(_URL_READ):
         st.session_state[_URL_READ] = True
-        params = st.query_params
-        if "sentence" in params:
-            text = str(params.get("sentence", ""))
-            state.set_setting("sentence", text)
-            state.init()
+        got = links.read({k: st.query_params.get(k) for k in st.query_params}, state.current())
+        if got.example is not None:
+            state.apply_example(got.example, remember=False)
+        if got.preset:
+            state.set_ui(state.K_PRESET, got.preset)
+        if got.present is not None:
+            state.set_ui(state.K_PRESENT, got.present)
+        for kind, text in got.messages:
+            state.say(kind, text)
+        if "preset" in st.query_params:
+            del st.query_params["preset"]
     sync_url()
 
 

@@ -19,9 +19,12 @@ ex, res = ui.result()
 if res is not None:
     st.subheader(f"{res.n} tokens", anchor=False)
     st.dataframe(
-        pd.DataFrame({"token": res.tokens, "label in charts": res.labels}),
+        pd.DataFrame(
+            [res.tokens, res.labels],
+            index=["token", "label in charts"],
+            columns=[str(i) for i in range(res.n)],
+        ),
         width="stretch",
-        height=min(38 + 35 * res.n, 400),
     )
     st.radio(
         "Embeddings",
