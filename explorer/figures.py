@@ -111,11 +111,13 @@ def heatmap(
     y_title: str = "query",
     digits: int = 2,
     zrange: tuple[float, float] | None = None,
+    max_text_cols: int = MAX_CELLS_WITH_TEXT,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = drawn grey "-inf".
 
     weights=True: fixed 0..1 sequential scale. Otherwise a diverging scale centred on 0 (or `zrange`).
     row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
+    max_text_cols: print values only up to this many columns (lower it for a chart in a narrow column).
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -142,7 +144,7 @@ def heatmap(
         zmax=zmax,
         zmid=zmid,
         colorscale=scale,
-        texttemplate=_fmt_text(n_rows, n_cols, digits),
+        texttemplate=_fmt_text(n_rows, n_cols, digits) if n_cols <= max_text_cols else None,
         textfont={"size": style.cell_font},
         customdata=[[[r, c] for c in cols_esc] for r in rows_esc] if small else None,
         hovertemplate=(
@@ -273,7 +275,8 @@ def head_grid(
         showgrid=False,
     )
     fig.update_layout(coloraxis={"colorscale": style.sequential, "cmin": 0, "cmax": 1})
-    fig.update_annotations(font_size=style.font)
+    # Subplot titles sit above the key labels (which are on top, like every heatmap).
+    fig.update_annotations(font_size=style.font, yshift=style.font * 2 + 8)
     side = max(260, min(560, 60 + n * (style.cell_px if n <= 12 else 14)))
     return _layout(fig, style, title, rows * side + 60)
 

@@ -102,29 +102,17 @@ if res is not None:
             ),
             "pe.similarity",
         )
-    a, b, c = st.columns(3)
-    with a:
-        ui.chart(
-            fg.heatmap(
-                res.emb,
+    triple = (("E" + (" × √d_model" if ex.pe_scale else ""), res.emb), ("+ P", res.pe), ("= X", res.x))
+    for (title, z), col, key in zip(triple, st.columns(3), ("pe.e", "pe.p", "pe.x"), strict=True):
+        with col:
+            fig = fg.heatmap(
+                z,
                 res.labels,
                 dims,
-                title="E" + (" × √d_model" if ex.pe_scale else ""),
+                title=title,
                 style=sty,
                 x_title="dimension",
                 y_title="token",
-            ),
-            "pe.e",
-        )
-    with b:
-        ui.chart(
-            fg.heatmap(
-                res.pe, res.labels, dims, title="+ P", style=sty, x_title="dimension", y_title="token"
-            ),
-            "pe.p",
-        )
-    with c:
-        ui.chart(
-            fg.heatmap(res.x, res.labels, dims, title="= X", style=sty, x_title="dimension", y_title="token"),
-            "pe.x",
-        )
+                max_text_cols=5,
+            )
+            ui.chart(fig, key)
