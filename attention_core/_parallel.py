@@ -1,0 +1,64 @@
+"""Row blocks for the element-wise steps of attention (scale, bias, mask, softmax).
+
+numpy's matmul already runs on every core (BLAS), but its element-wise functions (``exp`` above all) run on
+one. For a large (n_heads, n, n) score tensor the element-wise steps are therefore split into blocks of query
+rows: each block is small enough to stay in the CPU cache while every step runs over it, and the blocks are
+shared among a few threads (numpy releases the GIL inside its loops). This is the only loop of the hot path,
+and it runs over blocks of rows, never over single tokens or heads; small inputs run as one block.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+# Element counts: below _PARALLEL_MIN the work runs in the calling thread; a block holds about _BLOCK entries
+# of each (n_heads, rows, n_k) array (256 KiB of float64), which keeps it in the per-core cache.
+_PARALLEL_MIN = 1 << 17
+_BLOCK = 1 << 15
+
+
+def n_workers() -> int:
+    """The number of CPUs this process may use (at most 8)."""
+    try:
+        count = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        count = os.cpu_count() or 1
+    return max(1, min(8, count))
+
+
+@functools.cache
+def _pool() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=n_workers(), thread_name_prefix="attention_core")
+
+
+def for_row_blocks(work: Callable[[slice], None], n_rows: int, row_size: int) -> None:
+    """Call ``work(rows)`` for consecutive slices of 0 .. n_rows-1 that together cover every row once.
+
+    ``row_size`` is the number of entries one row stands for (n_heads * n_k); it sets the block size.
+    Exceptions raised by ``work`` propagate to the caller.
+    """
+    block = max(1, _BLOCK // max(1, row_size))
+    blocks = [slice(start, min(start + block, n_rows)) for start in range(0, n_rows, block)]
+    workers = n_workers()
+    if n_rows * row_size < _PARALLEL_MIN or workers == 1 or len(blocks) == 1:
+        for rows in blocks:
+            work(rows)
+        return
+
+    def run(chunk: list[slice]) -> None:
+        for rows in chunk:
+            work(rows)
+
+    per_worker = -(-len(blocks) // workers)  # ceil division
+    chunks = [blocks[i : i + per_worker] for i in range(0, len(blocks), per_worker)]
+    futures = [_pool().submit(run, chunk) for chunk in chunks[1:]]
+    try:
+        run(chunks[0])  # the calling thread takes the first share
+    finally:
+        for future in futures:  # wait for every block before returning or raising
+            future.exception()
+    for future in futures:
+        future.result()  # re-raises a worker's exception

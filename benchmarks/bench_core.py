@@ -1,0 +1,122 @@
+"""Benchmark of attention_core.multi_head_attention (w_o given, every intermediate returned).
+
+Prints, for each (n, d_model, heads): the median time in ms, the memory of the returned trace (the sum of
+the nbytes of its arrays, a shared array counted once) and, when PyTorch is importable, the median time of
+torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True, dtype=float64) with
+need_weights=True, average_attn_weights=False, on the same weights and the same number of threads (its output
+is checked against ours). PyTorch is never a requirement of the app or its tests.
+
+Usage: .venv/bin/python benchmarks/bench_core.py [--quick]
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from attention_core import multi_head_attention  # noqa: E402
+
+CONFIGS = [(8, 4, 2), (64, 64, 4), (512, 512, 8), (1024, 256, 8)]
+
+
+def n_threads() -> int:
+    """The CPUs this process may use: numpy's BLAS uses them all, and torch is set to the same number."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def median_ms(fn: Callable[[], object], budget_s: float) -> float:
+    """Median wall time of fn() in ms, after two warm-up calls, over at least 5 and at most 300 runs."""
+    fn()
+    fn()
+    times: list[float] = []
+    start = time.perf_counter()
+    while len(times) < 5 or (time.perf_counter() - start < budget_s and len(times) < 300):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times) * 1e3
+
+
+def make_weights(n: int, d_model: int, heads: int, seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    d_head = d_model // heads
+    scale = 1.0 / np.sqrt(d_model)
+    return {
+        "x": rng.standard_normal((n, d_model)),
+        "w_q": rng.standard_normal((heads, d_model, d_head)) * scale,
+        "w_k": rng.standard_normal((heads, d_model, d_head)) * scale,
+        "w_v": rng.standard_normal((heads, d_model, d_head)) * scale,
+        "w_o": rng.standard_normal((heads * d_head, d_model)) * scale,
+    }
+
+
+def torch_runner(arrays: dict[str, np.ndarray], heads: int) -> tuple[Callable[[], object], np.ndarray] | None:
+    """A closure running torch's MultiheadAttention on the same weights, and its output; None without torch."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(n_threads())
+    d_model = arrays["x"].shape[1]
+    mha = torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True, dtype=torch.float64)
+
+    def per_head_t(w: np.ndarray) -> np.ndarray:
+        return w.transpose(1, 0, 2).reshape(d_model, -1).T  # (h, d_model, d) -> (h*d, d_model)
+
+    in_proj = np.concatenate([per_head_t(arrays[k]) for k in ("w_q", "w_k", "w_v")])  # (3 d_model, d_model)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.from_numpy(in_proj))
+        mha.out_proj.weight.copy_(torch.from_numpy(arrays["w_o"].T.copy()))
+    x = torch.from_numpy(arrays["x"])[None]  # (1, n, d_model)
+
+    def run() -> object:
+        with torch.inference_mode():
+            return mha(x, x, x, need_weights=True, average_attn_weights=False)
+
+    out, _ = run()
+    return run, out[0].numpy()
+
+
+def main(quick: bool = False) -> None:
+    budget = 0.3 if quick else 2.0
+    print(
+        f"numpy {np.__version__}, {platform.python_implementation()} {platform.python_version()}, "
+        f"{n_threads()} threads, {platform.machine()}"
+    )
+    try:
+        import torch
+
+        print(f"torch {torch.__version__}")
+    except ImportError:
+        print("torch not installed: numpy column only")
+    header = f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'trace MiB':>9} | {'torch ms':>9} {'torch/numpy':>11}"
+    print(header)
+    print("-" * len(header))
+    for n, d_model, heads in CONFIGS:
+        arrays = make_weights(n, d_model, heads)
+        ms = median_ms(lambda a=arrays, h=heads: multi_head_attention(**a), budget)  # noqa: B023
+        trace = multi_head_attention(**arrays)
+        torch_part = f"{'-':>9} {'-':>11}"
+        runner = torch_runner(arrays, heads)
+        if runner is not None:
+            run, torch_out = runner
+            np.testing.assert_allclose(trace.output, torch_out, rtol=1e-9, atol=1e-9)
+            torch_ms = median_ms(run, budget)
+            torch_part = f"{torch_ms:9.3f} {torch_ms / ms:10.2f}x"
+        print(f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {trace.nbytes / 2**20:9.2f} | {torch_part}")
+
+
+if __name__ == "__main__":
+    main(quick="--quick" in sys.argv[1:])
