@@ -334,16 +334,7 @@ def multi_head_attention(
     if not isinstance(use_rope, bool | np.bool_):
         raise ValueError(f"use_rope must be True or False, got {use_rope!r}")
 
-    w_all = np.concatenate([wq, wk, wv], axis=2)  # (h, d_model, 2 d_k + d_v): one stacked matrix
-    with np.errstate(over="ignore", invalid="ignore"):
-        qkv = np.matmul(x, w_all)  # (h, n, 2 d_k + d_v)
-    check_result("q, k, v", qkv, "x W_Q, x W_K, x W_V")
-    q, k, v = qkv[..., :d_k], qkv[..., d_k : 2 * d_k], qkv[..., 2 * d_k :]  # (h, n, d_k/d_k/d_v) views
-    q_pre, k_pre = (q, k) if use_rope else (None, None)
-    if use_rope:
-        positions = np.arange(n, dtype=np.float64)
-        q, k = _rotate(q, positions, 10000.0), _rotate(k, positions, 10000.0)  # (h, n, d_k)
-
+    q, k, v, q_pre, k_pre = _project(x, wq, wk, wv, bool(use_rope))
     scores, scaled, masked, weights, heads = _attend(
         q,
         k,
@@ -376,6 +367,26 @@ def multi_head_attention(
     )
 
 
+def _project(
+    x: FloatArray, wq: FloatArray, wk: FloatArray, wv: FloatArray, use_rope: bool
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray | None, FloatArray | None]:
+    """q, k, v = x W_Q, x W_K, x W_V for every head in one stacked matmul, then RoPE on q and k if asked.
+
+    x: (n, d_model); wq, wk: (h, d_model, d_k); wv: (h, d_model, d_v). Returns q, k (h, n, d_k), v (h, n, d_v)
+    and q, k before RoPE (None without RoPE).
+    """
+    d_k = wq.shape[2]
+    w_all = np.concatenate([wq, wk, wv], axis=2)  # (h, d_model, 2 d_k + d_v): one stacked matrix
+    with np.errstate(over="ignore", invalid="ignore"):
+        qkv = np.matmul(x, w_all)  # (h, n, 2 d_k + d_v)
+    check_result("q, k, v", qkv, "x W_Q, x W_K, x W_V")
+    q, k, v = qkv[..., :d_k], qkv[..., d_k : 2 * d_k], qkv[..., 2 * d_k :]  # (h, n, d_k/d_k/d_v) views
+    if not use_rope:
+        return q, k, v, None, None
+    positions = np.arange(x.shape[0], dtype=np.float64)
+    return _rotate(q, positions, 10000.0), _rotate(k, positions, 10000.0), v, q, k  # (h, n, d_k) rotated
+
+
 def _project_out(concat: FloatArray, w_o: FloatArray) -> FloatArray:
     with np.errstate(over="ignore", invalid="ignore"):
         output = concat @ w_o  # (n, d_model)
@@ -383,9 +394,19 @@ def _project_out(concat: FloatArray, w_o: FloatArray) -> FloatArray:
     return output
 
 
+_CALLER_ARRAYS = ("x", "mask", "bias", "w_o")
+
+
 def _freeze(**values: object) -> AttentionTrace:
-    """Build the trace with read-only views, so shared arrays cannot be changed through one field."""
-    frozen = {key: readonly(val) if isinstance(val, np.ndarray) else val for key, val in values.items()}
+    """Build the trace with read-only arrays, so no field can be changed through another or by the caller.
+
+    The caller's own arrays (x, mask, bias, w_o) are copied: editing them later leaves the trace as it was.
+    """
+    frozen = {}
+    for key, val in values.items():
+        if isinstance(val, np.ndarray):
+            val = readonly(val.copy() if key in _CALLER_ARRAYS else val)
+        frozen[key] = val
     return AttentionTrace(**frozen)  # type: ignore[arg-type]
 
 

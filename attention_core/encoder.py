@@ -237,7 +237,7 @@ def encoder_layer(
     sum2 = _add("sum2", sum1 if norm_first else norm1, ffn.output)  # (n, d_model)
     norm2 = None if norm_first else _layer_norm(sum2, eps)
     return EncoderTrace(
-        x=readonly(xa),
+        x=readonly(xa.copy()),
         attn_input=readonly(attn_input),
         attention=attention,
         sum1=readonly(sum1),

@@ -4,16 +4,20 @@ Prints, for each (n, d_model, heads): the median time in ms, the memory of the r
 the nbytes of its arrays, a shared array counted once) and, when PyTorch is importable, the median time of
 torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True, dtype=float64) with
 need_weights=True, average_attn_weights=False, on the same weights and the same number of threads (its output
-is checked against ours). PyTorch is never a requirement of the app or its tests.
+is checked against ours). Each engine runs in its own process, in alternating rounds, so that a busy machine
+slows both alike. PyTorch is never a requirement of the app or its tests.
 
-Usage: .venv/bin/python benchmarks/bench_core.py [--quick]
+Usage: .venv/bin/python benchmarks/bench_core.py [--rounds 3] [--budget 2.0] [--quick]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -62,12 +66,10 @@ def make_weights(n: int, d_model: int, heads: int, seed: int = 0) -> dict[str, n
     }
 
 
-def torch_runner(arrays: dict[str, np.ndarray], heads: int) -> tuple[Callable[[], object], np.ndarray] | None:
-    """A closure running torch's MultiheadAttention on the same weights, and its output; None without torch."""
-    try:
-        import torch
-    except ImportError:
-        return None
+def torch_runner(arrays: dict[str, np.ndarray], heads: int) -> tuple[Callable[[], object], np.ndarray]:
+    """A closure running torch's MultiheadAttention on the same weights, and its output."""
+    import torch
+
     torch.set_num_threads(n_threads())
     d_model = arrays["x"].shape[1]
     mha = torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True, dtype=torch.float64)
@@ -89,34 +91,80 @@ def torch_runner(arrays: dict[str, np.ndarray], heads: int) -> tuple[Callable[[]
     return run, out[0].numpy()
 
 
-def main(quick: bool = False) -> None:
-    budget = 0.3 if quick else 2.0
-    print(
-        f"numpy {np.__version__}, {platform.python_implementation()} {platform.python_version()}, "
-        f"{n_threads()} threads, {platform.machine()}"
-    )
+def worker(engine: str, budget: float) -> None:
+    """Time one engine on every configuration and print one JSON line per configuration.
+
+    Each engine runs in its own process: torch's OpenMP threads and numpy's OpenBLAS threads would otherwise
+    spin against each other and slow both down.
+    """
+    for n, d_model, heads in CONFIGS:
+        arrays = make_weights(n, d_model, heads)
+        row: dict[str, object] = {"config": [n, d_model, heads]}
+        if engine == "numpy":
+            trace = multi_head_attention(**arrays)
+            row["ms"] = median_ms(lambda a=arrays: multi_head_attention(**a), budget)
+            row["bytes"] = trace.nbytes
+        else:
+            run, torch_out = torch_runner(arrays, heads)
+            np.testing.assert_allclose(multi_head_attention(**arrays).output, torch_out, rtol=1e-9, atol=1e-9)
+            row["ms"] = median_ms(run, budget)
+        print(json.dumps(row), flush=True)
+
+
+def run_worker(engine: str, budget: float) -> dict[tuple[int, ...], dict]:
+    cmd = [sys.executable, __file__, "--worker", engine, "--budget", str(budget)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    return {tuple(r["config"]): r for r in rows}
+
+
+def main(rounds: int, budget: float) -> None:
     try:
         import torch
 
-        print(f"torch {torch.__version__}")
+        engines = ["numpy", "torch"]
+        torch_version = f"torch {torch.__version__}"
     except ImportError:
-        print("torch not installed: numpy column only")
-    header = f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'trace MiB':>9} | {'torch ms':>9} {'torch/numpy':>11}"
+        engines = ["numpy"]
+        torch_version = "torch not installed: numpy column only"
+    print(
+        f"numpy {np.__version__}, {torch_version}, {platform.python_implementation()} "
+        f"{platform.python_version()}, {n_threads()} threads, {platform.machine()}; "
+        f"{rounds} alternating round(s), each engine in its own process, median of the rounds' medians"
+    )
+    results: dict[str, list[dict[tuple[int, ...], dict]]] = {e: [] for e in engines}
+    for _ in range(rounds):
+        for engine in engines:
+            results[engine].append(run_worker(engine, budget))
+    header = (
+        f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'trace MiB':>9} | "
+        f"{'torch ms':>9} {'torch/numpy':>11}"
+    )
     print(header)
     print("-" * len(header))
-    for n, d_model, heads in CONFIGS:
-        arrays = make_weights(n, d_model, heads)
-        ms = median_ms(lambda a=arrays, h=heads: multi_head_attention(**a), budget)  # noqa: B023
-        trace = multi_head_attention(**arrays)
+    for config in CONFIGS:
+        ms = statistics.median(r[config]["ms"] for r in results["numpy"])
+        mib = results["numpy"][0][config]["bytes"] / 2**20
         torch_part = f"{'-':>9} {'-':>11}"
-        runner = torch_runner(arrays, heads)
-        if runner is not None:
-            run, torch_out = runner
-            np.testing.assert_allclose(trace.output, torch_out, rtol=1e-9, atol=1e-9)
-            torch_ms = median_ms(run, budget)
+        if "torch" in results:
+            torch_ms = statistics.median(r[config]["ms"] for r in results["torch"])
             torch_part = f"{torch_ms:9.3f} {torch_ms / ms:10.2f}x"
-        print(f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {trace.nbytes / 2**20:9.2f} | {torch_part}")
+        n, d_model, heads = config
+        print(f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {mib:9.2f} | {torch_part}")
 
 
 if __name__ == "__main__":
-    main(quick="--quick" in sys.argv[1:])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of numpy and torch")
+    parser.add_argument("--budget", type=float, default=2.0, help="seconds of timing per configuration")
+    parser.add_argument("--quick", action="store_true", help="one round, 0.3 s per configuration")
+    parser.add_argument("--worker", choices=["numpy", "torch"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.budget)
+    elif args.quick:
+        main(1, 0.3)
+    else:
+        main(args.rounds, args.budget)

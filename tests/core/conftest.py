@@ -12,9 +12,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# Modest property tests: the whole engine suite stays fast.
-settings.register_profile("core", max_examples=50, deadline=None)
-settings.load_profile("core")
+# Modest property tests, so the whole engine suite stays fast. Applied per test (not as a global profile,
+# which would change the settings of other test suites run in the same session).
+fast = settings(max_examples=50, deadline=None)
 
 
 def random_mha_inputs(

@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from attention_core import embed
 
+from .conftest import fast
+
 
 def test_same_word_same_vector_anywhere() -> None:
     a = embed(["the", "cat", "sat", "on", "the", "mat"], 8)
@@ -29,6 +31,7 @@ def test_deterministic_across_calls() -> None:
     np.testing.assert_array_equal(embed(["x", "y"], 5, seed=3), embed(["x", "y"], 5, seed=3))
 
 
+@fast
 @given(st.integers(1, 32), st.integers(1, 32), st.text(min_size=1, max_size=8))
 def test_larger_d_model_keeps_smaller_values(d1: int, d2: int, token: str) -> None:
     small, large = sorted((d1, d2))

@@ -15,6 +15,8 @@ from attention_core import (
     multi_head_attention,
 )
 
+from .conftest import fast
+
 
 def layer_inputs(seed: int, n: int = 4, d_model: int = 6, h: int = 2, d_ff: int = 8) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
@@ -36,6 +38,7 @@ def ln(x: np.ndarray, eps: float = 1e-5) -> np.ndarray:
     return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps)
 
 
+@fast
 @given(st.integers(0, 2**32 - 1), st.integers(1, 5), st.integers(2, 8))
 def test_layer_norm(seed: int, n: int, d: int) -> None:
     x = np.random.default_rng(seed).standard_normal((n, d)) * 10
@@ -63,6 +66,7 @@ def test_feed_forward() -> None:
     np.testing.assert_allclose(t.output, t.hidden @ p["w2"])
 
 
+@fast
 @given(st.integers(0, 2**32 - 1))
 def test_post_norm_stages(seed: int) -> None:
     p = layer_inputs(seed)
@@ -82,6 +86,7 @@ def test_post_norm_stages(seed: int) -> None:
     assert t.ffn_input is t.norm1
 
 
+@fast
 @given(st.integers(0, 2**32 - 1))
 def test_pre_norm_stages(seed: int) -> None:
     p = layer_inputs(seed)

@@ -7,6 +7,8 @@ from hypothesis import strategies as st
 
 from attention_core import causal_mask, combine_masks, padding_mask, sliding_window_mask
 
+from .conftest import fast
+
 
 def test_causal_mask() -> None:
     m = causal_mask(3)
@@ -14,6 +16,7 @@ def test_causal_mask() -> None:
     np.testing.assert_array_equal(m, [[True, False, False], [True, True, False], [True, True, True]])
 
 
+@fast
 @given(st.integers(1, 12), st.integers(1, 14))
 def test_sliding_window(n: int, window: int) -> None:
     m = sliding_window_mask(n, window)

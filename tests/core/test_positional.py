@@ -13,6 +13,8 @@ from attention_core import (
     rope,
 )
 
+from .conftest import fast
+
 
 def test_sinusoidal_paper_values() -> None:
     pe = positional_encoding(2, 4)
@@ -39,6 +41,7 @@ def test_none_is_zeros() -> None:
     np.testing.assert_array_equal(positional_encoding(3, 4, kind="none"), np.zeros((3, 4)))
 
 
+@fast
 @given(st.integers(1, 20), st.integers(1, 16))
 def test_split_is_a_column_permutation(n: int, d: int) -> None:
     inter = positional_encoding(n, d)
@@ -75,6 +78,7 @@ def _rope_matrix_reference(x: np.ndarray, positions: np.ndarray, base: float) ->
     return out
 
 
+@fast
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 9))
 def test_rope_matches_rotation_matrices_and_keeps_norms(seed: int, n: int, d: int) -> None:
     x = np.random.default_rng(seed).standard_normal((n, d))
@@ -83,6 +87,7 @@ def test_rope_matches_rotation_matrices_and_keeps_norms(seed: int, n: int, d: in
     np.testing.assert_allclose(np.linalg.norm(out, axis=1), np.linalg.norm(x, axis=1), rtol=1e-12)
 
 
+@fast
 @given(st.integers(0, 2**32 - 1), st.integers(1, 4), st.integers(-50, 50), st.integers(-50, 50))
 def test_rope_dot_depends_only_on_relative_position(seed: int, half_d: int, m: int, shift: int) -> None:
     rng = np.random.default_rng(seed)

@@ -8,6 +8,8 @@ from hypothesis.extra.numpy import arrays
 
 from attention_core import softmax
 
+from .conftest import fast
+
 finite = st.floats(-1e308, 1e308, allow_nan=False, allow_infinity=False)
 
 
@@ -15,6 +17,7 @@ def test_known_values() -> None:
     np.testing.assert_allclose(softmax([2.0, 4.0, 4.0]), [0.06337894, 0.46831053, 0.46831053], atol=1e-8)
 
 
+@fast
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 6)), elements=finite))
 def test_rows_sum_to_one_even_for_huge_logits(x: np.ndarray) -> None:
     w = softmax(x)
@@ -23,6 +26,7 @@ def test_rows_sum_to_one_even_for_huge_logits(x: np.ndarray) -> None:
     np.testing.assert_allclose(w.sum(axis=-1), 1.0, rtol=1e-12)
 
 
+@fast
 @given(
     arrays(np.float64, st.integers(1, 8), elements=st.floats(-100, 100)),
     st.floats(-1e3, 1e3),

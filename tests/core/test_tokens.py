@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from attention_core import token_index_labels, token_labels, tokenize
 
+from .conftest import fast
+
 
 @pytest.mark.parametrize(
     ("sentence", "expected"),
@@ -44,6 +46,7 @@ def test_tokenize_examples(sentence: str, expected: list[str]) -> None:
 _DROPPED = re.compile(r"[\s\x00-\x1f\x7f\u200b\u200c\u200d\u2060\ufeff]")
 
 
+@fast
 @given(st.text(max_size=40))
 def test_tokenize_drops_only_whitespace(sentence: str) -> None:
     tokens = tokenize(sentence)
@@ -67,6 +70,7 @@ def test_token_labels_empty() -> None:
     assert token_labels([]) == []
 
 
+@fast
 @given(st.lists(st.sampled_from(["a", "b", "a ·1", "a ·2", "a ·1 ·0", "·", "1", " ·0"]), max_size=12))
 def test_token_labels_always_unique(tokens: list[str]) -> None:
     labels = token_labels(tokens)
@@ -76,6 +80,7 @@ def test_token_labels_always_unique(tokens: list[str]) -> None:
         assert lab.startswith(tok)
 
 
+@fast
 @given(st.lists(st.sampled_from(["the", "cat", "sat", ".", "[PAD]"]), max_size=12))
 def test_token_labels_rule(tokens: list[str]) -> None:
     expected = [tok if tokens.count(tok) == 1 else f"{tok} ·{i}" for i, tok in enumerate(tokens)]
