@@ -1,0 +1,570 @@
+"""Bad input (issue 7): hostile sentences on every page, refused editor cells, engine errors as messages,
+and the security rules (no raw HTML, no pickle or eval of what people send, XSRF on, pinned dependencies).
+
+Every sentence is shown as the literal text it is: Markdown places get `explorer.text.literal`, Plotly labels
+`explorer.figures.esc`. The data-editor cases go through the editor's real on_change (see `edit_cells`); the
+same edits are made in a real Chromium in tests/e2e/test_hostile_browser.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import html
+import json
+import math
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.testing.v1 import AppTest
+
+import attention_core as ac
+from explorer import defaults, editors, pipeline
+from explorer.example import Example, conform
+from explorer.figures import esc
+from explorer.text import literal
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+PAGES = (
+    "pages/positional_encoding.py",
+    "pages/projections.py",
+    "pages/scores.py",
+    "pages/heads.py",
+    "pages/token.py",
+    "pages/encoder.py",
+    "pages/why_scale.py",
+)
+MARKUP = (
+    "<b>x</b> <script>alert(1)</script> [x](javascript:alert(1)) $x^2$ :red[hi] **bold** "
+    ":material/home: <img src=x onerror=alert(1)> %{y} &amp; https://evil.example"
+)
+# Pieces of MARKUP that would be markup if they reached a Markdown or Plotly text unescaped.
+ACTIVE = (
+    "<b>",
+    "<script",
+    "](javascript",
+    "$x^2$",
+    ":red[",
+    "**bold**",
+    ":material/home:",
+    "<img",
+    "%{y}",
+    "https://evil",
+)
+SCRIPTS = "I ❤️ 🐈‍⬛ and 👩‍👩‍👧 in 🇫🇷 👍🏽 我爱自然语言处理 한국어 שלום עולם مرحبا بالعالم Z̴̡̪a̶l̷g̸o e\u0301te\u0301 n\u0303"
+HOSTILE = {
+    "empty": "",
+    "spaces": "   \t   ",
+    "punctuation": "?!... ,;: -- ()[]{} ...",
+    "10k_chars": ("lorem ipsum dolor " * 600)[:10_000],
+    "10k_one_word": "x" * 10_000,
+    "3000_words": " ".join(f"w{i}" for i in range(3000)),
+    "scripts": SCRIPTS,
+    "markup": MARKUP,
+}
+SWEEP = ("markup", "scripts", "3000_words", "10k_one_word")  # run through every page
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def open_app(sentence: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    if sentence is not None:
+        at.session_state["sentence"] = sentence
+    return at.run()
+
+
+def home(at: AppTest) -> AppTest:
+    """Back to the first page through app.py (the frame: sentence box, messages, sidebar)."""
+    try:
+        at.switch_page("app.py")
+    except ValueError:  # app.py is not a page of its own once pages/ is not auto-discovered
+        at.switch_page("pages/sentence.py")
+    return at.run()
+
+
+def edit_cells(at: AppTest, key: str, edited_rows: dict[str, dict[str, Any]]) -> AppTest:
+    """Run `at` as if the browser had reported these edits of the data editor `key` (its on_change runs).
+
+    AppTest cannot type into st.data_editor, so the editor's widget state (the JSON the browser sends) is
+    added to the next run's widget states, exactly where the browser's would be.
+    """
+    node = next(e for e in at.data_editor if e.key == key)
+    states = at._tree.get_widget_states()
+    value = {"edited_rows": edited_rows, "added_rows": [], "deleted_rows": []}
+    states.widgets.append(WidgetState(id=node.proto.id, string_value=json.dumps(value)))
+    at._tree.get_widget_states = lambda: states  # one run only: the tree is rebuilt by the run
+    return at.run()
+
+
+def markdown_sources(at: AppTest) -> list[str]:
+    """Every text Streamlit renders as Markdown: bodies of markdown, captions, alerts, headings, LaTeX, and
+    the labels and options of widgets (radio and segmented-control options are Markdown too)."""
+    out: list[str] = []
+    for kind in (
+        "markdown",
+        "caption",
+        "info",
+        "warning",
+        "error",
+        "success",
+        "title",
+        "header",
+        "subheader",
+    ):
+        out += [str(e.value) for e in at.get(kind)]
+    out += [str(e.value) for e in at.get("latex")]
+    for kind in ("radio", "selectbox", "button_group", "text_input", "number_input", "toggle", "button"):
+        for w in at.get(kind):
+            out.append(str(getattr(w, "label", "")))
+            out += [str(o) for o in getattr(w, "options", [])]
+    return out
+
+
+def plotly_texts(spec: dict[str, Any]) -> list[str]:
+    """The texts of a Plotly figure that come from labels: tick text, customdata, trace names, titles."""
+    out: list[str] = []
+    layout = spec.get("layout", {})
+    for key, axis in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(axis, dict):
+            out += [str(t) for t in axis.get("ticktext", []) or []]
+            title = axis.get("title")
+            out += [str(title.get("text", ""))] if isinstance(title, dict) else []
+    title = layout.get("title")
+    out += [str(title.get("text", ""))] if isinstance(title, dict) else []
+    for trace in spec.get("data", []):
+        out.append(str(trace.get("name", "") or ""))
+        cd = trace.get("customdata")
+        if isinstance(cd, list):
+            out += [str(x) for x in np.asarray(cd, dtype=object).ravel()]
+    return out
+
+
+def charts(at: AppTest) -> dict[str, dict[str, Any]]:
+    out = {}
+    for el in at.get("plotly_chart"):
+        out[el.proto.id.split("-", 2)[-1]] = json.loads(el.proto.spec)
+    return out
+
+
+def labels_of(sentence: str) -> list[str]:
+    toks = ac.tokenize(sentence)[: defaults.MAX_TOKENS]
+    return ac.token_labels([pipeline.short(t) for t in toks])
+
+
+def check_literal_page(at: AppTest, sentence: str) -> None:
+    """No traceback; the sentence appears only as literal text: nothing active in any Markdown source, every
+    Plotly label escaped (no raw <, >, $ or %) and decoding to the token labels, and no NaN drawn."""
+    assert not at.exception, at.exception
+    for src in markdown_sources(at):
+        for piece in ACTIVE:
+            if piece in sentence:
+                assert piece not in src, f"{piece!r} reached Markdown unescaped: {src[:200]!r}"
+    labels = set(labels_of(sentence))
+    for key, spec in charts(at).items():
+        for text in plotly_texts(spec):
+            assert not re.search(r"[<>$]|%(?!\{)", text), f"{key}: unescaped label {text[:80]!r}"
+        for axis in ("xaxis", "yaxis"):
+            ticks = [html.unescape(t) for t in spec["layout"].get(axis, {}).get("ticktext", []) or []]
+            if ticks and set(ticks) & labels:
+                assert set(ticks) <= labels, f"{key} {axis}: {set(ticks) - labels}"
+        for trace in spec["data"]:
+            z = trace.get("z")
+            if z is not None and isinstance(z, list):
+                assert not np.isnan(np.asarray(z, dtype=float)).any(), f"{key} draws NaN"
+
+
+# ---------------------------------------------------------------- the sentence
+
+
+@pytest.mark.parametrize("case", SWEEP)
+def test_hostile_sentence_is_literal_on_every_page(case: str) -> None:
+    sentence = HOSTILE[case]
+    at = open_app(sentence)
+    assert at.text_input(key="sentence").value == sentence  # the box keeps exactly what was typed
+    check_literal_page(at, sentence)
+    tokens = ac.tokenize(sentence)[: defaults.MAX_TOKENS]
+    table = at.dataframe[0].value  # the token table on the first page: the tokens themselves
+    assert list(table.loc["token"]) == tokens
+    for page in PAGES:
+        at.switch_page(page).run()
+        check_literal_page(at, sentence)
+        if page == "pages/token.py":  # the token picker lists every label as plain text (no Markdown)
+            options = at.selectbox(key="ui.query").options
+            assert options == [f"{i}: {lab}" for i, lab in enumerate(labels_of(sentence))]
+
+
+def test_markup_in_charts_decodes_to_the_tokens() -> None:
+    at = open_app(MARKUP)
+    spec = charts(at)["sentence.embeddings"]
+    ticks = spec["layout"]["yaxis"]["ticktext"]
+    assert [html.unescape(t) for t in ticks] == labels_of(MARKUP)
+    assert "&lt;" in ticks and "&#36;" in ticks and "&#37;" in ticks  # <, $ and % are character references
+
+
+@pytest.mark.parametrize("case", ["empty", "spaces"])
+def test_no_tokens_gives_a_message(case: str) -> None:
+    at = open_app(HOSTILE[case])
+    assert not at.exception
+    infos = " ".join(i.value for i in at.info)
+    assert "Type a sentence" in infos
+    if case == "spaces":
+        assert "no tokens" in infos
+    assert not charts(at).get("sentence.embeddings")
+    for page in ("pages/scores.py", "pages/token.py", "pages/encoder.py"):
+        at.switch_page(page).run()
+        assert not at.exception and "Type a sentence" in " ".join(i.value for i in at.info)
+
+
+def test_punctuation_only_is_a_sentence() -> None:
+    sentence = HOSTILE["punctuation"]
+    at = open_app(sentence)
+    check_literal_page(at, sentence)
+    spec = charts(at)["sentence.embeddings"]
+    assert [html.unescape(t) for t in spec["layout"]["yaxis"]["ticktext"]] == labels_of(sentence)
+
+
+@pytest.mark.parametrize("case", ["3000_words", "10k_chars"])
+def test_long_sentence_is_cut_with_a_message(case: str) -> None:
+    at = open_app(HOSTILE[case])
+    assert not at.exception
+    cut = [w.value for w in at.warning if "more than" in w.value]
+    assert cut and str(defaults.MAX_TOKENS) in cut[0]
+    spec = charts(at)["sentence.embeddings"]
+    assert len(spec["layout"]["yaxis"]["ticktext"]) == defaults.MAX_TOKENS
+    assert at.dataframe[0].value.shape[1] == defaults.MAX_TOKENS
+
+
+def test_a_10000_letter_word_gets_a_short_label() -> None:
+    at = open_app(HOSTILE["10k_one_word"])
+    (label,) = charts(at)["sentence.embeddings"]["layout"]["yaxis"]["ticktext"]
+    assert len(label) == pipeline.MAX_LABEL and label.endswith("…")
+    assert at.dataframe[0].value.iloc[0, 0] == "x" * 10_000  # the token table keeps the whole token
+
+
+def test_short_labels_stay_unique() -> None:
+    long_a, long_b = "a" * 30 + "1", "a" * 30 + "2"  # the same first 23 letters
+    labels = ac.token_labels([pipeline.short(t) for t in [long_a, long_b, long_a]])
+    assert len(set(labels)) == 3 and all(len(lab) <= pipeline.MAX_LABEL + 4 for lab in labels)
+
+
+# ---------------------------------------------------------------- literal() and esc()
+
+
+def unescape_markdown(src: str) -> str:
+    """What CommonMark shows for a source made only of text and backslash escapes (word joiners dropped)."""
+    return re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", src).replace("\u2060", "")
+
+
+def unescaped_specials(src: str) -> list[str]:
+    """Markdown specials in `src` that are not backslash-escaped."""
+    bad, i = [], 0
+    while i < len(src):
+        if src[i] == "\\":
+            i += 2
+            continue
+        if src[i] in "`*_{}[]()<>#+-.!|~$:&=/^":
+            bad.append(src[i])
+        i += 1
+    return bad
+
+
+@pytest.mark.parametrize("text", [MARKUP, SCRIPTS, "# h", "1. x", "> q", "    code", "a\nb\r\n- c", "x@y.z"])
+def test_literal_escapes_every_markdown_special(text: str) -> None:
+    src = literal(text)
+    assert unescaped_specials(src) == []
+    assert unescape_markdown(src) == " ".join(text.split())
+    assert "\n" not in src
+
+
+def test_literal_breaks_links_logos_and_icons() -> None:
+    src = literal("see https://a.b, www.c.d, me@e.f, :streamlit: and :material/home:")
+    assert "https\u2060" in src and "www\u2060" in src and "\u2060@" in src
+    assert ":\u2060streamlit" in src.replace("\\", "")
+    assert ":material/" not in src  # "\:material\/home\:" is not an icon shortcode
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_literal_round_trips(text: str) -> None:
+    src = literal(text)
+    assert unescaped_specials(src) == []
+    assert unescape_markdown(src) == " ".join(text.replace("\u2060", "").split()) or "\u2060" in text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_esc_round_trips_and_leaves_nothing_active(text: str) -> None:
+    out = esc(text)
+    assert html.unescape(out) == text
+    assert not re.search(r"[<>$%]", out)
+
+
+# ---------------------------------------------------------------- data editors
+
+
+@pytest.mark.parametrize(
+    ("value", "expected", "why"),
+    [
+        (None, None, "cleared"),
+        ("", None, "cleared"),
+        ("   ", None, "cleared"),
+        (float("nan"), None, "NaN"),
+        ("nan", None, "NaN"),
+        (float("inf"), None, "infinite"),
+        ("-inf", None, "infinite"),
+        (1e300, None, "too large"),
+        ("1e300", None, "too large"),
+        ("abc", None, "not a number"),
+        ("[x](javascript:alert(1))", None, "not a number"),
+        ([1, 2], None, "not a number"),
+        ({"a": 1}, None, "not a number"),
+        ("−2.5", -2.5, None),  # a pasted Unicode minus
+        (" 3 ", 3.0, None),
+        (1e6, 1e6, None),
+        (-1e6, -1e6, None),
+        (0, 0.0, None),
+    ],
+)
+def test_parse_cell(value: object, expected: float | None, why: str | None) -> None:
+    got, reason = editors.parse_cell(value)
+    assert got == expected
+    if why is None:
+        assert reason is None
+    else:
+        assert reason is not None and why in reason
+
+
+def projections_app() -> AppTest:
+    at = open_app()
+    at.switch_page("pages/projections.py").run()
+    assert not at.exception
+    return at
+
+
+def editor_key(at: AppTest, name: str) -> str:
+    return next(e.key for e in at.data_editor if e.key.startswith(f"ed.{name}.0."))
+
+
+def test_refused_cells_keep_the_last_good_value_and_say_why() -> None:
+    at = projections_app()
+    w_before = np.array(at.session_state["m.matrices"]["w_q"], copy=True)
+    key = editor_key(at, "w_q")
+    edit_cells(
+        at,
+        key,
+        {
+            "0": {"c0": 0.5, "c1": "abc", "c2": None, "c3": 1e300},
+            "1": {"c0": "nan", "c1": "-inf", "c2": "[x](javascript:alert(1))"},
+            "2": {"_index": "renamed", "c99": 3.0},  # the index column and unknown columns are ignored
+            "99": {"c0": 1.0},  # a row that does not exist
+            "x": {"c0": 1.0},
+        },
+    )
+    assert not at.exception
+    w = at.session_state["m.matrices"]["w_q"]
+    expected = w_before.copy()
+    expected[0, 0, 0] = 0.5
+    np.testing.assert_array_equal(w, expected)
+    msgs = [text for kind, text in at.session_state["m.messages"] if kind == "warning"]
+    assert len(msgs) == 6
+    joined = "\n".join(msgs)
+    for piece in ("row 'd0', column 'k1': 'abc' is not a number", "column 'k2': the cell was cleared"):
+        assert piece in joined
+    assert "column 'k3': 1e+300 is too large" in joined
+    assert "row 'd1', column 'k0': NaN" in joined and "row 'd1', column 'k1': an infinite value" in joined
+    assert f"kept {w_before[0, 0, 1]:.6g}" in joined
+    assert editor_key(at, "w_q") != key  # a fresh editor: the refused text is not left in the grid
+    # the messages reach the page as literal text
+    home(at)
+    shown = [w.value for w in at.warning]
+    assert [literal(m) for m in msgs] == shown[: len(msgs)] or set(map(literal, msgs)) <= set(shown)
+    assert not any("](javascript" in s for s in shown)
+
+
+def test_a_good_edit_moves_the_chart(kit) -> None:  # noqa: ANN001 - the conftest's helpers
+    at = projections_app()
+    edit_cells(at, editor_key(at, "w_q"), {"0": {"c0": 2.0}})
+    assert not at.exception and not at.session_state["m.messages"]
+    w_q = at.session_state["m.matrices"]["w_q"]
+    assert w_q[0, 0, 0] == 2.0
+    res = pipeline.run(conform(Example()).with_(w_q=w_q))
+    np.testing.assert_allclose(kit.z(charts(at)["projections.w_q"]), res.attention.q[0], rtol=1e-12)
+
+
+def test_editor_index_column_is_not_editable() -> None:
+    at = projections_app()
+    for ed in at.data_editor:
+        cfg = json.loads(ed.proto.columns)
+        assert cfg.get("_index", {}).get("disabled") is True, cfg.get("_index")
+
+
+# ---------------------------------------------------------------- engine errors
+
+
+def test_overflowing_scores_are_a_message_on_every_page() -> None:
+    """Weights whose scores overflow (q k^T of two 1e300 entries) as could come from an import that skipped
+    the checks: the engine's ValueError is a readable message on every page, never a traceback or a chart."""
+    at = open_app()
+    mats = at.session_state["m.matrices"]
+    for name in ("w_q", "w_k"):
+        w = np.array(mats[name], copy=True)
+        w[:, 0, 0] = 1e300
+        mats[name] = w
+    at.session_state["m.matrices"] = mats
+    for page in ("app.py", *PAGES):
+        if page == "app.py":
+            home(at)
+        else:
+            at.switch_page(page).run()
+        assert not at.exception, (page, at.exception)
+        errors = " ".join(e.value for e in at.error)
+        assert "cannot be computed" in errors and "overflow" in errors, (page, errors)
+        assert "Traceback" not in errors
+        drawn = set(charts(at))
+        assert drawn <= {"why.variance", "why.maxweight", "why.entropy"}, (page, drawn)
+
+
+def test_engine_errors_are_returned_not_raised() -> None:
+    ex = conform(Example())
+    w = np.array(ex.w_q, copy=True)
+    w[0, 0, 0] = 1e300
+    for bad in (
+        ex.with_(w_q=w, w_k=w),
+        ex.with_(w_q=w, scale_mode="custom", scale_custom=1e300),
+        ex.with_(w_q=np.full_like(ex.w_q, np.nan)),
+        ex.with_(w_o=np.zeros((1, 1))),
+    ):
+        res = pipeline.run(bad)
+        assert res.error and res.attention is None
+        assert "Traceback" not in res.error and len(res.error) < 400
+
+
+def test_custom_scale_limits_cannot_overflow() -> None:
+    """The widest the widgets allow (scale 1e3, d = 64, every weight and embedding at the editors' limit)
+    stays finite: overflow can only come from outside the widgets, and then it is a message."""
+    d, h, k = defaults.MAX_D_MODEL, defaults.MAX_HEADS, defaults.MAX_D_K
+    sentence = " ".join(f"w{i}" for i in range(defaults.MAX_TOKENS))
+    big = np.full((h, d, k), editors.LIMIT)
+    ex = conform(
+        Example(
+            sentence=sentence,
+            d_model=d,
+            n_heads=h,
+            d_k=k,
+            scale_mode="custom",
+            scale_custom=1e3,
+            emb_source="table",
+            pe_scale=True,
+        )
+    )
+    ex = ex.with_(emb=np.full_like(ex.emb, editors.LIMIT), w_q=big, w_k=big, w_v=big)
+    res = pipeline.run(ex)
+    assert res.error is None
+    assert np.isfinite(res.attention.scores).all() and np.isfinite(res.attention.weights).all()
+    assert math.isfinite(float(np.abs(res.attention.scaled).max()))
+
+
+# ---------------------------------------------------------------- security
+
+
+APP_CODE = [
+    ROOT / "app.py",
+    *sorted((ROOT / "explorer").glob("*.py")),
+    *sorted((ROOT / "pages").glob("*.py")),
+]
+
+
+def _calls(tree: ast.AST) -> list[ast.Call]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+
+
+def _name(node: ast.AST) -> str:
+    return ast.unparse(node)
+
+
+def _module_constants(path: Path) -> dict[str, bool]:
+    """Module-level names bound once to a plain string literal (True) or to anything else (False)."""
+    out: dict[str, bool] = {}
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    is_str = isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                    out[t.id] = is_str and t.id not in out
+    return out
+
+
+def _static_text(arg: ast.AST, path: Path) -> bool:
+    """True if `arg` is a string literal or a module-level string constant (here or in explorer.<mod>)."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return True
+    if isinstance(arg, ast.Name):
+        return _module_constants(path).get(arg.id, False)
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
+        mod = ROOT / "explorer" / f"{arg.value.id}.py"
+        return mod.exists() and _module_constants(mod).get(arg.attr, False)
+    return False
+
+
+@pytest.mark.parametrize("path", APP_CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_raw_html_with_user_text(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for call in _calls(tree):
+        fn = _name(call.func)
+        for kw in call.keywords:
+            if kw.arg == "unsafe_allow_html":
+                assert isinstance(kw.value, ast.Constant) and kw.value.value is False, f"{path}: {fn}"
+        if fn in ("st.html", "components.html", "st.components.v1.html") or fn.endswith("components.v1.html"):
+            assert call.args and _static_text(call.args[0], path), (
+                f"{path}:{call.lineno} {fn} of non-static text"
+            )
+        assert not fn.startswith(("components.declare_component", "st.components")), f"{path}: {fn}"
+
+
+@pytest.mark.parametrize("path", [*APP_CODE, *sorted((ROOT / "attention_core").glob("*.py"))], ids=str)
+def test_no_pickle_or_eval_of_what_people_send(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    banned_modules = {"pickle", "cPickle", "dill", "marshal", "shelve", "cloudpickle", "joblib"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            assert not {a.name.split(".")[0] for a in node.names} & banned_modules, path
+        if isinstance(node, ast.ImportFrom):
+            assert (node.module or "").split(".")[0] not in banned_modules, path
+    for call in _calls(tree):
+        fn = _name(call.func)
+        assert fn not in ("eval", "exec", "compile", "__import__", "yaml.load", "np.load", "numpy.load"), (
+            f"{path}:{call.lineno} {fn}"
+        )
+        if fn in ("np.load", "numpy.load"):
+            assert not any(kw.arg == "allow_pickle" for kw in call.keywords)
+
+
+def test_dependencies_are_pinned() -> None:
+    for req in ("requirements.txt", "requirements-dev.txt"):
+        for line in (ROOT / req).read_text(encoding="utf-8").splitlines():
+            line = line.split("#", 1)[0].strip()
+            if line and not line.startswith("-r"):
+                assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][0-9A-Za-z.\-+]*", line), f"{req}: {line!r}"
+
+
+def test_server_config_keeps_xsrf_and_cors_and_limits_uploads() -> None:
+    """.streamlit/config.toml (when present) must not turn XSRF or CORS protection off, and caps uploads."""
+    path = ROOT / ".streamlit" / "config.toml"
+    if not path.exists():
+        pytest.skip("no .streamlit/config.toml: Streamlit's defaults (XSRF and CORS protection on) apply")
+    server = tomllib.loads(path.read_text(encoding="utf-8")).get("server", {})
+    assert server.get("enableXsrfProtection", True) is True
+    assert server.get("enableCORS", True) is True
+    assert 0 < int(server.get("maxUploadSize", 200)) <= 10, "uploads are small JSON files"
+    client = tomllib.loads(path.read_text(encoding="utf-8")).get("client", {})
+    assert client.get("showErrorDetails") in (False, "false", "none", "type"), "no tracebacks for visitors"

@@ -1,0 +1,198 @@
+"""explorer/figures.py: pure Plotly builders (no Streamlit). What every heatmap must do (issue 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+from numpy.testing import assert_allclose
+
+import attention_core as ac
+from explorer import figures as fg
+
+STYLE = fg.Style()
+
+
+def _z(fig, trace: int = 0) -> np.ndarray:  # noqa: ANN001 - a go.Figure
+    return np.asarray(fig.data[trace].z, dtype=np.float64)
+
+
+def test_labels_are_escaped_never_markup() -> None:
+    labels = ["<b>bold</b>", '<a href="https://x.invalid">x</a>', "A&B", "plain"]
+    fig = fg.heatmap(np.eye(4), labels, labels, title="<i>t</i>", style=STYLE)
+    for axis in (fig.layout.yaxis, fig.layout.xaxis):
+        assert list(axis.ticktext) == [
+            "&lt;b&gt;bold&lt;/b&gt;",
+            '&lt;a href="https://x.invalid"&gt;x&lt;/a&gt;',
+            "A&amp;B",
+            "plain",
+        ]
+        assert not any("<" in t for t in axis.ticktext)
+    assert fig.layout.title.text == "&lt;i&gt;t&lt;/i&gt;"
+    hover_labels = {c for row in fig.data[0].customdata for pair in row for c in pair}
+    assert "&lt;b&gt;bold&lt;/b&gt;" in hover_labels and "<b>bold</b>" not in hover_labels
+
+
+def test_esc_plain_text_unchanged_and_quotes_kept() -> None:
+    assert fg.esc("cat") == "cat"
+    assert fg.esc('it\'s "x"') == 'it\'s "x"'
+    assert fg.esc(3) == "3"
+
+
+def test_first_token_on_top_and_keys_left_to_right() -> None:
+    labels = ["a", "b", "c"]
+    fig = fg.heatmap(np.arange(9.0).reshape(3, 3), labels, labels, title="t", style=STYLE)
+    assert fig.layout.yaxis.autorange == "reversed"
+    assert list(fig.data[0].y) == [0, 1, 2] and list(fig.layout.yaxis.tickvals) == [0, 1, 2]
+    assert list(fig.data[0].x) == [0, 1, 2] and list(fig.layout.xaxis.ticktext) == labels
+    assert fig.layout.xaxis.autorange in (None, True)  # keys are not reversed
+    assert_allclose(_z(fig)[0], [0, 1, 2])  # row 0 (the first query) holds the first row of the matrix
+
+
+def test_repeated_words_give_distinct_rows() -> None:
+    tokens = ac.tokenize("the cat sat on the mat")
+    labels = ac.token_labels(tokens)
+    fig = fg.heatmap(np.ones((6, 6)) / 6, labels, labels, title="t", style=STYLE, weights=True)
+    # numeric positions, not categories: Plotly would merge two "the" rows of a categorical axis
+    assert list(fig.data[0].y) == list(range(6)) and list(fig.data[0].x) == list(range(6))
+    assert len(set(fig.layout.yaxis.ticktext)) == 6
+    assert fig.layout.yaxis.ticktext[0] != fig.layout.yaxis.ticktext[4]
+    assert all(t.startswith("the") for t in (fig.layout.yaxis.ticktext[0], fig.layout.yaxis.ticktext[4]))
+    grid = fg.head_grid(np.ones((2, 6, 6)) / 6, labels, style=STYLE, title="g")
+    assert list(grid.data[1].y) == list(range(6)) and len(set(grid.layout.yaxis2.ticktext)) == 6
+
+
+def test_masked_cells_are_grey_and_marked_minus_inf() -> None:
+    n = 4
+    allowed = ac.causal_mask(n)
+    blocked = ~allowed
+    scores = np.arange(16.0).reshape(n, n)
+    masked_scores = np.where(allowed, scores, -np.inf)
+    fig = fg.heatmap(masked_scores, list("abcd"), list("abcd"), title="t", style=STYLE, masked=blocked)
+    z = _z(fig)
+    assert np.isnan(z[blocked]).all(), "masked cells must not take a colour of the scale"
+    assert_allclose(z[allowed], scores[allowed])
+    grey = fig.data[1]
+    assert {c for _, c in grey.colorscale} == {fg.MASKED_GREY} and grey.showscale is False
+    text = np.array(grey.text)
+    assert (text[blocked] == "-inf").all() and (text[allowed] == "").all()
+    grey_z = np.asarray(grey.z, dtype=float)
+    assert np.isnan(grey_z[allowed]).all() and (grey_z[blocked] == 1).all()
+    # the colour range is set by the finite cells only (no -inf stretching the scale)
+    assert fig.data[0].zmax == pytest.approx(scores[allowed].max())
+
+
+def test_no_mask_no_overlay() -> None:
+    fig = fg.heatmap(
+        np.eye(3), list("abc"), list("abc"), title="t", style=STYLE, masked=np.zeros((3, 3), bool)
+    )
+    assert len(fig.data) == 1
+
+
+def test_weights_fixed_zero_to_one_sequential() -> None:
+    w = np.full((3, 3), 0.2)  # even a flat, low matrix keeps the full 0..1 scale
+    fig = fg.heatmap(w, list("abc"), list("abc"), title="t", style=STYLE, weights=True)
+    tr = fig.data[0]
+    assert (tr.zmin, tr.zmax) == (0.0, 1.0) and tr.zmid is None
+    style = fg.Style(palette="projector")
+    projector = fg.heatmap(w, list("abc"), list("abc"), title="t", style=style, weights=True)
+    assert projector.data[0].colorscale == go.Heatmap(colorscale="Cividis").colorscale  # sequential
+    signed = fg.heatmap(w - 0.5, list("abc"), list("abc"), title="t", style=style)
+    assert signed.data[0].colorscale == go.Heatmap(colorscale="PuOr_r").colorscale  # diverging
+    grid = fg.head_grid(np.full((3, 2, 2), 0.1), ["a", "b"], style=STYLE, title="g")
+    assert (grid.layout.coloraxis.cmin, grid.layout.coloraxis.cmax) == (0, 1)
+    assert all(t.coloraxis == "coloraxis" for t in grid.data)  # one shared scale for every head
+
+
+def test_signed_values_diverge_around_zero() -> None:
+    z = np.array([[-0.5, 2.0], [1.0, 0.0]])
+    tr = fg.heatmap(z, ["a", "b"], ["a", "b"], title="t", style=STYLE).data[0]
+    assert (tr.zmin, tr.zmax, tr.zmid) == (-2.0, 2.0, 0.0)
+    zero = fg.heatmap(np.zeros((2, 2)), ["a", "b"], ["a", "b"], title="t", style=STYLE).data[0]
+    assert (zero.zmin, zero.zmax) == (-1.0, 1.0)  # an all-zero matrix still gets a valid range
+
+
+@pytest.mark.parametrize(("n", "shown"), [(1, True), (12, True), (13, False), (40, False)])
+def test_cell_text_only_up_to_12_by_12(n: int, shown: bool) -> None:
+    labels = [f"t{i}" for i in range(n)]
+    fig = fg.heatmap(np.random.default_rng(0).random((n, n)), labels, labels, title="t", style=STYLE)
+    assert (fig.data[0].texttemplate is not None) is shown
+    wide = fg.heatmap(np.zeros((3, 13)), labels[:3], [f"d{j}" for j in range(13)], title="t", style=STYLE)
+    assert wide.data[0].texttemplate is None  # 13 columns: too many to read either
+
+
+def test_cell_text_and_hover_show_values() -> None:
+    fig = fg.heatmap(np.array([[0.123456789]]), ["a"], ["b"], title="t", style=STYLE, digits=3)
+    assert fig.data[0].texttemplate == "%{z:.3f}"
+    assert "%{z:.10g}" in fig.data[0].hovertemplate  # hover has the exact value always
+
+
+def test_row_sums_printed() -> None:
+    w = ac.softmax(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]), axis=-1)
+    fig = fg.heatmap(w, ["a", "b"], ["x", "y", "z"], title="t", style=STYLE, weights=True, row_sums=True)
+    texts = [a.text for a in fig.layout.annotations if a.text.startswith("Σ")]
+    assert texts == ["Σ 1.000", "Σ 1.000"]
+    assert [a.y for a in fig.layout.annotations if a.text.startswith("Σ")] == [0, 1]
+
+
+def test_presentation_mode_enlarges_text() -> None:
+    small, big = fg.Style(), fg.Style(present=True)
+    assert big.font > small.font and big.cell_font > small.cell_font and big.title_font > small.title_font
+    f_small = fg.heatmap(np.eye(2), ["a", "b"], ["a", "b"], title="t", style=small)
+    f_big = fg.heatmap(np.eye(2), ["a", "b"], ["a", "b"], title="t", style=big)
+    assert f_big.layout.font.size > f_small.layout.font.size
+    assert f_big.layout.height > f_small.layout.height
+
+
+def test_dark_theme_template() -> None:
+    assert fg.Style(dark=True).template == "plotly_dark" and fg.Style().template == "plotly_white"
+
+
+def test_head_grid_one_panel_per_head() -> None:
+    w = ac.softmax(np.random.default_rng(1).normal(size=(5, 3, 3)), axis=-1)
+    fig = fg.head_grid(w, ["a", "b", "c"], style=STYLE, title="g")
+    assert len(fig.data) == 5
+    for h in range(5):
+        assert_allclose(_z(fig, h), w[h])
+    assert [a.text for a in fig.layout.annotations] == [f"head {h + 1}" for h in range(5)]
+    assert fig.layout.yaxis.autorange == "reversed" and fig.layout.yaxis5.autorange == "reversed"
+
+
+def test_head_grid_masks_cells() -> None:
+    allowed = ac.causal_mask(3)
+    w = np.where(allowed, 1 / 3, 0.0)[None].repeat(2, axis=0)
+    fig = fg.head_grid(w, ["a", "b", "c"], style=STYLE, title="g", masked=~allowed)
+    assert np.isnan(_z(fig, 1)[~allowed]).all() and not np.isnan(_z(fig, 1)[allowed]).any()
+
+
+def test_bars_positions_keep_repeated_words_apart() -> None:
+    fig = fg.bars(
+        ["the", "cat", "the"], np.array([0.2, 0.5, 0.3]), style=STYLE, title="t", x_title="k", y_title="w"
+    )
+    assert list(fig.data[0].x) == [0, 1, 2]
+    assert list(fig.layout.xaxis.ticktext) == ["the", "cat", "the"]
+    assert list(fig.data[0].text) == ["0.200", "0.500", "0.300"]
+
+
+def test_lines_escape_names_and_markers() -> None:
+    x = np.linspace(0, 1, 5)
+    ys = np.column_stack([x, x**2])
+    fig = fg.lines(
+        x, ys, ["<b>d0</b>", "d1"], style=STYLE, title="t", x_title="x", y_title="y",
+        markers_x=np.array([0.0, 1.0]), markers_y=np.array([[0, 0], [1, 1]]), log_x=True,
+    )  # fmt: skip
+    assert len(fig.data) == 4 and fig.data[0].name == "&lt;b&gt;d0&lt;/b&gt;"
+    assert fig.layout.xaxis.type == "log"
+
+
+def test_stacked_contributions_sum_to_the_output() -> None:
+    rng = np.random.default_rng(2)
+    w = ac.softmax(rng.normal(size=(1, 4)), axis=-1)
+    v = rng.normal(size=(4, 3))
+    parts = ac.weighted_value_contributions(w, v)[0]
+    fig = fg.stacked_contributions(parts, ["a", "b", "c", "<d>"], parts.sum(axis=0), style=STYLE, title="t")
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert len(bars) == 4 and bars[3].name == "&lt;d&gt;"
+    assert_allclose(np.sum([np.asarray(b.y) for b in bars], axis=0), (w @ v)[0])
+    assert_allclose(np.asarray(fig.data[-1].y), (w @ v)[0])
+    assert fig.layout.barmode == "relative"
