@@ -42,16 +42,34 @@ def parse_cell(value: object) -> tuple[float | None, str | None]:
     return v, None
 
 
+def _cell(key: object, size: int, prefix: str = "") -> int | None:
+    """A row position ("3", 3) or column id ("c3") reported by the editor, or None if it is not one of ours
+    (the index column "_index", or anything out of range: widget state comes from the browser)."""
+    text = str(key)
+    if prefix:
+        if not text.startswith(prefix):
+            return None
+        text = text[len(prefix) :]
+    if not text.isdigit():
+        return None
+    i = int(text)
+    return i if i < size else None
+
+
 def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[str], cols: list[str]) -> None:
     """on_change: apply every reported edit to the canonical matrix; report any cell that was refused."""
     edits = state.editor_state(key).get("edited_rows", {})
     m = np.array(state.matrix(name), copy=True)
     sub = m[index] if index else m
     refused: list[str] = []
-    for r, changes in edits.items():
-        i = int(r)
+    for r, changes in (edits if isinstance(edits, dict) else {}).items():
+        i = _cell(r, sub.shape[0])
+        if i is None or not isinstance(changes, dict):
+            continue
         for col, value in changes.items():
-            j = int(str(col)[1:])
+            j = _cell(col, sub.shape[1], prefix="c")
+            if j is None:
+                continue
             if sub.dtype == bool:
                 sub[i, j] = bool(value)
                 continue
@@ -94,6 +112,7 @@ def matrix_editor(
         column_config=config,
         on_change=_apply,
         args=(name, key, index, title, rows, cols),
+        disabled=["_index"],  # row labels are tokens or dimension names, not data
         width="stretch",
         height=height or "auto",
     )

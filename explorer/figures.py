@@ -71,8 +71,9 @@ class Style:
 
 
 def esc(label: object) -> str:
-    """Text shown literally by Plotly: &, <, > escaped (Plotly renders a subset of HTML in labels)."""
-    return html.escape(str(label), quote=False)
+    """Text shown literally by Plotly: &, <, > escaped (Plotly renders a subset of HTML in labels), and $ and %
+    as character references, so "$x$" is never typeset and "%{y}" is never a hover-template field."""
+    return html.escape(str(label), quote=False).replace("$", "&#36;").replace("%", "&#37;")
 
 
 def _layout(fig: go.Figure, style: Style, title: str, height: int) -> go.Figure:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import defaults, links, state
 from explorer.example import BOUNDS, tokens_of
+from explorer.text import literal
 
 _URL_READ = "ui.url_read"
 
@@ -82,7 +83,7 @@ def sidebar() -> None:
 
         st.selectbox("Colours", list(PALETTES), key=state.K_COLORS, format_func=lambda p: PALETTES[p][2])
         if state.can_undo():
-            st.button("Undo the last reset / preset", on_click=state.undo, key="frame.undo")
+            st.button("Undo the last reset / re-randomize / preset", on_click=state.undo, key="frame.undo")
 
 
 def sentence_box() -> None:
@@ -106,10 +107,13 @@ def sentence_box() -> None:
 
 
 def show_messages() -> None:
-    """Messages queued by callbacks (refused edits, restored state) shown once."""
+    """Messages queued by callbacks (refused edits, restored state) shown once, as plain text.
+
+    They quote what people typed, pasted or put in a URL, so they are never read as Markdown (text.literal).
+    """
     for kind, text in state.take_messages():
         {"info": st.info, "warning": st.warning, "error": st.error, "success": st.success}.get(kind, st.info)(
-            text
+            literal(text)
         )
 
 

@@ -17,6 +17,13 @@ from explorer.example import Example, tokens_of
 F64 = NDArray[np.float64]
 
 PAD = "[PAD]"
+MAX_LABEL = 24  # characters of a token shown in chart labels and editor headers
+
+
+def short(token: str) -> str:
+    """A token as chart labels show it: cut to MAX_LABEL characters with "…" (a pasted 10,000-letter word
+    must not push every chart off the page). Labels stay unique: token_labels runs on the short forms."""
+    return token if len(token) <= MAX_LABEL else token[: MAX_LABEL - 1] + "…"
 
 
 @dataclass(frozen=True, eq=False)
@@ -100,7 +107,7 @@ def encodings_of(ex: Example, n: int) -> F64:
 def run(ex: Example) -> Result:
     """Embeddings -> + positions -> multi-head attention -> encoder block, every step kept."""
     tokens, truncated = tokens_of(ex.sentence)
-    labels = ac.token_labels(tokens)
+    labels = ac.token_labels([short(t) for t in tokens])
     n = len(tokens)
     empty = np.zeros((0, ex.d_model))
     if n == 0:

@@ -56,6 +56,7 @@ _VERSIONS = "m.versions"  # dict name -> int, part of each editor's key
 _DRAWS = "m.draws"  # dict name -> int, the re-randomize counter of each matrix
 _MESSAGES = "m.messages"  # list of (kind, text)
 _UNDO = "m.undo"  # the Example before the last reset/preset/import, for "undo"
+_UNDO_DRAWS = "m.undo_draws"  # the re-randomize counters that went with it
 
 UI_DEFAULTS: dict[str, Any] = {
     K_HEAD: 0,
@@ -176,18 +177,24 @@ def set_setting(name: str, value: Any) -> None:
     st.session_state[SETTING_KEYS[name]] = value
 
 
-def rerandomize(name: str) -> None:
-    """A new seeded draw of one weight matrix (the draw counter goes up; reset goes back to draw 0)."""
-    ss = st.session_state
-    ss[_DRAWS][name] = ss[_DRAWS].get(name, 0) + 1
-    _replace_with_default(name)
+def rerandomize(*names: str) -> None:
+    """A new seeded draw of each named weight matrix (its draw counter goes up; reset goes back to draw 0).
 
-
-def reset_matrix(name: str) -> None:
-    """Back to the seed's first draw, remembering the old state for undo."""
+    One step for undo(): the edits the new draw replaces can be restored.
+    """
     remember_for_undo()
-    st.session_state[_DRAWS][name] = 0
-    _replace_with_default(name)
+    ss = st.session_state
+    for name in names:
+        ss[_DRAWS][name] = ss[_DRAWS].get(name, 0) + 1
+        _replace_with_default(name)
+
+
+def reset_matrix(*names: str) -> None:
+    """Each named matrix back to the seed's first draw, as one step that undo() can take back."""
+    remember_for_undo()
+    for name in names:
+        st.session_state[_DRAWS][name] = 0
+        _replace_with_default(name)
 
 
 def _replace_with_default(name: str) -> None:
@@ -214,6 +221,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
 
 def remember_for_undo() -> None:
     st.session_state[_UNDO] = current()
+    st.session_state[_UNDO_DRAWS] = draws()
 
 
 def can_undo() -> bool:
@@ -226,6 +234,7 @@ def undo() -> None:
     if ex is not None:
         st.session_state[_UNDO] = None
         apply_example(ex, remember=False)
+        st.session_state[_DRAWS] = dict(st.session_state.get(_UNDO_DRAWS) or {})
         say("info", "Restored the example as it was before.")
 
 
@@ -242,7 +251,8 @@ def editor_state(key: str) -> dict[str, Any]:
 
 
 def say(kind: str, text: str) -> None:
-    """Queue a message (kind: info, warning, error, success) for the frame to show once."""
+    """Queue a message (kind: info, warning, error, success) for the frame to show once, as plain text
+    (never Markdown: messages quote what people typed, so `**`, `$`, links and `:red[...]` stay literal)."""
     st.session_state.setdefault(_MESSAGES, []).append((kind, text))
 
 

@@ -10,6 +10,7 @@ import streamlit as st
 from explorer import compute, figures, state
 from explorer.example import Example
 from explorer.pipeline import Result
+from explorer.text import literal
 
 
 def style() -> figures.Style:
@@ -51,7 +52,7 @@ def result() -> tuple[Example, Result | None]:
         st.info("Type a sentence in the box above to see its tokens go through self-attention.", icon="✏️")
         return ex, None
     if res.error:
-        st.error(f"This example cannot be computed: {res.error}", icon="⚠️")
+        st.error(f"This example cannot be computed: {literal(res.error)}", icon="⚠️")
         return ex, None
     return ex, res
 

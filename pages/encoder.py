@@ -2,21 +2,23 @@
 
 import streamlit as st
 
-from explorer import editors, state, ui
+from explorer import compute, editors, lessons, state, ui
 from explorer import figures as fg
 from explorer.example import BOUNDS
 from explorer.pipeline import encoder_stages
+from explorer.text import literal
 
 state.init()
 ui.opening(
     "The encoder block",
     "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "
-    "connection, so nothing is lost), **normalised** (each token's vector rescaled to mean 0, variance 1), "
-    "then every token goes alone through the same small two-layer network, the **feed-forward** part, "
-    "again with a residual and a norm. Post-norm is the 2017 paper; pre-norm is what GPT-2 and most modern "
-    "models use.",
+    "connection: nothing is lost) and **normalised** (each token's vector shifted and rescaled to mean 0, "
+    "variance 1); then every token goes on its own through the same small two-layer network, the "
+    "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
+    "pre-norm, used by GPT-2 and most models since, normalises before each part instead.",
     r"\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\; Y = \mathrm{LN}(H + \mathrm{FFN}(H)),\quad "
-    r"\mathrm{FFN}(h) = \max(0,\, h W_1 + b_1)\, W_2 + b_2",
+    r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
+    r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}",
 )
 sk = state.SETTING_KEYS
 c1, c2 = st.columns(2)
@@ -33,7 +35,7 @@ c2.radio(
 ex, res = ui.result()
 if res is not None:
     if res.encoder is None:
-        st.error(f"The encoder block cannot be computed: {res.encoder_error}", icon="⚠️")
+        st.error(f"The encoder block cannot be computed: {literal(res.encoder_error)}", icon="⚠️")
     else:
         sty, lab = ui.style(), res.labels
         stages = encoder_stages(res.encoder, ex.norm_first)
@@ -47,6 +49,25 @@ if res is not None:
                         ),
                         f"encoder.{title}",
                     )
+        out, other = res.encoder.output, compute.run(ex.with_(norm_first=not ex.norm_first)).encoder
+        rs = lessons.row_stats(out)
+        if ex.norm_first:
+            st.markdown(
+                f"**Pre-norm:** the output is not normalised (row variances {rs.min_var:.2f} to "
+                f"{rs.max_var:.2f}): the block ends on a residual sum, and models add one last layer norm "
+                "after their final block."
+            )
+        else:
+            st.markdown(
+                f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 "
+                f"(largest |mean| {rs.max_abs_mean:.0e}) and variance {rs.min_var:.3f} to {rs.max_var:.3f}."
+            )
+        if other is not None:
+            gap = lessons.largest_difference(out, other.output)
+            st.caption(
+                f"Same weights, other order: {'post' if ex.norm_first else 'pre'}-norm gives a different output "
+                f"(largest difference {gap:.3f})."
+            )
     with st.expander("Edit the feed-forward weights W1 and W2"):
         dims = [f"d{j}" for j in range(ex.d_model)]
         hid = [f"f{j}" for j in range(ex.d_ff)]
@@ -59,11 +80,13 @@ if res is not None:
             "🎲 Re-randomize W1 and W2",
             key="encoder.rand",
             width="stretch",
-            on_click=lambda: (state.rerandomize("w1"), state.rerandomize("w2")),
+            on_click=state.rerandomize,
+            args=("w1", "w2"),
         )
         b2.button(
             "↺ Reset W1 and W2",
             key="encoder.reset",
             width="stretch",
-            on_click=lambda: (state.reset_matrix("w1"), state.reset_matrix("w2")),
+            on_click=state.reset_matrix,
+            args=("w1", "w2"),
         )

