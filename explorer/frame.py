@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import defaults, links, state
+from explorer import defaults, links, preset_ui, state
 from explorer.example import BOUNDS, tokens_of
 from explorer.text import literal
 
@@ -39,6 +39,7 @@ def sync_url() -> None:
 def sidebar() -> None:
     """Model size controls shared by every page, and the display options."""
     with st.sidebar:
+        preset_ui.picker()
         st.subheader("Model size", anchor=False)
         c1, c2 = st.columns(2)
         lo, hi = BOUNDS["d_model"]

@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import editors, state, ui
+from explorer import editors, preset_ui, state, ui
 from explorer import figures as fg
 from explorer.frame import pipeline_map
 
@@ -15,6 +15,7 @@ ui.opening(
     "finds useful. Type a sentence above and follow it through every step; every matrix can be edited.",
     r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}",
 )
+preset_ui.panel()
 ex, res = ui.result()
 if res is not None:
     st.subheader(f"{res.n} tokens", anchor=False)

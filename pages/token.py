@@ -4,15 +4,24 @@ import numpy as np
 import streamlit as st
 
 from explorer import figures as fg
-from explorer import state, ui
+from explorer import lessons, preset_ui, state, ui
+
+SHOWN_DIMS = 8  # value dimensions written out in the formulas (the charts show them all)
+
+
+def vec(values: np.ndarray, digits: int) -> str:
+    """[a, b, ...] for LaTeX, cut after SHOWN_DIMS entries."""
+    parts = [f"{x:.{digits}f}" for x in values[:SHOWN_DIMS]]
+    return "[" + ", ".join(parts) + (r", \dots" if len(values) > SHOWN_DIMS else "") + "]"
+
 
 state.init()
 ui.opening(
     "One token's view",
-    "Pick a token. Its row of attention weights says how much of each token's **value** it takes; its "
-    "output is exactly that mix: weight × value vector, summed over the keys. This is the loop the "
-    "notebooks write by hand, and it is one row of the matrix product A V.",
-    r"\mathrm{out}_i = \sum_j a_{ij}\, v_j = a_{i1} v_1 + a_{i2} v_2 + \dots + a_{in} v_n = (A V)_i",
+    "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
+    "its output is exactly that mix: each weight times its value vector, summed over the keys. This is the "
+    "loop notebooks 001 and 002 write by hand, and it is one row of the matrix product A V.",
+    r"\mathrm{out}_i = \sum_j a_{ij}\, v_j = a_{i0} v_0 + a_{i1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
 )
 ex, res = ui.result()
 if res is not None:
@@ -25,12 +34,13 @@ if res is not None:
     w = tr.weights[h, i]  # (n,)
     parts = res.contributions(h, i)  # (n, d_v): row j = a_ij * v_j
     out = parts.sum(axis=0)
+    head = f" (head {h + 1})" if ex.n_heads > 1 else ""
     ui.chart(
         fg.bars(
             lab,
             w,
             style=sty,
-            title=f"Weights of “{lab[i]}” over the keys (head {h + 1})",
+            title=f"Weights of “{lab[i]}” over the keys{head}: they sum to 1",
             x_title="key",
             y_title="weight",
             y_range=(0, 1.15),
@@ -44,18 +54,32 @@ if res is not None:
         "token.stack",
     )
     row = tr.head_outputs[h, i]
-    same = bool(np.allclose(out, row, rtol=1e-12, atol=1e-12))
-    st.latex(rf"\sum_j a_{{{i}j}} v_j = [{', '.join(f'{x:.6f}' for x in out)}]")
-    st.latex(rf"(A V)_{{{i}}} = [{', '.join(f'{x:.6f}' for x in row)}]")
-    if same:
+    st.latex(rf"\sum_j a_{{{i}j}}\, v_j = {vec(out, 6)}")
+    st.latex(rf"(A V)_{{{i}}} = {vec(row, 6)}")
+    if np.allclose(out, row, rtol=1e-12, atol=1e-12):
+        diff = float(np.max(np.abs(out - row), initial=0.0))
         st.success(
-            "Equal: the weighted sum of the value vectors *is* this token's row of the attention output."
+            f"Equal (largest difference {diff:.1e}): the weighted sum of the value vectors *is* this "
+            "token's row of the attention output.",
+            icon=":material/check_circle:",
         )
     else:
         st.error("The two differ: this should not happen, please report it.")
+    nb = lessons.token_loop_check(preset_ui.active(), i, h, res)
+    if nb is not None:
+        st.info(
+            f"The notebook's own loop printed {lessons.fmt(nb.printed.values, nb.printed.decimals)} for this "
+            f"token ({nb.label}, {nb.cell}): "
+            + ("the same, to its printed digits." if nb.agrees else "not this."),
+            icon=":material/menu_book:",
+        )
+    if ex.n_heads > 1:
+        st.caption(
+            "With several heads, each head gives this token its own row; W_O then mixes the heads' rows "
+            "into one (page Heads and W_O)."
+        )
     with st.expander("The sum, term by term"):
         for j in range(res.n):
             st.latex(
-                rf"a_{{{i}{j}}} v_{{{j}}} = {w[j]:.4f} \times [{', '.join(f'{x:.3f}' for x in tr.v[h, j])}]"
-                rf" = [{', '.join(f'{x:.4f}' for x in parts[j])}]"
+                rf"a_{{{i}{j}}}\, v_{{{j}}} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
             )

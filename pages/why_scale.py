@@ -4,16 +4,22 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import compute, state, ui
+from explorer import compute, lessons, preset_ui, state, ui
 from explorer import figures as fg
+
+SCALES = {
+    "sqrt": "divides its scores by √d_k, as the paper does",
+    "none": "does not scale its scores (as notebook 001): the “unscaled” columns are the ones it uses",
+    "custom": "multiplies its scores by a number you chose (notebook 002 divides them by 1)",
+}
 
 state.init()
 ui.opening(
     "Why divide by √d_k?",
-    "A score is a sum of d_k products q_i·k_i. If each product has variance 1, the sum has variance "
-    "**d_k**: the wider the head, the larger the scores. Large scores push the softmax to put almost all "
+    "A score q·k is a sum of d_k products q_i k_i; if each product has variance 1, the sum has variance "
+    "**d_k**, so the wider the head, the larger the scores. Large scores make the softmax put almost all "
     "its weight on one key, where its gradient nearly vanishes and learning stalls. Dividing by √d_k brings "
-    "the variance back to 1 whatever d_k is. Below: measured on seeded random vectors, then on your sentence.",
+    "the variance back to 1 for every d_k: below, measured on seeded random vectors, then on your sentence.",
     r"\mathrm{Var}(q \cdot k) = \sum_{i=1}^{d_k} \mathrm{Var}(q_i k_i) = d_k \quad\Rightarrow\quad "
     r"\mathrm{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1",
 )
@@ -87,5 +93,15 @@ if res is not None:
         width="stretch",
     )
     st.caption(
-        f"d_k = {ex.d_k}, {res.n} keys (flat entropy log n = {stats.max_entropy:.3f}). No mask or bias here."
+        f"d_k = {ex.d_k}, {res.n} keys (flat entropy log n = {stats.max_entropy:.3f}), all scores before any "
+        f"mask or bias. This example {SCALES.get(ex.scale_mode, 'scales its scores')}."
     )
+    nb = lessons.variance_check(preset_ui.active(), res)
+    if nb is not None:
+        v = nb.printed.values
+        st.info(
+            f"Notebook 003 measured this on its own q and k ({nb.cell}): var(q kᵀ) = {v[2]:.4f}, and "
+            f"{v[3]:.4f} after dividing by √8; head 1 above: {stats.var_raw[0]:.4f} and "
+            f"{stats.var_scaled[0]:.4f}" + (" (the same)." if nb.agrees else "."),
+            icon=":material/menu_book:",
+        )
