@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import frame, state
+from explorer import frame, present, state
 
 PAGES = [
     st.Page("pages/sentence.py", title="Sentence", icon=":material/edit_note:", url_path="", default=True),
@@ -33,11 +33,19 @@ PAGES = [
     ),
 ]
 
-st.set_page_config(page_title="Attention Explorer", page_icon=":material/visibility:", layout="wide")
 state.init()
 frame.read_url()
+st.set_page_config(
+    page_title="Attention Explorer",
+    page_icon=":material/visibility:",
+    layout="wide",
+    initial_sidebar_state=present.sidebar_state(state.present()),
+)
 page = st.navigation(PAGES, position="sidebar")
+frame.presentation_css()
 frame.sidebar()
+if state.present():
+    frame.step_controls(PAGES, page, top=True)
 frame.sentence_box()
 frame.show_messages()
 page.run()

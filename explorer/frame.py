@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import defaults, links, preset_ui, state
+from explorer import defaults, links, present, preset_ui, share_ui, sharing, state
 from explorer.example import BOUNDS, tokens_of
 from explorer.text import literal
 
@@ -24,8 +24,10 @@ def read_url() -> None:
             state.set_ui(state.K_PRESENT, got.present)
         for kind, text in got.messages:
             state.say(kind, text)
-        if "preset" in st.query_params:
-            del st.query_params["preset"]
+        # The address bar keeps only the sentence (sync_url): the link's other parts are now the state.
+        for param in ("preset", *sharing.SHARE_PARAMS):
+            if param != "sentence" and param in st.query_params:
+                del st.query_params[param]
     sync_url()
 
 
@@ -49,6 +51,7 @@ def sidebar() -> None:
             hi,
             step=1,
             key=state.SETTING_KEYS["d_model"],
+            persist_state="session",  # kept even on a page run without the frame
             help="Width of every token vector (embedding, encoding, attention output).",
         )
         lo, hi = BOUNDS["n_heads"]
@@ -58,6 +61,7 @@ def sidebar() -> None:
             hi,
             step=1,
             key=state.SETTING_KEYS["n_heads"],
+            persist_state="session",  # kept even on a page run without the frame
             help="Number of attention heads, each with its own W_Q, W_K, W_V.",
         )
         lo, hi = BOUNDS["d_k"]
@@ -67,6 +71,7 @@ def sidebar() -> None:
             hi,
             step=1,
             key=state.SETTING_KEYS["d_k"],
+            persist_state="session",  # kept even on a page run without the frame
             help="Width of each head's queries, keys and values.",
         )
         lo, hi = BOUNDS["seed"]
@@ -76,15 +81,28 @@ def sidebar() -> None:
             hi,
             step=1,
             key=state.SETTING_KEYS["seed"],
+            persist_state="session",  # kept even on a page run without the frame
             help="Seed of the random embeddings and weights: same seed, same numbers.",
         )
         st.divider()
-        st.toggle("Presentation mode", key=state.K_PRESENT, help="Large type for a projector.")
+        st.toggle(
+            "Presentation mode",
+            key=state.K_PRESENT,
+            persist_state="session",
+            help="Large type for a projector.",
+        )
         from explorer.figures import PALETTES
 
-        st.selectbox("Colours", list(PALETTES), key=state.K_COLORS, format_func=lambda p: PALETTES[p][2])
+        st.selectbox(
+            "Colours",
+            list(PALETTES),
+            key=state.K_COLORS,
+            format_func=lambda p: PALETTES[p][2],
+            persist_state="session",
+        )
         if state.can_undo():
             st.button("Undo the last reset / re-randomize / preset", on_click=state.undo, key="frame.undo")
+        share_ui.panel()
 
 
 def sentence_box() -> None:
@@ -92,6 +110,7 @@ def sentence_box() -> None:
     st.text_input(
         "Sentence",
         key=state.K_SENTENCE,
+        persist_state="session",
         placeholder="Type a sentence and press Enter",
         help=f"Words and punctuation become tokens (at most {defaults.MAX_TOKENS}).",
     )
@@ -118,19 +137,41 @@ def show_messages() -> None:
         )
 
 
-def step_controls(pages: list, current) -> None:  # noqa: ANN001 - st.Page objects
-    """Previous / next step: walk the pipeline in order, like slides."""
-    urls = [p.url_path for p in pages]
-    try:
-        i = urls.index(current.url_path)
-    except ValueError:
+def presentation_css() -> None:
+    """While presenting: the static projector CSS (larger type, full width; never any user text)."""
+    if state.present():
+        st.html(present.CSS)
+
+
+def step_controls(pages: list, current, *, top: bool = False) -> None:  # noqa: ANN001 - st.Page objects
+    """Previous / next step: walk the pipeline in order, like slides (present.STEPS).
+
+    At the bottom of every page; with top=True (presentation mode) also above the page, large, with what
+    to look at in this step.
+    """
+    i = present.step_index(current.url_path, st.query_params.get("step"))
+    if i is None:
         return
-    st.divider()
-    left, _, right = st.columns([1, 2, 1])
-    if i > 0:
-        left.page_link(pages[i - 1], label=f"← {pages[i - 1].title}", width="stretch")
-    if i < len(pages) - 1:
-        right.page_link(pages[i + 1], label=f"{pages[i + 1].title} →", width="stretch")
+    by_path = {p.url_path: p for p in pages}
+    prev, nxt = present.neighbours(i)
+    step = present.STEPS[i]
+    box = st.container(key="step-top" if top else "step-bottom")
+    if not top:
+        box.divider()
+    left, mid, right = box.columns([1, 2, 1], vertical_alignment="center")
+    for col, target, label in ((left, prev, "← {}"), (right, nxt, "{} →")):
+        if target is not None and target.url_path in by_path:
+            col.page_link(
+                by_path[target.url_path],
+                label=label.format(target.title),
+                query_params=present.query_of(target) or None,
+                width="stretch",
+            )
+    n = len(present.STEPS)
+    if top:
+        mid.markdown(f"**Step {i + 1} of {n} · {step.title}**  \n{step.look}")
+    else:
+        mid.caption(f"Step {i + 1} of {n}: {step.title}")
 
 
 PIPELINE = [

@@ -1,12 +1,21 @@
-"""Reading an example from the URL (and, later, writing one). Pure functions of the query parameters."""
+"""Reading an example from the URL, and writing the link that reproduces one. Pure: query parameters in/out.
+
+Parameters read: ?preset=<name>, ?present=1, the settings and the edited matrices of a shared link (the
+vocabulary is `explorer.sharing.PARAM_OF` plus `s`), or just ?sentence=. Anything that cannot be read gives
+a message and falls back to the current value for that part only.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from urllib.parse import quote, urlencode
 
+from explorer import sharing
 from explorer.example import Example
 from explorer.presets import PRESETS
+
+MAX_PARAM_CHARS = 256  # preset / present: longer values are not names
 
 
 @dataclass
@@ -20,7 +29,7 @@ class UrlRead:
 
 
 def read(params: Mapping[str, str], current: Example) -> UrlRead:
-    """Interpret ?preset=, ?sentence=, ?present= (unknown or bad values give a message, never an error)."""
+    """Interpret the query parameters (unknown or bad values give a message, never an error)."""
     out = UrlRead()
     ex = current
     name = str(params.get("preset", "") or "")
@@ -29,11 +38,52 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
             ex, out.preset = PRESETS[name].build(), name
         else:
             known = ", ".join(PRESETS) or "none yet"
-            out.messages.append(("warning", f"There is no preset called {name!r}; the presets are: {known}."))
-    if "sentence" in params:
-        ex = ex.with_(sentence=str(params["sentence"]))
-    present = str(params.get("present", "") or "").lower()
+            out.messages.append(
+                ("warning", f"There is no preset called {sharing.shown(name)}; the presets are: {known}.")
+            )
+    if is_shared(params):
+        ex, msgs = sharing.from_params(params, ex)
+        out.messages += [("warning", m) for m in msgs]
+    elif "sentence" in params:
+        text = str(params["sentence"] or "")
+        msgs: list[str] = []
+        ex = ex.with_(sentence=sharing.cut_sentence(text, msgs))
+        out.messages += [("warning", m) for m in msgs]
+    present = str(params.get("present", "") or "").strip().lower()
     if present:
-        out.present = present in ("1", "true", "yes", "on")
+        if present in ("1", "true", "yes", "on"):
+            out.present = True
+        elif present in ("0", "false", "no", "off"):
+            out.present = False
+        else:
+            out.messages.append(
+                ("warning", f"present= takes 1 or 0, not {sharing.shown(present[:MAX_PARAM_CHARS])}.")
+            )
     out.example = ex if ex is not current else None
     return out
+
+
+def is_shared(params: Mapping[str, str]) -> bool:
+    """True when the parameters describe a whole example (a setting other than the sentence, or `s`)."""
+    return any(p in params for p in sharing.SHARE_PARAMS if p != "sentence")
+
+
+def query(ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False) -> str:
+    """The query string ("sentence=...&d_model=...&s=1.…") that reproduces `ex` exactly."""
+    params = sharing.to_params(ex, draws)
+    if present:
+        params["present"] = "1"
+    return urlencode(params, quote_via=quote, safe="")
+
+
+def make_url(
+    base_url: str | None, ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False
+) -> str:
+    """The whole link: the page's own address (st.context.url) + the query, or just "?..." without one."""
+    base = (base_url or "").split("?", 1)[0].split("#", 1)[0]
+    return f"{base}?{query(ex, draws, present=present)}"
+
+
+def too_long(url: str) -> bool:
+    """Longer than the explorer offers as a link (then: the JSON file)."""
+    return len(url) > sharing.LINK_LIMIT

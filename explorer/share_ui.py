@@ -1,0 +1,121 @@
+"""The sidebar's "Share and export": a link to this example, the JSON file (export and import), CSV files.
+
+The formats live in explorer.sharing (pure); this module only draws and routes through explorer.state.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from explorer import links, sharing, state
+from explorer.example import MATRIX_NAMES, Example
+
+K_UPLOAD = "share.upload"  # the JSON file uploader
+K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
+
+MATRIX_TITLES = {
+    "emb": "Embeddings E",
+    "pe_table": "Position table P (learned)",
+    "w_q": "W_Q (every head)",
+    "w_k": "W_K (every head)",
+    "w_v": "W_V (every head)",
+    "w_o": "W_O",
+    "w1": "W1 (feed-forward in)",
+    "w2": "W2 (feed-forward out)",
+    "custom_mask": "Custom mask (1 = may attend)",
+}
+
+
+def base_url() -> str:
+    """The page's own address as the browser sees it (st.context.url), or "" (then the link is "?...")."""
+    try:
+        return st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (bare runs): a relative link
+        return ""
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def _query(digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example) -> str:
+    # `digest` is the content hash of `_ex`; encoding a large edited state takes a moment, once.
+    return links.query(_ex, dict(draws), present=present)
+
+
+def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
+    return f"{base_url().split('?', 1)[0]}?{_query(ex.digest(), tuple(sorted(draws.items())), present, ex)}"
+
+
+def panel() -> None:
+    """Draw the share and export controls (inside the sidebar)."""
+    ex, draws = state.current(), state.draws()
+    with st.expander("Share and export", icon=":material/share:"):
+        st.markdown("**Link to this example**")
+        url = link_for(ex, draws, state.present())
+        if links.too_long(url):
+            st.warning(
+                f"This example is too large for a link ({len(url):,} characters; links stay under "
+                f"{sharing.LINK_LIMIT:,}): download it as a JSON file below and send the file instead.",
+                icon=":material/link_off:",
+            )
+        else:
+            st.code(url, language=None, wrap_lines=True, height=min(80 + len(url) // 6, 220))
+            st.caption(
+                f"{len(url):,} characters. Copy it with the button at the top right of the box: it opens "
+                "this page with the same sentence, settings and every edited matrix."
+            )
+        st.markdown("**Files**")
+        st.download_button(
+            "Download the example (JSON)",
+            data=partial(sharing.to_json, ex, draws),
+            file_name="attention-example.json",
+            mime="application/json",
+            on_click="ignore",
+            icon=":material/download:",
+            width="stretch",
+            key="share.json",
+        )
+        st.file_uploader(
+            "Open an example (JSON)",
+            type=["json"],
+            key=K_UPLOAD,
+            on_change=_on_upload,
+            max_upload_size=max(1, sharing.MAX_JSON_BYTES // 1_000_000),
+            help="A file downloaded with the button above. The current example can be restored with Undo.",
+        )
+        name = st.selectbox("Matrix as CSV", MATRIX_NAMES, key=K_CSV, format_func=MATRIX_TITLES.get)
+        st.download_button(
+            "Download the matrix (CSV)",
+            data=partial(_csv, ex, str(name)),
+            file_name=f"{name}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/table:",
+            width="stretch",
+            key="share.csv",
+        )
+
+
+def _csv(ex: Example, name: str) -> str:
+    return sharing.to_csv(ex, name, sharing.tokens(ex))
+
+
+def _on_upload() -> None:
+    upload = state.get(K_UPLOAD)
+    if upload is not None:
+        import_json(upload.getvalue())
+
+
+def import_json(data: bytes) -> bool:
+    """Open an exported example; on any problem say why and change nothing. True if it was opened."""
+    try:
+        ex = sharing.from_json(data)
+    except sharing.ShareError as e:
+        state.say("error", f"That file could not be opened: {e}. Nothing was changed.")
+        return False
+    state.apply_example(ex)
+    state.set_ui(state.K_PRESET, "")
+    state.say(
+        "success", "Opened the example from the file. Undo (in the sidebar) brings back the one before."
+    )
+    return True
