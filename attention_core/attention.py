@@ -33,6 +33,10 @@ __all__ = [
     "weighted_value_contributions",
 ]
 
+# Below this bound on |scaled scores| exp(s) lies within 1e-261 .. 1e261 and the row max need not be
+# subtracted: a row of n_k such terms sums to at most n_k * 1e261, far below the float64 limit of 1.8e308.
+_SAFE_BOUND = 600.0
+
 _OVERFLOW = (
     "scores overflow: q k^T * scale{bias} exceeds the float64 range (about ±1.8e308) for at least one "
     "query-key pair, so softmax is undefined; use smaller inputs, weights or scale"
@@ -119,11 +123,14 @@ def _normalise(
     scale: float,
     bias: FloatArray | None,
     mask: BoolArray | None,
+    bound: float,
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """scaled = scores * scale; masked = scaled + bias, -inf where masked; weights = softmax(masked).
 
-    scores: (h, n_q, n_k); bias: (1 or h, n_q, n_k) or None; mask: (1 or h, n_q, n_k) or None.
-    Runs over blocks of query rows (see _parallel), so every step of a block stays in the cache.
+    scores: (h, n_q, n_k); bias: (1 or h, n_q, n_k) or None; mask: (1 or h, n_q, n_k) or None; bound: an
+    upper bound of |scaled + bias|. Below _SAFE_BOUND exp cannot overflow, so softmax skips the row max (it
+    changes no digit that matters) and no overflow check is needed. Runs over blocks of query rows (see
+    _parallel), so every step of a block stays in the cache.
     """
     scaled = scores if scale == 1.0 else np.empty_like(scores)
     masked = scaled if bias is None and mask is None else np.empty_like(scores)
@@ -131,6 +138,7 @@ def _normalise(
     blocked = None if mask is None else ~mask  # (1 or h, n_q, n_k)
     # Which rows may attend to at least one key: (1 or h, n_q, 1); the others are fully masked.
     open_rows = None if mask is None else mask.any(axis=-1, keepdims=True)
+    safe = bound < _SAFE_BOUND
 
     def work(rows: slice) -> None:
         if scaled is not scores:
@@ -141,12 +149,25 @@ def _normalise(
             np.copyto(masked[:, rows], scaled[:, rows])
         if blocked is not None:
             np.copyto(masked[:, rows], -np.inf, where=blocked[:, rows])
-        row_max = softmax_into(masked[:, rows], weights[:, rows])  # (h, rows, 1)
-        _check_overflow(row_max, None if open_rows is None else open_rows[:, rows], bias is not None)
+        row_max = softmax_into(masked[:, rows], weights[:, rows], shift=not safe)  # (h, rows, 1) or None
+        if row_max is not None:
+            _check_overflow(row_max, None if open_rows is None else open_rows[:, rows], bias is not None)
 
     with np.errstate(over="ignore", invalid="ignore"):  # overflow is detected by _check_overflow
         for_row_blocks(work, scores.shape[1], scores.shape[0] * scores.shape[2])
     return scaled, masked, weights
+
+
+def _score_bound(q: FloatArray, k: FloatArray, scale: float, bias: FloatArray | None) -> float:
+    """max over heads of |scale| * max_i |q_i| * max_j |k_j| + max |bias|: no |scaled + bias| exceeds it.
+
+    (Cauchy-Schwarz: |q_i . k_j| <= |q_i| |k_j|.) q: (h, n_q, d_k), k: (h, n_k, d_k). inf when huge.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        q_norm = np.sqrt(np.einsum("hnd,hnd->hn", q, q).max(axis=1))  # (h,)
+        k_norm = np.sqrt(np.einsum("hnd,hnd->hn", k, k).max(axis=1))  # (h,)
+        bound = float(abs(scale) * (q_norm * k_norm).max())
+        return bound + (0.0 if bias is None else float(np.abs(bias).max()))
 
 
 def _check_overflow(row_max: FloatArray, open_rows: BoolArray | None, has_bias: bool) -> None:
@@ -180,7 +201,7 @@ def _attend(
     """
     with np.errstate(over="ignore", invalid="ignore"):
         scores = np.matmul(q, k.transpose(0, 2, 1))  # (h, n_q, n_k)
-    scaled, masked, weights = _normalise(scores, scale, bias, mask)
+    scaled, masked, weights = _normalise(scores, scale, bias, mask, _score_bound(q, k, scale, bias))
     out = np.matmul(weights, v)  # (h, n_q, d_v)
     return scores, scaled, masked, weights, out
 
@@ -268,6 +289,11 @@ def _check_weights(
     """w_q, w_k: (h, d_model, d_k), w_v: (h, d_model, d_v); a 2-D matrix is one head."""
     arrays = []
     for name, value, d in (("w_q", w_q, "d_k"), ("w_k", w_k, "d_k"), ("w_v", w_v, "d_v")):
+        shape = np.shape(value) if isinstance(value, np.ndarray) else ()
+        if len(shape) == 3 and shape[0] == 0:
+            raise ValueError(
+                f"{name} has shape {shape_str(shape)}, that is 0 heads: n_heads must be at least 1"
+            )
         arr = as_float_array(name, value, (2, 3), f"(n_heads, d_model, {d})")
         arr = arr[None] if arr.ndim == 2 else arr  # (h, d_model, d)
         if arr.shape[1] != x.shape[1]:
@@ -375,11 +401,13 @@ def _project(
     x: (n, d_model); wq, wk: (h, d_model, d_k); wv: (h, d_model, d_v). Returns q, k (h, n, d_k), v (h, n, d_v)
     and q, k before RoPE (None without RoPE).
     """
-    d_k = wq.shape[2]
-    w_all = np.concatenate([wq, wk, wv], axis=2)  # (h, d_model, 2 d_k + d_v): one stacked matrix
+    (n_heads, d_model, d_k), d_v, n = wq.shape, wv.shape[2], x.shape[0]
+    width = 2 * d_k + d_v
+    w_all = np.concatenate([w.transpose(1, 0, 2) for w in (wq, wk, wv)], axis=2)  # (d_model, h, 2 d_k + d_v)
     with np.errstate(over="ignore", invalid="ignore"):
-        qkv = np.matmul(x, w_all)  # (h, n, 2 d_k + d_v)
+        qkv = x @ w_all.reshape(d_model, n_heads * width)  # (n, h * (2 d_k + d_v)): one matmul for all
     check_result("q, k, v", qkv, "x W_Q, x W_K, x W_V")
+    qkv = qkv.reshape(n, n_heads, width).transpose(1, 0, 2)  # (h, n, 2 d_k + d_v), a view
     q, k, v = qkv[..., :d_k], qkv[..., d_k : 2 * d_k], qkv[..., 2 * d_k :]  # (h, n, d_k/d_k/d_v) views
     if not use_rope:
         return q, k, v, None, None

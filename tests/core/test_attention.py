@@ -260,3 +260,20 @@ def test_large_input_uses_row_blocks_and_matches_naive() -> None:
     t = multi_head_attention(**inputs, mask=mask, bias=bias)
     np.testing.assert_allclose(t.output, naive_mha(**inputs, mask=mask, bias=bias), rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(t.weights[:, 5], 0.0)
+
+
+@fast
+@given(seeds, sizes, st.booleans(), st.booleans())
+def test_large_scores_take_the_shifted_softmax_and_still_match(seed, size, use_mask, use_bias) -> None:
+    n, d_model, h, d_k, d_v = size
+    inputs = random_mha_inputs(seed, n, d_model, h, d_k, d_v)
+    inputs["x"] = inputs["x"] * 40.0  # scores of several thousands: the bound is far above 600
+    rng = np.random.default_rng(seed + 2)
+    mask = rng.random((n, n)) < 0.5 if use_mask else None
+    bias = rng.standard_normal((h, n, n)) * 100 if use_bias else None
+    trace = multi_head_attention(**inputs, mask=mask, bias=bias, scale=1.0)
+    expected = naive_mha(**inputs, mask=mask, bias=bias, scale=1.0)
+    np.testing.assert_allclose(
+        trace.output, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max(initial=1.0)
+    )
+    assert np.isfinite(trace.weights).all()

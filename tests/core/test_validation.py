@@ -67,8 +67,10 @@ def test_empty_and_wrong_rank() -> None:
         multi_head_attention(**{**p, "x": np.ones((0, 4))})
     with raises("x must be 2-D with shape (n, d_model), got shape (4,)"):
         multi_head_attention(**{**p, "x": np.ones(4)})
-    with raises("w_q is empty (shape (0, 4, 2))"):
+    with raises("w_q has shape (0, 4, 2), that is 0 heads: n_heads must be at least 1"):
         multi_head_attention(**{**p, "w_q": np.ones((0, 4, 2))})
+    with raises("w_v is empty (shape (2, 4, 0))"):
+        multi_head_attention(**{**p, "w_v": np.ones((2, 4, 0))})
     with raises("w_q must be 2-D or 3-D with shape (n_heads, d_model, d_k), got shape (1, 1, 4, 2)"):
         multi_head_attention(**{**p, "w_q": np.ones((1, 1, 4, 2))})
 
