@@ -82,5 +82,11 @@ def _sync_head(key: str) -> None:
 
 def token_picker(label: str, labels: list[str], key: str, on_pick: Callable[[], None] | None = None) -> int:
     """A selectbox over token positions showing the (escaped-by-Streamlit) labels."""
-    idx = st.selectbox(label, list(range(len(labels))), format_func=lambda i: f"{i}: {labels[i]}", key=key)
+    idx = st.selectbox(
+        label,
+        list(range(len(labels))),
+        format_func=lambda i: f"{i}: {labels[i]}",
+        key=key,
+        persist_state="session",  # the chosen token stays chosen on the way to another page and back
+    )
     return int(idx or 0)
