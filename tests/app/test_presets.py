@@ -1,0 +1,159 @@
+"""The preset registry, ?preset=<name> links, the sidebar picker and the preset panel (AppTest).
+
+Each notebook preset, loaded by URL, must show its printed numbers beside the app's, all agreeing, and the
+app's own charts must carry the notebook's digits (atol = half a unit of the last printed decimal).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from streamlit.testing.v1 import AppTest
+
+from explorer import lessons, links, pipeline
+from explorer.example import Example, conform, expected_shapes, tokens_of
+from explorer.presets import PRESETS
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+NOTEBOOK_PRESETS = ("hello-world", "me-gusta", "three-inputs", "causal-mask", "its-snowing")
+# What each notebook sets (the rest of the settings are the app's defaults).
+SETTINGS = {
+    "hello-world": {"d_model": 4, "n_heads": 2, "d_k": 3, "pe_kind": "sinusoidal", "scale_mode": "sqrt"},
+    "me-gusta": {"d_model": 4, "n_heads": 1, "d_k": 3, "d_ff": 5, "pe_kind": "learned", "scale_mode": "none"},
+    "three-inputs": {"d_model": 4, "n_heads": 1, "d_k": 3, "pe_kind": "none", "scale_mode": "custom"},
+    "causal-mask": {"d_model": 4, "n_heads": 1, "d_k": 8, "pe_kind": "none", "mask_kind": "causal"},
+    "its-snowing": {"d_model": 3, "n_heads": 1, "d_k": 2, "pe_kind": "none", "scale_mode": "sqrt"},
+}
+
+
+def half_unit(decimals: int) -> float:
+    return 0.5 * 10.0**-decimals + 1e-12
+
+
+def load(name: str) -> AppTest:
+    """app.py opened with ?preset=<name>, as a shared link would open it."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["preset"] = name
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def comparison(at: AppTest):  # noqa: ANN201 - a DataFrame
+    tables = [d.value for d in at.dataframe if "the notebook printed" in d.value.columns]
+    assert len(tables) == 1, "the preset panel's comparison table is missing"
+    return tables[0]
+
+
+def test_registry_has_the_fixed_names() -> None:
+    assert set(NOTEBOOK_PRESETS) <= set(PRESETS)
+    assert len(PRESETS) >= len(NOTEBOOK_PRESETS) + 1  # at least one of our own
+    for name, p in PRESETS.items():
+        assert p.name == name and p.title and len(p.note) > 80
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_build_is_complete_and_deterministic(name: str) -> None:
+    ex = PRESETS[name].build()
+    n = len(tokens_of(ex.sentence)[0])
+    for m, shape in expected_shapes(ex, n).items():
+        assert getattr(ex, m).shape == shape, (m, getattr(ex, m).shape, shape)
+        assert np.all(np.isfinite(getattr(ex, m))), m
+    assert conform(ex) is ex
+    assert ex.digest() == PRESETS[name].build().digest()
+    assert ex.emb_source == "table" or name == "causal-vs-bidirectional"
+    res = pipeline.run(ex)
+    assert res.error is None and res.encoder is not None
+
+
+@pytest.mark.parametrize("name", NOTEBOOK_PRESETS)
+def test_notebook_settings(name: str) -> None:
+    ex = PRESETS[name].build()
+    for key, value in SETTINGS[name].items():
+        assert getattr(ex, key) == value, key
+    if name == "three-inputs":
+        assert ex.scale_custom == 1.0  # "sqrt(3) rounded down to 1"
+
+
+def test_links_read_builds_the_preset() -> None:
+    got = links.read({"preset": "three-inputs"}, Example())
+    assert got.preset == "three-inputs" and not got.messages
+    assert got.example.digest() == PRESETS["three-inputs"].build().digest()
+    bad = links.read({"preset": "no-such-thing"}, Example())
+    assert bad.example is None and "three-inputs" in bad.messages[0][1]
+
+
+@pytest.mark.parametrize("name", NOTEBOOK_PRESETS)
+def test_url_preset_shows_every_printed_number_agreeing(kit, name: str) -> None:
+    at = load(name)
+    ex = PRESETS[name].build()
+    assert at.session_state["sentence"] == ex.sentence
+    assert at.session_state["ui.preset"] == name
+    table = comparison(at)
+    expected = lessons.rows(lessons.checks(name, pipeline.run(ex)))
+    assert len(table) == len(expected) >= 6
+    assert list(table["the notebook printed"]) == [r.notebook for r in expected]
+    assert all(v.startswith("✓") for v in table["same"]), table[["printed", "same"]]
+    assert any("printed lines come out in the app" in s.value for s in at.success)
+    assert not any("You have changed" in i.value for i in at.info)
+
+
+def test_three_inputs_digits_in_the_charts(kit) -> None:
+    at = load("three-inputs")
+    at.switch_page("pages/token.py").run()
+    assert not at.exception, at.exception
+    cs = kit.charts(at)
+    weights = kit.array(cs["token.weights"]["data"][0]["y"])
+    assert_allclose(weights, [0.06337894, 0.46831053, 0.46831053], rtol=0, atol=half_unit(8))
+    output = kit.array(cs["token.stack"]["data"][-1]["y"])
+    assert_allclose(output, [1.93662106, 6.68310531, 1.59506841], rtol=0, atol=half_unit(8))
+
+
+@pytest.mark.parametrize(
+    ("name", "chart", "printed"),
+    [
+        ("me-gusta", "scores.weights", lessons.S001_ALPHAS),
+        ("causal-mask", "scores.weights", lessons.S003_ATTENTION),
+        ("its-snowing", "scores.raw", lessons.S004_SCORES),
+    ],
+)
+def test_scores_page_carries_the_printed_digits(kit, name: str, chart: str, printed: lessons.Printed) -> None:
+    at = load(name)
+    at.switch_page("pages/scores.py").run()
+    assert not at.exception, at.exception
+    z = kit.z(kit.charts(at)[chart])
+    drawn = np.isfinite(z)  # masked cells are not drawn (NaN): the notebook's 0 there
+    assert_allclose(z[drawn], printed.values[drawn], rtol=0, atol=half_unit(printed.decimals))
+    assert_allclose(printed.values[~drawn], 0.0)
+
+
+def test_picker_loads_and_the_panel_follows_edits(kit) -> None:
+    at = kit.app()
+    assert not comparison_tables(at)
+    at.sidebar.selectbox(key="ui.preset").set_value("its-snowing").run()
+    assert not at.exception, at.exception
+    assert at.session_state["sentence"] == "It's snowing outside"
+    assert all(v == "✓" for v in comparison(at)["same"])
+    assert any("Loaded the example" in s.value for s in at.success)
+    at.sidebar.number_input(key="cfg.d_k").set_value(3).run()  # no longer the notebook's 3x2 matrices
+    assert not at.exception, at.exception
+    assert any("You have changed the example" in i.value for i in at.info)
+    same = list(comparison(at)["same"])
+    assert same[:3] == ["✓"] * 3 and "✗" in same  # X still agrees, the queries no longer do
+    at.button(key="preset.reload").click().run()
+    assert all(v == "✓" for v in comparison(at)["same"])
+    at.button(key="preset.close").click().run()
+    assert not comparison_tables(at) and at.session_state["ui.preset"] == ""
+
+
+def comparison_tables(at: AppTest) -> list:
+    return [d for d in at.dataframe if "the notebook printed" in d.value.columns]
+
+
+def test_unknown_preset_in_the_url_warns(kit) -> None:
+    at = load("no-such-preset")
+    assert any("no preset called" in w.value for w in at.warning)
+    assert not comparison_tables(at)
