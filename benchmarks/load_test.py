@@ -1,0 +1,429 @@
+"""A classroom against one server: N concurrent sessions, each changing its sentence and a matrix, for a while.
+
+Starts `streamlit run app.py` (or uses --port of a running one with --pid), then opens N sessions the way a
+browser does, over Streamlit's own WebSocket protocol (/_stcore/stream, protobuf BackMsg / ForwardMsg; much
+lighter than N browser tabs, so the server, not the client, is what is measured). Each session:
+
+  1. opens the app on its own sentence (?sentence=...), then goes to /projections;
+  2. until the time is up, alternately types a new sentence in the sentence box and edits cell (0, 0) of
+     head 1's W_Q in its data editor (the editor's on_change, exactly as the grid reports an edit),
+     waiting a short think time between actions;
+  3. checks every rerun: finished without an exception or an error box, the sentence box holds its own
+     sentence, every chart and the address bar show only its own sentence's marker (never another
+     session's), and after an edit the editor shows the new value.
+
+Reported: sessions held (connected to the end), reruns, errors (with the first few), rerun latency
+percentiles (send -> script finished), the server's RSS (baseline after a warm-up, peak under load, after
+the sessions close, and after the server dropped them: --ttl), read from /proc/<pid>/status.
+
+Usage:
+  .venv/bin/python benchmarks/load_test.py                       # 30 sessions for 60 s (the full form)
+  .venv/bin/python benchmarks/load_test.py --sessions 40 --duration 120 --json out/load.json
+tests/load/test_load.py runs the short form (30 sessions, 10 s) in the test suite.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import parse_qs, quote
+
+import pyarrow as pa
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+MARK = re.compile(r"s(\d{3})x")  # each session's sentence starts with its own marker, s007x
+WORDS = (
+    "the",
+    "cat",
+    "sat",
+    "on",
+    "a",
+    "warm",
+    "mat",
+    "because",
+    "it",
+    "was",
+    "tired",
+    "and",
+    "dog",
+    "watched",
+    "her",
+    "from",
+    "door",
+)
+RUN_TIMEOUT = 120.0  # seconds for one rerun before it counts as an error
+
+
+@dataclass
+class Report:
+    sessions: int
+    duration_s: float
+    sessions_held: int = 0
+    reruns: int = 0
+    sentence_changes: int = 0
+    matrix_edits: int = 0
+    charts_checked: int = 0  # charts whose labels were checked for this session's sentence (and no other)
+    edits_checked: int = 0  # edits seen back in the data editor
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    rss_mb: dict[str, float] = field(default_factory=dict)
+
+    def fail(self, text: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 10:
+            self.error_samples.append(text)
+
+
+# ---------------------------------------------------------------- the server
+
+
+def rss_mb(pid: int, field_name: str = "VmRSS") -> float:
+    """Resident memory of a process (MB) from /proc/<pid>/status (VmRSS now, VmHWM its peak)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field_name + ":"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def chart_labels(spec: str) -> list[str]:
+    """The token labels of a Plotly figure (axis tick text), where a session's sentence shows."""
+    layout = json.loads(spec).get("layout", {})
+    return [str(t) for k, ax in layout.items() if k[:5] in ("xaxis", "yaxis") for t in ax.get("ticktext", [])]
+
+
+def start_server(port: int, ttl: int, log: Path) -> subprocess.Popen:
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.fileWatcherType=none",
+        f"--server.disconnectedSessionTTL={ttl}",
+        "--browser.gatherUsageStats=false",
+    ]
+    with log.open("wb") as out:  # a file, not a pipe: a full pipe would stall the server
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited: {log.read_text(errors='replace')[-2000:]}")
+        with (
+            contextlib.suppress(OSError),
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r,
+        ):
+            if r.read().strip() == b"ok":
+                return proc
+        time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("the server did not answer /_stcore/health within 60 s")
+
+
+def stop_server(proc: subprocess.Popen, log: Path) -> str:
+    """Stop the server (by its PID); return what it logged (a traceback anywhere is an error)."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    return log.read_text(errors="replace")
+
+
+# ---------------------------------------------------------------- one session
+
+
+class Session:
+    """One visitor, speaking Streamlit's protocol as the browser does."""
+
+    def __init__(self, sid: int, url: str, report: Report, latencies: list[float]) -> None:
+        self.sid, self.url, self.report, self.latencies = sid, url, report, latencies
+        self.marker = f"s{sid:03d}x"
+        self.ws = None
+        self.widgets: dict[str, str] = {}  # user key -> widget id
+        self.pages: dict[str, str] = {}  # url path -> page script hash
+        self.page_hash = ""
+        self.sentence = ""
+        self.editor_value: float | None = None
+
+    def fail(self, what: str) -> None:
+        self.report.fail(f"session {self.sid}: {what}")
+
+    async def rerun(self, *, page_name: str | None = None, query: str = "", widgets=(), check=True) -> list:
+        """Send one rerun_script and read until script_finished; returns the ForwardMsgs."""
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = query
+        if page_name is not None:
+            cs.page_name = page_name
+        else:
+            cs.page_script_hash = self.page_hash
+        for ws in widgets:
+            cs.widget_states.widgets.append(ws)
+        t0 = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        out: list[ForwardMsg] = []
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), RUN_TIMEOUT)
+            fm = ForwardMsg()
+            fm.ParseFromString(raw)
+            out.append(fm)
+            kind = fm.WhichOneof("type")
+            if kind == "new_session":
+                self.page_hash = fm.new_session.page_script_hash
+            elif kind == "navigation":
+                self.pages = {p.url_pathname: p.page_script_hash for p in fm.navigation.app_pages}
+                self.page_hash = fm.navigation.page_script_hash
+            elif kind == "script_finished":
+                if fm.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+                    break
+                if fm.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    self.fail(f"script finished with status {fm.script_finished}")
+                    break
+        self.latencies.append(time.perf_counter() - t0)
+        self.report.reruns += 1
+        self.read(out, check)
+        return out
+
+    def read(self, msgs: list, check: bool) -> None:
+        """Widget ids, and the checks: no exception or error box, only this session's sentence anywhere."""
+        seen: list[str] = []
+        for fm in msgs:
+            kind = fm.WhichOneof("type")
+            if kind == "page_info_changed":
+                query = parse_qs(fm.page_info_changed.query_string).get("sentence", [""])[0]
+                seen.append(query)
+                if check and query != self.sentence:
+                    self.fail(f"address bar shows {query[:60]!r}, not {self.sentence[:60]!r}")
+            if kind != "delta" or fm.delta.WhichOneof("type") != "new_element":
+                continue
+            el = fm.delta.new_element
+            etype = el.WhichOneof("type")
+            if etype == "exception":
+                self.fail(f"exception: {el.exception.type}: {el.exception.message[:200]}")
+            elif etype == "alert" and el.alert.format == 1:  # an st.error box
+                self.fail(f"error box: {el.alert.body[:200]}")
+            elif etype == "text_input":
+                key = el.text_input.id.split("-", 2)[-1]
+                self.widgets[key] = el.text_input.id
+                own = el.text_input.value if el.text_input.set_value else self.sentence
+                if check and key == "sentence" and own != self.sentence:
+                    self.fail(f"sentence box shows {el.text_input.value[:60]!r}, not {self.sentence[:60]!r}")
+            elif etype == "plotly_chart":
+                seen += chart_labels(el.plotly_chart.spec)
+                self.report.charts_checked += check
+            elif etype == "dataframe" and el.dataframe.id:
+                key = el.dataframe.id.split("-", 2)[-1]
+                if key.startswith("ed.w_q.0."):
+                    self.widgets["w_q"] = el.dataframe.id
+                    if check and self.editor_value is not None:
+                        table = pa.ipc.open_stream(el.dataframe.arrow_data.data).read_all()
+                        got = table.column("c0")[0].as_py()
+                        self.report.edits_checked += 1
+                        if got != self.editor_value:
+                            self.fail(f"editor shows {got}, not the edited {self.editor_value}")
+        if check:
+            text = "\n".join(seen)
+            others = {m for m in MARK.findall(text)} - {f"{self.sid:03d}"}
+            if others:
+                self.fail(f"saw other sessions' sentences: {sorted(others)[:5]}")
+            if self.sentence and text and self.marker not in text:
+                self.fail("its own sentence is in none of its charts")
+
+    def widget(self, key: str, **value: object) -> WidgetState:
+        ws = WidgetState(id=self.widgets[key])
+        for k, v in value.items():
+            setattr(ws, k, v)
+        return ws
+
+    def new_sentence(self, k: int) -> str:
+        words = random.sample(WORDS, 5)
+        return f"{self.marker} round {k} " + " ".join(words) + "."
+
+    async def visit(self, deadline: float, think: tuple[float, float], min_actions: int) -> bool:
+        async with connect(
+            self.url,
+            subprotocols=["streamlit"],
+            origin=self.url.replace("ws://", "http://").split("/_stcore")[0],
+            max_size=None,
+            open_timeout=60,
+            ping_interval=None,
+        ) as ws:
+            self.ws = ws
+            self.sentence = self.new_sentence(0)
+            await self.rerun(page_name="", query="sentence=" + quote(self.sentence))
+            self.page_hash = self.pages["projections"]
+            await self.rerun(widgets=[self.widget("sentence", string_value=self.sentence)])
+            k = 0
+            while time.time() < deadline or k < min_actions:
+                await asyncio.sleep(random.uniform(*think))
+                k += 1
+                if k % 2:
+                    self.sentence = self.new_sentence(k)
+                    self.report.sentence_changes += 1
+                    await self.rerun(widgets=[self.widget("sentence", string_value=self.sentence)])
+                else:
+                    value = round(self.sid + k / 1000, 3)
+                    edit = {"edited_rows": {"0": {"c0": value}}, "added_rows": [], "deleted_rows": []}
+                    self.editor_value = value
+                    self.report.matrix_edits += 1
+                    await self.rerun(
+                        widgets=[
+                            self.widget("sentence", string_value=self.sentence),
+                            self.widget("w_q", string_value=json.dumps(edit)),
+                        ]
+                    )
+            return True
+
+
+async def run_sessions(
+    url: str, report: Report, duration: float, think: tuple[float, float], min_actions: int = 2
+) -> list[float]:
+    latencies: list[float] = []
+    deadline = time.time() + duration
+
+    async def one(sid: int) -> bool:
+        await asyncio.sleep(sid * 0.05)  # a classroom does not click at the very same millisecond
+        try:
+            return await Session(sid, url, report, latencies).visit(deadline, think, min_actions)
+        except Exception as exc:  # noqa: BLE001 - every failure of a session is counted and reported
+            report.fail(f"session {sid}: {type(exc).__name__}: {exc}"[:300])
+            return False
+
+    held = await asyncio.gather(*(one(i) for i in range(report.sessions)))
+    report.sessions_held = sum(held)
+    return latencies
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {}
+    ms = sorted(v * 1000 for v in values)
+    q = statistics.quantiles(ms, n=100, method="inclusive") if len(ms) > 1 else ms * 99
+    return {"p50": q[49], "p90": q[89], "p99": q[98], "max": ms[-1], "mean": statistics.fmean(ms)}
+
+
+class RssSampler:
+    """Samples the server's RSS every `every` seconds in a thread-free asyncio task; keeps the peak."""
+
+    def __init__(self, pid: int, every: float = 0.25) -> None:
+        self.pid, self.every, self.peak, self._task = pid, every, 0.0, None
+
+    async def _loop(self) -> None:
+        while True:
+            self.peak = max(self.peak, rss_mb(self.pid))
+            await asyncio.sleep(self.every)
+
+    def __enter__(self) -> RssSampler:
+        self._task = asyncio.get_running_loop().create_task(self._loop())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._task.cancel()
+        self.peak = max(self.peak, rss_mb(self.pid))
+
+
+async def load(
+    sessions: int = 30,
+    duration: float = 60.0,
+    port: int = 8649,
+    pid: int | None = None,
+    ttl: int = 10,
+    think: tuple[float, float] = (0.3, 1.0),
+    min_actions: int = 2,
+) -> Report:
+    """Run the whole test: server (unless `pid` is given), warm-up, the sessions, memory after they close."""
+    report = Report(sessions=sessions, duration_s=duration)
+    log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
+    proc = None if pid else start_server(port, ttl, log)
+    server_pid = pid or proc.pid
+    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    try:
+        warm = Report(sessions=1, duration_s=0)  # imports, caches, first figures
+        await run_sessions(url, warm, 2.0, (0.0, 0.1))
+        if warm.errors:
+            report.fail(f"warm-up: {warm.error_samples}")
+        await asyncio.sleep(1.0)
+        report.rss_mb["baseline"] = rss_mb(server_pid)
+        with RssSampler(server_pid) as sampler:
+            latencies = await run_sessions(url, report, duration, think, min_actions)
+        report.rss_mb["peak"] = sampler.peak
+        report.rss_mb["at_close"] = rss_mb(server_pid)
+        await asyncio.sleep(ttl + 6)  # the server drops disconnected sessions after `ttl` seconds
+        report.rss_mb["after_ttl"] = rss_mb(server_pid)
+        report.latency_ms = percentiles(latencies)
+    finally:
+        if proc is not None:
+            text = stop_server(proc, log)
+            if "Traceback" in text:
+                report.fail("server log: " + text[text.index("Traceback") :][:500])
+    return report
+
+
+def print_report(r: Report) -> None:
+    lat = r.latency_ms
+    print(f"sessions            {r.sessions} concurrent for {r.duration_s:.0f} s")
+    print(f"sessions held       {r.sessions_held} / {r.sessions}")
+    print(
+        f"reruns              {r.reruns} ({r.sentence_changes} sentence changes, {r.matrix_edits} matrix edits)"
+    )
+    print(f"checked             {r.charts_checked} charts' labels, {r.edits_checked} editor contents")
+    print(f"errors              {r.errors}")
+    for e in r.error_samples:
+        print(f"  - {e}")
+    if lat:
+        print(
+            f"rerun latency (ms)  p50 {lat['p50']:.0f}  p90 {lat['p90']:.0f}  p99 {lat['p99']:.0f}  "
+            f"max {lat['max']:.0f}  mean {lat['mean']:.0f}"
+        )
+    m = r.rss_mb
+    if m:
+        print(
+            f"server RSS (MB)     baseline {m.get('baseline', 0):.0f}  peak {m.get('peak', 0):.0f}  "
+            f"at close {m.get('at_close', 0):.0f}  after the sessions were dropped {m.get('after_ttl', 0):.0f}"
+        )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sessions", type=int, default=30)
+    ap.add_argument("--duration", type=float, default=60.0, help="seconds of load")
+    ap.add_argument("--port", type=int, default=8649)
+    ap.add_argument("--pid", type=int, help="measure an already running server on --port (its PID)")
+    ap.add_argument("--ttl", type=int, default=10, help="server.disconnectedSessionTTL of the started server")
+    ap.add_argument("--think", type=float, nargs=2, default=(0.3, 1.0), help="seconds between actions")
+    ap.add_argument("--min-actions", type=int, default=2, help="actions per session even past the time")
+    ap.add_argument("--json", type=Path, help="also write the report as JSON here")
+    a = ap.parse_args()
+    report = asyncio.run(load(a.sessions, a.duration, a.port, a.pid, a.ttl, tuple(a.think), a.min_actions))
+    print(f"load test: {os.uname().nodename}, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}")
+    print_report(report)
+    if a.json:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps(asdict(report), indent=2))
+    return 1 if report.errors or report.sessions_held < report.sessions else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

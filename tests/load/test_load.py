@@ -1,0 +1,55 @@
+"""The classroom load test (issue 7): 30 sessions against one local `streamlit run app.py`.
+
+The short form runs in the default suite (30 sessions, 10 s, at least one sentence change and one matrix
+edit each); the full form (30 sessions for a minute) is marked `load`, deselected by default, and run with
+`pytest -m load tests/load` or `python benchmarks/load_test.py` (which prints the figures).
+
+Passing means: every session connected to the end, zero errors (no exception, no error box, no traceback in
+the server log, no rerun slower than 2 minutes), each session saw only its own sentence (its marker in its
+charts and its address bar, never another session's), its edits came back in its data editor, and the
+server's memory stayed bounded and did not keep growing once the sessions were gone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+
+import pytest
+
+from benchmarks.load_test import Report, load, print_report
+
+SESSIONS = 30
+
+
+def free_port(preferred: int = 8648) -> int:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", preferred))
+        except OSError:
+            s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def check(report: Report, sessions: int) -> None:
+    print_report(report)  # the figures, in the test log (pytest -s or -rA shows them)
+    assert report.errors == 0, report.error_samples
+    assert report.sessions_held == sessions
+    assert report.sentence_changes >= sessions and report.matrix_edits >= sessions
+    assert report.charts_checked >= 3 * sessions  # every session's charts were read and checked
+    assert report.edits_checked >= sessions
+    m = report.rss_mb
+    assert m["peak"] - m["baseline"] < 1024, m  # bounded: under 1 GB for a class, at most 256 cached results
+    assert m["after_ttl"] <= m["peak"] + 1, m
+    assert m["after_ttl"] - m["baseline"] <= max(64.0, 0.75 * (m["peak"] - m["baseline"])), m
+
+
+def test_thirty_sessions_short() -> None:
+    report = asyncio.run(load(sessions=SESSIONS, duration=10, port=free_port(), ttl=3, min_actions=2))
+    check(report, SESSIONS)
+
+
+@pytest.mark.load
+def test_thirty_sessions_for_a_minute() -> None:
+    report = asyncio.run(load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2))
+    check(report, SESSIONS)
