@@ -1,13 +1,18 @@
 """Benchmark of attention_core.multi_head_attention (w_o given, every intermediate returned).
 
-Prints, for each (n, d_model, heads): the median time in ms, the memory of the returned trace (the sum of
-the nbytes of its arrays, a shared array counted once) and, when PyTorch is importable, the median time of
-torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True, dtype=float64) with
-need_weights=True, average_attn_weights=False, on the same weights and the same number of threads (its output
-is checked against ours). Each engine runs in its own process, in alternating rounds, so that a busy machine
-slows both alike. PyTorch is never a requirement of the app or its tests.
+Prints, for each (n, d_model, heads):
+  - numpy ms: the median wall time of multi_head_attention on all the CPUs this process may use;
+  - trace MiB: the memory of the returned trace (the nbytes of its arrays, an array shared by two fields once);
+  - torch ms: the same for torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True,
+    dtype=float64) called with need_weights=True, average_attn_weights=False, on the same weights, with
+    torch.set_num_threads set to the same number of CPUs (its output is checked against ours);
+  - the same two engines pinned to one CPU, timed in CPU time (process_time): the work each one does, a
+    figure that a busy machine disturbs much less than wall time.
+Each engine runs in its own process (torch's OpenMP threads and numpy's OpenBLAS threads would otherwise
+spin against each other), in alternating rounds, so that a busy machine slows both alike; the table gives the
+median over the rounds. PyTorch is optional: without it only the numpy columns are printed.
 
-Usage: .venv/bin/python benchmarks/bench_core.py [--rounds 3] [--budget 2.0] [--quick]
+Usage: .venv/bin/python benchmarks/bench_core.py [--rounds 3] [--budget 1.5] [--quick]
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from attention_core import multi_head_attention  # noqa: E402
+from attention_core import multi_head_attention, score_variance_experiment, softmax_saturation  # noqa: E402
 
 CONFIGS = [(8, 4, 2), (64, 64, 4), (512, 512, 8), (1024, 256, 8)]
 
@@ -40,16 +45,16 @@ def n_threads() -> int:
         return os.cpu_count() or 1
 
 
-def median_ms(fn: Callable[[], object], budget_s: float) -> float:
-    """Median wall time of fn() in ms, after two warm-up calls, over at least 5 and at most 300 runs."""
+def median_ms(fn: Callable[[], object], budget_s: float, clock: Callable[[], float]) -> float:
+    """Median time of fn() in ms on ``clock``, after two warm-up calls, over 5 to 300 runs."""
     fn()
     fn()
     times: list[float] = []
     start = time.perf_counter()
     while len(times) < 5 or (time.perf_counter() - start < budget_s and len(times) < 300):
-        t0 = time.perf_counter()
+        t0 = clock()
         fn()
-        times.append(time.perf_counter() - t0)
+        times.append(clock() - t0)
     return statistics.median(times) * 1e3
 
 
@@ -92,28 +97,32 @@ def torch_runner(arrays: dict[str, np.ndarray], heads: int) -> tuple[Callable[[]
 
 
 def worker(engine: str, budget: float) -> None:
-    """Time one engine on every configuration and print one JSON line per configuration.
-
-    Each engine runs in its own process: torch's OpenMP threads and numpy's OpenBLAS threads would otherwise
-    spin against each other and slow both down.
-    """
+    """Time one engine on every configuration and print one JSON line per configuration."""
+    clock = time.process_time if n_threads() == 1 else time.perf_counter
     for n, d_model, heads in CONFIGS:
         arrays = make_weights(n, d_model, heads)
         row: dict[str, object] = {"config": [n, d_model, heads]}
         if engine == "numpy":
-            trace = multi_head_attention(**arrays)
-            row["ms"] = median_ms(lambda a=arrays: multi_head_attention(**a), budget)
-            row["bytes"] = trace.nbytes
+            row["ms"] = median_ms(lambda a=arrays: multi_head_attention(**a), budget, clock)
+            row["bytes"] = multi_head_attention(**arrays).nbytes
         else:
             run, torch_out = torch_runner(arrays, heads)
             np.testing.assert_allclose(multi_head_attention(**arrays).output, torch_out, rtol=1e-9, atol=1e-9)
-            row["ms"] = median_ms(run, budget)
+            row["ms"] = median_ms(run, budget, clock)
         print(json.dumps(row), flush=True)
 
 
-def run_worker(engine: str, budget: float) -> dict[tuple[int, ...], dict]:
+def run_worker(engine: str, budget: float, one_cpu: bool) -> dict[tuple[int, ...], dict]:
+    """Run ``worker`` in a fresh process, on every CPU or pinned to the first one."""
     cmd = [sys.executable, __file__, "--worker", engine, "--budget", str(budget)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    cpus = sorted(os.sched_getaffinity(0))[:1] if one_cpu else None
+    out = subprocess.run(
+        cmd,
+        capture_output=True,
+        text=True,
+        check=True,
+        preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
+    ).stdout
     rows = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     return {tuple(r["config"]): r for r in rows}
 
@@ -122,35 +131,51 @@ def main(rounds: int, budget: float) -> None:
     try:
         import torch
 
-        engines = ["numpy", "torch"]
-        torch_version = f"torch {torch.__version__}"
+        engines, torch_version = ["numpy", "torch"], f"torch {torch.__version__}"
     except ImportError:
-        engines = ["numpy"]
-        torch_version = "torch not installed: numpy column only"
+        engines, torch_version = ["numpy"], "torch not installed: numpy columns only"
     print(
         f"numpy {np.__version__}, {torch_version}, {platform.python_implementation()} "
-        f"{platform.python_version()}, {n_threads()} threads, {platform.machine()}; "
-        f"{rounds} alternating round(s), each engine in its own process, median of the rounds' medians"
+        f"{platform.python_version()}, {n_threads()} CPUs, {platform.machine()}; {rounds} alternating "
+        "round(s), each engine in its own process; medians over the rounds; load average "
+        + " ".join(f"{x:.1f}" for x in os.getloadavg())
     )
-    results: dict[str, list[dict[tuple[int, ...], dict]]] = {e: [] for e in engines}
+    runs = [(engine, one_cpu) for one_cpu in (False, True) for engine in engines]
+    results: dict[tuple[str, bool], list[dict]] = {run: [] for run in runs}
     for _ in range(rounds):
-        for engine in engines:
-            results[engine].append(run_worker(engine, budget))
+        for engine, one_cpu in runs:
+            results[engine, one_cpu].append(run_worker(engine, budget, one_cpu))
+
+    def med(engine: str, one_cpu: bool, config: tuple[int, ...]) -> float:
+        return statistics.median(r[config]["ms"] for r in results[engine, one_cpu])
+
     header = (
-        f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'trace MiB':>9} | "
-        f"{'torch ms':>9} {'torch/numpy':>11}"
+        f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'trace MiB':>9} | {'torch ms':>9} "
+        f"{'torch/numpy':>11} | {'1-CPU numpy':>11} {'1-CPU torch':>11}  (CPU ms)"
     )
     print(header)
     print("-" * len(header))
     for config in CONFIGS:
-        ms = statistics.median(r[config]["ms"] for r in results["numpy"])
-        mib = results["numpy"][0][config]["bytes"] / 2**20
-        torch_part = f"{'-':>9} {'-':>11}"
-        if "torch" in results:
-            torch_ms = statistics.median(r[config]["ms"] for r in results["torch"])
-            torch_part = f"{torch_ms:9.3f} {torch_ms / ms:10.2f}x"
+        ms, one = med("numpy", False, config), med("numpy", True, config)
+        mib = results["numpy", False][0][config]["bytes"] / 2**20
+        torch_cols, torch_one = f"{'-':>9} {'-':>11}", f"{'-':>11}"
+        if "torch" in engines:
+            torch_ms = med("torch", False, config)
+            torch_cols = f"{torch_ms:9.3f} {torch_ms / ms:10.2f}x"
+            torch_one = f"{med('torch', True, config):11.3f}"
         n, d_model, heads = config
-        print(f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {mib:9.2f} | {torch_part}")
+        print(
+            f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {mib:9.2f} | {torch_cols} | {one:11.3f} {torch_one}"
+        )
+    d_ks = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
+    lesson = median_ms(
+        lambda: (score_variance_experiment(d_ks, 2000, 0), softmax_saturation(d_ks, 16, 2000, 0)),
+        budget,
+        time.perf_counter,
+    )
+    print(
+        f"why-scale lesson (score_variance_experiment + softmax_saturation, 10 d_k, 2000 samples): {lesson:.1f} ms"
+    )
 
 
 if __name__ == "__main__":
@@ -158,7 +183,7 @@ if __name__ == "__main__":
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds of numpy and torch")
-    parser.add_argument("--budget", type=float, default=2.0, help="seconds of timing per configuration")
+    parser.add_argument("--budget", type=float, default=1.5, help="seconds of timing per configuration")
     parser.add_argument("--quick", action="store_true", help="one round, 0.3 s per configuration")
     parser.add_argument("--worker", choices=["numpy", "torch"], help=argparse.SUPPRESS)
     args = parser.parse_args()
