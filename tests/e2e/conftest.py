@@ -1,0 +1,350 @@
+"""Browser tests: `streamlit run app.py` on a free localhost port, driven by a real headless Chromium.
+
+The browser: $CHROMIUM_PATH, else the system's /usr/bin/chromium(-browser), else Playwright's own. With
+none of them, the tests are skipped on a workstation and fail in CI (the CI variable is set).
+Screenshots and the server's log land in test-output/ (not committed).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from playwright.sync_api import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "test-output"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+VIEWPORT = {"width": 1920, "height": 1080}
+TIMEOUT = float(os.environ.get("E2E_TIMEOUT", "120"))  # seconds for one page to settle (a loaded CI box)
+
+
+# ------------------------------------------------------------------------------------------- browser
+
+
+def system_chromium() -> str | None:
+    for path in (os.environ.get("CHROMIUM_PATH"), "/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict, browser_type: Any) -> dict:
+    """Headless Chromium: the system's where there is one, else Playwright's own; none: skip, or fail in CI."""
+    path = system_chromium()
+    if path is None and not Path(browser_type.executable_path).exists():
+        why = (
+            "no Chromium for the browser tests: set CHROMIUM_PATH, install Debian's `chromium`, "
+            "or run `.venv/bin/python -m playwright install chromium` (bash scripts/test.sh does this)"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    args = {**browser_type_launch_args, "headless": True, "args": CHROMIUM_ARGS}
+    if path is not None:
+        args["executable_path"] = path
+    return args
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args: dict) -> dict:
+    return {**browser_context_args, "viewport": VIEWPORT}
+
+
+# -------------------------------------------------------------------------------------------- server
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Server:
+    url: str
+    proc: subprocess.Popen
+    log: Path
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=15)
+
+    def log_tail(self, n: int = 60) -> str:
+        lines = self.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        return "\n".join(lines[-n:])
+
+
+def start_server(name: str) -> Server:
+    """`streamlit run app.py` on a free port; returns once /_stcore/health answers "ok"."""
+    OUT.mkdir(exist_ok=True)
+    for _attempt in range(3):  # a port taken between free_port() and the bind: try another
+        port = free_port()
+        log = OUT / f"streamlit-{name}-{port}.log"
+        cmd = [
+            sys.executable, "-m", "streamlit", "run", "app.py",
+            "--server.headless", "true",
+            "--server.port", str(port),
+            "--server.address", "127.0.0.1",
+            "--server.fileWatcherType", "none",
+            "--browser.gatherUsageStats", "false",
+        ]  # fmt: skip
+        with log.open("w", encoding="utf-8") as fh:
+            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+        server = Server(f"http://127.0.0.1:{port}", proc, log)
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                with urllib.request.urlopen(f"{server.url}/_stcore/health", timeout=2) as r:
+                    if r.read().decode().strip() == "ok":
+                        return server
+            except OSError:
+                time.sleep(0.2)
+        if proc.poll() is None:
+            server.stop()
+            pytest.fail(f"streamlit did not become healthy in 90 s:\n{server.log_tail()}")
+    pytest.fail(f"streamlit could not start:\n{server.log_tail()}")
+
+
+@pytest.fixture(scope="session")
+def server(browser: Any) -> Iterator[Server]:
+    """One app server per test worker, warmed by one visit to the front page (see test_deep_link_fresh)."""
+    srv = start_server(os.environ.get("PYTEST_XDIST_WORKER", "main"))
+    ctx = browser.new_context(viewport=VIEWPORT)
+    try:
+        App(ctx.new_page(), srv).open("")
+    finally:
+        ctx.close()
+    yield srv
+    srv.stop()
+
+
+# ---------------------------------------------------------------------------------- driving the app
+
+_SETTLED = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  return !!app && app.dataset.testScriptState === 'notRunning'
+    && app.dataset.testConnectionState === 'CONNECTED'
+    && !document.querySelector('[data-testid="stSkeleton"]')
+    && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
+}"""
+
+_CHARTS = """() => {
+  const plain = (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v);
+  const out = {};
+  document.querySelectorAll('.js-plotly-plot').forEach((el, i) => {
+    const holder = el.closest('[class*="st-key-"]');
+    const cls = holder ? [...holder.classList].find(c => c.startsWith('st-key-')) : null;
+    const key = cls ? cls.slice('st-key-'.length) : `chart-${i}`;
+    const data = el.data.map(t => ({type: t.type, x: t.x, y: t.y, z: t.z, text: t.text, name: t.name}));
+    const l = el.layout;
+    out[key] = JSON.parse(JSON.stringify({data, layout: {title: l.title, xaxis: l.xaxis, yaxis: l.yaxis,
+      annotations: l.annotations}}, plain));
+  });
+  return out;
+}"""
+
+
+def array_of(value: Any) -> np.ndarray:
+    """A Plotly data array as numpy: (nested) lists, or the typed-array dict {dtype, bdata, shape}."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if value.get("shape"):
+            arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return arr.astype(np.float64)
+    if isinstance(value, dict):  # a typed array that JSON wrote as {"0": .., "1": ..}
+        value = [value[str(i)] for i in range(len(value))]
+    return np.array(
+        [array_of(v) if isinstance(v, list | dict) else (np.nan if v is None else v) for v in value],
+        dtype=np.float64,
+    )
+
+
+class App:
+    """One browser tab on the app: open pages, wait for it to settle, read charts, type, navigate."""
+
+    def __init__(self, page: Page, server: Server) -> None:
+        self.page, self.server = page, server
+
+    def poll(self, js: str, arg: Any = None, timeout: float = TIMEOUT, what: str = "") -> Any:
+        """Evaluate `js` until it returns something truthy. Polls from Python: Playwright's own
+        wait_for_function slowed this app's lazy loading down several times over on a loaded machine."""
+        deadline = time.monotonic() + timeout
+        while True:
+            value = self.page.evaluate(js, arg)
+            if value:
+                return value
+            if time.monotonic() > deadline:
+                self.page.screenshot(path=str(OUT / "timeout.png"))
+                raise AssertionError(f"timed out waiting for {what or js[:80]}\n{self.server.log_tail(30)}")
+            self.page.wait_for_timeout(150)
+
+    def settle(self, min_charts: int = 0) -> None:
+        """Wait until the script has finished, every lazy element is drawn, and it stays so for a moment."""
+        self.page.wait_for_timeout(250)  # a rerun requested by the last action has started by now
+        for _ in range(2):
+            self.poll(_SETTLED, what="the app to finish running")
+            if min_charts:
+                self.poll(
+                    "n => document.querySelectorAll('.js-plotly-plot').length >= n",
+                    min_charts,
+                    what=f"{min_charts} charts",
+                )
+            self.page.wait_for_timeout(200)
+
+    def open(self, path: str, min_charts: int = 1, **query: str) -> App:
+        from urllib.parse import urlencode
+
+        url = f"{self.server.url}/{path}" + (f"?{urlencode(query)}" if query else "")
+        self.page.goto(url)
+        self.settle(min_charts)
+        return self
+
+    def charts(self) -> dict[str, dict[str, Any]]:
+        return self.page.evaluate(_CHARTS)
+
+    def chart(self, key: str) -> dict[str, Any]:
+        """A chart by its Streamlit key, dots written as dashes (the st-key-... class): "scores-weights"."""
+        charts = self.charts()
+        assert key in charts, f"no chart {key!r}; the page has {sorted(charts)}"
+        return charts[key]
+
+    def z(self, key: str, trace: int = 0) -> np.ndarray:
+        """The numbers chart `key` draws (trace `trace`), as float64 (masked cells are NaN)."""
+        return array_of(self.chart(key)["data"][trace]["z"])
+
+    def labels(self, key: str, axis: str = "yaxis") -> list[str]:
+        return list(self.chart(key)["layout"][axis]["ticktext"])
+
+    def wait_labels(self, key: str, labels: list[str]) -> None:
+        js = """([key, want]) => {
+          const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+          const got = el && el.layout.yaxis && el.layout.yaxis.ticktext;
+          return !!got && JSON.stringify(Array.from(got)) === JSON.stringify(want);
+        }"""
+        self.poll(js, [key, labels], what=f"chart {key} to show rows {labels}")
+        self.settle()
+
+    def exceptions(self) -> list[str]:
+        return self.page.locator('[data-testid="stException"]').all_inner_texts()
+
+    def sentence_box(self):  # noqa: ANN201 - a Playwright Locator
+        return self.page.locator('[data-testid="stTextInput"] input[aria-label="Sentence"]')
+
+    def type_sentence(self, text: str) -> None:
+        box = self.sentence_box()
+        box.click()
+        box.press("Control+A")
+        box.fill(text)
+        box.press("Enter")
+
+    def go(self, url_path: str, min_charts: int = 1) -> None:
+        """Navigate inside the session (the sidebar's page link), as a person does."""
+        self.page.locator(f'[data-testid="stSidebarNav"] a[href$="/{url_path}"]').first.click()
+        self.poll(
+            "p => location.pathname.replace(/\\/$/, '').endsWith('/' + p)", url_path, what=f"/{url_path}"
+        )
+        self.settle(min_charts)
+
+    def editor(self, index: int = 0):  # noqa: ANN201 - a Playwright Locator
+        """The index-th data editor on the page (glide-data-grid on a canvas)."""
+        return self.page.locator('[data-testid="stDataFrame"]').nth(index)
+
+    def edit_cell(self, index: int, row: int, col: int, text: str) -> None:
+        """Type `text` into cell (row, col) of the index-th data editor (col 0 = the first value column).
+
+        The grid is a canvas: click where the cell is (the row label column is about 52 px wide, value
+        columns share the rest, rows and header are 35 px), check the grid selected that cell (its
+        accessible table marks it), correct with arrow keys if not, then double-click to edit.
+        """
+        ed = self.editor(index)
+        ed.scroll_into_view_if_needed()
+        n_cols = ed.locator("thead th").count() - 1
+        box = ed.bounding_box()
+        assert box is not None and n_cols > 0
+        col_w = (box["width"] - 52) / n_cols
+        x, y = box["x"] + 52 + col_w * (col + 0.5), box["y"] + 35 * (row + 1) + 17
+        self.page.mouse.click(x, y)
+        want = f"glide-cell-{col + 1}-{row}"
+        selected = "e => { const c = e.querySelector('td[aria-selected=\"true\"]'); return c ? c.id : null; }"
+        got = self.poll_locator(ed, selected, what="a selected cell")
+        assert got == want, f"clicked {got}, wanted {want}: the grid's geometry changed"
+        self.page.mouse.dblclick(x, y)
+        self.poll(
+            "() => document.activeElement && document.activeElement.classList.contains('gdg-input')",
+            what="the cell editor to open",
+        )
+        self.page.keyboard.press("Control+A")
+        self.page.keyboard.type(text)
+        self.page.keyboard.press("Enter")
+
+    def poll_locator(self, locator, js: str, what: str = "") -> Any:  # noqa: ANN001 - a Locator
+        deadline = time.monotonic() + TIMEOUT
+        while not (value := locator.evaluate(js)):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting for {what or js[:80]}")
+            self.page.wait_for_timeout(100)
+        return value
+
+    def remember(self, key: str) -> None:
+        """Keep chart `key`'s first trace in the tab, for wait_chart_change to compare against."""
+        js = """key => {
+          const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+          window.__e2e = Object.assign(window.__e2e || {}, {[key]: JSON.stringify(el.data[0].z)});
+        }"""
+        self.page.evaluate(js, key)
+
+    def wait_chart_change(self, key: str) -> dict[str, Any]:
+        """Wait until chart `key` differs from what remember(key) kept (a rerun redrew it); the new chart."""
+        js = """key => {
+          const el = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+          return !!el && JSON.stringify(el.data[0].z) !== window.__e2e[key];
+        }"""
+        self.poll(js, key, what=f"chart {key} to change")
+        self.settle()
+        return self.chart(key)
+
+    def screenshot(self, name: str) -> Path:
+        OUT.mkdir(exist_ok=True)
+        path = OUT / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        return path
+
+
+@pytest.fixture
+def app(page: Page, server: Server) -> App:
+    page.set_default_timeout(TIMEOUT * 1000)
+    return App(page, server)
+
+
+@pytest.fixture
+def fresh_app(page: Page) -> Iterator[App]:
+    """A tab on a server of its own that has not run the app yet: the first visitor after a deploy."""
+    page.set_default_timeout(TIMEOUT * 1000)
+    srv = start_server("fresh")
+    yield App(page, srv)
+    srv.stop()

@@ -1,0 +1,74 @@
+"""Every page in a real Chromium: it loads with its charts, no exception, the token labels; a screenshot
+of each at 1920x1080 goes to test-output/."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+import attention_core as ac
+from explorer.example import DEFAULT_SENTENCE, Example, conform
+
+pytestmark = pytest.mark.e2e
+
+LABELS = ac.token_labels(ac.tokenize(DEFAULT_SENTENCE))
+
+# url path -> (screenshot name, charts the default example draws, a chart whose rows are the tokens)
+PAGES = {
+    "": ("sentence", ["sentence-embeddings"], "sentence-embeddings"),
+    "positional-encoding": ("positional-encoding", ["pe-curves", "pe-matrix", "pe-x"], "pe-x"),
+    "projections": (
+        "projections",
+        ["projections-w_q", "projections-w_k", "projections-w_v"],
+        "projections-w_q",
+    ),
+    "scores": ("scores", ["scores-raw", "scores-scaled", "scores-weights"], "scores-weights"),
+    "heads": ("heads", ["heads-grid", "heads-concat", "heads-output"], "heads-grid"),
+    "token": ("token", ["token-weights", "token-stack"], None),
+    "encoder": ("encoder", [], None),
+    "why-scale": ("why-scale", ["why-variance", "why-maxweight", "why-entropy"], None),
+}
+MIN_CHARTS = {"": 1, "positional-encoding": 6, "projections": 3, "scores": 3, "heads": 5, "token": 2,
+              "encoder": 8, "why-scale": 3}  # fmt: skip
+
+
+def default_trace() -> ac.AttentionTrace:
+    """The core's attention on the default example (seeded embeddings and weights, sinusoidal P)."""
+    ex = conform(Example())
+    tokens = ac.tokenize(ex.sentence)
+    x = ac.embed(tokens, ex.d_model, seed=ex.seed) + ac.positional_encoding(len(tokens), ex.d_model)
+    return ac.multi_head_attention(x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, scale=1 / np.sqrt(ex.d_k))
+
+
+@pytest.mark.parametrize("url", list(PAGES))
+def test_page_loads_with_its_charts(app, url: str) -> None:
+    name, keys, labelled = PAGES[url]
+    app.open(url, min_charts=MIN_CHARTS[url])
+    app.screenshot(f"page-{name}")
+    assert app.exceptions() == []
+    charts = app.charts()
+    assert len(charts) >= MIN_CHARTS[url]
+    missing = [k for k in keys if k not in charts]
+    assert not missing, f"/{url} lacks {missing}; it drew {sorted(charts)}"
+    assert app.sentence_box().input_value() == DEFAULT_SENTENCE, "the frame's sentence box is missing"
+    if labelled:
+        assert app.labels(labelled) == LABELS
+    if url == "token":
+        assert list(charts["token-weights"]["layout"]["xaxis"]["ticktext"]) == LABELS
+
+
+def test_weights_drawn_equal_the_core(app) -> None:
+    """What the browser draws is the core's numbers (float64 all the way), in query-row order."""
+    app.open("scores", min_charts=3)
+    tr = default_trace()
+    weights = app.chart("scores-weights")
+    assert weights["layout"]["yaxis"]["autorange"] == "reversed"  # first token on top
+    assert_allclose(app.z("scores-weights"), tr.weights[0], rtol=1e-12, atol=1e-15)
+    assert_allclose(app.z("scores-raw"), tr.scores[0], rtol=1e-12, atol=1e-14)
+    sums = [a["text"] for a in weights["layout"].get("annotations") or [] if a["text"].startswith("Σ")]
+    assert sums == ["Σ 1.000"] * len(LABELS)
+    app.go("heads", min_charts=5)
+    for h in range(2):
+        assert_allclose(app.z("heads-grid", h), tr.weights[h], rtol=1e-12, atol=1e-15)
+    assert_allclose(app.z("heads-output"), tr.output, rtol=1e-12, atol=1e-14)
