@@ -34,6 +34,10 @@ def _pool() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=n_workers(), thread_name_prefix="attention_core")
 
 
+if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads: start a new pool there
+    os.register_at_fork(after_in_child=_pool.cache_clear)
+
+
 def for_row_blocks(work: Callable[[slice], None], n_rows: int, row_size: int) -> None:
     """Call ``work(rows)`` for consecutive slices of 0 .. n_rows-1 that together cover every row once.
 

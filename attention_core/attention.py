@@ -449,7 +449,8 @@ def weighted_value_contributions(weights: ArrayLike, v: ArrayLike) -> FloatArray
         v: (n_k, d_v), or (n_heads, n_k, d_v) per head (same number of dimensions as weights).
 
     Returns:
-        (n_q, n_k, d_v), or (n_heads, n_q, n_k, d_v), float64.
+        (n_q, n_k, d_v), or (n_heads, n_q, n_k, d_v), float64. It holds n_q * n_k * d_v numbers: for one
+        query's view pass its row only, weights[i : i + 1].
     """
     w = as_float_array("weights", weights, (2, 3), "(n_q, n_k) or (n_heads, n_q, n_k)")
     values = as_float_array("v", v, (2, 3), "(n_k, d_v) or (n_heads, n_k, d_v)")

@@ -277,3 +277,18 @@ def test_large_scores_take_the_shifted_softmax_and_still_match(seed, size, use_m
         trace.output, expected, rtol=1e-9, atol=1e-9 * np.abs(expected).max(initial=1.0)
     )
     assert np.isfinite(trace.weights).all()
+
+
+def test_works_in_a_forked_child_after_the_thread_pool_started() -> None:
+    import multiprocessing
+
+    inputs = random_mha_inputs(10, 200, 8, 4, 2, 2)  # large enough for the thread pool
+    expected = multi_head_attention(**inputs).output
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(1) as pool:
+        result = pool.apply_async(_child_output, (inputs,)).get(timeout=30)
+    np.testing.assert_allclose(result, expected)
+
+
+def _child_output(inputs: dict[str, np.ndarray]) -> np.ndarray:
+    return np.array(multi_head_attention(**inputs).output)
