@@ -3,7 +3,8 @@
 numpy's matmul already runs on every core (BLAS), but its element-wise functions (``exp`` above all) run on
 one. For a large (n_heads, n, n) score tensor the element-wise steps are therefore split into blocks of query
 rows: each block is small enough to stay in the CPU cache while every step runs over it, and the blocks are
-shared among a few threads (numpy releases the GIL inside its loops). This is the only loop of the hot path,
+handed out one by one to the calling thread and a few pool threads (numpy releases the GIL inside its
+loops), so on a busy machine a thread that starts late simply takes fewer blocks. This is the only loop of the hot path,
 and it runs over blocks of rows, never over single tokens or heads; small inputs run as one block.
 """
 
@@ -53,15 +54,15 @@ def for_row_blocks(work: Callable[[slice], None], n_rows: int, row_size: int) ->
             work(rows)
         return
 
-    def run(chunk: list[slice]) -> None:
-        for rows in chunk:
+    pending = iter(blocks)  # shared: each thread takes the next block when it is free (next() holds the GIL)
+
+    def run() -> None:
+        for rows in pending:
             work(rows)
 
-    per_worker = -(-len(blocks) // workers)  # ceil division
-    chunks = [blocks[i : i + per_worker] for i in range(0, len(blocks), per_worker)]
-    futures = [_pool().submit(run, chunk) for chunk in chunks[1:]]
+    futures = [_pool().submit(run) for _ in range(min(workers, len(blocks)) - 1)]
     try:
-        run(chunks[0])  # the calling thread takes the first share
+        run()  # the calling thread works too, so a late pool thread costs nothing
     finally:
         for future in futures:  # wait for every block before returning or raising
             future.exception()
