@@ -41,7 +41,6 @@ STAMP=.venv/.requirements.sha256
 WANT=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
   say "installing requirements-dev.txt"
-  "$VPY" -m pip install --quiet --disable-pip-version-check --upgrade pip
   "$VPY" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
   echo "$WANT" > "$STAMP"
 fi
