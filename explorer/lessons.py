@@ -134,10 +134,10 @@ S001_ALPHAS = _p(
     ],
     4,
 )
-S001_ME_ALPHAS = _p("me_alphas (loop)", "In [37]", [0.1981, 0.1992, 0.1963, 0.2039, 0.2024], 4)
-S001_GUSTA_ALPHAS = _p("gusta_alphas (loop)", "In [22]", [0.1967, 0.1976, 0.1937, 0.2065, 0.2055], 4)
-S001_ME_ATTENTION = _p("me_attention (loop)", "In [42]", [-0.078, 0.0809, 0.0652], 4)
-S001_GUSTA_ATTENTION = _p("gusta_attention (loop)", "In [24]", [-0.0767, 0.0809, 0.0647], 4)
+S001_ME_ALPHAS = _p("me_alphas", "In [37]", [0.1981, 0.1992, 0.1963, 0.2039, 0.2024], 4)
+S001_GUSTA_ALPHAS = _p("gusta_alphas", "In [22]", [0.1967, 0.1976, 0.1937, 0.2065, 0.2055], 4)
+S001_ME_ATTENTION = _p("me_attention", "In [42]", [-0.078, 0.0809, 0.0652], 4)
+S001_GUSTA_ATTENTION = _p("gusta_attention", "In [24]", [-0.0767, 0.0809, 0.0647], 4)
 S001_OUTPUT = _p(
     "attn_scores = alphas V",
     "In [40]",
@@ -588,10 +588,9 @@ def _extras_000(ex: Example, res: pipeline.Result) -> list[Table]:
     paper = ac.positional_encoding(n, ex.d_model)
     pos = [f"pos {p}" for p in range(n)]
     why = (
-        "The notebook writes 10000^(2i/d_model) with i the **dimension** index (0, 1, 2, 3); the paper's i is "
-        "the **pair** index (0, 0, 1, 1), so the paper's columns 2i and 2i+1 share one frequency. With the "
-        "notebook's exponent every column gets its own, ever slower, frequency: column 3 at position 1 is "
-        "cos(1/10000^1.5) = 1.0, almost no position information."
+        "The notebook puts the **dimension** index i = 0, 1, 2, 3 in the exponent 10000^(2i/d_model) where "
+        "the paper puts the **pair** index 0, 0, 1, 1, so its columns 2i and 2i+1 no longer share a frequency "
+        "and the last columns barely move (column 3 at position 1: cos(1/10000^1.5) = 1.0)."
     )
     return [
         Table(
@@ -646,18 +645,18 @@ def _extras_001(ex: Example, res: pipeline.Result) -> list[Table]:
             "and seed 23 draws the very same embeddings and W_q, W_k, W_v.",
         )
     ]
-    loop_w, loop_out = token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
-    diff = np.abs(loop_out - t.head_outputs[0]).max(axis=1, keepdims=True)
+    _, loop_out = token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
+    diff = largest_difference(loop_out, t.head_outputs[0])
     out.append(
         Table(
             "The notebook's per-token loop equals the matrix form",
             res.labels,
-            [*(f"loop d{j}" for j in range(t.d_v)), *(f"(A V) d{j}" for j in range(t.d_v)), "largest |diff|"],
-            np.hstack([loop_out, t.head_outputs[0], diff]),
+            [*(f"loop d{j}" for j in range(t.d_v)), *(f"(A V) d{j}" for j in range(t.d_v))],
+            np.hstack([loop_out, t.head_outputs[0]]),
             6,
             "Left: out_i = Σ_j a_ij v_j token by token, as the notebook writes me_attention; right: the "
-            "whole matrix softmax(Q Kᵀ) V at once (the app). They agree to the last bit of float64 "
-            "arithmetic (differences around 1e-17).",
+            "whole matrix softmax(Q Kᵀ) V at once, as the app computes it. Largest difference: "
+            f"{diff:.1e}, the last bit of float64 arithmetic.",
         )
     )
     if ex.w_q.shape == (1, 4, 3):
@@ -758,8 +757,10 @@ def _extras_pronoun(ex: Example, res: pipeline.Result) -> list[Table]:
             res.labels,
             t.weights[0, i][None, :],
             3,
-            "Change the embedding of “it” on this page: set d4 (about a living thing) to 0 and d5 (about a "
-            "thing) to 1, as if the sentence ended “because it was too wide”. The weight moves to “street”.",
+            "Try it: in the embeddings table on this page, set the row of “it” to d4 = 0 (not about a living "
+            "thing) and d5 = 1 (about an object), as if the sentence ended “because it was too wide”: the "
+            "weight moves to “street”. With d4 = d5 = 0, “it” cannot choose and splits its weight between "
+            "the two nouns.",
             kind="weights",
         )
     ]
@@ -776,8 +777,16 @@ def _extras_causal(ex: Example, res: pipeline.Result) -> list[Table]:
     same_last = bool(np.allclose(causal.weights[:, last], free.weights[:, last]))
     first_self = bool(np.allclose(causal.weights[:, 0, 0], 1.0))
     return [
-        Table("Bidirectional (no mask): head 1", res.labels, res.labels, free.weights[0], 2, kind="weights"),
-        Table("Causal: head 1", res.labels, res.labels, causal.weights[0], 2, kind="weights"),
+        Table(
+            "Bidirectional (no mask): head 1",
+            res.labels,
+            res.labels,
+            free.weights[0],
+            2,
+            kind="weights",
+            group="cvb",
+        ),
+        Table("Causal: head 1", res.labels, res.labels, causal.weights[0], 2, kind="weights", group="cvb"),
         Table(
             "What changed",
             caption=(

@@ -78,9 +78,8 @@ def panel() -> None:
             )
         checks = lessons.checks(name, res)
         tables = lessons.extras(name, ex, res)
-        titles = (["The notebook beside the app"] if checks else []) + (
-            ["Beyond the notebook"] if tables else []
-        )
+        beyond = "Beyond the notebook" if checks else "What to look at"
+        titles = (["The notebook beside the app"] if checks else []) + ([beyond] if tables else [])
         if titles:
             tabs = st.tabs(titles)
             if checks:

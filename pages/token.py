@@ -40,7 +40,7 @@ if res is not None:
             lab,
             w,
             style=sty,
-            title=f"Weights of “{lab[i]}” over the keys{head}: they sum to 1",
+            title=f"Weights of “{lab[i]}” over the keys{head} (sum {w.sum():.3f})",
             x_title="key",
             y_title="weight",
             y_range=(0, 1.15),
@@ -68,9 +68,9 @@ if res is not None:
     nb = lessons.token_loop_check(preset_ui.active(), i, h, res)
     if nb is not None:
         st.info(
-            f"The notebook's own loop printed {lessons.fmt(nb.printed.values, nb.printed.decimals)} for this "
-            f"token ({nb.label}, {nb.cell}): "
-            + ("the same, to its printed digits." if nb.agrees else "not this."),
+            f"The notebook's own loop printed {nb.label} = "
+            f"{lessons.fmt(nb.printed.values, nb.printed.decimals)} ({nb.cell}) for this token: "
+            + ("the same, to its printed digits." if nb.agrees else "not what the app computes now."),
             icon=":material/menu_book:",
         )
     if ex.n_heads > 1:
