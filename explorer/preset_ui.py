@@ -88,7 +88,7 @@ def panel() -> None:
             if tables:
                 with tabs[-1]:
                     _tables(tables, f"preset.{name}")
-        b1, b2, _ = st.columns([1, 1, 3])
+        b1, b2, _ = st.columns([2, 2, 3])
         b1.button(
             "↺ Reload the example",
             key="preset.reload",
@@ -124,9 +124,9 @@ def _comparison(checks: list[lessons.Check]) -> None:
             {
                 "printed": [r.what for r in rows],
                 "cell": [r.cell for r in rows],
+                "same": [r.verdict for r in rows],
                 "the notebook printed": [r.notebook for r in rows],
                 "the app computes": [r.app for r in rows],
-                "same": [r.verdict for r in rows],
                 "the app's number is": [r.source for r in rows],
             }
         ),
