@@ -279,7 +279,14 @@ def head_grid(
     # Subplot titles sit above the key labels (which are on top, like every heatmap).
     fig.update_annotations(font_size=style.font, yshift=style.font * 2 + 8)
     side = max(260, min(560, 60 + n * (style.cell_px if n <= 12 else 14)))
-    return _layout(fig, style, title, rows * side + 60)
+    _layout(fig, style, title, rows * side + 60)
+    # Room above the plots for the title, then the subplot titles, then the key labels (no overlap, and
+    # the same at presentation sizes): the title is pinned to the top of the figure.
+    top = int(style.title_font * 1.6 + style.font * 3 + 24)
+    fig.update_layout(
+        margin={"t": top}, title={"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}}
+    )
+    return fig
 
 
 def lines(

@@ -49,7 +49,7 @@ def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
 def panel() -> None:
     """Draw the share and export controls (inside the sidebar)."""
     ex, draws = state.current(), state.draws()
-    with st.expander("Share and export", icon=":material/share:"):
+    with st.expander("Share and export", icon=":material/share:", key="share.panel"):
         st.markdown("**Link to this example**")
         url = link_for(ex, draws, state.present())
         if links.too_long(url):

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+import attention_core as ac
 from explorer import defaults
 from explorer import example as exm
 from explorer.example import BOUNDS, EMB_SOURCES, MASK_KINDS, MATRIX_NAMES, PE_KINDS, SCALE_MODES, Example
@@ -112,7 +113,7 @@ _FALSE = ("0", "false", "no", "off")
 _INT_RE = re.compile(r"[+-]?[0-9]{1,12}")
 
 # Record modes and value codes of the binary state.
-_SEEDED, _SPARSE, _DENSE = 0, 1, 2
+_SEEDED, _SPARSE, _DENSE, _HISTORY = 0, 1, 2, 3
 _F64, _F32, _I8, _BITS = 0, 1, 2, 3
 _HEAD = struct.Struct("<BBHB")  # matrix index, mode, draw, ndim
 
@@ -288,26 +289,122 @@ def _values(v: NDArray[np.float64]) -> tuple[int, bytes]:
     return _F64, v.astype("<f8").tobytes()
 
 
-def _record(index: int, draw: int, current: NDArray, base: NDArray) -> bytes:
-    """One matrix: the seeded draw it starts from, then the cells that differ (sparse) or every cell."""
+def _history_top(name: str) -> int:
+    """How many size parameters a matrix's seeded cells may have been drawn at (0: none).
+
+    `conform` keeps the overlapping cells when a size changes, and the seeded scale depends on the size
+    (W_Q ~ N(0, 1/d_model)), so after d_model 8 -> 6 every kept cell differs from the new seed's value but
+    equals the d_model=8 one. The parameter is d_model (W_Q, W_K, W_V, W1, P), d_ff (W2), or for W_O its
+    (heads, d_k) numbered (heads-1)*MAX_D_K + d_k.
+    """
+    if name in ("w_q", "w_k", "w_v", "w1", "pe_table"):
+        return defaults.MAX_D_MODEL
+    if name == "w2":
+        return defaults.MAX_D_FF
+    if name == "w_o":
+        return defaults.MAX_HEADS * defaults.MAX_D_K
+    return 0
+
+
+def _earlier(name: str, ex: Example, draw: int, j: int, shape: tuple[int, ...]) -> NDArray | None:
+    """The seeded values of `name` at size parameter j (see _history_top), placed at `shape`; NaN in
+    the cells that matrix did not have."""
+    if not 1 <= j <= _history_top(name):
+        return None
+    s = ex.seed
+    if name in ("w_q", "w_k", "w_v"):
+        m = defaults.projection(s, name, ex.n_heads, j, ex.d_k, draw)
+    elif name == "w1":
+        m = defaults.ffn_in(s, j, ex.d_ff, draw)
+    elif name == "w2":
+        m = defaults.ffn_out(s, j, ex.d_model, draw)
+    elif name == "w_o":
+        h, k = divmod(j - 1, defaults.MAX_D_K)
+        m = defaults.output_projection(s, h + 1, k + 1, ex.d_model, draw)
+    elif name == "pe_table" and shape[0] > 0:
+        m = ac.positional_encoding(shape[0], j, kind="sinusoidal")  # as exm.default_matrices draws it
+    else:
+        return None
+    out = np.full(shape, np.nan)
+    overlap = tuple(slice(0, min(a, b)) for a, b in zip(m.shape, shape, strict=True))
+    out[overlap] = m[overlap]
+    return out
+
+
+def _scale_guesses(now: int, base: NDArray, cur: NDArray, todo: NDArray, top: int) -> list[int]:
+    """Sizes j whose seeded scale turns `base` (drawn at size `now`) into `cur`: value ~ 1/sqrt(size)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        est = np.rint(now * (base[todo] / cur[todo]) ** 2)
+    est = est[np.isfinite(est) & (est >= 1) & (est <= top)].astype(np.int64)
+    vals, counts = np.unique(est, return_counts=True)
+    return [int(v) for v in vals[np.argsort(-counts, kind="stable")][:24]]
+
+
+def _candidates(name: str, ex: Example, draw: int, cur: NDArray, todo: NDArray):  # noqa: ANN202
+    """(j, seeded values at size j) to try for the cells still `todo` (updated in place by the caller)."""
+    shape = getattr(ex, name).shape
+    flat = lambda j: _earlier(name, ex, draw, j, shape).reshape(-1)  # noqa: E731
+    if name in ("w_q", "w_k", "w_v", "w1", "w2"):
+        now, top = (ex.d_ff, defaults.MAX_D_FF) if name == "w2" else (ex.d_model, defaults.MAX_D_MODEL)
+        base = flat(now)
+        yield now, base
+        for j in _scale_guesses(now, base, cur, todo, top):
+            if j != now and todo.any():
+                yield j, flat(j)
+    elif name == "w_o":
+        rows, kmax, hmax = shape[0], defaults.MAX_D_K, defaults.MAX_HEADS
+        for k in [ex.d_k, *(k for k in range(1, kmax + 1) if k != ex.d_k)]:  # the row layout: d_k then
+            if not todo.any():
+                return
+            hb = min(hmax, -(-rows // k))
+            base = flat((hb - 1) * kmax + k)
+            yield (hb - 1) * kmax + k, base
+            for p in _scale_guesses(hb * k, base, cur, todo, hmax * kmax):  # p = heads * d_k
+                if p % k == 0 and 1 <= p // k <= hmax and p // k != hb and todo.any():
+                    yield (p // k - 1) * kmax + k, flat((p // k - 1) * kmax + k)
+    elif name == "pe_table" and shape[0] > 0:
+        for j in [ex.d_model, *(j for j in range(1, defaults.MAX_D_MODEL + 1) if j != ex.d_model)]:
+            if not todo.any():
+                return
+            yield j, flat(j)
+
+
+def _history(name: str, ex: Example, draw: int, flat: NDArray) -> bytes:
+    """Each cell as the size parameter whose seeded value it equals (0: none), then the other cells' values."""
+    which = np.zeros(flat.size, dtype="<u2")
+    todo = np.ones(flat.size, dtype=bool)
+    bits = _bits(flat)
+    for j, cand in _candidates(name, ex, draw, flat, todo):
+        hit = todo & (_bits(cand) == bits)
+        which[hit] = j
+        todo &= ~hit
+    code, vals = _values(flat[todo])
+    return struct.pack("<B", code) + which.tobytes() + vals
+
+
+def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example) -> bytes:
+    """One matrix: the seeded draw it starts from, then the smallest of: the cells that differ (sparse),
+    every cell (dense), or every cell as "the seeded value at an earlier size" plus the rest (history)."""
     shape = current.shape
-    head = _HEAD.pack(index, _SEEDED, draw, len(shape)) + struct.pack(f"<{len(shape)}I", *shape)
+    dims = struct.pack(f"<{len(shape)}I", *shape)
     flat, ref = current.reshape(-1), base.reshape(-1)
     diff = np.flatnonzero(_bits(flat) != _bits(ref)) if flat.dtype != bool else np.flatnonzero(flat != ref)
     if diff.size == 0:
-        return head
+        return _HEAD.pack(index, _SEEDED, draw, len(shape)) + dims
     deltas = np.diff(diff, prepend=0).astype("<u4").tobytes()
+    bodies: dict[int, bytes] = {}
     if current.dtype == bool:
-        sparse = struct.pack("<IB", diff.size, _BITS) + deltas  # the listed cells are flipped
-        dense = struct.pack("<B", _BITS) + np.packbits(flat).tobytes()
+        bodies[_SPARSE] = struct.pack("<IB", diff.size, _BITS) + deltas  # the listed cells are flipped
+        bodies[_DENSE] = struct.pack("<B", _BITS) + np.packbits(flat).tobytes()
     else:
         code, vals = _values(flat[diff])
-        sparse = struct.pack("<IB", diff.size, code) + deltas + vals
+        bodies[_SPARSE] = struct.pack("<IB", diff.size, code) + deltas + vals
         dcode, dvals = _values(flat)
-        dense = struct.pack("<B", dcode) + dvals
-    if len(sparse) < len(dense):
-        return _HEAD.pack(index, _SPARSE, draw, len(shape)) + head[_HEAD.size :] + sparse
-    return _HEAD.pack(index, _DENSE, draw, len(shape)) + head[_HEAD.size :] + dense
+        bodies[_DENSE] = struct.pack("<B", dcode) + dvals
+        if diff.size > 8 and _history_top(MATRIX_NAMES[index]):
+            bodies[_HISTORY] = _history(MATRIX_NAMES[index], ex, draw, flat)
+    mode = min(bodies, key=lambda m: len(zlib.compress(bodies[m], 6)))
+    return _HEAD.pack(index, mode, draw, len(shape)) + dims + bodies[mode]
 
 
 def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
@@ -325,7 +422,7 @@ def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         ref = based[name] if d else base0[name]
         if cur.shape != ref.shape:
             raise ValueError(f"{name} has shape {cur.shape}, its settings ask for {ref.shape}")
-        records.append(_record(i, d, cur.astype(ref.dtype, copy=False), ref))
+        records.append(_record(i, d, cur.astype(ref.dtype, copy=False), ref, ex))
     if not records:
         return ""
     body = zlib.compress(b"".join(records), 9)
@@ -415,7 +512,7 @@ def decode_state(blob: str, ex: Example) -> tuple[Example, list[str]]:
             if ndim > 3:
                 raise ShareError(f"a matrix has {ndim} axes")
             shape = r.unpack(f"<{ndim}I")
-            if idx >= len(MATRIX_NAMES) or idx in seen or mode not in (_SEEDED, _SPARSE, _DENSE):
+            if idx >= len(MATRIX_NAMES) or idx in seen or mode not in (_SEEDED, _SPARSE, _DENSE, _HISTORY):
                 raise ShareError("it lists an unknown or repeated matrix")
             seen.add(idx)
             name = MATRIX_NAMES[idx]
@@ -467,6 +564,21 @@ def _read_matrix(
             out = np.unpackbits(np.frombuffer(r.take((size + 7) // 8), dtype=np.uint8))[:size].astype(bool)
         else:
             out = _read_values(r, code, size)
+    elif mode == _HISTORY:
+        (code,) = r.unpack("<B")
+        if is_mask:
+            raise ShareError(f"{name} has the wrong kind of values")
+        which = np.frombuffer(r.take(2 * size), dtype="<u2").astype(np.int64)
+        rest = which == 0
+        values = _read_values(r, code, int(rest.sum()))
+        if tuple(shape) == base0.shape:  # (a record that does not fit is read past, not built)
+            for j in np.unique(which[~rest]).tolist():
+                cand = _earlier(name, ex, draw, j, shape)
+                cells = which == j
+                if cand is None or np.isnan(cand.reshape(-1)[cells]).any():
+                    raise ShareError(f"{name} refers to a size it never had")
+                out[cells] = cand.reshape(-1)[cells]
+            out[rest] = values
     return out.reshape(shape)
 
 

@@ -1,0 +1,30 @@
+# The Attention Explorer in a container, following Streamlit's deployment guide
+# (docs.streamlit.io: Deploy > Docker). Build and run:
+#   docker build -t attention-explorer .
+#   docker run -p 8501:8501 attention-explorer        # then open http://localhost:8501
+FROM python:3.11-slim
+
+WORKDIR /app
+
+# curl for the health check below (the slim image has none).
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends curl \
+    && rm -rf /var/lib/apt/lists/*
+
+# Dependencies first, so that a code change does not reinstall them (exact pins in requirements.txt).
+COPY requirements.txt .
+RUN pip install --no-cache-dir -r requirements.txt
+
+# The app: app.py, pages/, explorer/, attention_core/ and .streamlit/config.toml (see .dockerignore).
+COPY . .
+
+# No one edits files inside the container: no file watcher. Run as an unprivileged user.
+ENV STREAMLIT_SERVER_FILE_WATCHER_TYPE=none
+RUN useradd --create-home --uid 10001 explorer
+USER explorer
+
+EXPOSE 8501
+
+HEALTHCHECK CMD curl --fail http://localhost:8501/_stcore/health
+
+ENTRYPOINT ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0"]

@@ -1,0 +1,264 @@
+"""Links and files between sessions (issue 6), and bad URL parameters and files (issue 7), under AppTest.
+
+A link is read from the "Share and export" panel of one session and opened in a new session; a JSON export
+of one session is imported into another. Every bad URL parameter or file gives a message and keeps the
+rest (a link: the other parts; a file: the whole current state).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import sharing
+from explorer.example import MATRIX_NAMES, Example, conform
+from explorer.state import SETTING_KEYS
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+
+
+def open_app(params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def example_of(at: AppTest) -> Example:
+    """The session's current example, read from its session state."""
+    settings = {name: at.session_state[key] for name, key in SETTING_KEYS.items()}
+    return Example(**settings, **at.session_state["m.matrices"])
+
+
+def link_of(at: AppTest) -> str:
+    links = [c.value for c in at.sidebar.code if "sentence=" in c.value]
+    assert len(links) == 1, [c.value[:80] for c in at.sidebar.code]
+    return links[0]
+
+
+def params_of(link: str) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(link).query, keep_blank_values=True))
+
+
+def messages(at: AppTest) -> list[str]:
+    """Warnings and errors on the page, with the Markdown escapes of explorer.text.literal removed."""
+    return [m.value.replace("\\", "").replace("\u2060", "") for m in [*at.warning, *at.error]]
+
+
+def assert_identical(a: Example, b: Example) -> None:
+    assert a.settings() == b.settings()
+    for name in MATRIX_NAMES:
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.dtype == y.dtype and np.array_equal(x, y) and x.tobytes() == y.tobytes(), name
+    assert a.digest() == b.digest()
+
+
+def edited_session() -> AppTest:
+    """A session with changed settings, hand-edited cells in every matrix and a re-randomized W_Q."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.session_state[SETTING_KEYS["seed"]] = 1234  # (a seed changed later keeps the old seed's weights)
+    at.run()
+    at.number_input(key=SETTING_KEYS["d_model"]).set_value(6)
+    at.number_input(key=SETTING_KEYS["n_heads"]).set_value(3)
+    at.text_input(key=SETTING_KEYS["sentence"]).set_value("Le chat s'assit ; the cat sat , $x$ [PAD]")
+    at.run()
+    for name, value in {
+        "mask_kind": "custom",
+        "scale_mode": "custom",
+        "scale_custom": 0.3,
+        "pe_kind": "learned",
+    }.items():
+        at.session_state[SETTING_KEYS[name]] = value
+    ex = example_of(at)
+    draws = {"w_q": 2}
+    mats = {n: np.array(getattr(ex, n), copy=True) for n in MATRIX_NAMES}
+    mats["w_q"] = sharing.seeded(ex, draws)["w_q"]
+    rng = np.random.default_rng(7)
+    for name in MATRIX_NAMES:
+        flat = mats[name].reshape(-1)
+        i = rng.integers(0, flat.size, 3)
+        flat[i] = ~flat[i] if flat.dtype == bool else [0.1, -0.0, 123.456789]
+    at.session_state["m.matrices"] = mats
+    at.session_state["m.draws"] = draws
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+# ---------------------------------------------------------------- a link opens the identical example
+
+
+def test_a_link_from_one_session_opens_the_identical_example_in_another() -> None:
+    a = edited_session()
+    ex_a = example_of(a)
+    assert ex_a.mask_kind == "custom" and ex_a.d_model == 6 and ex_a.seed == 1234
+    link = link_of(a)
+    assert link.startswith("?sentence=")  # no browser URL under AppTest: a relative link
+    params = params_of(link)
+    assert params["mask"] == "custom" and params["s"].startswith("1.")
+    assert len(link) < 2000
+    b = open_app(params)
+    assert not messages(b)
+    assert_identical(example_of(b), ex_a)
+    assert set(b.query_params) == {"sentence"}  # the address bar keeps only the sentence
+    assert link_of(b) != link  # B's draws restart at 0, so W_Q travels as cells now...
+    assert_identical(example_of(open_app(params_of(link_of(b)))), ex_a)  # ...and still arrives exactly
+
+
+def test_the_default_example_link_is_short_and_opens_the_default() -> None:
+    a = open_app()
+    link = link_of(a)
+    assert "s" not in params_of(link) and len(link) < 400
+    b = open_app(params_of(link))
+    assert not messages(b)
+    assert_identical(example_of(b), example_of(a))
+
+
+def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
+    at = open_app()
+    for name, value in {"d_model": 64, "n_heads": 8, "d_k": 64}.items():
+        at.number_input(key=SETTING_KEYS[name]).set_value(value)
+    at.run()
+    rng = np.random.default_rng(0)
+    mats = dict(at.session_state["m.matrices"])
+    for name in ("w_q", "w_k", "w_v"):
+        mats[name] = rng.standard_normal(mats[name].shape)
+    at.session_state["m.matrices"] = mats
+    at.run()
+    assert not [c for c in at.sidebar.code if "sentence=" in c.value]
+    warning = [w.value for w in at.sidebar.warning]
+    assert any("too large for a link" in w and "JSON" in w for w in warning), warning
+
+
+# ---------------------------------------------------------------- bad URL parameters
+
+
+def test_bad_url_parameters_give_messages_and_fall_back_part_by_part() -> None:
+    at = open_app(
+        {
+            "sentence": "A cat",
+            "d_model": "abc",
+            "heads": "99",
+            "d_k": "3",
+            "mask": "causal",
+            "base": "nan",
+            "preset": "no-such-preset",
+            "present": "maybe",
+        }
+    )
+    got = messages(at)
+    for words in (
+        "d_model must be a whole number",
+        "heads must be between 1 and 8",
+        "encoding base",
+        "no preset",
+    ):
+        assert any(words in m for m in got), (words, got)
+    assert any("present=" in m for m in got)
+    ex = example_of(at)
+    default = Example()
+    assert (ex.d_model, ex.n_heads, ex.pe_base) == (default.d_model, default.n_heads, default.pe_base)
+    assert (ex.sentence, ex.d_k, ex.mask_kind) == ("A cat", 3, "causal")  # the good parts were read
+    seeded = sharing.seeded(ex)
+    for name in MATRIX_NAMES:
+        assert np.array_equal(getattr(ex, name), seeded[name]), name
+    assert at.session_state["ui.present"] is False
+
+
+@pytest.mark.parametrize(
+    ("blob", "words"),
+    [
+        ("truncate", "cut short or altered"),
+        ("2.eNpjYGBgAAAABAAB", "newer version"),
+        ("1." + "A" * (sharing.MAX_STATE_CHARS + 1), "too long"),
+        ("1.<script>", "characters"),
+    ],
+)
+def test_a_bad_state_parameter_keeps_the_settings_and_the_seeded_matrices(blob: str, words: str) -> None:
+    good = params_of(link_of(edited_session()))
+    if blob == "truncate":
+        blob = good["s"][: len(good["s"]) // 2]
+    at = open_app({**good, "s": blob})
+    got = messages(at)
+    assert any(words in m for m in got), got
+    ex = example_of(at)
+    assert ex.d_model == 6 and ex.seed == 1234 and ex.mask_kind == "custom"
+    seeded = sharing.seeded(ex)
+    for name in MATRIX_NAMES:
+        assert np.array_equal(getattr(ex, name), seeded[name]), name
+
+
+# ---------------------------------------------------------------- JSON export and import
+
+
+def import_script() -> None:
+    """A page that imports the bytes a test put in session state, then shows the messages."""
+    import streamlit as st
+
+    from explorer import frame, share_ui, sharing, state
+
+    state.init()
+    data = st.session_state.pop("test.upload", None)
+    if data is not None:
+        share_ui.import_json(data)
+    st.session_state["test.export"] = sharing.to_json(state.current(), state.draws())
+    frame.show_messages()
+
+
+def import_session(upload: bytes | None = None, matrices: dict | None = None) -> AppTest:
+    at = AppTest.from_function(import_script, default_timeout=TIMEOUT)
+    if matrices is not None:
+        at.run()
+        at.session_state["m.matrices"] = matrices
+    if upload is not None:
+        at.session_state["test.upload"] = upload
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_json_export_then_import_round_trips_exactly() -> None:
+    a = edited_session()
+    ex_a = example_of(a)
+    text = sharing.to_json(ex_a, a.session_state["m.draws"])
+    b = import_session(text.encode())
+    assert [s.value for s in b.success] and not b.error
+    assert_identical(example_of(b), ex_a)
+    assert b.session_state["m.undo"] is not None  # the example before can be restored
+    c = import_session(b.session_state["test.export"].encode())  # and the export of B again
+    assert_identical(example_of(c), ex_a)
+
+
+BAD_FILES = {
+    "malformed": b'{"format": "attention-explorer", "version": 1,',
+    "wrong format": b'{"format": "something-else", "version": 1}',
+    "wrong version": b'{"format": "attention-explorer", "version": 7, "settings": {}}',
+    "wrong shape": b'{"format": "attention-explorer", "version": 1, "settings": {"d_model": 2, "n_heads": 1,'
+    b' "d_k": 1}, "matrices": {"w_o": [[1, 2, 3]]}}',
+    "non-finite": b'{"format": "attention-explorer", "version": 1, "settings": {"d_model": 1, "n_heads": 1,'
+    b' "d_k": 1}, "matrices": {"w_o": [[NaN]]}}',
+    "too large": b" " * (sharing.MAX_JSON_BYTES + 1),
+    "not text": bytes(range(256)),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FILES))
+def test_a_bad_file_gives_a_message_and_changes_nothing(case: str) -> None:
+    before = conform(Example()).w_q.copy()
+    before[0, 0, 0] = 42.0  # an edit the person made before the import
+    mats = {n: getattr(conform(Example()), n) for n in MATRIX_NAMES} | {"w_q": before}
+    at = import_session(matrices=mats)
+    ex_before = example_of(at)
+    at.session_state["test.upload"] = BAD_FILES[case]
+    at.run()
+    got = messages(at)
+    assert len(got) == 1 and "could not be opened" in got[0] and "Nothing was changed" in got[0], got
+    assert_identical(example_of(at), ex_before)
+    assert at.session_state["m.matrices"]["w_q"][0, 0, 0] == 42.0

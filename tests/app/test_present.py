@@ -1,0 +1,192 @@
+"""Presentation mode and the step-through (issue 6): larger page and chart text, the slides' order, and
+colour scales that keep their order on a washed-out projector and for any colour vision."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import plotly.colors as pc
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer import figures, present
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 60
+
+
+@pytest.fixture(autouse=True)
+def warm_server(monkeypatch):
+    """Run switched-to pages through app.py's frame, as a running server does once one session has called
+    st.navigation. With a folder named `pages/` beside app.py, Streamlit treats the first run of a process
+    as an old-style multipage app, and AppTest resets that flag before every run: switch_page would run
+    the page script alone, without the frame (no sidebar, no step-through) that these tests are about."""
+    import streamlit.testing.v1.app_test as app_test
+    from streamlit.runtime.pages_manager import PagesManager
+
+    class Warm(PagesManager):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test, "PagesManager", Warm)
+    yield
+    PagesManager.uses_pages_directory = None
+
+
+def run_app(url_path: str = "", params: dict[str, str] | None = None, scripts: dict[str, str] | None = None):
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.run()
+    if url_path:
+        at.switch_page(scripts[url_path])
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def css_blocks(at: AppTest) -> list[str]:
+    return [el.proto.body for el in at.get("html") if "<style>" in el.proto.body]
+
+
+def figure_fonts(at: AppTest) -> list[tuple[int, int, int | None]]:
+    """(layout font, title font, cell text font) of every chart on the page."""
+    out = []
+    for el in at.get("plotly_chart"):
+        spec = json.loads(el.proto.spec)
+        layout = spec["layout"]
+        cells = [t.get("textfont", {}).get("size") for t in spec["data"] if t.get("texttemplate")]
+        out.append((layout["font"]["size"], layout["title"]["font"]["size"], cells[0] if cells else None))
+    return out
+
+
+# ---------------------------------------------------------------- presentation mode
+
+
+def test_present_param_enlarges_page_and_chart_text(kit) -> None:
+    normal = run_app("scores", scripts=kit.scripts())
+    big = run_app("scores", {"present": "1"}, scripts=kit.scripts())
+    assert big.session_state["ui.present"] is True and normal.session_state["ui.present"] is False
+    # page text: the static projector CSS (a 22 px root font; Streamlit's type is in rem)
+    assert not css_blocks(normal)
+    (css,) = css_blocks(big)
+    assert f"html {{ font-size: {present.BASE_FONT_PX}px; }}" in css and present.BASE_FONT_PX >= 20
+    # charts: Plotly text does not follow the page, so every figure carries the presentation sizes
+    small_fonts, big_fonts = figure_fonts(normal), figure_fonts(big)
+    assert len(small_fonts) == len(big_fonts) >= 3
+    style, style_big = figures.Style(), figures.Style(present=True)
+    assert {f[:2] for f in small_fonts} == {(style.font, style.title_font)}
+    assert {f[:2] for f in big_fonts} == {(style_big.font, style_big.title_font)}
+    cell_sizes = {f[2] for f in big_fonts if f[2] is not None}
+    assert cell_sizes == {style_big.cell_font} and style_big.cell_font >= 20  # values readable in the cells
+    # the step-through sits above the page too, with what to look at
+    top = [m.value for m in big.markdown if m.value.startswith("**Step ")]
+    assert top == [f"**Step 4 of {len(present.STEPS)} · Scores**  \n{present.STEPS[3].look}"]
+    assert not [m for m in normal.markdown if m.value.startswith("**Step ")]
+
+
+def test_the_sidebar_toggle_switches_presentation_mode_on_every_page(kit) -> None:
+    at = run_app()
+    assert not css_blocks(at)
+    at.toggle(key="ui.present").set_value(True).run()
+    assert css_blocks(at) and figure_fonts(at)[0][0] == figures.Style(present=True).font
+    at.switch_page(kit.scripts()["heads"]).run()  # kept across pages
+    assert css_blocks(at) and {f[0] for f in figure_fonts(at)} == {figures.Style(present=True).font}
+    at.toggle(key="ui.present").set_value(False).run()
+    assert not css_blocks(at) and {f[0] for f in figure_fonts(at)} == {figures.Style().font}
+
+
+def test_presenting_collapses_the_sidebar_and_the_css_is_static() -> None:
+    assert present.sidebar_state(True) == "collapsed" and present.sidebar_state(False) == "auto"
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "initial_sidebar_state=present.sidebar_state(state.present())" in app
+    assert re.fullmatch(r"<style>[^<>]*</style>", present.CSS)  # one static style block, nothing else
+
+
+# ---------------------------------------------------------------- the step-through
+
+
+def steps_walked(at: AppTest, scripts: dict[str, str], arrow: str) -> list[tuple[str, str]]:
+    """Follow the bottom "next" (arrow "→") or "previous" ("←") links from the page `at` shows."""
+    seen = []
+    for _ in range(3 * len(present.STEPS)):
+        caption = [c.value for c in at.caption if c.value.startswith("Step ")]
+        assert len(caption) == 1, caption
+        path = next(s.url_path for s in present.STEPS if s.title == caption[0].split(": ", 1)[1])
+        seen.append((path, caption[0]))
+        link = [
+            p.proto
+            for p in at.get("page_link")
+            if (p.proto.label.endswith(" →") if arrow == "→" else p.proto.label.startswith("← "))
+        ]
+        if not link:
+            return seen
+        (target,) = link
+        at.query_params.pop("step", None)
+        for key, value in re.findall(r"(\w+)=([\w-]+)", target.query_string):
+            at.query_params[key] = value
+        at.switch_page(scripts[target.page])
+        at.run()
+        assert not at.exception, at.exception
+    raise AssertionError("the step-through does not end")
+
+
+def test_the_step_through_visits_every_page_in_order(kit) -> None:
+    scripts = kit.scripts()
+    forward = steps_walked(run_app(), scripts, "→")
+    n = len(present.STEPS)
+    assert [c for _, c in forward] == [f"Step {i + 1} of {n}: {s.title}" for i, s in enumerate(present.STEPS)]
+    assert [s.title for s in present.STEPS[3:6]] == ["Scores", "Masking", "Softmax"]  # sections of /scores
+    pages_in_order = list(dict.fromkeys(path for path, _ in forward))
+    assert pages_in_order == list(scripts)  # every page of app.py, in the menu's order
+    backward = steps_walked(run_app("why-scale", scripts=scripts), scripts, "←")
+    assert [c for _, c in backward] == [c for _, c in reversed(forward)]
+
+
+def test_a_step_name_belongs_to_its_page_only() -> None:
+    assert present.step_index("scores", "softmax") == 5
+    assert present.step_index("scores", None) == 3
+    assert present.step_index("heads", "softmax") == 6  # another page's step: the page's own first step
+    assert present.step_index("no-such-page") is None
+    assert (
+        present.query_of(present.STEPS[4]) == {"step": "masking"} and present.query_of(present.STEPS[6]) == {}
+    )
+
+
+# ---------------------------------------------------------------- colour scales
+
+
+def luminance(colour: str) -> float:
+    rgb = pc.hex_to_rgb(colour) if colour.startswith("#") else pc.unlabel_rgb(colour)
+    c = np.array(rgb, dtype=float) / 255
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    return float(c @ [0.2126, 0.7152, 0.0722])
+
+
+def washed_out(lum: float) -> float:
+    """A projector in a lit room: black raised to 12 % and white dimmed to 85 %."""
+    return 0.12 + (0.85 - 0.12) * lum
+
+
+def contrast(a: float, b: float) -> float:
+    return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+
+
+@pytest.mark.parametrize("palette", list(figures.PALETTES))
+def test_colour_scales_keep_their_order_in_lightness(palette: str) -> None:
+    """Order carried by lightness survives a washed-out projector, greyscale and every colour vision."""
+    style = figures.Style(palette=palette)
+    seq = [luminance(c) for c in pc.sample_colorscale(style.sequential, list(np.linspace(0, 1, 21)))]
+    steps = np.diff(seq)
+    assert np.all(steps > 0) or np.all(steps < 0), f"{style.sequential} is not monotonic in lightness"
+    assert contrast(washed_out(seq[0]), washed_out(seq[-1])) >= 3.5
+    div = [luminance(c) for c in pc.sample_colorscale(style.diverging, list(np.linspace(0, 1, 21)))]
+    centre = int(np.argmax(div))
+    assert centre == 10, f"{style.diverging}: zero must be the lightest colour"
+    assert np.all(np.diff(div[: centre + 1]) > 0) and np.all(np.diff(div[centre:]) < 0)
+    for end in (div[0], div[-1]):
+        assert contrast(washed_out(div[centre]), washed_out(end)) >= 3.0
