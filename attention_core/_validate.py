@@ -35,15 +35,22 @@ def _where(index: tuple[int, ...]) -> str:
     return ", ".join(f"{name} {int(i)}" for name, i in zip(names, index, strict=True))
 
 
+def all_finite(arr: NDArray[np.float64]) -> bool:
+    """True when no entry is NaN or ±inf. Fast path: a finite sum proves it (NaN and inf propagate)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(arr, axis=None)):
+            return True
+    return bool(np.isfinite(arr).all())  # the sum may also have overflowed: look at every entry
+
+
 def check_finite(name: str, arr: NDArray[np.float64], hint: str = "") -> None:
     """Raise if ``arr`` holds NaN or ±inf.
 
     Message: "x contains 1 non-finite value (NaN or ±inf) at row 0, column 2".
     """
-    finite = np.isfinite(arr)
-    if finite.all():
+    if all_finite(arr):
         return
-    bad = np.argwhere(~finite)
+    bad = np.argwhere(~np.isfinite(arr))
     count = len(bad)
     first = tuple(int(i) for i in bad[0])
     if count == 1:
@@ -136,7 +143,7 @@ def as_real(name: str, value: object, *, positive: bool = False) -> float:
 
 def check_result(name: str, arr: NDArray[np.float64], formula: str) -> None:
     """Raise when a computed matrix overflowed float64 although every input was finite."""
-    if not np.isfinite(arr).all():
+    if not all_finite(arr):
         count = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
         raise ValueError(
             f"{name} overflows: {count} entr{'y' if count == 1 else 'ies'} of {formula} exceed the float64 "

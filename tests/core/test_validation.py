@@ -148,3 +148,9 @@ def test_messages_do_not_mutate_inputs() -> None:
         multi_head_attention(**p, mask=causal_mask(4))
     for key, value in before.items():
         np.testing.assert_array_equal(p[key], value)
+
+
+def test_huge_finite_values_are_accepted_even_when_their_sum_overflows() -> None:
+    x = np.full((2, 3), 1e308)
+    out = multi_head_attention(x, np.full((1, 3, 2), 1e-300), np.full((1, 3, 2), 1e-300), np.eye(3)[None])
+    assert np.isfinite(out.output).all()
