@@ -1,7 +1,8 @@
 """Benchmark of attention_core.multi_head_attention (w_o given, every intermediate returned).
 
 Prints, for each (n, d_model, heads):
-  - numpy ms: the median wall time of multi_head_attention on all the CPUs this process may use;
+  - numpy ms: the median wall time of multi_head_attention on all the CPUs this process may use, and in
+    brackets the best time (on a busy machine the best is the steadier figure);
   - trace MiB: the memory of the returned trace (the nbytes of its arrays, an array shared by two fields once);
   - torch ms: the same for torch.nn.MultiheadAttention(d_model, heads, bias=False, batch_first=True,
     dtype=float64) called with need_weights=True, average_attn_weights=False, on the same weights, with
@@ -45,8 +46,8 @@ def n_threads() -> int:
         return os.cpu_count() or 1
 
 
-def median_ms(fn: Callable[[], object], budget_s: float, clock: Callable[[], float]) -> float:
-    """Median time of fn() in ms on ``clock``, after two warm-up calls, over 5 to 300 runs."""
+def timings_ms(fn: Callable[[], object], budget_s: float, clock: Callable[[], float]) -> list[float]:
+    """Times of fn() in ms on ``clock``, after two warm-up calls, over 5 to 300 runs."""
     fn()
     fn()
     times: list[float] = []
@@ -54,8 +55,12 @@ def median_ms(fn: Callable[[], object], budget_s: float, clock: Callable[[], flo
     while len(times) < 5 or (time.perf_counter() - start < budget_s and len(times) < 300):
         t0 = clock()
         fn()
-        times.append(clock() - t0)
-    return statistics.median(times) * 1e3
+        times.append((clock() - t0) * 1e3)
+    return times
+
+
+def median_ms(fn: Callable[[], object], budget_s: float, clock: Callable[[], float]) -> float:
+    return statistics.median(timings_ms(fn, budget_s, clock))
 
 
 def make_weights(n: int, d_model: int, heads: int, seed: int = 0) -> dict[str, np.ndarray]:
@@ -103,12 +108,13 @@ def worker(engine: str, budget: float) -> None:
         arrays = make_weights(n, d_model, heads)
         row: dict[str, object] = {"config": [n, d_model, heads]}
         if engine == "numpy":
-            row["ms"] = median_ms(lambda a=arrays: multi_head_attention(**a), budget, clock)
+            times = timings_ms(lambda a=arrays: multi_head_attention(**a), budget, clock)
             row["bytes"] = multi_head_attention(**arrays).nbytes
         else:
             run, torch_out = torch_runner(arrays, heads)
             np.testing.assert_allclose(multi_head_attention(**arrays).output, torch_out, rtol=1e-9, atol=1e-9)
-            row["ms"] = median_ms(run, budget, clock)
+            times = timings_ms(run, budget, clock)
+        row["ms"], row["best"] = statistics.median(times), min(times)
         print(json.dumps(row), flush=True)
 
 
@@ -146,26 +152,31 @@ def main(rounds: int, budget: float) -> None:
         for engine, one_cpu in runs:
             results[engine, one_cpu].append(run_worker(engine, budget, one_cpu))
 
-    def med(engine: str, one_cpu: bool, config: tuple[int, ...]) -> float:
-        return statistics.median(r[config]["ms"] for r in results[engine, one_cpu])
+    def med(engine: str, one_cpu: bool, config: tuple[int, ...], key: str = "ms") -> float:
+        return statistics.median(r[config][key] for r in results[engine, one_cpu])
 
     header = (
-        f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'trace MiB':>9} | {'torch ms':>9} "
-        f"{'torch/numpy':>11} | {'1-CPU numpy':>11} {'1-CPU torch':>11}  (CPU ms)"
+        f"{'n':>5} {'d_model':>7} {'heads':>5} | {'numpy ms':>9} {'(best)':>10} {'trace MiB':>9} | "
+        f"{'torch ms':>9} {'(best)':>10} {'torch/numpy':>11} | {'1-CPU numpy':>11} {'1-CPU torch':>11} (CPU ms)"
     )
     print(header)
     print("-" * len(header))
     for config in CONFIGS:
-        ms, one = med("numpy", False, config), med("numpy", True, config)
+        ms, best, one = (
+            med("numpy", False, config),
+            med("numpy", False, config, "best"),
+            med("numpy", True, config),
+        )
         mib = results["numpy", False][0][config]["bytes"] / 2**20
-        torch_cols, torch_one = f"{'-':>9} {'-':>11}", f"{'-':>11}"
+        torch_cols, torch_one = f"{'-':>9} {'-':>10} {'-':>11}", f"{'-':>11}"
         if "torch" in engines:
-            torch_ms = med("torch", False, config)
-            torch_cols = f"{torch_ms:9.3f} {torch_ms / ms:10.2f}x"
+            torch_ms, torch_best = med("torch", False, config), med("torch", False, config, "best")
+            torch_cols = f"{torch_ms:9.3f} {f'({torch_best:.2f})':>10} {torch_ms / ms:10.3g}x"
             torch_one = f"{med('torch', True, config):11.3f}"
         n, d_model, heads = config
         print(
-            f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {mib:9.2f} | {torch_cols} | {one:11.3f} {torch_one}"
+            f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {f'({best:.2f})':>10} {mib:9.2f} | {torch_cols} | "
+            f"{one:11.3f} {torch_one}"
         )
     d_ks = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
     lesson = median_ms(
