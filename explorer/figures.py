@@ -10,12 +10,16 @@ Conventions every heatmap follows:
 
 from __future__ import annotations
 
+import functools
 import html
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
@@ -76,16 +80,56 @@ def esc(label: object) -> str:
     return html.escape(str(label), quote=False).replace("$", "&#36;").replace("%", "&#37;")
 
 
-def _layout(fig: go.Figure, style: Style, title: str, height: int) -> go.Figure:
-    fig.update_layout(
-        template=style.template,
-        title={"text": esc(title), "font": {"size": style.title_font}},
-        font={"size": style.font},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 30 + style.title_font * 2, "b": 10},
-        hoverlabel={"font": {"size": style.font}},
-    )
-    return fig
+# Figures are assembled as plain dicts and wrapped once, unvalidated: building them through Plotly's
+# validating objects (update_layout, make_subplots, a named template) cost 60-300 ms per figure, most of a
+# page's rerun. tests/app/test_figures.py checks that every builder's output is a valid Plotly figure.
+_TEMPLATE_LAYOUT = (
+    "annotationdefaults", "autotypenumbers", "coloraxis", "colorway", "font", "hoverlabel", "hovermode",
+    "paper_bgcolor", "plot_bgcolor", "title", "xaxis", "yaxis",
+)  # fmt: skip
+_TEMPLATE_TRACES = ("heatmap", "bar", "scatter")
+
+
+@functools.lru_cache(maxsize=4)
+def _template_json(name: str) -> str:
+    """The named Plotly template cut to what these figures use (2-D axes; heatmap, bar, scatter traces):
+    1 KB instead of 7 KB in every chart, the same look (every colour scale here is explicit)."""
+    full = pio.templates[name].to_plotly_json()
+    layout = {k: v for k, v in full.get("layout", {}).items() if k in _TEMPLATE_LAYOUT}
+    data = {
+        k: [{p: v for p, v in t.items() if p != "colorscale"} for t in full.get("data", {}).get(k, [])]
+        for k in _TEMPLATE_TRACES
+    }
+    return json.dumps({"layout": layout, "data": data}, separators=(",", ":"))
+
+
+def template_of(style: Style) -> dict[str, Any]:
+    """The explicit template of a figure (exported images are never black: streamlit/streamlit #6897)."""
+    return json.loads(_template_json(style.template))
+
+
+@functools.lru_cache(maxsize=64)
+def _colorscale(name: str) -> tuple[tuple[float, str], ...]:
+    """A named colour scale as (position, colour) pairs: the browser knows only a few names."""
+    return go.Heatmap(colorscale=name).colorscale
+
+
+def _figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
+def _layout(style: Style, title: str, height: int, **extra: Any) -> dict[str, Any]:
+    """The layout every figure shares (template, title, fonts, height, margins), plus `extra` keys."""
+    layout: dict[str, Any] = {
+        "template": template_of(style),
+        "title": {"text": esc(title), "font": {"size": style.title_font}},
+        "font": {"size": style.font},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 30 + style.title_font * 2, "b": 10},
+        "hoverlabel": {"font": {"size": style.font}},
+    }
+    layout.update(extra)
+    return layout
 
 
 def _height(rows: int, style: Style, extra: int = 140) -> int:
@@ -137,85 +181,98 @@ def heatmap(
     rows_esc = [esc(s) for s in row_labels]
     cols_esc = [esc(s) for s in col_labels]
     small = n_rows * n_cols <= 1024
-    trace = go.Heatmap(
-        z=shown,
-        x=list(range(n_cols)),
-        y=list(range(n_rows)),
-        zmin=zmin,
-        zmax=zmax,
-        zmid=zmid,
-        colorscale=scale,
-        texttemplate=_fmt_text(n_rows, n_cols, digits) if n_cols <= max_text_cols else None,
-        textfont={"size": style.cell_font},
-        customdata=[[[r, c] for c in cols_esc] for r in rows_esc] if small else None,
-        hovertemplate=(
+    xs, ys = list(range(n_cols)), list(range(n_rows))
+    trace: dict[str, Any] = {
+        "type": "heatmap",
+        "z": shown,
+        "x": xs,
+        "y": ys,
+        "zmin": zmin,
+        "zmax": zmax,
+        "colorscale": _colorscale(scale),
+        "textfont": {"size": style.cell_font},
+        "hovertemplate": (
             f"{y_title} %{{customdata[0]}}<br>{x_title} %{{customdata[1]}}<br>value %{{z:.10g}}<extra></extra>"
             if small
             else f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>value %{{z:.10g}}<extra></extra>"
         ),
-        colorbar={"thickness": 14, "tickfont": {"size": style.font}},
-        xgap=1,
-        ygap=1,
-    )
-    fig = go.Figure(trace)
+        "colorbar": {"thickness": 14, "tickfont": {"size": style.font}},
+        "xgap": 1,
+        "ygap": 1,
+    }
+    if zmid is not None:
+        trace["zmid"] = zmid
+    text = _fmt_text(n_rows, n_cols, digits) if n_cols <= max_text_cols else None
+    if text is not None:
+        trace["texttemplate"] = text
+    if small:
+        trace["customdata"] = [[[r, c] for c in cols_esc] for r in rows_esc]
+    data = [trace]
     if masked is not None and masked.any():
-        grey = np.where(masked, 1.0, np.nan)
-        fig.add_trace(
-            go.Heatmap(
-                z=grey,
-                x=list(range(n_cols)),
-                y=list(range(n_rows)),
-                colorscale=[[0, MASKED_GREY], [1, MASKED_GREY]],
-                showscale=False,
-                text=np.where(masked, "-inf", "").tolist(),
-                texttemplate="%{text}" if max(n_rows, n_cols) <= MAX_CELLS_WITH_TEXT else None,
-                textfont={"size": style.cell_font, "color": "white"},
-                hovertemplate="masked: this query may not attend to this key (-inf)<extra></extra>",
-                xgap=1,
-                ygap=1,
-            )
-        )
-    _axes(fig, rows_esc, cols_esc, style, x_title, y_title)
+        grey: dict[str, Any] = {
+            "type": "heatmap",
+            "z": np.where(masked, 1.0, np.nan),
+            "x": xs,
+            "y": ys,
+            "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
+            "showscale": False,
+            "textfont": {"size": style.cell_font, "color": "white"},
+            "hovertemplate": "masked: this query may not attend to this key (-inf)<extra></extra>",
+            "xgap": 1,
+            "ygap": 1,
+        }
+        if max(n_rows, n_cols) <= MAX_CELLS_WITH_TEXT:  # the "-inf" labels only where they are drawn
+            grey["text"] = np.where(masked, "-inf", "").tolist()
+            grey["texttemplate"] = "%{text}"
+        data.append(grey)
+    xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title)
+    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis}
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
-        for i, s in enumerate(sums):
-            fig.add_annotation(
-                x=1.0,
-                y=i,
-                xref="paper",
-                yref="y",
-                xanchor="left",
-                showarrow=False,
-                text=f"Σ {s:.3f}",
-                font={"size": style.cell_font},
-            )
-        fig.update_layout(margin={"r": 20 + style.cell_font * 5})
-    return _layout(fig, style, title, _height(n_rows, style))
+        extra["annotations"] = [
+            {
+                "x": 1.0,
+                "y": i,
+                "xref": "paper",
+                "yref": "y",
+                "xanchor": "left",
+                "showarrow": False,
+                "text": f"Σ {s:.3f}",
+                "font": {"size": style.cell_font},
+            }
+            for i, s in enumerate(sums)
+        ]
+    return _figure(data, _layout(style, title, _height(n_rows, style), **extra))
 
 
-def _axes(fig: go.Figure, rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str) -> None:
+def _axes(
+    rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The x (keys, on top) and y (queries, first on top) axes of a heatmap: positions with label text."""
     many = max(len(rows), len(cols)) > 24
-    fig.update_xaxes(
-        tickmode="array",
-        tickvals=list(range(len(cols))),
-        ticktext=cols,
-        side="top",
-        tickangle=-45 if many else 0,
-        title={"text": x_title, "font": {"size": style.font}},
-        tickfont={"size": style.font if not many else 10},
-        showgrid=False,
-        zeroline=False,
-    )
-    fig.update_yaxes(
-        tickmode="array",
-        tickvals=list(range(len(rows))),
-        ticktext=rows,
-        autorange="reversed",
-        title={"text": y_title, "font": {"size": style.font}},
-        tickfont={"size": style.font if not many else 10},
-        showgrid=False,
-        zeroline=False,
-    )
+    font = {"size": style.font if not many else 10}
+    xaxis = {
+        "tickmode": "array",
+        "tickvals": list(range(len(cols))),
+        "ticktext": cols,
+        "side": "top",
+        "tickangle": -45 if many else 0,
+        "title": {"text": x_title, "font": {"size": style.font}},
+        "tickfont": font,
+        "showgrid": False,
+        "zeroline": False,
+    }
+    yaxis = {
+        "tickmode": "array",
+        "tickvals": list(range(len(rows))),
+        "ticktext": rows,
+        "autorange": "reversed",
+        "title": {"text": y_title, "font": {"size": style.font}},
+        "tickfont": dict(font),
+        "showgrid": False,
+        "zeroline": False,
+    }
+    return xaxis, yaxis
 
 
 def head_grid(
@@ -230,63 +287,64 @@ def head_grid(
     h, n, _ = weights.shape
     cols = min(h, 4)
     rows = (h + cols - 1) // cols
-    fig = make_subplots(
-        rows=rows,
-        cols=cols,
-        subplot_titles=[f"head {i + 1}" for i in range(h)],
-        horizontal_spacing=0.06,
-        vertical_spacing=0.12 if rows > 1 else 0.05,
-    )
+    layout = json.loads(_grid_json(rows, cols, h, 0.12 if rows > 1 else 0.05))
     lab = [esc(s) for s in labels]
     text = _fmt_text(n, n, 2) if h <= 4 and n <= 8 else None
+    data = []
     for i in range(h):
         z = weights[i].copy()
         if masked is not None:
             z[masked] = np.nan
-        fig.add_trace(
-            go.Heatmap(
-                z=z,
-                x=list(range(n)),
-                y=list(range(n)),
-                coloraxis="coloraxis",
-                texttemplate=text,
-                textfont={"size": style.cell_font},
-                xgap=1,
-                ygap=1,
-                hovertemplate=f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
-            ),
-            row=i // cols + 1,
-            col=i % cols + 1,
-        )
+        trace: dict[str, Any] = {
+            "type": "heatmap",
+            "z": z,
+            "x": list(range(n)),
+            "y": list(range(n)),
+            "coloraxis": "coloraxis",
+            "textfont": {"size": style.cell_font},
+            "xgap": 1,
+            "ygap": 1,
+            "hovertemplate": f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
+            "xaxis": "x" if i == 0 else f"x{i + 1}",  # subplot i + 1, row-major from the top left
+            "yaxis": "y" if i == 0 else f"y{i + 1}",
+        }
+        if text is not None:
+            trace["texttemplate"] = text
+        data.append(trace)
     small_font = style.font if n <= 12 else max(9, style.font - 6)
-    fig.update_xaxes(
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=lab,
-        side="top",
-        tickfont={"size": small_font},
-        showgrid=False,
-    )
-    fig.update_yaxes(
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=lab,
-        autorange="reversed",
-        tickfont={"size": small_font},
-        showgrid=False,
-    )
-    fig.update_layout(coloraxis={"colorscale": style.sequential, "cmin": 0, "cmax": 1})
+    ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": lab, "showgrid": False}
+    for name, axis in layout.items():
+        if name.startswith("xaxis"):
+            axis.update(ticks, side="top", tickfont={"size": small_font})
+        elif name.startswith("yaxis"):
+            axis.update(ticks, autorange="reversed", tickfont={"size": small_font})
     # Subplot titles sit above the key labels (which are on top, like every heatmap).
-    fig.update_annotations(font_size=style.font, yshift=style.font * 2 + 8)
+    for note in layout.get("annotations", []):
+        note["font"] = {**note.get("font", {}), "size": style.font}
+        note["yshift"] = style.font * 2 + 8
     side = max(260, min(560, 60 + n * (style.cell_px if n <= 12 else 14)))
-    _layout(fig, style, title, rows * side + 60)
+    common = _layout(style, title, rows * side + 60)
     # Room above the plots for the title, then the subplot titles, then the key labels (no overlap, and
     # the same at presentation sizes): the title is pinned to the top of the figure.
-    top = int(style.title_font * 1.6 + style.font * 3 + 24)
-    fig.update_layout(
-        margin={"t": top}, title={"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}}
+    common["margin"]["t"] = int(style.title_font * 1.6 + style.font * 3 + 24)
+    common["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    layout.update(common, coloraxis={"colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1})
+    return _figure(data, layout)
+
+
+@functools.lru_cache(maxsize=16)
+def _grid_json(rows: int, cols: int, n_titles: int, vertical_spacing: float) -> str:
+    """The layout of a rows x cols grid of subplots (axes, domains, titles "head 1".."head n"), made once."""
+    grid = make_subplots(
+        rows=rows,
+        cols=cols,
+        subplot_titles=[f"head {i + 1}" for i in range(n_titles)],
+        horizontal_spacing=0.06,
+        vertical_spacing=vertical_spacing,
     )
-    return fig
+    layout = grid.to_plotly_json()["layout"]
+    layout.pop("template", None)
+    return json.dumps(layout)
 
 
 def lines(
@@ -306,35 +364,42 @@ def lines(
     height: int | None = None,
 ) -> go.Figure:
     """Curves ys (m, k) over x (m,), one per name; optional markers (p,), (p, k) on the same curves."""
-    fig = go.Figure()
+    data: list[dict[str, Any]] = []
     for j, name in enumerate(names):
-        fig.add_trace(
-            go.Scatter(
-                x=x,
-                y=ys[:, j],
-                mode="lines",
-                name=esc(name),
-                legendgroup=str(j),
-                line={"width": 3 if style.present else 2, "dash": (dash[j] if dash else "solid")},
-            )
+        data.append(
+            {
+                "type": "scatter",
+                "x": x,
+                "y": ys[:, j],
+                "mode": "lines",
+                "name": esc(name),
+                "legendgroup": str(j),
+                "line": {"width": 3 if style.present else 2, "dash": (dash[j] if dash else "solid")},
+            }
         )
         if markers_x is not None and markers_y is not None:
-            fig.add_trace(
-                go.Scatter(
-                    x=markers_x,
-                    y=markers_y[:, j],
-                    mode="markers",
-                    legendgroup=str(j),
-                    showlegend=False,
-                    marker={"size": 12 if style.present else 8, "line": {"width": 1, "color": "black"}},
-                    name=esc(name),
-                    hovertemplate="position %{x}<br>value %{y:.6f}<extra></extra>",
-                )
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": markers_x,
+                    "y": markers_y[:, j],
+                    "mode": "markers",
+                    "legendgroup": str(j),
+                    "showlegend": False,
+                    "marker": {"size": 12 if style.present else 8, "line": {"width": 1, "color": "black"}},
+                    "name": esc(name),
+                    "hovertemplate": "position %{x}<br>value %{y:.6f}<extra></extra>",
+                }
             )
-    fig.update_xaxes(title=esc(x_title), type="log" if log_x else "linear")
-    fig.update_yaxes(title=esc(y_title), type="log" if log_y else "linear")
-    fig.update_layout(legend={"font": {"size": style.font}})
-    return _layout(fig, style, title, height or (620 if style.present else 420))
+    layout = _layout(
+        style,
+        title,
+        height or (620 if style.present else 420),
+        xaxis={"title": {"text": esc(x_title)}, "type": "log" if log_x else "linear"},
+        yaxis={"title": {"text": esc(y_title)}, "type": "log" if log_y else "linear"},
+        legend={"font": {"size": style.font}},
+    )
+    return _figure(data, layout)
 
 
 def bars(
@@ -349,21 +414,27 @@ def bars(
 ) -> go.Figure:
     """One bar per category, its value printed on it. Categories are positions (repeats stay apart)."""
     cats = [esc(c) for c in categories]
-    fig = go.Figure(
-        go.Bar(
-            x=list(range(len(cats))),
-            y=values,
-            text=[f"{v:.3f}" for v in values],
-            textposition="outside",
-            textfont={"size": style.cell_font},
-            marker={"color": values, "colorscale": style.sequential, "cmin": 0, "cmax": 1},
-            customdata=cats,
-            hovertemplate="%{customdata}: %{y:.10g}<extra></extra>",
-        )
-    )
-    fig.update_xaxes(tickmode="array", tickvals=list(range(len(cats))), ticktext=cats, title=esc(x_title))
-    fig.update_yaxes(title=esc(y_title), range=list(y_range) if y_range else None)
-    return _layout(fig, style, title, 560 if style.present else 380)
+    bar = {
+        "type": "bar",
+        "x": list(range(len(cats))),
+        "y": values,
+        "text": [f"{v:.3f}" for v in values],
+        "textposition": "outside",
+        "textfont": {"size": style.cell_font},
+        "marker": {"color": values, "colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1},
+        "customdata": cats,
+        "hovertemplate": "%{customdata}: %{y:.10g}<extra></extra>",
+    }
+    xaxis = {
+        "tickmode": "array",
+        "tickvals": list(range(len(cats))),
+        "ticktext": cats,
+        "title": {"text": esc(x_title)},
+    }
+    yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}}
+    if y_range:
+        yaxis["range"] = list(y_range)
+    return _figure([bar], _layout(style, title, 560 if style.present else 380, xaxis=xaxis, yaxis=yaxis))
 
 
 def stacked_contributions(
@@ -380,33 +451,40 @@ def stacked_contributions(
     """
     n_keys, d_v = contributions.shape
     dims = [f"dim {c}" for c in range(d_v)]
-    fig = go.Figure()
-    for j in range(n_keys):
-        fig.add_trace(
-            go.Bar(
-                x=dims,
-                y=contributions[j],
-                name=esc(key_labels[j]),
-                hovertemplate=f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
-            )
-        )
-    fig.add_trace(
-        go.Scatter(
-            x=dims,
-            y=total,
-            mode="markers+text",
-            name="output (sum)",
-            text=[f"{t:.3f}" for t in total],
-            textposition="top center",
-            marker={
+    data: list[dict[str, Any]] = [
+        {
+            "type": "bar",
+            "x": dims,
+            "y": contributions[j],
+            "name": esc(key_labels[j]),
+            "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
+        }
+        for j in range(n_keys)
+    ]
+    data.append(
+        {
+            "type": "scatter",
+            "x": dims,
+            "y": total,
+            "mode": "markers+text",
+            "name": "output (sum)",
+            "text": [f"{t:.3f}" for t in total],
+            "textposition": "top center",
+            "marker": {
                 "symbol": "diamond",
                 "size": 16 if style.present else 11,
                 "color": "black",
                 "line": {"width": 2, "color": "white"},
             },
-            textfont={"size": style.cell_font},
-        )
+            "textfont": {"size": style.cell_font},
+        }
     )
-    fig.update_layout(barmode="relative", legend={"font": {"size": style.font}})
-    fig.update_yaxes(title="contribution w_j · v_j", zeroline=True, zerolinewidth=2)
-    return _layout(fig, style, title, 620 if style.present else 440)
+    layout = _layout(
+        style,
+        title,
+        620 if style.present else 440,
+        barmode="relative",
+        legend={"font": {"size": style.font}},
+        yaxis={"title": {"text": "contribution w_j · v_j"}, "zeroline": True, "zerolinewidth": 2},
+    )
+    return _figure(data, layout)

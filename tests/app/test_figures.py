@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import plotly.graph_objects as go
 import pytest
@@ -196,3 +198,32 @@ def test_stacked_contributions_sum_to_the_output() -> None:
     assert_allclose(np.sum([np.asarray(b.y) for b in bars], axis=0), (w @ v)[0])
     assert_allclose(np.asarray(fig.data[-1].y), (w @ v)[0])
     assert fig.layout.barmode == "relative"
+
+
+def test_every_builder_gives_a_valid_compact_figure() -> None:
+    """Figures are assembled without Plotly's validation (it cost most of a rerun): Plotly must accept each one
+    as it is, its template is the cut-down one (not 7 KB in every chart) and still paints a background."""
+    lab = [f"t{i}" for i in range(40)]
+    rng = np.random.default_rng(3)
+    blocked = ~ac.causal_mask(40)
+    x = np.linspace(1, 2, 5)
+    for style in (fg.Style(), fg.Style(present=True, palette="warm", dark=True)):
+        figs = [
+            fg.heatmap(rng.normal(size=(40, 40)), lab, lab, title="t", style=style, masked=blocked),
+            fg.heatmap(np.eye(3) / 3, lab[:3], lab[:3], title="t", style=style, weights=True, row_sums=True),
+            fg.head_grid(rng.random((5, 40, 40)), lab, style=style, title="g", masked=blocked),
+            fg.lines(
+                x, np.column_stack([x, x]), ["a", "b"], style=style, title="l", x_title="x", y_title="y"
+            ),
+            fg.bars(lab[:3], np.array([0.2, 0.5, 0.3]), style=style, title="b", x_title="k", y_title="w"),
+            fg.stacked_contributions(rng.normal(size=(3, 4)), lab[:3], np.ones(4), style=style, title="s"),
+        ]
+        for fig in figs:
+            spec = fig.to_dict()
+            go.Figure(spec)  # validates every property: raises on anything Plotly would not draw
+            assert len(json.dumps(spec["layout"]["template"])) < 2000
+            assert spec["layout"]["template"]["layout"]["paper_bgcolor"] == (
+                "rgb(17,17,17)" if style.dark else "white"
+            )
+        big = figs[0].to_dict()["data"]
+        assert "customdata" not in big[0] and "text" not in big[1]  # no per-cell strings at 40 x 40

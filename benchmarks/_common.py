@@ -1,0 +1,138 @@
+"""Shared by the benchmarks: the pages, the sizes, a sentence of n tokens, an AppTest on one page.
+
+Sizes: "default" is the app's default example (its sentence, d_model 8, 2 heads, d_k 4); "n8" .. "n64" are
+8, 16, 32, 64 tokens at d_model 64, 8 heads, d_k 8 (= d_model / heads) and d_ff 256 (= 4 d_model), the
+ratios of the paper, so every page (the encoder's too) is measured at its largest usual size.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "out"
+sys.path.insert(0, str(ROOT))
+
+# (short name, page file, url path)
+PAGES: list[tuple[str, str, str]] = [
+    ("sentence", "pages/sentence.py", ""),
+    ("pe", "pages/positional_encoding.py", "positional-encoding"),
+    ("projections", "pages/projections.py", "projections"),
+    ("scores", "pages/scores.py", "scores"),
+    ("heads", "pages/heads.py", "heads"),
+    ("token", "pages/token.py", "token"),
+    ("encoder", "pages/encoder.py", "encoder"),
+    ("why-scale", "pages/why_scale.py", "why-scale"),
+]
+
+SIZES: list[str] = ["default", "n8", "n16", "n32", "n64"]
+
+WORDS = (
+    "the", "cat", "sat", "on", "a", "warm", "mat", "because", "it", "was", "tired", "and", "the", "dog",
+    "watched", "her", "from", "the", "door", "while", "rain", "fell", "over", "the", "quiet", "town",
+)  # fmt: skip
+
+
+def sentence_of(n: int) -> str:
+    """A sentence of exactly n tokens (words only, cycling through WORDS: repeats stay distinct labels)."""
+    return " ".join(WORDS[i % len(WORDS)] for i in range(n))
+
+
+def settings_of(size: str) -> dict[str, object]:
+    """Session-state values (widget keys of explorer.state) for a size; {} is the default example."""
+    if size == "default":
+        return {}
+    n = int(size[1:])
+    return {
+        "sentence": sentence_of(n),
+        "cfg.d_model": 64,
+        "cfg.n_heads": 8,
+        "cfg.d_k": 8,
+        "encoder.d_ff": 256,
+    }
+
+
+def app_on(page_file: str, size: str, timeout: float = 120.0):  # noqa: ANN201 - AppTest
+    """An AppTest of app.py at `size`, switched to `page_file` and run once (not yet warm)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for key, value in settings_of(size).items():
+        at.session_state[key] = value
+    at.run()
+    if page_file != "pages/sentence.py":
+        at.switch_page(page_file).run()
+    if at.exception:
+        raise RuntimeError(f"{page_file} at {size}: {at.exception[0].message}")
+    return at
+
+
+_SCRIPT_CPU: list[float] = []
+
+
+def track_script_cpu() -> None:
+    """Record the CPU time of every script run (in its own thread): a figure that other processes on a
+    busy machine do not inflate, unlike the wall time."""
+    from streamlit.runtime.scriptrunner import script_runner as sr
+
+    if getattr(sr.ScriptRunner, "_bench_tracked", False):
+        return
+    original = sr.ScriptRunner._run_script
+
+    def timed(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        t0 = time.thread_time()
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            _SCRIPT_CPU.append((time.thread_time() - t0) * 1000.0)
+
+    sr.ScriptRunner._run_script = timed
+    sr.ScriptRunner._bench_tracked = True
+
+
+def median_ms(fn: Callable[[], object], runs: int, warmup: int = 2) -> tuple[float, float]:
+    """(median wall ms, median script CPU ms) of fn() over `runs` runs after `warmup` calls."""
+    for _ in range(warmup):
+        fn()
+    times, cpu = [], []
+    for _ in range(runs):
+        n_before = len(_SCRIPT_CPU)
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000.0)
+        cpu.append(sum(_SCRIPT_CPU[n_before:]))
+    return statistics.median(times), statistics.median(cpu)
+
+
+def load() -> str:
+    try:
+        return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
+
+
+def machine() -> str:
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cpus = os.cpu_count() or 1
+    import plotly
+    import streamlit
+
+    return (
+        f"{platform.processor() or platform.machine()}, {cpus} CPUs, Python {platform.python_version()}, "
+        f"streamlit {streamlit.__version__}, plotly {plotly.__version__}"
+    )
+
+
+def write_out(name: str, text: str) -> Path:
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = OUT / name
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -1,0 +1,243 @@
+"""In the browser: from pressing Enter in the sentence box to every chart of the page updated.
+
+Starts the app (streamlit run app.py on --port, default 8651), opens each page in headless Chromium
+(Playwright, 1920x1080) at the default example and at 64 tokens (d_model 64, 8 heads, d_k 8, d_ff 256, set
+through the URL), and times Enter presses that swap one word of the sentence for another (same number of
+tokens, so only the words change). Clocks run in the page (performance.now()):
+- "charts": from the Enter keydown to the moment every chart that showed the old word in its tick or legend
+  labels shows the new one (a page whose charts do not depend on the sentence counts as soon as its run ends);
+- "done": to that and the script run finished (Streamlit's script state back to "not running").
+"KB" is what the websocket received per Enter (Streamlit sends a reference instead of a large element the
+browser already has). Each figure is the median over --runs presses after one warm-up press.
+
+Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 5] [--pages heads,scores] [--sizes default,n64]
+       [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlencode
+
+from _common import PAGES, ROOT, load, machine, sentence_of, write_out
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+DEFAULT_SENTENCE = "The cat sat on the mat because it was warm."
+
+# Installed in the page: a keydown listener (capture phase) for the Enter press, an observer of the script
+# state, and a per-frame check of the charts' labels.
+WATCH_JS = """
+([oldMark, newMark]) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const labels = (el) => Array.from(el.querySelectorAll('[class$="tick"] text, .legendtext'),
+                                (t) => t.textContent.trim());
+  const charts = () => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]'));
+  const dependent = charts().map((el) => labels(el).includes(oldMark));
+  const w = { t0: null, charts: null, done: null, sawRunning: false, finished: false };
+  window.__bench = w;
+  const obs = new MutationObserver(() => {
+    const s = app.getAttribute('data-test-script-state');
+    if (s === 'running') w.sawRunning = true;
+    else if (w.sawRunning) w.finished = true;
+  });
+  obs.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && w.t0 === null) w.t0 = performance.now();
+  }, { capture: true, once: true });
+  const tick = () => {
+    if (w.t0 !== null) {
+      const now = charts();
+      const updated = now.length === dependent.length && now.every((el, i) => {
+        if (!dependent[i]) return true;
+        const l = labels(el);
+        return l.includes(newMark) && !l.includes(oldMark);
+      });
+      const anyDependent = dependent.some(Boolean);
+      if (updated && w.charts === null && (anyDependent || w.finished)) w.charts = performance.now() - w.t0;
+      if (updated && w.finished && w.done === null) {
+        w.done = performance.now() - w.t0;
+        obs.disconnect();
+        return;
+      }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  return dependent.filter(Boolean).length;
+}
+"""
+
+
+def sentences(size: str) -> tuple[str, str, str, str]:
+    """Two sentences of the same length differing in one word, and that word in each."""
+    if size == "default":
+        return DEFAULT_SENTENCE, DEFAULT_SENTENCE.replace("cat", "dog"), "cat", "dog"
+    n = int(size[1:])
+    rest = sentence_of(n).split(" ", 1)[1]
+    return f"alpha {rest}", f"omega {rest}", "alpha", "omega"
+
+
+def url_params(size: str, sentence: str) -> dict[str, str]:
+    if size == "default":
+        return {"sentence": sentence}
+    return {"sentence": sentence, "d_model": "64", "heads": "8", "d_k": "8", "d_ff": "256"}
+
+
+def start_server(port: int) -> subprocess.Popen:
+    cmd = [
+        str(ROOT / ".venv" / "bin" / "streamlit"),
+        "run",
+        "app.py",
+        "--server.headless=true",
+        f"--server.port={port}",
+        "--server.fileWatcherType=none",
+        "--browser.gatherUsageStats=false",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(300):
+        try:
+            with urllib.request.urlopen(f"http://localhost:{port}/_stcore/health", timeout=1) as r:
+                if r.read().strip() == b"ok":
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise RuntimeError(f"the app did not start on port {port}")
+
+
+def wait_idle(page, timeout_ms: float = 180_000) -> None:  # noqa: ANN001 - playwright Page
+    """Until the script is not running, nothing is stale and every chart of the page has been drawn."""
+    page.wait_for_function(
+        """() => { const a = document.querySelector('[data-testid="stApp"]');
+                   const charts = document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
+                   return a && a.getAttribute('data-test-script-state') === 'notRunning'
+                     && !document.querySelector('[data-stale="true"]') && charts.length > 0
+                     && Array.from(charts).every((c) => c.querySelector('.main-svg')); }""",
+        timeout=timeout_ms,
+        polling=100,
+    )
+
+
+def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  # noqa: ANN001
+    a, b, mark_a, mark_b = sentences(size)
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    received = [0]
+    page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda p: received.__setitem__(0, received[0] + len(p))),
+    )
+    page.goto(f"{base}/{path}?{urlencode(url_params(size, a))}")
+    wait_idle(page)
+    page.wait_for_timeout(500)
+    wait_idle(page)
+    if size != "default":
+        shown = page.locator('[data-testid="stSidebar"] input[aria-label="d_model"]').input_value()
+        if shown != "64":
+            raise RuntimeError(f"the URL did not set d_model 64 (the sidebar shows {shown})")
+    box = page.locator('input[aria-label="Sentence"]')
+    charts, done, kbytes, dependent = [], [], [], 0
+    current = (a, mark_a)
+    for k in range(runs + 1):
+        new = (b, mark_b) if current[0] == a else (a, mark_a)
+        box.fill(new[0])
+        dependent = page.evaluate(WATCH_JS, [current[1], new[1]])
+        before = received[0]
+        box.press("Enter")
+        page.wait_for_function(
+            "() => window.__bench && window.__bench.done !== null", timeout=120_000, polling=50
+        )
+        result = page.evaluate("() => window.__bench")
+        wait_idle(page)
+        if k > 0:  # the first press is the warm-up
+            charts.append(result["charts"])
+            done.append(result["done"])
+            kbytes.append((received[0] - before) / 1024)
+        current = new
+    context.close()
+    return {
+        "charts": statistics.median(charts),
+        "done": statistics.median(done),
+        "kb": statistics.median(kbytes),
+        "dependent": dependent,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--pages", default=",".join(p[0] for p in PAGES))
+    ap.add_argument("--sizes", default="default,n64")
+    ap.add_argument("--port", type=int, default=8651)
+    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    ap.add_argument("--out", default="browser.md", help="file name under benchmarks/out/")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    pages = [p for p in PAGES if p[0] in args.pages.split(",")]
+    sizes = args.sizes.split(",")
+    load_before = load()
+    server = start_server(args.port)
+    results: dict = {}
+    try:
+        with sync_playwright() as pw:
+            exe = args.chromium if Path(args.chromium).exists() else None
+            browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
+            # A fresh server that is first asked for /<page> runs pages/<page>.py on its own (Streamlit's
+            # pages/ directory mode) until app.py has called st.navigation once: open "/" first.
+            first = browser.new_page()
+            first.goto(f"http://localhost:{args.port}/")
+            first.wait_for_selector('input[aria-label="Sentence"]', timeout=180_000)
+            first.close()
+            for name, _, path in pages:
+                for size in sizes:
+                    r = measure_page(browser, f"http://localhost:{args.port}", path, size, args.runs)
+                    results.setdefault(name, {})[size] = r
+                    print(
+                        f"  {name:12s} {size:8s} charts {r['charts']:7.0f} ms  done {r['done']:7.0f} ms  "
+                        f"{r['kb']:7.1f} KB  ({r['dependent']} charts follow the sentence)",
+                        file=sys.stderr,
+                    )
+            browser.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    lines = [
+        f"# Enter in the sentence box to every chart updated (median of {args.runs} presses, ms)\n",
+        f"{machine()}; headless Chromium 1920x1080; {load_before} at the start, {load()} at the end.",
+        "Sizes: default = the default example; n64 = 64 tokens, d_model 64, 8 heads, d_k 8, d_ff 256.\n",
+        "| page | " + " | ".join(f"{s} charts / done / KB" for s in sizes) + " |",
+        "|---|" + "---:|" * len(sizes),
+    ]
+    for name, _, _ in pages:
+        cells = [
+            f"{results[name][s]['charts']:.0f} / {results[name][s]['done']:.0f} / {results[name][s]['kb']:.0f}"
+            for s in sizes
+        ]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    text = "\n".join(lines)
+    print(text)
+    path = write_out(args.out, text)
+    write_out(args.out.rsplit(".", 1)[0] + ".json", json.dumps(results, indent=1))
+    print(f"\nsaved {path}")
+
+
+if __name__ == "__main__":
+    main()
