@@ -13,7 +13,7 @@ from explorer import frame, present, state
 PAGES = [
     st.Page("pages/sentence.py", title="Sentence", icon=":material/edit_note:", url_path="", default=True),
     st.Page(
-        "pages/positional_encoding.py",
+        "pages/positional-encoding.py",
         title="Positional encoding",
         icon=":material/waves:",
         url_path="positional-encoding",
@@ -29,7 +29,7 @@ PAGES = [
     st.Page("pages/token.py", title="One token's view", icon=":material/person_search:", url_path="token"),
     st.Page("pages/encoder.py", title="Encoder block", icon=":material/layers:", url_path="encoder"),
     st.Page(
-        "pages/why_scale.py", title="Why divide by √d_k?", icon=":material/straighten:", url_path="why-scale"
+        "pages/why-scale.py", title="Why divide by √d_k?", icon=":material/straighten:", url_path="why-scale"
     ),
 ]
 

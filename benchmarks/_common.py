@@ -22,13 +22,13 @@ sys.path.insert(0, str(ROOT))
 # (short name, page file, url path)
 PAGES: list[tuple[str, str, str]] = [
     ("sentence", "pages/sentence.py", ""),
-    ("pe", "pages/positional_encoding.py", "positional-encoding"),
+    ("pe", "pages/positional-encoding.py", "positional-encoding"),
     ("projections", "pages/projections.py", "projections"),
     ("scores", "pages/scores.py", "scores"),
     ("heads", "pages/heads.py", "heads"),
     ("token", "pages/token.py", "token"),
     ("encoder", "pages/encoder.py", "encoder"),
-    ("why-scale", "pages/why_scale.py", "why-scale"),
+    ("why-scale", "pages/why-scale.py", "why-scale"),
 ]
 
 SIZES: list[str] = ["default", "n8", "n16", "n32", "n64"]

@@ -176,13 +176,13 @@ def step_controls(pages: list, current, *, top: bool = False) -> None:  # noqa: 
 
 PIPELINE = [
     ("pages/sentence.py", "Sentence", "tokens and their embeddings E"),
-    ("pages/positional_encoding.py", "Positional encoding", "X = E + P: where each token stands"),
+    ("pages/positional-encoding.py", "Positional encoding", "X = E + P: where each token stands"),
     ("pages/projections.py", "Q, K, V projections", "Q = X W_Q, K = X W_K, V = X W_V per head"),
     ("pages/scores.py", "Scores, mask, softmax", "softmax(Q K^T / sqrt(d_k) + mask)"),
     ("pages/heads.py", "Heads and W_O", "every head, concatenated, times W_O"),
     ("pages/token.py", "One token's view", "one output row as a weighted sum of values"),
     ("pages/encoder.py", "Encoder block", "residual, layer norm, feed-forward"),
-    ("pages/why_scale.py", "Why divide by sqrt(d_k)?", "variance and saturation as d_k grows"),
+    ("pages/why-scale.py", "Why divide by sqrt(d_k)?", "variance and saturation as d_k grows"),
 ]
 
 

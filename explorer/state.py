@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from explorer import boot
 from explorer import example as exm
 from explorer.example import Example
 
@@ -69,7 +70,11 @@ UI_DEFAULTS: dict[str, Any] = {
 
 
 def init() -> None:
-    """Idempotent: default every key (setdefault), then conform the matrices to the current settings."""
+    """Idempotent: default every key (setdefault), then conform the matrices to the current settings.
+
+    Every page calls it first, so it is also where a page makes sure it runs inside the frame (boot).
+    """
+    boot.ensure_frame()
     ss = st.session_state
     base = Example()
     for name, key in SETTING_KEYS.items():

@@ -45,7 +45,14 @@ if res is not None:
                     dims = [f"f{j}" if is_hidden else f"d{j}" for j in range(z.shape[1])]
                     ui.chart(
                         fg.heatmap(
-                            z, lab, dims, title=title, style=sty, x_title="dimension", y_title="token"
+                            z,
+                            lab,
+                            dims,
+                            title=title,
+                            style=sty,
+                            x_title="dimension",
+                            y_title="token",
+                            max_text_cols=5,
                         ),
                         f"encoder.{title}",
                     )

@@ -42,6 +42,7 @@ if res is not None:
                         title=f"head {h + 1} output A V",
                         x_title="dimension",
                         y_title="token",
+                        max_text_cols=12 // per_row,
                     ),
                     f"heads.out.{h}",
                 )

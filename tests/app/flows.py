@@ -14,13 +14,13 @@ from streamlit.testing.v1 import AppTest
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per run: generous for a loaded 2-core CI machine
 PAGES = (
-    "pages/positional_encoding.py",
+    "pages/positional-encoding.py",
     "pages/projections.py",
     "pages/scores.py",
     "pages/heads.py",
     "pages/token.py",
     "pages/encoder.py",
-    "pages/why_scale.py",
+    "pages/why-scale.py",
 )
 
 

@@ -33,13 +33,13 @@ from explorer.text import literal
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
 PAGES = (
-    "pages/positional_encoding.py",
+    "pages/positional-encoding.py",
     "pages/projections.py",
     "pages/scores.py",
     "pages/heads.py",
     "pages/token.py",
     "pages/encoder.py",
-    "pages/why_scale.py",
+    "pages/why-scale.py",
 )
 MARKUP = (
     "<b>x</b> <script>alert(1)</script> [x](javascript:alert(1)) $x^2$ :red[hi] **bold** "

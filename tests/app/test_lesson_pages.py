@@ -21,7 +21,7 @@ APP = str(Path(__file__).resolve().parents[2] / "app.py")
 LESSON_PAGES = {
     "pages/token.py": ("token.weights", "token.stack"),
     "pages/encoder.py": ("encoder.X (input)",),
-    "pages/why_scale.py": ("why.variance", "why.maxweight", "why.entropy"),
+    "pages/why-scale.py": ("why.variance", "why.maxweight", "why.entropy"),
 }
 TYPED = "Hello there, General Kenobi! It's 4 o'clock."
 
@@ -119,7 +119,7 @@ def test_encoder_pre_and_post_norm_differ(kit) -> None:
 
 
 def test_why_scale_variance_grows_as_d_k(kit) -> None:
-    at = go(open_app(), "pages/why_scale.py")
+    at = go(open_app(), "pages/why-scale.py")
     curves = kit.charts(at)["why.variance"]["data"]
     d_k = kit.array(curves[0]["x"])
     raw, scaled = kit.array(curves[0]["y"]), kit.array(curves[1]["y"])
@@ -133,7 +133,7 @@ def test_why_scale_variance_grows_as_d_k(kit) -> None:
 
 
 def test_why_scale_sets_notebook_003_beside_the_app(kit) -> None:
-    at = go(open_app("causal-mask"), "pages/why_scale.py")
+    at = go(open_app("causal-mask"), "pages/why-scale.py")
     note = next(i.value for i in at.info if "Notebook 003" in i.value)
     assert "7.9681" in note and "0.9960" in note and "(the same)" in note
     table = at.dataframe[0].value

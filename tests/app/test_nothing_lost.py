@@ -70,7 +70,7 @@ def test_sentence_change_keeps_rows_of_words_that_stay() -> None:
 
 
 def test_positional_table_keeps_positions_when_the_sentence_changes() -> None:
-    at = go(open_app("one two three"), "pages/positional_encoding.py")
+    at = go(open_app("one two three"), "pages/positional-encoding.py")
     at.radio(key="pe.kind").set_value("learned").run()
     edit_cells(at, editor_key(at, "pe_table"), {"0": {"c0": 9.0}, "2": {"c3": -9.0}})
     home(at)
