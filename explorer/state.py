@@ -55,6 +55,7 @@ _MATRICES = "m.matrices"  # dict name -> ndarray
 _TOKENS = "m.tokens"  # the tokens the matrices were last conformed to
 _VERSIONS = "m.versions"  # dict name -> int, part of each editor's key
 _DRAWS = "m.draws"  # dict name -> int, the re-randomize counter of each matrix
+_SEED = "m.seed"  # the seed the weight matrices were drawn with
 _MESSAGES = "m.messages"  # list of (kind, text)
 _UNDO = "m.undo"  # the Example before the last reset/preset/import, for "undo"
 _UNDO_DRAWS = "m.undo_draws"  # the re-randomize counters that went with it
@@ -105,11 +106,38 @@ def _conform() -> None:
     shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
     new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
     ss[_MATRICES] = {name: getattr(new, name) for name in exm.MATRIX_NAMES}
+    _reseed(ex.seed, tokens)
     ss[_TOKENS] = tokens
     for name, arr in ss[_MATRICES].items():
         if shapes_before.get(name) != arr.shape or (name == "emb" and old_tokens != tokens):
             _bump(name)
     clamp_ui(len(tokens), ex.n_heads)
+
+
+RESEEDED = ("w_q", "w_k", "w_v", "w_o", "w1", "w2")  # what a new seed draws again
+
+
+def _reseed(seed: int, tokens: list[str]) -> None:
+    """A new seed draws the weights again ("same seed, same numbers"); the old ones can be restored by undo.
+
+    Hand-set tables (embeddings table, learned positions, custom mask) are kept: they are not random.
+    """
+    ss = st.session_state
+    old = ss.get(_SEED)
+    ss[_SEED] = seed
+    if old is None or old == seed:
+        return
+    ss[_UNDO] = Example(**{**_settings_example().settings(), "seed": old}, **ss[_MATRICES])
+    ss[_UNDO_DRAWS] = dict(ss[_DRAWS])
+    ss[_DRAWS] = {}
+    fresh = exm.default_matrices(_settings_example(), tokens)
+    for name in RESEEDED:
+        ss[_MATRICES][name] = fresh[name]
+        _bump(name)
+    say(
+        "info",
+        f"Seed {seed}: the weights were drawn again (Undo in the sidebar restores those of seed {old}).",
+    )
 
 
 def clamp_ui(n_tokens: int, n_heads: int) -> None:
@@ -219,6 +247,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     ss[_MATRICES] = {f.name: getattr(ex, f.name) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
     ss[_TOKENS] = tokens_now
     ss[_DRAWS] = {}
+    ss[_SEED] = ex.seed  # the example's matrices go with its seed: nothing to draw again
     for name in exm.MATRIX_NAMES:
         _bump(name)
     _conform()
