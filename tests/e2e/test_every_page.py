@@ -56,20 +56,17 @@ def test_page_loads_with_its_charts(app, url: str) -> None:
         assert app.labels(labelled) == LABELS
     if url == "token":
         assert list(charts["token-weights"]["layout"]["xaxis"]["ticktext"]) == LABELS
-
-
-def test_weights_drawn_equal_the_core(app) -> None:
-    """What the browser draws is the core's numbers (float64 all the way), in query-row order."""
-    app.open("scores", min_charts=3)
-    tr = default_trace()
-    weights = app.chart("scores-weights")
-    y_range = weights["layout"]["yaxis"]["range"]  # Plotly resolves autorange="reversed" to a range
-    assert y_range[0] > y_range[1], "the first token must be the top row"
-    assert_allclose(app.z("scores-weights"), tr.weights[0], rtol=1e-12, atol=1e-15)
-    assert_allclose(app.z("scores-raw"), tr.scores[0], rtol=1e-12, atol=1e-14)
-    sums = [a["text"] for a in weights["layout"].get("annotations") or [] if a["text"].startswith("Σ")]
-    assert sums == ["Σ 1.000"] * len(LABELS)
-    app.go("heads", min_charts=5)
-    for h in range(2):
-        assert_allclose(app.z("heads-grid", h), tr.weights[h], rtol=1e-12, atol=1e-15)
-    assert_allclose(app.z("heads-output"), tr.output, rtol=1e-12, atol=1e-14)
+    if url == "scores":  # what the browser draws is the core's numbers (float64 all the way)
+        tr = default_trace()
+        weights = charts["scores-weights"]
+        y_range = weights["layout"]["yaxis"]["range"]  # Plotly resolves autorange="reversed" to a range
+        assert y_range[0] > y_range[1], "the first token must be the top row"
+        assert_allclose(app.z("scores-weights"), tr.weights[0], rtol=1e-12, atol=1e-15)
+        assert_allclose(app.z("scores-raw"), tr.scores[0], rtol=1e-12, atol=1e-14)
+        sums = [a["text"] for a in weights["layout"].get("annotations") or [] if a["text"].startswith("Σ")]
+        assert sums == ["Σ 1.000"] * len(LABELS)
+    if url == "heads":
+        tr = default_trace()
+        for h in range(2):
+            assert_allclose(app.z("heads-grid", h), tr.weights[h], rtol=1e-12, atol=1e-15)
+        assert_allclose(app.z("heads-output"), tr.output, rtol=1e-12, atol=1e-14)

@@ -54,8 +54,6 @@ def test_preset_link_opens_the_preset(app) -> None:
     from explorer import pipeline
     from explorer.presets import PRESETS
 
-    if "three-inputs" not in PRESETS:
-        pytest.xfail("the presets registry has no 'three-inputs' yet")
     ex = PRESETS["three-inputs"].build()
     res = pipeline.run(ex)
     app.open("scores", min_charts=3, preset="three-inputs")
