@@ -335,7 +335,9 @@ def multi_head_attention(
     MHA(x) = concat_h(softmax(q_h k_h^T * scale + bias_h, mask) v_h) W_O, where
     q_h = x W_Q[h], k_h = x W_K[h], v_h = x W_V[h], all heads in one stacked matmul; with ``use_rope``,
     q_h and k_h are rotated by RoPE (positions 0 .. n-1, base 10000) before the scores. scale defaults to
-    1/sqrt(d_k). A query whose keys are all masked gets zero weights and a zero head output.
+    1/sqrt(d_k). A query whose keys are all masked gets zero weights and a zero head output. Finite inputs
+    whose products overflow float64 (e.g. entries near 1e200) raise a ValueError that names the overflowing
+    step ("q, k, v overflows ...", "scores overflow ..."), never a NaN.
 
     Args:
         x: (n, d_model) token vectors, one row per token.
