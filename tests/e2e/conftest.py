@@ -104,7 +104,7 @@ def start_server(name: str) -> Server:
     OUT.mkdir(exist_ok=True)
     for _attempt in range(3):  # a port taken between free_port() and the bind: try another
         port = free_port()
-        log = OUT / f"streamlit-{name}-{port}.log"
+        log = OUT / f"streamlit-{name}.log"
         cmd = [
             sys.executable, "-m", "streamlit", "run", "app.py",
             "--server.headless", "true",
@@ -345,6 +345,6 @@ def app(page: Page, server: Server) -> App:
 def fresh_app(page: Page) -> Iterator[App]:
     """A tab on a server of its own that has not run the app yet: the first visitor after a deploy."""
     page.set_default_timeout(TIMEOUT * 1000)
-    srv = start_server("fresh")
+    srv = start_server(f"fresh-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}")
     yield App(page, srv)
     srv.stop()

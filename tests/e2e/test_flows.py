@@ -88,3 +88,35 @@ def test_editing_w_q_changes_the_weights_and_survives_navigation(app) -> None:
     cell = app.editor(0).locator("#glide-cell-1-0").inner_text()
     assert float(cell) == 2.5
     app.screenshot("flow-edited-w_q")
+
+
+def test_causal_mask_is_drawn_grey_minus_inf(app) -> None:
+    """The mask control reruns the page; masked cells are a grey "-inf" layer, not a colour of the scale.
+
+    The screenshot test-output/readme-scores.png (scrolled to the controls and the three heatmaps) is the
+    README's picture, docs/screenshot.png.
+    """
+    app.open("scores", min_charts=3, sentence=REPEATED)
+    app.remember("scores-weights")
+    app.page.locator('[data-testid="stRadio"] label', has_text="causal").first.click()
+    weights = app.wait_chart_change("scores-weights")
+    blocked = ~np.tril(np.ones((6, 6), dtype=bool))
+    z = app.z("scores-weights")
+    assert np.isnan(z[blocked]).all() and not np.isnan(z[~blocked]).any()
+    grey = weights["data"][1]
+    assert np.array_equal(np.array(grey["text"]) == "-inf", blocked)
+    trace = ac.multi_head_attention(
+        *_inputs(REPEATED), mask=ac.causal_mask(6), scale=1 / np.sqrt(conform(Example()).d_k)
+    )
+    assert_allclose(z[~blocked], trace.weights[0][~blocked], rtol=1e-12, atol=1e-15)
+    app.page.mouse.move(100, 1000)  # no hover toolbar in the picture
+    app.page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, 410)")
+    app.page.wait_for_timeout(500)
+    app.screenshot("readme-scores")
+
+
+def _inputs(sentence: str) -> tuple[np.ndarray, ...]:
+    ex = conform(Example(sentence=sentence))
+    tokens = ac.tokenize(sentence)
+    x = ac.embed(tokens, ex.d_model, seed=ex.seed) + ac.positional_encoding(len(tokens), ex.d_model)
+    return x, ex.w_q, ex.w_k, ex.w_v, ex.w_o
