@@ -19,16 +19,29 @@ ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))
 
+
+def _page_file(url_path: str) -> str:
+    """The page's file: named as its URL path (pages/why-scale.py), or as it was before (pages/why_scale.py)."""
+    stem = url_path or "sentence"
+    for name in (stem, stem.replace("-", "_")):
+        if (ROOT / "pages" / f"{name}.py").exists():
+            return f"pages/{name}.py"
+    raise FileNotFoundError(f"no page file for /{url_path}")
+
+
 # (short name, page file, url path)
 PAGES: list[tuple[str, str, str]] = [
-    ("sentence", "pages/sentence.py", ""),
-    ("pe", "pages/positional-encoding.py", "positional-encoding"),
-    ("projections", "pages/projections.py", "projections"),
-    ("scores", "pages/scores.py", "scores"),
-    ("heads", "pages/heads.py", "heads"),
-    ("token", "pages/token.py", "token"),
-    ("encoder", "pages/encoder.py", "encoder"),
-    ("why-scale", "pages/why-scale.py", "why-scale"),
+    (name, _page_file(url), url)
+    for name, url in (
+        ("sentence", ""),
+        ("pe", "positional-encoding"),
+        ("projections", "projections"),
+        ("scores", "scores"),
+        ("heads", "heads"),
+        ("token", "token"),
+        ("encoder", "encoder"),
+        ("why-scale", "why-scale"),
+    )
 ]
 
 SIZES: list[str] = ["default", "n8", "n16", "n32", "n64"]
@@ -56,6 +69,16 @@ def settings_of(size: str) -> dict[str, object]:
         "cfg.d_k": 8,
         "encoder.d_ff": 256,
     }
+
+
+def cache_scripts() -> None:
+    """Compile app.py and the pages once, as the server does (its ScriptCache lives as long as it runs);
+    AppTest makes a new cache for every run, so each run would also pay the compilation (about 15 ms)."""
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test, local_script_runner
+
+    shared = ScriptCache()
+    app_test.ScriptCache = local_script_runner.ScriptCache = lambda: shared
 
 
 def app_on(page_file: str, size: str, timeout: float = 120.0):  # noqa: ANN201 - AppTest
@@ -115,6 +138,17 @@ def load() -> str:
         return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
     except OSError:
         return "load average unknown"
+
+
+def quiet() -> None:
+    """Only errors from Streamlit's loggers (AppTest's main thread warns of a missing ScriptRunContext)."""
+    import logging
+
+    import streamlit  # noqa: F401 - creates its loggers
+
+    for name in list(logging.root.manager.loggerDict):
+        if name.startswith("streamlit"):
+            logging.getLogger(name).setLevel(logging.ERROR)
 
 
 def machine() -> str:

@@ -166,6 +166,7 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
         )
         result = page.evaluate("() => window.__bench")
         wait_idle(page)
+        page.wait_for_timeout(300)  # websocket events reach Python while it waits in a Playwright call
         if k > 0:  # the first press is the warm-up
             charts.append(result["charts"])
             done.append(result["done"])

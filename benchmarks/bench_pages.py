@@ -8,7 +8,8 @@ For every page and size, an AppTest of app.py is opened on the page and warmed u
 Each figure is the median over --runs runs (default 10) in ms, the whole app.py frame included (sidebar,
 sentence box, navigation): "wall" is the time AppTest.run() takes, "cpu" the CPU time of the script thread
 (on a busy machine other processes inflate the wall time, not the CPU time). "AppTest alone" is the wall
-time of an empty script: the harness's own share.
+time of an empty script: the harness's own share. The scripts are compiled once, as the server does
+(AppTest compiles them anew for every run: --compile-every-run measures that way).
 
 Targets (issue 8): < 100 ms at the default example, < 500 ms at 64 tokens (d_model 64, 8 heads).
 
@@ -20,11 +21,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 import time
 
-from _common import PAGES, SIZES, app_on, load, machine, median_ms, track_script_cpu, write_out
+from _common import (
+    PAGES,
+    SIZES,
+    app_on,
+    cache_scripts,
+    load,
+    machine,
+    median_ms,
+    quiet,
+    track_script_cpu,
+    write_out,
+)
 
 TARGET_MS = {"default": 100.0, "n64": 500.0}
 
@@ -73,9 +84,12 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--modes", default="rerun,changed")
     ap.add_argument("--out", default="pages.md", help="file name under benchmarks/out/")
+    ap.add_argument("--compile-every-run", action="store_true", help="AppTest's default: no script cache")
     args = ap.parse_args()
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    quiet()
     track_script_cpu()
+    if not args.compile_every_run:
+        cache_scripts()
     pages = [p for p in PAGES if p[0] in args.pages.split(",")]
     sizes = [s for s in SIZES if s in args.sizes.split(",")]
     modes = args.modes.split(",")
@@ -93,7 +107,8 @@ def main() -> None:
     report = [
         f"# Page reruns under AppTest (median of {args.runs} runs after 2 warm-up runs, ms)\n",
         f"{machine()}; {load_before} at the start, {load()} at the end.",
-        f"AppTest alone (an empty script): {harness_ms(args.runs):.1f} ms.",
+        f"AppTest alone (an empty script): {harness_ms(args.runs):.1f} ms; scripts compiled "
+        + ("every run (AppTest's default)." if args.compile_every_run else "once, as the server does."),
         "Sizes: default = the default example; nK = K tokens, d_model 64, 8 heads, d_k 8, d_ff 256.",
         "Targets: wall < 100 ms at default, < 500 ms at n64 (✗ = missed).\n",
     ]

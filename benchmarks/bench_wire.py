@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 
-from _common import PAGES, SIZES, app_on, machine, write_out
+from _common import PAGES, SIZES, app_on, machine, quiet, write_out
 
 _CAPTURED: list = []
 
@@ -72,7 +71,7 @@ def main() -> None:
     ap.add_argument("--sizes", default=",".join(SIZES))
     ap.add_argument("--out", default="wire.md", help="file name under benchmarks/out/")
     args = ap.parse_args()
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    quiet()
     capture_messages()
     pages = [p for p in PAGES if p[0] in args.pages.split(",")]
     sizes = [s for s in SIZES if s in args.sizes.split(",")]

@@ -181,7 +181,9 @@ def heatmap(
     rows_esc = [esc(s) for s in row_labels]
     cols_esc = [esc(s) for s in col_labels]
     small = n_rows * n_cols <= 1024
-    xs, ys = list(range(n_cols)), list(range(n_rows))
+    # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
+    # element by element, twice per chart).
+    xs, ys = np.arange(n_cols), np.arange(n_rows)
     trace: dict[str, Any] = {
         "type": "heatmap",
         "z": shown,
@@ -206,7 +208,12 @@ def heatmap(
     if text is not None:
         trace["texttemplate"] = text
     if small:
-        trace["customdata"] = [[[r, c] for c in cols_esc] for r in rows_esc]
+        # (row label, column label) of every cell, as a numpy string array: copied whole, not cell by cell.
+        width = max(1, *map(len, rows_esc), *map(len, cols_esc))
+        pairs = np.empty((len(rows_esc), len(cols_esc), 2), dtype=f"<U{width}")
+        pairs[:, :, 0] = np.array(rows_esc)[:, None]
+        pairs[:, :, 1] = np.array(cols_esc)[None, :]
+        trace["customdata"] = pairs
     data = [trace]
     if masked is not None and masked.any():
         grey: dict[str, Any] = {
@@ -253,7 +260,7 @@ def _axes(
     font = {"size": style.font if not many else 10}
     xaxis = {
         "tickmode": "array",
-        "tickvals": list(range(len(cols))),
+        "tickvals": np.arange(len(cols)),
         "ticktext": cols,
         "side": "top",
         "tickangle": -45 if many else 0,
@@ -264,7 +271,7 @@ def _axes(
     }
     yaxis = {
         "tickmode": "array",
-        "tickvals": list(range(len(rows))),
+        "tickvals": np.arange(len(rows)),
         "ticktext": rows,
         "autorange": "reversed",
         "title": {"text": y_title, "font": {"size": style.font}},
@@ -298,8 +305,8 @@ def head_grid(
         trace: dict[str, Any] = {
             "type": "heatmap",
             "z": z,
-            "x": list(range(n)),
-            "y": list(range(n)),
+            "x": np.arange(n),
+            "y": np.arange(n),
             "coloraxis": "coloraxis",
             "textfont": {"size": style.cell_font},
             "xgap": 1,
@@ -312,7 +319,7 @@ def head_grid(
             trace["texttemplate"] = text
         data.append(trace)
     small_font = style.font if n <= 12 else max(9, style.font - 6)
-    ticks = {"tickmode": "array", "tickvals": list(range(n)), "ticktext": lab, "showgrid": False}
+    ticks = {"tickmode": "array", "tickvals": np.arange(n), "ticktext": lab, "showgrid": False}
     for name, axis in layout.items():
         if name.startswith("xaxis"):
             axis.update(ticks, side="top", tickfont={"size": small_font})
@@ -416,7 +423,7 @@ def bars(
     cats = [esc(c) for c in categories]
     bar = {
         "type": "bar",
-        "x": list(range(len(cats))),
+        "x": np.arange(len(cats)),
         "y": values,
         "text": [f"{v:.3f}" for v in values],
         "textposition": "outside",
@@ -427,7 +434,7 @@ def bars(
     }
     xaxis = {
         "tickmode": "array",
-        "tickvals": list(range(len(cats))),
+        "tickvals": np.arange(len(cats)),
         "ticktext": cats,
         "title": {"text": esc(x_title)},
     }

@@ -186,7 +186,7 @@ def test_caches_are_bounded_and_hold_nothing_per_user(path: Path) -> None:
             # a resource is shared by every session: only argument-free, app-wide objects
             assert not fn.args.args, f"{path}: @{name} on {fn.name} takes arguments (per-user data?)"
         if name in ("functools.cache", "cache", "functools.lru_cache", "lru_cache"):
-            unbounded = name.endswith("cache") or (
+            unbounded = name in ("functools.cache", "cache") or (
                 isinstance(dec, ast.Call)
                 and any(
                     k.arg == "maxsize" and isinstance(k.value, ast.Constant) and k.value.value is None
