@@ -204,8 +204,12 @@ class App:
             self.page.wait_for_timeout(150)
 
     def settle(self, min_charts: int = 0) -> None:
-        """Wait until the script has finished, every lazy element is drawn, and it stays so for a moment."""
-        self.page.wait_for_timeout(250)  # a rerun requested by the last action has started by now
+        """Wait until the script has finished, every lazy element is drawn, and it stays so for a moment.
+
+        After an action, prefer waiting for its visible effect (wait_labels, wait_chart_change, a poll on
+        the DOM): on a loaded machine the rerun an action requests can start later than settle() looks.
+        """
+        self.page.wait_for_timeout(400)  # a rerun requested by the last action has usually started by now
         for _ in range(2):
             self.poll(_SETTLED, what="the app to finish running")
             if min_charts:
@@ -214,7 +218,7 @@ class App:
                     min_charts,
                     what=f"{min_charts} charts",
                 )
-            self.page.wait_for_timeout(200)
+            self.page.wait_for_timeout(300)
 
     def open(self, path: str, min_charts: int = 1, **query: str) -> App:
         from urllib.parse import urlencode
