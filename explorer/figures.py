@@ -249,6 +249,19 @@ def heatmap(
             }
             for i, s in enumerate(sums)
         ]
+        # The sums take the right-hand side, so the colour bar lies under the chart instead.
+        trace["colorbar"] = {
+            "thickness": 14, "tickfont": {"size": style.font}, "orientation": "h", "x": 0.5, "xanchor": "center",
+            "y": -0.02, "yanchor": "top", "len": 0.8,
+        }  # fmt: skip
+        extra["margin"] = {
+            "l": 10,
+            "r": 20 + style.cell_font * 5,
+            "t": 30 + style.title_font * 2,
+            "b": 40 + style.font,
+        }
+        height = _height(n_rows, style) + 40 + style.font
+        return _figure(data, _layout(style, title, height, **extra))
     return _figure(data, _layout(style, title, _height(n_rows, style), **extra))
 
 

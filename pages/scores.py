@@ -97,7 +97,7 @@ if res is not None:
                 row_sums=True,
                 masked=blocked,
                 style=sty,
-                title="Softmax weights (each row sums to 1)",
+                title="Softmax weights A (rows sum to 1)",
             ),
             "scores.weights",
         )
