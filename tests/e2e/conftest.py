@@ -268,9 +268,11 @@ class App:
 
     def go(self, url_path: str, min_charts: int = 1) -> None:
         """Navigate inside the session (the sidebar's page link), as a person does."""
-        self.page.locator(f'[data-testid="stSidebarNav"] a[href$="/{url_path}"]').first.click()
+        self.page.locator(f'[data-testid="stSidebarNav"] a[href="{self.server.url}/{url_path}"]').click()
         self.poll(
-            "p => location.pathname.replace(/\\/$/, '').endsWith('/' + p)", url_path, what=f"/{url_path}"
+            "p => location.pathname.replace(/\\/+$/, '') === (p ? '/' + p : '')",
+            url_path,
+            what=f"/{url_path}",
         )
         self.settle(min_charts)
 
@@ -343,6 +345,20 @@ class App:
 def app(page: Page, server: Server) -> App:
     page.set_default_timeout(TIMEOUT * 1000)
     return App(page, server)
+
+
+@pytest.fixture(scope="module")
+def shared_app(browser: Any, server: Server) -> Iterator[App]:
+    """One tab for a whole test module, opened on the front page: for tests that only look (no edits).
+
+    Moving between pages inside one session (the sidebar's links) costs a few seconds; opening a new tab
+    boots the whole frontend again (20 s and more on a loaded 2-core machine).
+    """
+    ctx = browser.new_context(viewport=VIEWPORT)
+    page = ctx.new_page()
+    page.set_default_timeout(TIMEOUT * 1000)
+    yield App(page, server).open("")
+    ctx.close()
 
 
 @pytest.fixture

@@ -42,9 +42,12 @@ def default_trace() -> ac.AttentionTrace:
 
 
 @pytest.mark.parametrize("url", list(PAGES))
-def test_page_loads_with_its_charts(app, url: str) -> None:
+def test_page_loads_with_its_charts(shared_app, url: str) -> None:
+    """Each page, reached from the sidebar in one session (links straight to a page: test_flows.py and
+    test_fresh_server.py)."""
+    app = shared_app
     name, keys, labelled = PAGES[url]
-    app.open(url, min_charts=MIN_CHARTS[url])
+    app.go(url, min_charts=MIN_CHARTS[url])
     app.screenshot(f"page-{name}")
     assert app.exceptions() == []
     charts = app.charts()
