@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -31,6 +32,12 @@ def free_port(preferred: int = 8648) -> int:
         return s.getsockname()[1]
 
 
+def run_load(**kwargs: object) -> Report:
+    """load(...) on an event loop of its own thread: a pytest worker may already run one (Playwright's)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, load(**kwargs)).result()
+
+
 def check(report: Report, sessions: int) -> None:
     print_report(report)  # the figures, in the test log (pytest -s or -rA shows them)
     assert report.errors == 0, report.error_samples
@@ -45,11 +52,11 @@ def check(report: Report, sessions: int) -> None:
 
 
 def test_thirty_sessions_short() -> None:
-    report = asyncio.run(load(sessions=SESSIONS, duration=10, port=free_port(), ttl=3, min_actions=2))
+    report = run_load(sessions=SESSIONS, duration=10, port=free_port(), ttl=3, min_actions=2)
     check(report, SESSIONS)
 
 
 @pytest.mark.load
 def test_thirty_sessions_for_a_minute() -> None:
-    report = asyncio.run(load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2))
+    report = run_load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2)
     check(report, SESSIONS)
