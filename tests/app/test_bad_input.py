@@ -19,9 +19,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from flows import PAGES, edit_cells, editor_key, go, home, open_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
@@ -31,16 +31,6 @@ from explorer.figures import esc
 from explorer.text import literal
 
 ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 60
-PAGES = (
-    "pages/positional-encoding.py",
-    "pages/projections.py",
-    "pages/scores.py",
-    "pages/heads.py",
-    "pages/token.py",
-    "pages/encoder.py",
-    "pages/why-scale.py",
-)
 MARKUP = (
     "<b>x</b> <script>alert(1)</script> [x](javascript:alert(1)) $x^2$ :red[hi] **bold** "
     ":material/home: <img src=x onerror=alert(1)> %{y} &amp; https://evil.example"
@@ -73,36 +63,6 @@ SWEEP = ("markup", "scripts", "3000_words", "10k_one_word")  # run through every
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def open_app(sentence: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    if sentence is not None:
-        at.session_state["sentence"] = sentence
-    return at.run()
-
-
-def home(at: AppTest) -> AppTest:
-    """Back to the first page through app.py (the frame: sentence box, messages, sidebar)."""
-    try:
-        at.switch_page("app.py")
-    except ValueError:  # app.py is not a page of its own once pages/ is not auto-discovered
-        at.switch_page("pages/sentence.py")
-    return at.run()
-
-
-def edit_cells(at: AppTest, key: str, edited_rows: dict[str, dict[str, Any]]) -> AppTest:
-    """Run `at` as if the browser had reported these edits of the data editor `key` (its on_change runs).
-
-    AppTest cannot type into st.data_editor, so the editor's widget state (the JSON the browser sends) is
-    added to the next run's widget states, exactly where the browser's would be.
-    """
-    node = next(e for e in at.data_editor if e.key == key)
-    states = at._tree.get_widget_states()
-    value = {"edited_rows": edited_rows, "added_rows": [], "deleted_rows": []}
-    states.widgets.append(WidgetState(id=node.proto.id, string_value=json.dumps(value)))
-    at._tree.get_widget_states = lambda: states  # one run only: the tree is rebuilt by the run
-    return at.run()
 
 
 def markdown_sources(at: AppTest) -> list[str]:
@@ -298,7 +258,7 @@ def test_literal_breaks_links_logos_and_icons() -> None:
 def test_literal_round_trips(text: str) -> None:
     src = literal(text)
     assert unescaped_specials(src) == []
-    assert unescape_markdown(src) == " ".join(text.replace("\u2060", "").split()) or "\u2060" in text
+    assert unescape_markdown(src) == " ".join(text.split()).replace("\u2060", "")
 
 
 @settings(max_examples=300, deadline=None)
@@ -345,20 +305,13 @@ def test_parse_cell(value: object, expected: float | None, why: str | None) -> N
 
 
 def projections_app() -> AppTest:
-    at = open_app()
-    at.switch_page("pages/projections.py").run()
-    assert not at.exception
-    return at
-
-
-def editor_key(at: AppTest, name: str) -> str:
-    return next(e.key for e in at.data_editor if e.key.startswith(f"ed.{name}.0."))
+    return go(open_app(), "pages/projections.py")
 
 
 def test_refused_cells_keep_the_last_good_value_and_say_why() -> None:
     at = projections_app()
     w_before = np.array(at.session_state["m.matrices"]["w_q"], copy=True)
-    key = editor_key(at, "w_q")
+    key = editor_key(at, "w_q", 0)
     edit_cells(
         at,
         key,
@@ -384,7 +337,7 @@ def test_refused_cells_keep_the_last_good_value_and_say_why() -> None:
     assert "column 'k3': 1e+300 is too large" in joined
     assert "row 'd1', column 'k0': NaN" in joined and "row 'd1', column 'k1': an infinite value" in joined
     assert f"kept {w_before[0, 0, 1]:.6g}" in joined
-    assert editor_key(at, "w_q") != key  # a fresh editor: the refused text is not left in the grid
+    assert editor_key(at, "w_q", 0) != key  # a fresh editor: the refused text is not left in the grid
     # the messages reach the page as literal text
     assert [literal(m) for m in msgs] == [v for v in shown_now if "kept" in v]
     assert not any("](javascript" in s for s in shown_now)
@@ -392,7 +345,7 @@ def test_refused_cells_keep_the_last_good_value_and_say_why() -> None:
 
 def test_a_good_edit_moves_the_chart(kit) -> None:  # noqa: ANN001 - the conftest's helpers
     at = projections_app()
-    edit_cells(at, editor_key(at, "w_q"), {"0": {"c0": 2.0}})
+    edit_cells(at, editor_key(at, "w_q", 0), {"0": {"c0": 2.0}})
     assert not at.exception and not at.warning
     w_q = at.session_state["m.matrices"]["w_q"]
     assert w_q[0, 0, 0] == 2.0
