@@ -5,7 +5,8 @@ Starts the app (streamlit run app.py on --port, default 8651), opens each page i
 through the URL), and times Enter presses that swap one word of the sentence for another (same number of
 tokens, so only the words change). Clocks run in the page (performance.now()):
 - "charts": from the Enter keydown to the moment every chart that showed the old word in its tick or legend
-  labels shows the new one (a page whose charts do not depend on the sentence counts as soon as its run ends);
+  labels shows the new one (a page whose charts do not depend on the sentence counts as soon as its run
+  ends); each press brings a word not seen before, so nothing comes from a cache;
 - "done": to that and the script run finished (Streamlit's script state back to "not running").
 "KB" is what the websocket received per Enter (Streamlit sends a reference instead of a large element the
 browser already has). Each figure is the median over --runs presses after one warm-up press.
@@ -70,9 +71,17 @@ WATCH_JS = """
         return l.includes(newMark) && !l.includes(oldMark);
       });
       const anyDependent = dependent.some(Boolean);
-      if (updated && w.charts === null && (anyDependent || w.finished)) w.charts = performance.now() - w.t0;
-      if (updated && w.finished && w.done === null) {
+      // A run too short for React to render "running" is never seen: the new labels prove the run happened.
+      const idle = app.getAttribute('data-test-script-state') === 'notRunning';
+      const finished = w.finished || (anyDependent && updated && idle);
+      if (updated && w.charts === null && (anyDependent || finished)) w.charts = performance.now() - w.t0;
+      if (updated && finished && w.done === null) {
         w.done = performance.now() - w.t0;
+        obs.disconnect();
+        return;
+      }
+      if (!anyDependent && !w.sawRunning && performance.now() - w.t0 > 5000) {  // nothing to see: give up
+        w.charts = w.done = -1;
         obs.disconnect();
         return;
       }
@@ -85,13 +94,22 @@ WATCH_JS = """
 """
 
 
-def sentences(size: str) -> tuple[str, str, str, str]:
-    """Two sentences of the same length differing in one word, and that word in each."""
+# One new word per press: every press is a sentence the server and the browser have not seen (a word seen
+# two runs ago would come from Streamlit's message cache and from the result caches).
+MARKS = (
+    "amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "heron", "indigo", "juniper", "kestrel",
+    "lotus", "maple", "nectar", "orchid", "pebble", "quartz", "raven", "sable", "tundra", "umber", "violet",
+)  # fmt: skip
+
+
+def sentences(size: str, presses: int) -> list[tuple[str, str]]:
+    """(sentence, its marked word): the first is loaded with the page, one more per press; same length."""
+    if presses + 1 > len(MARKS):
+        raise ValueError(f"at most {len(MARKS) - 1} presses")
     if size == "default":
-        return DEFAULT_SENTENCE, DEFAULT_SENTENCE.replace("cat", "dog"), "cat", "dog"
-    n = int(size[1:])
-    rest = sentence_of(n).split(" ", 1)[1]
-    return f"alpha {rest}", f"omega {rest}", "alpha", "omega"
+        return [(DEFAULT_SENTENCE.replace("cat", m), m) for m in MARKS[: presses + 1]]
+    rest = sentence_of(int(size[1:])).split(" ", 1)[1]
+    return [(f"{m} {rest}", m) for m in MARKS[: presses + 1]]
 
 
 def url_params(size: str, sentence: str) -> dict[str, str]:
@@ -136,7 +154,7 @@ def wait_idle(page, timeout_ms: float = 180_000) -> None:  # noqa: ANN001 - play
 
 
 def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  # noqa: ANN001
-    a, b, mark_a, mark_b = sentences(size)
+    steps = sentences(size, runs + 1)
     context = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = context.new_page()
     received = [0]
@@ -144,7 +162,7 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
         "websocket",
         lambda ws: ws.on("framereceived", lambda p: received.__setitem__(0, received[0] + len(p))),
     )
-    page.goto(f"{base}/{path}?{urlencode(url_params(size, a))}")
+    page.goto(f"{base}/{path}?{urlencode(url_params(size, steps[0][0]))}")
     wait_idle(page)
     page.wait_for_timeout(500)
     wait_idle(page)
@@ -154,9 +172,8 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
             raise RuntimeError(f"the URL did not set d_model 64 (the sidebar shows {shown})")
     box = page.locator('input[aria-label="Sentence"]')
     charts, done, kbytes, dependent = [], [], [], 0
-    current = (a, mark_a)
     for k in range(runs + 1):
-        new = (b, mark_b) if current[0] == a else (a, mark_a)
+        current, new = steps[k], steps[k + 1]
         box.fill(new[0])
         dependent = page.evaluate(WATCH_JS, [current[1], new[1]])
         before = received[0]
@@ -167,17 +184,19 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
         result = page.evaluate("() => window.__bench")
         wait_idle(page)
         page.wait_for_timeout(300)  # websocket events reach Python while it waits in a Playwright call
-        if k > 0:  # the first press is the warm-up
+        if k > 0 and result["done"] >= 0:  # the first press is the warm-up; -1: the run was not seen
             charts.append(result["charts"])
             done.append(result["done"])
             kbytes.append((received[0] - before) / 1024)
-        current = new
     context.close()
+    if not done:
+        raise RuntimeError(f"/{path} at {size}: no run was seen after any Enter")
     return {
         "charts": statistics.median(charts),
         "done": statistics.median(done),
         "kb": statistics.median(kbytes),
         "dependent": dependent,
+        "presses": len(done),
     }
 
 
