@@ -1,7 +1,7 @@
 """The classroom load test (issue 7): 30 sessions against one local `streamlit run app.py`.
 
 The short form runs in the default suite (30 sessions, 10 s, at least one sentence change and one matrix
-edit each); the full form (30 sessions for a minute) is marked `load`, deselected by default, and run with
+edit each); the full form (30 sessions for a minute, twice) is marked `load`, deselected by default, and run with
 `pytest -m load tests/load` or `python benchmarks/load_test.py` (which prints the figures).
 
 Passing means: every session connected to the end, zero errors (no exception, no error box, no traceback in
@@ -49,6 +49,8 @@ def check(report: Report, sessions: int) -> None:
     assert m["peak"] - m["baseline"] < 1024, m  # bounded: under 1 GB for a class, at most 256 cached results
     assert m["after_ttl"] <= m["peak"] + 1, m
     assert m["after_ttl"] - m["baseline"] <= max(64.0, 0.75 * (m["peak"] - m["baseline"])), m
+    for before, after in zip(report.waves, report.waves[1:], strict=False):  # a class after a class: no leak
+        assert after["peak"] <= before["peak"] + 32, report.waves
 
 
 def test_thirty_sessions_short() -> None:
@@ -58,5 +60,5 @@ def test_thirty_sessions_short() -> None:
 
 @pytest.mark.load
 def test_thirty_sessions_for_a_minute() -> None:
-    report = run_load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2)
+    report = run_load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2, waves=2)
     check(report, SESSIONS)
