@@ -18,6 +18,7 @@ the sessions close, and after the server dropped them: --ttl), read from /proc/<
 
 Usage:
   .venv/bin/python benchmarks/load_test.py                       # 30 sessions for 60 s (the full form)
+  .venv/bin/python benchmarks/load_test.py --waves 2             # ... then a second class: memory must not grow
   .venv/bin/python benchmarks/load_test.py --sessions 40 --duration 120 --json out/load.json
 tests/load/test_load.py runs the short form (30 sessions, 10 s) in the test suite.
 """

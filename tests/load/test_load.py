@@ -1,8 +1,8 @@
 """The classroom load test (issue 7): 30 sessions against one local `streamlit run app.py`.
 
 The short form runs in the default suite (30 sessions, 10 s, at least one sentence change and one matrix
-edit each); the full form (30 sessions for a minute, twice) is marked `load`, deselected by default, and run with
-`pytest -m load tests/load` or `python benchmarks/load_test.py` (which prints the figures).
+edit each); the full form (30 sessions for a minute, twice) is marked `load`, deselected by default, and
+run with `pytest -m load tests/load` or `python benchmarks/load_test.py --waves 2` (which prints the figures).
 
 Passing means: every session connected to the end, zero errors (no exception, no error box, no traceback in
 the server log, no rerun slower than 2 minutes), each session saw only its own sentence (its marker in its
