@@ -10,6 +10,8 @@ tokens, so only the words change). Clocks run in the page (performance.now()):
 - "done": to that and the script run finished (Streamlit's script state back to "not running").
 "KB" is what the websocket received per Enter (Streamlit sends a reference instead of a large element the
 browser already has). Each figure is the median over --runs presses after one warm-up press.
+Then an edit of W_O on /heads (a data editor): from the Enter that commits the cell to the output chart
+redrawn, and to the run finished.
 
 Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 5] [--pages heads,scores] [--sizes default,n64]
        [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
@@ -29,6 +31,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from _common import PAGES, ROOT, load, machine, sentence_of, write_out
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -200,6 +203,87 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
     }
 
 
+# An edit of W_O on /heads: from the Enter that commits the cell to the output chart (the last chart, the only
+# one that depends on W_O) redrawn, and the run finished.
+EDIT_JS = """
+() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const last = () => Array.from(document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')).pop();
+  const before = JSON.stringify(last().data[0].z);
+  const w = { t0: null, chart: null, done: null };
+  window.__bench = w;
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && w.t0 === null) w.t0 = performance.now();
+  }, { capture: true, once: true });
+  const tick = () => {
+    if (w.t0 !== null) {
+      const gd = last();
+      if (w.chart === null && gd && gd.data && JSON.stringify(gd.data[0].z) !== before) w.chart = performance.now() - w.t0;
+      if (w.chart !== null && app.getAttribute('data-test-script-state') === 'notRunning') {
+        w.done = performance.now() - w.t0;
+        return;
+      }
+    }
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}
+"""
+
+
+def type_in_first_cell(page, editor, text: str) -> None:  # noqa: ANN001 - Page, Locator
+    """Open the first cell of a data editor (a canvas) with `text` typed in it, not yet committed: click
+    inside it (the row label column is about 52 px wide, the header 35 px high), then type."""
+    editor.scroll_into_view_if_needed()
+    for _ in range(5):
+        page.wait_for_timeout(200)  # the grid redraws after scrolling before it takes clicks
+        box = editor.bounding_box()
+        page.mouse.click(box["x"] + 52 + 30, box["y"] + 35 + 17)
+        page.keyboard.type(text[0])  # typing on a selected cell opens its editor
+        try:
+            page.wait_for_function(
+                "() => !!document.activeElement?.classList.contains('gdg-input')", timeout=2000, polling=50
+            )
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+            continue
+        page.keyboard.press("Control+A")
+        page.keyboard.type(text)
+        if page.evaluate("() => document.activeElement.value") == text:
+            return
+        page.keyboard.press("Escape")
+    raise RuntimeError("could not open a cell of the data editor")
+
+
+def measure_edit(browser, base: str, size: str, runs: int) -> dict:  # noqa: ANN001
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    page.goto(f"{base}/heads?{urlencode(url_params(size, sentences(size, 0)[0][0]))}")
+    wait_idle(page)
+    editor = page.locator('[data-testid="stDataFrame"]').first
+    chart, done, missed = [], [], 0
+    for k in range(3 * runs + 3):
+        if len(done) > runs:
+            break
+        type_in_first_cell(page, editor, f"{0.5 + k / 100:.2f}")
+        page.evaluate(EDIT_JS)
+        page.keyboard.press("Enter")
+        try:  # now and then the grid drops a commit: that press is tried again
+            page.wait_for_function("() => window.__bench.done !== null", timeout=15_000, polling=50)
+        except PlaywrightTimeout:
+            missed += 1
+            continue
+        result = page.evaluate("() => window.__bench")
+        wait_idle(page)
+        chart.append(result["chart"])
+        done.append(result["done"])
+    if len(done) < 2:
+        raise RuntimeError(f"the W_O edit at {size} was not seen after {missed} presses")
+    chart, done = chart[1:], done[1:]  # the first is the warm-up
+    context.close()
+    return {"chart": statistics.median(chart), "done": statistics.median(done), "missed": missed}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -208,6 +292,7 @@ def main() -> None:
     ap.add_argument("--port", type=int, default=8651)
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--out", default="browser.md", help="file name under benchmarks/out/")
+    ap.add_argument("--no-edit", action="store_true", help="skip the W_O edit on /heads")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -235,6 +320,13 @@ def main() -> None:
                         f"{r['kb']:7.1f} KB  ({r['dependent']} charts follow the sentence)",
                         file=sys.stderr,
                     )
+            edits = {}
+            for size in [] if args.no_edit else sizes:
+                edits[size] = measure_edit(browser, f"http://localhost:{args.port}", size, args.runs)
+                print(
+                    f"  W_O edit     {size:8s} chart {edits[size]['chart']:7.0f} ms  done {edits[size]['done']:7.0f} ms",
+                    file=sys.stderr,
+                )
             browser.close()
     finally:
         server.terminate()
@@ -252,10 +344,15 @@ def main() -> None:
             for s in sizes
         ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if edits:
+        lines.append(
+            "\nAn edit of W_O on /heads (Enter in the cell to the output chart redrawn / run finished, ms):"
+        )
+        lines += [f"- {s}: {e['chart']:.0f} / {e['done']:.0f}" for s, e in edits.items()]
     text = "\n".join(lines)
     print(text)
     path = write_out(args.out, text)
-    write_out(args.out.rsplit(".", 1)[0] + ".json", json.dumps(results, indent=1))
+    write_out(args.out.rsplit(".", 1)[0] + ".json", json.dumps({"enter": results, "edit": edits}, indent=1))
     print(f"\nsaved {path}")
 
 
