@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 import html
 import json
+import math
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -91,6 +93,20 @@ _TEMPLATE_TRACES = ("heatmap", "bar", "scatter")
 # Tick labels are never hidden for running past the chart (automargin keeps them inside anyway): Plotly's
 # check measures every label again for each label drawn, seconds in the browser at 64 tokens.
 _TICKS = {"ticklabeloverflow": "allow"}
+# A matrix with more rows or columns than this is drawn without the 1-pixel gaps between cells: at 64 tokens
+# the gaps were a white grid over the colours, and drawing cell by cell made Plotly several times slower.
+_GAP_MIN_CELLS = 32
+
+
+def text_px(text: str, size: float) -> float:
+    """About how wide ``text`` is drawn at a font of ``size`` px: 0.6 em per character (Plotly's Open Sans
+    averages 0.55 em on Latin text), 1 em for wide characters (CJK, emoji). It sizes margins, so it errs wide."""
+    return size * sum(1.0 if unicodedata.east_asian_width(c) in "WF" else 0.6 for c in str(text))
+
+
+def label_step(n: int, space_px: float, font_px: float) -> int:
+    """Show every k-th of n tick labels so that labels ``font_px`` high do not overlap in ``space_px``."""
+    return max(1, math.ceil(n * (font_px + 3) / max(space_px, 1.0)))
 
 
 @functools.lru_cache(maxsize=4)
@@ -184,6 +200,7 @@ def heatmap(
     rows_esc = [esc(s) for s in row_labels]
     cols_esc = [esc(s) for s in col_labels]
     small = n_rows * n_cols <= 1024
+    gap = 1 if max(n_rows, n_cols) <= _GAP_MIN_CELLS else 0
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
     # element by element, twice per chart).
     xs, ys = np.arange(n_cols), np.arange(n_rows)
@@ -202,8 +219,8 @@ def heatmap(
             else f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>value %{{z:.10g}}<extra></extra>"
         ),
         "colorbar": {"thickness": 14, "tickfont": {"size": style.font}},
-        "xgap": 1,
-        "ygap": 1,
+        "xgap": gap,
+        "ygap": gap,
     }
     if zmid is not None:
         trace["zmid"] = zmid
@@ -228,15 +245,16 @@ def heatmap(
             "showscale": False,
             "textfont": {"size": style.cell_font, "color": "white"},
             "hovertemplate": "masked: this query may not attend to this key (-inf)<extra></extra>",
-            "xgap": 1,
-            "ygap": 1,
+            "xgap": gap,
+            "ygap": gap,
         }
         if max(n_rows, n_cols) <= MAX_CELLS_WITH_TEXT:  # the "-inf" labels only where they are drawn
             grey["text"] = np.where(masked, "-inf", "").tolist()
             grey["texttemplate"] = "%{text}"
         data.append(grey)
     xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title)
-    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis}
+    margin = _heatmap_margin(row_labels, col_labels, style, xaxis)
+    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
         extra["annotations"] = [
@@ -257,15 +275,16 @@ def heatmap(
             "thickness": 14, "tickfont": {"size": style.font}, "orientation": "h", "x": 0.5, "xanchor": "center",
             "y": -0.02, "yanchor": "top", "len": 0.8,
         }  # fmt: skip
-        extra["margin"] = {
-            "l": 10,
-            "r": 20 + style.cell_font * 5,
-            "t": 30 + style.title_font * 2,
-            "b": 40 + style.font,
-        }
+        extra["margin"] = {**margin, "r": 20 + style.cell_font * 5, "b": 40 + style.font}
         height = _height(n_rows, style) + 40 + style.font
-        return _figure(data, _layout(style, title, height, **extra))
-    return _figure(data, _layout(style, title, _height(n_rows, style), **extra))
+        return _figure(data, _pin_title(_layout(style, title, height, **extra)))
+    return _figure(data, _pin_title(_layout(style, title, _height(n_rows, style), **extra)))
+
+
+def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
+    """The figure title at the very top, above the margin that holds the axis labels."""
+    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    return layout
 
 
 def _axes(
@@ -284,6 +303,7 @@ def _axes(
         "tickfont": font,
         "showgrid": False,
         "zeroline": False,
+        "automargin": False,  # the margins are computed (_heatmap_margin): Plotly's own pass redraws twice
         **_TICKS,
     }
     yaxis = {
@@ -295,9 +315,28 @@ def _axes(
         "tickfont": dict(font),
         "showgrid": False,
         "zeroline": False,
+        "automargin": False,
         **_TICKS,
     }
     return xaxis, yaxis
+
+
+def _heatmap_margin(
+    row_labels: Sequence[object], col_labels: Sequence[object], style: Style, xaxis: dict[str, Any]
+) -> dict[str, int]:
+    """Margins that hold the title, the key labels and title on top and the query labels and title on the
+    left, computed from the labels' lengths (no automargin: Plotly's measuring pass drew every chart twice).
+
+    From the top: the title (pinned to the top of the figure), the x-axis title, the key labels (horizontal:
+    one line high; at -45 degrees: width * sin 45 + height * cos 45), the plot.
+    """
+    tick = float(xaxis["tickfont"]["size"])
+    x_w = max((text_px(c, tick) for c in col_labels), default=0.0)
+    y_w = max((text_px(r, tick) for r in row_labels), default=0.0)
+    x_depth = (x_w + tick) * 0.71 if xaxis["tickangle"] else tick * 1.3
+    top = 8 + style.title_font * 1.5 + style.font * 1.4 + 15 + x_depth + 6
+    left = y_w + 8 + style.font * 1.4 + 15
+    return {"l": int(left), "r": 10, "t": int(top), "b": 10}
 
 
 def head_grid(
@@ -312,9 +351,9 @@ def head_grid(
     h, n, _ = weights.shape
     cols = min(h, 4)
     rows = (h + cols - 1) // cols
-    layout = json.loads(_grid_json(rows, cols, h, 0.12 if rows > 1 else 0.05))
     lab = [esc(s) for s in labels]
     text = _fmt_text(n, n, 2) if h <= 4 and n <= 8 else None
+    gap = 1 if n <= 16 else 0  # small multiples: cells are a quarter as wide as in a full heatmap
     data = []
     for i in range(h):
         z = weights[i].copy()
@@ -327,8 +366,8 @@ def head_grid(
             "y": np.arange(n),
             "coloraxis": "coloraxis",
             "textfont": {"size": style.cell_font},
-            "xgap": 1,
-            "ygap": 1,
+            "xgap": gap,
+            "ygap": gap,
             "hovertemplate": f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
             "xaxis": "x" if i == 0 else f"x{i + 1}",  # subplot i + 1, row-major from the top left
             "yaxis": "y" if i == 0 else f"y{i + 1}",
@@ -336,22 +375,39 @@ def head_grid(
         if text is not None:
             trace["texttemplate"] = text
         data.append(trace)
-    small_font = style.font if n <= 12 else max(9, style.font - 6)
-    ticks = {"tickmode": "array", "tickvals": np.arange(n), "ticktext": lab, "showgrid": False, **_TICKS}
+    font = style.font if n <= 12 else max(10, style.font - 4)
+    side = max(260, min(640 if style.present else 560, 60 + n * (style.cell_px if n <= 12 else 14)))
+    # Labels are shown as many as fit without overlapping: at 64 tokens every token in a ~300 px wide panel
+    # overlapped into a smear. A panel of a 4-column grid is about 300 px wide at 1920 px; its height is known.
+    panel = 300 if not style.present else 360
+    x_step = label_step(n, panel, font)
+    y_step = label_step(n, side * 0.8, font)
+    x_ticks = {"tickvals": np.arange(0, n, x_step), "ticktext": lab[::x_step]}
+    y_ticks = {"tickvals": np.arange(0, n, y_step), "ticktext": lab[::y_step]}
+    x_w = max((text_px(s, font) for s in labels[::x_step]), default=0.0)
+    angle = 0 if x_w + 6 <= panel / len(x_ticks["ticktext"] or [0]) else -90  # upright while they fit
+    y_w = max((text_px(s, font) for s in labels[::y_step]), default=0.0)
+    x_depth = x_w if angle else font * 1.3
+    top = int(style.title_font * 1.6 + style.font * 1.6 + x_depth + 24)
+    height = int(rows * (side + x_depth) + 60)
+    # Between two rows of panels: the lower row's subplot titles and key labels (a fraction of the plot area).
+    between = (style.font * 1.6 + x_depth + 16) / max(1, height - top - 10)
+    layout = json.loads(_grid_json(rows, cols, h, round(min(0.3, between), 2) if rows > 1 else 0.05))
+    base = {"tickmode": "array", "showgrid": False, "automargin": False, "tickfont": {"size": font}, **_TICKS}
     for name, axis in layout.items():
         if name.startswith("xaxis"):
-            axis.update(ticks, side="top", tickfont={"size": small_font})
+            axis.update(**base, **x_ticks, side="top", tickangle=angle)
         elif name.startswith("yaxis"):
-            axis.update(ticks, autorange="reversed", tickfont={"size": small_font})
+            axis.update(**base, **y_ticks, autorange="reversed")
     # Subplot titles sit above the key labels (which are on top, like every heatmap).
     for note in layout.get("annotations", []):
         note["font"] = {**note.get("font", {}), "size": style.font}
-        note["yshift"] = style.font * 2 + 8
-    side = max(260, min(560, 60 + n * (style.cell_px if n <= 12 else 14)))
-    common = _layout(style, title, rows * side + 60)
+        note["yshift"] = int(x_depth + 10)
+    common = _layout(style, title, height)
     # Room above the plots for the title, then the subplot titles, then the key labels (no overlap, and
-    # the same at presentation sizes): the title is pinned to the top of the figure.
-    common["margin"]["t"] = int(style.title_font * 1.6 + style.font * 3 + 24)
+    # the same at presentation sizes): the title is pinned to the top of the figure. The margins are
+    # computed (no automargin: Plotly's measuring pass drew the grid twice).
+    common["margin"].update(t=top, l=int(y_w + 12))
     common["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
     layout.update(common, coloraxis={"colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1})
     return _figure(data, layout)
