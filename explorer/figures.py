@@ -176,12 +176,15 @@ def heatmap(
     digits: int = 2,
     zrange: tuple[float, float] | None = None,
     max_text_cols: int = MAX_CELLS_WITH_TEXT,
+    groups: Sequence[str] = (),
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = drawn grey "-inf".
 
     weights=True: fixed 0..1 sequential scale. Otherwise a diverging scale centred on 0 (or `zrange`).
     row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
     max_text_cols: print values only up to this many columns (lower it for a chart in a narrow column).
+    groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
+    each block is named above its columns and blocks are divided by lines.
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -255,9 +258,11 @@ def heatmap(
     xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title)
     margin = _heatmap_margin(row_labels, col_labels, style, xaxis)
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
+    if groups:
+        extra.update(_group_marks(groups, n_rows, n_cols, style, margin))
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
-        extra["annotations"] = [
+        extra["annotations"] = extra.get("annotations", []) + [
             {
                 "x": 1.0,
                 "y": i,
@@ -279,6 +284,35 @@ def heatmap(
         height = _height(n_rows, style) + 40 + style.font
         return _figure(data, _pin_title(_layout(style, title, height, **extra)))
     return _figure(data, _pin_title(_layout(style, title, _height(n_rows, style), **extra)))
+
+
+def _group_marks(
+    groups: Sequence[str], n_rows: int, n_cols: int, style: Style, margin: dict[str, int]
+) -> dict[str, Any]:
+    """Lines between equal blocks of columns and each block's name above it (margin["t"] grows to hold it).
+
+    Block g covers columns g * width .. (g + 1) * width - 1, width = n_cols / len(groups).
+    """
+    width, rest = divmod(n_cols, len(groups))
+    if rest or not width:
+        raise ValueError(f"{n_cols} columns do not split into {len(groups)} equal groups")
+    x_top = margin["t"] - 8 - style.title_font * 1.5  # from the plot's top edge up to below the title
+    margin["t"] += int(style.font * 1.6)
+    shapes = [
+        {
+            "type": "line", "xref": "x", "yref": "paper", "x0": g * width - 0.5, "x1": g * width - 0.5,
+            "y0": 0, "y1": 1, "line": {"width": 3, "color": "black" if not style.dark else "white"},
+        }
+        for g in range(1, len(groups))
+    ]  # fmt: skip
+    notes = [
+        {
+            "x": g * width + (width - 1) / 2, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
+            "yshift": int(x_top), "showarrow": False, "text": esc(name), "font": {"size": style.font},
+        }
+        for g, name in enumerate(groups)
+    ]  # fmt: skip
+    return {"shapes": shapes, "annotations": notes}
 
 
 def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
@@ -379,7 +413,7 @@ def head_grid(
     side = max(260, min(640 if style.present else 560, 60 + n * (style.cell_px if n <= 12 else 14)))
     # Labels are shown as many as fit without overlapping: at 64 tokens every token in a ~300 px wide panel
     # overlapped into a smear. A panel of a 4-column grid is about 300 px wide at 1920 px; its height is known.
-    panel = 300 if not style.present else 360
+    panel = (1200 if not style.present else 1440) / cols
     x_step = label_step(n, panel, font)
     y_step = label_step(n, side * 0.8, font)
     x_ticks = {"tickvals": np.arange(0, n, x_step), "ticktext": lab[::x_step]}

@@ -29,32 +29,16 @@ if res is not None:
         "heads.grid",
     )
     cols_v = [f"h{h + 1}·v{j}" for h in range(ex.n_heads) for j in range(ex.d_k)]
-    per_row = min(ex.n_heads, 4)
-    for start in range(0, ex.n_heads, per_row):
-        for h, col in zip(range(start, min(start + per_row, ex.n_heads)), st.columns(per_row), strict=False):
-            with col:
-                ui.chart(
-                    fg.heatmap(
-                        tr.head_outputs[h],
-                        lab,
-                        [f"v{j}" for j in range(ex.d_k)],
-                        style=sty,
-                        title=f"head {h + 1} output A V",
-                        x_title="dimension",
-                        y_title="token",
-                        max_text_cols=12 // per_row,
-                    ),
-                    f"heads.out.{h}",
-                )
     ui.chart(
         fg.heatmap(
             tr.concat,
             lab,
             cols_v,
-            title="Concatenation [head 1, …, head H]",
+            title="Every head's output A_h V_h side by side: the concatenation [head 1, …, head H]",
             style=sty,
-            x_title="dimension",
+            x_title="dimension (head · dimension of its value)",
             y_title="token",
+            groups=[f"head {h + 1}" for h in range(ex.n_heads)],
         ),
         "heads.concat",
     )

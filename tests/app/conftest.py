@@ -31,7 +31,7 @@ PAGE_CHARTS: dict[str, tuple[str, ...]] = {
     "positional-encoding": ("pe.curves", "pe.matrix", "pe.similarity", "pe.e", "pe.p", "pe.x"),
     "projections": ("projections.w_q", "projections.w_k", "projections.w_v"),
     "scores": ("scores.raw", "scores.scaled", "scores.weights"),
-    "heads": ("heads.grid", "heads.out.0", "heads.out.1", "heads.concat", "heads.output"),
+    "heads": ("heads.grid", "heads.concat", "heads.output"),
     "token": ("token.weights", "token.stack"),
     "encoder": ("encoder.X (input)", "encoder.Output = LN(H + FFN(H))"),
     "why-scale": ("why.variance", "why.maxweight", "why.entropy"),

@@ -227,3 +227,75 @@ def test_every_builder_gives_a_valid_compact_figure() -> None:
             )
         big = figs[0].to_dict()["data"]
         assert "customdata" not in big[0] and "text" not in big[1]  # no per-cell strings at 40 x 40
+
+
+# Speed (issue 8): margins are computed here instead of by Plotly's automargin pass (which drew every chart
+# twice in the browser), so they must grow with the labels, or long words would be cut off.
+@pytest.mark.parametrize("present", [False, True])
+def test_heatmap_margins_hold_the_labels(present: bool) -> None:
+    style = fg.Style(present=present)
+    short = fg.heatmap(np.eye(3), ["a", "b", "c"], ["a", "b", "c"], title="t", style=style)
+    words = ["a", "extraordinarily", "c"]
+    long = fg.heatmap(np.eye(3), words, words, title="t", style=style)
+    for fig in (short, long):
+        assert fig.layout.xaxis.automargin is False and fig.layout.yaxis.automargin is False
+    font = long.layout.xaxis.tickfont.size
+    assert long.layout.margin.l >= fg.text_px("extraordinarily", font) + style.font  # labels + axis title
+    assert long.layout.margin.l > short.layout.margin.l
+    # Upright key labels (up to 24 keys) are one line high; angled ones (more keys) reach up by their length.
+    assert long.layout.margin.t == short.layout.margin.t
+    many = [f"k{j}" for j in range(30)]
+    many_long = [*many[:-1], "extraordinarily"]
+    angled = fg.heatmap(np.zeros((2, 30)), ["a", "b"], many_long, title="t", style=style)
+    assert angled.layout.xaxis.tickangle == -45
+    angled_short = fg.heatmap(np.zeros((2, 30)), ["a", "b"], many, title="t", style=style)
+    grown = angled.layout.margin.t - angled_short.layout.margin.t
+    assert grown >= 0.7 * (fg.text_px("extraordinarily", 10) - fg.text_px("k29", 10))  # width * sin 45
+    wide = fg.heatmap(np.eye(3), ["猫", "犬", "鳥"], ["a", "b", "c"], title="t", style=style)
+    assert fg.text_px("猫", 10) == 10 and fg.text_px("a", 10) == 6  # wide characters take a full em
+    assert wide.layout.margin.l > short.layout.margin.l
+
+
+def test_cell_gaps_only_where_cells_are_large() -> None:
+    assert fg.heatmap(np.eye(8), list("abcdefgh"), list("abcdefgh"), title="t", style=STYLE).data[0].xgap == 1
+    n = 64
+    labels = [f"w{i}" for i in range(n)]
+    assert fg.heatmap(np.eye(n), labels, labels, title="t", style=STYLE).data[0].xgap == 0
+
+
+def test_head_grid_labels_never_overlap_at_64_tokens() -> None:
+    n = 64
+    labels = [f"word{i}" for i in range(n)]
+    w = np.full((8, n, n), 1.0 / n)
+    grid = fg.head_grid(w, labels, style=STYLE, title="t")
+    x, y = grid.layout.xaxis, grid.layout.yaxis
+    step = x.tickvals[1] - x.tickvals[0]
+    assert 1 < step < 8 and list(x.ticktext) == labels[::step]  # every k-th label, in order
+    font = x.tickfont.size
+    assert 300 / len(x.tickvals) >= font + 3  # each label has its own line in a ~300 px panel
+    assert x.tickangle == -90 and x.automargin is False
+    y_step = y.tickvals[1] - y.tickvals[0]
+    assert list(y.ticktext) == labels[::y_step]
+    small = fg.head_grid(w[:, :4, :4], labels[:4], style=STYLE, title="t")
+    assert list(small.layout.xaxis.ticktext) == labels[:4] and small.layout.xaxis.tickangle == 0
+
+
+def test_groups_name_and_divide_equal_blocks_of_columns() -> None:
+    z = np.arange(12.0).reshape(2, 6)
+    fig = fg.heatmap(
+        z, ["a", "b"], [f"c{j}" for j in range(6)], title="t", style=STYLE, groups=["h1", "h2", "h3"]
+    )
+    assert [a.text for a in fig.layout.annotations] == ["h1", "h2", "h3"]
+    assert [a.x for a in fig.layout.annotations] == [0.5, 2.5, 4.5]  # the middle of each block
+    assert [s.x0 for s in fig.layout.shapes] == [1.5, 3.5]  # between blocks
+    plain = fg.heatmap(z, ["a", "b"], [f"c{j}" for j in range(6)], title="t", style=STYLE)
+    assert fig.layout.margin.t > plain.layout.margin.t  # room for the names
+    with pytest.raises(ValueError, match="equal groups"):
+        fg.heatmap(
+            z,
+            ["a", "b"],
+            [f"c{j}" for j in range(6)],
+            title="t",
+            style=STYLE,
+            groups=["h1", "h2", "h3", "h4"],
+        )

@@ -130,8 +130,15 @@ def test_more_heads_more_panels(kit) -> None:
     assert len(kit.charts(at)["heads.grid"]["data"]) == 2
     at.sidebar.number_input(key="cfg.n_heads").set_value(3).run()
     assert not at.exception, at.exception
-    check_page_numbers(kit, "heads", at, kit.reference(n_heads=3, changed=True))
-    assert "heads.out.2" in kit.charts(at)
+    ref = kit.reference(n_heads=3, changed=True)
+    check_page_numbers(kit, "heads", at, ref)
+    concat = kit.charts(at)["heads.concat"]
+    # Each head's output is its own block of d_v columns, named above it and divided from the next by a line.
+    assert [a["text"] for a in concat["layout"]["annotations"]] == ["head 1", "head 2", "head 3"]
+    d_v = ref.trace.head_outputs.shape[2]
+    assert [s["x0"] for s in concat["layout"]["shapes"]] == [d_v - 0.5, 2 * d_v - 0.5]
+    for h in range(3):
+        assert_allclose(kit.z(concat)[:, h * d_v : (h + 1) * d_v], ref.trace.head_outputs[h], rtol=1e-12)
 
 
 def test_causal_mask_is_drawn_and_applied(kit) -> None:
