@@ -23,6 +23,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 from numpy.typing import NDArray
+from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
 MAX_CELLS_WITH_TEXT = 12  # values printed in cells up to 12 x 12
@@ -177,6 +178,7 @@ def heatmap(
     zrange: tuple[float, float] | None = None,
     max_text_cols: int = MAX_CELLS_WITH_TEXT,
     groups: Sequence[str] = (),
+    width_px: int = 1400,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = drawn grey "-inf".
 
@@ -185,6 +187,8 @@ def heatmap(
     max_text_cols: print values only up to this many columns (lower it for a chart in a narrow column).
     groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
     each block is named above its columns and blocks are divided by lines.
+    width_px: about how wide the chart is drawn (a chart in one of three columns: ~450); labels that would
+    overlap at that width are thinned to every k-th (the hover still names every cell).
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -255,8 +259,10 @@ def heatmap(
             grey["text"] = np.where(masked, "-inf", "").tolist()
             grey["texttemplate"] = "%{text}"
         data.append(grey)
-    xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title)
-    margin = _heatmap_margin(row_labels, col_labels, style, xaxis)
+    height = _height(n_rows, style)
+    xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title, (width_px, height))
+    margin = _heatmap_margin(row_labels[:: yaxis["step"]], col_labels[:: xaxis["step"]], style, xaxis)
+    del xaxis["step"], yaxis["step"]
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
     if groups:
         extra.update(_group_marks(groups, n_rows, n_cols, style, margin))
@@ -281,9 +287,8 @@ def heatmap(
             "y": -0.02, "yanchor": "top", "len": 0.8,
         }  # fmt: skip
         extra["margin"] = {**margin, "r": 20 + style.cell_font * 5, "b": 40 + style.font}
-        height = _height(n_rows, style) + 40 + style.font
-        return _figure(data, _pin_title(_layout(style, title, height, **extra)))
-    return _figure(data, _pin_title(_layout(style, title, _height(n_rows, style), **extra)))
+        return _figure(data, _pin_title(_layout(style, title, height + 40 + style.font, **extra)))
+    return _figure(data, _pin_title(_layout(style, title, height, **extra)))
 
 
 def _group_marks(
@@ -322,17 +327,27 @@ def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
 
 
 def _axes(
-    rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str
+    rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str, size: tuple[int, int]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The x (keys, on top) and y (queries, first on top) axes of a heatmap: positions with label text."""
+    """The x (keys, on top) and y (queries, first on top) axes of a heatmap: positions with label text.
+
+    size: about (width, height) of the chart in px. Labels are thinned to every k-th where they would
+    overlap (the plot takes about 3/4 of the width and the height less 200 px); "step" gives k.
+    """
     many = max(len(rows), len(cols)) > 24
     font = {"size": style.font if not many else 10}
+    plot_w = size[0] * 0.75
+    widest = max((text_px(html.unescape(c), font["size"]) for c in cols), default=0.0)
+    upright = len(cols) <= 24 and (widest + 6) * len(cols) <= plot_w  # else at -45 degrees, a line apart
+    x_step = 1 if upright else label_step(len(cols), plot_w, font["size"] * 1.2)
+    y_step = label_step(len(rows), size[1] - 200, font["size"])
     xaxis = {
+        "step": x_step,
         "tickmode": "array",
-        "tickvals": np.arange(len(cols)),
-        "ticktext": cols,
+        "tickvals": np.arange(0, len(cols), x_step),
+        "ticktext": cols[::x_step],
         "side": "top",
-        "tickangle": -45 if many else 0,
+        "tickangle": 0 if upright else -45,
         "title": {"text": x_title, "font": {"size": style.font}},
         "tickfont": font,
         "showgrid": False,
@@ -341,9 +356,10 @@ def _axes(
         **_TICKS,
     }
     yaxis = {
+        "step": y_step,
         "tickmode": "array",
-        "tickvals": np.arange(len(rows)),
-        "ticktext": rows,
+        "tickvals": np.arange(0, len(rows), y_step),
+        "ticktext": rows[::y_step],
         "autorange": "reversed",
         "title": {"text": y_title, "font": {"size": style.font}},
         "tickfont": dict(font),
@@ -536,7 +552,9 @@ def bars(
         "text": [f"{v:.3f}" for v in values],
         "textposition": "outside",
         "textfont": {"size": style.cell_font},
-        "marker": {"color": values, "colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1},
+        # Colours from the sequential scale (0..1), as colour strings: numbers for Plotly to map made it warn
+        # ("Invalid color specifier") for every bar on every draw, 0.1 s per chart at 64 tokens.
+        "marker": {"color": sample_colorscale(style.sequential, np.clip(values, 0.0, 1.0).tolist())},
         "customdata": cats,
         "hovertemplate": "%{customdata}: %{y:.10g}<extra></extra>",
     }
@@ -560,13 +578,22 @@ def stacked_contributions(
     *,
     style: Style,
     title: str,
+    max_keys: int = 12,
 ) -> go.Figure:
     """Per output dimension, the stacked contributions w_j * v_j of every key j, and their sum (a marker).
 
     contributions (n_keys, d_v); total (d_v,) = contributions.sum(axis=0), the query's output row.
+    With more than ``max_keys`` keys, the max_keys - 1 keys that contribute most (sum of |w_j v_j| over the
+    dimensions) keep their own bars, in sentence order, and the rest are stacked as one grey "other keys"
+    bar: sixty colours cannot be told apart, and a legend of sixty entries took most of a second to draw.
     """
     n_keys, d_v = contributions.shape
     dims = [f"dim {c}" for c in range(d_v)]
+    if n_keys > max_keys:
+        strength = np.abs(contributions).sum(axis=1)  # (n_keys,)
+        shown = np.sort(np.argsort(-strength, kind="stable")[: max_keys - 1])
+    else:
+        shown = np.arange(n_keys)
     data: list[dict[str, Any]] = [
         {
             "type": "bar",
@@ -575,8 +602,21 @@ def stacked_contributions(
             "name": esc(key_labels[j]),
             "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
         }
-        for j in range(n_keys)
+        for j in shown
     ]
+    rest = np.setdiff1d(np.arange(n_keys), shown)
+    if rest.size:
+        name = f"{rest.size} other keys"
+        data.append(
+            {
+                "type": "bar",
+                "x": dims,
+                "y": contributions[rest].sum(axis=0),
+                "name": name,
+                "marker": {"color": MASKED_GREY},
+                "hovertemplate": f"{name} together<br>%{{x}}: %{{y:.6f}}<extra></extra>",
+            }
+        )
     data.append(
         {
             "type": "scatter",

@@ -12,6 +12,11 @@ from explorer.example import Example
 from explorer.pipeline import Result
 from explorer.text import literal
 
+# About how wide a chart is drawn in half and in a third of the page (1920 px window, sidebar open); the
+# heatmaps thin their labels to fit (figures.heatmap width_px). Narrower screens overlap a little sooner.
+HALF = 700
+THIRD = 450
+
 
 def style() -> figures.Style:
     """The figure style of this session (presentation mode, palette, light/dark theme)."""

@@ -53,6 +53,7 @@ if res is not None:
                             x_title="dimension",
                             y_title="token",
                             max_text_cols=5,
+                            width_px=ui.THIRD,
                         ),
                         f"encoder.{title}",
                     )

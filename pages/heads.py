@@ -68,6 +68,7 @@ if res is not None:
                 style=sty,
                 x_title="dimension",
                 y_title="token",
+                width_px=ui.HALF,
             ),
             "heads.output",
         )

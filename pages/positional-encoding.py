@@ -86,6 +86,7 @@ if res is not None:
                 style=sty,
                 x_title="dimension",
                 y_title="position",
+                width_px=ui.HALF,
             ),
             "pe.matrix",
         )
@@ -99,6 +100,7 @@ if res is not None:
                 style=sty,
                 x_title="position",
                 y_title="position",
+                width_px=ui.HALF,
             ),
             "pe.similarity",
         )
@@ -114,5 +116,6 @@ if res is not None:
                 x_title="dimension",
                 y_title="token",
                 max_text_cols=5,
+                width_px=ui.THIRD,
             )
             ui.chart(fig, key)

@@ -53,6 +53,7 @@ if res is not None:
                     style=sty,
                     x_title="dimension",
                     y_title="token",
+                    width_px=ui.HALF,
                 ),
                 f"projections.{name}",
             )

@@ -84,6 +84,7 @@ if res is not None:
                 masked=blocked,
                 style=sty,
                 title=f"Scaled{' + bias' if ex.alibi else ''}, masked (× {res.scale:.4g})",
+                width_px=ui.HALF,
             ),
             "scores.scaled",
         )
@@ -98,6 +99,7 @@ if res is not None:
                 masked=blocked,
                 style=sty,
                 title="Softmax weights A (rows sum to 1)",
+                width_px=ui.HALF,
             ),
             "scores.weights",
         )

@@ -1,12 +1,14 @@
 """/token: one query's weights over the keys, and its output as a weighted sum of value vectors."""
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from explorer import figures as fg
 from explorer import lessons, preset_ui, state, ui
 
 SHOWN_DIMS = 8  # value dimensions written out in the formulas (the charts show them all)
+TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
 
 
 def vec(values: np.ndarray, digits: int) -> str:
@@ -79,7 +81,14 @@ if res is not None:
             "into one (page Heads and W_O)."
         )
     with st.expander("The sum, term by term"):
-        for j in range(res.n):
-            st.latex(
-                rf"a_{{{i}{j}}}\, v_{{{j}}} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
-            )
+        if res.n <= TERMS_AS_FORMULAS:
+            for j in range(res.n):
+                st.latex(
+                    rf"a_{{{i}{j}}}\, v_{{{j}}} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
+                )
+        else:  # one row per key: as many formulas were slow to typeset and long to scroll
+            terms = pd.DataFrame(parts, columns=[f"a_{i}j · v_j[{d}]" for d in range(parts.shape[1])])
+            terms.insert(0, f"a_{i}j", w)
+            terms.insert(0, "key j", lab)
+            st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
+            st.caption(f"Each row is one term a_{i}j v_j of the sum; the columns add up to the output above.")

@@ -299,3 +299,25 @@ def test_groups_name_and_divide_equal_blocks_of_columns() -> None:
             style=STYLE,
             groups=["h1", "h2", "h3", "h4"],
         )
+
+
+def test_stacked_contributions_of_many_keys_keep_the_strongest_and_sum_the_rest() -> None:
+    rng = np.random.default_rng(5)
+    n = 64
+    w = ac.softmax(rng.normal(size=(1, n)) * 3, axis=-1)
+    v = rng.normal(size=(n, 8))
+    parts = ac.weighted_value_contributions(w, v)[0]  # (n, 8)
+    labels = [f"k{j}" for j in range(n)]
+    fig = fg.stacked_contributions(parts, labels, parts.sum(axis=0), style=STYLE, title="t", max_keys=12)
+    bars = [t for t in fig.data if t.type == "bar"]
+    assert len(bars) == 12 and bars[-1].name == "53 other keys"
+    strongest = np.argsort(-np.abs(parts).sum(axis=1))[:11]
+    assert [b.name for b in bars[:-1]] == [labels[j] for j in sorted(strongest)]  # in sentence order
+    # Nothing is lost: the bars still add up to the output row, and "other" is exactly the rest.
+    assert_allclose(np.sum([np.asarray(b.y) for b in bars], axis=0), (w @ v)[0], rtol=1e-12, atol=1e-14)
+    rest = np.setdiff1d(np.arange(n), strongest)
+    assert_allclose(np.asarray(bars[-1].y), parts[rest].sum(axis=0), rtol=1e-12, atol=1e-14)
+    few = fg.stacked_contributions(parts[:12], labels[:12], parts[:12].sum(axis=0), style=STYLE, title="t")
+    assert [t.name for t in few.data if t.type == "bar"] == labels[
+        :12
+    ]  # up to max_keys: every key its own bar

@@ -193,3 +193,21 @@ def test_long_sentence_is_cut_with_a_warning(kit) -> None:
     assert not at.exception, at.exception
     assert any("64" in w.value for w in at.warning)
     assert len(kit.labels(kit.charts(at)["scores.weights"])) == 64
+
+
+def test_token_terms_are_formulas_for_short_sentences_and_a_table_for_long_ones(kit) -> None:
+    at = kit.open("token", via_app=True)
+    n = len(kit.reference().labels)
+    assert len(at.expander[0].latex) == n  # one formula a_ij v_j = ... per key
+    long = " ".join(f"w{j}" for j in range(20))
+    at.text_input(key="sentence").set_value(long).run()
+    assert not at.exception, at.exception
+    expander = at.expander[0]
+    assert len(expander.latex) == 0
+    (table,) = expander.dataframe
+    df = table.value
+    assert list(df["key j"]) == [f"w{j}" for j in range(20)]
+    out = kit.charts(at)["token.stack"]["data"][-1]  # the query's output row, from the stacked chart
+    contrib = df[[c for c in df.columns if "· v_j[" in c]].to_numpy()
+    assert_allclose(contrib.sum(axis=0), kit.array(out["y"]), rtol=1e-12, atol=1e-14)  # the terms add up
+    assert_allclose(df.iloc[:, 1].sum(), 1.0, rtol=1e-12)  # the query's weights over the keys
