@@ -622,19 +622,25 @@ def stacked_contributions(
             "type": "scatter",
             "x": dims,
             "y": total,
-            "mode": "markers+text",
+            "mode": "markers",
             "name": "output (sum)",
-            "text": [f"{t:.3f}" for t in total],
-            "textposition": "top center",
             "marker": {
                 "symbol": "diamond",
                 "size": 16 if style.present else 11,
                 "color": "black",
                 "line": {"width": 2, "color": "white"},
             },
-            "textfont": {"size": style.cell_font},
+            "hovertemplate": "output %{x}: %{y:.6f}<extra></extra>",
         }
     )
+    # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars.
+    notes = [
+        {
+            "x": dims[c], "y": float(t), "text": f"{t:.3f}", "showarrow": False, "xanchor": "left", "xshift": 12,
+            "font": {"size": style.cell_font}, "bgcolor": "rgba(17,17,17,0.85)" if style.dark else "rgba(255,255,255,0.85)",
+        }
+        for c, t in enumerate(total)
+    ]  # fmt: skip
     layout = _layout(
         style,
         title,
@@ -642,5 +648,6 @@ def stacked_contributions(
         barmode="relative",
         legend={"font": {"size": style.font}},
         yaxis={"title": {"text": "contribution w_j · v_j"}, "zeroline": True, "zerolinewidth": 2},
+        annotations=notes,
     )
     return _figure(data, layout)

@@ -198,6 +198,10 @@ def test_stacked_contributions_sum_to_the_output() -> None:
     assert_allclose(np.sum([np.asarray(b.y) for b in bars], axis=0), (w @ v)[0])
     assert_allclose(np.asarray(fig.data[-1].y), (w @ v)[0])
     assert fig.layout.barmode == "relative"
+    # Each sum is printed beside its marker on a box (legible over the bars), at the marker's height.
+    assert [a.text for a in fig.layout.annotations] == [f"{t:.3f}" for t in (w @ v)[0]]
+    assert_allclose([a.y for a in fig.layout.annotations], (w @ v)[0])
+    assert all(a.bgcolor for a in fig.layout.annotations)
 
 
 def test_every_builder_gives_a_valid_compact_figure() -> None:
