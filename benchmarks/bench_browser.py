@@ -1,20 +1,21 @@
 """In the browser: from pressing Enter in the sentence box to every chart of the page updated.
 
 Starts the app (streamlit run app.py on --port, default 8651), opens each page in headless Chromium
-(Playwright, 1920x1080) at the default example and at 64 tokens (d_model 64, 8 heads, d_k 8, d_ff 256, set
-through the URL), and times Enter presses that swap one word of the sentence for another (same number of
+(Playwright, 1920x1080) at the default example and at 8, 16, 32 and 64 tokens (d_model 64, 8 heads, d_k 8,
+d_ff 256, set through the URL: the growth per token), and times Enter presses that swap one word of the sentence for another (same number of
 tokens, so only the words change). Clocks run in the page (performance.now()):
 - "charts": from the Enter keydown to the moment every chart that showed the old word in its tick or legend
   labels shows the new one (a page whose charts do not depend on the sentence counts as soon as its run
   ends); each press brings a word not seen before, so nothing comes from a cache;
 - "done": to that and the script run finished (Streamlit's script state back to "not running").
 "KB" is what the websocket received per Enter (Streamlit sends a reference instead of a large element the
-browser already has). Each figure is the median over --runs presses after one warm-up press.
+browser already has); "draws" counts Plotly's draws (Streamlit draws a chart whose figure changed twice, once
+hidden before its width is known and once at its width; an unchanged chart not at all). Each figure is the median over --runs presses after one warm-up press.
 Then an edit of W_O on /heads (a data editor): from the Enter that commits the cell to the output chart
 redrawn, and to the run finished.
 
-Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 5] [--pages heads,scores] [--sizes default,n64]
-       [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
+Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 5] [--pages heads,scores]
+       [--sizes default,n8,n16,n32,n64] [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
 """
 
 from __future__ import annotations
@@ -45,6 +46,23 @@ CHROMIUM_ARGS = [
 
 DEFAULT_SENTENCE = "The cat sat on the mat because it was warm."
 
+# Counts Plotly's draws (Plotly.react / Plotly.newPlot calls) in window.__draws: Streamlit mounts a chart
+# whose figure changed anew and draws it twice (once hidden, before its width is known, then at its width);
+# a chart whose figure did not change is not drawn at all.
+COUNT_DRAWS_JS = """
+() => {
+  const P = window.Plotly;
+  if (!P || P.__counted) return !!P;
+  window.__draws = 0;
+  for (const name of ['react', 'newPlot']) {
+    const orig = P[name];
+    P[name] = function (...args) { window.__draws += 1; return orig.apply(this, args); };
+  }
+  P.__counted = true;
+  return true;
+}
+"""
+
 # Installed in the page: a keydown listener (capture phase) for the Enter press, an observer of the script
 # state, and a per-frame check of the charts' labels.
 WATCH_JS = """
@@ -56,6 +74,7 @@ WATCH_JS = """
   const dependent = charts().map((el) => labels(el).includes(oldMark));
   const w = { t0: null, charts: null, done: null, sawRunning: false, finished: false };
   window.__bench = w;
+  window.__draws = 0;
   const obs = new MutationObserver(() => {
     const s = app.getAttribute('data-test-script-state');
     if (s === 'running') w.sawRunning = true;
@@ -174,7 +193,8 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
         if shown != "64":
             raise RuntimeError(f"the URL did not set d_model 64 (the sidebar shows {shown})")
     box = page.locator('input[aria-label="Sentence"]')
-    charts, done, kbytes, dependent = [], [], [], 0
+    page.evaluate(COUNT_DRAWS_JS)
+    charts, done, kbytes, draws, dependent = [], [], [], [], 0
     for k in range(runs + 1):
         current, new = steps[k], steps[k + 1]
         box.fill(new[0])
@@ -191,6 +211,7 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
             charts.append(result["charts"])
             done.append(result["done"])
             kbytes.append((received[0] - before) / 1024)
+            draws.append(page.evaluate("() => window.__draws"))
     context.close()
     if not done:
         raise RuntimeError(f"/{path} at {size}: no run was seen after any Enter")
@@ -198,6 +219,7 @@ def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  
         "charts": statistics.median(charts),
         "done": statistics.median(done),
         "kb": statistics.median(kbytes),
+        "draws": statistics.median(draws),
         "dependent": dependent,
         "presses": len(done),
     }
@@ -212,6 +234,7 @@ EDIT_JS = """
   const before = JSON.stringify(last().data[0].z);
   const w = { t0: null, chart: null, done: null };
   window.__bench = w;
+  window.__draws = 0;
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && w.t0 === null) w.t0 = performance.now();
   }, { capture: true, once: true });
@@ -260,8 +283,9 @@ def measure_edit(browser, base: str, size: str, runs: int) -> dict:  # noqa: ANN
     page = context.new_page()
     page.goto(f"{base}/heads?{urlencode(url_params(size, sentences(size, 0)[0][0]))}")
     wait_idle(page)
+    page.evaluate(COUNT_DRAWS_JS)
     editor = page.locator('[data-testid="stDataFrame"]').first
-    chart, done, missed = [], [], 0
+    chart, done, draws, missed = [], [], [], 0
     for k in range(3 * runs + 3):
         if len(done) > runs:
             break
@@ -277,18 +301,24 @@ def measure_edit(browser, base: str, size: str, runs: int) -> dict:  # noqa: ANN
         wait_idle(page)
         chart.append(result["chart"])
         done.append(result["done"])
+        draws.append(page.evaluate("() => window.__draws"))
     if len(done) < 2:
         raise RuntimeError(f"the W_O edit at {size} was not seen after {missed} presses")
-    chart, done = chart[1:], done[1:]  # the first is the warm-up
+    chart, done, draws = chart[1:], done[1:], draws[1:]  # the first is the warm-up
     context.close()
-    return {"chart": statistics.median(chart), "done": statistics.median(done), "missed": missed}
+    return {
+        "chart": statistics.median(chart),
+        "done": statistics.median(done),
+        "draws": statistics.median(draws),
+        "missed": missed,
+    }
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pages", default=",".join(p[0] for p in PAGES))
-    ap.add_argument("--sizes", default="default,n64")
+    ap.add_argument("--sizes", default="default,n8,n16,n32,n64")
     ap.add_argument("--port", type=int, default=8651)
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--out", default="browser.md", help="file name under benchmarks/out/")
@@ -317,14 +347,15 @@ def main() -> None:
                     results.setdefault(name, {})[size] = r
                     print(
                         f"  {name:12s} {size:8s} charts {r['charts']:7.0f} ms  done {r['done']:7.0f} ms  "
-                        f"{r['kb']:7.1f} KB  ({r['dependent']} charts follow the sentence)",
+                        f"{r['kb']:7.1f} KB  {r['draws']:3.0f} draws  ({r['dependent']} charts follow the sentence)",
                         file=sys.stderr,
                     )
             edits = {}
             for size in [] if args.no_edit else sizes:
                 edits[size] = measure_edit(browser, f"http://localhost:{args.port}", size, args.runs)
                 print(
-                    f"  W_O edit     {size:8s} chart {edits[size]['chart']:7.0f} ms  done {edits[size]['done']:7.0f} ms",
+                    f"  W_O edit     {size:8s} chart {edits[size]['chart']:7.0f} ms  done {edits[size]['done']:7.0f} ms"
+                    f"  {edits[size]['draws']:3.0f} draws",
                     file=sys.stderr,
                 )
             browser.close()
@@ -334,21 +365,27 @@ def main() -> None:
     lines = [
         f"# Enter in the sentence box to every chart updated (median of {args.runs} presses, ms)\n",
         f"{machine()}; headless Chromium 1920x1080; {load_before} at the start, {load()} at the end.",
-        "Sizes: default = the default example; n64 = 64 tokens, d_model 64, 8 heads, d_k 8, d_ff 256.\n",
-        "| page | " + " | ".join(f"{s} charts / done / KB" for s in sizes) + " |",
+        "Sizes: default = the default example; nK = K tokens, d_model 64, 8 heads, d_k 8, d_ff 256.",
+        "Cells: ms to every chart updated / ms to the run finished / KB received / Plotly draws "
+        "(Streamlit draws each chart whose figure changed twice: once hidden, then at its width).\n",
+        "| page | " + " | ".join(f"{s}" for s in sizes) + " |",
         "|---|" + "---:|" * len(sizes),
     ]
     for name, _, _ in pages:
         cells = [
             f"{results[name][s]['charts']:.0f} / {results[name][s]['done']:.0f} / {results[name][s]['kb']:.0f}"
+            f" / {results[name][s]['draws']:.0f}"
             for s in sizes
         ]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if edits:
         lines.append(
-            "\nAn edit of W_O on /heads (Enter in the cell to the output chart redrawn / run finished, ms):"
+            "\nAn edit of W_O on /heads (Enter in the cell to the output chart redrawn / run finished, ms;"
+            " Plotly draws):"
         )
-        lines += [f"- {s}: {e['chart']:.0f} / {e['done']:.0f}" for s, e in edits.items()]
+        lines += [
+            f"- {s}: {e['chart']:.0f} / {e['done']:.0f}; {e['draws']:.0f} draws" for s, e in edits.items()
+        ]
     text = "\n".join(lines)
     print(text)
     path = write_out(args.out, text)
