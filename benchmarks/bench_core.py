@@ -8,7 +8,8 @@ Prints, for each (n, d_model, heads):
     dtype=float64) called with need_weights=True, average_attn_weights=False, on the same weights, with
     torch.set_num_threads set to the same number of CPUs (its output is checked against ours);
   - the same two engines pinned to one CPU, timed in CPU time (process_time): the work each one does, a
-    figure that a busy machine disturbs much less than wall time.
+    figure that a busy machine disturbs much less than wall time;
+  - where the time goes at (512, 512, 8): each step of the two engines alone, and exp alone.
 Each engine runs in its own process (torch's OpenMP threads and numpy's OpenBLAS threads would otherwise
 spin against each other), in alternating rounds, so that a busy machine slows both alike; the table gives the
 median over the rounds. PyTorch is optional: without it only the numpy columns are printed.
@@ -118,6 +119,71 @@ def worker(engine: str, budget: float) -> None:
         print(json.dumps(row), flush=True)
 
 
+BREAKDOWN = (512, 512, 8)
+STEPS = ("projections", "scores", "softmax", "weights @ v", "W_O", "exp alone")
+
+
+def breakdown_worker(engine: str, budget: float) -> None:
+    """Print one JSON line: the median wall ms of each step of attention at BREAKDOWN, on every CPU.
+
+    numpy: the engine's own steps (attention_core internals, checked inputs): the stacked projection, q k^T,
+    scale + softmax over row blocks, weights @ v, concat @ W_O; torch: the calls nn.MultiheadAttention makes
+    (in_proj linear, bmm, softmax, bmm, out_proj linear). "exp alone": exp over the (heads, n, n) scores.
+    """
+    from attention_core import attention as core
+
+    n, d_model, heads = BREAKDOWN
+    a = make_weights(n, d_model, heads)
+    d_k = d_model // heads
+    scale = 1.0 / np.sqrt(d_k)
+    steps: dict[str, Callable[[], object]]
+    if engine == "numpy":
+        q, k, v, _, _ = core._project(a["x"], a["w_q"], a["w_k"], a["w_v"], False)
+        scores = np.matmul(q, k.transpose(0, 2, 1))
+        bound = core._score_bound(q, k, scale, None)
+        weights = core._normalise(scores, scale, None, None, bound)[2]
+        concat = np.matmul(weights, v).transpose(1, 0, 2).reshape(n, d_model)
+        steps = {
+            "projections": lambda: core._project(a["x"], a["w_q"], a["w_k"], a["w_v"], False),
+            "scores": lambda: np.matmul(q, k.transpose(0, 2, 1)),
+            "softmax": lambda: core._normalise(scores, scale, None, None, bound),
+            "weights @ v": lambda: np.matmul(weights, v),
+            "W_O": lambda: core._project_out(concat, a["w_o"]),
+            "exp alone": lambda: np.exp(scores),
+        }
+    else:
+        import torch
+        import torch.nn.functional as F  # noqa: N812 - the usual name
+
+        torch.set_num_threads(n_threads())
+        x = torch.from_numpy(a["x"])
+        w_in = torch.from_numpy(
+            np.random.default_rng(1).standard_normal((3 * d_model, d_model)) / d_model**0.5
+        )
+        w_out = torch.from_numpy(a["w_o"].T.copy())
+        qkv = F.linear(x, w_in)
+        tq, tk, tv = (t.reshape(n, heads, d_k).transpose(0, 1) for t in qkv.chunk(3, dim=-1))
+        t_scores = torch.bmm(tq * scale, tk.transpose(1, 2))
+        t_weights = torch.softmax(t_scores, dim=-1)
+        t_concat = torch.bmm(t_weights, tv).transpose(0, 1).reshape(n, d_model)
+        steps = {
+            "projections": lambda: F.linear(x, w_in),
+            "scores": lambda: torch.bmm(tq * scale, tk.transpose(1, 2)),
+            "softmax": lambda: torch.softmax(t_scores, dim=-1),
+            "weights @ v": lambda: torch.bmm(t_weights, tv),
+            "W_O": lambda: F.linear(t_concat, w_out),
+            "exp alone": lambda: torch.exp(t_scores),
+        }
+    row = {name: median_ms(fn, budget / 3, time.perf_counter) for name, fn in steps.items()}
+    print(json.dumps(row), flush=True)
+
+
+def run_breakdown(engine: str, budget: float) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--breakdown-worker", engine, "--budget", str(budget)]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return json.loads([line for line in out.splitlines() if line.startswith("{")][-1])
+
+
 def run_worker(engine: str, budget: float, one_cpu: bool) -> dict[tuple[int, ...], dict]:
     """Run ``worker`` in a fresh process, on every CPU or pinned to the first one."""
     cmd = [sys.executable, __file__, "--worker", engine, "--budget", str(budget)]
@@ -178,6 +244,17 @@ def main(rounds: int, budget: float) -> None:
             f"{n:>5} {d_model:>7} {heads:>5} | {ms:9.3f} {f'({best:.2f})':>10} {mib:9.2f} | {torch_cols} | "
             f"{one:11.3f} {torch_one}"
         )
+    n, d_model, heads = BREAKDOWN
+    print(f"\nWhere the time goes at n {n}, d_model {d_model}, {heads} heads (median wall ms, every CPU):")
+    parts = {engine: [run_breakdown(engine, budget) for _ in range(rounds)] for engine in engines}
+    print(f"{'step':>12} | " + " | ".join(f"{e:>8}" for e in engines))
+    for step in STEPS:
+        cells = " | ".join(f"{statistics.median(r[step] for r in parts[e]):8.2f}" for e in engines)
+        print(f"{step:>12} | {cells}")
+    print(
+        "(numpy's float64 exp is vectorised only with AVX-512; on an AVX2 CPU it runs one value at a time, "
+        "torch's is vectorised: compare 'exp alone'.)"
+    )
     d_ks = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512]
     lesson = median_ms(
         lambda: (score_variance_experiment(d_ks, 2000, 0), softmax_saturation(d_ks, 16, 2000, 0)),
@@ -197,9 +274,12 @@ if __name__ == "__main__":
     parser.add_argument("--budget", type=float, default=1.5, help="seconds of timing per configuration")
     parser.add_argument("--quick", action="store_true", help="one round, 0.3 s per configuration")
     parser.add_argument("--worker", choices=["numpy", "torch"], help=argparse.SUPPRESS)
+    parser.add_argument("--breakdown-worker", choices=["numpy", "torch"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.budget)
+    elif args.breakdown_worker:
+        breakdown_worker(args.breakdown_worker, args.budget)
     elif args.quick:
         main(1, 0.3)
     else:

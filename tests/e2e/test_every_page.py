@@ -29,7 +29,7 @@ PAGES = {
     "encoder": ("encoder", [], None),
     "why-scale": ("why-scale", ["why-variance", "why-maxweight", "why-entropy"], None),
 }
-MIN_CHARTS = {"": 1, "positional-encoding": 6, "projections": 3, "scores": 3, "heads": 5, "token": 2,
+MIN_CHARTS = {"": 1, "positional-encoding": 6, "projections": 3, "scores": 3, "heads": 3, "token": 2,
               "encoder": 8, "why-scale": 3}  # fmt: skip
 
 
@@ -73,3 +73,7 @@ def test_page_loads_with_its_charts(shared_app, url: str) -> None:
         for h in range(2):
             assert_allclose(app.z("heads-grid", h), tr.weights[h], rtol=1e-12, atol=1e-15)
         assert_allclose(app.z("heads-output"), tr.output, rtol=1e-12, atol=1e-14)
+        # Each head's output is its named block of the concatenation, as drawn in the browser.
+        assert_allclose(app.z("heads-concat"), tr.concat, rtol=1e-12, atol=1e-14)
+        concat = app.chart("heads-concat")
+        assert [a["text"] for a in concat["layout"]["annotations"]] == ["head 1", "head 2"]

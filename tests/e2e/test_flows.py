@@ -41,7 +41,7 @@ def test_typing_a_sentence_updates_every_heatmap(app) -> None:
 
 def test_sentence_link_opens_that_example(app) -> None:
     sentence = "Attention is all you need"
-    app.open("heads", min_charts=5, sentence=sentence)
+    app.open("heads", min_charts=3, sentence=sentence)
     assert app.sentence_box().input_value() == sentence
     assert app.labels("heads-grid") == ["Attention", "is", "all", "you", "need"]
     assert_allclose(app.z("heads-grid", 1), core_trace(sentence).weights[1], rtol=1e-12, atol=1e-15)
