@@ -50,6 +50,10 @@ K_KEY = "ui.key"  # the key token index in the formula
 K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
+# Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
+# cost most of their page's run at 64 tokens even when nobody looks at them.
+K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
+K_TERMS = "ui.open.terms"  # /token: the sum term by term
 
 _MATRICES = "m.matrices"  # dict name -> ndarray
 _TOKENS = "m.tokens"  # the tokens the matrices were last conformed to

@@ -80,15 +80,18 @@ if res is not None:
             "With several heads, each head gives this token its own row; W_O then mixes the heads' rows "
             "into one (page Heads and W_O)."
         )
-    with st.expander("The sum, term by term"):
-        if res.n <= TERMS_AS_FORMULAS:
-            for j in range(res.n):
-                st.latex(
-                    rf"a_{{{i}{j}}}\, v_{{{j}}} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
+    with st.expander("The sum, term by term", key=state.K_TERMS, on_change="rerun") as terms_box:
+        if terms_box.open:  # typeset only while open
+            if res.n <= TERMS_AS_FORMULAS:
+                for j in range(res.n):
+                    st.latex(
+                        rf"a_{{{i}{j}}}\, v_{{{j}}} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
+                    )
+            else:  # one row per key: as many formulas were slow to typeset and long to scroll
+                terms = pd.DataFrame(parts, columns=[f"a_{i}j · v_j[{d}]" for d in range(parts.shape[1])])
+                terms.insert(0, f"a_{i}j", w)
+                terms.insert(0, "key j", lab)
+                st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
+                st.caption(
+                    f"Each row is one term a_{i}j v_j of the sum; the columns add up to the output above."
                 )
-        else:  # one row per key: as many formulas were slow to typeset and long to scroll
-            terms = pd.DataFrame(parts, columns=[f"a_{i}j · v_j[{d}]" for d in range(parts.shape[1])])
-            terms.insert(0, f"a_{i}j", w)
-            terms.insert(0, "key j", lab)
-            st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
-            st.caption(f"Each row is one term a_{i}j v_j of the sum; the columns add up to the output above.")

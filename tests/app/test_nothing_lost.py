@@ -13,7 +13,7 @@ from flows import PAGES, edit_cells, editor_key, editor_values, go, home, matrix
 from numpy.testing import assert_array_equal
 from streamlit.testing.v1 import AppTest
 
-from explorer import defaults
+from explorer import defaults, state
 
 
 def projections() -> AppTest:
@@ -130,6 +130,9 @@ def test_reset_and_rerandomize_can_be_undone() -> None:
 
 def test_resetting_both_ffn_weights_is_one_undo_step() -> None:
     at = go(open_app(), "pages/encoder.py")
+    assert not any(e.key and "w1" in e.key for e in at.data_editor)  # closed: the editors do not run
+    at.session_state[state.K_FFN_EDITORS] = True  # the expander opened
+    at.run()
     edit_cells(at, editor_key(at, "w1"), {"0": {"c0": 1.5}})
     edit_cells(at, editor_key(at, "w2"), {"0": {"c0": -1.5}})
     w1, w2 = matrix(at, "w1"), matrix(at, "w2")
@@ -162,3 +165,19 @@ def test_refused_edit_loses_nothing() -> None:
     assert_array_equal(matrix(at, "w_q"), good)
     assert len([w for w in at.warning if "kept" in w.value]) == 3  # shown once by the frame
     assert np.isfinite(matrix(at, "w_q")).all()
+
+
+def test_an_ffn_edit_survives_closing_its_expander() -> None:
+    """The W1/W2 editors run only while their expander is open: closing it must not lose an edit."""
+    at = go(open_app(), "pages/encoder.py")
+    at.session_state[state.K_FFN_EDITORS] = True
+    at.run()
+    edit_cells(at, editor_key(at, "w1"), {"2": {"c3": 0.875}})
+    assert matrix(at, "w1")[2, 3] == 0.875
+    at.session_state[state.K_FFN_EDITORS] = False
+    at.run()
+    assert not any(e.key and "w1" in e.key for e in at.data_editor)
+    assert matrix(at, "w1")[2, 3] == 0.875  # still in the example (and in the charts' output)
+    at.session_state[state.K_FFN_EDITORS] = True
+    at.run()
+    assert editor_values(at, editor_key(at, "w1"))[2, 3] == 0.875

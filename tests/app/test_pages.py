@@ -11,6 +11,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
+from explorer import state
 from explorer.example import DEFAULT_SENTENCE
 
 URL_PATHS = ("", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale")
@@ -197,6 +198,9 @@ def test_long_sentence_is_cut_with_a_warning(kit) -> None:
 
 def test_token_terms_are_formulas_for_short_sentences_and_a_table_for_long_ones(kit) -> None:
     at = kit.open("token", via_app=True)
+    assert len(at.expander[0].latex) == 0  # closed: nothing is typeset
+    at.session_state[state.K_TERMS] = True  # the expander opened
+    at.run()
     n = len(kit.reference().labels)
     assert len(at.expander[0].latex) == n  # one formula a_ij v_j = ... per key
     long = " ".join(f"w{j}" for j in range(20))
