@@ -178,7 +178,7 @@ def heatmap(
     zrange: tuple[float, float] | None = None,
     max_text_cols: int = MAX_CELLS_WITH_TEXT,
     groups: Sequence[str] = (),
-    width_px: int = 1400,
+    width_px: int = 1000,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = drawn grey "-inf".
 
@@ -187,7 +187,7 @@ def heatmap(
     max_text_cols: print values only up to this many columns (lower it for a chart in a narrow column).
     groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
     each block is named above its columns and blocks are divided by lines.
-    width_px: about how wide the chart is drawn (a chart in one of three columns: ~450); labels that would
+    width_px: about how wide the chart is drawn (1280 px screen: ~1000 full width, ~280 a third); labels that would
     overlap at that width are thinned to every k-th (the hover still names every cell).
     """
     z = np.asarray(z, dtype=np.float64)
@@ -260,7 +260,13 @@ def heatmap(
             grey["texttemplate"] = "%{text}"
         data.append(grey)
     height = _height(n_rows, style)
-    xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title, (width_px, height))
+    # The plot's own width: the chart's less the query labels on the left and the colour bar (or the row sums)
+    # on the right.
+    tick = style.font if max(n_rows, n_cols) <= 24 else 10
+    left = max((text_px(r, tick) for r in row_labels), default=0.0) + style.font * 1.4 + 23
+    right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.00", style.font)
+    plot_w = max(100.0, width_px - left - right)
+    xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title, (plot_w, height))
     margin = _heatmap_margin(row_labels[:: yaxis["step"]], col_labels[:: xaxis["step"]], style, xaxis)
     del xaxis["step"], yaxis["step"]
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
@@ -331,12 +337,12 @@ def _axes(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The x (keys, on top) and y (queries, first on top) axes of a heatmap: positions with label text.
 
-    size: about (width, height) of the chart in px. Labels are thinned to every k-th where they would
-    overlap (the plot takes about 3/4 of the width and the height less 200 px); "step" gives k.
+    size: about (plot width, chart height) in px. Labels are thinned to every k-th where they would overlap
+    (the plot takes the chart's height less about 200 px); "step" gives k.
     """
     many = max(len(rows), len(cols)) > 24
     font = {"size": style.font if not many else 10}
-    plot_w = size[0] * 0.75
+    plot_w = size[0]
     widest = max((text_px(html.unescape(c), font["size"]) for c in cols), default=0.0)
     upright = len(cols) <= 24 and (widest + 6) * len(cols) <= plot_w  # else at -45 degrees, a line apart
     x_step = 1 if upright else label_step(len(cols), plot_w, font["size"] * 1.2)
@@ -459,7 +465,11 @@ def head_grid(
     # computed (no automargin: Plotly's measuring pass drew the grid twice).
     common["margin"].update(t=top, l=int(y_w + 12))
     common["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
-    layout.update(common, coloraxis={"colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1})
+    colorbar = {"thickness": 14, "tickfont": {"size": style.font}}
+    layout.update(
+        common,
+        coloraxis={"colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1, "colorbar": colorbar},
+    )
     return _figure(data, layout)
 
 

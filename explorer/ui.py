@@ -12,10 +12,10 @@ from explorer.example import Example
 from explorer.pipeline import Result
 from explorer.text import literal
 
-# About how wide a chart is drawn in half and in a third of the page (1920 px window, sidebar open); the
+# About how wide a chart is drawn in half and in a third of the page on a 1280 px laptop screen; the
 # heatmaps thin their labels to fit (figures.heatmap width_px). Narrower screens overlap a little sooner.
-HALF = 700
-THIRD = 450
+HALF = 420
+THIRD = 280
 
 
 def style() -> figures.Style:
