@@ -37,7 +37,7 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
 
 
 def chart(fig: go.Figure, key: str) -> None:
-    """A Plotly chart at full width with a PNG/SVG export at presentation resolution."""
+    """A Plotly chart at full width; its camera button saves a PNG at twice the resolution (for slides)."""
     st.plotly_chart(
         fig,
         key=key,
