@@ -204,8 +204,6 @@ def heatmap(
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
         bound = bound or 1.0
         zmin, zmax, zmid, scale = -bound, bound, 0.0, style.diverging
-    rows_esc = [esc(s) for s in row_labels]
-    cols_esc = [esc(s) for s in col_labels]
     small = n_rows * n_cols <= 1024
     gap = 1 if max(n_rows, n_cols) <= _GAP_MIN_CELLS else 0
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
@@ -236,6 +234,7 @@ def heatmap(
         trace["texttemplate"] = text
     if small:
         # (row label, column label) of every cell, as a numpy string array: copied whole, not cell by cell.
+        rows_esc, cols_esc = [esc(s) for s in row_labels], [esc(s) for s in col_labels]
         width = max(1, *map(len, rows_esc), *map(len, cols_esc))
         pairs = np.empty((len(rows_esc), len(cols_esc), 2), dtype=f"<U{width}")
         pairs[:, :, 0] = np.array(rows_esc)[:, None]
@@ -260,18 +259,12 @@ def heatmap(
             grey["texttemplate"] = "%{text}"
         data.append(grey)
     height = _height(n_rows, style)
-    # The plot's own width: the chart's less the query labels on the left and the colour bar (or the row sums)
-    # on the right.
-    tick = style.font if max(n_rows, n_cols) <= 24 else 10
-    left = max((text_px(r, tick) for r in row_labels), default=0.0) + style.font * 1.4 + 23
+    # Right of the plot: the row sums, or the colour bar and its tick labels.
     right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.00", style.font)
-    plot_w = max(100.0, width_px - left - right)
-    xaxis, yaxis = _axes(rows_esc, cols_esc, style, x_title, y_title, (plot_w, height))
-    margin = _heatmap_margin(row_labels[:: yaxis["step"]], col_labels[:: xaxis["step"]], style, xaxis)
-    del xaxis["step"], yaxis["step"]
+    xaxis, yaxis, margin = _axes(row_labels, col_labels, style, x_title, y_title, (width_px, height), right)
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
     if groups:
-        extra.update(_group_marks(groups, n_rows, n_cols, style, margin))
+        extra.update(_group_marks(groups, n_cols, style, margin))
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
         extra["annotations"] = extra.get("annotations", []) + [
@@ -297,9 +290,7 @@ def heatmap(
     return _figure(data, _pin_title(_layout(style, title, height, **extra)))
 
 
-def _group_marks(
-    groups: Sequence[str], n_rows: int, n_cols: int, style: Style, margin: dict[str, int]
-) -> dict[str, Any]:
+def _group_marks(groups: Sequence[str], n_cols: int, style: Style, margin: dict[str, int]) -> dict[str, Any]:
     """Lines between equal blocks of columns and each block's name above it (margin["t"] grows to hold it).
 
     Block g covers columns g * width .. (g + 1) * width - 1, width = n_cols / len(groups).
@@ -333,66 +324,57 @@ def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
 
 
 def _axes(
-    rows: list[str], cols: list[str], style: Style, x_title: str, y_title: str, size: tuple[int, int]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The x (keys, on top) and y (queries, first on top) axes of a heatmap: positions with label text.
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    style: Style,
+    x_title: str,
+    y_title: str,
+    size: tuple[int, int],
+    right: float,
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+    """The x (keys, on top) and y (queries, first on top) axes of a heatmap, and the margins that hold them.
 
-    size: about (plot width, chart height) in px. Labels are thinned to every k-th where they would overlap
-    (the plot takes the chart's height less about 200 px); "step" gives k.
+    size: about (width, height) of the chart in px; right: the margin right of the plot. Labels are thinned
+    to every k-th where they would overlap (the plot takes the height less about 200 px, the width less the
+    margins); key labels stand upright while they fit, else at -45 degrees.
+    Margins are computed from the labels' lengths (no automargin: Plotly's measuring pass drew every chart
+    twice). From the top: the title (pinned to the top of the figure), the x-axis title, the key labels (one
+    line high upright; at -45 degrees width * sin 45 + height * cos 45), the plot; on the left the query
+    labels and the y-axis title.
     """
-    many = max(len(rows), len(cols)) > 24
-    font = {"size": style.font if not many else 10}
-    plot_w = size[0]
-    widest = max((text_px(html.unescape(c), font["size"]) for c in cols), default=0.0)
-    upright = len(cols) <= 24 and (widest + 6) * len(cols) <= plot_w  # else at -45 degrees, a line apart
-    x_step = 1 if upright else label_step(len(cols), plot_w, font["size"] * 1.2)
-    y_step = label_step(len(rows), size[1] - 200, font["size"])
+    n_rows, n_cols = len(row_labels), len(col_labels)
+    tick = style.font if max(n_rows, n_cols) <= 24 else 10
+    y_step = label_step(n_rows, size[1] - 200, tick)
+    rows = list(row_labels)[::y_step]
+    left = max((text_px(r, tick) for r in rows), default=0.0) + 8 + style.font * 1.4 + 15
+    plot_w = max(100.0, size[0] - left - right)
+    col_w = [text_px(c, tick) for c in col_labels]
+    upright = n_cols <= 24 and (max(col_w, default=0.0) + 6) * n_cols <= plot_w
+    x_step = 1 if upright else label_step(n_cols, plot_w, tick * 1.2)
+    x_w = max(col_w[::x_step], default=0.0)
+    x_depth = tick * 1.3 if upright else (x_w + tick) * 0.71
+    top = 8 + style.title_font * 1.5 + style.font * 1.4 + 15 + x_depth + 6
+    common = {"showgrid": False, "zeroline": False, "automargin": False, **_TICKS}
     xaxis = {
-        "step": x_step,
         "tickmode": "array",
-        "tickvals": np.arange(0, len(cols), x_step),
-        "ticktext": cols[::x_step],
+        "tickvals": np.arange(0, n_cols, x_step),
+        "ticktext": [esc(c) for c in list(col_labels)[::x_step]],
         "side": "top",
         "tickangle": 0 if upright else -45,
         "title": {"text": x_title, "font": {"size": style.font}},
-        "tickfont": font,
-        "showgrid": False,
-        "zeroline": False,
-        "automargin": False,  # the margins are computed (_heatmap_margin): Plotly's own pass redraws twice
-        **_TICKS,
+        "tickfont": {"size": tick},
+        **common,
     }
     yaxis = {
-        "step": y_step,
         "tickmode": "array",
-        "tickvals": np.arange(0, len(rows), y_step),
-        "ticktext": rows[::y_step],
+        "tickvals": np.arange(0, n_rows, y_step),
+        "ticktext": [esc(r) for r in rows],
         "autorange": "reversed",
         "title": {"text": y_title, "font": {"size": style.font}},
-        "tickfont": dict(font),
-        "showgrid": False,
-        "zeroline": False,
-        "automargin": False,
-        **_TICKS,
+        "tickfont": {"size": tick},
+        **common,
     }
-    return xaxis, yaxis
-
-
-def _heatmap_margin(
-    row_labels: Sequence[object], col_labels: Sequence[object], style: Style, xaxis: dict[str, Any]
-) -> dict[str, int]:
-    """Margins that hold the title, the key labels and title on top and the query labels and title on the
-    left, computed from the labels' lengths (no automargin: Plotly's measuring pass drew every chart twice).
-
-    From the top: the title (pinned to the top of the figure), the x-axis title, the key labels (horizontal:
-    one line high; at -45 degrees: width * sin 45 + height * cos 45), the plot.
-    """
-    tick = float(xaxis["tickfont"]["size"])
-    x_w = max((text_px(c, tick) for c in col_labels), default=0.0)
-    y_w = max((text_px(r, tick) for r in row_labels), default=0.0)
-    x_depth = (x_w + tick) * 0.71 if xaxis["tickangle"] else tick * 1.3
-    top = 8 + style.title_font * 1.5 + style.font * 1.4 + 15 + x_depth + 6
-    left = y_w + 8 + style.font * 1.4 + 15
-    return {"l": int(left), "r": 10, "t": int(top), "b": 10}
+    return xaxis, yaxis, {"l": int(left), "r": 10, "t": int(top), "b": 10}
 
 
 def head_grid(
