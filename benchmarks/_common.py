@@ -7,6 +7,7 @@ ratios of the paper, so every page (the encoder's too) is measured at its larges
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import statistics
@@ -165,8 +166,11 @@ def machine() -> str:
     )
 
 
-def write_out(name: str, text: str) -> Path:
+def save(name: str, text: str, data: object) -> None:
+    """Print the report, and save it as out/<name> and its numbers as out/<name without suffix>.json."""
+    print(text)
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / name
     path.write_text(text, encoding="utf-8")
-    return path
+    path.with_suffix(".json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    print(f"\nsaved {path}")

@@ -21,7 +21,6 @@ Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 5] [--pages heads,sc
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -31,7 +30,7 @@ import urllib.request
 from pathlib import Path
 from urllib.parse import urlencode
 
-from _common import PAGES, ROOT, load, machine, sentence_of, write_out
+from _common import PAGES, ROOT, load, machine, save, sentence_of
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM_ARGS = [
@@ -393,10 +392,7 @@ def main() -> None:
             f"- {s}: {e['chart']:.0f} / {e['done']:.0f}; {e['draws']:.0f} draws" for s, e in edits.items()
         ]
     text = "\n".join(lines)
-    print(text)
-    path = write_out(args.out, text)
-    write_out(args.out.rsplit(".", 1)[0] + ".json", json.dumps({"enter": results, "edit": edits}, indent=1))
-    print(f"\nsaved {path}")
+    save(args.out, text, {"enter": results, "edit": edits})
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Usage: .venv/bin/python benchmarks/bench_pages.py [--runs 10] [--pages heads,sco
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 
@@ -33,8 +32,8 @@ from _common import (
     machine,
     median_ms,
     quiet,
+    save,
     track_script_cpu,
-    write_out,
 )
 
 TARGET_MS = {"default": 100.0, "n64": 500.0}
@@ -117,10 +116,7 @@ def main() -> None:
         report.append(table(results, pages, sizes, mode))
     report.append(f"(measured in {time.perf_counter() - t_start:.0f} s)")
     text = "\n".join(report)
-    print(text)
-    path = write_out(args.out, text)
-    write_out(args.out.rsplit(".", 1)[0] + ".json", json.dumps(results, indent=1))
-    print(f"\nsaved {path}")
+    save(args.out, text, results)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import argparse
 import json
 import sys
 
-from _common import PAGES, SIZES, app_on, machine, quiet, write_out
+from _common import PAGES, SIZES, app_on, machine, quiet, save
 
 _CAPTURED: list = []
 
@@ -113,10 +113,7 @@ def main() -> None:
     if per_token:
         lines.append("\nKB per extra token between 32 and 64 tokens: " + ", ".join(per_token))
     text = "\n".join(lines)
-    print(text)
-    path = write_out(args.out, text)
-    write_out(args.out.rsplit(".", 1)[0] + ".json", json.dumps(results, indent=1))
-    print(f"\nsaved {path}")
+    save(args.out, text, results)
 
 
 if __name__ == "__main__":
