@@ -116,3 +116,27 @@ def matrix_editor(
         width="stretch",
         height=height or "auto",
     )
+
+
+def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, short: bool = False) -> None:
+    """Re-randomize / Reset buttons side by side for the matrices `names` (one undo step each, in state).
+
+    what: the matrices as people read them ("W_O", "W1 and W2"); keys: the two buttons' widget keys; short: labels without `what` (it is in the heading above), `what` in the help.
+    """
+    b1, b2 = st.columns(2)
+    b1.button(
+        "🎲 Re-randomize" if short else f"🎲 Re-randomize {what}",
+        key=keys[0],
+        on_click=state.rerandomize,
+        args=names,
+        help=f"A new seeded draw of {what} (undo from the sidebar).",
+        width="stretch",
+    )
+    b2.button(
+        "↺ Reset" if short else f"↺ Reset {what}",
+        key=keys[1],
+        on_click=state.reset_matrix,
+        args=names,
+        help=f"Back to the seed's {what} (undo from the sidebar).",
+        width="stretch",
+    )

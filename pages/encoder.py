@@ -88,18 +88,4 @@ if res is not None:
             editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid, height=300)
             st.caption("W2: d_ff × d_model")
             editors.matrix_editor("w2", title="W2", row_labels=hid, col_labels=dims, height=300)
-            b1, b2 = st.columns(2)
-            b1.button(
-                "🎲 Re-randomize W1 and W2",
-                key="encoder.rand",
-                width="stretch",
-                on_click=state.rerandomize,
-                args=("w1", "w2"),
-            )
-            b2.button(
-                "↺ Reset W1 and W2",
-                key="encoder.reset",
-                width="stretch",
-                on_click=state.reset_matrix,
-                args=("w1", "w2"),
-            )
+            editors.draw_buttons(("w1", "w2"), "W1 and W2", ("encoder.rand", "encoder.reset"))

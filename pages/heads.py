@@ -47,17 +47,7 @@ if res is not None:
     with left:
         st.subheader("W_O", anchor=False)
         editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims, height=420)
-        b1, b2 = st.columns(2)
-        b1.button(
-            "🎲 Re-randomize W_O",
-            key="heads.rand",
-            on_click=state.rerandomize,
-            args=("w_o",),
-            width="stretch",
-        )
-        b2.button(
-            "↺ Reset W_O", key="heads.reset", on_click=state.reset_matrix, args=("w_o",), width="stretch"
-        )
+        editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
     with right:
         ui.chart(
             fg.heatmap(

@@ -26,23 +26,8 @@ if res is not None:
             editors.matrix_editor(
                 name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k, index=(h,)
             )
-            b1, b2 = st.columns(2)
-            b1.button(
-                "🎲 Re-randomize",
-                key=f"projections.rand.{name}",
-                on_click=state.rerandomize,
-                args=(name,),
-                help=f"A new seeded draw of {label} for every head.",
-                width="stretch",
-            )
-            b2.button(
-                "↺ Reset",
-                key=f"projections.reset.{name}",
-                on_click=state.reset_matrix,
-                args=(name,),
-                help=f"Back to the seed's {label} (undo from the sidebar).",
-                width="stretch",
-            )
+            keys = (f"projections.rand.{name}", f"projections.reset.{name}")
+            editors.draw_buttons((name,), label, keys, short=True)
         with right:
             ui.chart(
                 fg.heatmap(
