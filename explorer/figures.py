@@ -209,6 +209,10 @@ def heatmap(
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
     # element by element, twice per chart).
     xs, ys = np.arange(n_cols), np.arange(n_rows)
+    if small:
+        where = f"{y_title} %{{customdata[0]}}<br>{x_title} %{{customdata[1]}}"
+    else:
+        where = f"{y_title} %{{y}}<br>{x_title} %{{x}}"
     trace: dict[str, Any] = {
         "type": "heatmap",
         "z": shown,
@@ -218,11 +222,7 @@ def heatmap(
         "zmax": zmax,
         "colorscale": _colorscale(scale),
         "textfont": {"size": style.cell_font},
-        "hovertemplate": (
-            f"{y_title} %{{customdata[0]}}<br>{x_title} %{{customdata[1]}}<br>value %{{z:.10g}}<extra></extra>"
-            if small
-            else f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>value %{{z:.10g}}<extra></extra>"
-        ),
+        "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>",
         "colorbar": {"thickness": 14, "tickfont": {"size": style.font}},
         "xgap": gap,
         "ygap": gap,
@@ -242,21 +242,9 @@ def heatmap(
         trace["customdata"] = pairs
     data = [trace]
     if masked is not None and masked.any():
-        grey: dict[str, Any] = {
-            "type": "heatmap",
-            "z": np.where(masked, 1.0, np.nan),
-            "x": xs,
-            "y": ys,
-            "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
-            "showscale": False,
-            "textfont": {"size": style.cell_font, "color": "white"},
-            "hovertemplate": "masked: this query may not attend to this key (-inf)<extra></extra>",
-            "xgap": gap,
-            "ygap": gap,
-        }
-        if max(n_rows, n_cols) <= MAX_CELLS_WITH_TEXT:  # the "-inf" labels only where they are drawn
-            grey["text"] = np.where(masked, "-inf", "").tolist()
-            grey["texttemplate"] = "%{text}"
+        grey = _masked_overlay(masked, weights, style, gap, text is not None, where)
+        if small:
+            grey["customdata"] = trace["customdata"]
         data.append(grey)
     height = _height(n_rows, style)
     # Right of the plot: the row sums, or the colour bar and its tick labels.
@@ -288,6 +276,41 @@ def heatmap(
         extra["margin"] = {**margin, "r": 20 + style.cell_font * 5, "b": 40 + style.font}
         return _figure(data, _pin_title(_layout(style, title, height + 40 + style.font, **extra)))
     return _figure(data, _pin_title(_layout(style, title, height, **extra)))
+
+
+MASKED_TEXT = "#1a1a1a"  # the value printed on a masked cell: 7.6:1 against MASKED_GREY
+
+
+def masked_value(weights: bool) -> str:
+    """What a masked cell holds: its weight after the softmax is 0, its score before it is -inf."""
+    return "0" if weights else "-inf"
+
+
+def _masked_overlay(
+    masked: NDArray[np.bool_], weights: bool, style: Style, gap: int, with_text: bool, where: str
+) -> dict[str, Any]:
+    """Grey cells over the masked positions (n_rows, n_cols), True = masked: a weights chart marks them 0
+    (the weight the softmax gives them), a scores chart -inf (the score the mask writes); the hover names the
+    cell (``where``, a hover-template fragment) and says "masked" and its value either way."""
+    value = masked_value(weights)
+    what = "weight 0 (its score is -inf)" if weights else "score -inf (its weight is 0)"
+    grey: dict[str, Any] = {
+        "type": "heatmap",
+        "z": np.where(masked, 1.0, np.nan),
+        "x": np.arange(masked.shape[1]),
+        "y": np.arange(masked.shape[0]),
+        "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
+        "showscale": False,
+        "textfont": {"size": style.cell_font, "color": MASKED_TEXT},
+        "hovertemplate": f"{where}<br>masked: {what}<extra></extra>",
+        "meta": {"masked_value": value},
+        "xgap": gap,
+        "ygap": gap,
+    }
+    if with_text:  # the values only where the other cells print theirs
+        grey["text"] = np.where(masked, value, "").tolist()
+        grey["texttemplate"] = "%{text}"
+    return grey
 
 
 def _group_marks(groups: Sequence[str], n_cols: int, style: Style, margin: dict[str, int]) -> dict[str, Any]:
@@ -413,6 +436,12 @@ def head_grid(
         if text is not None:
             trace["texttemplate"] = text
         data.append(trace)
+    if masked is not None and masked.any():  # after the heads: data[i] stays head i + 1
+        for i in range(h):
+            where = f"head {i + 1}<br>query %{{y}}<br>key %{{x}}"
+            grey = _masked_overlay(masked, True, style, gap, text is not None, where)
+            grey.update(xaxis=data[i]["xaxis"], yaxis=data[i]["yaxis"])
+            data.append(grey)
     font = style.font if n <= 12 else max(10, style.font - 4)
     side = max(260, min(640 if style.present else 560, 60 + n * (style.cell_px if n <= 12 else 14)))
     # Labels are shown as many as fit without overlapping: at 64 tokens every token in a ~300 px wide panel

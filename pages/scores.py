@@ -78,12 +78,13 @@ if res is not None:
     with left:
         ui.chart(
             fg.heatmap(
-                tr.scaled[h],
+                tr.masked[h],  # exactly what the softmax reads: scaled, + bias, -inf where masked
                 lab,
                 lab,
                 masked=blocked,
                 style=sty,
-                title=f"Scaled{' + bias' if ex.alibi else ''}, masked (× {res.scale:.4g})",
+                title=f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}"
+                + (", masked" if blocked is not None else ""),
                 width_px=ui.HALF,
             ),
             "scores.scaled",

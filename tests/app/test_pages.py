@@ -155,8 +155,11 @@ def test_causal_mask_is_drawn_and_applied(kit) -> None:
     assert np.isnan(z[upper]).all(), "masked cells must not be drawn as a colour of the scale"
     assert_allclose(z[~upper], ref.trace.weights[0][~upper], rtol=1e-12, atol=1e-15)
     assert_allclose(ref.trace.weights[0][upper], 0.0)
-    grey = weights["data"][1]  # the masked overlay: grey cells marked -inf exactly where the mask forbids
-    assert np.array_equal(np.array(grey["text"]) == "-inf", upper)
+    grey = weights["data"][1]  # the masked overlay: grey cells marked 0 (their weight) where the mask forbids
+    assert np.array_equal(np.array(grey["text"]) == "0", upper)
+    assert "masked" in grey["hovertemplate"]
+    scaled_grey = cs["scores.scaled"]["data"][1]  # -inf only on the scores, before the softmax
+    assert np.array_equal(np.array(scaled_grey["text"]) == "-inf", upper)
     assert kit.z(cs["scores.scaled"]).shape == (n, n)
     assert_allclose(kit.z(cs["scores.raw"]), ref.trace.scores[0], rtol=1e-12, atol=1e-14)
 

@@ -94,8 +94,9 @@ def test_editing_w_q_changes_the_weights_and_survives_navigation(app) -> None:
     app.screenshot("flow-edited-w_q")
 
 
-def test_causal_mask_is_drawn_grey_minus_inf(app) -> None:
-    """The mask control reruns the page; masked cells are a grey "-inf" layer, not a colour of the scale.
+def test_causal_mask_is_drawn_grey_zero_weights(app) -> None:
+    """The mask control reruns the page; masked weights are a grey layer marked 0, not a colour of the scale
+    (and -inf only on the softmax's input).
 
     The screenshot test-output/readme-scores.png (scrolled to the controls and the three heatmaps) is the
     README's picture, docs/screenshot.png.
@@ -108,7 +109,8 @@ def test_causal_mask_is_drawn_grey_minus_inf(app) -> None:
     z = app.z("scores-weights")
     assert np.isnan(z[blocked]).all() and not np.isnan(z[~blocked]).any()
     grey = weights["data"][1]
-    assert np.array_equal(np.array(grey["text"]) == "-inf", blocked)
+    assert np.array_equal(np.array(grey["text"]) == "0", blocked)
+    assert np.array_equal(np.array(app.chart("scores-scaled")["data"][1]["text"]) == "-inf", blocked)
     trace = ac.multi_head_attention(
         *_inputs(REPEATED), mask=ac.causal_mask(6), scale=1 / np.sqrt(conform(Example()).d_k)
     )
