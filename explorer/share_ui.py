@@ -9,7 +9,7 @@ from functools import partial
 
 import streamlit as st
 
-from explorer import links, sharing, state
+from explorer import export_ui, links, sharing, state
 from explorer.example import MATRIX_NAMES, Example
 
 K_UPLOAD = "share.upload"  # the JSON file uploader
@@ -65,6 +65,7 @@ def panel() -> None:
                 "this page with the same sentence, settings and every edited matrix."
             )
         st.markdown("**Files**")
+        export_ui.downloads(ex, link_for(ex, draws, False))
         st.download_button(
             "Download the example (JSON)",
             data=partial(sharing.to_json, ex, draws),

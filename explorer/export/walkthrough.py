@@ -1,0 +1,331 @@
+"""What every export shows, as plain data: the example's sentence, its matrices, its settings, each step's
+short text and formula, and the numbers the app computed (pure: no Streamlit, no drawing).
+
+The exports never read an Example or a Result directly: `from_example` turns them into a `Walkthrough`, and
+the notebook and the HTML page are written from that. A real-model layer becomes a Walkthrough the same
+way (its own `Layer`, with `source` saying which model, layer and heads the weights come from, and `notes`
+saying what the notebook does not reproduce), so the builders need no change for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+from numpy.typing import NDArray
+
+import attention_core as ac
+from explorer.example import Example
+from explorer.pipeline import Result
+
+F64 = NDArray[np.float64]
+
+LN_EPS = 1e-5  # attention_core.encoder_layer's default: the app's layer norm
+
+
+@dataclass(frozen=True)
+class Step:
+    """One section of the exports: a page's step. `formula` is the LaTeX its page shows (the same string;
+    tests/app/test_export.py checks the pages still show it)."""
+
+    name: str
+    title: str
+    text: str  # one or two sentences, plain text
+    formula: str  # LaTeX
+    url_path: str  # the page of the app that shows it
+
+
+STEPS: tuple[Step, ...] = (
+    Step(
+        "tokens",
+        "Tokens and embeddings",
+        "The sentence is cut into tokens (words and punctuation) and each token becomes a vector, its "
+        "embedding: the rows of E.",
+        r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}",
+        "",
+    ),
+    Step(
+        "positions",
+        "Positional encoding",
+        "Attention by itself ignores word order, so every position gets its own vector P, added to the "
+        "embedding: X = E + P is what attention reads.",
+        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P",
+        "positional-encoding",
+    ),
+    Step(
+        "projections",
+        "Queries, keys and values",
+        "Each head multiplies X by its own W_Q, W_K and W_V: a token's query (what it looks for), its key "
+        "(what it offers) and its value (what it passes on).",
+        r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad (n \times d_{model}) (d_{model} \times d_k) = (n \times d_k)",
+        "projections",
+    ),
+    Step(
+        "scores",
+        "Scores, mask and softmax",
+        "Every query is compared with every key by a dot product; the scores are scaled, positions that may "
+        "not be seen are masked to minus infinity, and a softmax turns each row into weights that are at "
+        "least 0 and sum to 1.",
+        r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + B + M\right),\quad "
+        r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}",
+        "scores",
+    ),
+    Step(
+        "heads",
+        "Heads and W_O",
+        "Each head's output is its weights times its values; the heads' outputs are laid side by side "
+        "(concatenated) and multiplied by W_O, which mixes them back into one d_model-wide vector per token.",
+        r"\mathrm{head}_h = A_h V_h,\quad \mathrm{MultiHead}(X) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_O"
+        r"\qquad (n \times H d_v)(H d_v \times d_{model})",
+        "heads",
+    ),
+    Step(
+        "token",
+        "One token's view",
+        "One token's output is the mix of every value vector, each weighted by its row of attention "
+        "weights: one row of the matrix product A V.",
+        r"\mathrm{out}_i = \sum_j a_{ij}\, v_j = a_{i0} v_0 + a_{i1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
+        "token",
+    ),
+    Step(
+        "encoder",
+        "The encoder block",
+        "Attention's output is added back to its input (a residual connection) and normalised; then every "
+        "token goes on its own through the same two-layer feed-forward network, again with a residual and a "
+        "norm.",
+        r"\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\; Y = \mathrm{LN}(H + \mathrm{FFN}(H)),\quad "
+        r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
+        r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}",
+        "encoder",
+    ),
+)
+STEP = {s.name: s for s in STEPS}
+
+PRE_NORM_FORMULA = (
+    r"\text{pre-norm: } H = X + \mathrm{MHA}(\mathrm{LN}(X)),\; Y = H + \mathrm{FFN}(\mathrm{LN}(H))"
+)
+
+# The numbers every export recomputes or shows, in reading order: name -> what it is (with its shape).
+NUMBERS: dict[str, str] = {
+    "E": "embeddings used, (n, d_model)",
+    "P": "positional encodings, (n, d_model)",
+    "X": "X = E + P, (n, d_model)",
+    "Q": "queries per head, (h, n, d_k)",
+    "K": "keys per head, (h, n, d_k)",
+    "V": "values per head, (h, n, d_v)",
+    "S": "raw scores Q K^T, (h, n, n)",
+    "S_scaled": "scaled scores, (h, n, n)",
+    "S_masked": "scaled + bias, -inf where masked, (h, n, n)",
+    "A": "softmax weights, (h, n, n)",
+    "heads": "head outputs A V, (h, n, d_v)",
+    "concat": "heads side by side, (n, h * d_v)",
+    "out": "multi-head attention output, (n, d_model)",
+    "token_sum": "one token's output as a sum over keys, (d_v,)",
+    "enc_sum1": "encoder: first residual sum, (n, d_model)",
+    "enc_norm1": "encoder: LN of the first sum, (n, d_model)",
+    "enc_hidden": "encoder: feed-forward hidden layer after ReLU, (n, d_ff)",
+    "enc_ffn": "encoder: feed-forward output, (n, d_model)",
+    "Y": "encoder block output, (n, d_model)",
+}
+
+PE_NOTES = {
+    "sinusoidal": "sines and cosines, interleaved (the paper's layout)",
+    "sinusoidal_split": "sines in the first half of the columns, cosines in the second",
+    "learned": "a hand-set (learned) table",
+    "none": "none (P = 0)",
+}
+MASK_NOTES = {
+    "none": "none",
+    "causal": "causal (each token sees itself and the tokens before it)",
+    "window": "sliding window",
+    "padding": "padding (no query attends to a [PAD] key)",
+    "custom": "custom (a hand-set table)",
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Layer:
+    """The weights of one attention layer, as the exports write them, and where they came from.
+
+    w_q, w_k (h, d_model, d_k); w_v (h, d_model, d_v); w_o (h * d_v, d_model); w1 (d_model, d_ff) and
+    w2 (d_ff, d_model), or None when the layer has no feed-forward part shown; b1 (d_ff,), b2 (d_model,) or
+    None. source: one sentence saying where the numbers came from. heads: the name of each head (a real
+    model's layer shows some of its heads: "layer 5, head 3").
+    """
+
+    w_q: F64
+    w_k: F64
+    w_v: F64
+    w_o: F64
+    w1: F64 | None
+    w2: F64 | None
+    source: str
+    heads: tuple[str, ...]
+    b1: F64 | None = None
+    b2: F64 | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class Walkthrough:
+    """One example, everything an export writes. n tokens, d = d_model.
+
+    emb (n, d) the embeddings BEFORE the optional sqrt(d_model) factor (emb_scale); emb_note says how they
+    were made; seed is the seed of "random" embeddings. pe_table (n, d) for pe_kind "learned", else None.
+    scale_mode "sqrt" / "none" / "custom" says how `scale` is written. mask (n, n) bool for mask_kind
+    "custom" (True = may attend), else None: the other masks are written as code. query, head: the token
+    and head of the one-token section. numbers: the app's numbers, keys of NUMBERS (an absent key was not
+    computed, e.g. the encoder when it failed: encoder_error says why). notes: what the exports do not
+    reproduce, said at the top of each.
+    """
+
+    sentence: str
+    tokens: tuple[str, ...]
+    labels: tuple[str, ...]
+    d_model: int
+    n_heads: int
+    d_k: int
+    emb: F64
+    emb_source: str
+    seed: int
+    emb_scale: bool
+    pe_kind: str
+    pe_base: float
+    pe_table: F64 | None
+    scale: float
+    scale_mode: str
+    mask_kind: str
+    window: int
+    mask: NDArray[np.bool_] | None
+    alibi: bool
+    rope: bool
+    norm_first: bool
+    layer: Layer
+    query: int
+    head: int
+    numbers: Mapping[str, F64]
+    link: str = ""
+    encoder_error: str | None = None
+    eps: float = LN_EPS
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def n(self) -> int:
+        return len(self.tokens)
+
+    @property
+    def d_ff(self) -> int:
+        return 0 if self.layer.w1 is None else int(self.layer.w1.shape[1])
+
+    def settings(self) -> list[tuple[str, str]]:
+        """(setting, value) rows, as a person reads them."""
+        scale = {"sqrt": f"1/√d_k = {self.scale!r}", "none": "none (× 1)"}.get(
+            self.scale_mode, f"custom: × {self.scale!r}"
+        )
+        mask = MASK_NOTES.get(self.mask_kind, self.mask_kind)
+        if self.mask_kind == "window":
+            mask += f", w = {self.window}"
+        rows = [
+            ("tokens", str(self.n)),
+            ("d_model", str(self.d_model)),
+            ("heads", str(self.n_heads)),
+            ("d_k = d_v", str(self.d_k)),
+            ("embeddings", self.emb_note()),
+            ("scale E by √d_model", "yes" if self.emb_scale else "no"),
+            ("positional encoding", PE_NOTES.get(self.pe_kind, self.pe_kind)),
+        ]
+        if self.pe_kind in ("sinusoidal", "sinusoidal_split"):
+            rows.append(("encoding base", f"{self.pe_base:g}"))
+        rows += [
+            ("score scale", scale),
+            ("mask", mask),
+            ("ALiBi bias", "on" if self.alibi else "off"),
+            ("RoPE", "on" if self.rope else "off"),
+            ("d_ff", str(self.d_ff)),
+            ("layer norm", "pre-norm" if self.norm_first else "post-norm (the paper)"),
+            ("weights", self.layer.source),
+        ]
+        return rows
+
+    def emb_note(self) -> str:
+        if self.emb_source == "random":
+            return f"random per word, seeded (seed {self.seed}): the same word always gets the same vector"
+        if self.emb_source == "table":
+            return "a hand-edited table"
+        return self.emb_source
+
+
+def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, link: str = "") -> Walkthrough:
+    """The Walkthrough of an example and its traced run (res = pipeline.run(ex)); ValueError if it failed."""
+    if res.error or res.attention is None or res.n == 0:
+        raise ValueError(res.error or "the example has no tokens")
+    tr, n = res.attention, res.n
+    query = int(min(max(query, 0), n - 1))
+    head = int(min(max(head, 0), ex.n_heads - 1))
+    emb = ex.emb if ex.emb_source == "table" else ac.embed(res.tokens, ex.d_model, seed=ex.seed)
+    numbers: dict[str, F64] = {
+        "E": res.emb,
+        "P": res.pe,
+        "X": res.x,
+        "Q": tr.q,
+        "K": tr.k,
+        "V": tr.v,
+        "S": tr.scores,
+        "S_scaled": tr.scaled,
+        "S_masked": tr.masked,
+        "A": tr.weights,
+        "heads": tr.head_outputs,
+        "concat": tr.concat,
+        "out": tr.output,
+        "token_sum": res.contributions(head, query).sum(axis=0),
+    }
+    enc = res.encoder
+    if enc is not None:
+        numbers |= {
+            "enc_sum1": enc.sum1,
+            "enc_norm1": enc.norm1,
+            "enc_hidden": enc.ffn_hidden,
+            "enc_ffn": enc.ffn_out,
+            "Y": enc.output,
+        }
+    layer = Layer(
+        w_q=np.asarray(ex.w_q, dtype=np.float64),
+        w_k=np.asarray(ex.w_k, dtype=np.float64),
+        w_v=np.asarray(ex.w_v, dtype=np.float64),
+        w_o=np.asarray(ex.w_o, dtype=np.float64),
+        w1=np.asarray(ex.w1, dtype=np.float64),
+        w2=np.asarray(ex.w2, dtype=np.float64),
+        source=f"the explorer's toy weights: seeded random (seed {ex.seed}), as edited on screen",
+        heads=tuple(f"head {h + 1}" for h in range(ex.n_heads)),
+    )
+    return Walkthrough(
+        sentence=ex.sentence,
+        tokens=tuple(res.tokens),
+        labels=tuple(res.labels),
+        d_model=ex.d_model,
+        n_heads=ex.n_heads,
+        d_k=ex.d_k,
+        emb=np.asarray(emb, dtype=np.float64),
+        emb_source=ex.emb_source,
+        seed=ex.seed,
+        emb_scale=ex.pe_scale,
+        pe_kind=ex.pe_kind,
+        pe_base=float(ex.pe_base),
+        pe_table=np.asarray(ex.pe_table, dtype=np.float64) if ex.pe_kind == "learned" else None,
+        scale=float(res.scale),
+        scale_mode=ex.scale_mode,
+        mask_kind=ex.mask_kind,
+        window=int(ex.window),
+        mask=np.asarray(ex.custom_mask, dtype=bool) if ex.mask_kind == "custom" else None,
+        alibi=ex.alibi,
+        rope=ex.rope,
+        norm_first=ex.norm_first,
+        layer=layer,
+        query=query,
+        head=head,
+        numbers={k: np.array(v, dtype=np.float64) for k, v in numbers.items()},
+        link=link,
+        encoder_error=res.encoder_error,
+        notes=(("The tokens were cut to the first 64 of the sentence.",) if res.truncated else ()),
+    )

@@ -1,0 +1,46 @@
+"""The downloads of "Share and export": the example as a notebook and as one offline HTML page.
+
+Each file is made only when its button is pressed (st.download_button with a callable: Streamlit calls it
+when the browser asks for the file), never on a rerun. The callables get plain values, not session state:
+they run outside the script.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from explorer import compute, links, pipeline, state
+from explorer.example import Example
+from explorer.export import notebook, walkthrough
+
+
+def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.Walkthrough:
+    return walkthrough.from_example(ex, pipeline.run(ex), query=query, head=head, link=link)
+
+
+def notebook_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
+    return notebook.to_bytes(_walkthrough(ex, query, head, link))
+
+
+def downloads(ex: Example, link: str) -> None:
+    """The notebook and HTML buttons (inside the share panel); a note instead when nothing can be computed."""
+    res = compute.run(ex)
+    if res.n == 0 or res.error:
+        st.caption("The notebook and the web page need an example that computes: type a sentence.")
+        return
+    query, head = int(state.get(state.K_QUERY)), state.head()
+    link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
+    st.download_button(
+        "Download as notebook (.ipynb)",
+        data=partial(notebook_bytes, ex, query, head, link),
+        file_name="attention-example.ipynb",
+        mime="application/x-ipynb+json",
+        on_click="ignore",
+        icon=":material/code:",
+        width="stretch",
+        key="share.notebook",
+        help="A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
+        "matrix written out; its last cell checks it gets the app's numbers.",
+    )
