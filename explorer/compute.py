@@ -1,16 +1,21 @@
-"""Cached compute: st.cache_data wrappers over the pure pipeline (bounded, keyed on content)."""
+"""Cached compute: the pure pipeline behind caches shared by every session, bounded in bytes, keyed by digest.
+
+Budgets (explorer.cache; benchmarks/bench_limits.py measures an entry): one result of the largest example
+holds about 6 MB, so RESULT_BYTES keeps the last 10 of those, or thousands of the default example's.
+"""
 
 from __future__ import annotations
 
-import streamlit as st
-
-from explorer import pipeline
+from explorer import cache, pipeline
 from explorer.example import Example
 
+RESULT_BYTES = 64 * cache.MB  # traced runs (pipeline.Result)
+SMALL_BYTES = 4 * cache.MB  # encoding curves, the why-scale experiment (a few KB each)
 
-@st.cache_data(max_entries=256, show_spinner=False)
+
+@cache.shared(max_bytes=RESULT_BYTES)
 def _run(digest: str, _ex: Example) -> pipeline.Result:
-    # `digest` is the content hash of `_ex` (the underscore keeps Streamlit from hashing the arrays again).
+    # `digest` is the content hash of `_ex`: the key, whatever the size of the sentence or the matrices.
     return pipeline.run(_ex)
 
 
@@ -19,7 +24,7 @@ def run(ex: Example) -> pipeline.Result:
     return _run(ex.digest(), ex)
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.shared(max_bytes=SMALL_BYTES)
 def pe_curves(kind: str, d_model: int, base: float, n_positions: int):
     return pipeline.pe_curves(kind, d_model, base, n_positions)
 
@@ -27,7 +32,7 @@ def pe_curves(kind: str, d_model: int, base: float, n_positions: int):
 D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@cache.shared(max_bytes=SMALL_BYTES)
 def scale_experiment(n_samples: int, n_keys: int, seed: int):
     """(d_ks, ScoreVariance, SoftmaxSaturation) for d_k = 1 .. 512, seeded."""
     import numpy as np

@@ -23,6 +23,10 @@ MAX_HEADS = 8
 MAX_D_K = 64
 MAX_D_FF = 256
 MAX_TOKENS = 64
+# The longest sentence kept (characters), wherever it comes from: the box (max_chars), a link, a file.
+# Enough for MAX_TOKENS tokens of ordinary words (about 4 to 6 characters each); short enough that the
+# address bar holding it (at most 12 characters per character, percent-encoded) stays under 8,000.
+MAX_SENTENCE_CHARS = 500
 
 
 def _rng(seed: int, name: str, head: int = 0, draw: int = 0) -> np.random.Generator:

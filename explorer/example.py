@@ -95,10 +95,14 @@ class Example:
 
 
 def tokens_of(sentence: str) -> tuple[list[str], bool]:
-    """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut."""
+    """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut.
+
+    Only the first MAX_SENTENCE_CHARS characters are ever read (every way in cuts the sentence there first;
+    this is the last guard: a longer text is never tokenized whole).
+    """
     import attention_core as ac
 
-    toks = ac.tokenize(sentence)
+    toks = ac.tokenize(sentence[: defaults.MAX_SENTENCE_CHARS])
     return toks[: defaults.MAX_TOKENS], len(toks) > defaults.MAX_TOKENS
 
 

@@ -111,6 +111,7 @@ def sentence_box() -> None:
         "Sentence",
         key=state.K_SENTENCE,
         persist_state="session",
+        max_chars=defaults.MAX_SENTENCE_CHARS,  # Streamlit also cuts what a browser sends to this length
         placeholder="Type a sentence and press Enter",
         help=f"Words and punctuation become tokens (at most {defaults.MAX_TOKENS}).",
     )

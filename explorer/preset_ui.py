@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import compute, lessons, state, ui
+from explorer import cache, compute, lessons, state, ui
 from explorer import figures as fg
 from explorer.presets import PRESETS
 
@@ -47,7 +47,7 @@ def _close() -> None:
     state.set_ui(state.K_PRESET, _NONE)
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
+@cache.shared(max_bytes=cache.MB)
 def _preset_digest(name: str) -> str:
     return PRESETS[name].build().digest()
 

@@ -9,11 +9,12 @@ from functools import partial
 
 import streamlit as st
 
-from explorer import export_ui, links, sharing, state
+from explorer import cache, export_ui, links, sharing, state
 from explorer.example import MATRIX_NAMES, Example
 
 K_UPLOAD = "share.upload"  # the JSON file uploader
 K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
+LINK_BYTES = 8 * cache.MB  # the share-link cache (a link of the largest, fully edited example is 1.7 MB)
 
 MATRIX_TITLES = {
     "emb": "Embeddings E",
@@ -36,9 +37,9 @@ def base_url() -> str:
         return ""
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
+@cache.shared(max_bytes=LINK_BYTES)
 def _query(digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example) -> str:
-    # `digest` is the content hash of `_ex`; encoding a large edited state takes a moment, once.
+    # `digest` is the content hash of `_ex` (the key); encoding a large edited state takes a moment, once.
     return links.query(_ex, dict(draws), present=present)
 
 

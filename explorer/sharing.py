@@ -51,7 +51,7 @@ LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file
 MAX_STATE_CHARS = 16_000  # the longest s= parameter read (twice what the app ever writes)
 MAX_BODY_BYTES = 2_000_000  # the decompressed s= body (the largest dense state is about 1.45 MB)
 MAX_JSON_BYTES = 1_000_000  # the import limit (server.maxUploadSize = 1 MB)
-MAX_SENTENCE_CHARS = 20_000  # a sentence read from a link or a file is cut here (the app uses 64 tokens)
+MAX_SENTENCE_CHARS = defaults.MAX_SENTENCE_CHARS  # a sentence read from a link is cut here (the box too)
 MAX_CELLS = defaults.MAX_HEADS * defaults.MAX_D_MODEL * defaults.MAX_D_K  # the largest matrix
 VALUE_LIMIT = 1e6  # largest |value| accepted in a matrix (the same rule as the data editors)
 

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from explorer import boot
+from explorer import boot, defaults
 from explorer import example as exm
 from explorer.example import Example
 
@@ -84,6 +84,7 @@ def init() -> None:
     base = Example()
     for name, key in SETTING_KEYS.items():
         ss.setdefault(key, getattr(base, name))
+    _cut_sentence()
     for key, value in UI_DEFAULTS.items():
         ss.setdefault(key, value)
     ss.setdefault(_VERSIONS, {})
@@ -92,6 +93,21 @@ def init() -> None:
     if _MATRICES not in ss:
         ss[_MATRICES] = {}
     _conform()
+
+
+def _cut_sentence() -> None:
+    """The sentence cut to MAX_SENTENCE_CHARS before anything reads it (runs before the box is drawn).
+
+    The box has max_chars (Streamlit cuts what the browser sends there too) and links cut the sentence they
+    carry; this catches any other way a longer text reached the state.
+    """
+    ss, limit = st.session_state, defaults.MAX_SENTENCE_CHARS
+    text = ss[K_SENTENCE]
+    if not isinstance(text, str):
+        ss[K_SENTENCE] = text = str(text or "")[:limit]
+    if len(text) > limit:
+        ss[K_SENTENCE] = text[:limit]
+        say("warning", f"The sentence had {len(text):,} characters; it was cut to {limit:,}.")
 
 
 def _settings_example() -> Example:

@@ -147,9 +147,12 @@ def check_literal_page(at: AppTest, sentence: str) -> None:
 
 @pytest.mark.parametrize("case", SWEEP)
 def test_hostile_sentence_is_literal_on_every_page(case: str) -> None:
-    sentence = HOSTILE[case]
-    at = open_app(sentence)
-    assert at.text_input(key="sentence").value == sentence  # the box keeps exactly what was typed
+    typed = HOSTILE[case]
+    sentence = typed[: defaults.MAX_SENTENCE_CHARS]
+    at = open_app(typed)
+    assert at.text_input(key="sentence").value == sentence  # the box keeps what was typed, up to its limit
+    if len(typed) > len(sentence):
+        assert f"it was cut to {defaults.MAX_SENTENCE_CHARS}" in " ".join(w.value for w in at.warning)
     check_literal_page(at, sentence)
     tokens = ac.tokenize(sentence)[: defaults.MAX_TOKENS]
     table = at.dataframe[0].value  # the token table on the first page: the tokens themselves
@@ -208,7 +211,8 @@ def test_a_10000_letter_word_gets_a_short_label() -> None:
     at = open_app(HOSTILE["10k_one_word"])
     (label,) = charts(at)["sentence.embeddings"]["layout"]["yaxis"]["ticktext"]
     assert len(label) == pipeline.MAX_LABEL and label.endswith("…")
-    assert at.dataframe[0].value.iloc[0, 0] == "x" * 10_000  # the token table keeps the whole token
+    # the token table keeps the whole token, as far as the sentence goes (MAX_SENTENCE_CHARS)
+    assert at.dataframe[0].value.iloc[0, 0] == "x" * defaults.MAX_SENTENCE_CHARS
 
 
 def test_short_labels_stay_unique() -> None:

@@ -1,0 +1,168 @@
+"""Caches shared by every session, bounded in bytes and keyed by a digest of their arguments.
+
+Why not `st.cache_data(max_entries=...)`: it bounds the number of entries, not their size, and an entry of
+the largest example is about 6 MB, so 256 entries grew the server by 1.5 GB (issue 14); it also keys on the
+arguments themselves (a 3 M-character sentence made a 40 MB key) and unpickles a fresh copy on every hit.
+
+`shared(max_bytes=...)` memoizes a pure function in one `ByteCache`: least recently used entries are dropped
+as soon as the entries together hold more than `max_bytes` (measured by `nbytes`), a value larger than a
+quarter of the budget is returned but not kept, and the key is a fixed-size digest of the arguments whose
+parameter name does not start with "_" (as in st.cache_data: `_ex` rides along, `digest` is the key). Every
+session receives the SAME object, so the numpy arrays in a cached value are made read-only: a page that
+tried to change a shared result in place would fail loudly instead of changing another visitor's page.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import inspect
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import numpy as np
+
+MB = 1 << 20
+T = TypeVar("T")
+
+
+def nbytes(obj: object, _seen: set[int] | None = None) -> int:
+    """The bytes `obj` holds: numpy buffers, strings and the containers and dataclasses around them.
+
+    Each object is counted once (shared arrays are not counted twice); a view counts its own bytes.
+    """
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        return sys.getsizeof(obj) + (0 if obj.flags.owndata else obj.nbytes)  # owndata: getsizeof has it
+    size = sys.getsizeof(obj)
+    if isinstance(obj, str | bytes | int | float | bool | complex | type(None)):
+        return size
+    if isinstance(obj, dict):
+        return size + sum(nbytes(k, seen) + nbytes(v, seen) for k, v in obj.items())
+    if isinstance(obj, list | tuple | set | frozenset):
+        return size + sum(nbytes(v, seen) for v in obj)
+    if dataclasses.is_dataclass(obj):
+        return size + sum(nbytes(getattr(obj, f.name), seen) for f in dataclasses.fields(obj))
+    return size + sum(nbytes(v, seen) for v in getattr(obj, "__dict__", {}).values())
+
+
+def freeze(obj: object, _seen: set[int] | None = None) -> None:
+    """Make every numpy array inside `obj` read-only (the value is about to be shared by every session)."""
+    seen = set() if _seen is None else _seen
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, np.ndarray):
+        obj.flags.writeable = False
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            freeze(v, seen)
+    elif isinstance(obj, list | tuple | set | frozenset):
+        for v in obj:
+            freeze(v, seen)
+    elif dataclasses.is_dataclass(obj):
+        for f in dataclasses.fields(obj):
+            freeze(getattr(obj, f.name), seen)
+
+
+class ByteCache:
+    """A thread-safe least-recently-used map of digest -> value, holding at most `max_bytes` bytes."""
+
+    def __init__(self, name: str, max_bytes: int) -> None:
+        self.name, self.max_bytes = name, int(max_bytes)
+        self.max_item_bytes = self.max_bytes // 4  # a bigger value is computed but not kept
+        self._items: OrderedDict[str, tuple[object, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self.bytes = 0
+        self.hits = self.misses = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def get(self, key: str) -> tuple[bool, object]:
+        with self._lock:
+            item = self._items.get(key)
+            if item is None:
+                self.misses += 1
+                return False, None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return True, item[0]
+
+    def put(self, key: str, value: object) -> None:
+        size = nbytes(value) + sys.getsizeof(key)
+        if size > self.max_item_bytes:
+            return
+        freeze(value)
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            self._items[key] = (value, size)
+            self.bytes += size
+            while self.bytes > self.max_bytes and self._items:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self.bytes -= dropped
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.bytes = 0
+
+
+def key_of(values: tuple[object, ...]) -> str:
+    """A fixed-size digest of the key arguments (their repr: plain values, digests, small tuples)."""
+    return hashlib.blake2b(repr(values).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def shared(max_bytes: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Memoize a pure function in a ByteCache of `max_bytes` (see the module doc); `fn.cache` is the cache.
+
+    Arguments whose parameter name starts with "_" are not part of the key: pass a digest of them instead.
+    """
+
+    def wrap(fn: Callable[..., T]) -> Callable[..., T]:
+        sig = inspect.signature(fn)
+        keyed = [p for p in sig.parameters if not p.startswith("_")]
+        store = ByteCache(f"{fn.__module__}.{fn.__qualname__}", max_bytes)
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> T:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            key = key_of(tuple(bound.arguments[p] for p in keyed))
+            found, value = store.get(key)
+            if found:
+                return value  # type: ignore[return-value]
+            value = fn(*args, **kwargs)
+            store.put(key, value)
+            return value
+
+        run.cache = store  # type: ignore[attr-defined]
+        return run
+
+    return wrap
+
+
+def caches() -> list[ByteCache]:
+    """Every cache made by `shared` in the explorer's modules imported so far (found, not registered)."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name.startswith("explorer.") and module is not None:
+            for value in list(vars(module).values()):
+                store = getattr(value, "cache", None)
+                if isinstance(store, ByteCache) and store not in found:
+                    found.append(store)
+    return found
+
+
+def held() -> int:
+    """Bytes held by every shared cache together."""
+    return sum(c.bytes for c in caches())
