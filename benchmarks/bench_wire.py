@@ -2,7 +2,7 @@
 
 Each page is run under AppTest at the default example and at 8 .. 64 tokens (d_model 64, 8 heads, d_k 8,
 d_ff 256); the ForwardMsgs of its last run are serialized and summed: "total" is every message of the run,
-"charts" the Plotly charts among them (their figure JSON dominates), "tables" the data editors and
+"charts" the charts among them (explorer.chart elements, or st.plotly_chart; their figure JSON dominates), "tables" the data editors and
 dataframes (Arrow), "template" the bytes of the figures' layout.template JSON (repeated in every chart).
 "largest" is the largest single chart. This is what a first visit or a change of the example sends; on a
 rerun where a large element did not change, Streamlit sends a reference to the browser's cached copy instead.
@@ -43,11 +43,15 @@ def sizes_of(messages: list) -> dict[str, float]:
             continue
         el = msg.delta.new_element
         kind = el.WhichOneof("type")
-        if kind == "plotly_chart":
+        spec = None
+        if kind == "bidi_component" and el.bidi_component.component_name == "attention_explorer.chart":
+            spec = json.loads(el.bidi_component.bytes)["f"]  # explorer.chart: the template is sent once per tab
+        elif kind == "plotly_chart":
+            spec = json.loads(el.plotly_chart.spec)
+        if spec is not None:
             charts += size
             n_charts += 1
             largest = max(largest, size)
-            spec = json.loads(el.plotly_chart.spec)
             template += len(json.dumps(spec.get("layout", {}).get("template", {}), separators=(",", ":")))
         elif kind in ("dataframe", "arrow_data_frame", "arrow_table", "table"):
             tables += size

@@ -107,9 +107,12 @@ def rss_mb(pid: int, field_name: str = "VmRSS") -> float:
     return float("nan")
 
 
-def chart_labels(spec: str) -> list[str]:
+CHART = "attention_explorer.chart"  # the app's chart element (explorer/chart), a components v2 element
+
+
+def chart_labels(spec: dict) -> list[str]:
     """The token labels of a Plotly figure (axis tick text), where a session's sentence shows."""
-    layout = json.loads(spec).get("layout", {})
+    layout = spec.get("layout", {})
     return [str(t) for k, ax in layout.items() if k[:5] in ("xaxis", "yaxis") for t in ax.get("ticktext", [])]
 
 
@@ -233,8 +236,11 @@ class Session:
                 own = el.text_input.value if el.text_input.set_value else self.sentence
                 if check and key == "sentence" and own != self.sentence:
                     self.fail(f"sentence box shows {el.text_input.value[:60]!r}, not {self.sentence[:60]!r}")
+            elif etype == "bidi_component" and el.bidi_component.component_name == CHART:
+                seen += chart_labels(json.loads(el.bidi_component.bytes)["f"])  # explorer.chart's payload
+                self.report.charts_checked += check
             elif etype == "plotly_chart":
-                seen += chart_labels(el.plotly_chart.spec)
+                seen += chart_labels(json.loads(el.plotly_chart.spec))
                 self.report.charts_checked += check
             elif etype == "dataframe" and el.dataframe.id:
                 key = el.dataframe.id.split("-", 2)[-1]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import plotly.graph_objects as go
 import streamlit as st
 
+from explorer import chart as explorer_chart
 from explorer import compute, figures, state
 from explorer.example import Example
 from explorer.pipeline import Result
@@ -37,16 +38,9 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
 
 
 def chart(fig: go.Figure, key: str) -> None:
-    """A Plotly chart at full width; its camera button saves a PNG at twice the resolution (for slides)."""
-    st.plotly_chart(
-        fig,
-        key=key,
-        width="stretch",
-        config={
-            "displaylogo": False,
-            "toImageButtonOptions": {"format": "png", "scale": 2, "filename": key.replace(".", "_")},
-        },
-    )
+    """A Plotly chart at full width that stays on the page across reruns and redraws in place (explorer.chart);
+    its camera button saves a PNG at twice the resolution (for slides), named after the key."""
+    explorer_chart.draw(fig, key)
 
 
 def result() -> tuple[Example, Result | None]:

@@ -1,7 +1,8 @@
 """Helpers for the AppTest tests: open a page (alone or through app.py), read the Plotly figures a page drew,
 and compute what they must show straight from attention_core.
 
-Figures reach AppTest as the JSON spec of the PlotlyChart proto; arrays in it are Plotly's typed-array
+Figures reach AppTest as the bytes of the chart element's proto (explorer.chart: a components v2 element,
+`at.get("bidi_component")`), read back with `explorer.chart.spec_of`; arrays in them are Plotly's typed-array
 encoding ({"dtype": "f8", "bdata": <base64>, "shape": "n, m"}), decoded by `array_of`.
 """
 
@@ -20,6 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
+from explorer import chart
 from explorer.example import DEFAULT_SENTENCE, Example, conform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,11 +76,19 @@ def open_page(url_path: str, *, via_app: bool, state: dict[str, Any] | None = No
 
 
 def charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    """Every Plotly chart on the page: its key (the id after the "$$ID-<hash>-" prefix) -> figure spec."""
-    out = {}
-    for el in at.get("plotly_chart"):
-        key = el.proto.id.split("-", 2)[-1] if el.proto.id.startswith("$$ID-") else el.proto.id
-        out[key] = json.loads(el.proto.spec)
+    """Every chart on the page: its key (the id after the "$$ID-<hash>-" prefix) -> the figure it draws."""
+    return dict(chart_specs(at))
+
+
+def chart_specs(at: AppTest) -> list[tuple[str, dict[str, Any]]]:
+    """(key, figure) of every chart on the page, in page order: the chart elements (explorer.chart) and any
+    st.plotly_chart (none is left; a page that drew one would still be read)."""
+    out = []
+    for el in at.get("bidi_component"):
+        spec = chart.spec_of(el.proto)
+        if spec is not None:
+            out.append((chart.key_of(el.proto), spec))
+    out += [(chart.key_of(el.proto), json.loads(el.proto.spec)) for el in at.get("plotly_chart")]
     return out
 
 

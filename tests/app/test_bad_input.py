@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import defaults, editors, pipeline
+from explorer import chart, defaults, editors, pipeline
 from explorer.example import Example, conform
 from explorer.figures import esc
 from explorer.text import literal
@@ -109,10 +109,9 @@ def plotly_texts(spec: dict[str, Any]) -> list[str]:
 
 
 def charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    out = {}
-    for el in at.get("plotly_chart"):
-        out[el.proto.id.split("-", 2)[-1]] = json.loads(el.proto.spec)
-    return out
+    """key -> figure of every chart element on the page (explorer.chart; read back from its proto)."""
+    specs = {chart.key_of(el.proto): chart.spec_of(el.proto) for el in at.get("bidi_component")}
+    return {key: spec for key, spec in specs.items() if spec is not None}
 
 
 def labels_of(sentence: str) -> list[str]:

@@ -3,7 +3,6 @@ colour scales that keep their order on a washed-out projector and for any colour
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -12,7 +11,7 @@ import plotly.colors as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import figures, present
+from explorer import chart, figures, present
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
@@ -56,8 +55,10 @@ def css_blocks(at: AppTest) -> list[str]:
 def figure_fonts(at: AppTest) -> list[tuple[int, int, int | None]]:
     """(layout font, title font, cell text font) of every chart on the page."""
     out = []
-    for el in at.get("plotly_chart"):
-        spec = json.loads(el.proto.spec)
+    for el in at.get("bidi_component"):
+        spec = chart.spec_of(el.proto)
+        if spec is None:
+            continue
         layout = spec["layout"]
         cells = [t.get("textfont", {}).get("size") for t in spec["data"] if t.get("texttemplate")]
         out.append((layout["font"]["size"], layout["title"]["font"]["size"], cells[0] if cells else None))

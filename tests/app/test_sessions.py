@@ -18,10 +18,12 @@ import numpy as np
 import pytest
 from flows import PAGES, edit_cells, editor_key, go, matrix, open_app
 
+from explorer import chart
+
 ROOT = Path(__file__).resolve().parents[2]
 CODE = [
     ROOT / "app.py",
-    *sorted((ROOT / "explorer").glob("*.py")),
+    *sorted((ROOT / "explorer").rglob("*.py")),
     *sorted((ROOT / "pages").glob("*.py")),
     *sorted((ROOT / "attention_core").glob("*.py")),
 ]
@@ -48,7 +50,7 @@ def texts(at) -> str:  # noqa: ANN001 - AppTest
     """Everything a session shows as text: input values, tables, chart specs, messages."""
     parts = [str(t.value) for t in at.text_input]
     parts += [df.value.to_csv() for df in at.dataframe]
-    parts += [el.proto.spec for el in at.get("plotly_chart")]
+    parts += [el.proto.bytes.decode() for el in at.get("bidi_component") if chart.spec_of(el.proto)]
     parts += [str(e.value) for kind in ("markdown", "info", "warning", "error") for e in at.get(kind)]
     return "\n".join(parts)
 
@@ -71,8 +73,8 @@ def test_two_sessions_see_only_their_own_sentence_and_edits() -> None:
     # the same example in two sessions is computed once (shared, content-keyed cache) and drawn the same
     carol = open_app("bob prefers quokkas")
     assert (
-        carol.get("plotly_chart")[0].proto.spec
-        == open_app("bob prefers quokkas").get("plotly_chart")[0].proto.spec
+        carol.get("bidi_component")[0].proto.bytes
+        == open_app("bob prefers quokkas").get("bidi_component")[0].proto.bytes
     )
 
 

@@ -1,0 +1,160 @@
+"""The one chart element: a Plotly figure drawn by a keyed st.components.v2 component that keeps its node.
+
+`st.plotly_chart` gives a chart an identity computed from its figure, so a changed figure is unmounted and
+mounted again (and drawn twice). This element uses the key as its identity: its DOM node stays on the page
+across reruns and its script (assets/chart.js) redraws in place with `Plotly.react`.
+
+What goes to the browser, once per chart and run (the component's `bytes`, UTF-8 JSON):
+    {"f": {"data": [...], "layout": {...}},   the figure; numbers are Plotly's typed arrays {dtype, bdata}
+     "n": "scores_raw",                        the PNG download's file name (from the key)
+     "t": "templates-<hash>.json" | null}      the shared light/dark templates (file name), when the
+                                               figure's own template was one of them (then it is cut)
+A chart whose figure did not change is sent as the same bytes; the script compares them and does nothing
+(Streamlit also replaces a repeated message of 10 KB or more by a reference).
+
+Served by the app itself (never a CDN), each fetched once per browser tab:
+    /_stcore/bidi-components/attention_explorer.chart/chart.js, chart.css     (this package's assets/)
+    /_stcore/bidi-components/attention_explorer.plotlyjs/plotly.min.js        (the plotly package's copy)
+    /_stcore/bidi-components/attention_explorer.templates/templates-<hash>.json
+The chart follows the Streamlit theme in the browser (light or dark template, Streamlit's chart colours and
+fonts), including a switch of theme, without a rerun.
+
+`spec_of(proto)` reads a drawn figure back from the element's proto (AppTest: `at.get("bidi_component")`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import hashlib
+import json
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import plotly
+import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
+
+NAME = "attention_explorer.chart"  # the component's name (its assets' URL path)
+_PLOTLYJS = "attention_explorer.plotlyjs"
+_TEMPLATES = "attention_explorer.templates"
+_HERE = Path(__file__).resolve().parent
+_DEFAULT_HEIGHT = 450  # px, Plotly's and Streamlit's default when a figure sets none
+_lock = threading.Lock()
+
+
+def draw(fig: go.Figure, key: str) -> None:
+    """Draw `fig` as the chart `key` (stable across reruns: the same node is redrawn in place)."""
+    payload, height = encode(fig, key)
+    _mount()(key=key, data=payload, width="stretch", height=height)
+
+
+def encode(fig: go.Figure, key: str) -> tuple[bytes, int]:
+    """The bytes sent for `fig` and the height (px) reserved for it on the page."""
+    spec = fig.to_plotly_json()
+    layout = dict(spec.get("layout") or {})
+    templates = None
+    known = _known_templates()
+    if layout.get("template") in known.values():
+        layout.pop("template")
+        templates = _templates_file()
+    height = layout.get("height")
+    payload = {
+        "f": {"data": spec.get("data") or [], "layout": layout},
+        "n": key.replace(".", "_"),
+        "t": templates,
+    }
+    text = to_json_plotly(payload)
+    return text.encode("utf-8"), int(height) if isinstance(
+        height, int | float
+    ) and height > 0 else _DEFAULT_HEIGHT
+
+
+def spec_of(proto: Any) -> dict[str, Any] | None:
+    """The figure (plain JSON: data and layout) that a chart element's proto carries; None for another
+    component. Its template, when cut, is the light or dark one of explorer.figures."""
+    if getattr(proto, "component_name", None) != NAME or proto.WhichOneof("data") != "bytes":
+        return None
+    return json.loads(proto.bytes.decode("utf-8"))["f"]
+
+
+def key_of(proto: Any) -> str:
+    """The key a chart was drawn with (its element id is "$$ID-<hash>-<key>")."""
+    return proto.id.split("-", 2)[-1] if proto.id.startswith("$$ID-") else proto.id
+
+
+# ------------------------------------------------------------------------------------------ registration
+
+
+@functools.cache
+def _known_templates() -> dict[str, Any]:
+    """The templates the figure builders use (light and dark): sent once per tab as a file, not per chart."""
+    from explorer import figures
+
+    return {
+        "light": figures.template_of(figures.Style()),
+        "dark": figures.template_of(figures.Style(dark=True)),
+    }
+
+
+@functools.cache
+def _templates_dir() -> Path:
+    """A private directory (this process's) holding the templates file, removed when the process exits."""
+    path = Path(tempfile.mkdtemp(prefix="attention-explorer-chart-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+@functools.cache
+def _templates_file() -> str:
+    """The templates file's name: its content's hash, so a changed template is a new URL (no stale cache)."""
+    text = json.dumps(_known_templates(), separators=(",", ":"), sort_keys=True)
+    name = f"templates-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    (_templates_dir() / name).write_text(text, encoding="utf-8")
+    return name
+
+
+def _register(manager: Any) -> None:
+    """Declare the three asset directories on a component manager (what a pyproject.toml manifest would
+    declare for an installed package; this app is not one) and the chart component itself."""
+    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+
+    roots = {
+        NAME: (_HERE, "assets"),
+        _PLOTLYJS: (Path(plotly.__file__).resolve().parent, "package_data"),
+        _TEMPLATES: (_templates_dir().parent, _templates_dir().name),
+    }
+    for full, (root, asset_dir) in roots.items():
+        base, name = full.split(".")
+        manager.register_from_manifest(ComponentManifest(base, "1", [ComponentConfig(name, asset_dir)]), root)
+    _templates_file()
+
+
+def _mount() -> Any:
+    """The component's mount function, with its assets declared on the running Streamlit runtime (each
+    AppTest has a runtime, and a component manager, of its own)."""
+    from streamlit.runtime import Runtime
+
+    if Runtime.exists():
+        manager = Runtime.instance().bidi_component_registry
+        with _lock:
+            if manager.get_component_path(_TEMPLATES) is None:
+                _register(manager)
+                manager.register(
+                    manager.build_definition_with_validation(
+                        component_key=NAME, html=None, css="chart.css", js="chart.js"
+                    )
+                )
+    return _component()
+
+
+@functools.cache
+def _component() -> Any:
+    import streamlit as st
+
+    # isolate_styles=False: the chart is in the page's DOM, not a shadow root, so Plotly's own style sheet
+    # (added to document.head) applies to it and the browser tests find it with document.querySelector.
+    return st.components.v2.component(NAME, css="chart.css", js="chart.js", isolate_styles=False)

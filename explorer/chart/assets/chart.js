@@ -1,0 +1,328 @@
+// The one chart element (explorer/chart): a Plotly figure whose node stays on the page across reruns.
+//
+// Streamlit calls the default export when the chart is mounted and again whenever its data (the figure's
+// bytes) or the theme changed; the same parentElement comes back each time, so the chart keeps its <div>
+// and redraws in place with Plotly.react. plotly.js (from the plotly package, served by the app) and the
+// shared light/dark templates are fetched once per tab, by the first chart that needs them.
+
+const BASE = new URL('..', import.meta.url); // .../_stcore/bidi-components/
+const PLOTLY_URL = new URL('attention_explorer.plotlyjs/plotly.min.js', BASE).href;
+const TEMPLATES_URL = (name) => new URL(`attention_explorer.templates/${name}`, BASE).href;
+const DEFAULT_HEIGHT = 450;
+
+let plotlyLoad = null;
+function loadPlotly() {
+  if (!plotlyLoad) {
+    plotlyLoad = new Promise((resolve, reject) => {
+      const script = document.createElement('script');
+      script.src = PLOTLY_URL;
+      script.async = true;
+      script.onload = () => resolve(window.Plotly);
+      script.onerror = () => {
+        plotlyLoad = null;
+        reject(new Error(`could not load ${PLOTLY_URL}`));
+      };
+      document.head.appendChild(script);
+    });
+  }
+  return plotlyLoad;
+}
+loadPlotly(); // starts with the first chart's module, while its data is still being decoded
+
+const templateLoads = new Map(); // file name -> Promise<{light, dark}>
+function loadTemplates(name) {
+  if (!templateLoads.has(name)) {
+    const load = fetch(TEMPLATES_URL(name)).then((r) => {
+      if (!r.ok) throw new Error(`could not load ${name}: ${r.status}`);
+      return r.json();
+    });
+    load.catch(() => templateLoads.delete(name));
+    templateLoads.set(name, load);
+  }
+  return templateLoads.get(name);
+}
+
+// ------------------------------------------------------------------------------------------------ theme
+
+let probe = null;
+function rgbOf(color) {
+  probe = probe || document.createElement('canvas').getContext('2d');
+  probe.fillStyle = '#000';
+  probe.fillStyle = color;
+  const c = probe.fillStyle; // "#rrggbb" or "rgba(r, g, b, a)"
+  if (c.startsWith('#')) return [1, 3, 5].map((i) => parseInt(c.slice(i, i + 2), 16));
+  return c.match(/[\d.]+/g).slice(0, 3).map(Number);
+}
+
+function luminance(color) {
+  const lin = rgbOf(color).map((v) => {
+    const s = v / 255;
+    return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+}
+
+// The Streamlit theme as its component wrapper exposes it (--st-* custom properties).
+function themeOf(el) {
+  const css = getComputedStyle(el);
+  const v = (name, dflt) => css.getPropertyValue(name).trim() || dflt;
+  const bg = v('--st-background-color', '#ffffff');
+  const text = v('--st-text-color', '#31333f');
+  const font = v('--st-font', '"Source Sans", sans-serif');
+  return {
+    bg,
+    text,
+    heading: v('--st-heading-color', text),
+    font,
+    headingFont: v('--st-heading-font', font),
+    border: v('--st-border-color', 'rgba(49, 51, 63, 0.2)'),
+    light: luminance(bg) > 0.5,
+  };
+}
+
+// What st.plotly_chart's "streamlit" theme lays over a figure's template (Streamlit 1.67, PlotlyChart:
+// fonts and colours of the app's theme; its greys are fixed palette colours).
+function streamlitLayout(t) {
+  const faded = t.light ? '#808495' : '#e6eaf1';
+  const grid = t.light ? '#e6eaf1' : '#31333F';
+  const legend = t.light ? '#262730' : '#fafafa';
+  return {
+    font: { color: faded, family: t.font, size: 12, weight: 400 },
+    title: {
+      color: t.heading,
+      subtitleColor: t.text,
+      font: { family: t.headingFont, size: 16, color: t.heading },
+      pad: { l: 4 },
+      xanchor: 'left',
+      x: 0,
+    },
+    legend: {
+      title: { font: { size: 12, color: faded }, side: 'top' },
+      valign: 'top',
+      bordercolor: 'transparent',
+      borderwidth: 0,
+      font: { size: 12, color: legend },
+    },
+    paper_bgcolor: t.bg,
+    plot_bgcolor: t.bg,
+    yaxis: {
+      ticklabelposition: 'outside',
+      zerolinecolor: grid,
+      title: { font: { color: faded, size: 14 }, standoff: 24 },
+      tickcolor: grid,
+      tickfont: { color: faded, size: 12 },
+      gridcolor: grid,
+      minor: { gridcolor: grid },
+      automargin: true,
+    },
+    xaxis: {
+      zerolinecolor: grid,
+      gridcolor: grid,
+      showgrid: false,
+      tickfont: { color: faded, size: 12 },
+      tickcolor: grid,
+      title: { font: { color: faded, size: 14 }, standoff: 20 },
+      minor: { gridcolor: grid },
+      zeroline: false,
+      automargin: true,
+    },
+    margin: { pad: 8, r: 0, l: 0 },
+    hoverlabel: { bgcolor: t.bg, bordercolor: t.border, font: { color: faded, family: t.font, size: 12 } },
+    coloraxis: {
+      colorbar: {
+        thickness: 16,
+        xpad: 24,
+        ticklabelposition: 'outside',
+        outlinecolor: 'transparent',
+        outlinewidth: 8,
+        len: 0.75,
+        y: 0.5745,
+        title: { font: { color: faded, size: 14 } },
+        tickfont: { color: faded, size: 12 },
+      },
+    },
+  };
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+function merge(into, from) {
+  for (const [k, v] of Object.entries(from)) {
+    into[k] = isObject(v) && isObject(into[k]) ? merge({ ...into[k] }, v) : v;
+  }
+  return into;
+}
+
+function templateFor(theme, templates, own) {
+  const base = templates ? templates[theme.light ? 'light' : 'dark'] : own || {};
+  return { data: base.data || {}, layout: merge({ ...(base.layout || {}) }, streamlitLayout(theme)) };
+}
+
+// ------------------------------------------------------------------------------------------- the chart
+
+const ICONS = {
+  expand: {
+    width: 600,
+    height: 470,
+    path: 'M32 32C14.3 32 0 46.3 0 64v96c0 17.7 14.3 32 32 32s32-14.3 32-32V96h64c17.7 0 32-14.3 32-32s-14.3-32-32-32H32zM64 352c0-17.7-14.3-32-32-32s-32 14.3-32 32v96c0 17.7 14.3 32 32 32h96c17.7 0 32-14.3 32-32s-14.3-32-32-32H64V352zM320 32c-17.7 0-32 14.3-32 32s14.3 32 32 32h64v64c0 17.7 14.3 32 32 32s32-14.3 32-32V64c0-17.7-14.3-32-32-32H320zM448 352c0-17.7-14.3-32-32-32s-32 14.3-32 32v64H320c-17.7 0-32 14.3-32 32s14.3 32 32 32h96c17.7 0 32-14.3 32-32V352z',
+  },
+  collapse: {
+    width: 600,
+    height: 470,
+    path: 'M160 64c0-17.7-14.3-32-32-32s-32 14.3-32 32v64H32c-17.7 0-32 14.3-32 32s14.3 32 32 32h96c17.7 0 32-14.3 32-32V64zM32 320c-17.7 0-32 14.3-32 32s14.3 32 32 32H96v64c0 17.7 14.3 32 32 32s32-14.3 32-32V352c0-17.7-14.3-32-32-32H32zM352 64c0-17.7-14.3-32-32-32s-32 14.3-32 32v96c0 17.7 14.3 32 32 32h96c17.7 0 32-14.3 32-32s-14.3-32-32-32H352V64zM320 320c-17.7 0-32 14.3-32 32v96c0 17.7 14.3 32 32 32s32-14.3 32-32V384h64c17.7 0 32-14.3 32-32s-14.3-32-32-32H320z',
+  },
+};
+
+const decoder = new TextDecoder();
+const charts = new WeakMap(); // parentElement -> Chart
+
+function sameBytes(a, b) {
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+class Chart {
+  constructor(parent) {
+    this.parent = parent;
+    this.root = document.createElement('div');
+    this.root.className = 'ae-chart';
+    this.root.dataset.testid = 'explorerChart';
+    this.gd = document.createElement('div');
+    this.gd.className = 'ae-chart-plot';
+    this.root.appendChild(this.gd);
+    parent.appendChild(this.root);
+    this.bytes = null;
+    this.themeKey = '';
+    this.full = false;
+    this.drawn = null; // {width, height} of the last draw
+    this.dirty = false;
+    this.busy = false;
+    this.resizer = new ResizeObserver(() => this.resized());
+    this.resizer.observe(this.root);
+    this.onKey = (e) => {
+      if (e.key === 'Escape' && this.full) this.toggleFull();
+    };
+  }
+
+  update(bytes) {
+    const theme = themeOf(this.parent);
+    const themeKey = JSON.stringify(theme);
+    if (sameBytes(bytes, this.bytes) && themeKey === this.themeKey) return; // nothing changed
+    this.bytes = bytes;
+    this.theme = theme;
+    this.themeKey = themeKey;
+    this.schedule();
+  }
+
+  // The width to draw at (the column's), and the height only in fullscreen (else the figure's own).
+  size() {
+    if (!this.full) return { width: this.root.clientWidth, height: null };
+    const css = getComputedStyle(this.root);
+    const px = (name) => parseFloat(css.getPropertyValue(name)) || 0;
+    return {
+      width: this.root.clientWidth - px('padding-left') - px('padding-right'),
+      height: this.root.clientHeight - px('padding-top') - px('padding-bottom'),
+    };
+  }
+
+  resized() {
+    const { width, height } = this.size();
+    if (!this.drawn || width <= 0) {
+      if (width > 0 && this.bytes && !this.drawn) this.schedule(); // was hidden (width 0) until now
+      return;
+    }
+    if (width !== this.drawn.width || (height !== null && height !== this.drawn.height)) this.schedule();
+  }
+
+  schedule() {
+    this.dirty = true;
+    if (this.busy) return;
+    this.busy = true;
+    this.drawLoop().finally(() => {
+      this.busy = false;
+    });
+  }
+
+  async drawLoop() {
+    while (this.dirty) {
+      this.dirty = false;
+      try {
+        await this.draw();
+      } catch (err) {
+        console.error('explorer chart:', err);
+        this.gd.textContent = `This chart could not be drawn: ${err.message}`;
+        return;
+      }
+    }
+  }
+
+  async draw() {
+    const msg = JSON.parse(decoder.decode(this.bytes));
+    const Plotly = await loadPlotly();
+    const templates = msg.t ? await loadTemplates(msg.t) : null;
+    if (this.dirty) return; // newer data came while loading: the loop draws that instead
+    const { width, height } = this.size();
+    if (width <= 0) return; // hidden: drawn when it gets a width (resized)
+    const fig = msg.f;
+    const layout = fig.layout || {};
+    layout.template = templateFor(this.theme, templates, layout.template);
+    const title = layout.title;
+    if (typeof title === 'string') layout.title = { text: `<b>${title}</b>` };
+    else if (isObject(title) && typeof title.text === 'string') title.text = `<b>${title.text}</b>`;
+    layout.width = Math.max(width, 150);
+    layout.height = height !== null ? height : layout.height || DEFAULT_HEIGHT;
+    this.name = msg.n || 'chart';
+    await Plotly.react(this.gd, fig.data || [], layout, this.config());
+    this.drawn = { width, height: layout.height };
+  }
+
+  config() {
+    return {
+      displaylogo: false,
+      showSendToCloud: false,
+      modeBarButtonsToRemove: ['lasso2d', 'select2d', 'sendChartToCloud'],
+      modeBarButtonsToAdd: [
+        {
+          name: this.full ? 'Close fullscreen' : 'Fullscreen',
+          title: this.full ? 'Close fullscreen' : 'Fullscreen',
+          icon: this.full ? ICONS.collapse : ICONS.expand,
+          click: () => this.toggleFull(),
+        },
+      ],
+      toImageButtonOptions: { format: 'png', scale: 2, filename: this.name },
+    };
+  }
+
+  toggleFull() {
+    this.full = !this.full;
+    this.root.classList.toggle('ae-chart--full', this.full);
+    if (this.full) document.addEventListener('keydown', this.onKey);
+    else document.removeEventListener('keydown', this.onKey);
+    this.schedule();
+  }
+
+  destroy() {
+    this.resizer.disconnect();
+    document.removeEventListener('keydown', this.onKey);
+    if (window.Plotly) window.Plotly.purge(this.gd);
+    this.root.remove();
+    charts.delete(this.parent);
+  }
+}
+
+export default function chart(component) {
+  const { data, parentElement } = component;
+  let c = charts.get(parentElement);
+  if (!c) {
+    c = new Chart(parentElement);
+    charts.set(parentElement, c);
+  }
+  if (data) c.update(data);
+  // Streamlit runs this when the element leaves the page (and, for a call overtaken by newer data, at once):
+  // the chart goes only once its node is out of the document.
+  return () => {
+    setTimeout(() => {
+      if (!parentElement.isConnected && charts.get(parentElement) === c) c.destroy();
+    }, 0);
+  };
+}

@@ -1,0 +1,66 @@
+"""The chart element (explorer/chart): what it sends for a figure, and what AppTest reads back from a page."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.testing import assert_allclose
+from plotly.io.json import to_json_plotly
+
+from explorer import chart
+from explorer import figures as fg
+
+
+def decoded(payload: bytes) -> dict:
+    return json.loads(payload.decode("utf-8"))
+
+
+def test_a_figure_is_sent_whole_with_typed_arrays_and_without_its_template(kit) -> None:  # noqa: ANN001
+    z = np.random.default_rng(0).normal(size=(5, 7))
+    for style in (fg.Style(), fg.Style(dark=True, present=True)):
+        fig = fg.heatmap(z, list("abcde"), list("abcdefg"), title="t", style=style)
+        payload, height = chart.encode(fig, "scores.raw")
+        msg = decoded(payload)
+        assert msg["n"] == "scores_raw"  # the PNG's file name
+        assert msg["t"].startswith("templates-") and msg["t"].endswith(".json")
+        assert "template" not in msg["f"]["layout"]  # the light or dark template goes once per tab
+        assert height == fig.layout.height
+        z_sent = msg["f"]["data"][0]["z"]
+        assert z_sent["dtype"] == "f8" and "bdata" in z_sent  # numbers as typed arrays, not decimal text
+        assert_allclose(kit.array(z_sent), z, rtol=0, atol=0)
+        layout = {k: v for k, v in fig.to_plotly_json()["layout"].items() if k != "template"}
+        assert msg["f"]["layout"] == json.loads(to_json_plotly(layout))
+        assert fig.layout.template is not None  # the figure itself is left as it was
+
+
+def test_the_templates_file_holds_both_themes() -> None:
+    name = chart._templates_file()
+    saved = json.loads((chart._templates_dir() / name).read_text(encoding="utf-8"))
+    assert saved["light"] == fg.template_of(fg.Style())
+    assert saved["dark"] == fg.template_of(fg.Style(dark=True))
+    assert saved["light"]["layout"]["paper_bgcolor"] == "white"
+
+
+def test_an_unknown_template_stays_with_its_figure() -> None:
+    fig = go.Figure(
+        go.Bar(y=[1, 2]), layout={"template": {"layout": {"paper_bgcolor": "pink"}}, "height": 300}
+    )
+    msg = decoded(chart.encode(fig, "x")[0])
+    assert msg["t"] is None
+    assert msg["f"]["layout"]["template"]["layout"]["paper_bgcolor"] == "pink"
+    assert chart.encode(go.Figure(), "y")[1] == 450  # no height: Plotly's default is reserved
+
+
+def test_a_page_draws_chart_elements_that_read_back_as_figures(kit) -> None:  # noqa: ANN001
+    at = kit.open("scores", via_app=True)
+    assert not at.exception
+    elements = [el for el in at.get("bidi_component") if chart.spec_of(el.proto) is not None]
+    assert [chart.key_of(el.proto) for el in elements] == ["scores.raw", "scores.scaled", "scores.weights"]
+    assert not at.get("plotly_chart")  # every chart goes through the one element
+    for el in elements:
+        assert el.proto.component_name == chart.NAME and not el.proto.isolate_styles
+        assert el.proto.js_source_path == "chart.js" and not el.proto.js_content  # the script is a file
+    ref = kit.reference()
+    assert_allclose(kit.z(kit.charts(at)["scores.weights"]), ref.trace.weights[0], rtol=1e-15, atol=0)
