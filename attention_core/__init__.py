@@ -2,12 +2,15 @@
 
 numpy and the standard library only, float64 throughout. Every step of transformer self-attention is a small
 pure function; the traced entry points (``multi_head_attention``, ``encoder_layer``) return frozen dataclasses
-holding every intermediate matrix, which is all the app draws. Rows are queries, columns are keys; masks are
+holding every intermediate matrix, which is all the app draws. ``transformer`` assembles the same functions
+into whole real models (float32, their native precision); ``attention_core.pretrained`` (imported on its own,
+the only module that reads files) loads all-MiniLM-L6-v2 and SmolLM2-135M into it. Rows are queries, columns are keys; masks are
 boolean, True = may attend. Bad input raises ``ValueError`` with a message meant to be shown to students.
 """
 
 from __future__ import annotations
 
+from .activations import ACTIVATIONS, erf, gelu, silu
 from .attention import (
     AttentionTrace,
     multi_head_attention,
@@ -24,6 +27,7 @@ from .encoder import (
     layer_norm,
 )
 from .masks import causal_mask, combine_masks, padding_mask, sliding_window_mask
+from .norms import rms_norm
 from .positional import (
     POSITIONAL_KINDS,
     alibi_bias,
@@ -35,9 +39,32 @@ from .positional import (
 from .scaling import ScoreVariance, SoftmaxSaturation, score_variance_experiment, softmax_saturation
 from .softmax import softmax
 from .tokens import token_index_labels, token_labels, tokenize
+from .transformer import (
+    EmbeddingTrace,
+    EmbeddingWeights,
+    LayerWeights,
+    ModelConfig,
+    ModelWeights,
+    embed_tokens,
+    run_transformer,
+    transformer_layer,
+)
 
 __all__ = [
+    "ACTIVATIONS",
     "POSITIONAL_KINDS",
+    "EmbeddingTrace",
+    "EmbeddingWeights",
+    "LayerWeights",
+    "ModelConfig",
+    "ModelWeights",
+    "embed_tokens",
+    "erf",
+    "gelu",
+    "rms_norm",
+    "run_transformer",
+    "silu",
+    "transformer_layer",
     "AttentionTrace",
     "EncoderTrace",
     "FeedForwardTrace",

@@ -35,7 +35,9 @@ __all__ = [
 
 # Below this bound on |scaled scores| exp(s) lies within 1e-261 .. 1e261 and the row max need not be
 # subtracted: a row of n_k such terms sums to at most n_k * 1e261, far below the float64 limit of 1.8e308.
+# float32 (the real models): exp(±60) lies within 1e-27 .. 1e26, a row of up to 1e12 terms stays finite.
 _SAFE_BOUND = 600.0
+_SAFE_BOUND_32 = 60.0
 
 _OVERFLOW = (
     "scores overflow: q k^T * scale{bias} exceeds the float64 range (about ±1.8e308) for at least one "
@@ -66,6 +68,10 @@ class AttentionTrace:
         w_o: (h * d_v, d_model) or None.
         use_rope: whether RoPE rotated q and k.
         q_pre_rope, k_pre_rope: (h, n, d_k) q and k before RoPE, or None without RoPE.
+        kv_head: grouped-query attention (the real decoder): query head i reads key/value head kv_head[i],
+            so k and v above repeat each shared head for its query heads; None when every head has its own.
+        head_mask: (h,) the weight of each head's output in concat (1 keeps, 0 removes), or None (all 1).
+        b_o: (d_model,) the output projection's bias (output = concat @ w_o + b_o), or None.
     """
 
     x: FloatArray
@@ -86,6 +92,9 @@ class AttentionTrace:
     use_rope: bool = False
     q_pre_rope: FloatArray | None = None
     k_pre_rope: FloatArray | None = None
+    kv_head: tuple[int, ...] | None = None
+    head_mask: FloatArray | None = None
+    b_o: FloatArray | None = None
 
     @property
     def n_heads(self) -> int:
@@ -138,7 +147,7 @@ def _normalise(
     blocked = None if mask is None else ~mask  # (1 or h, n_q, n_k)
     # Which rows may attend to at least one key: (1 or h, n_q, 1); the others are fully masked.
     open_rows = None if mask is None else mask.any(axis=-1, keepdims=True)
-    safe = bound < _SAFE_BOUND
+    safe = bound < (_SAFE_BOUND if scores.dtype == np.float64 else _SAFE_BOUND_32)
 
     def work(rows: slice) -> None:
         if scaled is not scores:

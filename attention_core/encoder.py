@@ -5,10 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from ._validate import FloatArray, as_float_array, as_real, check_result, readonly, shape_str
+from .activations import ACTIVATIONS, _gelu, _silu
 from .attention import AttentionTrace, multi_head_attention
+from .norms import _layer_norm, layer_norm
+
+Floats = NDArray[np.floating]
 
 __all__ = [
     "EncoderTrace",
@@ -20,49 +24,26 @@ __all__ = [
 ]
 
 
-def layer_norm(x: ArrayLike, eps: float = 1e-5) -> FloatArray:
-    """LN(x) = (x - mean(x)) / sqrt(var(x) + eps) per row (biased variance, no learned gain or bias).
-
-    Computed on each row divided by its largest magnitude (the same result, as LN is scale-free up to eps),
-    so finite values as large as 1e308 give no overflow. A constant row gives zeros.
-
-    Args:
-        x: (n, d) or (d,), finite.
-        eps: float > 0.
-
-    Returns:
-        float64 array of x's shape; each row has mean 0 and variance var/(var + eps) (about 1).
-    """
-    arr = as_float_array("x", x, (1, 2), "(n, d) or (d,)")
-    eps = as_real("eps", eps, positive=True)
-    return _layer_norm(arr, eps)
-
-
-def _layer_norm(x: FloatArray, eps: float) -> FloatArray:
-    peak = np.abs(x).max(axis=-1, keepdims=True)  # (n, 1)
-    peak[peak == 0.0] = 1.0
-    xs = x / peak  # (n, d), entries in [-1, 1]
-    centred = xs - xs.mean(axis=-1, keepdims=True)  # (n, d)
-    var = np.mean(centred * centred, axis=-1, keepdims=True)  # (n, 1)
-    with np.errstate(over="ignore", under="ignore"):  # eps / peak^2 may overflow to inf: the result is then 0
-        return centred / np.sqrt(var + eps / (peak * peak))
-
-
 @dataclass(frozen=True, eq=False)
 class FeedForwardTrace:
     """The position-wise feed-forward network, step by step (n tokens).
 
     Fields:
         x: (n, d_model) input.
-        hidden_pre: (n, d_ff) x W1 + b1, before ReLU.
-        hidden: (n, d_ff) max(0, hidden_pre).
+        hidden_pre: (n, d_ff) x W1 + b1, before the activation (for SwiGLU: the gate, x W_gate).
+        hidden: (n, d_ff) act(hidden_pre): max(0, .) for ReLU, GELU for "gelu"; for SwiGLU
+            silu(hidden_pre) * up.
         output: (n, d_model) hidden W2 + b2.
+        up: (n, d_ff) x W_up + b_up for SwiGLU, None otherwise.
+        activation: "relu", "gelu" or "swiglu" (see activations.ACTIVATIONS).
     """
 
     x: FloatArray
     hidden_pre: FloatArray
     hidden: FloatArray
     output: FloatArray
+    up: FloatArray | None = None
+    activation: str = "relu"
 
 
 def _check_ffn(
@@ -90,22 +71,70 @@ def _check_ffn(
     return w1a, w2a, biases[0], biases[1]
 
 
+def _check_activation(activation: str, w1: FloatArray, w_up: ArrayLike | None) -> FloatArray | None:
+    """activation in ACTIVATIONS; w_up (d_model, d_ff) exactly when activation == "swiglu"."""
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"activation must be one of {', '.join(map(repr, ACTIVATIONS))}, got {activation!r}")
+    if (activation == "swiglu") != (w_up is not None):
+        raise ValueError('w_up (the "up" projection) is given exactly when activation is "swiglu"')
+    if w_up is None:
+        return None
+    up = as_float_array("w_up", w_up, (2,), shape_str(w1.shape))
+    if up.shape != w1.shape:
+        raise ValueError(f"w_up has shape {shape_str(up.shape)} but w1 has shape {shape_str(w1.shape)}")
+    return up
+
+
+def _linear(x: Floats, w: Floats, b: Floats | None) -> Floats:
+    """x W + b: x (n, d_in), w (d_in, d_out), b (d_out,) or None -> (n, d_out), in x's dtype."""
+    out = x @ w
+    if b is not None:
+        out += b
+    return out
+
+
 def _ffn(
-    x: FloatArray, w1: FloatArray, w2: FloatArray, b1: FloatArray | None, b2: FloatArray | None
+    x: Floats,
+    w1: Floats,
+    w2: Floats,
+    b1: Floats | None,
+    b2: Floats | None,
+    activation: str = "relu",
+    w_up: Floats | None = None,
+    b_up: Floats | None = None,
 ) -> FeedForwardTrace:
+    """The FFN on checked inputs (any float dtype, kept): see FeedForwardTrace for each step's formula."""
     with np.errstate(over="ignore", invalid="ignore"):
-        hidden_pre = x @ w1 if b1 is None else x @ w1 + b1  # (n, d_ff)
+        hidden_pre = _linear(x, w1, b1)  # (n, d_ff)
         check_result("ffn hidden layer", hidden_pre, "x W1 + b1")
-        hidden = np.maximum(hidden_pre, 0.0)  # (n, d_ff)
-        output = hidden @ w2 if b2 is None else hidden @ w2 + b2  # (n, d_model)
-        check_result("ffn output", output, "ReLU(x W1 + b1) W2 + b2")
-    return FeedForwardTrace(*(readonly(a) for a in (x, hidden_pre, hidden, output)))
+        up = None if w_up is None else _linear(x, w_up, b_up)  # (n, d_ff) or None
+        if activation == "relu":
+            hidden = np.maximum(hidden_pre, 0.0)  # (n, d_ff)
+        elif activation == "gelu":
+            hidden = _gelu(hidden_pre)
+        else:  # swiglu
+            hidden = _silu(hidden_pre)
+            hidden *= up
+        output = _linear(hidden, w2, b2)  # (n, d_model)
+        check_result("ffn output", output, "act(x W1 + b1) W2 + b2")
+    arrays = (x, hidden_pre, hidden, output, up)
+    return FeedForwardTrace(*(None if a is None else readonly(a) for a in arrays), activation=activation)
 
 
 def feed_forward_trace(
-    x: ArrayLike, w1: ArrayLike, w2: ArrayLike, b1: ArrayLike | None = None, b2: ArrayLike | None = None
+    x: ArrayLike,
+    w1: ArrayLike,
+    w2: ArrayLike,
+    b1: ArrayLike | None = None,
+    b2: ArrayLike | None = None,
+    *,
+    activation: str = "relu",
+    w_up: ArrayLike | None = None,
 ) -> FeedForwardTrace:
-    """FFN(x) = max(0, x W1 + b1) W2 + b2, with every step (see FeedForwardTrace).
+    """FFN(x) = act(x W1 + b1) W2 + b2, with every step (see FeedForwardTrace).
+
+    act is max(0, .) ("relu", the paper's), exact GELU ("gelu", BERT's) or, with "swiglu" (Llama's),
+    silu(x W1) * (x W_up): W1 is then the gate.
 
     Args:
         x: (n, d_model).
@@ -113,15 +142,26 @@ def feed_forward_trace(
         w2: (d_ff, d_model).
         b1: (d_ff,) or None (zeros).
         b2: (d_model,) or None (zeros).
+        activation: "relu", "gelu" or "swiglu".
+        w_up: (d_model, d_ff) for "swiglu", else None.
     """
     arr = as_float_array("x", x, (2,), "(n, d_model)")
-    return _ffn(arr, *_check_ffn(arr.shape[1], w1, w2, b1, b2))
+    w1a, w2a, b1a, b2a = _check_ffn(arr.shape[1], w1, w2, b1, b2)
+    up = _check_activation(activation, w1a, w_up)
+    return _ffn(arr, w1a, w2a, b1a, b2a, activation, up)
 
 
 def feed_forward(
-    x: ArrayLike, w1: ArrayLike, w2: ArrayLike, b1: ArrayLike | None = None, b2: ArrayLike | None = None
+    x: ArrayLike,
+    w1: ArrayLike,
+    w2: ArrayLike,
+    b1: ArrayLike | None = None,
+    b2: ArrayLike | None = None,
+    *,
+    activation: str = "relu",
+    w_up: ArrayLike | None = None,
 ) -> FloatArray:
-    """FFN(x) = max(0, x W1 + b1) W2 + b2 (ReLU), applied to each row (token) on its own.
+    """FFN(x) = act(x W1 + b1) W2 + b2 (ReLU by default), applied to each row (token) on its own.
 
     Args:
         x: (n, d_model).
@@ -129,11 +169,13 @@ def feed_forward(
         w2: (d_ff, d_model).
         b1: (d_ff,) or None (zeros).
         b2: (d_model,) or None (zeros).
+        activation: "relu", "gelu" or "swiglu" (see feed_forward_trace).
+        w_up: (d_model, d_ff) for "swiglu", else None.
 
     Returns:
         (n, d_model) float64.
     """
-    return np.array(feed_forward_trace(x, w1, w2, b1, b2).output)
+    return np.array(feed_forward_trace(x, w1, w2, b1, b2, activation=activation, w_up=w_up).output)
 
 
 @dataclass(frozen=True, eq=False)
@@ -159,6 +201,14 @@ class EncoderTrace:
         output: (n, d_model) the layer's output.
         norm_first: True for pre-norm.
         eps: the layer norm epsilon.
+        ffn_up: (n, d_ff) the SwiGLU "up" projection norm1 W_up (then ffn_hidden = silu(ffn_hidden_pre) *
+            ffn_up), None for other activations.
+        activation: "relu" (the toy layer), "gelu" (BERT) or "swiglu" (Llama).
+        norm: "layer_norm" or "rms_norm" (Llama: x / sqrt(mean(x^2) + eps) * gain, no centring).
+
+    The attention fields are also read directly on the layer: q, k, v, scores, scaled, masked, weights,
+    head_outputs and concat are ``attention``'s (the attention's own output is ``attention.output``; a
+    layer's ``output`` is the layer's).
     """
 
     x: FloatArray
@@ -174,11 +224,59 @@ class EncoderTrace:
     output: FloatArray
     norm_first: bool
     eps: float
+    ffn_up: FloatArray | None = None
+    activation: str = "relu"
+    norm: str = "layer_norm"
 
     @property
     def ffn_input(self) -> FloatArray:
         """(n, d_model) what the feed-forward network reads: norm1 in both orders."""
         return self.norm1
+
+    @property
+    def q(self) -> FloatArray:
+        """(h, n, d_k) the attention's queries (after RoPE where applied)."""
+        return self.attention.q
+
+    @property
+    def k(self) -> FloatArray:
+        """(h, n, d_k) the attention's keys, one per query head (after RoPE where applied)."""
+        return self.attention.k
+
+    @property
+    def v(self) -> FloatArray:
+        """(h, n, d_v) the attention's values, one per query head."""
+        return self.attention.v
+
+    @property
+    def scores(self) -> FloatArray:
+        """(h, n, n) q k^T."""
+        return self.attention.scores
+
+    @property
+    def scaled(self) -> FloatArray:
+        """(h, n, n) scores * scale."""
+        return self.attention.scaled
+
+    @property
+    def masked(self) -> FloatArray:
+        """(h, n, n) scaled with -inf where the mask forbids attending."""
+        return self.attention.masked
+
+    @property
+    def weights(self) -> FloatArray:
+        """(h, n, n) the softmax weights, rows are queries."""
+        return self.attention.weights
+
+    @property
+    def head_outputs(self) -> FloatArray:
+        """(h, n, d_v) weights @ v per head."""
+        return self.attention.head_outputs
+
+    @property
+    def concat(self) -> FloatArray:
+        """(n, h * d_v) the head outputs side by side (each scaled by its head_mask weight, if any)."""
+        return self.attention.concat
 
 
 def encoder_layer(

@@ -122,11 +122,11 @@ def rope(x: ArrayLike, base: float = 10000.0, positions: ArrayLike | None = None
 
 
 def _rotate(x: FloatArray, pos: FloatArray, base: float) -> FloatArray:
-    """RoPE without checks, for (..., n, d) arrays."""
+    """RoPE without checks, for (..., n, d) arrays, in x's dtype (angles computed in float64)."""
     d = x.shape[-1]
     n_pairs = d // 2
     angles = _pair_angles(pos, n_pairs, d, base)  # (n, n_pairs)
-    cos, sin = np.cos(angles), np.sin(angles)
+    cos, sin = np.cos(angles).astype(x.dtype, copy=False), np.sin(angles).astype(x.dtype, copy=False)
     even, odd = x[..., 0 : 2 * n_pairs : 2], x[..., 1 : 2 * n_pairs : 2]  # (..., n, n_pairs)
     out = x.copy()
     out[..., 0 : 2 * n_pairs : 2] = even * cos - odd * sin

