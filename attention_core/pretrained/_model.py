@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -93,15 +93,18 @@ class ModelTrace:
 
 
 def _arrays(obj: object) -> Iterable[np.ndarray]:
-    """Every array a trace holds (recursing into its dataclasses)."""
+    """Every array a trace holds (recursing into its dataclasses and tuples)."""
     if isinstance(obj, np.ndarray):
         yield obj
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        for f in fields(obj):
-            yield from _arrays(getattr(obj, f.name))
     elif isinstance(obj, tuple):
         for item in obj:
             yield from _arrays(item)
+    elif hasattr(obj, "__dataclass_fields__"):
+        for value in vars(obj).values():
+            if isinstance(value, np.ndarray):
+                yield value
+            elif isinstance(value, tuple) or hasattr(value, "__dataclass_fields__"):
+                yield from _arrays(value)
 
 
 def _root(arr: np.ndarray) -> np.ndarray:
