@@ -14,19 +14,18 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer.arrays import F64
 
-F64 = NDArray[np.float64]
-
-# Upper bounds of every dimension control; the stable blocks are drawn at this size and sliced.
-MAX_D_MODEL = 64
-MAX_HEADS = 8
-MAX_D_K = 64
-MAX_D_FF = 256
-MAX_TOKENS = 64
-# The longest sentence kept (characters), wherever it comes from: the box (max_chars), a link, a file.
-# Enough for MAX_TOKENS tokens of ordinary words (about 4 to 6 characters each); short enough that the
-# address bar holding it (at most 12 characters per character, percent-encoded) stays under 8,000.
-MAX_SENTENCE_CHARS = 500
+# The upper bounds of the dimension settings (explorer.settings_table): the stable blocks are drawn at these
+# sizes and sliced.
+from explorer.settings_table import (  # noqa: F401
+    MAX_D_FF,
+    MAX_D_K,
+    MAX_D_MODEL,
+    MAX_HEADS,
+    MAX_SENTENCE_CHARS,  # noqa: F401
+    MAX_TOKENS,
+)
 
 
 def _rng(seed: int, name: str, head: int = 0, draw: int = 0) -> np.random.Generator:

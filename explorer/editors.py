@@ -15,9 +15,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import settings_table as table
 from explorer import state
 
-LIMIT = 1e6  # larger entries would overflow the scores (q . k of two 1e300 entries is inf)
+LIMIT = table.VALUE_LIMIT  # larger entries would overflow the scores (q . k of two 1e300 entries is inf)
 
 
 def frame(m: np.ndarray, row_labels: Sequence[str]) -> pd.DataFrame:

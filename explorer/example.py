@@ -7,73 +7,33 @@ carries. `explorer.state` turns session state into an Example and back; `explore
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, make_dataclass, replace
 
 import numpy as np
 from numpy.typing import NDArray
 
 from explorer import defaults
+from explorer import settings_table as table
+from explorer.arrays import F64, Mask
 
-F64 = NDArray[np.float64]
-
-DEFAULT_SENTENCE = "The cat sat on the mat because it was warm."
-
-PE_KINDS = ("sinusoidal", "sinusoidal_split", "learned", "none")
-SCALE_MODES = ("sqrt", "none", "custom")
-MASK_KINDS = ("none", "causal", "window", "padding", "custom")
-EMB_SOURCES = ("random", "table")
+DEFAULT_SENTENCE = table.DEFAULT_SENTENCE
 
 # Names of the matrices an Example holds; the order is the export order.
 MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask")
-
-# Bounds of the dimension controls (the UI and the URL reader both use these).
-BOUNDS = {
-    "d_model": (1, defaults.MAX_D_MODEL),
-    "n_heads": (1, defaults.MAX_HEADS),
-    "d_k": (1, defaults.MAX_D_K),
-    "d_ff": (1, defaults.MAX_D_FF),
-    "seed": (0, 2**31 - 1),
-    "window": (1, defaults.MAX_TOKENS),
+_EMPTY = {  # a matrix's value in an Example made without it (conform gives it its shape)
+    "emb": (0, 0),
+    "pe_table": (0, 0),
+    "w_q": (0, 0, 0),
+    "w_k": (0, 0, 0),
+    "w_v": (0, 0, 0),
+    "w_o": (0, 0),
+    "w1": (0, 0),
+    "w2": (0, 0),
+    "custom_mask": (0, 0),
 }
 
 
-@dataclass(frozen=True, eq=False)
-class Example:
-    """Everything that decides what every page shows. Shapes (n = number of tokens):
-
-    emb (n, d_model) hand-set embeddings, used when emb_source == "table";
-    pe_table (n, d_model) learned/hand-set positions, used when pe_kind == "learned";
-    w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model);
-    w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend.
-    """
-
-    sentence: str = DEFAULT_SENTENCE
-    d_model: int = 8
-    n_heads: int = 2
-    d_k: int = 4
-    seed: int = 0
-    emb_source: str = "random"
-    pe_kind: str = "sinusoidal"
-    pe_base: float = 10000.0
-    pe_scale: bool = False  # multiply embeddings by sqrt(d_model) before adding P (paper section 3.4)
-    scale_mode: str = "sqrt"
-    scale_custom: float = 1.0
-    alibi: bool = False
-    rope: bool = False
-    mask_kind: str = "none"
-    window: int = 3
-    d_ff: int = 16
-    norm_first: bool = False
-    emb: F64 = field(default_factory=lambda: np.zeros((0, 0)))
-    pe_table: F64 = field(default_factory=lambda: np.zeros((0, 0)))
-    w_q: F64 = field(default_factory=lambda: np.zeros((0, 0, 0)))
-    w_k: F64 = field(default_factory=lambda: np.zeros((0, 0, 0)))
-    w_v: F64 = field(default_factory=lambda: np.zeros((0, 0, 0)))
-    w_o: F64 = field(default_factory=lambda: np.zeros((0, 0)))
-    w1: F64 = field(default_factory=lambda: np.zeros((0, 0)))
-    w2: F64 = field(default_factory=lambda: np.zeros((0, 0)))
-    custom_mask: NDArray[np.bool_] = field(default_factory=lambda: np.ones((0, 0), dtype=bool))
-
+class _ExampleMethods:
     def digest(self) -> str:
         """A content hash: equal examples (same settings, same matrix values) give the same digest."""
         h = hashlib.blake2b(digest_size=16)
@@ -94,6 +54,30 @@ class Example:
         return replace(self, **changes)
 
 
+def _matrix_field(name: str) -> tuple[str, type, object]:
+    shape, kind = _EMPTY[name], Mask if name == "custom_mask" else F64
+    dtype = bool if name == "custom_mask" else np.float64
+    return name, kind, field(default_factory=lambda: np.zeros(shape, dtype=dtype))
+
+
+# Example: one field per row of the settings table (its default there), then the matrices. Shapes
+# (n = number of tokens): emb (n, d_model) hand-set embeddings, used when emb_source == "table";
+# pe_table (n, d_model) learned/hand-set positions, used when pe_kind == "learned";
+# w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model);
+# w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend.
+Example = make_dataclass(
+    "Example",
+    [(s.name, s.pytype, field(default=s.default)) for s in table.SETTINGS]
+    + [_matrix_field(name) for name in MATRIX_NAMES],
+    bases=(_ExampleMethods,),
+    frozen=True,
+    eq=False,
+)
+Example.__module__ = __name__  # (make_dataclass's own `module=` needs Python 3.12)
+Example.__doc__ = """Everything that decides what every page shows: the settings (explorer.settings_table, one
+field per row) and the matrices (MATRIX_NAMES, shapes in the comment above)."""
+
+
 def tokens_of(sentence: str) -> tuple[list[str], bool]:
     """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut.
 
@@ -102,8 +86,8 @@ def tokens_of(sentence: str) -> tuple[list[str], bool]:
     """
     import attention_core as ac
 
-    toks = ac.tokenize(sentence[: defaults.MAX_SENTENCE_CHARS])
-    return toks[: defaults.MAX_TOKENS], len(toks) > defaults.MAX_TOKENS
+    toks = ac.tokenize(sentence[: table.MAX_SENTENCE_CHARS])
+    return toks[: table.MAX_TOKENS], len(toks) > table.MAX_TOKENS
 
 
 def default_matrices(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import defaults, links, present, preset_ui, share_ui, sharing, state
-from explorer.example import BOUNDS, tokens_of
+from explorer import links, page_table, present, preset_ui, share_ui, sharing, state, ui
+from explorer import settings_table as table
+from explorer.example import tokens_of
 from explorer.text import literal
 
 _URL_READ = "ui.url_read"
@@ -44,46 +45,8 @@ def sidebar() -> None:
         preset_ui.picker()
         st.subheader("Model size", anchor=False)
         c1, c2 = st.columns(2)
-        lo, hi = BOUNDS["d_model"]
-        c1.number_input(
-            "d_model",
-            lo,
-            hi,
-            step=1,
-            key=state.SETTING_KEYS["d_model"],
-            persist_state="session",  # kept even on a page run without the frame
-            help="Width of every token vector (embedding, encoding, attention output).",
-        )
-        lo, hi = BOUNDS["n_heads"]
-        c2.number_input(
-            "heads",
-            lo,
-            hi,
-            step=1,
-            key=state.SETTING_KEYS["n_heads"],
-            persist_state="session",  # kept even on a page run without the frame
-            help="Number of attention heads, each with its own W_Q, W_K, W_V.",
-        )
-        lo, hi = BOUNDS["d_k"]
-        c1.number_input(
-            "d_k = d_v",
-            lo,
-            hi,
-            step=1,
-            key=state.SETTING_KEYS["d_k"],
-            persist_state="session",  # kept even on a page run without the frame
-            help="Width of each head's queries, keys and values.",
-        )
-        lo, hi = BOUNDS["seed"]
-        c2.number_input(
-            "seed",
-            lo,
-            hi,
-            step=1,
-            key=state.SETTING_KEYS["seed"],
-            persist_state="session",  # kept even on a page run without the frame
-            help="Seed of the random embeddings and weights: same seed, same numbers.",
-        )
+        for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
+            ui.setting(name, col)
         st.divider()
         st.toggle(
             "Presentation mode",
@@ -107,20 +70,21 @@ def sidebar() -> None:
 
 def sentence_box() -> None:
     """The sentence, above every page: typing and pressing Enter updates every chart."""
+    row = table.row("sentence")
     st.text_input(
-        "Sentence",
-        key=state.K_SENTENCE,
+        row.widget,
+        key=row.key,
         persist_state="session",
-        max_chars=defaults.MAX_SENTENCE_CHARS,  # Streamlit also cuts what a browser sends to this length
+        max_chars=table.MAX_SENTENCE_CHARS,  # Streamlit also cuts what a browser sends to this length
         placeholder="Type a sentence and press Enter",
-        help=f"Words and punctuation become tokens (at most {defaults.MAX_TOKENS}).",
+        help=row.help,
     )
     sentence = str(state.get(state.K_SENTENCE) or "")
     toks, cut = tokens_of(sentence)
     if cut:
         st.warning(
-            f"The sentence has more than {defaults.MAX_TOKENS} tokens: the explorer uses the first "
-            f"{defaults.MAX_TOKENS}. Shorten it to see the rest.",
+            f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
+            f"{table.MAX_TOKENS}. Shorten it to see the rest.",
             icon="✂️",
         )
     elif sentence and not toks:
@@ -144,7 +108,7 @@ def presentation_css() -> None:
         st.html(present.CSS)
 
 
-def step_controls(pages: list, current, *, top: bool = False) -> None:  # noqa: ANN001 - st.Page objects
+def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the st.Page running
     """Previous / next step: walk the pipeline in order, like slides (present.STEPS).
 
     At the bottom of every page; with top=True (presentation mode) also above the page, large, with what
@@ -153,7 +117,6 @@ def step_controls(pages: list, current, *, top: bool = False) -> None:  # noqa: 
     i = present.step_index(current.url_path, st.query_params.get("step"))
     if i is None:
         return
-    by_path = {p.url_path: p for p in pages}
     prev, nxt = present.neighbours(i)
     step = present.STEPS[i]
     box = st.container(key="step-top" if top else "step-bottom")
@@ -161,10 +124,12 @@ def step_controls(pages: list, current, *, top: bool = False) -> None:  # noqa: 
         box.divider()
     left, mid, right = box.columns([1, 2, 1], vertical_alignment="center")
     for col, target, label in ((left, prev, "← {}"), (right, nxt, "{} →")):
-        if target is not None and target.url_path in by_path:
+        page = None if target is None else page_table.by_path(target.url_path)
+        if page is not None:
             col.page_link(
-                by_path[target.url_path],
+                page.script,
                 label=label.format(target.title),
+                icon=page.icon,
                 query_params=present.query_of(target) or None,
                 width="stretch",
             )
@@ -175,25 +140,13 @@ def step_controls(pages: list, current, *, top: bool = False) -> None:  # noqa: 
         mid.caption(f"Step {i + 1} of {n}: {step.title}")
 
 
-PIPELINE = [
-    ("pages/sentence.py", "Sentence", "tokens and their embeddings E"),
-    ("pages/positional-encoding.py", "Positional encoding", "X = E + P: where each token stands"),
-    ("pages/projections.py", "Q, K, V projections", "Q = X W_Q, K = X W_K, V = X W_V per head"),
-    ("pages/scores.py", "Scores, mask, softmax", "softmax(Q K^T / sqrt(d_k) + mask)"),
-    ("pages/heads.py", "Heads and W_O", "every head, concatenated, times W_O"),
-    ("pages/token.py", "One token's view", "one output row as a weighted sum of values"),
-    ("pages/encoder.py", "Encoder block", "residual, layer norm, feed-forward"),
-    ("pages/why-scale.py", "Why divide by sqrt(d_k)?", "variance and saturation as d_k grows"),
-]
-
-
 def pipeline_map() -> None:
     """Links to every step, in order (plain text where the page registry is not there, e.g. a bare run)."""
     cols = st.columns(4)
-    for i, (path, title, what) in enumerate(PIPELINE):
+    for i, p in enumerate(page_table.listed()):
         with cols[i % 4]:
             try:
-                st.page_link(path, label=f"{i + 1}. {title}")
+                st.page_link(p.script, label=f"{i + 1}. {p.title}")
             except Exception:  # noqa: BLE001 - a page run on its own has no navigation to link into
-                st.markdown(f"**{i + 1}. {title}**")
-            st.caption(what)
+                st.markdown(f"**{i + 1}. {p.title}**")
+            st.caption(p.summary)

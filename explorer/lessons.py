@@ -14,13 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from numpy.typing import NDArray
 
 import attention_core as ac
 from explorer import pipeline
+from explorer.arrays import F64
 from explorer.example import Example
-
-F64 = NDArray[np.float64]
 
 NOTEBOOKS = {
     "hello-world": "seed 000",

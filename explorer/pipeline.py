@@ -12,9 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer.arrays import F64
 from explorer.example import Example, tokens_of
-
-F64 = NDArray[np.float64]
 
 PAD = "[PAD]"
 MAX_LABEL = 24  # characters of a token shown in chart labels and editor headers

@@ -1,86 +1,16 @@
-"""Presentation mode and the step-through: pure data and helpers (no Streamlit, no state).
+"""Presentation mode and the step-through: pure helpers (no Streamlit, no state).
 
 The step-through walks the pipeline like slides. A step is a page (its url_path) and, where one page holds
-several steps (/scores: scores, masking, softmax), a `?step=` name; each step says what to look at.
+several steps (/scores: scores, masking, softmax), a `?step=` name; each step says what to look at. The
+steps are declared with their pages, in explorer.page_table.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from explorer import page_table
+from explorer.page_table import Step
 
-
-@dataclass(frozen=True)
-class Step:
-    name: str  # the ?step= value, unique
-    url_path: str  # the page's url_path in app.PAGES ("" = the first page)
-    title: str
-    look: str  # one line for the room: what to look at (static Markdown, ours)
-
-
-STEPS: tuple[Step, ...] = (
-    Step(
-        "sentence",
-        "",
-        "Sentence and tokens",
-        "The sentence becomes tokens, and each token a vector: its embedding.",
-    ),
-    Step(
-        "position",
-        "positional-encoding",
-        "Positional encoding",
-        "Attention alone ignores order: a pattern of waves, one per position, is added to each embedding.",
-    ),
-    Step(
-        "projections",
-        "projections",
-        "Q, K, V projections",
-        "Each head multiplies X by its own W_Q, W_K and W_V: what a token looks for, offers, and passes on.",
-    ),
-    Step(
-        "scores",
-        "scores",
-        "Scores",
-        "Every query is compared with every key: a large score means *this key answers the query*.",
-    ),
-    Step(
-        "masking",
-        "scores",
-        "Masking",
-        "Choose a mask: the grey cells are keys a query may not see; their score becomes −∞.",
-    ),
-    Step(
-        "softmax",
-        "scores",
-        "Softmax",
-        "Softmax turns each row of scores into weights that are ≥ 0 and sum to 1.",
-    ),
-    Step(
-        "heads",
-        "heads",
-        "Heads and W_O",
-        "Each head attends differently; their outputs are concatenated and mixed by W_O.",
-    ),
-    Step(
-        "token",
-        "token",
-        "One token's view",
-        "One output row is the weighted sum of the value vectors, with the weights of its row.",
-    ),
-    Step(
-        "encoder",
-        "encoder",
-        "Encoder block",
-        "Attention, a residual connection, layer norm and a feed-forward network make one encoder layer.",
-    ),
-    Step(
-        "why-scale",
-        "why-scale",
-        "Why divide by √d_k?",
-        "Without the scale, scores grow with d_k and the softmax saturates: one key takes all the weight.",
-    ),
-)
-
-STEP_NAMES = tuple(s.name for s in STEPS)
+STEPS: tuple[Step, ...] = page_table.steps()  # the listed pages' steps, in the menu's order
 
 
 def step_index(url_path: str, step_param: object = None) -> int | None:

@@ -41,7 +41,8 @@ from numpy.typing import NDArray
 import attention_core as ac
 from explorer import defaults
 from explorer import example as exm
-from explorer.example import BOUNDS, EMB_SOURCES, MASK_KINDS, MATRIX_NAMES, PE_KINDS, SCALE_MODES, Example
+from explorer import settings_table as table
+from explorer.example import MATRIX_NAMES, Example
 
 FORMAT = "attention-explorer"
 JSON_VERSION = 1
@@ -51,62 +52,15 @@ LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file
 MAX_STATE_CHARS = 16_000  # the longest s= parameter read (twice what the app ever writes)
 MAX_BODY_BYTES = 2_000_000  # the decompressed s= body (the largest dense state is about 1.45 MB)
 MAX_JSON_BYTES = 1_000_000  # the import limit (server.maxUploadSize = 1 MB)
-MAX_SENTENCE_CHARS = defaults.MAX_SENTENCE_CHARS  # a sentence read from a link is cut here (the box too)
+MAX_SENTENCE_CHARS = table.MAX_SENTENCE_CHARS  # a sentence read from a link is cut here (the box too)
 MAX_CELLS = defaults.MAX_HEADS * defaults.MAX_D_MODEL * defaults.MAX_D_K  # the largest matrix
-VALUE_LIMIT = 1e6  # largest |value| accepted in a matrix (the same rule as the data editors)
+VALUE_LIMIT = table.VALUE_LIMIT  # largest |value| accepted in a matrix (the same rule as the data editors)
 
-FLOAT_BOUNDS = {"pe_base": (1.0, 1e9), "scale_custom": (-1e3, 1e3)}  # the widgets' bounds
-INT_SETTINGS = ("d_model", "n_heads", "d_k", "seed", "window", "d_ff")
-BOOL_SETTINGS = ("pe_scale", "alibi", "rope", "norm_first")
-CHOICES: dict[str, tuple[str, ...]] = {
-    "emb_source": EMB_SOURCES,
-    "pe_kind": PE_KINDS,
-    "scale_mode": SCALE_MODES,
-    "mask_kind": MASK_KINDS,
-}
-
-# Example field -> query parameter (the link's vocabulary).
-PARAM_OF = {
-    "sentence": "sentence",
-    "d_model": "d_model",
-    "n_heads": "heads",
-    "d_k": "d_k",
-    "seed": "seed",
-    "emb_source": "emb",
-    "pe_kind": "pe",
-    "pe_base": "base",
-    "pe_scale": "pe_scale",
-    "scale_mode": "scale",
-    "scale_custom": "scale_k",
-    "mask_kind": "mask",
-    "window": "window",
-    "alibi": "alibi",
-    "rope": "rope",
-    "d_ff": "d_ff",
-    "norm_first": "norm",
-}
+# The link's vocabulary and how messages name each setting: the settings table's rows.
+PARAM_OF = {s.name: s.param for s in table.SETTINGS}
 STATE_PARAM = "s"
 SHARE_PARAMS = (*PARAM_OF.values(), STATE_PARAM)
-
-LABELS = {  # how messages name each setting
-    "sentence": "sentence",
-    "d_model": "d_model",
-    "n_heads": "heads",
-    "d_k": "d_k",
-    "seed": "seed",
-    "emb_source": "embeddings",
-    "pe_kind": "positional encoding",
-    "pe_base": "encoding base",
-    "pe_scale": "embedding scale",
-    "scale_mode": "score scale",
-    "scale_custom": "custom scale factor",
-    "mask_kind": "mask",
-    "window": "window",
-    "alibi": "ALiBi",
-    "rope": "RoPE",
-    "d_ff": "d_ff",
-    "norm_first": "layer norm",
-}
+LABELS = {s.name: s.label for s in table.SETTINGS}
 
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
@@ -179,9 +133,12 @@ def check_setting(name: str, value: object, *, from_text: bool) -> Any:
 
     from_text: the value comes from a URL (a string: '8', '1', 'causal'); else from JSON (typed).
     """
-    label, val = LABELS[name], shown(value)
-    if name in INT_SETTINGS:
-        lo, hi = BOUNDS[name]
+    if name not in table.names():
+        raise ShareError(f"there is no setting called {shown(name)}.")
+    row = table.row(name)
+    label, val = row.label, shown(value)
+    if row.kind == "int":
+        lo, hi = row.bounds
         if from_text:
             if not isinstance(value, str) or not _INT_RE.fullmatch(value.strip()):
                 raise ShareError(f"{label} must be a whole number, not {val}.")
@@ -191,8 +148,8 @@ def check_setting(name: str, value: object, *, from_text: bool) -> Any:
         if not lo <= value <= hi:
             raise ShareError(f"{label} must be between {lo} and {hi}, not {value}.")
         return int(value)
-    if name in FLOAT_BOUNDS:
-        lo, hi = FLOAT_BOUNDS[name]
+    if row.kind == "float":
+        lo, hi = row.bounds
         if (
             isinstance(value, bool)
             or not isinstance(value, str | int | float)
@@ -206,25 +163,24 @@ def check_setting(name: str, value: object, *, from_text: bool) -> Any:
         if not math.isfinite(v) or not lo <= v <= hi:
             raise ShareError(f"{label} must be a number between {lo:g} and {hi:g}, not {val}.")
         return v
-    if name in BOOL_SETTINGS:
+    if row.kind == "bool":
+        no, yes = row.words
         if from_text and isinstance(value, str):
-            if name == "norm_first" and value.lower() in ("pre", "post"):
-                return value.lower() == "pre"
+            if value.lower() in (no, yes) and row.words != ("0", "1"):
+                return value.lower() == yes
             if value.lower() in _TRUE + _FALSE:
                 return value.lower() in _TRUE
         elif not from_text and isinstance(value, bool):
             return value
-        rule = "pre or post" if name == "norm_first" and from_text else "true or false"
+        rule = f"{yes} or {no}" if row.words != ("0", "1") and from_text else "true or false"
         raise ShareError(f"{label} must be {rule}, not {val}.")
-    if name in CHOICES:
-        if not isinstance(value, str) or value not in CHOICES[name]:
-            raise ShareError(f"{label} must be one of {', '.join(CHOICES[name])}, not {val}.")
+    if row.kind == "choice":
+        if not isinstance(value, str) or value not in row.choices:
+            raise ShareError(f"{label} must be one of {', '.join(row.choices)}, not {val}.")
         return value
-    if name == "sentence":
-        if not isinstance(value, str):
-            raise ShareError(f"the sentence must be text, not {val}.")
-        return value
-    raise ShareError(f"there is no setting called {shown(name)}.")
+    if not isinstance(value, str):
+        raise ShareError(f"the {label} must be text, not {val}.")
+    return value
 
 
 # ---------------------------------------------------------------- link: settings
@@ -233,16 +189,14 @@ def check_setting(name: str, value: object, *, from_text: bool) -> Any:
 def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, str]:
     """Every setting as a query parameter, plus `s` when some matrix differs from its seeded default."""
     out: dict[str, str] = {}
-    for name, param in PARAM_OF.items():
-        v = getattr(ex, name)
-        if name == "norm_first":
-            out[param] = "pre" if v else "post"
-        elif name in BOOL_SETTINGS:
-            out[param] = "1" if v else "0"
-        elif name in FLOAT_BOUNDS:
-            out[param] = _number(v)
+    for row in table.SETTINGS:
+        v = getattr(ex, row.name)
+        if row.kind == "bool":
+            out[row.param] = row.words[1] if v else row.words[0]
+        elif row.kind == "float":
+            out[row.param] = _number(v)
         else:
-            out[param] = str(v)
+            out[row.param] = str(v)
     blob = encode_state(ex, draws)
     if blob:
         out[STATE_PARAM] = blob
@@ -629,15 +583,8 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
 def plain_settings(ex: Example) -> dict[str, Any]:
     """The settings as plain JSON types (a preset may hold numpy scalars)."""
     out: dict[str, Any] = {}
-    for name, v in ex.settings().items():
-        if name in INT_SETTINGS:
-            out[name] = int(v)
-        elif name in FLOAT_BOUNDS:
-            out[name] = float(v)
-        elif name in BOOL_SETTINGS:
-            out[name] = bool(v)
-        else:
-            out[name] = str(v)
+    for row in table.SETTINGS:
+        out[row.name] = row.pytype(getattr(ex, row.name))
     return out
 
 
@@ -684,7 +631,7 @@ def from_json(data: bytes | str) -> Example:
 def _json_settings(settings: object) -> Example:
     if not isinstance(settings, dict):
         raise ShareError('the file has no "settings" object')
-    known = Example().settings()
+    known = table.names()
     unknown = [k for k in settings if k not in known]
     if unknown:
         raise ShareError(f"unknown setting {shown(unknown[0])} (known: {', '.join(known)})")

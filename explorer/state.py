@@ -17,30 +17,13 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
-from explorer import boot, defaults
+from explorer import boot
 from explorer import example as exm
+from explorer import settings_table as table
 from explorer.example import Example
 
-# Widget keys of the scalar settings; each maps to an Example field.
-SETTING_KEYS: dict[str, str] = {
-    "sentence": "sentence",
-    "d_model": "cfg.d_model",
-    "n_heads": "cfg.n_heads",
-    "d_k": "cfg.d_k",
-    "seed": "cfg.seed",
-    "emb_source": "sentence.emb_source",
-    "pe_kind": "pe.kind",
-    "pe_base": "pe.base",
-    "pe_scale": "pe.scale",
-    "scale_mode": "scores.scale_mode",
-    "scale_custom": "scores.scale_custom",
-    "alibi": "scores.alibi",
-    "rope": "scores.rope",
-    "mask_kind": "scores.mask_kind",
-    "window": "scores.window",
-    "d_ff": "encoder.d_ff",
-    "norm_first": "encoder.norm_first",
-}
+# Widget keys of the scalar settings (explorer.settings_table); each maps to an Example field.
+SETTING_KEYS: dict[str, str] = {s.name: s.key for s in table.SETTINGS}
 K_SENTENCE = SETTING_KEYS["sentence"]
 
 # UI-only keys (not part of an Example).
@@ -81,9 +64,8 @@ def init() -> None:
     """
     boot.ensure_frame()
     ss = st.session_state
-    base = Example()
-    for name, key in SETTING_KEYS.items():
-        ss.setdefault(key, getattr(base, name))
+    for s in table.SETTINGS:
+        ss.setdefault(s.key, s.default)
     _cut_sentence()
     for key, value in UI_DEFAULTS.items():
         ss.setdefault(key, value)
@@ -101,7 +83,7 @@ def _cut_sentence() -> None:
     The box has max_chars (Streamlit cuts what the browser sends there too) and links cut the sentence they
     carry; this catches any other way a longer text reached the state.
     """
-    ss, limit = st.session_state, defaults.MAX_SENTENCE_CHARS
+    ss, limit = st.session_state, table.MAX_SENTENCE_CHARS
     text = ss[K_SENTENCE]
     if not isinstance(text, str):
         ss[K_SENTENCE] = text = str(text or "")[:limit]

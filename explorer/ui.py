@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import chart as explorer_chart
 from explorer import compute, figures, state
+from explorer import settings_table as table
 from explorer.example import Example
 from explorer.pipeline import Result
 from explorer.text import literal
@@ -35,6 +36,33 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
     st.markdown(text)
     if formula:
         st.latex(formula)
+
+
+def setting(name: str, where: object = st, **extra: object) -> object:
+    """The widget of setting `name` as its row in the settings table describes it (label, bounds, choices
+    and their titles, help), bound to its key; `where` is st or a column; `extra` goes to the widget
+    (e.g. disabled=). Numbers get a number_input, choices and titled bools a horizontal radio, bools a toggle.
+    """
+    row = table.row(name)
+    common: dict[str, object] = {"key": row.key, "persist_state": "session", **extra}
+    if row.help:
+        common["help"] = row.help
+    if row.kind in ("int", "float"):
+        lo, hi = row.bounds
+        if row.kind == "int":
+            return where.number_input(row.widget, int(lo), int(hi), step=1, **common)
+        options = {"step": row.step, "format": row.fmt}
+        return where.number_input(
+            row.widget,
+            min_value=lo,
+            max_value=hi,
+            **{k: v for k, v in options.items() if v is not None},
+            **common,
+        )
+    if row.kind == "bool" and not row.titles:
+        return where.toggle(row.widget, **common)
+    options = list(row.choices) if row.kind == "choice" else [False, True]
+    return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
 
 
 def chart(fig: go.Figure, key: str) -> None:

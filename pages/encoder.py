@@ -4,7 +4,6 @@ import streamlit as st
 
 from explorer import compute, editors, lessons, state, ui
 from explorer import figures as fg
-from explorer.example import BOUNDS
 from explorer.pipeline import encoder_stages
 from explorer.text import literal
 
@@ -20,18 +19,9 @@ ui.opening(
     r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
     r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}",
 )
-sk = state.SETTING_KEYS
 c1, c2 = st.columns(2)
-lo, hi = BOUNDS["d_ff"]
-c1.number_input("d_ff (hidden width of the feed-forward)", lo, hi, key=sk["d_ff"], persist_state="session")
-c2.radio(
-    "Layer norm",
-    [False, True],
-    key=sk["norm_first"],
-    horizontal=True,
-    persist_state="session",
-    format_func=lambda b: "pre-norm: x + MHA(LN(x))" if b else "post-norm: LN(x + MHA(x)) (paper)",
-)
+ui.setting("d_ff", c1)
+ui.setting("norm_first", c2)
 ex, res = ui.result()
 if res is not None:
     if res.encoder is None:

@@ -5,7 +5,6 @@ import streamlit as st
 
 from explorer import compute, editors, state, ui
 from explorer import figures as fg
-from explorer.example import PE_KINDS
 
 state.init()
 ui.opening(
@@ -16,37 +15,10 @@ ui.opening(
     r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
     r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P",
 )
-names = {
-    "sinusoidal": "sinusoidal (interleaved, paper)",
-    "sinusoidal_split": "sinusoidal (sin half, cos half)",
-    "learned": "learned / hand-set table",
-    "none": "none",
-}
 c1, c2, c3 = st.columns([2, 1, 1])
-c1.radio(
-    "Kind",
-    PE_KINDS,
-    key=state.SETTING_KEYS["pe_kind"],
-    format_func=names.get,
-    horizontal=True,
-    persist_state="session",
-)
-c2.number_input(
-    "base",
-    min_value=1.0,
-    max_value=1e9,
-    key=state.SETTING_KEYS["pe_base"],
-    step=1000.0,
-    format="%g",
-    persist_state="session",
-    disabled=state.current().pe_kind not in PE_KINDS[:2],
-)
-c3.toggle(
-    "scale E by √d_model first",
-    key=state.SETTING_KEYS["pe_scale"],
-    persist_state="session",
-    help="The paper (section 3.4) multiplies embeddings by sqrt(d_model) before adding P.",
-)
+ui.setting("pe_kind", c1)
+ui.setting("pe_base", c2, disabled=not state.current().pe_kind.startswith("sinusoidal"))
+ui.setting("pe_scale", c3)
 ex, res = ui.result()
 if res is not None:
     sty, dims = ui.style(), [f"d{j}" for j in range(ex.d_model)]

@@ -4,7 +4,6 @@ import streamlit as st
 
 from explorer import editors, formulas, state, ui
 from explorer import figures as fg
-from explorer.example import MASK_KINDS, SCALE_MODES
 
 state.init()
 ui.opening(
@@ -15,48 +14,16 @@ ui.opening(
     r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + B + M\right),\quad "
     r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}",
 )
-sk = state.SETTING_KEYS
 c1, c2, c3 = st.columns([2, 2, 1])
 with c1:
-    st.radio(
-        "Scale",
-        SCALE_MODES,
-        key=sk["scale_mode"],
-        horizontal=True,
-        persist_state="session",
-        format_func={"sqrt": "1/√d_k (paper)", "none": "none (×1)", "custom": "custom"}.get,
-    )
-    if state.get(sk["scale_mode"]) == "custom":
-        st.number_input(
-            "custom scale factor",
-            min_value=-1e3,
-            max_value=1e3,
-            key=sk["scale_custom"],
-            format="%g",
-            persist_state="session",
-        )
+    if ui.setting("scale_mode") == "custom":
+        ui.setting("scale_custom")
 with c2:
-    st.radio(
-        "Mask",
-        MASK_KINDS,
-        key=sk["mask_kind"],
-        horizontal=True,
-        persist_state="session",
-        format_func={
-            "none": "none",
-            "causal": "causal",
-            "window": "sliding window",
-            "padding": "padding ([PAD])",
-            "custom": "custom",
-        }.get,
-    )
-    if state.get(sk["mask_kind"]) == "window":
-        st.number_input(
-            "window w (query i sees keys i-w+1 .. i)", 1, 64, key=sk["window"], persist_state="session"
-        )
+    if ui.setting("mask_kind") == "window":
+        ui.setting("window")
 with c3:
-    st.toggle("ALiBi bias", key=sk["alibi"], persist_state="session", help="Press et al. 2022: -slope·|i-j|")
-    st.toggle("RoPE", key=sk["rope"], persist_state="session", help="Rotary embedding of q and k (Su et al.)")
+    ui.setting("alibi")
+    ui.setting("rope")
 ex, res = ui.result()
 if res is not None:
     if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:

@@ -27,15 +27,7 @@ if res is not None:
         ),
         width="stretch",
     )
-    st.radio(
-        "Embeddings",
-        ["random", "table"],
-        key=state.SETTING_KEYS["emb_source"],
-        horizontal=True,
-        format_func={"random": "random per word (seeded)", "table": "hand-edited table"}.get,
-        persist_state="session",
-        help="Random: each word gets its own seeded vector, the same in every sentence. Table: edit them.",
-    )
+    ui.setting("emb_source")
     if ex.emb_source == "table":
         editors.matrix_editor(
             "emb", title="Embeddings", row_labels=res.labels, col_labels=[f"d{j}" for j in range(ex.d_model)]

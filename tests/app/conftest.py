@@ -8,7 +8,6 @@ encoding ({"dtype": "f8", "bdata": <base64>, "shape": "n, m"}), decoded by `arra
 
 from __future__ import annotations
 
-import ast
 import base64
 import json
 from dataclasses import dataclass
@@ -21,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import chart
+from explorer import chart, page_table
 from explorer.example import DEFAULT_SENTENCE, Example, conform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,14 +41,8 @@ URL_PATHS = tuple(PAGE_CHARTS)
 
 
 def page_scripts() -> dict[str, str]:
-    """url_path -> page script (relative to the repo root), read from the st.Page(...) calls in app.py."""
-    out: dict[str, str] = {}
-    for node in ast.walk(ast.parse((ROOT / "app.py").read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "Page":
-            script = node.args[0].value  # type: ignore[attr-defined]
-            url = next((k.value.value for k in node.keywords if k.arg == "url_path"), None)  # type: ignore[attr-defined]
-            out[str(url if url is not None else Path(script).stem)] = str(script)
-    return out
+    """url_path -> page script (relative to the repo root), in the menu's order: the page table's rows."""
+    return {p.url_path: p.script for p in page_table.listed()}
 
 
 def open_app() -> AppTest:

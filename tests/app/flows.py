@@ -11,17 +11,11 @@ import numpy as np
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
+from explorer import page_table
+
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per run: generous for a loaded 2-core CI machine
-PAGES = (
-    "pages/positional-encoding.py",
-    "pages/projections.py",
-    "pages/scores.py",
-    "pages/heads.py",
-    "pages/token.py",
-    "pages/encoder.py",
-    "pages/why-scale.py",
-)
+PAGES = tuple(p.script for p in page_table.listed()[1:])  # every page after the first, in the menu's order
 
 
 def open_app(sentence: str | None = None) -> AppTest:
