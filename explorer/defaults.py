@@ -23,7 +23,7 @@ from explorer.settings_table import (  # noqa: F401
     MAX_D_K,
     MAX_D_MODEL,
     MAX_HEADS,
-    MAX_SENTENCE_CHARS,  # noqa: F401
+    MAX_SENTENCE_CHARS,
     MAX_TOKENS,
 )
 
