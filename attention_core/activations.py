@@ -36,8 +36,9 @@ def _erf(x: NDArray[np.floating]) -> NDArray[np.floating]:
     t = 0.5 * z
     t += 1.0
     np.reciprocal(t, out=t)  # t = 1 / (1 + z/2)
-    poly = np.full_like(t, _ERFC_FIT[-1])
-    for c in _ERFC_FIT[-2::-1]:  # Horner, 9 steps (a loop over coefficients, not over tokens)
+    poly = _ERFC_FIT[-1] * t
+    poly += _ERFC_FIT[-2]
+    for c in _ERFC_FIT[-3::-1]:  # Horner (a loop over coefficients, not over tokens)
         poly *= t
         poly += c
     z *= z
