@@ -81,7 +81,7 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
                 refused.append(f"{title}, row {rows[i]!r}, column {cols[j]!r}: {why}; kept {sub[i, j]:.6g}.")
     state.set_matrix(name, m, from_editor=not refused)
     for msg in refused:
-        state.say("warning", msg)
+        state.say("refused", msg)  # a toast: it does not push the page down under the person's cursor
 
 
 def matrix_editor(
@@ -126,16 +126,18 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
     """
     b1, b2 = st.columns(2)
     b1.button(
-        "🎲 Re-randomize" if short else f"🎲 Re-randomize {what}",
+        "Re-randomize" if short else f"Re-randomize {what}",
         key=keys[0],
+        icon=":material/casino:",
         on_click=state.rerandomize,
         args=names,
         help=f"A new seeded draw of {what} (undo from the sidebar).",
         width="stretch",
     )
     b2.button(
-        "↺ Reset" if short else f"↺ Reset {what}",
+        "Reset" if short else f"Reset {what}",
         key=keys[1],
+        icon=":material/restart_alt:",
         on_click=state.reset_matrix,
         args=names,
         help=f"Back to the seed's {what} (undo from the sidebar).",

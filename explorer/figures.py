@@ -4,8 +4,11 @@ Conventions every heatmap follows:
 - rows are queries (top to bottom in sentence order), columns are keys (left to right);
 - axes are numeric (0..n-1) with the token labels as tick text, so repeated words never merge;
 - every label is escaped: Plotly renders tags such as <b> or <a href> in text, a token is never markup;
-- values are printed in the cells while the matrix is small enough to read (MAX_CELLS_WITH_TEXT per side);
-- weights use a fixed 0..1 sequential scale; signed matrices a diverging scale centred on 0.
+- every label is shown while it fits (smaller, then rotated), and a cell prints its value only where the
+  number fits in it, for the width the chart is drawn at (FULL_PX, HALF_PX, THIRD_PX; PRESENT_SCALE);
+- weights use a sequential scale, fitted to their range (stated on the colour bar) or fixed 0..1 (Style);
+  signed matrices a diverging scale centred on 0;
+- masked cells are grey: "0" on weights (their weight), "-inf" only on the scores before the softmax.
 """
 
 from __future__ import annotations
@@ -26,8 +29,14 @@ from numpy.typing import NDArray
 from plotly.colors import sample_colorscale
 from plotly.subplots import make_subplots
 
-MAX_CELLS_WITH_TEXT = 12  # values printed in cells up to 12 x 12
 MASKED_GREY = "#9e9e9e"
+# About how wide a chart is drawn at 1280 px with the sidebar open (measured in Chromium: the main column is
+# 820 px wide); in presentation mode (1920 px, no sidebar, wider padding) the same chart is PRESENT_SCALE
+# times as wide. Labels and cell values are fitted to these widths.
+FULL_PX = 820
+HALF_PX = 400
+THIRD_PX = 265
+PRESENT_SCALE = 2.2
 
 # Colour-blind-safe pairs (sequential for weights, diverging for signed values).
 PALETTES: dict[str, tuple[str, str, str]] = {
@@ -46,6 +55,7 @@ class Style:
     present: bool = False
     palette: str = "default"
     dark: bool = False
+    fit_weights: bool = True  # weights coloured over their own range (stated on the colour bar), not 0..1
 
     @property
     def font(self) -> int:
@@ -75,6 +85,21 @@ class Style:
     def template(self) -> str:
         # An explicit template: exported images are never black (streamlit/streamlit #6897).
         return "plotly_dark" if self.dark else "plotly_white"
+
+
+# One naming of dimensions on every page: the letter says which vector a dimension belongs to, the number
+# which of its entries it is (d: a token vector of width d_model; q, k, v: a head's query, key, value; f: the
+# feed-forward's hidden layer); a head's block of the concatenation is "h1·v0", head 1's v0.
+DIM_SPACES = {"d": "d_model", "q": "query", "k": "key", "v": "value", "f": "feed-forward hidden"}
+
+
+def dims(space: str, n: int, head: int | None = None) -> list[str]:
+    """The names of n dimensions of ``space`` (a key of DIM_SPACES): d0, d1, ...; with ``head`` (0-based),
+    that head's: h1·v0, h1·v1, ..."""
+    if space not in DIM_SPACES:
+        raise ValueError(f"space must be one of {sorted(DIM_SPACES)}, got {space!r}")
+    prefix = "" if head is None else f"h{head + 1}·"
+    return [f"{prefix}{space}{j}" for j in range(n)]
 
 
 def esc(label: object) -> str:
@@ -138,14 +163,43 @@ def _figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 
 
-def _layout(style: Style, title: str, height: int, **extra: Any) -> dict[str, Any]:
-    """The layout every figure shares (template, title, fonts, height, margins), plus `extra` keys."""
+def wrap(text: str, width_px: float, size: float) -> list[str]:
+    """``text`` cut at spaces into lines no wider than ``width_px`` at a font of ``size`` px (a word longer
+    than the width gets a line of its own)."""
+    lines: list[str] = []
+    for word in str(text).split(" "):
+        if lines and text_px(f"{lines[-1]} {word}", size) <= width_px:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _title(title: str, style: Style, width_px: float) -> tuple[dict[str, Any], float]:
+    """The layout title, wrapped to the chart's width (a title is never cut off at the chart's edge), and
+    the height its lines after the first add."""
+    lines = wrap(title, max(width_px - 30, 100.0), style.title_font)
+    return (
+        {"text": "<br>".join(esc(line) for line in lines), "font": {"size": style.title_font}},
+        (len(lines) - 1) * style.title_font * 1.3,
+    )
+
+
+def _drawn_px(width_px: float, style: Style) -> float:
+    """How wide a chart of ``width_px`` (at 1280 px, sidebar open) is drawn in this style."""
+    return width_px * (PRESENT_SCALE if style.present else 1.0)
+
+
+def _layout(style: Style, title: str, height: int, width_px: float = FULL_PX, **extra: Any) -> dict[str, Any]:
+    """The layout every figure shares (template, title wrapped to ``width_px``, fonts, height, margins),
+    plus `extra` keys."""
+    head, more = _title(title, style, _drawn_px(width_px, style))
     layout: dict[str, Any] = {
         "template": template_of(style),
-        "title": {"text": esc(title), "font": {"size": style.title_font}},
+        "title": head,
         "font": {"size": style.font},
-        "height": height,
-        "margin": {"l": 10, "r": 10, "t": 30 + style.title_font * 2, "b": 10},
+        "height": int(height + more),
+        "margin": {"l": 10, "r": 10, "t": int(30 + style.title_font * 2 + more), "b": 10},
         "hoverlabel": {"font": {"size": style.font}},
     }
     layout.update(extra)
@@ -154,12 +208,6 @@ def _layout(style: Style, title: str, height: int, **extra: Any) -> dict[str, An
 
 def _height(rows: int, style: Style, extra: int = 140) -> int:
     return int(min(extra + rows * style.cell_px, 1100))
-
-
-def _fmt_text(n_rows: int, n_cols: int, digits: int) -> str | None:
-    if n_rows <= MAX_CELLS_WITH_TEXT and n_cols <= MAX_CELLS_WITH_TEXT:
-        return f"%{{z:.{digits}f}}"
-    return None
 
 
 def heatmap(
@@ -176,19 +224,25 @@ def heatmap(
     y_title: str = "query",
     digits: int = 2,
     zrange: tuple[float, float] | None = None,
-    max_text_cols: int = MAX_CELLS_WITH_TEXT,
     groups: Sequence[str] = (),
-    width_px: int = 1000,
+    width_px: int = FULL_PX,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
 ) -> go.Figure:
-    """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = drawn grey "-inf".
+    """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
+    weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
 
-    weights=True: fixed 0..1 sequential scale. Otherwise a diverging scale centred on 0 (or `zrange`).
+    weights=True: a sequential scale, fitted to the finite values (style.fit_weights, the range written on
+    the colour bar) or fixed 0..1. Otherwise a diverging scale centred on 0 (or `zrange`, e.g. one range
+    shared by several charts).
     row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
-    max_text_cols: print values only up to this many columns (lower it for a chart in a narrow column).
     groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
     each block is named above its columns and blocks are divided by lines.
-    width_px: about how wide the chart is drawn (1280 px screen: ~1000 full width, ~280 a third); labels that would
-    overlap at that width are thinned to every k-th (the hover still names every cell).
+    width_px: about how wide the chart is drawn at 1280 px with the sidebar open (FULL_PX, or HALF_PX /
+    THIRD_PX in columns); presentation mode scales it by PRESENT_SCALE. Every label is drawn while it fits
+    (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
+    the selected query and the key it attends to most) always keep theirs. A cell prints its value only
+    when the number fits in it.
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -196,8 +250,11 @@ def heatmap(
     if masked is not None and masked.any():
         shown[masked] = np.nan
     finite = shown[np.isfinite(shown)]
+    colorbar: dict[str, Any] = {"thickness": 14, "tickfont": {"size": style.font}}
     if weights:
-        zmin, zmax, zmid, scale = 0.0, 1.0, None, style.sequential
+        zmin, zmax = weight_range(finite, style)
+        zmid, scale = None, style.sequential
+        colorbar.update(_range_note(zmin, zmax, style))
     elif zrange is not None:
         zmin, zmax, zmid, scale = zrange[0], zrange[1], None, style.diverging
     else:
@@ -221,17 +278,13 @@ def heatmap(
         "zmin": zmin,
         "zmax": zmax,
         "colorscale": _colorscale(scale),
-        "textfont": {"size": style.cell_font},
         "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>",
-        "colorbar": {"thickness": 14, "tickfont": {"size": style.font}},
+        "colorbar": colorbar,
         "xgap": gap,
         "ygap": gap,
     }
     if zmid is not None:
         trace["zmid"] = zmid
-    text = _fmt_text(n_rows, n_cols, digits) if n_cols <= max_text_cols else None
-    if text is not None:
-        trace["texttemplate"] = text
     if small:
         # (row label, column label) of every cell, as a numpy string array: copied whole, not cell by cell.
         rows_esc, cols_esc = [esc(s) for s in row_labels], [esc(s) for s in col_labels]
@@ -240,16 +293,33 @@ def heatmap(
         pairs[:, :, 0] = np.array(rows_esc)[:, None]
         pairs[:, :, 1] = np.array(cols_esc)[None, :]
         trace["customdata"] = pairs
+    # Right of the plot: the row sums, or the colour bar and its tick labels; under it, with the row sums,
+    # the colour bar (and its range).
+    right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.000", style.font)
+    bottom = 40 + int(style.font * 2.6) if row_sums else 10
+    height = _height(n_rows, style) + (bottom if row_sums else 0)
+    width = width_px * (PRESENT_SCALE if style.present else 1.0)
+    more = _title(title, style, width)[1]  # a title too long for one line takes more
+    xaxis, yaxis, margin = _axes(
+        row_labels, col_labels, style, x_title, y_title, (width, height), right, bottom, keep_rows, keep_cols
+    )
+    margin["t"] += int(more)
+    cell = (
+        (width - margin["l"] - right) / max(n_cols, 1),
+        (height - margin["t"] - margin["b"]) / max(n_rows, 1),
+    )
+    cell_font = cell_text_font(
+        finite, digits, cell, style, masked_value(weights) if masked is not None else ""
+    )
+    if cell_font:
+        trace["texttemplate"] = f"%{{z:.{digits}f}}"
+        trace["textfont"] = {"size": cell_font}
     data = [trace]
     if masked is not None and masked.any():
-        grey = _masked_overlay(masked, weights, style, gap, text is not None, where)
+        grey = _masked_overlay(masked, weights, style, gap, cell_font, where)
         if small:
             grey["customdata"] = trace["customdata"]
         data.append(grey)
-    height = _height(n_rows, style)
-    # Right of the plot: the row sums, or the colour bar and its tick labels.
-    right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.00", style.font)
-    xaxis, yaxis, margin = _axes(row_labels, col_labels, style, x_title, y_title, (width_px, height), right)
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
     if groups:
         extra.update(_group_marks(groups, n_cols, style, margin))
@@ -264,18 +334,76 @@ def heatmap(
                 "xanchor": "left",
                 "showarrow": False,
                 "text": f"Σ {s:.3f}",
-                "font": {"size": style.cell_font},
+                "font": {"size": min(style.cell_font, yaxis["tickfont"]["size"])},
             }
             for i, s in enumerate(sums)
         ]
         # The sums take the right-hand side, so the colour bar lies under the chart instead.
-        trace["colorbar"] = {
-            "thickness": 14, "tickfont": {"size": style.font}, "orientation": "h", "x": 0.5, "xanchor": "center",
-            "y": -0.02, "yanchor": "top", "len": 0.8,
-        }  # fmt: skip
-        extra["margin"] = {**margin, "r": 20 + style.cell_font * 5, "b": 40 + style.font}
-        return _figure(data, _pin_title(_layout(style, title, height + 40 + style.font, **extra)))
-    return _figure(data, _pin_title(_layout(style, title, height, **extra)))
+        colorbar.update(
+            {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02, "yanchor": "top", "len": 0.8}
+        )
+        if "title" in colorbar:
+            colorbar["title"]["side"] = "bottom"
+        margin["r"] = int(right)
+    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra)))
+
+
+def shared_range(*matrices: NDArray[np.float64]) -> tuple[float, float]:
+    """One symmetric colour range (-b, b) for several signed matrices drawn side by side, b the largest
+    |value| among them: the same number gets the same colour in each (E + P = X can be read off)."""
+    finite = [np.abs(m[np.isfinite(m)]) for m in matrices]
+    bound = max((float(f.max()) for f in finite if f.size), default=1.0)
+    return -(bound or 1.0), bound or 1.0
+
+
+def weight_range(finite: NDArray[np.float64], style: Style) -> tuple[float, float]:
+    """The colour range of weights: 0..1, or fitted to the finite values (style.fit_weights).
+
+    Fitted, a flat row of 30 weights near 1/30 still shows which keys get a little more: 0..1 paints them
+    all one colour. A range narrower than 0.01 is widened to 0.01 around its middle (inside 0..1).
+    """
+    if not style.fit_weights or not finite.size:
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi - lo < 0.01:
+        mid = min(max((lo + hi) / 2, 0.005), 0.995)
+        lo, hi = mid - 0.005, mid + 0.005
+    return lo, hi
+
+
+def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
+    """Colour bar ticks at both ends of a fitted range, and its title saying so."""
+    if (lo, hi) == (0.0, 1.0):
+        return {}
+    ticks = np.linspace(lo, hi, 5)
+    return {
+        "tickmode": "array",
+        "tickvals": ticks,
+        "ticktext": [f"{t:.3f}" if i in (0, 4) else f"{t:.2f}" for i, t in enumerate(ticks)],
+        "title": {"text": "fitted", "font": {"size": style.font}, "side": "top"},
+    }
+
+
+def cell_text_font(
+    finite: NDArray[np.float64], digits: int, cell: tuple[float, float], style: Style, also: str = ""
+) -> int:
+    """The largest font (style.cell_font down to a legible minimum) at which every cell's value fits in a
+    cell of ``cell`` = (width, height) px; 0 when none does (then no cell prints its value)."""
+    texts = [also]
+    if finite.size:
+        texts += [f"{float(finite.min()):.{digits}f}", f"{float(finite.max()):.{digits}f}"]
+    ems = max(text_px(t, 1.0) for t in texts)
+    for size in range(style.cell_font, _min_font(style, cell=True) - 1, -1):
+        if ems * size + 6 <= cell[0] and size + 4 <= cell[1]:
+            return size
+    return 0
+
+
+def _min_font(style: Style, cell: bool = False) -> int:
+    """The smallest text drawn: legible on a laptop, and from the back of a room when presenting."""
+    if style.present:
+        return 14
+    return 9 if cell else 10
 
 
 MASKED_TEXT = "#1a1a1a"  # the value printed on a masked cell: 7.6:1 against MASKED_GREY
@@ -287,11 +415,12 @@ def masked_value(weights: bool) -> str:
 
 
 def _masked_overlay(
-    masked: NDArray[np.bool_], weights: bool, style: Style, gap: int, with_text: bool, where: str
+    masked: NDArray[np.bool_], weights: bool, style: Style, gap: int, cell_font: int, where: str
 ) -> dict[str, Any]:
     """Grey cells over the masked positions (n_rows, n_cols), True = masked: a weights chart marks them 0
     (the weight the softmax gives them), a scores chart -inf (the score the mask writes); the hover names the
-    cell (``where``, a hover-template fragment) and says "masked" and its value either way."""
+    cell (``where``, a hover-template fragment) and says "masked" and its value either way. The value is
+    printed at ``cell_font`` (0: not printed, like the other cells)."""
     value = masked_value(weights)
     what = "weight 0 (its score is -inf)" if weights else "score -inf (its weight is 0)"
     grey: dict[str, Any] = {
@@ -301,15 +430,15 @@ def _masked_overlay(
         "y": np.arange(masked.shape[0]),
         "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
         "showscale": False,
-        "textfont": {"size": style.cell_font, "color": MASKED_TEXT},
         "hovertemplate": f"{where}<br>masked: {what}<extra></extra>",
         "meta": {"masked_value": value},
         "xgap": gap,
         "ygap": gap,
     }
-    if with_text:  # the values only where the other cells print theirs
+    if cell_font:
         grey["text"] = np.where(masked, value, "").tolist()
         grey["texttemplate"] = "%{text}"
+        grey["textfont"] = {"size": cell_font, "color": MASKED_TEXT}
     return grey
 
 
@@ -346,58 +475,104 @@ def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
     return layout
 
 
+def thinned(n: int, step: int, keep: Sequence[int] = ()) -> list[int]:
+    """The positions of n that keep a label: every ``step``-th, and every position in ``keep``, whose
+    neighbours on the grid closer than ``step`` give way (so no two labels get closer than a step)."""
+    ticks = set(range(0, n, max(step, 1)))
+    for k in keep:
+        if 0 <= k < n and k not in ticks:
+            ticks = {t for t in ticks if abs(t - k) >= step or t in keep}
+            ticks.add(int(k))
+    return sorted(ticks)
+
+
+def _fit_rows(ems: list[float], space: float, style: Style) -> tuple[int, int]:
+    """(font, step) of labels stacked in ``space`` px (one line each): the largest font from style.font
+    down to the minimum at which all fit; else the minimum and every step-th."""
+    n = max(len(ems), 1)
+    for size in range(style.font, _min_font(style) - 1, -1):
+        if size + 3 <= space / n:
+            return size, 1
+    size = _min_font(style)
+    return size, label_step(n, space, size)
+
+
+def _fit_cols(ems: list[float], space: float, style: Style) -> tuple[int, int, int]:
+    """(font, angle, step) of labels side by side in ``space`` px: the largest font at which all fit
+    upright (up to 24 labels), else at -45 degrees, else at -90; below the minimum font, every step-th at
+    -90 degrees."""
+    n = max(len(ems), 1)
+    each = space / n
+    widest = max(ems, default=0.0)
+    for size in range(style.font, _min_font(style) - 1, -1):
+        if n <= 24 and widest * size + 6 <= each:
+            return size, 0, 1
+        if (size + 2) * 1.42 <= each:
+            return size, -45, 1
+        if size + 3 <= each:
+            return size, -90, 1
+    size = _min_font(style)
+    return size, -90, label_step(n, space, size)
+
+
 def _axes(
     row_labels: Sequence[str],
     col_labels: Sequence[str],
     style: Style,
     x_title: str,
     y_title: str,
-    size: tuple[int, int],
+    size: tuple[float, float],
     right: float,
+    bottom: int = 10,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
 ) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
     """The x (keys, on top) and y (queries, first on top) axes of a heatmap, and the margins that hold them.
 
-    size: about (width, height) of the chart in px; right: the margin right of the plot. Labels are thinned
-    to every k-th where they would overlap (the plot takes the height less about 200 px, the width less the
-    margins); key labels stand upright while they fit, else at -45 degrees.
+    size: (width, height) of the chart in px; right, bottom: the margins right of and under the plot.
+    Every label is shown while it fits: query labels at the largest font that gives each row its line, key
+    labels at the largest font that fits upright, else at -45, else at -90 degrees (_fit_cols); past the
+    smallest font, every k-th label, always with those in keep_rows / keep_cols.
     Margins are computed from the labels' lengths (no automargin: Plotly's measuring pass drew every chart
     twice). From the top: the title (pinned to the top of the figure), the x-axis title, the key labels (one
-    line high upright; at -45 degrees width * sin 45 + height * cos 45), the plot; on the left the query
-    labels and the y-axis title.
+    line high upright; at -45 degrees width * sin 45 + height * cos 45; at -90 their width), the plot; on the
+    left the query labels and the y-axis title.
     """
     n_rows, n_cols = len(row_labels), len(col_labels)
-    tick = style.font if max(n_rows, n_cols) <= 24 else 10
-    y_step = label_step(n_rows, size[1] - 200, tick)
-    rows = list(row_labels)[::y_step]
-    left = max((text_px(r, tick) for r in rows), default=0.0) + 8 + style.font * 1.4 + 15
+    row_ems = [text_px(r, 1.0) for r in row_labels]
+    col_ems = [text_px(c, 1.0) for c in col_labels]
+    head = 8 + style.title_font * 1.5 + style.font * 1.4 + 15 + 6  # title and axis title above the labels
+    y_font, y_step = _fit_rows(row_ems, size[1] - head - style.font * 3 - bottom, style)
+    y_ticks = thinned(n_rows, y_step, keep_rows)
+    left = max((row_ems[i] * y_font for i in y_ticks), default=0.0) + 8 + style.font * 1.4 + 15
     plot_w = max(100.0, size[0] - left - right)
-    col_w = [text_px(c, tick) for c in col_labels]
-    upright = n_cols <= 24 and (max(col_w, default=0.0) + 6) * n_cols <= plot_w
-    x_step = 1 if upright else label_step(n_cols, plot_w, tick * 1.2)
-    x_w = max(col_w[::x_step], default=0.0)
-    x_depth = tick * 1.3 if upright else (x_w + tick) * 0.71
-    top = 8 + style.title_font * 1.5 + style.font * 1.4 + 15 + x_depth + 6
+    x_font, angle, x_step = _fit_cols(col_ems, plot_w, style)
+    x_ticks = thinned(n_cols, x_step, keep_cols)
+    x_w = max((col_ems[j] * x_font for j in x_ticks), default=0.0)
+    x_depth = {0: x_font * 1.3, -45: (x_w + x_font) * 0.71, -90: x_w + 6}[angle]
+    top = head + x_depth
     common = {"showgrid": False, "zeroline": False, "automargin": False, **_TICKS}
     xaxis = {
         "tickmode": "array",
-        "tickvals": np.arange(0, n_cols, x_step),
-        "ticktext": [esc(c) for c in list(col_labels)[::x_step]],
+        "tickvals": np.array(x_ticks),
+        "ticktext": [esc(col_labels[j]) for j in x_ticks],
         "side": "top",
-        "tickangle": 0 if upright else -45,
+        "tickangle": angle,
         "title": {"text": x_title, "font": {"size": style.font}},
-        "tickfont": {"size": tick},
+        "tickfont": {"size": x_font},
         **common,
     }
     yaxis = {
         "tickmode": "array",
-        "tickvals": np.arange(0, n_rows, y_step),
-        "ticktext": [esc(r) for r in rows],
+        "tickvals": np.array(y_ticks),
+        "ticktext": [esc(row_labels[i]) for i in y_ticks],
         "autorange": "reversed",
         "title": {"text": y_title, "font": {"size": style.font}},
-        "tickfont": {"size": tick},
+        "tickfont": {"size": y_font},
         **common,
     }
-    return xaxis, yaxis, {"l": int(left), "r": 10, "t": int(top), "b": 10}
+    # The right margin is Plotly's to grow for the colour bar; the row sums set theirs (heatmap).
+    return xaxis, yaxis, {"l": int(left), "r": 10, "t": int(top), "b": int(bottom)}
 
 
 def head_grid(
@@ -407,13 +582,43 @@ def head_grid(
     style: Style,
     title: str,
     masked: NDArray[np.bool_] | None = None,
+    width_px: int = FULL_PX,
+    max_side_px: int | None = None,
 ) -> go.Figure:
-    """Small multiples of every head's weights (n_heads, n, n) on one shared 0..1 scale."""
+    """Small multiples of every head's weights (n_heads, n, n) on one colour scale (fitted to every head's
+    weights together, or 0..1: style.fit_weights), up to 4 panels a row.
+
+    width_px: as heatmap's. Between two panels there is room for the right panel's query labels; panels are
+    square up to ``max_side_px`` high. Labels and cell values are shown as heatmap shows them (all while they
+    fit; values only where they fit).
+    """
     h, n, _ = weights.shape
     cols = min(h, 4)
     rows = (h + cols - 1) // cols
     lab = [esc(s) for s in labels]
-    text = _fmt_text(n, n, 2) if h <= 4 and n <= 8 else None
+    ems = [text_px(s, 1.0) for s in labels]
+    width = _drawn_px(width_px, style)
+    colorbar_px = 40 + text_px("0.000", style.font)
+    cap = max_side_px or (560 if style.present else 420)
+    # Panel width with labels at the largest font, then the query labels fitted to the panel's height.
+    first_w = max(ems, default=0.0) * style.font + 16
+    side = min(cap, max(120.0, (width - first_w - colorbar_px - (cols - 1) * first_w) / cols))
+    y_font, y_step = _fit_rows(ems, side, style)
+    y_ticks = thinned(n, y_step)
+    y_w = max((ems[i] * y_font for i in y_ticks), default=0.0)
+    left = y_w + 12
+    area = max(200.0, width - left - colorbar_px)
+    spacing_px = y_w + 16  # the next panel's query labels
+    panel = (area - (cols - 1) * spacing_px) / cols
+    side = min(cap, max(120.0, panel))
+    x_font, angle, x_step = _fit_cols(ems, panel, style)
+    x_ticks = thinned(n, x_step)
+    x_w = max((ems[j] * x_font for j in x_ticks), default=0.0)
+    x_depth = {0: x_font * 1.3, -45: (x_w + x_font) * 0.71, -90: x_w + 6}[angle]
+    above = style.font * 1.6 + x_depth + 16  # a row's subplot titles and key labels
+    top = int(style.title_font * 1.6 + 16 + above)
+    height = int(top + rows * side + (rows - 1) * above + 10)
+    cell_font = cell_text_font(weights[np.isfinite(weights)], 2, (panel / n, side / n), style, "0")
     gap = 1 if n <= 16 else 0  # small multiples: cells are a quarter as wide as in a full heatmap
     data = []
     for i in range(h):
@@ -426,72 +631,72 @@ def head_grid(
             "x": np.arange(n),
             "y": np.arange(n),
             "coloraxis": "coloraxis",
-            "textfont": {"size": style.cell_font},
             "xgap": gap,
             "ygap": gap,
             "hovertemplate": f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
             "xaxis": "x" if i == 0 else f"x{i + 1}",  # subplot i + 1, row-major from the top left
             "yaxis": "y" if i == 0 else f"y{i + 1}",
         }
-        if text is not None:
-            trace["texttemplate"] = text
+        if cell_font:
+            trace["texttemplate"] = "%{z:.2f}"
+            trace["textfont"] = {"size": cell_font}
         data.append(trace)
     if masked is not None and masked.any():  # after the heads: data[i] stays head i + 1
         for i in range(h):
             where = f"head {i + 1}<br>query %{{y}}<br>key %{{x}}"
-            grey = _masked_overlay(masked, True, style, gap, text is not None, where)
+            grey = _masked_overlay(masked, True, style, gap, cell_font, where)
             grey.update(xaxis=data[i]["xaxis"], yaxis=data[i]["yaxis"])
             data.append(grey)
-    font = style.font if n <= 12 else max(10, style.font - 4)
-    side = max(260, min(640 if style.present else 560, 60 + n * (style.cell_px if n <= 12 else 14)))
-    # Labels are shown as many as fit without overlapping: at 64 tokens every token in a ~300 px wide panel
-    # overlapped into a smear. A panel of a 4-column grid is about 300 px wide at 1920 px; its height is known.
-    panel = (1200 if not style.present else 1440) / cols
-    x_step = label_step(n, panel, font)
-    y_step = label_step(n, side * 0.8, font)
-    x_ticks = {"tickvals": np.arange(0, n, x_step), "ticktext": lab[::x_step]}
-    y_ticks = {"tickvals": np.arange(0, n, y_step), "ticktext": lab[::y_step]}
-    x_w = max((text_px(s, font) for s in labels[::x_step]), default=0.0)
-    angle = 0 if x_w + 6 <= panel / len(x_ticks["ticktext"] or [0]) else -90  # upright while they fit
-    y_w = max((text_px(s, font) for s in labels[::y_step]), default=0.0)
-    x_depth = x_w if angle else font * 1.3
-    top = int(style.title_font * 1.6 + style.font * 1.6 + x_depth + 24)
-    height = int(rows * (side + x_depth) + 60)
-    # Between two rows of panels: the lower row's subplot titles and key labels (a fraction of the plot area).
-    between = (style.font * 1.6 + x_depth + 16) / max(1, height - top - 10)
-    layout = json.loads(_grid_json(rows, cols, h, round(min(0.3, between), 2) if rows > 1 else 0.05))
-    base = {"tickmode": "array", "showgrid": False, "automargin": False, "tickfont": {"size": font}, **_TICKS}
+    plot_h = max(1, height - top - 10)
+    layout = json.loads(
+        _grid_json(
+            rows,
+            cols,
+            h,
+            round(min(spacing_px / area, 0.9 / max(cols - 1, 1)), 3),
+            round(min(above / plot_h, 0.9 / max(rows - 1, 1)), 3) if rows > 1 else 0.05,
+        )
+    )
+    base = {"tickmode": "array", "showgrid": False, "automargin": False, **_TICKS}
+    x_axis = {**base, "tickfont": {"size": x_font}, "tickvals": np.array(x_ticks), "side": "top"}
+    x_axis.update(ticktext=[lab[j] for j in x_ticks], tickangle=angle)
+    y_axis = {**base, "tickfont": {"size": y_font}, "tickvals": np.array(y_ticks), "autorange": "reversed"}
+    y_axis["ticktext"] = [lab[i] for i in y_ticks]
     for name, axis in layout.items():
         if name.startswith("xaxis"):
-            axis.update(**base, **x_ticks, side="top", tickangle=angle)
+            axis.update(x_axis)
         elif name.startswith("yaxis"):
-            axis.update(**base, **y_ticks, autorange="reversed")
+            axis.update(y_axis)
     # Subplot titles sit above the key labels (which are on top, like every heatmap).
     for note in layout.get("annotations", []):
         note["font"] = {**note.get("font", {}), "size": style.font}
         note["yshift"] = int(x_depth + 10)
-    common = _layout(style, title, height)
+    common = _layout(style, title, height, width_px)
     # Room above the plots for the title, then the subplot titles, then the key labels (no overlap, and
     # the same at presentation sizes): the title is pinned to the top of the figure. The margins are
     # computed (no automargin: Plotly's measuring pass drew the grid twice).
-    common["margin"].update(t=top, l=int(y_w + 12))
+    common["margin"].update(t=top + int(common["height"] - height), l=int(left), b=10)
     common["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
-    colorbar = {"thickness": 14, "tickfont": {"size": style.font}}
+    finite = weights[np.isfinite(weights)] if masked is None else weights[:, ~masked]
+    lo, hi = weight_range(finite, style)
+    colorbar = {"thickness": 14, "tickfont": {"size": style.font}, **_range_note(lo, hi, style)}
     layout.update(
         common,
-        coloraxis={"colorscale": _colorscale(style.sequential), "cmin": 0, "cmax": 1, "colorbar": colorbar},
+        coloraxis={"colorscale": _colorscale(style.sequential), "cmin": lo, "cmax": hi, "colorbar": colorbar},
     )
     return _figure(data, layout)
 
 
 @functools.lru_cache(maxsize=16)
-def _grid_json(rows: int, cols: int, n_titles: int, vertical_spacing: float) -> str:
+def _grid_json(
+    rows: int, cols: int, n_titles: int, horizontal_spacing: float, vertical_spacing: float
+) -> str:
     """The layout of a rows x cols grid of subplots (axes, domains, titles "head 1".."head n"), made once."""
     grid = make_subplots(
         rows=rows,
         cols=cols,
         subplot_titles=[f"head {i + 1}" for i in range(n_titles)],
-        horizontal_spacing=0.06,
+        horizontal_spacing=horizontal_spacing,
         vertical_spacing=vertical_spacing,
     )
     layout = grid.to_plotly_json()["layout"]
@@ -514,8 +719,11 @@ def lines(
     log_y: bool = False,
     dash: Sequence[str] | None = None,
     height: int | None = None,
+    width_px: int = FULL_PX,
 ) -> go.Figure:
-    """Curves ys (m, k) over x (m,), one per name; optional markers (p,), (p, k) on the same curves."""
+    """Curves ys (m, k) over x (m,), one per name; optional markers (p,), (p, k) on the same curves.
+
+    Log axes label their ticks with whole values (log_ticks); the title wraps to width_px (as heatmap's)."""
     data: list[dict[str, Any]] = []
     for j, name in enumerate(names):
         data.append(
@@ -543,15 +751,42 @@ def lines(
                     "hovertemplate": "position %{x}<br>value %{y:.6f}<extra></extra>",
                 }
             )
+    xaxis: dict[str, Any] = {"title": {"text": esc(x_title)}, "type": "log" if log_x else "linear"}
+    yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}, "type": "log" if log_y else "linear"}
+    if log_x:
+        xaxis.update(log_ticks(x, exact=True))
+    if log_y:
+        yaxis.update(log_ticks(ys))
     layout = _layout(
         style,
         title,
         height or (620 if style.present else 420),
-        xaxis={"title": {"text": esc(x_title)}, "type": "log" if log_x else "linear"},
-        yaxis={"title": {"text": esc(y_title)}, "type": "log" if log_y else "linear"},
+        width_px,
+        xaxis=xaxis,
+        yaxis=yaxis,
         legend={"font": {"size": style.font}},
     )
     return _figure(data, layout)
+
+
+def number(v: float) -> str:
+    """A tick label: whole numbers in full (500, 1000, not 5 or 1k), others in short form (0.01)."""
+    return f"{int(v)}" if float(v).is_integer() and abs(v) < 1e9 else f"{v:g}"
+
+
+def log_ticks(values: NDArray[np.float64], exact: bool = False) -> dict[str, Any]:
+    """Ticks of a log axis, each labelled with its whole value (Plotly's own label minor ticks "2" and "5",
+    so 500 read as "5"): the values themselves when ``exact`` and there are at most 12 of them, else the
+    powers of ten that span them."""
+    v = np.asarray(values, dtype=np.float64)
+    v = np.unique(v[np.isfinite(v) & (v > 0)])
+    if not v.size:
+        return {}
+    if exact and v.size <= 12:
+        ticks = v
+    else:
+        ticks = 10.0 ** np.arange(np.floor(np.log10(v.min())), np.ceil(np.log10(v.max())) + 1)
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [number(t) for t in ticks]}
 
 
 def bars(
@@ -592,6 +827,15 @@ def bars(
     return _figure([bar], _layout(style, title, 560 if style.present else 380, xaxis=xaxis, yaxis=yaxis))
 
 
+# One colour per key bar, all different and none grey (grey is the "other keys" bar): Paul Tol's colour-blind
+# safe "muted" scheme plus three of his "bright" and "vibrant" ones, as many as stacked_contributions draws
+# bars of keys (max_keys); Plotly's default cycle repeats after 10.
+KEY_COLOURS = (
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499",
+    "#EE6677", "#4477AA", "#EE7733",
+)  # fmt: skip
+
+
 def stacked_contributions(
     contributions: NDArray[np.float64],
     key_labels: Sequence[str],
@@ -609,7 +853,7 @@ def stacked_contributions(
     bar: sixty colours cannot be told apart, and a legend of sixty entries took most of a second to draw.
     """
     n_keys, d_v = contributions.shape
-    dims = [f"dim {c}" for c in range(d_v)]
+    names = dims("v", d_v)
     if n_keys > max_keys:
         strength = np.abs(contributions).sum(axis=1)  # (n_keys,)
         shown = np.sort(np.argsort(-strength, kind="stable")[: max_keys - 1])
@@ -618,12 +862,13 @@ def stacked_contributions(
     data: list[dict[str, Any]] = [
         {
             "type": "bar",
-            "x": dims,
+            "x": names,
             "y": contributions[j],
             "name": esc(key_labels[j]),
+            "marker": {"color": KEY_COLOURS[c % len(KEY_COLOURS)]},
             "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
         }
-        for j in shown
+        for c, j in enumerate(shown)
     ]
     rest = np.setdiff1d(np.arange(n_keys), shown)
     if rest.size:
@@ -631,7 +876,7 @@ def stacked_contributions(
         data.append(
             {
                 "type": "bar",
-                "x": dims,
+                "x": names,
                 "y": contributions[rest].sum(axis=0),
                 "name": name,
                 "marker": {"color": MASKED_GREY},
@@ -641,7 +886,7 @@ def stacked_contributions(
     data.append(
         {
             "type": "scatter",
-            "x": dims,
+            "x": names,
             "y": total,
             "mode": "markers",
             "name": "output (sum)",
@@ -657,7 +902,7 @@ def stacked_contributions(
     # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars.
     notes = [
         {
-            "x": dims[c], "y": float(t), "text": f"{t:.3f}", "showarrow": False, "xanchor": "left", "xshift": 12,
+            "x": names[c], "y": float(t), "text": f"{t:.3f}", "showarrow": False, "xanchor": "left", "xshift": 12,
             "font": {"size": style.cell_font}, "bgcolor": "rgba(17,17,17,0.85)" if style.dark else "rgba(255,255,255,0.85)",
         }
         for c, t in enumerate(total)

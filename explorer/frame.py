@@ -63,6 +63,13 @@ def sidebar() -> None:
             format_func=lambda p: PALETTES[p][2],
             persist_state="session",
         )
+        st.toggle(
+            "Weights: colours fitted to their range",
+            key=state.K_FIT,
+            persist_state="session",
+            help="On: the colours of attention weights span their lowest to highest value (written on the "
+            "colour bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale.",
+        )
         if state.can_undo():
             st.button("Undo the last reset / re-randomize / preset", on_click=state.undo, key="frame.undo")
         share_ui.panel()
@@ -85,18 +92,22 @@ def sentence_box() -> None:
         st.warning(
             f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
             f"{table.MAX_TOKENS}. Shorten it to see the rest.",
-            icon="✂️",
+            icon=":material/content_cut:",
         )
     elif sentence and not toks:
-        st.info("The sentence has no tokens (only spaces): type a few words.", icon="✏️")
+        st.info("The sentence has no tokens (only spaces): type a few words.", icon=":material/edit:")
 
 
 def show_messages() -> None:
-    """Messages queued by callbacks (refused edits, restored state) shown once, as plain text.
+    """Messages queued by callbacks (refused edits, restored state) shown once, as plain text; a refused
+    cell as a toast, which does not push the page down (an alert above the page moved the editor away).
 
     They quote what people typed, pasted or put in a URL, so they are never read as Markdown (text.literal).
     """
     for kind, text in state.take_messages():
+        if kind == "refused":  # a refused cell: in a corner until closed, the page stays where it is
+            st.toast(literal(text), icon=":material/block:", duration="infinite")
+            continue
         {"info": st.info, "warning": st.warning, "error": st.error, "success": st.success}.get(kind, st.info)(
             literal(text)
         )

@@ -74,7 +74,7 @@ def panel() -> None:
             st.info(
                 "You have changed the example since loading it: a ✗ below marks a printed number that no "
                 "longer comes out.",
-                icon="✏️",
+                icon=":material/edit:",
             )
         checks = lessons.checks(name, res)
         tables = lessons.extras(name, ex, res)
@@ -90,8 +90,9 @@ def panel() -> None:
                     _tables(tables, f"preset.{name}")
         b1, b2, _ = st.columns([2, 2, 3])
         b1.button(
-            "↺ Reload the example",
+            "Reload the example",
             key="preset.reload",
+            icon=":material/restart_alt:",
             on_click=load,
             args=(name,),
             disabled=not changed,

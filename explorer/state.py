@@ -32,6 +32,7 @@ K_QUERY = "ui.query"  # the query token index on /token and in the formula
 K_KEY = "ui.key"  # the key token index in the formula
 K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
+K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
 # cost most of their page's run at 64 tokens even when nobody looks at them.
@@ -53,6 +54,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K_KEY: 0,
     K_PRESENT: False,
     K_COLORS: "default",
+    K_FIT: True,
     K_PRESET: "",
 }
 
@@ -191,6 +193,10 @@ def present() -> bool:
 
 def colors() -> str:
     return str(st.session_state[K_COLORS])
+
+
+def fit_weights() -> bool:
+    return bool(st.session_state.get(K_FIT, True))
 
 
 def draws() -> dict[str, int]:

@@ -15,9 +15,9 @@ from explorer.pipeline import Result
 from explorer.text import literal
 
 # About how wide a chart is drawn in half and in a third of the page on a 1280 px laptop screen; the
-# heatmaps thin their labels to fit (figures.heatmap width_px). Narrower screens overlap a little sooner.
-HALF = 420
-THIRD = 280
+# heatmaps fit their labels and cell values to it (figures.heatmap width_px).
+HALF = figures.HALF_PX
+THIRD = figures.THIRD_PX
 
 
 def style() -> figures.Style:
@@ -27,7 +27,9 @@ def style() -> figures.Style:
         dark = st.context.theme.type == "dark"
     except Exception:  # noqa: BLE001 - st.context is unavailable in bare runs; light is the default
         dark = False
-    return figures.Style(present=state.present(), palette=state.colors(), dark=dark)
+    return figures.Style(
+        present=state.present(), palette=state.colors(), dark=dark, fit_weights=state.fit_weights()
+    )
 
 
 def opening(title: str, text: str, formula: str | None = None) -> None:
@@ -76,10 +78,13 @@ def result() -> tuple[Example, Result | None]:
     ex = state.current()
     res = compute.run(ex)
     if res.n == 0:
-        st.info("Type a sentence in the box above to see its tokens go through self-attention.", icon="✏️")
+        st.info(
+            "Type a sentence in the box above to see its tokens go through self-attention.",
+            icon=":material/edit:",
+        )
         return ex, None
     if res.error:
-        st.error(f"This example cannot be computed: {literal(res.error)}", icon="⚠️")
+        st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
         return ex, None
     return ex, res
 

@@ -15,9 +15,11 @@ ui.opening(
     "variance 1); then every token goes on its own through the same small two-layer network, the "
     "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
     "pre-norm, used by GPT-2 and most models since, normalises before each part instead.",
-    r"\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\; Y = \mathrm{LN}(H + \mathrm{FFN}(H)),\quad "
+    # Two lines: on one, the formula ran past the page's edge at 1400 px.
+    r"\begin{gathered}\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\quad "
+    r"Y = \mathrm{LN}(H + \mathrm{FFN}(H))\\"
     r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
-    r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}",
+    r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}\end{gathered}",
 )
 c1, c2 = st.columns(2)
 ui.setting("d_ff", c1)
@@ -25,14 +27,16 @@ ui.setting("norm_first", c2)
 ex, res = ui.result()
 if res is not None:
     if res.encoder is None:
-        st.error(f"The encoder block cannot be computed: {literal(res.encoder_error)}", icon="⚠️")
+        st.error(
+            f"The encoder block cannot be computed: {literal(res.encoder_error)}", icon=":material/error:"
+        )
     else:
         sty, lab = ui.style(), res.labels
         stages = encoder_stages(res.encoder, ex.norm_first)
         for start in range(0, len(stages), 3):
             for (title, z, is_hidden), col in zip(stages[start : start + 3], st.columns(3), strict=False):
                 with col:
-                    dims = [f"f{j}" if is_hidden else f"d{j}" for j in range(z.shape[1])]
+                    dims = fg.dims("f" if is_hidden else "d", z.shape[1])
                     ui.chart(
                         fg.heatmap(
                             z,
@@ -42,7 +46,6 @@ if res is not None:
                             style=sty,
                             x_title="dimension",
                             y_title="token",
-                            max_text_cols=5,
                             width_px=ui.THIRD,
                         ),
                         f"encoder.{title}",
@@ -72,8 +75,7 @@ if res is not None:
         "Edit the feed-forward weights W1 and W2", key=state.K_FFN_EDITORS, on_change="rerun"
     ) as ffn_box:
         if ffn_box.open:
-            dims = [f"d{j}" for j in range(ex.d_model)]
-            hid = [f"f{j}" for j in range(ex.d_ff)]
+            dims, hid = fg.dims("d", ex.d_model), fg.dims("f", ex.d_ff)
             st.caption("W1: d_model × d_ff")
             editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid, height=300)
             st.caption("W2: d_ff × d_model")

@@ -23,12 +23,12 @@ if res is not None:
             tr.weights,
             lab,
             style=sty,
-            title="Attention weights of every head (shared 0..1 scale)",
+            title="Attention weights of every head (one colour scale for all)",
             masked=blocked,
         ),
         "heads.grid",
     )
-    cols_v = [f"h{h + 1}·v{j}" for h in range(ex.n_heads) for j in range(ex.d_k)]
+    cols_v = [name for h in range(ex.n_heads) for name in fg.dims("v", ex.d_k, head=h)]
     ui.chart(
         fg.heatmap(
             tr.concat,
@@ -42,23 +42,21 @@ if res is not None:
         ),
         "heads.concat",
     )
-    left, right = st.columns(2)
-    dims = [f"d{j}" for j in range(ex.d_model)]
-    with left:
-        st.subheader("W_O", anchor=False)
-        editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims, height=420)
-        editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
-    with right:
-        ui.chart(
-            fg.heatmap(
-                tr.output,
-                lab,
-                dims,
-                title="Output = concat · W_O",
-                style=sty,
-                x_title="dimension",
-                y_title="token",
-                width_px=ui.HALF,
-            ),
-            "heads.output",
-        )
+    dims = fg.dims("d", ex.d_model)
+    # W_O and the output one above the other, each at full width: side by side, the editor hid its last
+    # column behind a scroll bar.
+    st.subheader("W_O", anchor=False)
+    editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
+    editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
+    ui.chart(
+        fg.heatmap(
+            tr.output,
+            lab,
+            dims,
+            title="Output = concat · W_O",
+            style=sty,
+            x_title="dimension",
+            y_title="token",
+        ),
+        "heads.output",
+    )

@@ -21,7 +21,7 @@ ui.setting("pe_base", c2, disabled=not state.current().pe_kind.startswith("sinus
 ui.setting("pe_scale", c3)
 ex, res = ui.result()
 if res is not None:
-    sty, dims = ui.style(), [f"d{j}" for j in range(ex.d_model)]
+    sty, dims = ui.style(), fg.dims("d", ex.d_model)
     if ex.pe_kind == "learned":
         st.caption("Edit the position vectors (one row per position; they start from the sinusoidal values).")
         editors.matrix_editor(
@@ -77,6 +77,7 @@ if res is not None:
             "pe.similarity",
         )
     triple = (("E" + (" × √d_model" if ex.pe_scale else ""), res.emb), ("+ P", res.pe), ("= X", res.x))
+    one_range = fg.shared_range(res.emb, res.pe, res.x)  # one colour per number: E + P = X reads off
     for (title, z), col, key in zip(triple, st.columns(3), ("pe.e", "pe.p", "pe.x"), strict=True):
         with col:
             fig = fg.heatmap(
@@ -87,7 +88,7 @@ if res is not None:
                 style=sty,
                 x_title="dimension",
                 y_title="token",
-                max_text_cols=5,
+                zrange=one_range,
                 width_px=ui.THIRD,
             )
             ui.chart(fig, key)

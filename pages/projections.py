@@ -17,9 +17,9 @@ ex, res = ui.result()
 if res is not None:
     h = ui.head_picker(ex.n_heads, "projections")
     sty, tr = ui.style(), res.attention
-    dims = [f"d{j}" for j in range(ex.d_model)]
-    cols_k = [f"k{j}" for j in range(ex.d_k)]
+    dims = fg.dims("d", ex.d_model)
     for name, label, out in (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v)):
+        cols_k = fg.dims(label[-1].lower(), ex.d_k)  # q0.., k0.., v0..
         st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}", anchor=False)
         left, right = st.columns([2, 3])
         with left:

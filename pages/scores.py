@@ -38,11 +38,27 @@ if res is not None:
     h = ui.head_picker(ex.n_heads, "scores")
     tr, sty, lab = res.attention, ui.style(), res.labels
     blocked = None if res.mask is None else ~res.mask
-    ui.chart(
-        fg.heatmap(tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty), "scores.raw"
-    )
-    left, right = st.columns(2)
+    q = min(int(state.get(state.K_QUERY) or 0), res.n - 1)  # the query picked below: its labels stay
+    keep = {"keep_rows": [q], "keep_cols": [int(tr.weights[h, q].argmax())]}
+    # Side by side while every label fits in half the width; a long sentence, or a projector, gets the whole
+    # width (numbers large enough for the back of the room).
+    apart = res.n <= 16 and not sty.present
+    left, right = st.columns(2) if apart else (st.container(), st.container())
+    width = ui.HALF if apart else fg.FULL_PX
     with left:
+        ui.chart(
+            fg.heatmap(
+                tr.scores[h],
+                lab,
+                lab,
+                title=f"Raw scores Q Kᵀ (head {h + 1})",
+                style=sty,
+                width_px=width,
+                **keep,
+            ),
+            "scores.raw",
+        )
+    with right:
         ui.chart(
             fg.heatmap(
                 tr.masked[h],  # exactly what the softmax reads: scaled, + bias, -inf where masked
@@ -52,25 +68,25 @@ if res is not None:
                 style=sty,
                 title=f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}"
                 + (", masked" if blocked is not None else ""),
-                width_px=ui.HALF,
+                width_px=width,
+                **keep,
             ),
             "scores.scaled",
         )
-    with right:
-        ui.chart(
-            fg.heatmap(
-                tr.weights[h],
-                lab,
-                lab,
-                weights=True,
-                row_sums=True,
-                masked=blocked,
-                style=sty,
-                title="Softmax weights A (rows sum to 1)",
-                width_px=ui.HALF,
-            ),
-            "scores.weights",
-        )
+    ui.chart(  # the weights, which students care about most, at full width
+        fg.heatmap(
+            tr.weights[h],
+            lab,
+            lab,
+            weights=True,
+            row_sums=True,
+            masked=blocked,
+            style=sty,
+            title=f"Softmax weights A (head {h + 1}; rows sum to 1)",
+            **keep,
+        ),
+        "scores.weights",
+    )
     if blocked is not None and (~res.mask).all(axis=1).any():
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
     st.subheader("One cell, with its numbers", anchor=False)

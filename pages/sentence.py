@@ -30,13 +30,13 @@ if res is not None:
     ui.setting("emb_source")
     if ex.emb_source == "table":
         editors.matrix_editor(
-            "emb", title="Embeddings", row_labels=res.labels, col_labels=[f"d{j}" for j in range(ex.d_model)]
+            "emb", title="Embeddings", row_labels=res.labels, col_labels=fg.dims("d", ex.d_model)
         )
     ui.chart(
         fg.heatmap(
             res.emb,
             res.labels,
-            [f"d{j}" for j in range(ex.d_model)],
+            fg.dims("d", ex.d_model),
             title="Embeddings E",
             style=ui.style(),
             x_title="dimension",

@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import figures as fg
 from explorer import lessons, preset_ui, state, ui
+from explorer.formulas import sub
 
 SHOWN_DIMS = 8  # value dimensions written out in the formulas (the charts show them all)
 TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
@@ -23,7 +24,7 @@ ui.opening(
     "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
     "its output is exactly that mix: each weight times its value vector, summed over the keys. This is the "
     "loop notebooks 001 and 002 write by hand, and it is one row of the matrix product A V.",
-    r"\mathrm{out}_i = \sum_j a_{ij}\, v_j = a_{i0} v_0 + a_{i1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
+    r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
 )
 ex, res = ui.result()
 if res is not None:
@@ -56,7 +57,7 @@ if res is not None:
         "token.stack",
     )
     row = tr.head_outputs[h, i]
-    st.latex(rf"\sum_j a_{{{i}j}}\, v_j = {vec(out, 6)}")
+    st.latex(rf"\sum_j a{sub(i, 'j')}\, v_j = {vec(out, 6)}")
     st.latex(rf"(A V)_{{{i}}} = {vec(row, 6)}")
     if np.allclose(out, row, rtol=1e-12, atol=1e-12):
         diff = float(np.max(np.abs(out - row), initial=0.0))
@@ -85,13 +86,13 @@ if res is not None:
             if res.n <= TERMS_AS_FORMULAS:
                 for j in range(res.n):
                     st.latex(
-                        rf"a_{{{i}{j}}}\, v_{{{j}}} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
+                        rf"a{sub(i, j)}\, v{sub(j)} = {w[j]:.4f} \times {vec(tr.v[h, j], 3)} = {vec(parts[j], 4)}"
                     )
             else:  # one row per key: as many formulas were slow to typeset and long to scroll
-                terms = pd.DataFrame(parts, columns=[f"a_{i}j · v_j[{d}]" for d in range(parts.shape[1])])
-                terms.insert(0, f"a_{i}j", w)
+                terms = pd.DataFrame(parts, columns=[f"a_{i},j · v_j[v{d}]" for d in range(parts.shape[1])])
+                terms.insert(0, f"a_{i},j", w)
                 terms.insert(0, "key j", lab)
                 st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
                 st.caption(
-                    f"Each row is one term a_{i}j v_j of the sum; the columns add up to the output above."
+                    f"Each row is one term a_{i},j v_j of the sum; the columns add up to the output above."
                 )

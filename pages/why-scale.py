@@ -13,6 +13,16 @@ SCALES = {
     "custom": "multiplies its scores by a number you chose (notebook 002 divides them by 1)",
 }
 
+# Every number of the table with the same three decimals (it mixed 3 and 4).
+TABLE_NUMBERS = (
+    "var(QKᵀ)",
+    "var(QKᵀ/√d_k)",
+    "largest weight, unscaled",
+    "largest weight, scaled",
+    "entropy, unscaled",
+    "entropy, scaled",
+)
+
 state.init()
 ui.opening(
     "Why divide by √d_k?",
@@ -55,6 +65,7 @@ with left:
             x_title="d_k",
             y_title="mean largest weight",
             title=f"Largest softmax weight over {n_keys} keys (1/{n_keys} = flat, 1 = all on one key)",
+            width_px=ui.HALF,
         ),
         "why.maxweight",
     )
@@ -70,6 +81,7 @@ with right:
             x_title="d_k",
             y_title="entropy (nats)",
             title="Entropy of the softmax (0 = one key takes everything)",
+            width_px=ui.HALF,
         ),
         "why.entropy",
     )
@@ -91,6 +103,7 @@ if res is not None:
         ),
         hide_index=True,
         width="stretch",
+        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in TABLE_NUMBERS},
     )
     st.caption(
         f"d_k = {ex.d_k}, {res.n} keys (flat entropy log n = {stats.max_entropy:.3f}), all scores before any "

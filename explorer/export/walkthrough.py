@@ -86,7 +86,7 @@ STEPS: tuple[Step, ...] = (
         "One token's view",
         "One token's output is the mix of every value vector, each weighted by its row of attention "
         "weights: one row of the matrix product A V.",
-        r"\mathrm{out}_i = \sum_j a_{ij}\, v_j = a_{i0} v_0 + a_{i1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
+        r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
         "token",
     ),
     Step(
@@ -95,9 +95,10 @@ STEPS: tuple[Step, ...] = (
         "Attention's output is added back to its input (a residual connection) and normalised; then every "
         "token goes on its own through the same two-layer feed-forward network, again with a residual and a "
         "norm.",
-        r"\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\; Y = \mathrm{LN}(H + \mathrm{FFN}(H)),\quad "
+        r"\begin{gathered}\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\quad "
+        r"Y = \mathrm{LN}(H + \mathrm{FFN}(H))\\"
         r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
-        r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}",
+        r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}\end{gathered}",
         "encoder",
     ),
 )

@@ -121,6 +121,6 @@ def test_refused_cell_keeps_last_good_value_and_says_why(bad: object) -> None:
         np.delete(good.ravel(), np.ravel_multi_index((1, 0, 0), good.shape)),
     )
     messages = at.session_state["t.messages"]
-    assert len(messages) == 1 and messages[0][0] == "warning"
+    assert len(messages) == 1 and messages[0][0] == "refused"  # shown as a toast
     assert "row 'd2'" in messages[0][1] and "column 'k2'" in messages[0][1] and "0.75" in messages[0][1]
     assert at.session_state["t.key"] != key, "a refused edit gives a fresh editor showing the kept value"

@@ -92,18 +92,39 @@ def test_no_mask_no_overlay() -> None:
 
 
 def test_weights_fixed_zero_to_one_sequential() -> None:
-    w = np.full((3, 3), 0.2)  # even a flat, low matrix keeps the full 0..1 scale
-    fig = fg.heatmap(w, list("abc"), list("abc"), title="t", style=STYLE, weights=True)
+    w = np.full((3, 3), 0.2)  # with the fixed scale, even a flat, low matrix keeps the full 0..1 scale
+    fixed = fg.Style(fit_weights=False)
+    fig = fg.heatmap(w, list("abc"), list("abc"), title="t", style=fixed, weights=True)
     tr = fig.data[0]
     assert (tr.zmin, tr.zmax) == (0.0, 1.0) and tr.zmid is None
+    assert tr.colorbar.title.text is None  # 0..1 needs no note
     style = fg.Style(palette="projector")
     projector = fg.heatmap(w, list("abc"), list("abc"), title="t", style=style, weights=True)
     assert projector.data[0].colorscale == go.Heatmap(colorscale="Cividis").colorscale  # sequential
     signed = fg.heatmap(w - 0.5, list("abc"), list("abc"), title="t", style=style)
     assert signed.data[0].colorscale == go.Heatmap(colorscale="PuOr_r").colorscale  # diverging
-    grid = fg.head_grid(np.full((3, 2, 2), 0.1), ["a", "b"], style=STYLE, title="g")
+    grid = fg.head_grid(np.full((3, 2, 2), 0.1), ["a", "b"], style=fixed, title="g")
     assert (grid.layout.coloraxis.cmin, grid.layout.coloraxis.cmax) == (0, 1)
     assert all(t.coloraxis == "coloraxis" for t in grid.data)  # one shared scale for every head
+
+
+def test_weights_scale_fitted_to_the_data_by_default_with_its_range_on_the_colour_bar() -> None:
+    """Issue 13 item 5: at 30 words the weights are near 1/30 and a fixed 0..1 scale shows one colour."""
+    n = 30
+    rng = np.random.default_rng(1)
+    w = ac.softmax(rng.normal(scale=0.3, size=(n, n)), axis=-1)  # every weight near 1/30
+    assert fg.Style().fit_weights  # the default is the scale where a pattern shows
+    tr = fg.heatmap(w, [f"t{i}" for i in range(n)], [f"t{i}" for i in range(n)], title="t", style=STYLE,
+                    weights=True).data[0]  # fmt: skip
+    assert (tr.zmin, tr.zmax) == pytest.approx((w.min(), w.max()))
+    assert tr.colorbar.title.text == "fitted"
+    ends = (tr.colorbar.ticktext[0], tr.colorbar.ticktext[-1])
+    assert ends == (f"{w.min():.3f}", f"{w.max():.3f}")  # the range is written on the colour bar
+    flat = fg.heatmap(np.full((2, 2), 0.5), list("ab"), list("ab"), title="t", style=STYLE, weights=True)
+    assert flat.data[0].zmax - flat.data[0].zmin == pytest.approx(0.01)  # a flat matrix: still a range
+    grid = fg.head_grid(np.stack([w, w * 0.5]), [f"t{i}" for i in range(n)], style=STYLE, title="g")
+    axis = grid.layout.coloraxis  # one range for every head: the lowest to the highest of them all
+    assert (axis.cmin, axis.cmax) == pytest.approx(((w * 0.5).min(), w.max()))
 
 
 def test_signed_values_diverge_around_zero() -> None:
@@ -114,13 +135,56 @@ def test_signed_values_diverge_around_zero() -> None:
     assert (zero.zmin, zero.zmax) == (-1.0, 1.0)  # an all-zero matrix still gets a valid range
 
 
-@pytest.mark.parametrize(("n", "shown"), [(1, True), (12, True), (13, False), (40, False)])
-def test_cell_text_only_up_to_12_by_12(n: int, shown: bool) -> None:
+@pytest.mark.parametrize("present", [False, True])
+@pytest.mark.parametrize("width", [fg.FULL_PX, fg.HALF_PX, fg.THIRD_PX])
+@pytest.mark.parametrize("n", [1, 6, 11, 16, 24, 40])
+def test_a_cell_prints_its_number_only_where_it_fits(n: int, width: int, present: bool) -> None:
+    """Issue 13 item 4: at 11 tokens in half-width cells the numbers ran together ("-0.06-0.30 0.16-0.43")."""
+    style = fg.Style(present=present)
     labels = [f"t{i}" for i in range(n)]
-    fig = fg.heatmap(np.random.default_rng(0).random((n, n)), labels, labels, title="t", style=STYLE)
-    assert (fig.data[0].texttemplate is not None) is shown
-    wide = fg.heatmap(np.zeros((3, 13)), labels[:3], [f"d{j}" for j in range(13)], title="t", style=STYLE)
-    assert wide.data[0].texttemplate is None  # 13 columns: too many to read either
+    z = np.random.default_rng(0).normal(size=(n, n)) - 0.5  # negative numbers: the widest text
+    fig = fg.heatmap(z, labels, labels, title="t", style=style, width_px=width)
+    drawn = width * (fg.PRESENT_SCALE if present else 1)
+    cell_w = (drawn - fig.layout.margin.l - 40 - fg.text_px("-0.000", style.font)) / n
+    cell_h = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / n
+    widest = max(fg.text_px(f"{v:.2f}", 1.0) for v in z.ravel())
+    if fig.data[0].texttemplate is not None:
+        size = fig.data[0].textfont.size
+        assert widest * size + 6 <= cell_w and size + 4 <= cell_h
+        assert size >= (14 if present else 9)
+    else:  # none shown: not even the smallest legible font fits
+        smallest = 14 if present else 9
+        assert widest * smallest + 6 > cell_w or smallest + 4 > cell_h
+    if n <= 6 and width == fg.FULL_PX:
+        assert fig.data[0].texttemplate is not None  # a small matrix at full width always shows them
+
+
+def test_every_label_is_shown_up_to_32_tokens_and_the_kept_one_beyond() -> None:
+    """Issue 13 item 4: all row and column labels up to at least 32 tokens (full width, laptop and
+    presentation); past that thinning may drop labels, never the kept ones (the key the query attends to
+    most), and kept labels never sit closer than the thinning step to another."""
+    for present in (False, True):
+        style = fg.Style(present=present)
+        for n in (11, 24, 32):
+            labels = [f"word{i}" for i in range(n)]
+            fig = fg.heatmap(np.eye(n), labels, labels, title="t", style=style, weights=True, row_sums=True)
+            assert list(fig.layout.xaxis.ticktext) == labels and list(fig.layout.yaxis.ticktext) == labels
+            assert fig.layout.xaxis.tickfont.size >= (14 if present else 10)
+        # The default sentence in presentation mode, softmax chart at half width: 4 of 11 were labelled.
+        words = ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm", "."]
+        words[4] = "the ·4"
+        half = fg.heatmap(np.eye(11), words, words, title="t", style=style, weights=True, row_sums=True,
+                          width_px=fg.HALF_PX)  # fmt: skip
+        assert list(half.layout.xaxis.ticktext) == words
+    n = 64
+    labels = [f"word{i}" for i in range(n)]
+    fig = fg.heatmap(np.eye(n), labels, labels, title="t", style=STYLE, keep_rows=[37], keep_cols=[41])
+    x, y = list(fig.layout.xaxis.tickvals), list(fig.layout.yaxis.tickvals)
+    assert len(x) < n and 41 in x and 37 in y
+    step = x[1] - x[0]
+    assert min(np.diff(x)) >= step and min(np.diff(y)) >= y[1] - y[0]  # no two labels overlap
+    assert list(fig.layout.xaxis.ticktext) == [labels[j] for j in x]
+    assert fg.thinned(10, 3, keep=[4]) == [0, 4, 9]  # 3 and 6 (closer than 3 to 4) give way
 
 
 def test_cell_text_and_hover_show_values() -> None:
@@ -246,12 +310,13 @@ def test_heatmap_margins_hold_the_labels(present: bool) -> None:
     font = long.layout.xaxis.tickfont.size
     assert long.layout.margin.l >= fg.text_px("extraordinarily", font) + style.font  # labels + axis title
     assert long.layout.margin.l > short.layout.margin.l
-    # Upright key labels (up to 24 keys) are one line high; angled ones (more keys) reach up by their length.
+    # Upright key labels (up to 24 keys) are one line high; angled ones (more keys) reach up by their length
+    # (-45 degrees: by 0.71 of it, -90: by all of it).
     assert long.layout.margin.t == short.layout.margin.t
     many = [f"k{j}" for j in range(30)]
     many_long = [*many[:-1], "extraordinarily"]
     angled = fg.heatmap(np.zeros((2, 30)), ["a", "b"], many_long, title="t", style=style)
-    assert angled.layout.xaxis.tickangle == -45
+    assert angled.layout.xaxis.tickangle in (-45, -90)  # 30 keys do not fit upright
     angled_short = fg.heatmap(np.zeros((2, 30)), ["a", "b"], many, title="t", style=style)
     grown = angled.layout.margin.t - angled_short.layout.margin.t
     assert grown >= 0.7 * (fg.text_px("extraordinarily", 10) - fg.text_px("k29", 10))  # width * sin 45
@@ -281,7 +346,7 @@ def test_head_grid_labels_never_overlap_at_64_tokens() -> None:
     y_step = y.tickvals[1] - y.tickvals[0]
     assert list(y.ticktext) == labels[::y_step]
     small = fg.head_grid(w[:, :4, :4], labels[:4], style=STYLE, title="t")
-    assert list(small.layout.xaxis.ticktext) == labels[:4] and small.layout.xaxis.tickangle == 0
+    assert list(small.layout.xaxis.ticktext) == labels[:4]  # few tokens: every label
 
 
 def test_groups_name_and_divide_equal_blocks_of_columns() -> None:
@@ -325,3 +390,52 @@ def test_stacked_contributions_of_many_keys_keep_the_strongest_and_sum_the_rest(
     assert [t.name for t in few.data if t.type == "bar"] == labels[
         :12
     ]  # up to max_keys: every key its own bar
+
+
+def test_head_grid_leaves_room_for_the_next_panels_query_labels() -> None:
+    """At 4 heads the row label "because" of one panel ran over the heatmap left of it."""
+    words = ["The", "cat", "sat", "on", "the ·4", "mat", "because", "it", "was", "warm", "."]
+    for style in (STYLE, fg.Style(present=True)):
+        grid = fg.head_grid(np.full((4, 11, 11), 1 / 11), words, style=style, title="g")
+        area = fg.FULL_PX * (fg.PRESENT_SCALE if style.present else 1) - grid.layout.margin.l
+        area -= 40 + fg.text_px("0.000", style.font)  # the colour bar
+        label = fg.text_px("because", grid.layout.yaxis.tickfont.size)
+        for left, right in (
+            (grid.layout.xaxis, grid.layout.xaxis2),
+            (grid.layout.xaxis2, grid.layout.xaxis3),
+        ):
+            assert (right.domain[0] - left.domain[1]) * area >= label + 4
+
+
+def test_stacked_contributions_give_every_key_its_own_colour() -> None:
+    """Plotly's colour cycle repeated after 10 keys: two keys looked like one."""
+    n = 12
+    fig = fg.stacked_contributions(
+        np.ones((n, 4)), [f"k{j}" for j in range(n)], np.full(4, n), style=STYLE, title="s"
+    )
+    colours = [t.marker.color for t in fig.data if t.type == "bar"]
+    assert len(colours) == n and len(set(colours)) == n and fg.MASKED_GREY not in colours
+    more = fg.stacked_contributions(np.ones((30, 4)), [f"k{j}" for j in range(30)], np.full(4, 30), style=STYLE,
+                                    title="s")  # fmt: skip
+    bars = [t.marker.color for t in more.data if t.type == "bar"]
+    assert len(set(bars)) == len(bars) == 12 and bars[-1] == fg.MASKED_GREY  # 11 keys and "19 other keys"
+
+
+def test_log_axes_label_whole_values() -> None:
+    x = np.array([1.0, 2, 4, 8, 16, 32, 64, 128, 256, 512])
+    fig = fg.lines(x, np.column_stack([x, np.ones_like(x)]), ["a", "b"], style=STYLE, title="t", x_title="d",
+                   y_title="v", log_x=True, log_y=True)  # fmt: skip
+    assert list(fig.layout.xaxis.ticktext) == ["1", "2", "4", "8", "16", "32", "64", "128", "256", "512"]
+    assert list(fig.layout.yaxis.ticktext) == ["1", "10", "100", "1000"]
+
+
+def test_long_titles_wrap_to_the_chart_width() -> None:
+    title = "Largest softmax weight over 16 keys (1/16 = flat, 1 = all on one key)"
+    x = np.arange(1.0, 4.0)
+    narrow = fg.lines(x, x[:, None], ["a"], style=STYLE, title=title, x_title="x", y_title="y", width_px=400)
+    wide = fg.lines(x, x[:, None], ["a"], style=STYLE, title=title, x_title="x", y_title="y")
+    lines = narrow.layout.title.text.split("<br>")
+    assert len(lines) == 2 and " ".join(lines) == fg.esc(title)
+    assert all(fg.text_px(line, STYLE.title_font) <= 400 - 30 for line in lines)
+    assert "<br>" not in wide.layout.title.text
+    assert narrow.layout.margin.t > wide.layout.margin.t  # the second line has room

@@ -85,7 +85,7 @@ def test_token_page_states_the_equality_with_numbers(kit) -> None:
     assert "largest difference 0.0e+00" in token_statement(at)
     formulas = [e.value for e in at.latex]
     assert any("(A V)_{0} = [1.936621, 6.683105, 1.595068]" in f for f in formulas)
-    assert any(r"\sum_j a_{0j}\, v_j = [1.936621, 6.683105, 1.595068]" in f for f in formulas)
+    assert any(r"\sum_j a_{0,j}\, v_j = [1.936621, 6.683105, 1.595068]" in f for f in formulas)
     note = next(i.value for i in at.info if "notebook's own loop" in i.value)
     assert "[1.93662106 6.68310531 1.59506841]" in note and "the same" in note
     at.selectbox(key="ui.query").set_value(1).run()  # input 2: the row the notebook never printed
@@ -138,3 +138,18 @@ def test_why_scale_sets_notebook_003_beside_the_app(kit) -> None:
     assert "7.9681" in note and "0.9960" in note and "(the same)" in note
     table = at.dataframe[0].value
     assert table["var(QKᵀ)"][0] == pytest.approx(7.96814250921233, abs=5e-8)
+
+
+def test_two_digit_subscripts_are_comma_separated() -> None:
+    """a₇₁₀ was printed for a₇,₁₀."""
+    from explorer import formulas
+
+    lines = formulas.score_cell(
+        np.ones(4), np.ones(4), 4.0, 0.5, None, False, 0.3, np.array([1.0, 2.0]), 7, 10, 4
+    )
+    text = " ".join(lines)
+    assert "s_{7,10}" in text and "a_{7,10}" in text and "_{710}" not in text
+    masked = " ".join(
+        formulas.score_cell(np.ones(4), np.ones(4), 4.0, 0.5, 0.1, True, 0.0, np.ones(2), 7, 10, 4)
+    )
+    assert "a_{7,10} = 0" in masked

@@ -159,7 +159,8 @@ def test_causal_mask_is_drawn_and_applied(kit) -> None:
     assert np.array_equal(np.array(grey["text"]) == "0", upper)
     assert "masked" in grey["hovertemplate"]
     scaled_grey = cs["scores.scaled"]["data"][1]  # -inf only on the scores, before the softmax
-    assert np.array_equal(np.array(scaled_grey["text"]) == "-inf", upper)
+    assert scaled_grey["meta"]["masked_value"] == "-inf" and weights["data"][1]["meta"]["masked_value"] == "0"
+    assert np.array_equal(kit.z(cs["scores.scaled"], 1) == 1, upper)
     assert kit.z(cs["scores.scaled"]).shape == (n, n)
     assert_allclose(kit.z(cs["scores.raw"]), ref.trace.scores[0], rtol=1e-12, atol=1e-14)
 

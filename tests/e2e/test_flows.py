@@ -74,7 +74,7 @@ def test_preset_link_opens_the_preset(app) -> None:
 def test_editing_w_q_changes_the_weights_and_survives_navigation(app) -> None:
     ex = conform(Example())
     edited = ex.w_q.copy()
-    edited[0, 0, 0] = 2.5  # head 1, row d0, column k0
+    edited[0, 0, 0] = 2.5  # head 1, row d0, column q0
     want = core_trace(w_q=edited)
     assert not np.allclose(want.weights[0], core_trace().weights[0])
 

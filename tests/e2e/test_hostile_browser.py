@@ -115,7 +115,9 @@ def test_a_message_quoting_the_url_is_literal(watched) -> None:  # noqa: ANN001
     app.screenshot("hostile-url-message")
 
 
-ALERT_HAS = """m => Array.from(document.querySelectorAll('[data-testid="stAlert"]'))
+# Refused cells are toasts (they do not push the page down); other messages alerts.
+MESSAGES = '[data-testid="stAlert"], [data-testid="stToast"]'
+ALERT_HAS = """m => Array.from(document.querySelectorAll('[data-testid="stAlert"], [data-testid="stToast"]'))
   .some(a => a.innerText.includes(m))"""
 
 
@@ -139,8 +141,8 @@ def test_editor_keeps_the_last_good_value(app) -> None:  # noqa: ANN001
     type_into(app, 0, 0, "abc")
     app.page.wait_for_timeout(1500)
     app.settle(3)
-    alerts = " ".join(app.page.locator('[data-testid="stAlert"]').all_inner_texts())
-    assert not alerts or f"row 'd0', column 'k0': the cell was cleared; kept {first:.6g}" in alerts, alerts
+    alerts = " ".join(app.page.locator(MESSAGES).all_inner_texts())
+    assert not alerts or f"row 'd0', column 'q0': the cell was cleared; kept {first:.6g}" in alerts, alerts
     assert cell() == pytest.approx(first, abs=1e-4)
     assert app.exceptions() == []
 
@@ -241,9 +243,9 @@ def test_pasted_text_and_huge_numbers_keep_the_cell(app) -> None:  # noqa: ANN00
         assert float(ed.locator("#glide-cell-1-1").inner_text()) == 0.25, text
         assert app.exceptions() == []
     paste("1e7")  # reaches the app, which refuses it and says where and why
-    app.poll(ALERT_HAS, "row 'd1', column 'k0'", what="the refusal message")
+    app.poll(ALERT_HAS, "row 'd1', column 'q0'", what="the refusal message")
     app.settle(3)
-    alerts = " ".join(app.page.locator('[data-testid="stAlert"]').all_inner_texts())
+    alerts = " ".join(app.page.locator(MESSAGES).all_inner_texts())
     assert "too large" in alerts and "kept 0.25" in alerts, alerts
     assert float(ed.locator("#glide-cell-1-1").inner_text()) == 0.25
     assert app.exceptions() == []
