@@ -60,11 +60,13 @@ def test_weights_colour_range_fitted_by_default_and_fixed_on_request(kit) -> Non
 
 def test_weights_at_full_width(kit) -> None:
     """The weights chart is not in a column: it is a direct child of the page, as wide as the page."""
+    from explorer import chart
+
     at = kit.open("scores", via_app=False)
-    main_charts = [el.proto.id for el in at.main.get("plotly_chart")]
-    in_columns = [el.proto.id for col in at.columns for el in col.get("plotly_chart")]
-    weights = next(i for i in main_charts if i.endswith("scores.weights"))
-    assert weights not in in_columns
+    on_page = [chart.key_of(el.proto) for el in at.main.get("bidi_component")]
+    in_columns = [chart.key_of(el.proto) for col in at.columns for el in col.get("bidi_component")]
+    assert "scores.weights" in on_page and "scores.weights" not in in_columns
+    assert "scores.raw" in in_columns  # the default sentence: raw and scaled side by side, half width each
 
 
 # ----------------------------------------------------------------------------- item 6: /why-scale
