@@ -184,3 +184,13 @@ def test_removing_a_head_equals_zeroing_its_slice_of_w_o(m: pretrained.Model) ->
     np.testing.assert_allclose(
         th.concat[:, head * d : (head + 1) * d], 0.5 * th.head_outputs[head], rtol=1e-6
     )
+
+
+def test_the_cache_counts_the_result_not_the_weights(m: pretrained.Model) -> None:
+    pretrained.clear_cache()
+    t = m.run(CAT)
+    held = pretrained.cache_info()["bytes"]
+    assert 1e5 < held < 1e7  # a 13-token trace (the 86 MB of weights it points at are not counted)
+    assert held >= t.attentions.nbytes + t.hidden_states.nbytes
+    m.run(CAT, np.ones((6, 12)))  # all ones is no mask: the same entry
+    assert pretrained.cache_info()["entries"] == 1 and pretrained.cache_info()["hits"] >= 1
