@@ -85,8 +85,9 @@ def entry_bytes() -> dict[str, int]:
     """Bytes held by one cached result and one share link of the largest example (all matrices edited)."""
     import numpy as np
 
-    from explorer import cache, links, pipeline
+    from explorer import cache, pipeline
     from explorer.example import Example, conform
+    from explorer.sharing import url as links
 
     ex = conform(Example(sentence=sentence_of(64), d_model=64, n_heads=8, d_k=64, d_ff=256))
     rng = np.random.default_rng(0)

@@ -12,7 +12,7 @@ from dataclasses import field, fields, make_dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer import defaults
+from explorer import defaults, seeding
 from explorer import settings_table as table
 from explorer.arrays import F64, Mask
 
@@ -93,23 +93,11 @@ def tokens_of(sentence: str) -> tuple[list[str], bool]:
 def default_matrices(
     ex: Example, tokens: list[str], draws: dict[str, int] | None = None
 ) -> dict[str, NDArray]:
-    """The seeded default of every matrix at the example's shapes (what "reset" returns to)."""
-    import attention_core as ac
+    """The app's default of every matrix at the example's shapes (what "reset" returns to): seeding scheme 1.
 
-    draws = draws or {}
-    n, d, h, k, s = len(tokens), ex.d_model, ex.n_heads, ex.d_k, ex.seed
-    pe = ac.positional_encoding(n, d, kind="sinusoidal") if n else np.zeros((0, d))
-    return {
-        "emb": defaults.embeddings(tokens, d, s),
-        "pe_table": pe,
-        "w_q": defaults.projection(s, "w_q", h, d, k, draws.get("w_q", 0)),
-        "w_k": defaults.projection(s, "w_k", h, d, k, draws.get("w_k", 0)),
-        "w_v": defaults.projection(s, "w_v", h, d, k, draws.get("w_v", 0)),
-        "w_o": defaults.output_projection(s, h, k, d, draws.get("w_o", 0)),
-        "w1": defaults.ffn_in(s, d, ex.d_ff, draws.get("w1", 0)),
-        "w2": defaults.ffn_out(s, ex.d_ff, d, draws.get("w2", 0)),
-        "custom_mask": np.tril(np.ones((n, n), dtype=bool)),
-    }
+    Links and files are written against scheme 1 whatever this returns (explorer.seeding).
+    """
+    return seeding.matrices(ex, tokens, draws)
 
 
 def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:

@@ -11,9 +11,10 @@ from functools import partial
 
 import streamlit as st
 
-from explorer import compute, links, pipeline, state
+from explorer import compute, pipeline, state
 from explorer.example import Example
 from explorer.export import notebook, walkthrough
+from explorer.sharing import url as links
 
 
 def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.Walkthrough:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import links, page_table, present, preset_ui, share_ui, sharing, state, ui
+from explorer import page_table, present, preset_ui, sharing, state, ui
 from explorer import settings_table as table
 from explorer.example import tokens_of
+from explorer.sharing import panel as share_panel
+from explorer.sharing import url as links
 from explorer.text import literal
 
 _URL_READ = "ui.url_read"
@@ -72,7 +74,7 @@ def sidebar() -> None:
         )
         if state.can_undo():
             st.button("Undo the last reset / re-randomize / preset", on_click=state.undo, key="frame.undo")
-        share_ui.panel()
+        share_panel.panel()
 
 
 def sentence_box() -> None:

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import chart, defaults, editors, pipeline
+from explorer import chart, editors, pipeline, settings_table
 from explorer.example import Example, conform
 from explorer.figures import esc
 from explorer.text import literal
@@ -116,7 +116,7 @@ def charts(at: AppTest) -> dict[str, dict[str, Any]]:
 
 
 def labels_of(sentence: str) -> list[str]:
-    toks = ac.tokenize(sentence)[: defaults.MAX_TOKENS]
+    toks = ac.tokenize(sentence)[: settings_table.MAX_TOKENS]
     return ac.token_labels([pipeline.short(t) for t in toks])
 
 
@@ -151,13 +151,13 @@ def check_literal_page(at: AppTest, sentence: str) -> None:
 @pytest.mark.parametrize("case", SWEEP)
 def test_hostile_sentence_is_literal_on_every_page(case: str) -> None:
     typed = HOSTILE[case]
-    sentence = typed[: defaults.MAX_SENTENCE_CHARS]
+    sentence = typed[: settings_table.MAX_SENTENCE_CHARS]
     at = open_app(typed)
     assert at.text_input(key="sentence").value == sentence  # the box keeps what was typed, up to its limit
     if len(typed) > len(sentence):
-        assert f"it was cut to {defaults.MAX_SENTENCE_CHARS}" in " ".join(w.value for w in at.warning)
+        assert f"it was cut to {settings_table.MAX_SENTENCE_CHARS}" in " ".join(w.value for w in at.warning)
     check_literal_page(at, sentence)
-    tokens = ac.tokenize(sentence)[: defaults.MAX_TOKENS]
+    tokens = ac.tokenize(sentence)[: settings_table.MAX_TOKENS]
     table = at.dataframe[0].value  # the token table on the first page: the tokens themselves
     assert list(table.loc["token"]) == tokens
     for page in PAGES:
@@ -204,10 +204,10 @@ def test_long_sentence_is_cut_with_a_message(case: str) -> None:
     at = open_app(HOSTILE[case])
     assert not at.exception
     cut = [w.value for w in at.warning if "more than" in w.value]
-    assert cut and str(defaults.MAX_TOKENS) in cut[0]
+    assert cut and str(settings_table.MAX_TOKENS) in cut[0]
     spec = charts(at)["sentence.embeddings"]
-    assert len(spec["layout"]["yaxis"]["ticktext"]) == defaults.MAX_TOKENS
-    assert at.dataframe[0].value.shape[1] == defaults.MAX_TOKENS
+    assert len(spec["layout"]["yaxis"]["ticktext"]) == settings_table.MAX_TOKENS
+    assert at.dataframe[0].value.shape[1] == settings_table.MAX_TOKENS
 
 
 def test_a_10000_letter_word_gets_a_short_label() -> None:
@@ -215,7 +215,7 @@ def test_a_10000_letter_word_gets_a_short_label() -> None:
     (label,) = charts(at)["sentence.embeddings"]["layout"]["yaxis"]["ticktext"]
     assert len(label) == pipeline.MAX_LABEL and label.endswith("…")
     # the token table keeps the whole token, as far as the sentence goes (MAX_SENTENCE_CHARS)
-    assert at.dataframe[0].value.iloc[0, 0] == "x" * defaults.MAX_SENTENCE_CHARS
+    assert at.dataframe[0].value.iloc[0, 0] == "x" * settings_table.MAX_SENTENCE_CHARS
 
 
 def test_short_labels_stay_unique() -> None:
@@ -413,8 +413,8 @@ def test_engine_errors_are_returned_not_raised() -> None:
 def test_custom_scale_limits_cannot_overflow() -> None:
     """The widest the widgets allow (scale 1e3, d = 64, every weight and embedding at the editors' limit)
     stays finite: overflow can only come from outside the widgets, and then it is a message."""
-    d, h, k = defaults.MAX_D_MODEL, defaults.MAX_HEADS, defaults.MAX_D_K
-    sentence = " ".join(f"w{i}" for i in range(defaults.MAX_TOKENS))
+    d, h, k = settings_table.MAX_D_MODEL, settings_table.MAX_HEADS, settings_table.MAX_D_K
+    sentence = " ".join(f"w{i}" for i in range(settings_table.MAX_TOKENS))
     big = np.full((h, d, k), editors.LIMIT)
     ex = conform(
         Example(
@@ -440,7 +440,7 @@ def test_custom_scale_limits_cannot_overflow() -> None:
 
 APP_CODE = [
     ROOT / "app.py",
-    *sorted((ROOT / "explorer").glob("*.py")),
+    *sorted((ROOT / "explorer").rglob("*.py")),
     *sorted((ROOT / "pages").glob("*.py")),
 ]
 

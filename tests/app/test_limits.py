@@ -23,10 +23,13 @@ from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import cache, compute, defaults, links, share_ui, state
+from explorer import cache, compute, state
+from explorer import settings_table as table
 from explorer.example import Example, conform
+from explorer.sharing import panel as share_ui
+from explorer.sharing import url as links
 
-LIMIT = defaults.MAX_SENTENCE_CHARS
+LIMIT = table.MAX_SENTENCE_CHARS
 ADDRESS_LIMIT = 8000  # characters of an address that browsers, proxies and Streamlit's server all accept
 LARGEST = {
     "sentence": " ".join(f"w{i}" for i in range(64)),

@@ -202,7 +202,8 @@ def import_script() -> None:
     """A page that imports the bytes a test put in session state, then shows the messages."""
     import streamlit as st
 
-    from explorer import frame, share_ui, sharing, state
+    from explorer import frame, sharing, state
+    from explorer.sharing import panel as share_ui
 
     state.init()
     data = st.session_state.pop("test.upload", None)

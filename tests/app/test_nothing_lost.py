@@ -13,7 +13,7 @@ from flows import PAGES, edit_cells, editor_key, editor_values, go, home, matrix
 from numpy.testing import assert_array_equal
 from streamlit.testing.v1 import AppTest
 
-from explorer import defaults, state
+from explorer import seeding, state
 
 
 def projections() -> AppTest:
@@ -57,13 +57,13 @@ def test_sentence_change_keeps_rows_of_words_that_stay() -> None:
     assert_array_equal(new[1], emb[1])  # "cat" keeps its edited row
     assert_array_equal(new[2], emb[2])  # "sat" too
     assert new[1, 0] == 7.0 and new[2, 1] == -3.0
-    seeded = defaults.embeddings(["a", "cat", "sat", "down"], 8, 0)
+    seeded = seeding.embeddings(["a", "cat", "sat", "down"], 8, 0)
     assert_array_equal(new[[0, 3]], seeded[[0, 3]])  # new words get their seeded vectors
     assert_array_equal(matrix(at, "w_q"), w_q)  # the weights do not depend on the sentence
     at.text_input(key="sentence").set_value("sat the cat").run()  # words move: rows follow their word
     moved = matrix(at, "emb")
     assert_array_equal(moved[0], emb[2]) and assert_array_equal(moved[2], emb[1])
-    seeded_the = defaults.embeddings(["the"], 8, 0)[0]
+    seeded_the = seeding.embeddings(["the"], 8, 0)[0]
     assert_array_equal(moved[1], seeded_the)  # "the" left the sentence in between: back to its seeded row
     shown = editor_values(at, editor_key(at, "emb"))
     assert shown[2, 0] == 7.0  # and the editor shows it
@@ -90,7 +90,7 @@ def test_dimension_changes_keep_the_overlapping_block() -> None:
     grown = matrix(at, "w_q")
     assert grown.shape == (2, 8, 6)
     assert_array_equal(grown[:, :, :4], before)
-    assert_array_equal(grown[:, :, 4:], defaults.projection(0, "w_q", 2, 8, 6)[:, :, 4:])  # new: seeded
+    assert_array_equal(grown[:, :, 4:], seeding.projection(0, "w_q", 2, 8, 6)[:, :, 4:])  # new: seeded
     at.number_input(key="cfg.d_k").set_value(3).run()
     assert_array_equal(matrix(at, "w_q"), before[:, :, :3])
     at.number_input(key="cfg.d_k").set_value(4).run()
@@ -113,7 +113,7 @@ def test_reset_and_rerandomize_can_be_undone() -> None:
     edit_cells(at, editor_key(at, "w_q", 0), {"0": {"c0": 0.5}})
     edited = matrix(at, "w_q")
     at.button(key="projections.reset.w_q").click().run()
-    seeded = defaults.projection(0, "w_q", 2, 8, 4)
+    seeded = seeding.projection(0, "w_q", 2, 8, 4)
     assert_array_equal(matrix(at, "w_q"), seeded)
     home(at)
     at.button(key="frame.undo").click().run()
@@ -122,7 +122,7 @@ def test_reset_and_rerandomize_can_be_undone() -> None:
     go(at, "pages/projections.py")
     at.button(key="projections.rand.w_q").click().run()
     drawn = matrix(at, "w_q")
-    assert_array_equal(drawn, defaults.projection(0, "w_q", 2, 8, 4, draw=1))
+    assert_array_equal(drawn, seeding.projection(0, "w_q", 2, 8, 4, draw=1))
     home(at)
     at.button(key="frame.undo").click().run()
     assert_array_equal(matrix(at, "w_q"), edited)  # the edit the new draw replaced is back
@@ -154,7 +154,7 @@ def test_undo_restores_the_draw_counters() -> None:
     at.button(key="frame.undo").click().run()
     at.number_input(key="cfg.d_k").set_value(5).run()
     w_k = matrix(at, "w_k")
-    assert_array_equal(w_k, defaults.projection(0, "w_k", 2, 8, 5, draw=2))
+    assert_array_equal(w_k, seeding.projection(0, "w_k", 2, 8, 5, draw=2))
 
 
 def test_refused_edit_loses_nothing() -> None:

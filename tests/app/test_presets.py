@@ -13,9 +13,10 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import lessons, links, pipeline
+from explorer import lessons, pipeline
 from explorer.example import Example, conform, expected_shapes, tokens_of
 from explorer.presets import PRESETS
+from explorer.sharing import url as links
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 NOTEBOOK_PRESETS = ("hello-world", "me-gusta", "three-inputs", "causal-mask", "its-snowing")

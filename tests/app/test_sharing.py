@@ -11,10 +11,12 @@ from urllib.parse import quote, urlencode
 import numpy as np
 import pytest
 
-from explorer import defaults, editors, links, sharing
+from explorer import editors, sharing
+from explorer import settings_table as table
 from explorer.example import MATRIX_NAMES, Example, conform
+from explorer.sharing import url as links
 
-BIG_SENTENCE = " ".join(f"w{i}" for i in range(defaults.MAX_TOKENS))
+BIG_SENTENCE = " ".join(f"w{i}" for i in range(table.MAX_TOKENS))
 
 
 def full(ex: Example) -> Example:
@@ -180,10 +182,10 @@ def test_link_lengths_of_the_largest_allowed_example() -> None:
     big = full(
         Example(
             sentence=BIG_SENTENCE,
-            d_model=defaults.MAX_D_MODEL,
-            n_heads=defaults.MAX_HEADS,
-            d_k=defaults.MAX_D_K,
-            d_ff=defaults.MAX_D_FF,
+            d_model=table.MAX_D_MODEL,
+            n_heads=table.MAX_HEADS,
+            d_k=table.MAX_D_K,
+            d_ff=table.MAX_D_FF,
         )
     )
     few = edited(big, 1, cells=3)  # a few cells of every matrix, as a person edits them

@@ -70,7 +70,8 @@ page_table.PAGES = (*page_table.PAGES,
 import streamlit.testing.v1.app_test as app_test
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
-from explorer import links, sharing
+from explorer import sharing
+from explorer.sharing import url as links
 
 class Warm(PagesManager):  # as a running server: st.navigation mode, not the pages/ folder (test_present)
     def __init__(self, *args, **kwargs):

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from explorer import defaults, pipeline
+from explorer import pipeline
+from explorer import settings_table as table
 from explorer.example import Example, conform
 from explorer.figures import esc
 
@@ -40,7 +41,7 @@ _TICKS = """key => Array.from(document.querySelectorAll(`.st-key-${key} .js-plot
 
 
 def labels_of(sentence: str) -> list[str]:
-    return ac.token_labels([pipeline.short(t) for t in ac.tokenize(sentence)[: defaults.MAX_TOKENS]])
+    return ac.token_labels([pipeline.short(t) for t in ac.tokenize(sentence)[: table.MAX_TOKENS]])
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The sidebar's "Share and export": a link to this example, the JSON file (export and import), CSV files.
 
-The formats live in explorer.sharing (pure); this module only draws and routes through explorer.state.
+The formats live in the other modules of explorer.sharing (pure); this one only draws and routes through
+explorer.state.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from functools import partial
 
 import streamlit as st
 
-from explorer import cache, export_ui, links, sharing, state
+from explorer import cache, export_ui, sharing, state
 from explorer.example import MATRIX_NAMES, Example
+from explorer.sharing import url as links
 
 K_UPLOAD = "share.upload"  # the JSON file uploader
 K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads

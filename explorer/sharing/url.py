@@ -1,7 +1,7 @@
 """Reading an example from the URL, and writing the link that reproduces one. Pure: query parameters in/out.
 
 Parameters read: ?preset=<name>, ?present=1, the settings and the edited matrices of a shared link (the
-vocabulary is `explorer.sharing.PARAM_OF` plus `s`), or just ?sentence=. Anything that cannot be read gives
+vocabulary is `explorer.sharing.values.PARAM_OF` plus `s`), or just ?sentence=. Anything that cannot be read gives
 a message and falls back to the current value for that part only.
 """
 
@@ -11,9 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
-from explorer import sharing
 from explorer.example import Example
 from explorer.presets import PRESETS
+from explorer.sharing import params as link_params
+from explorer.sharing import values
 
 MAX_PARAM_CHARS = 256  # preset / present: longer values are not names
 
@@ -39,15 +40,15 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
         else:
             known = ", ".join(PRESETS) or "none yet"
             out.messages.append(
-                ("warning", f"There is no preset called {sharing.shown(name)}; the presets are: {known}.")
+                ("warning", f"There is no preset called {values.shown(name)}; the presets are: {known}.")
             )
     if is_shared(params):
-        ex, msgs = sharing.from_params(params, ex)
+        ex, msgs = link_params.from_params(params, ex)
         out.messages += [("warning", m) for m in msgs]
     elif "sentence" in params:
         text = str(params["sentence"] or "")
         msgs: list[str] = []
-        ex = ex.with_(sentence=sharing.cut_sentence(text, msgs))
+        ex = ex.with_(sentence=values.cut_sentence(text, msgs))
         out.messages += [("warning", m) for m in msgs]
     present = str(params.get("present", "") or "").strip().lower()
     if present:
@@ -57,7 +58,7 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
             out.present = False
         else:
             out.messages.append(
-                ("warning", f"present= takes 1 or 0, not {sharing.shown(present[:MAX_PARAM_CHARS])}.")
+                ("warning", f"present= takes 1 or 0, not {values.shown(present[:MAX_PARAM_CHARS])}.")
             )
     out.example = ex if ex is not current else None
     return out
@@ -65,12 +66,12 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
 
 def is_shared(params: Mapping[str, str]) -> bool:
     """True when the parameters describe a whole example (a setting other than the sentence, or `s`)."""
-    return any(p in params for p in sharing.SHARE_PARAMS if p != "sentence")
+    return any(p in params for p in values.SHARE_PARAMS if p != "sentence")
 
 
 def query(ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False) -> str:
     """The query string ("sentence=...&d_model=...&s=1.…") that reproduces `ex` exactly."""
-    params = sharing.to_params(ex, draws)
+    params = link_params.to_params(ex, draws)
     if present:
         params["present"] = "1"
     return urlencode(params, quote_via=quote, safe="")
@@ -86,4 +87,4 @@ def make_url(
 
 def too_long(url: str) -> bool:
     """Longer than the explorer offers as a link (then: the JSON file)."""
-    return len(url) > sharing.LINK_LIMIT
+    return len(url) > values.LINK_LIMIT

@@ -1,0 +1,74 @@
+"""An Example as a link or a JSON file, and back; one matrix as CSV; the sidebar panel that offers them.
+
+Both formats are versioned and exact (every matrix comes back bit for bit), and both list only what differs
+from the seeded matrices of scheme 1 (explorer.seeding), which is frozen: a link or file saved today opens
+the same example after any later change of the app's defaults (tests/app/test_saved_links.py).
+
+Modules: `values` (limits, the link's vocabulary from the settings table, the value checks), `params` (the
+settings as query parameters), `state_blob` (the edited matrices in one `s=` parameter), `url` (reading the
+whole address: ?preset=, ?present=, a shared link, ?sentence=; writing a link), `json_file`, `csv_file`, and
+`panel` (Streamlit: the "Share and export" expander). All but `panel` are pure: no Streamlit, no pickle, no
+eval. Reading never raises on bad input: it returns what it could read and readable messages. A link falls
+back to the current value for each part it could not read; a JSON file is refused as a whole.
+"""
+
+from __future__ import annotations
+
+from explorer.sharing.csv_file import to_csv
+from explorer.sharing.json_file import FORMAT, JSON_VERSION, from_json, to_json
+from explorer.sharing.params import from_params, settings_from_params, to_params
+from explorer.sharing.state_blob import LINK_VERSION, decode_state, encode_state
+from explorer.sharing.values import (
+    LABELS,
+    LINK_LIMIT,
+    MAX_BODY_BYTES,
+    MAX_CELLS,
+    MAX_JSON_BYTES,
+    MAX_SENTENCE_CHARS,
+    MAX_STATE_CHARS,
+    PARAM_OF,
+    SHARE_PARAMS,
+    STATE_PARAM,
+    VALUE_LIMIT,
+    ShareError,
+    check_setting,
+    cut_sentence,
+    plain_settings,
+    same,
+    seeded,
+    shown,
+    tokens,
+)
+
+__all__ = [
+    "FORMAT",
+    "JSON_VERSION",
+    "LABELS",
+    "LINK_LIMIT",
+    "LINK_VERSION",
+    "MAX_BODY_BYTES",
+    "MAX_CELLS",
+    "MAX_JSON_BYTES",
+    "MAX_SENTENCE_CHARS",
+    "MAX_STATE_CHARS",
+    "PARAM_OF",
+    "SHARE_PARAMS",
+    "STATE_PARAM",
+    "VALUE_LIMIT",
+    "ShareError",
+    "check_setting",
+    "cut_sentence",
+    "decode_state",
+    "encode_state",
+    "from_json",
+    "from_params",
+    "plain_settings",
+    "same",
+    "seeded",
+    "settings_from_params",
+    "shown",
+    "to_csv",
+    "to_json",
+    "to_params",
+    "tokens",
+]

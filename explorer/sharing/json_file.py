@@ -1,0 +1,160 @@
+"""An Example as a JSON file, and back. Pure: no Streamlit, no pickle, no eval.
+
+{"format": "attention-explorer", "version": 1, "settings": {...}, "tokens": [...],
+ "draws": {"w_q": 1}, "matrices": {"w_q": [[[...]]], ...}}
+Every matrix is listed in full while the file stays under the import limit; above it only the matrices that
+differ from their seeded draw (scheme 1, explorer.seeding) are listed (an absent matrix is the seeded draw
+of `draws`, default 0). Floats are written by Python's shortest round-trip repr, so they read back exactly.
+A file that cannot be read is refused as a whole, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from explorer import example as exm
+from explorer import settings_table as table
+from explorer.example import MATRIX_NAMES, Example
+from explorer.sharing.values import (
+    MAX_JSON_BYTES,
+    MAX_SENTENCE_CHARS,
+    VALUE_LIMIT,
+    ShareError,
+    check_setting,
+    plain_settings,
+    same,
+    seeded,
+    shown,
+    tokens,
+    with_matrices,
+)
+
+FORMAT = "attention-explorer"
+JSON_VERSION = 1
+
+
+def _listed(ex: Example, draws: Mapping[str, int] | None, everything: bool) -> dict[str, list]:
+    base = seeded(ex, draws)
+    out: dict[str, list] = {}
+    for name in MATRIX_NAMES:
+        m = np.ascontiguousarray(getattr(ex, name))
+        if everything or not same(m, base[name]):
+            out[name] = m.tolist()
+    return out
+
+
+def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
+    """The example as a human-readable JSON text (every matrix while that stays under the import limit)."""
+    draws = {n: int(d) for n, d in (draws or {}).items() if int(d) and n in MATRIX_NAMES}
+    doc: dict[str, Any] = {
+        "format": FORMAT,
+        "version": JSON_VERSION,
+        "settings": plain_settings(ex),
+        "tokens": tokens(ex),
+        "draws": draws,
+        "matrices": _listed(ex, draws, everything=True),
+    }
+    text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    if len(text.encode()) > MAX_JSON_BYTES:
+        doc["matrices"] = _listed(ex, draws, everything=False)
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    return text
+
+
+def _reject_constant(name: str) -> float:
+    raise ShareError(f"it contains {name}, which is not a number a matrix can hold")
+
+
+def from_json(data: bytes | str) -> Example:
+    """The Example a JSON export describes; ShareError (a readable reason) for anything wrong."""
+    size = len(data.encode() if isinstance(data, str) else data)
+    if size > MAX_JSON_BYTES:
+        raise ShareError(f"the file is too large ({size:,} bytes; the limit is {MAX_JSON_BYTES:,})")
+    try:
+        text = data if isinstance(data, str) else data.decode("utf-8-sig")
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        raise ShareError("the file is not UTF-8 text") from None
+    except RecursionError:
+        raise ShareError("the file is nested too deeply") from None
+    except json.JSONDecodeError as e:
+        raise ShareError(f"the file is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ShareError(f'this is not an Attention Explorer file (it needs "format": "{FORMAT}")')
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ShareError('the file has no "version" number')
+    if version != JSON_VERSION:
+        newer = "a newer version of the explorer" if version > JSON_VERSION else "an unknown version"
+        raise ShareError(f"the file is version {version}, from {newer}; this explorer reads version 1")
+    ex = _json_settings(doc.get("settings"))
+    draws = _json_draws(doc.get("draws", {}))
+    mats = seeded(ex, draws)
+    want = exm.expected_shapes(ex, len(tokens(ex)))
+    listed = doc.get("matrices", {})
+    if not isinstance(listed, dict):
+        raise ShareError('"matrices" must be an object: name -> nested lists of numbers')
+    for name, value in listed.items():
+        if name not in MATRIX_NAMES:
+            raise ShareError(f"there is no matrix called {shown(name)} (known: {', '.join(MATRIX_NAMES)})")
+        mats[name] = _json_matrix(name, value, want[name], mats[name].dtype)
+    return with_matrices(ex, mats)
+
+
+def _json_settings(settings: object) -> Example:
+    if not isinstance(settings, dict):
+        raise ShareError('the file has no "settings" object')
+    known = table.names()
+    unknown = [k for k in settings if k not in known]
+    if unknown:
+        raise ShareError(f"unknown setting {shown(unknown[0])} (known: {', '.join(known)})")
+    values: dict[str, Any] = {}
+    for name, value in settings.items():
+        try:
+            values[name] = check_setting(name, value, from_text=False)
+        except ShareError as e:
+            raise ShareError(f"in the settings, {e}") from None
+    if "sentence" in values and len(values["sentence"]) > MAX_SENTENCE_CHARS:
+        raise ShareError(f"the sentence is longer than {MAX_SENTENCE_CHARS:,} characters")
+    return Example(**values)
+
+
+def _json_draws(draws: object) -> dict[str, int]:
+    if not isinstance(draws, dict):
+        raise ShareError('"draws" must be an object: matrix name -> draw number')
+    out = {}
+    for name, d in draws.items():
+        if name not in MATRIX_NAMES or isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 0xFFFF:
+            raise ShareError(f'"draws" has a bad entry {shown(name)}: {shown(d)}')
+        out[name] = d
+    return out
+
+
+def _json_matrix(name: str, value: object, shape: tuple[int, ...], dtype: np.dtype) -> NDArray:
+    if not isinstance(value, list):
+        raise ShareError(f"{name} must be nested lists of numbers")
+    try:
+        arr = np.array(value, dtype=object)
+    except ValueError:
+        raise ShareError(f"{name} has rows of different lengths") from None
+    if arr.shape != shape:
+        raise ShareError(f"{name} has shape {arr.shape}, but its settings ask for {shape}")
+    cells = arr.reshape(-1).tolist()
+    if dtype.kind == "b":
+        if not all(isinstance(c, bool) or (type(c) is int and c in (0, 1)) for c in cells):
+            raise ShareError(f"{name} must hold true/false (or 1/0)")
+        return np.array(cells, dtype=bool).reshape(shape)
+    if not all(isinstance(c, int | float) and not isinstance(c, bool) for c in cells):
+        raise ShareError(f"{name} must hold numbers only")
+    try:
+        out = np.array(cells, dtype=np.float64).reshape(shape)
+    except OverflowError:
+        raise ShareError(f"{name} holds a number too large for a float") from None
+    if not np.all(np.isfinite(out)) or np.any(np.abs(out) > VALUE_LIMIT):
+        raise ShareError(f"{name} holds a value beyond ±{VALUE_LIMIT:g} (too large for the scores)")
+    return out

@@ -1,0 +1,79 @@
+"""An Example as the query parameters of a link, and back: the settings as plain parameters (their rows in
+the settings table name them), the matrices in `s=` (explorer.sharing.state_blob). Pure: no Streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from explorer import settings_table as table
+from explorer.example import Example
+from explorer.sharing.state_blob import decode_state, encode_state
+from explorer.sharing.values import (
+    LABELS,
+    PARAM_OF,
+    STATE_PARAM,
+    ShareError,
+    check_setting,
+    cut_sentence,
+    number_text,
+    seeded,
+    shown,
+    with_matrices,
+)
+
+
+def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, str]:
+    """Every setting as a query parameter, plus `s` when some matrix differs from its seeded default."""
+    out: dict[str, str] = {}
+    for row in table.SETTINGS:
+        v = getattr(ex, row.name)
+        if row.kind == "bool":
+            out[row.param] = row.words[1] if v else row.words[0]
+        elif row.kind == "float":
+            out[row.param] = number_text(v)
+        else:
+            out[row.param] = str(v)
+    blob = encode_state(ex, draws)
+    if blob:
+        out[STATE_PARAM] = blob
+    return out
+
+
+def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list[str]]:
+    """`base` with every setting the parameters give; a bad one keeps base's value and gives a message."""
+    changes: dict[str, Any] = {}
+    messages: list[str] = []
+    for name, param in PARAM_OF.items():
+        if param not in params:
+            continue
+        raw = params[param]
+        raw = "" if raw is None else str(raw)
+        if name == "sentence":
+            changes[name] = cut_sentence(raw, messages)
+            continue
+        if len(raw) > 40:
+            messages.append(
+                f"The link's {LABELS[name]} ({param}=) is too long to be a value; kept the default."
+            )
+            continue
+        try:
+            changes[name] = check_setting(name, raw, from_text=True)
+        except ShareError as e:
+            messages.append(f"The link's {e} Kept {LABELS[name]} = {shown(getattr(base, name))}.")
+    return replace(base, **changes), messages
+
+
+def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list[str]]:
+    """The Example a link describes: settings over `base`, then the matrices (seeded + the `s` edits).
+
+    Matrices of `base` are dropped when the link sets anything (the link describes a whole example).
+    """
+    ex, messages = settings_from_params(params, base)
+    blob = params.get(STATE_PARAM)
+    if blob is None:
+        return with_matrices(ex, seeded(ex)), messages
+    ex, more = decode_state(str(blob), ex)
+    return ex, messages + more

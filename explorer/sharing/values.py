@@ -1,0 +1,153 @@
+"""What links and files share: the limits, the link's vocabulary, the value checks and small helpers.
+
+Pure: no Streamlit. Every setting is checked against its row in the settings table; a value a person sent
+is quoted in messages by `shown`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from explorer import example as exm
+from explorer import seeding
+from explorer import settings_table as table
+from explorer.example import MATRIX_NAMES, Example
+
+LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file")
+MAX_STATE_CHARS = 16_000  # the longest s= parameter read (twice what the app ever writes)
+MAX_BODY_BYTES = 2_000_000  # the decompressed s= body (the largest dense state is about 1.45 MB)
+MAX_JSON_BYTES = 1_000_000  # the import limit (server.maxUploadSize = 1 MB)
+MAX_SENTENCE_CHARS = table.MAX_SENTENCE_CHARS  # a sentence read from a link is cut here (the box too)
+MAX_CELLS = table.MAX_HEADS * table.MAX_D_MODEL * table.MAX_D_K  # the largest matrix
+VALUE_LIMIT = table.VALUE_LIMIT  # largest |value| accepted in a matrix (the same rule as the data editors)
+
+# The link's vocabulary and how messages name each setting: the settings table's rows.
+PARAM_OF = {s.name: s.param for s in table.SETTINGS}
+STATE_PARAM = "s"
+SHARE_PARAMS = (*PARAM_OF.values(), STATE_PARAM)
+LABELS = {s.name: s.label for s in table.SETTINGS}
+
+TRUE_WORDS = ("1", "true", "yes", "on")
+FALSE_WORDS = ("0", "false", "no", "off")
+INT_RE = re.compile(r"[+-]?[0-9]{1,12}")
+
+
+class ShareError(ValueError):
+    """A link part or a file that cannot be read; the message is meant for the person."""
+
+
+def tokens(ex: Example) -> list[str]:
+    return exm.tokens_of(ex.sentence)[0]
+
+
+def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDArray]:
+    """The seeded matrices (scheme 1, explorer.seeding) of the example's settings, each at its draw (0 = reset,
+    k = the k-th re-randomize): what links and files are written against, whatever the app's defaults are."""
+    return seeding.matrices(ex, tokens(ex), dict(draws or {}))
+
+
+def bits(a: NDArray) -> NDArray:
+    """An array's raw bits, so that -0.0 and 0.0 differ (the link is exact bit for bit)."""
+    a = np.ascontiguousarray(a)
+    return a.view(np.uint8) if a.dtype == bool else a.view(np.uint64)
+
+
+def same(a: NDArray, b: NDArray) -> bool:
+    """Equal shape, dtype and bits."""
+    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(bits(a), bits(b)))
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value a person sent, quoted for a message and cut to `limit` characters.
+
+    Not escaped here: the frame shows every message as literal text (explorer.text.literal).
+    """
+    text = repr(value) if isinstance(value, str) else str(value)
+    return text[: limit - 1] + "…" if len(text) > limit else text
+
+
+def number_text(text: str) -> str:
+    """A float written exactly and briefly: 10000.0 -> '10000', 0.1 -> '0.1'."""
+    s = repr(float(text))
+    return s[:-2] if s.endswith(".0") else s
+
+
+def with_matrices(ex: Example, mats: Mapping[str, NDArray]) -> Example:
+    return replace(ex, **{n: mats[n] for n in MATRIX_NAMES})
+
+
+def cut_sentence(text: str, messages: list[str]) -> str:
+    if len(text) > MAX_SENTENCE_CHARS:
+        messages.append(f"The sentence had {len(text):,} characters; it was cut to {MAX_SENTENCE_CHARS:,}.")
+        return text[:MAX_SENTENCE_CHARS]
+    return text
+
+
+def check_setting(name: str, value: object, *, from_text: bool) -> Any:
+    """The setting's value if it is valid, else ShareError naming the setting, the value and the rule.
+
+    from_text: the value comes from a URL (a string: '8', '1', 'causal'); else from JSON (typed).
+    """
+    if name not in table.names():
+        raise ShareError(f"there is no setting called {shown(name)}.")
+    row = table.row(name)
+    label, val = row.label, shown(value)
+    if row.kind == "int":
+        lo, hi = row.bounds
+        if from_text:
+            if not isinstance(value, str) or not INT_RE.fullmatch(value.strip()):
+                raise ShareError(f"{label} must be a whole number, not {val}.")
+            value = int(value.strip())
+        elif isinstance(value, bool) or not isinstance(value, int):
+            raise ShareError(f"{label} must be a whole number, not {val}.")
+        if not lo <= value <= hi:
+            raise ShareError(f"{label} must be between {lo} and {hi}, not {value}.")
+        return int(value)
+    if row.kind == "float":
+        lo, hi = row.bounds
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, str | int | float)
+            or (isinstance(value, str) != from_text)
+        ):
+            raise ShareError(f"{label} must be a number, not {val}.")
+        try:
+            v = float(value)
+        except ValueError:
+            raise ShareError(f"{label} must be a number, not {val}.") from None
+        if not math.isfinite(v) or not lo <= v <= hi:
+            raise ShareError(f"{label} must be a number between {lo:g} and {hi:g}, not {val}.")
+        return v
+    if row.kind == "bool":
+        no, yes = row.words
+        if from_text and isinstance(value, str):
+            if value.lower() in (no, yes) and row.words != ("0", "1"):
+                return value.lower() == yes
+            if value.lower() in TRUE_WORDS + FALSE_WORDS:
+                return value.lower() in TRUE_WORDS
+        elif not from_text and isinstance(value, bool):
+            return value
+        rule = f"{yes} or {no}" if row.words != ("0", "1") and from_text else "true or false"
+        raise ShareError(f"{label} must be {rule}, not {val}.")
+    if row.kind == "choice":
+        if not isinstance(value, str) or value not in row.choices:
+            raise ShareError(f"{label} must be one of {', '.join(row.choices)}, not {val}.")
+        return value
+    if not isinstance(value, str):
+        raise ShareError(f"the {label} must be text, not {val}.")
+    return value
+
+
+def plain_settings(ex: Example) -> dict[str, Any]:
+    """The settings as plain JSON types (a preset may hold numpy scalars)."""
+    out: dict[str, Any] = {}
+    for row in table.SETTINGS:
+        out[row.name] = row.pytype(getattr(ex, row.name))
+    return out
