@@ -6,6 +6,7 @@ Result field, so a page never does maths.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -235,3 +236,26 @@ def pe_curves(kind: str, d_model: int, base: float, n_positions: int, steps: int
         is_sin = i % 2 == 0
     angle = t[:, None] / base ** (2 * pair[None, :] / d_model)  # (m, d_model)
     return t, np.where(is_sin[None, :], np.sin(angle), np.cos(angle))
+
+
+@dataclass(frozen=True)
+class RowStats:
+    """Per-token (row) statistics of a matrix: the largest |row mean| and the range of the row variances."""
+
+    max_abs_mean: float
+    min_var: float
+    max_var: float
+
+
+def row_stats(m: F64) -> RowStats:
+    """RowStats of m (n, d): after layer norm every row has mean 0 and variance about 1."""
+    arr = np.asarray(m, dtype=np.float64)
+    var = arr.var(axis=1)  # (n,)
+    return RowStats(float(np.abs(arr.mean(axis=1)).max()), float(var.min()), float(var.max()))
+
+
+def largest_difference(a: F64, b: F64) -> float:
+    """max |a - b| over all entries (inf when the shapes differ)."""
+    if np.shape(a) != np.shape(b):
+        return math.inf
+    return float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0))

@@ -10,7 +10,7 @@ import streamlit as st
 
 from explorer import cache, compute, lessons, state, ui
 from explorer import figures as fg
-from explorer.presets import PRESETS
+from explorer.lessons import PRESETS
 
 _NONE = ""
 
@@ -77,7 +77,7 @@ def panel() -> None:
                 icon=":material/edit:",
             )
         checks = lessons.checks(name, res)
-        tables = lessons.extras(name, ex, res)
+        tables = lessons.extras(name, ex, res, run=compute.run)
         beyond = "Beyond the notebook" if checks else "What to look at"
         titles = (["The notebook beside the app"] if checks else []) + ([beyond] if tables else [])
         if titles:

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import compute, editors, lessons, state, ui
+from explorer import compute, editors, pipeline, state, ui
 from explorer import figures as fg
 from explorer.pipeline import encoder_stages
 from explorer.text import literal
@@ -51,7 +51,7 @@ if res is not None:
                         f"encoder.{title}",
                     )
         out, other = res.encoder.output, compute.run(ex.with_(norm_first=not ex.norm_first)).encoder
-        rs = lessons.row_stats(out)
+        rs = pipeline.row_stats(out)
         if ex.norm_first:
             st.markdown(
                 f"**Pre-norm:** the output is not normalised (row variances {rs.min_var:.2f} to "
@@ -64,7 +64,7 @@ if res is not None:
                 f"(largest |mean| {rs.max_abs_mean:.0e}) and variance {rs.min_var:.3f} to {rs.max_var:.3f}."
             )
         if other is not None:
-            gap = lessons.largest_difference(out, other.output)
+            gap = pipeline.largest_difference(out, other.output)
             st.caption(
                 f"Same weights, other order: {'post' if ex.norm_first else 'pre'}-norm gives a different output "
                 f"(largest difference {gap:.3f})."

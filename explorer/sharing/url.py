@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
 from explorer.example import Example
-from explorer.presets import PRESETS
+from explorer.lessons import PRESETS
 from explorer.sharing import params as link_params
 from explorer.sharing import values
 

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
 from explorer import pipeline
-from explorer.presets import PRESETS
+from explorer.lessons import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 LESSON_PAGES = {

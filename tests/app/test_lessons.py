@@ -13,7 +13,7 @@ from numpy.testing import assert_allclose
 import attention_core as ac
 from explorer import lessons as ls
 from explorer import pipeline
-from explorer.presets import PRESETS
+from explorer.lessons import PRESETS, seed000, seed001, seed002, seed003, seed004
 
 
 def run(name: str) -> pipeline.Result:
@@ -27,7 +27,7 @@ def at(decimals: int) -> dict[str, float]:
     return {"rtol": 0.0, "atol": 0.5 * 10.0**-decimals + 1e-12}
 
 
-@pytest.mark.parametrize("name", list(ls.NOTEBOOKS))
+@pytest.mark.parametrize("name", [n for n, lesson in ls.PRESETS.items() if lesson.notebook])
 def test_every_printed_line_agrees(name: str) -> None:
     checks = ls.checks(name, run(name))
     assert len(checks) >= 3
@@ -48,41 +48,41 @@ def test_seed_000_hello_world() -> None:
     assert abs(res.pe[1, 1] - nb[1, 1]) > 0.4
     # Two heads with the integer matrices: K1 = X WK1 exactly.
     assert res.attention.n_heads == 2
-    assert_allclose(res.attention.k[0], res.x @ np.array(ls.S000_W["WK1"]), rtol=1e-15)
-    assert_allclose(res.attention.q[1], res.x @ np.array(ls.S000_W["WQ2"]), rtol=1e-15)
+    assert_allclose(res.attention.k[0], res.x @ np.array(seed000.W["WK1"]), rtol=1e-15)
+    assert_allclose(res.attention.q[1], res.x @ np.array(seed000.W["WQ2"]), rtol=1e-15)
 
 
 def test_seed_001_me_gusta() -> None:
     res = run("me-gusta")
     t = res.attention
     assert res.scale == 1.0  # softmax(Q K^T), no sqrt(d_k)
-    assert_allclose(res.pe, ls.S001_POS, rtol=0, atol=0)  # pos_1 .. pos_5 as the learned table
-    assert_allclose(res.x, ls.S001_X.values, **at(4))
-    assert_allclose(t.q[0], ls.S001_Q.values, **at(4))
-    assert_allclose(t.k[0], ls.S001_K.values, **at(4))
-    assert_allclose(t.weights[0], ls.S001_ALPHAS.values, **at(4))
+    assert_allclose(res.pe, seed001.POS, rtol=0, atol=0)  # pos_1 .. pos_5 as the learned table
+    assert_allclose(res.x, seed001.X.values, **at(4))
+    assert_allclose(t.q[0], seed001.Q.values, **at(4))
+    assert_allclose(t.k[0], seed001.K.values, **at(4))
+    assert_allclose(t.weights[0], seed001.ALPHAS.values, **at(4))
     assert_allclose(t.weights[0, 0], [0.1981, 0.1992, 0.1963, 0.2039, 0.2024], **at(4))
-    assert_allclose(t.head_outputs[0], ls.S001_OUTPUT.values, **at(4))
+    assert_allclose(t.head_outputs[0], seed001.OUTPUT.values, **at(4))
     assert_allclose(t.head_outputs[0, 0], [-0.078, 0.0809, 0.0652], **at(4))
     assert_allclose(t.head_outputs[0, 1], [-0.0767, 0.0809, 0.0647], **at(4))
 
 
 def test_seed_001_least_squares_recovers_the_weights() -> None:
     """Without the seed: W_q, W_k from the printed X, Q, K; the printed alphas still come out."""
-    x = ls.S001_X.values
-    w_q = ls.least_squares_projection(x, ls.S001_Q.values)
-    w_k = ls.least_squares_projection(x, ls.S001_K.values)
-    assert_allclose(x @ w_q, ls.S001_Q.values, **at(4))
-    assert_allclose(x @ w_k, ls.S001_K.values, **at(4))
+    x = seed001.X.values
+    w_q = seed001.least_squares_projection(x, seed001.Q.values)
+    w_k = seed001.least_squares_projection(x, seed001.K.values)
+    assert_allclose(x @ w_q, seed001.Q.values, **at(4))
+    assert_allclose(x @ w_k, seed001.K.values, **at(4))
     alphas = ac.softmax((x @ w_q) @ (x @ w_k).T, axis=-1)
-    assert_allclose(alphas, ls.S001_ALPHAS.values, **at(4))
-    seeded = ls.s001_draws()
+    assert_allclose(alphas, seed001.ALPHAS.values, **at(4))
+    seeded = seed001.draws()
     assert_allclose(w_q, seeded["w_q"], atol=2e-4)
     assert_allclose(w_k, seeded["w_k"], atol=2e-4)
 
 
 def test_seed_001_two_runs_printed_two_me_alphas() -> None:
-    earlier, later = ls.S001_EARLIER["me_alphas"].values, ls.S001_ME_ALPHAS.values
+    earlier, later = seed001.EARLIER["me_alphas"].values, seed001.ME_ALPHAS.values
     assert np.abs(earlier - later).max() > 1e-3
     assert_allclose(run("me-gusta").attention.weights[0, 0], later, **at(4))
     table = ls.extras("me-gusta", PRESETS["me-gusta"].build(), run("me-gusta"))[0]
@@ -94,7 +94,7 @@ def test_seed_001_two_runs_printed_two_me_alphas() -> None:
 def test_seed_001_loop_equals_matrix_form() -> None:
     res = run("me-gusta")
     t = res.attention
-    w, out = ls.token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
+    w, out = seed001.token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
     assert_allclose(w, t.weights[0], rtol=1e-13, atol=1e-15)
     assert_allclose(out, t.head_outputs[0], rtol=1e-13, atol=1e-15)
     assert_allclose(out[0], [-0.078, 0.0809, 0.0652], **at(4))  # me_attention, In [42]
@@ -103,7 +103,7 @@ def test_seed_001_loop_equals_matrix_form() -> None:
 def test_token_by_token_is_attention_for_random_inputs() -> None:
     rng = np.random.default_rng(5)
     q, k, v = rng.standard_normal((6, 4)), rng.standard_normal((6, 4)), rng.standard_normal((6, 3))
-    w, out = ls.token_by_token(q, k, v, 0.5)
+    w, out = seed001.token_by_token(q, k, v, 0.5)
     ref_out, ref_w = ac.scaled_dot_product_attention(q, k, v, scale=0.5)
     assert_allclose(w, ref_w, rtol=1e-12)
     assert_allclose(out, ref_out, rtol=1e-12, atol=1e-14)
@@ -116,7 +116,7 @@ def test_seed_002_three_inputs() -> None:
     assert_allclose(t.scaled[0], [[2, 4, 4], [4, 16, 12], [4, 12, 10]], rtol=0, atol=0)
     assert_allclose(t.weights[0, 0], [0.06337894, 0.46831053, 0.46831053], **at(8))
     assert_allclose(t.head_outputs[0, 0], [1.93662106, 6.68310531, 1.59506841], **at(8))
-    assert_allclose(res.contributions(0, 0), ls.S002_TERMS.values, **at(8))
+    assert_allclose(res.contributions(0, 0), seed002.TERMS.values, **at(8))
     # The notebook prints row 0 three times; the real rows 1 and 2 are different (almost one-hot).
     assert t.weights[0, 1, 1] > 0.98 and t.weights[0, 2, 1] > 0.85
     real = ls.extras("three-inputs", PRESETS["three-inputs"].build(), res)[0]
@@ -127,14 +127,14 @@ def test_seed_003_causal_mask() -> None:
     res = run("causal-mask")
     t = res.attention
     assert_allclose(res.x, np.eye(4))  # one-hot tokens: W_Q = q, W_K = k, W_V = v
-    assert_allclose(t.q[0], ls.S003_Q, rtol=0, atol=0)
+    assert_allclose(t.q[0], seed003.Q, rtol=0, atol=0)
     assert res.scale == pytest.approx(1 / np.sqrt(8))
     # q, k, v reach us rounded to 8 decimals: their products agree to 7.
-    assert_allclose(t.scores[0], ls.S003_SCORES.values, **at(7))
-    assert_allclose(t.scaled[0], ls.S003_SCALED.values, **at(7))
-    assert_allclose(t.weights[0], ls.S003_ATTENTION.values, **at(8))
-    assert_allclose(t.head_outputs[0], ls.S003_NEW_V.values, **at(7))
-    assert np.array_equal(np.isneginf(t.masked[0]), np.isneginf(ls.S003_MASKED.values))
+    assert_allclose(t.scores[0], seed003.SCORES.values, **at(7))
+    assert_allclose(t.scaled[0], seed003.SCALED.values, **at(7))
+    assert_allclose(t.weights[0], seed003.ATTENTION.values, **at(8))
+    assert_allclose(t.head_outputs[0], seed003.NEW_V.values, **at(7))
+    assert np.array_equal(np.isneginf(t.masked[0]), np.isneginf(seed003.MASKED.values))
     assert np.isneginf(t.masked[0]).sum() == 6
     assert_allclose([t.scores[0].var(), t.scaled[0].var()], [7.96814250921233, 0.9960178136515412], **at(7))
 
@@ -153,7 +153,7 @@ def test_seed_004_its_snowing_and_its_todo() -> None:
     tables = {tb.title: tb for tb in ls.extras("its-snowing", PRESETS["its-snowing"].build(), res)}
     weights = next(tb for title, tb in tables.items() if "weights" in title).values
     output = next(tb for title, tb in tables.items() if "output" in title).values
-    v = ls.S004_COMBINED.values @ ls.S004_WV
+    v = seed004.COMBINED.values @ seed004.WV
     e = np.exp(t.scores[0] / np.sqrt(2))
     assert_allclose(weights, e / e.sum(axis=1, keepdims=True), rtol=1e-12)
     assert_allclose(output, weights @ v, rtol=1e-12)
@@ -209,7 +209,7 @@ def test_causal_vs_bidirectional_tables() -> None:
 
 
 def test_row_stats_and_largest_difference() -> None:
-    rs = ls.row_stats(ac.layer_norm(np.arange(12.0).reshape(3, 4) ** 2))
+    rs = pipeline.row_stats(ac.layer_norm(np.arange(12.0).reshape(3, 4) ** 2))
     assert rs.max_abs_mean < 1e-12 and 0.99 < rs.min_var <= rs.max_var < 1.0
-    assert ls.largest_difference(np.zeros(3), np.array([0.0, -2.0, 1.0])) == 2.0
-    assert ls.largest_difference(np.zeros(3), np.zeros(4)) == np.inf
+    assert pipeline.largest_difference(np.zeros(3), np.array([0.0, -2.0, 1.0])) == 2.0
+    assert pipeline.largest_difference(np.zeros(3), np.zeros(4)) == np.inf

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer import lessons, pipeline
 from explorer.example import Example, conform, expected_shapes, tokens_of
-from explorer.presets import PRESETS
+from explorer.lessons import PRESETS, seed001, seed003, seed004
 from explorer.sharing import url as links
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -116,9 +116,9 @@ def test_three_inputs_digits_in_the_charts(kit) -> None:
 @pytest.mark.parametrize(
     ("name", "chart", "printed"),
     [
-        ("me-gusta", "scores.weights", lessons.S001_ALPHAS),
-        ("causal-mask", "scores.weights", lessons.S003_ATTENTION),
-        ("its-snowing", "scores.raw", lessons.S004_SCORES),
+        ("me-gusta", "scores.weights", seed001.ALPHAS),
+        ("causal-mask", "scores.weights", seed003.ATTENTION),
+        ("its-snowing", "scores.raw", seed004.SCORES),
     ],
 )
 def test_scores_page_carries_the_printed_digits(kit, name: str, chart: str, printed: lessons.Printed) -> None:

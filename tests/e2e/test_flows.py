@@ -52,7 +52,7 @@ def test_sentence_link_opens_that_example(app) -> None:
 
 def test_preset_link_opens_the_preset(app) -> None:
     from explorer import pipeline
-    from explorer.presets import PRESETS
+    from explorer.lessons import PRESETS
 
     ex = PRESETS["three-inputs"].build()
     res = pipeline.run(ex)

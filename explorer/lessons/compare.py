@@ -1,0 +1,184 @@
+"""The comparison machinery of the lessons: a number as a notebook printed it, beside the app's number for
+the same thing, and the small tables a lesson shows beyond its notebook. Pure: numpy, no Streamlit.
+
+Every printed number is a `Printed` constant naming the notebook cell it comes from ("In [36]"), at the
+precision the notebook printed it. A `Check` pairs it with the app's number; `rows` turns checks into the
+lines of the comparison table. `Table` is what a lesson shows that its notebook could not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import attention_core as ac
+from explorer.arrays import F64
+from explorer.example import Example
+from explorer.pipeline import Result
+
+Run = Callable[[Example], Result]  # how a lesson runs another example (the app passes compute.run: cached)
+
+
+@dataclass(frozen=True, eq=False)
+class Printed:
+    """One number, vector or matrix as a notebook printed it: `decimals` digits after the point.
+
+    agree_to: the decimals the app must reproduce; fewer than `decimals` only where the notebook's own inputs
+    reach us rounded (seed 003 prints q, k, v to 8 decimals, so their products can move the 8th).
+    """
+
+    label: str
+    cell: str
+    values: F64
+    decimals: int
+    agree_to: int
+
+    @property
+    def why_fewer(self) -> str:
+        return "" if self.agree_to >= self.decimals else f"to {self.agree_to} of {self.decimals} decimals"
+
+
+def printed(label: str, cell: str, values: object, decimals: int, agree_to: int | None = None) -> Printed:
+    return Printed(
+        label, cell, np.array(values, dtype=np.float64), decimals, decimals if agree_to is None else agree_to
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Check:
+    """A printed number beside the app's number for the same thing.
+
+    They agree when every entry of the app's value rounds to the printed one: |app - printed| at most half a
+    unit of the last printed decimal (plus 1e-12 for float noise); -inf agrees with -inf only.
+    """
+
+    printed: Printed
+    app: F64 | None  # None when the app has no such number (e.g. the sentence has changed)
+    source: str  # where the app's number comes from, e.g. "attention weights, head 1"
+
+    @property
+    def label(self) -> str:
+        return self.printed.label
+
+    @property
+    def cell(self) -> str:
+        return self.printed.cell
+
+    @property
+    def tolerance(self) -> float:
+        return 0.5 * 10.0 ** (-self.printed.agree_to) + 1e-12
+
+    @property
+    def max_diff(self) -> float:
+        """Largest |app - printed| over the finite entries (inf when shapes or infinities disagree)."""
+        if self.app is None or np.shape(self.app) != self.printed.values.shape:
+            return math.inf
+        a, p = np.asarray(self.app, dtype=np.float64), self.printed.values
+        fin = np.isfinite(p)
+        if not np.array_equal(fin, np.isfinite(a)) or not np.array_equal(a[~fin], p[~fin]):
+            return math.inf
+        return float(np.max(np.abs(a[fin] - p[fin]), initial=0.0))
+
+    @property
+    def agrees(self) -> bool:
+        return self.max_diff <= self.tolerance
+
+
+def fmt(values: object, decimals: int) -> str:
+    """Numbers as numpy prints them with this precision (suppress=True): "[0.1981 0.1992 0.1963]"."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 0:
+        return repr(float(arr)) if decimals > 8 else np.format_float_positional(float(arr), decimals)
+    return np.array2string(arr, precision=decimals, suppress_small=True, max_line_width=10_000)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a comparison table: one printed row beside the app's same row."""
+
+    what: str
+    cell: str
+    notebook: str
+    app: str
+    source: str
+    agrees: bool
+    agree_to: int  # decimals compared
+    decimals: int  # decimals printed
+
+    @property
+    def verdict(self) -> str:
+        if not self.agrees:
+            return "✗"
+        return "✓" if self.agree_to >= self.decimals else f"✓ ({self.agree_to} dp)"
+
+
+def rows(checks: list[Check]) -> list[Row]:
+    """The checks as table lines: a matrix gives one line per row ("alphas, row 0"), a vector one line."""
+    out: list[Row] = []
+    for c in checks:
+        p = c.printed.values
+        d = c.printed.decimals
+        if p.ndim < 2:
+            app = "(not in this example)" if c.app is None else fmt(c.app, d)
+            out.append(Row(c.label, c.cell, fmt(p, d), app, c.source, c.agrees, c.printed.agree_to, d))
+            continue
+        app_ok = c.app is not None and np.shape(c.app) == p.shape
+        for i in range(p.shape[0]):
+            sub = Check(
+                Printed(c.label, c.cell, p[i], d, c.printed.agree_to), c.app[i] if app_ok else None, c.source
+            )
+            app = fmt(c.app[i], d) if app_ok else "(not in this example)"
+            out.append(
+                Row(
+                    f"{c.label}, row {i}",
+                    c.cell,
+                    fmt(p[i], d),
+                    app,
+                    c.source,
+                    sub.agrees,
+                    c.printed.agree_to,
+                    d,
+                )
+            )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Table:
+    """A small labelled matrix for the panel: rows x cols values at `decimals` digits.
+
+    kind: "table" (numbers), or "weights" / "signed" (drawn as a heatmap), "text" (only `caption`).
+    group: consecutive tables with the same non-empty group are drawn side by side.
+    """
+
+    title: str
+    rows: list[str] = field(default_factory=list)
+    cols: list[str] = field(default_factory=list)
+    values: F64 = field(default_factory=lambda: np.zeros((0, 0)))
+    decimals: int = 4
+    caption: str = ""
+    kind: str = "table"
+    group: str = ""
+
+
+def dims(n: int, prefix: str = "d") -> list[str]:
+    return [f"{prefix}{j}" for j in range(n)]
+
+
+def head_of(t: ac.AttentionTrace | None, name: str) -> F64 | None:
+    """Head 1 (index 0) of a traced (h, ...) field, or None."""
+    if t is None:
+        return None
+    return np.asarray(getattr(t, name)[0])
+
+
+def row_of(m: F64 | None, i: int) -> F64 | None:
+    return None if m is None or len(m) <= i else m[i]
+
+
+def one_head(*mats: np.ndarray) -> list[np.ndarray]:
+    """(d_model, d_k) matrices as (1, d_model, d_k): one head."""
+    return [np.asarray(m, dtype=np.float64)[None] for m in mats]

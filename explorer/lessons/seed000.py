@@ -1,0 +1,109 @@
+"""Seed notebook 000, "Hello World".
+
+Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
+numbers against the app's, its note and title, and the tables of what it could not show (extras).
+
+Its prints: np.set_printoptions(suppress=True): numpy's default precision, 8 decimals.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import attention_core as ac
+from explorer.example import Example, conform
+from explorer.lessons.compare import Check, Run, Table, dims, printed
+from explorer.pipeline import Result
+
+NAME = "hello-world"
+TITLE = "Notebook 000: Hello World"
+NOTE = (
+    "**Notebook 000, “Hello World”.** Two tokens with hand-made embeddings E = [[1,2,3,4],[2,3,4,5]], "
+    "a sinusoidal positional encoding, then **two heads**, each with its own integer 4×3 W_Q, W_K, W_V "
+    "(d_model 4, d_k 3). The notebook stops after Q, K, V; the app goes on to the scores, both heads "
+    "and W_O.\n\n"
+    "Look at the encoding: the notebook's formula puts the **dimension** index in the exponent, the "
+    "paper puts the **pair** index there, so the two tables below differ from column 1 on. The app "
+    "uses the paper's encoding; the notebook's is computed beside it."
+)
+
+SENTENCE = "Hello World"
+E = np.array([[1, 2, 3, 4], [2, 3, 4, 5]], dtype=np.float64)  # In [73]
+W = {  # In [82]: (d_model 4, d_k 3) per head
+    "WK1": [[1, 0, 1], [0, 1, 0], [1, 0, 1], [0, 1, 0]],
+    "WV1": [[0, 1, 1], [1, 0, 0], [1, 0, 1], [0, 1, 0]],
+    "WQ1": [[0, 0, 0], [1, 1, 0], [0, 0, 1], [1, 0, 0]],
+    "WK2": [[0, 1, 1], [1, 0, 1], [1, 1, 0], [0, 1, 0]],
+    "WV2": [[1, 0, 0], [0, 1, 1], [0, 0, 1], [1, 0, 0]],
+    "WQ2": [[1, 0, 1], [0, 1, 0], [1, 0, 0], [0, 1, 1]],
+}
+PE = printed("positional encodings", "In [79]", [[0, 1, 0, 1], [0.84147098, 0.99995, 0.0001, 1.0]], 8)
+E_BEFORE = printed("E before adding", "In [81]", E, 8)
+E_AFTER = printed("E after adding", "In [81]", [[1, 3, 3, 5], [2.84147098, 3.99995, 4.0001, 6]], 8)
+
+
+def build() -> Example:
+    w = {k: np.asarray(v, dtype=np.float64) for k, v in W.items()}
+    ex = Example(
+        sentence=SENTENCE,
+        d_model=4,
+        n_heads=2,
+        d_k=3,
+        emb_source="table",
+        pe_kind="sinusoidal",
+        scale_mode="sqrt",
+        emb=E.copy(),
+        w_q=np.stack([w["WQ1"], w["WQ2"]]),  # (2, 4, 3)
+        w_k=np.stack([w["WK1"], w["WK2"]]),
+        w_v=np.stack([w["WV1"], w["WV2"]]),
+    )
+    return conform(ex)
+
+
+def checks(res: Result) -> list[Check]:
+    pe_nb = ac.notebook_positional_encoding(2, 4)
+    app_e = res.emb if res.emb.shape == (2, 4) else None
+    return [
+        Check(E_BEFORE, app_e, "the embeddings table E"),
+        Check(PE, pe_nb, "attention_core.notebook_positional_encoding(2, 4)"),
+        Check(E_AFTER, None if app_e is None else app_e + pe_nb, "E + the notebook's encoding"),
+    ]
+
+
+def extras(ex: Example, res: Result, run: Run) -> list[Table]:
+    n = max(res.n, 1)
+    nb = ac.notebook_positional_encoding(n, ex.d_model)
+    paper = ac.positional_encoding(n, ex.d_model)
+    pos = [f"pos {p}" for p in range(n)]
+    why = (
+        "The notebook puts the **dimension** index i = 0, 1, 2, 3 in the exponent 10000^(2i/d_model) where "
+        "the paper puts the **pair** index 0, 0, 1, 1, so its columns 2i and 2i+1 no longer share a frequency "
+        "and the last columns barely move (column 3 at position 1: cos(1/10000^1.5) = 1.0)."
+    )
+    return [
+        Table(
+            "The notebook's encoding (exponent on the dimension index i)",
+            pos,
+            dims(ex.d_model),
+            nb,
+            8,
+            group="pe",
+        ),
+        Table(
+            "The paper's encoding (exponent on the pair index): the app's",
+            pos,
+            dims(ex.d_model),
+            paper,
+            8,
+            group="pe",
+        ),
+        Table("Why they differ", caption=why, kind="text"),
+        Table(
+            "X = E + P with the paper's encoding: what the app's heads read",
+            res.labels,
+            dims(ex.d_model),
+            res.x,
+            8,
+            "The notebook stops after computing Q, K and V; the Scores and Heads pages finish its two heads.",
+        ),
+    ]

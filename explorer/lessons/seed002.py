@@ -1,0 +1,120 @@
+"""Seed notebook 002, "three inputs".
+
+Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
+numbers against the app's, its note and title, and the tables of what it could not show (extras).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.example import Example, conform
+from explorer.lessons.compare import Check, Run, Table, dims, head_of, one_head, printed, row_of
+from explorer.pipeline import Result
+
+NAME = "three-inputs"
+TITLE = "Notebook 002: three inputs"
+NOTE = (
+    "**Notebook 002, three inputs.** x = [[1,0,1,0],[0,2,0,2],[1,1,1,1]] (no positions), integer "
+    "w_query, w_key, w_value (4×3), and the scores divided by **1**: “√3 rounded down”. Then softmax, "
+    "and the output of input 1 built by hand: weight × value, summed.\n\n"
+    "The notebook prints the first softmax row three times (a copy-paste slip); the real three rows "
+    "are below. Try the true scale: choose 1/√d_k on the Scores page and watch rows 1 and 2 soften."
+)
+
+SENTENCE = "input-1 input-2 input-3"
+X = printed("x (3 inputs, d_model = 4)", "In [4]", [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], 8)
+W_QUERY = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=np.float64)  # In [5]
+W_KEY = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=np.float64)  # In [6]
+W_VALUE = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=np.float64)  # In [7]
+K_D = 1.0  # In [11]: "Square root of 3 and rounded down to 1"
+Q = printed("Q = x w_query", "In [8]", [[1, 0, 2], [2, 2, 2], [2, 1, 3]], 8)
+K = printed("K = x w_key", "In [9]", [[0, 1, 1], [4, 4, 0], [2, 3, 1]], 8)
+V = printed("V = x w_value", "In [10]", [[1, 2, 3], [2, 8, 0], [2, 6, 3]], 8)
+SCORES = printed("attention_scores = Q Kᵀ / k_d", "In [11]", [[2, 4, 4], [4, 16, 12], [4, 12, 10]], 8)
+SOFTMAX_PRINTED = printed(  # the same row printed three times: print(attention_scores[0]) x 3
+    "softmax, as printed (3 lines)",
+    "In [12]",
+    [[0.06337894, 0.46831053, 0.46831053]] * 3,
+    8,
+)
+TERMS = printed(
+    "Attention 1, 2, 3 = a_0j V[j]",
+    "In [14]",
+    [
+        [0.06337894, 0.12675788, 0.19013681],
+        [0.93662106, 3.74648425, 0.0],
+        [0.93662106, 2.80986319, 1.40493159],
+    ],
+    8,
+)
+OUTPUT = printed("attention_input1 (output of input 1)", "In [15]", [1.93662106, 6.68310531, 1.59506841], 8)
+
+# query -> the notebook's own per-token result for that query (its loop, written by hand)
+LOOPS = {0: OUTPUT}
+
+
+def build() -> Example:
+    w_q, w_k, w_v = one_head(W_QUERY, W_KEY, W_VALUE)
+    ex = Example(
+        sentence=SENTENCE,
+        d_model=4,
+        n_heads=1,
+        d_k=3,
+        emb_source="table",
+        pe_kind="none",
+        scale_mode="custom",
+        scale_custom=1.0 / K_D,
+        emb=X.values.copy(),
+        w_q=w_q,
+        w_k=w_k,
+        w_v=w_v,
+    )
+    return conform(ex)
+
+
+def checks(res: Result) -> list[Check]:
+    t = res.attention
+    w = head_of(t, "weights")
+    terms = None
+    if t is not None and t.n_heads >= 1 and res.n >= 1:
+        terms = res.contributions(0, 0)
+    return [
+        Check(X, res.x, "X (table, no positions)"),
+        Check(Q, head_of(t, "q"), "queries, head 1"),
+        Check(K, head_of(t, "k"), "keys, head 1"),
+        Check(V, head_of(t, "v"), "values, head 1"),
+        Check(SCORES, head_of(t, "scaled"), "scores × scale (scale 1)"),
+        Check(
+            SOFTMAX_PRINTED,
+            None if w is None or len(w) < 1 else np.repeat(w[:1], 3, axis=0),
+            "weights row 0, three times",
+        ),
+        Check(TERMS, terms, "a_0j · v_j for each key j"),
+        Check(OUTPUT, row_of(head_of(t, "head_outputs"), 0), "head-1 output of input 1"),
+    ]
+
+
+def extras(ex: Example, res: Result, run: Run) -> list[Table]:
+    t = res.attention
+    assert t is not None
+    return [
+        Table(
+            "All three rows of softmax(Q Kᵀ / 1)",
+            [f"{lab} (row {i})" for i, lab in enumerate(res.labels)],
+            res.labels,
+            t.weights[0],
+            8,
+            "The notebook prints `attention_scores[0]` three times, so its Step 5 shows row 0 thrice. The "
+            "real rows 1 and 2 are almost one-hot: their scores (16 and 12 against 4) are far apart, and "
+            "no √3 tamed them (the notebook divides by 1).",
+        ),
+        Table(
+            "Every input's output, not only input 1",
+            res.labels,
+            dims(t.d_v),
+            t.head_outputs[0],
+            8,
+            "The notebook sums the three weighted values for input 1 only; row 0 here is its Step 7.",
+        ),
+    ]

@@ -1,0 +1,94 @@
+"""Seed notebook 004, "It's snowing outside".
+
+Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
+numbers against the app's, its note and title, and the tables of what it could not show (extras).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import attention_core as ac
+from explorer.example import Example, conform
+from explorer.lessons.compare import Check, Run, Table, dims, head_of, one_head, printed
+from explorer.pipeline import Result
+
+NAME = "its-snowing"
+TITLE = "Notebook 004: It's snowing"
+NOTE = (
+    "**Notebook 004, “It's snowing outside”.** Three made-up 3-d embeddings and 3×2 matrices Wq, Wk, "
+    "Wv: it computes the queries, the keys and the raw scores q kᵀ, and leaves the rest as TODO.\n\n"
+    "The app finishes it: scale by 1/√2, softmax, times the values. The raw scores are on the Scores "
+    "page (the q·k numbers before the scale); the finished steps are below."
+)
+
+SENTENCE = "It's snowing outside"
+COMBINED = printed("combined (embeddings)", "In [26]", [[0.3, 0.8, -0.3], [-0.9, -0.1, 0], [1, -0.2, 0.3]], 8)
+WQ = np.array([[0.27, 0.14], [0.24, 0.09], [0.56, 0.84]])  # In [15]
+WK = np.array([[0.1, 0.69], [0.38, 0.63], [0.91, 0.01]])
+WV = np.array([[0.81, 0.8], [0.67, 0.98], [0.04, 0.3]])
+QUERIES = printed("queries", "In [37]", [[0.105, -0.138], [-0.267, -0.135], [0.39, 0.374]], 8)
+KEYS = printed("keys", "In [37]", [[0.061, 0.708], [-0.128, -0.684], [0.297, 0.567]], 8)
+SCORES = printed(
+    "queries keysᵀ",
+    "In [31]",
+    [[-0.091299, 0.080952, -0.047061], [-0.111867, 0.126516, -0.155844], [0.288582, -0.305736, 0.327888]],
+    8,
+)
+
+
+def build() -> Example:
+    w_q, w_k, w_v = one_head(WQ, WK, WV)
+    ex = Example(
+        sentence=SENTENCE,
+        d_model=3,
+        n_heads=1,
+        d_k=2,
+        emb_source="table",
+        pe_kind="none",
+        scale_mode="sqrt",
+        emb=COMBINED.values.copy(),
+        w_q=w_q,
+        w_k=w_k,
+        w_v=w_v,
+    )
+    return conform(ex)
+
+
+def checks(res: Result) -> list[Check]:
+    t = res.attention
+    return [
+        Check(COMBINED, res.x, "X (table, no positions)"),
+        Check(QUERIES, head_of(t, "q"), "queries, head 1"),
+        Check(KEYS, head_of(t, "k"), "keys, head 1"),
+        Check(SCORES, head_of(t, "scores"), "raw scores q kᵀ, head 1"),
+    ]
+
+
+def extras(ex: Example, res: Result, run: Run) -> list[Table]:
+    t = res.attention
+    assert t is not None
+    d_k = t.d_k
+    finished = ac.scaled_dot_product_attention(t.q[0], t.k[0], t.v[0])  # scale 1/sqrt(d_k)
+    return [
+        Table("values = combined Wv", res.labels, dims(t.d_v), t.v[0], 6),
+        Table(
+            f"The TODO, finished: weights = softmax(q kᵀ / √{d_k})",
+            res.labels,
+            res.labels,
+            finished[1],
+            6,
+            kind="weights",
+        ),
+        Table(
+            f"The TODO, finished: output = softmax(q kᵀ / √{d_k}) V",
+            res.labels,
+            dims(t.d_v),
+            finished[0],
+            6,
+            "The notebook's class sketches `np.matmul(self.Wq, tokens.T)`: with Wq 3×2 and tokens.T 3×3 "
+            "that product does not even have matching shapes. Its working cells use tokens @ Wq, as here. "
+            "The scores are small (|q·k| < 0.33), so the weights stay close to 1/3: these made-up "
+            "embeddings barely prefer one word.",
+        ),
+    ]
