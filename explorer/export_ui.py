@@ -31,7 +31,7 @@ def downloads(ex: Example, link: str) -> None:
     if res.n == 0 or res.error:
         st.caption("The notebook and the web page need an example that computes: type a sentence.")
         return
-    query, head = int(state.get(state.K_QUERY)), state.head()
+    query, head = state.query(), state.head()
     link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
     st.download_button(
         "Download as notebook (.ipynb)",

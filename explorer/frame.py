@@ -11,20 +11,17 @@ from explorer.sharing import panel as share_panel
 from explorer.sharing import url as links
 from explorer.text import literal
 
-_URL_READ = "ui.url_read"
-
 
 def read_url() -> None:
     """Once per session: take the example from the URL; afterwards keep the URL in step with the state."""
-    if not st.session_state.get(_URL_READ):
-        st.session_state[_URL_READ] = True
+    if state.first_run():
         got = links.read({k: st.query_params.get(k) for k in st.query_params}, state.current())
         if got.example is not None:
             state.apply_example(got.example, remember=False)
         if got.preset:
-            state.set_ui(state.K_PRESET, got.preset)
+            state.set_preset(got.preset)
         if got.present is not None:
-            state.set_ui(state.K_PRESENT, got.present)
+            state.set_present(got.present)
         for kind, text in got.messages:
             state.say(kind, text)
         # The address bar keeps only the sentence (sync_url): the link's other parts are now the state.
@@ -36,7 +33,7 @@ def read_url() -> None:
 
 def sync_url() -> None:
     """Put the current sentence in the address bar (query params are cleared on page change)."""
-    sentence = str(state.get(state.K_SENTENCE))
+    sentence = state.sentence()
     if st.query_params.get("sentence") != sentence:
         st.query_params["sentence"] = sentence
 
@@ -88,7 +85,7 @@ def sentence_box() -> None:
         placeholder="Type a sentence and press Enter",
         help=row.help,
     )
-    sentence = str(state.get(state.K_SENTENCE) or "")
+    sentence = state.sentence()
     toks, cut = tokens_of(sentence)
     if cut:
         st.warning(

@@ -17,8 +17,8 @@ _NONE = ""
 
 def picker() -> None:
     """ "Load an example": a selectbox over the presets; choosing one loads it at once (undo restores)."""
-    if state.get(state.K_PRESET) not in PRESETS:
-        state.set_ui(state.K_PRESET, _NONE)
+    if state.preset() not in PRESETS:
+        state.set_preset(_NONE)
     st.selectbox(
         "Load an example",
         [_NONE, *PRESETS],
@@ -30,7 +30,7 @@ def picker() -> None:
 
 
 def _picked() -> None:
-    name = state.get(state.K_PRESET)
+    name = state.preset()
     if name in PRESETS:
         load(name)
 
@@ -39,12 +39,12 @@ def load(name: str) -> None:
     """Make preset `name` the current example (the previous one can be restored with undo)."""
     preset = PRESETS[name]
     state.apply_example(preset.build())
-    state.set_ui(state.K_PRESET, name)
+    state.set_preset(name)
     state.say("success", f"Loaded the example “{preset.title}”. Its note is on the Sentence page.")
 
 
 def _close() -> None:
-    state.set_ui(state.K_PRESET, _NONE)
+    state.set_preset(_NONE)
 
 
 @cache.shared(max_bytes=cache.MB)
@@ -54,7 +54,7 @@ def _preset_digest(name: str) -> str:
 
 def active() -> str:
     """The name of the preset last loaded, or ""."""
-    name = state.get(state.K_PRESET)
+    name = state.preset()
     return name if name in PRESETS else _NONE
 
 

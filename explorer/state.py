@@ -38,6 +38,10 @@ K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 # cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
 K_TERMS = "ui.open.terms"  # /token: the sum term by term
+K_UPLOAD = "share.upload"  # the JSON file uploader (its file is opened in its on_change)
+# A picker whose choice holds across pages (head, query token, key token) is bound to its key here with
+# persist_state="session": the one way a choice is kept when its widget is not on the page.
+_URL_READ = "ui.url_read"  # the session's first run has read the URL
 
 _MATRICES = "m.matrices"  # dict name -> ndarray
 _TOKENS = "m.tokens"  # the tokens the matrices were last conformed to
@@ -179,12 +183,37 @@ def editor_key(name: str, *parts: object) -> str:
     return ".".join(["ed", name, *map(str, parts), f"v{version}"])
 
 
-def get(key: str) -> Any:
-    return st.session_state[key]
+def sentence() -> str:
+    return str(st.session_state.get(K_SENTENCE) or "")
 
 
 def head() -> int:
+    """The head shown on single-head pages (0-based)."""
     return int(st.session_state[K_HEAD])
+
+
+def query() -> int:
+    """The query token (row) chosen on /token and /scores (0-based)."""
+    return int(st.session_state[K_QUERY])
+
+
+def preset() -> str:
+    """The name of the preset last loaded, or ""."""
+    return str(st.session_state.get(K_PRESET) or "")
+
+
+def uploaded() -> bytes | None:
+    """The JSON file just given to the uploader, or None."""
+    upload = st.session_state.get(K_UPLOAD)
+    return None if upload is None else upload.getvalue()
+
+
+def first_run() -> bool:
+    """True on the session's first run only (then the frame reads the URL); False ever after."""
+    if st.session_state.get(_URL_READ):
+        return False
+    st.session_state[_URL_READ] = True
+    return True
 
 
 def present() -> bool:
@@ -280,8 +309,12 @@ def undo() -> None:
         say("info", "Restored the example as it was before.")
 
 
-def set_ui(key: str, value: Any) -> None:
-    st.session_state[key] = value
+def set_preset(name: str) -> None:
+    st.session_state[K_PRESET] = name
+
+
+def set_present(on: bool) -> None:
+    st.session_state[K_PRESENT] = bool(on)
 
 
 def editor_state(key: str) -> dict[str, Any]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -89,31 +87,27 @@ def result() -> tuple[Example, Result | None]:
     return ex, res
 
 
-def head_picker(n_heads: int, key_suffix: str) -> int:
-    """A head selector bound to the shared ui.head state (1-based for people, 0-based inside)."""
+def head_picker(n_heads: int) -> int:
+    """The head selector (1-based for people, 0-based inside), bound to the shared head (state.K_HEAD).
+
+    Like the token pickers it keeps its choice across pages (persist_state): one choice, every page.
+    """
     if n_heads <= 1:
         return 0
-    options = list(range(n_heads))
-    choice = st.segmented_control(
+    st.segmented_control(
         "Head",
-        options,
+        list(range(n_heads)),
         format_func=lambda h: f"head {h + 1}",
-        key=f"{key_suffix}.head",
-        default=state.head(),
-        on_change=_sync_head,
-        args=(f"{key_suffix}.head",),
+        key=state.K_HEAD,
+        required=True,  # a head is always chosen (a second click does not clear it)
+        persist_state="session",
     )
-    return state.head() if choice is None else int(choice)
+    return state.head()
 
 
-def _sync_head(key: str) -> None:
-    value = st.session_state.get(key)
-    if value is not None:
-        state.set_ui(state.K_HEAD, int(value))
-
-
-def token_picker(label: str, labels: list[str], key: str, on_pick: Callable[[], None] | None = None) -> int:
-    """A selectbox over token positions showing the (escaped-by-Streamlit) labels."""
+def token_picker(label: str, labels: list[str], key: str) -> int:
+    """A selectbox over token positions showing the (escaped-by-Streamlit) labels, bound to a shared choice
+    (state.K_QUERY or state.K_KEY) and kept across pages like the head picker."""
     idx = st.selectbox(
         label,
         list(range(len(labels))),

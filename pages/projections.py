@@ -15,7 +15,7 @@ ui.opening(
 )
 ex, res = ui.result()
 if res is not None:
-    h = ui.head_picker(ex.n_heads, "projections")
+    h = ui.head_picker(ex.n_heads)
     sty, tr = ui.style(), res.attention
     dims = fg.dims("d", ex.d_model)
     for name, label, out in (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v)):

@@ -35,7 +35,7 @@ if res is not None:
             editors.matrix_editor(
                 "custom_mask", title="Custom mask", row_labels=res.labels, col_labels=res.labels
             )
-    h = ui.head_picker(ex.n_heads, "scores")
+    h = ui.head_picker(ex.n_heads)
     tr, sty, lab = res.attention, ui.style(), res.labels
     blocked = None if res.mask is None else ~res.mask
     q = min(int(state.get(state.K_QUERY) or 0), res.n - 1)  # the query picked below: its labels stay

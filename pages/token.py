@@ -33,7 +33,7 @@ if res is not None:
     with a:
         i = ui.token_picker("query token", lab, state.K_QUERY)
     with b:
-        h = ui.head_picker(ex.n_heads, "token")
+        h = ui.head_picker(ex.n_heads)
     w = tr.weights[h, i]  # (n,)
     parts = res.contributions(h, i)  # (n, d_v): row j = a_ij * v_j
     out = parts.sum(axis=0)

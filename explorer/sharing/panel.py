@@ -14,7 +14,6 @@ from explorer import cache, export_ui, sharing, state
 from explorer.example import MATRIX_NAMES, Example
 from explorer.sharing import url as links
 
-K_UPLOAD = "share.upload"  # the JSON file uploader
 K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
 LINK_BYTES = 8 * cache.MB  # the share-link cache (a link of the largest, fully edited example is 1.7 MB)
 
@@ -82,7 +81,7 @@ def panel() -> None:
         st.file_uploader(
             "Open an example (JSON)",
             type=["json"],
-            key=K_UPLOAD,
+            key=state.K_UPLOAD,
             on_change=_on_upload,
             max_upload_size=max(1, sharing.MAX_JSON_BYTES // 1_000_000),
             help="A file downloaded with the button above. The current example can be restored with Undo.",
@@ -105,9 +104,9 @@ def _csv(ex: Example, name: str) -> str:
 
 
 def _on_upload() -> None:
-    upload = state.get(K_UPLOAD)
-    if upload is not None:
-        import_json(upload.getvalue())
+    data = state.uploaded()
+    if data is not None:
+        import_json(data)
 
 
 def import_json(data: bytes) -> bool:
@@ -118,7 +117,7 @@ def import_json(data: bytes) -> bool:
         state.say("error", f"That file could not be opened: {e}. Nothing was changed.")
         return False
     state.apply_example(ex)
-    state.set_ui(state.K_PRESET, "")
+    state.set_preset("")
     state.say(
         "success", "Opened the example from the file. Undo (in the sidebar) brings back the one before."
     )

@@ -169,7 +169,7 @@ def test_head_picker_switches_the_head(kit) -> None:
     at = kit.open("scores", via_app=False)
     ref = kit.reference()
     assert not np.allclose(ref.trace.weights[0], ref.trace.weights[1])
-    at.button_group(key="scores.head").set_value(1).run()
+    at.button_group(key="ui.head").set_value(1).run()
     assert not at.exception, at.exception
     assert_allclose(kit.z(kit.charts(at)["scores.weights"]), ref.trace.weights[1], rtol=1e-12, atol=1e-15)
 
