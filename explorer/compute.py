@@ -45,5 +45,15 @@ def scale_experiment(n_samples: int, n_keys: int, seed: int):
     return d_ks, var, sat
 
 
+@cache.shared(max_bytes=SMALL_BYTES)
+def _encoder_note(digest: str, _ex: Example, _res: pipeline.Result) -> pipeline.EncoderNote:
+    return pipeline.encoder_note(_ex, _res)
+
+
+def encoder_note(ex: Example, res: pipeline.Result) -> pipeline.EncoderNote:
+    """The encoder page's note on `res` (the run of `ex`): its other order computed once per example."""
+    return _encoder_note(ex.digest(), ex, res)
+
+
 def scale_stats(res: pipeline.Result) -> pipeline.ScaleStats:
     return pipeline.scale_stats(res.attention.scores, res.attention.q.shape[-1])

@@ -12,11 +12,12 @@ from dataclasses import field, fields, make_dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer import defaults, seeding
+from explorer import cache, defaults, seeding
 from explorer import settings_table as table
 from explorer.arrays import F64, Mask
 
 DEFAULT_SENTENCE = table.DEFAULT_SENTENCE
+TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
 
 # Names of the matrices an Example holds; the order is the export order.
 MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask")
@@ -82,12 +83,19 @@ def tokens_of(sentence: str) -> tuple[list[str], bool]:
     """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut.
 
     Only the first MAX_SENTENCE_CHARS characters are ever read (every way in cuts the sentence there first;
-    this is the last guard: a longer text is never tokenized whole).
+    this is the last guard: a longer text is never tokenized whole). A sentence is tokenized once: state,
+    frame, pipeline and links all ask here, and a rerun with the same sentence tokenizes nothing.
     """
+    toks, cut = _tokenized(sentence[: table.MAX_SENTENCE_CHARS])
+    return list(toks), cut
+
+
+@cache.shared(max_bytes=TOKEN_BYTES)
+def _tokenized(sentence: str) -> tuple[tuple[str, ...], bool]:
     import attention_core as ac
 
-    toks = ac.tokenize(sentence[: table.MAX_SENTENCE_CHARS])
-    return toks[: table.MAX_TOKENS], len(toks) > table.MAX_TOKENS
+    toks = ac.tokenize(sentence)
+    return tuple(toks[: table.MAX_TOKENS]), len(toks) > table.MAX_TOKENS
 
 
 def default_matrices(

@@ -11,14 +11,14 @@ from functools import partial
 
 import streamlit as st
 
-from explorer import compute, pipeline, state
+from explorer import compute, state
 from explorer.example import Example
 from explorer.export import notebook, walkthrough
 from explorer.sharing import url as links
 
 
 def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.Walkthrough:
-    return walkthrough.from_example(ex, pipeline.run(ex), query=query, head=head, link=link)
+    return walkthrough.from_example(ex, compute.run(ex), query=query, head=head, link=link)
 
 
 def notebook_bytes(ex: Example, query: int, head: int, link: str) -> bytes:

@@ -789,6 +789,51 @@ def log_ticks(values: NDArray[np.float64], exact: bool = False) -> dict[str, Any
     return {"tickmode": "array", "tickvals": ticks, "ticktext": [number(t) for t in ticks]}
 
 
+def scale_experiment(
+    d_ks: NDArray[np.float64], var: Any, sat: Any, n_keys: int, *, style: Style
+) -> tuple[go.Figure, go.Figure, go.Figure]:
+    """The why-scale page's three charts over d_k: the variance of q·k with and without 1/sqrt(d_k) beside
+    the theory (var: attention_core.ScoreVariance), the largest softmax weight and the softmax's entropy
+    (sat: attention_core.SoftmaxSaturation over n_keys keys)."""
+    x = d_ks.astype(float)
+    variance = lines(
+        x,
+        np.column_stack([var.unscaled, var.scaled, d_ks, np.ones_like(d_ks)]),
+        ["var(q·k) measured", "var(q·k / √d_k) measured", "d_k (theory)", "1 (theory)"],
+        dash=["solid", "solid", "dot", "dot"],
+        style=style,
+        log_x=True,
+        log_y=True,
+        x_title="d_k",
+        y_title="variance",
+        title="Variance of the score q·k of random unit-variance vectors",
+    )
+    peak = lines(
+        x,
+        np.column_stack([sat.max_weight_unscaled, sat.max_weight_scaled]),
+        ["without scale", "with 1/√d_k"],
+        style=style,
+        log_x=True,
+        x_title="d_k",
+        y_title="mean largest weight",
+        title=f"Largest softmax weight over {n_keys} keys (1/{n_keys} = flat, 1 = all on one key)",
+        width_px=HALF_PX,
+    )
+    entropy = lines(
+        x,
+        np.column_stack([sat.entropy_unscaled, sat.entropy_scaled, np.full(len(d_ks), sat.max_entropy)]),
+        ["without scale", "with 1/√d_k", "flat (log n)"],
+        dash=["solid", "solid", "dot"],
+        style=style,
+        log_x=True,
+        x_title="d_k",
+        y_title="entropy (nats)",
+        title="Entropy of the softmax (0 = one key takes everything)",
+        width_px=HALF_PX,
+    )
+    return variance, peak, entropy
+
+
 def bars(
     categories: Sequence[str],
     values: NDArray[np.float64],

@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 
+from explorer.pipeline import Result
+
 MAX_TERMS = 6  # products written out in a dot product before "+ ..."
 
 
@@ -77,3 +79,34 @@ def score_cell(
         rf" = \frac{{e^{{{num(scaled - m, 4)}}}}}{{{num(denom, 4)}}} = {num(weight, 4)}"
     )
     return lines
+
+
+def cell_of(res: Result, head: int, i: int, j: int) -> list[str]:
+    """score_cell for cell (i, j) of head `head` of a traced run (the scores page's "one cell")."""
+    tr, blocked = res.attention, res.blocked
+    assert tr is not None
+    bias = None if res.bias is None else float(res.bias[head, i, j])
+    masked = bool(blocked is not None and blocked[i, j])
+    raw, weight = float(tr.scores[head, i, j]), float(tr.weights[head, i, j])
+    return score_cell(
+        tr.q[head, i], tr.k[head, j], raw, res.scale, bias, masked, weight, tr.masked[head, i], i, j, tr.d_k
+    )
+
+
+SHOWN_DIMS = 8  # vector entries written out in a formula (the charts show them all)
+
+
+def vec(values: np.ndarray, digits: int) -> str:
+    """[a, b, ...] for LaTeX, cut after SHOWN_DIMS entries."""
+    parts = [f"{x:.{digits}f}" for x in values[:SHOWN_DIMS]]
+    return "[" + ", ".join(parts) + (r", \dots" if len(values) > SHOWN_DIMS else "") + "]"
+
+
+def token_sum(i: int, out: np.ndarray, row: np.ndarray) -> list[str]:
+    """The token page's two lines: the weighted sum of the values, and the row of A V it equals."""
+    return [rf"\sum_j a{sub(i, 'j')}\, v_j = {vec(out, 6)}", rf"(A V)_{{{i}}} = {vec(row, 6)}"]
+
+
+def token_term(i: int, j: int, weight: float, value: np.ndarray, part: np.ndarray) -> str:
+    """One term of that sum: a_ij v_j with its numbers."""
+    return rf"a{sub(i, j)}\, v{sub(j)} = {weight:.4f} \times {vec(value, 3)} = {vec(part, 4)}"

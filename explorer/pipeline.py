@@ -32,9 +32,10 @@ class Result:
 
     tokens, labels (n,); emb (n, d) the embeddings used (after the sqrt(d_model) factor when on);
     pe (n, d); x (n, d) = emb + pe; mask (n, n) bool or None; bias (h, n, n) or None;
-    scale the factor applied to q k^T; attention (AttentionTrace); encoder (EncoderTrace or None,
-    with its own error in encoder_error); error: a readable message when the run failed (then the
-    fields after `x` are None).
+    scale the factor applied to q k^T; attention (AttentionTrace): THE attention of this example, the one
+    the encoder block computes (encoder.attention is the same object), over attention_input: "X" in
+    post-norm, "LN(X)" in pre-norm; encoder (EncoderTrace or None, with its own error in encoder_error);
+    error: a readable message when the run failed (then the fields after `x` are None).
     """
 
     tokens: list[str]
@@ -50,6 +51,7 @@ class Result:
     encoder: ac.EncoderTrace | None
     error: str | None = None
     encoder_error: str | None = None
+    attention_input: str = "X"  # what attention reads: "X", or "LN(X)" in pre-norm
 
     @property
     def n(self) -> int:
@@ -61,6 +63,21 @@ class Result:
         return ac.weighted_value_contributions(
             self.attention.weights[head, query][None, :], self.attention.v[head]
         )[0]
+
+    def strongest_key(self, head: int, query: int) -> int:
+        """The key this query gives the most weight in this head."""
+        assert self.attention is not None
+        return int(self.attention.weights[head, query].argmax())
+
+    @property
+    def blocked(self) -> NDArray[np.bool_] | None:
+        """(n, n) True where a query may not see a key (the mask's complement), or None without a mask."""
+        return None if self.mask is None else ~self.mask
+
+    @property
+    def a_row_is_all_masked(self) -> bool:
+        """True when some query may see no key at all (its weights are 0 and its output is zero)."""
+        return self.mask is not None and bool((~self.mask).all(axis=1).any())
 
     @property
     def pe_gram(self) -> F64:
@@ -105,7 +122,10 @@ def encodings_of(ex: Example, n: int) -> F64:
 
 
 def run(ex: Example) -> Result:
-    """Embeddings -> + positions -> multi-head attention -> encoder block, every step kept."""
+    """Embeddings -> + positions -> the encoder block (its multi-head attention included), every step kept.
+
+    The attention is computed once, inside the block: in pre-norm it reads LN(X), and so do the pages.
+    """
     tokens, truncated = tokens_of(ex.sentence)
     labels = ac.token_labels([short(t) for t in tokens])
     n = len(tokens)
@@ -132,31 +152,27 @@ def run(ex: Example) -> Result:
         scale = scale_of(ex)
         mask = mask_of(ex, tokens)
         bias = ac.alibi_bias(n, ex.n_heads) if ex.alibi else None  # (n_heads, n, n)
-        trace = ac.multi_head_attention(
-            x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, mask=mask, scale=scale, bias=bias, use_rope=ex.rope
-        )
     except ValueError as err:
         e = locals().get("emb", empty)
         return Result(tokens, labels, truncated, e, empty, empty, 1.0, None, None, None, None, error=str(err))
+    heads = (ex.w_q, ex.w_k, ex.w_v, ex.w_o)
+    options = {"mask": mask, "scale": scale, "bias": bias, "use_rope": ex.rope}
+    reads = "LN(X)" if ex.norm_first else "X"
     encoder, enc_error = None, None
-    try:
-        encoder = ac.encoder_layer(
-            x,
-            ex.w_q,
-            ex.w_k,
-            ex.w_v,
-            ex.w_o,
-            ex.w1,
-            ex.w2,
-            mask=mask,
-            norm_first=ex.norm_first,
-            scale=scale,
-            bias=bias,
-            use_rope=ex.rope,
-        )
-    except ValueError as err:
+    try:  # the block computes the attention once; every page reads that trace
+        encoder = ac.encoder_layer(x, *heads, ex.w1, ex.w2, norm_first=ex.norm_first, **options)
+        trace = encoder.attention
+    except ValueError as err:  # the block failed: the attention alone, if it can be computed
         enc_error = str(err)
-    return Result(tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error)
+        try:
+            trace = ac.multi_head_attention(ac.layer_norm(x) if ex.norm_first else x, *heads, **options)
+        except ValueError as err2:
+            return Result(
+                tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err2)
+            )
+    return Result(
+        tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error, reads
+    )
 
 
 @dataclass(frozen=True)
@@ -191,6 +207,19 @@ def scale_stats(scores: F64, d_k: int) -> ScaleStats:
     return ScaleStats(
         scores.var(axis=axes), scaled.var(axis=axes), mr, ms, er, es, float(np.log(scores.shape[-1]))
     )
+
+
+def scale_table(stats: ScaleStats) -> dict[str, object]:
+    """The why-scale page's table of the sentence's scores: column -> one value per head."""
+    return {
+        "head": [f"head {h + 1}" for h in range(len(stats.var_raw))],
+        "var(QKᵀ)": stats.var_raw,
+        "var(QKᵀ/√d_k)": stats.var_scaled,
+        "largest weight, unscaled": stats.max_raw,
+        "largest weight, scaled": stats.max_scaled,
+        "entropy, unscaled": stats.ent_raw,
+        "entropy, scaled": stats.ent_scaled,
+    }
 
 
 def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F64, bool]]:
@@ -259,3 +288,52 @@ def largest_difference(a: F64, b: F64) -> float:
     if np.shape(a) != np.shape(b):
         return math.inf
     return float(np.max(np.abs(np.asarray(a) - np.asarray(b)), initial=0.0))
+
+
+@dataclass(frozen=True)
+class TokenView:
+    """One query's row of one head: weights (n,), parts (n, d_v) row j = a_ij v_j, out (d_v,) their sum,
+    row (d_v,) the same query's row of A V; equal: out and row agree to 1e-12 (diff: the largest gap)."""
+
+    weights: F64
+    parts: F64
+    out: F64
+    row: F64
+    equal: bool
+    diff: float
+
+    @property
+    def weight_sum(self) -> float:
+        return float(self.weights.sum())
+
+
+def token_view(res: Result, head: int, query: int) -> TokenView:
+    """The token page's numbers: query `query`'s output as the weighted sum of the value vectors."""
+    assert res.attention is not None
+    parts = res.contributions(head, query)  # (n, d_v)
+    out, row = parts.sum(axis=0), np.asarray(res.attention.head_outputs[head, query])
+    equal = bool(np.allclose(out, row, rtol=1e-12, atol=1e-12))
+    return TokenView(res.attention.weights[head, query], parts, out, row, equal, largest_difference(out, row))
+
+
+@dataclass(frozen=True)
+class EncoderNote:
+    """What the encoder page says under its charts: the output's row statistics and how far the other
+    order (pre-norm for post-norm and back) moves the output with the same weights (None: it cannot run)."""
+
+    stats: RowStats
+    other_gap: float | None
+
+
+def encoder_note(ex: Example, res: Result) -> EncoderNote:
+    """EncoderNote of a run whose encoder block was computed: one more block, in the other order."""
+    assert res.encoder is not None
+    out = res.encoder.output
+    try:
+        other = ac.encoder_layer(
+            res.x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, ex.w1, ex.w2, norm_first=not ex.norm_first,
+            mask=res.mask, scale=res.scale, bias=res.bias, use_rope=ex.rope,
+        )  # fmt: skip
+    except ValueError:
+        return EncoderNote(row_stats(out), None)
+    return EncoderNote(row_stats(out), largest_difference(out, other.output))

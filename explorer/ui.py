@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -71,8 +72,39 @@ def chart(fig: go.Figure, key: str) -> None:
     explorer_chart.draw(fig, key)
 
 
-def result() -> tuple[Example, Result | None]:
-    """The current example and its traced result; shows the reason and returns None if it cannot run."""
+def side_by_side(n_tokens: int, sty: figures.Style) -> tuple[object, object, int]:
+    """Two places for two n x n charts and the width each is drawn at: side by side while every label fits
+    in half the width; a long sentence, or a projector, gets the whole width (numbers large enough for the
+    back of the room)."""
+    if n_tokens <= 16 and not sty.present:
+        left, right = st.columns(2)
+        return left, right, HALF
+    return st.container(), st.container(), figures.FULL_PX
+
+
+def token_matrices(
+    items: list[tuple[str, np.ndarray, list[str], str]],
+    rows: list[str],
+    zrange: tuple[float, float] | None = None,
+) -> None:
+    """Matrices with one row per token, three side by side: (title, values (n, d), column labels, chart key);
+    zrange: one colour range for all of them (None: each its own)."""
+    sty = style()
+    for start in range(0, len(items), 3):
+        for (title, z, cols, key), col in zip(items[start : start + 3], st.columns(3), strict=False):
+            with col:
+                fig = figures.heatmap(
+                    z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token",
+                    zrange=zrange, width_px=THIRD,
+                )  # fmt: skip
+                chart(fig, key)
+
+
+def result(*, attention: bool = False) -> tuple[Example, Result | None]:
+    """The current example and its traced result; shows the reason and returns None if it cannot run.
+
+    attention=True (the pages that show the attention trace): in pre-norm, say that attention reads LN(X).
+    """
     ex = state.current()
     res = compute.run(ex)
     if res.n == 0:
@@ -84,6 +116,12 @@ def result() -> tuple[Example, Result | None]:
     if res.error:
         st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
         return ex, None
+    if attention and res.attention_input != "X":
+        st.info(
+            f"Pre-norm: attention reads {res.attention_input}, each token's vector of X layer-normalised "
+            "(page Encoder block), so the numbers on this page are computed from LN(X), not X.",
+            icon=":material/info:",
+        )
     return ex, res
 
 

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer import compute, editors, pipeline, state, ui
+from explorer import compute, editors, state, ui
 from explorer import figures as fg
 from explorer.pipeline import encoder_stages
 from explorer.text import literal
@@ -31,27 +31,13 @@ if res is not None:
             f"The encoder block cannot be computed: {literal(res.encoder_error)}", icon=":material/error:"
         )
     else:
-        sty, lab = ui.style(), res.labels
         stages = encoder_stages(res.encoder, ex.norm_first)
-        for start in range(0, len(stages), 3):
-            for (title, z, is_hidden), col in zip(stages[start : start + 3], st.columns(3), strict=False):
-                with col:
-                    dims = fg.dims("f" if is_hidden else "d", z.shape[1])
-                    ui.chart(
-                        fg.heatmap(
-                            z,
-                            lab,
-                            dims,
-                            title=title,
-                            style=sty,
-                            x_title="dimension",
-                            y_title="token",
-                            width_px=ui.THIRD,
-                        ),
-                        f"encoder.{title}",
-                    )
-        out, other = res.encoder.output, compute.run(ex.with_(norm_first=not ex.norm_first)).encoder
-        rs = pipeline.row_stats(out)
+        ui.token_matrices(
+            [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
+            res.labels,
+        )
+        note = compute.encoder_note(ex, res)
+        rs = note.stats
         if ex.norm_first:
             st.markdown(
                 f"**Pre-norm:** the output is not normalised (row variances {rs.min_var:.2f} to "
@@ -63,11 +49,10 @@ if res is not None:
                 f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 "
                 f"(largest |mean| {rs.max_abs_mean:.0e}) and variance {rs.min_var:.3f} to {rs.max_var:.3f}."
             )
-        if other is not None:
-            gap = pipeline.largest_difference(out, other.output)
+        if note.other_gap is not None:
             st.caption(
                 f"Same weights, other order: {'post' if ex.norm_first else 'pre'}-norm gives a different output "
-                f"(largest difference {gap:.3f})."
+                f"(largest difference {note.other_gap:.3f})."
             )
     # Its content runs only while it is open: the editors cost most of the page's run (127 ms of 250 at
     # 64 tokens, d_ff 256) even closed.

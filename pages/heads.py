@@ -14,17 +14,16 @@ ui.opening(
     r"\mathrm{head}_h = A_h V_h,\quad \mathrm{MultiHead}(X) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_O"
     r"\qquad (n \times H d_v)(H d_v \times d_{model})",
 )
-ex, res = ui.result()
+ex, res = ui.result(attention=True)
 if res is not None:
     tr, sty, lab = res.attention, ui.style(), res.labels
-    blocked = None if res.mask is None else ~res.mask
     ui.chart(
         fg.head_grid(
             tr.weights,
             lab,
             style=sty,
             title="Attention weights of every head (one colour scale for all)",
-            masked=blocked,
+            masked=res.blocked,
         ),
         "heads.grid",
     )

@@ -30,7 +30,7 @@ if res is not None:
             row_labels=[f"pos {i}" for i in range(res.n)],
             col_labels=dims,
         )
-    if ex.pe_kind in ("sinusoidal", "sinusoidal_split"):
+    if ex.pe_kind.startswith("sinusoidal"):
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
         shown = min(ex.d_model, 8)
         ui.chart(
@@ -76,19 +76,9 @@ if res is not None:
             ),
             "pe.similarity",
         )
-    triple = (("E" + (" × √d_model" if ex.pe_scale else ""), res.emb), ("+ P", res.pe), ("= X", res.x))
-    one_range = fg.shared_range(res.emb, res.pe, res.x)  # one colour per number: E + P = X reads off
-    for (title, z), col, key in zip(triple, st.columns(3), ("pe.e", "pe.p", "pe.x"), strict=True):
-        with col:
-            fig = fg.heatmap(
-                z,
-                res.labels,
-                dims,
-                title=title,
-                style=sty,
-                x_title="dimension",
-                y_title="token",
-                zrange=one_range,
-                width_px=ui.THIRD,
-            )
-            ui.chart(fig, key)
+    e_title = "E" + (" × √d_model" if ex.pe_scale else "")
+    ui.token_matrices(
+        [(e_title, res.emb, dims, "pe.e"), ("+ P", res.pe, dims, "pe.p"), ("= X", res.x, dims, "pe.x")],
+        res.labels,
+        zrange=fg.shared_range(res.emb, res.pe, res.x),  # one colour per number: E + P = X reads off
+    )

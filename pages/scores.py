@@ -24,7 +24,7 @@ with c2:
 with c3:
     ui.setting("alibi")
     ui.setting("rope")
-ex, res = ui.result()
+ex, res = ui.result(attention=True)
 if res is not None:
     if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:
         st.info(
@@ -37,14 +37,10 @@ if res is not None:
             )
     h = ui.head_picker(ex.n_heads)
     tr, sty, lab = res.attention, ui.style(), res.labels
-    blocked = None if res.mask is None else ~res.mask
-    q = min(int(state.get(state.K_QUERY) or 0), res.n - 1)  # the query picked below: its labels stay
-    keep = {"keep_rows": [q], "keep_cols": [int(tr.weights[h, q].argmax())]}
-    # Side by side while every label fits in half the width; a long sentence, or a projector, gets the whole
-    # width (numbers large enough for the back of the room).
-    apart = res.n <= 16 and not sty.present
-    left, right = st.columns(2) if apart else (st.container(), st.container())
-    width = ui.HALF if apart else fg.FULL_PX
+    blocked = res.blocked
+    q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
+    keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
+    left, right, width = ui.side_by_side(res.n, sty)
     with left:
         ui.chart(
             fg.heatmap(
@@ -87,7 +83,7 @@ if res is not None:
         ),
         "scores.weights",
     )
-    if blocked is not None and (~res.mask).all(axis=1).any():
+    if res.a_row_is_all_masked:
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
     st.subheader("One cell, with its numbers", anchor=False)
     a, b = st.columns(2)
@@ -95,20 +91,7 @@ if res is not None:
         i = ui.token_picker("query (row)", lab, state.K_QUERY)
     with b:
         j = ui.token_picker("key (column)", lab, state.K_KEY)
-    row = tr.masked[h, i]
-    for line in formulas.score_cell(
-        tr.q[h, i],
-        tr.k[h, j],
-        float(tr.scores[h, i, j]),
-        res.scale,
-        None if res.bias is None else float(res.bias[h, i, j]),
-        bool(blocked is not None and blocked[i, j]),
-        float(tr.weights[h, i, j]),
-        row,
-        i,
-        j,
-        ex.d_k,
-    ):
+    for line in formulas.cell_of(res, h, i, j):
         st.latex(line)
     if ex.rope:
         st.caption("With RoPE, q and k above are the rotated vectors.")

@@ -1,10 +1,9 @@
 """/why-scale: why the scores are divided by sqrt(d_k) (seed 003's lesson), measured."""
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import compute, lessons, preset_ui, state, ui
+from explorer import compute, lessons, pipeline, preset_ui, state, ui
 from explorer import figures as fg
 
 SCALES = {
@@ -12,16 +11,6 @@ SCALES = {
     "none": "does not scale its scores (as notebook 001): the “unscaled” columns are the ones it uses",
     "custom": "multiplies its scores by a number you chose (notebook 002 divides them by 1)",
 }
-
-# Every number of the table with the same three decimals (it mixed 3 and 4).
-TABLE_NUMBERS = (
-    "var(QKᵀ)",
-    "var(QKᵀ/√d_k)",
-    "largest weight, unscaled",
-    "largest weight, scaled",
-    "entropy, unscaled",
-    "entropy, scaled",
-)
 
 state.init()
 ui.opening(
@@ -38,73 +27,22 @@ c1, c2 = st.columns(2)
 n_samples = c1.select_slider("samples per d_k", [500, 1000, 2000, 5000], value=2000, key="why.samples")
 n_keys = c2.select_slider("keys per softmax row", [4, 8, 16, 32, 64], value=16, key="why.keys")
 d_ks, var, sat = compute.scale_experiment(int(n_samples), int(n_keys), int(state.current().seed))
-ui.chart(
-    fg.lines(
-        d_ks.astype(float),
-        np.column_stack([var.unscaled, var.scaled, d_ks, np.ones_like(d_ks)]),
-        ["var(q·k) measured", "var(q·k / √d_k) measured", "d_k (theory)", "1 (theory)"],
-        dash=["solid", "solid", "dot", "dot"],
-        style=sty,
-        log_x=True,
-        log_y=True,
-        x_title="d_k",
-        y_title="variance",
-        title="Variance of the score q·k of random unit-variance vectors",
-    ),
-    "why.variance",
-)
+variance, peak, entropy = fg.scale_experiment(d_ks, var, sat, n_keys, style=sty)
+ui.chart(variance, "why.variance")
 left, right = st.columns(2)
 with left:
-    ui.chart(
-        fg.lines(
-            d_ks.astype(float),
-            np.column_stack([sat.max_weight_unscaled, sat.max_weight_scaled]),
-            ["without scale", "with 1/√d_k"],
-            style=sty,
-            log_x=True,
-            x_title="d_k",
-            y_title="mean largest weight",
-            title=f"Largest softmax weight over {n_keys} keys (1/{n_keys} = flat, 1 = all on one key)",
-            width_px=ui.HALF,
-        ),
-        "why.maxweight",
-    )
+    ui.chart(peak, "why.maxweight")
 with right:
-    ui.chart(
-        fg.lines(
-            d_ks.astype(float),
-            np.column_stack([sat.entropy_unscaled, sat.entropy_scaled, np.full(len(d_ks), sat.max_entropy)]),
-            ["without scale", "with 1/√d_k", "flat (log n)"],
-            dash=["solid", "solid", "dot"],
-            style=sty,
-            log_x=True,
-            x_title="d_k",
-            y_title="entropy (nats)",
-            title="Entropy of the softmax (0 = one key takes everything)",
-            width_px=ui.HALF,
-        ),
-        "why.entropy",
-    )
+    ui.chart(entropy, "why.entropy")
 st.subheader("Your sentence", anchor=False)
-ex, res = ui.result()
+ex, res = ui.result(attention=True)
 if res is not None:
     stats = compute.scale_stats(res)
-    st.dataframe(
-        pd.DataFrame(
-            {
-                "head": [f"head {h + 1}" for h in range(ex.n_heads)],
-                "var(QKᵀ)": stats.var_raw,
-                "var(QKᵀ/√d_k)": stats.var_scaled,
-                "largest weight, unscaled": stats.max_raw,
-                "largest weight, scaled": stats.max_scaled,
-                "entropy, unscaled": stats.ent_raw,
-                "entropy, scaled": stats.ent_scaled,
-            }
-        ),
-        hide_index=True,
-        width="stretch",
-        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in TABLE_NUMBERS},
-    )
+    table = pipeline.scale_table(stats)
+    three_decimals = {
+        c: st.column_config.NumberColumn(format="%.3f") for c in table if c != "head"
+    }  # not 3 and 4
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch", column_config=three_decimals)
     st.caption(
         f"d_k = {ex.d_k}, {res.n} keys (flat entropy log n = {stats.max_entropy:.3f}), all scores before any "
         f"mask or bias. This example {SCALES.get(ex.scale_mode, 'scales its scores')}."

@@ -16,9 +16,11 @@ def _ex(**settings: object) -> Example:
 
 
 def _core(ex: Example, mask: np.ndarray | None, scale: float, bias: np.ndarray | None, x: np.ndarray):
+    # The attention every page shows is the encoder block's own (issue 12): over LN(X) in pre-norm.
     mha = ac.multi_head_attention(
-        x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, mask=mask, scale=scale, bias=bias, use_rope=ex.rope
-    )
+        ac.layer_norm(x) if ex.norm_first else x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, mask=mask, scale=scale,
+        bias=bias, use_rope=ex.rope,
+    )  # fmt: skip
     enc = ac.encoder_layer(
         x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, ex.w1, ex.w2, mask=mask, norm_first=ex.norm_first,
         scale=scale, bias=bias, use_rope=ex.rope,
@@ -180,3 +182,27 @@ def test_encoder_stages_in_reading_order(norm_first: bool) -> None:
     assert_allclose(stages[0][1], res.x)
     assert_allclose(stages[-1][1], res.encoder.output)
     assert [hidden for _, _, hidden in stages].count(True) == 1
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_the_pages_and_the_encoder_block_read_one_attention_trace(norm_first: bool) -> None:
+    """Attention is computed once, inside the encoder block: in pre-norm it reads LN(X), and says so."""
+    res = pipeline.run(_ex(norm_first=norm_first, mask_kind="causal"))
+    assert res.attention is res.encoder.attention
+    assert res.attention_input == ("LN(X)" if norm_first else "X")
+    x_in = ac.layer_norm(res.x) if norm_first else res.x
+    assert_allclose(res.encoder.attn_input, x_in, rtol=0, atol=0)
+    q = np.einsum("nd,hdk->hnk", x_in, _ex(norm_first=norm_first).w_q)  # (n_heads, n, d_k)
+    assert_allclose(res.attention.q, q, rtol=1e-12, atol=1e-14)
+
+
+def test_a_failing_block_still_shows_the_attention(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise ValueError("the block cannot be computed")
+
+    monkeypatch.setattr(ac, "encoder_layer", fails)
+    ex = _ex(norm_first=True)
+    res = pipeline.run(ex)
+    assert res.error is None and res.encoder is None and res.encoder_error == "the block cannot be computed"
+    want = ac.multi_head_attention(ac.layer_norm(res.x), ex.w_q, ex.w_k, ex.w_v, ex.w_o, scale=res.scale)
+    _assert_same_trace(res.attention, want)

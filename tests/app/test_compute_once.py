@@ -1,0 +1,68 @@
+"""Every number computed once (issue 12): per rerun the sentence is tokenized at most once and the pipeline
+runs at most once, through the cache (lessons included); a rerun with nothing changed computes nothing.
+
+Counted with counters on attention_core.tokenize and explorer.pipeline.run (the uncached run) while AppTest
+runs app.py on each page. Each test types a sentence no other test uses, so the shared caches are cold.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+
+import pytest
+from conftest import ROOT, TIMEOUT
+from streamlit.testing.v1 import AppTest
+
+import attention_core as ac
+from explorer import page_table, pipeline
+
+_fresh = itertools.count()
+
+
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    seen = {"tokenize": 0, "pipeline.run": 0}
+
+    def counting(name, fn):  # noqa: ANN001, ANN202
+        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            seen[name] += 1
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(ac, "tokenize", counting("tokenize", ac.tokenize))
+    monkeypatch.setattr(pipeline, "run", counting("pipeline.run", pipeline.run))
+    return seen
+
+
+def rerun(at: AppTest, counts: dict[str, int]) -> tuple[int, int]:
+    for k in counts:
+        counts[k] = 0
+    at.run()
+    assert not at.exception, at.exception
+    return counts["tokenize"], counts["pipeline.run"]
+
+
+def sentence() -> str:
+    return f"a sentence nobody typed before {uuid.uuid4().hex[:8]} {next(_fresh)}"
+
+
+@pytest.mark.parametrize("url", [p.url_path for p in page_table.listed()])
+def test_a_new_sentence_is_tokenized_once_and_run_once(url: str, counts: dict[str, int]) -> None:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT).run()
+    if url:
+        at.switch_page(page_table.by_path(url).script).run()
+    at.text_input(key="sentence").set_value(sentence())
+    assert rerun(at, counts) == (1, 1)  # typed: one tokenization, one traced run
+    assert rerun(at, counts) == (0, 0)  # nothing changed: nothing computed again
+
+
+def test_a_lesson_runs_its_other_example_through_the_cache(counts: dict[str, int]) -> None:
+    """causal-vs-bidirectional compares the example with its other mask: a second run, once, cached."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params["preset"] = "causal-vs-bidirectional"
+    at.query_params["seed"] = str(1000 + next(_fresh))  # an example no other test ran
+    first = rerun(at, counts)
+    assert first[1] == 2 and first[0] <= 1  # the example and the same with its mask switched
+    assert rerun(at, counts) == (0, 0)
