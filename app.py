@@ -33,5 +33,6 @@ if state.present():
     frame.step_controls(page, top=True)
 frame.sentence_box()
 frame.show_messages()
+state.set_page(page.url_path)
 page.run()
 frame.step_controls(page)

@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from _common import save  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import attention_core as ac  # noqa: E402
@@ -44,22 +45,30 @@ def counted(at: AppTest) -> tuple[int, int]:
 
 def main() -> None:
     """Per page: a rerun after a new sentence is typed (nothing cached), then a rerun with nothing changed."""
-    print(f"{'page':22} {'new sentence':>18} {'nothing changed':>18}")
-    print(f"{'':22} {'tokenize  pipeline':>18} {'tokenize  pipeline':>18}")
+    lines = [
+        "Tokenize calls and pipeline runs in one rerun of app.py (AppTest)",
+        "",
+        "| page | new sentence: tokenize | new sentence: pipeline.run | unchanged: tokenize | unchanged: pipeline.run |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    data = {}
     for i, name in enumerate(PAGES):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         if name != "sentence":
             at.switch_page(f"pages/{name}.py").run()
         at.text_input(key="sentence").set_value(f"A new sentence number {i} for the count")
-        typed = counted(at)
-        again = counted(at)
-        print(f"{name:22} {typed[0]:>8} {typed[1]:>9} {again[0]:>8} {again[1]:>9}")
-    # A preset whose panel compares the example with its other mask (lessons): opened by its link.
+        typed, again = counted(at), counted(at)
+        data[name] = {"new_sentence": typed, "unchanged": again}
+        lines.append(f"| {name} | {typed[0]} | {typed[1]} | {again[0]} | {again[1]} |")
+    # A preset whose panel compares the example with its other mask (a lesson): opened by its link.
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.query_params["preset"] = "causal-vs-bidirectional"
-    first = counted(at)
-    again = counted(at)
-    print(f"{'?preset=causal-vs-bi…':22} {first[0]:>8} {first[1]:>9} {again[0]:>8} {again[1]:>9}")
+    first, again = counted(at), counted(at)
+    data["preset causal-vs-bidirectional"] = {"first_open": first, "unchanged": again}
+    lines.append(
+        f"| ?preset=causal-vs-bidirectional (first open) | {first[0]} | {first[1]} | {again[0]} | {again[1]} |"
+    )
+    save("count_compute.md", "\n".join(lines), data)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ class Page:
     steps: tuple[Step, ...]
     section: str = ""  # the navigation section ("": no header, first)
     listed: bool = True  # False: not in the navigation, the step-through or the map
+    attention: bool = False  # it shows the attention trace: in pre-norm it says that attention reads LN(X)
 
 
 def page(
@@ -42,10 +43,11 @@ def page(
     *,
     section: str = "",
     listed: bool = True,
+    attention: bool = False,
 ) -> Page:
     """A row, its steps stamped with its url_path."""
     stamped = tuple(replace(s, url_path=url_path) for s in steps)
-    return Page(script, url_path, title, icon, summary, stamped, section, listed)
+    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention)
 
 
 PAGES: tuple[Page, ...] = (
@@ -92,6 +94,7 @@ PAGES: tuple[Page, ...] = (
                 "passes on.",
             ),
         ),
+        attention=True,
     ),
     page(
         "pages/scores.py",
@@ -116,6 +119,7 @@ PAGES: tuple[Page, ...] = (
                 "Softmax turns each row of scores into weights that are ≥ 0 and sum to 1.",
             ),
         ),
+        attention=True,
     ),
     page(
         "pages/heads.py",
@@ -130,6 +134,7 @@ PAGES: tuple[Page, ...] = (
                 "Each head attends differently; their outputs are concatenated and mixed by W_O.",
             ),
         ),
+        attention=True,
     ),
     page(
         "pages/token.py",
@@ -144,6 +149,7 @@ PAGES: tuple[Page, ...] = (
                 "One output row is the weighted sum of the value vectors, with the weights of its row.",
             ),
         ),
+        attention=True,
     ),
     page(
         "pages/encoder.py",
@@ -174,6 +180,7 @@ PAGES: tuple[Page, ...] = (
                 "weight.",
             ),
         ),
+        attention=True,
     ),
 )
 

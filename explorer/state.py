@@ -42,6 +42,7 @@ K_UPLOAD = "share.upload"  # the JSON file uploader (its file is opened in its o
 # A picker whose choice holds across pages (head, query token, key token) is bound to its key here with
 # persist_state="session": the one way a choice is kept when its widget is not on the page.
 _URL_READ = "ui.url_read"  # the session's first run has read the URL
+_PAGE = "ui.page"  # the url_path of the page the frame is running (None: a page run alone)
 
 _MATRICES = "m.matrices"  # dict name -> ndarray
 _TOKENS = "m.tokens"  # the tokens the matrices were last conformed to
@@ -206,6 +207,15 @@ def uploaded() -> bytes | None:
     """The JSON file just given to the uploader, or None."""
     upload = st.session_state.get(K_UPLOAD)
     return None if upload is None else upload.getvalue()
+
+
+def page() -> str | None:
+    """The url_path of the page the frame runs in this rerun (None when a page runs without the frame)."""
+    return st.session_state.get(_PAGE)
+
+
+def set_page(url_path: str) -> None:
+    st.session_state[_PAGE] = url_path
 
 
 def first_run() -> bool:

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer import chart as explorer_chart
-from explorer import compute, figures, state
+from explorer import compute, figures, page_table, state
 from explorer import settings_table as table
 from explorer.example import Example
 from explorer.pipeline import Result
@@ -100,10 +100,11 @@ def token_matrices(
                 chart(fig, key)
 
 
-def result(*, attention: bool = False) -> tuple[Example, Result | None]:
+def result() -> tuple[Example, Result | None]:
     """The current example and its traced result; shows the reason and returns None if it cannot run.
 
-    attention=True (the pages that show the attention trace): in pre-norm, say that attention reads LN(X).
+    On a page that shows the attention trace (its row in the page table), in pre-norm: say that attention
+    reads LN(X).
     """
     ex = state.current()
     res = compute.run(ex)
@@ -116,7 +117,8 @@ def result(*, attention: bool = False) -> tuple[Example, Result | None]:
     if res.error:
         st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
         return ex, None
-    if attention and res.attention_input != "X":
+    page = page_table.by_path(state.page())
+    if res.attention_input != "X" and page is not None and page.attention:
         st.info(
             f"Pre-norm: attention reads {res.attention_input}, each token's vector of X layer-normalised "
             "(page Encoder block), so the numbers on this page are computed from LN(X), not X.",

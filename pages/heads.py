@@ -14,7 +14,7 @@ ui.opening(
     r"\mathrm{head}_h = A_h V_h,\quad \mathrm{MultiHead}(X) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_O"
     r"\qquad (n \times H d_v)(H d_v \times d_{model})",
 )
-ex, res = ui.result(attention=True)
+ex, res = ui.result()
 if res is not None:
     tr, sty, lab = res.attention, ui.style(), res.labels
     ui.chart(

@@ -13,7 +13,7 @@ ui.opening(
     "(what it passes on when attended to). Edit any weight and every later step follows.",
     r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad (n \times d_{model}) (d_{model} \times d_k) = (n \times d_k)",
 )
-ex, res = ui.result(attention=True)
+ex, res = ui.result()
 if res is not None:
     h = ui.head_picker(ex.n_heads)
     sty, tr = ui.style(), res.attention

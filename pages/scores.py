@@ -24,7 +24,7 @@ with c2:
 with c3:
     ui.setting("alibi")
     ui.setting("rope")
-ex, res = ui.result(attention=True)
+ex, res = ui.result()
 if res is not None:
     if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:
         st.info(

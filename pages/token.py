@@ -16,7 +16,7 @@ ui.opening(
     "loop notebooks 001 and 002 write by hand, and it is one row of the matrix product A V.",
     r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
 )
-ex, res = ui.result(attention=True)
+ex, res = ui.result()
 if res is not None:
     sty, lab = ui.style(), res.labels
     a, b = st.columns([1, 2])

@@ -35,7 +35,7 @@ with left:
 with right:
     ui.chart(entropy, "why.entropy")
 st.subheader("Your sentence", anchor=False)
-ex, res = ui.result(attention=True)
+ex, res = ui.result()
 if res is not None:
     stats = compute.scale_stats(res)
     table = pipeline.scale_table(stats)

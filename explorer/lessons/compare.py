@@ -16,7 +16,7 @@ import numpy as np
 
 import attention_core as ac
 from explorer.arrays import F64
-from explorer.example import Example
+from explorer.example import Example, conform
 from explorer.pipeline import Result
 
 Run = Callable[[Example], Result]  # how a lesson runs another example (the app passes compute.run: cached)
@@ -179,6 +179,32 @@ def row_of(m: F64 | None, i: int) -> F64 | None:
     return None if m is None or len(m) <= i else m[i]
 
 
-def one_head(*mats: np.ndarray) -> list[np.ndarray]:
-    """(d_model, d_k) matrices as (1, d_model, d_k): one head."""
-    return [np.asarray(m, dtype=np.float64)[None] for m in mats]
+# Where the app's number comes from, for head 1's traced fields (the comparison table's last column).
+HEAD1 = {
+    "q": "queries, head 1",
+    "k": "keys, head 1",
+    "v": "values, head 1",
+    "scores": "raw scores q kᵀ, head 1",
+    "weights": "attention weights, head 1",
+    "head_outputs": "head-1 output (before W_O)",
+}
+
+
+def head1(res: Result, **printed: Printed) -> list[Check]:
+    """Head 1's traced fields beside the printed numbers, in the order given (q=Q, k=K, weights=ALPHAS)."""
+    return [Check(p, head_of(res.attention, name), HEAD1[name]) for name, p in printed.items()]
+
+
+def table_example(
+    sentence: str, emb: object, w_q: object, w_k: object, w_v: object, **settings: object
+) -> Example:
+    """A notebook's example: its embeddings as the hand-set table, its W_Q, W_K, W_V as (d_model, d_k) for one
+    head or (n_heads, d_model, d_k), its other settings; every other matrix the seeded default (conform)."""
+    heads = [np.asarray(m, dtype=np.float64) for m in (w_q, w_k, w_v)]
+    heads = [m[None] if m.ndim == 2 else m for m in heads]  # (n_heads, d_model, d_k)
+    n_heads, d_model, d_k = heads[0].shape
+    ex = Example(
+        sentence=sentence, d_model=d_model, n_heads=n_heads, d_k=d_k, emb_source="table",
+        emb=np.array(emb, dtype=np.float64), w_q=heads[0], w_k=heads[1], w_v=heads[2], **settings,
+    )  # fmt: skip
+    return conform(ex)

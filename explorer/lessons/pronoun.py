@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example, conform
-from explorer.lessons.compare import Run, Table
+from explorer.example import Example
+from explorer.lessons.compare import Run, Table, table_example
 from explorer.pipeline import Result
 
 NAME = "pronoun"
@@ -70,21 +70,7 @@ def build() -> Example:
     w_v[0, 0] = w_v[1, 1] = w_v[3, 2] = 1.0
     w_o = np.zeros((3, d))
     w_o[0, 0] = w_o[1, 1] = w_o[2, 3] = 1.0
-    ex = Example(
-        sentence=SENTENCE,
-        d_model=d,
-        n_heads=1,
-        d_k=3,
-        emb_source="table",
-        pe_kind="none",
-        scale_mode="sqrt",
-        emb=emb,
-        w_q=w_q[None],
-        w_k=w_k[None],
-        w_v=w_v[None],
-        w_o=w_o,
-    )
-    return conform(ex)
+    return table_example(SENTENCE, emb, w_q, w_k, w_v, w_o=w_o, pe_kind="none", scale_mode="sqrt")
 
 
 def extras(ex: Example, res: Result, run: Run) -> list[Table]:

@@ -1,7 +1,4 @@
-"""Seed notebook 000, "Hello World".
-
-Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
-numbers against the app's, its note and title, and the tables of what it could not show (extras).
+"""Seed notebook 000, "Hello World": the lesson (what a lesson module holds: explorer/lessons/__init__.py).
 
 Its prints: np.set_printoptions(suppress=True): numpy's default precision, 8 decimals.
 """
@@ -11,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 import attention_core as ac
-from explorer.example import Example, conform
-from explorer.lessons.compare import Check, Run, Table, dims, printed
+from explorer.example import Example
+from explorer.lessons.compare import Check, Run, Table, dims, printed, table_example
 from explorer.pipeline import Result
 
 NAME = "hello-world"
@@ -44,20 +41,8 @@ E_AFTER = printed("E after adding", "In [81]", [[1, 3, 3, 5], [2.84147098, 3.999
 
 def build() -> Example:
     w = {k: np.asarray(v, dtype=np.float64) for k, v in W.items()}
-    ex = Example(
-        sentence=SENTENCE,
-        d_model=4,
-        n_heads=2,
-        d_k=3,
-        emb_source="table",
-        pe_kind="sinusoidal",
-        scale_mode="sqrt",
-        emb=E.copy(),
-        w_q=np.stack([w["WQ1"], w["WQ2"]]),  # (2, 4, 3)
-        w_k=np.stack([w["WK1"], w["WK2"]]),
-        w_v=np.stack([w["WV1"], w["WV2"]]),
-    )
-    return conform(ex)
+    heads = [np.stack([w[f"{m}1"], w[f"{m}2"]]) for m in ("WQ", "WK", "WV")]  # (2, 4, 3) each
+    return table_example(SENTENCE, E, *heads, pe_kind="sinusoidal", scale_mode="sqrt")
 
 
 def checks(res: Result) -> list[Check]:

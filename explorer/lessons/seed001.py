@@ -1,7 +1,4 @@
-"""Seed notebook 001, "me gusta estudiar inteligencia artificial".
-
-Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
-numbers against the app's, its note and title, and the tables of what it could not show (extras).
+"""Seed notebook 001, "me gusta estudiar inteligencia artificial": the lesson (what a lesson module holds: explorer/lessons/__init__.py).
 
 Its prints: np.set_printoptions(precision=4, suppress=True).
 """
@@ -14,8 +11,8 @@ import numpy as np
 
 from explorer import pipeline
 from explorer.arrays import F64
-from explorer.example import Example, conform
-from explorer.lessons.compare import Check, Run, Table, dims, head_of, one_head, printed, row_of
+from explorer.example import Example
+from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
 from explorer.pipeline import Result
 
 NAME = "me-gusta"
@@ -121,37 +118,30 @@ LOOPS = {0: ME_ATTENTION, 1: GUSTA_ATTENTION}
 
 def build() -> Example:
     drawn = draws()
-    w_q, w_k, w_v = one_head(drawn["w_q"], drawn["w_k"], drawn["w_v"])
-    ex = Example(
-        sentence=SENTENCE,
-        d_model=4,
-        n_heads=1,
-        d_k=3,
+    w_q, w_k, w_v = drawn["w_q"], drawn["w_k"], drawn["w_v"]
+    return table_example(
+        SENTENCE,
+        drawn["emb"],
+        w_q,
+        w_k,
+        w_v,
         d_ff=5,
-        emb_source="table",
         pe_kind="learned",
         scale_mode="none",
-        emb=drawn["emb"],
         pe_table=POS.copy(),
-        w_q=w_q,
-        w_k=w_k,
-        w_v=w_v,
     )
-    return conform(ex)
 
 
 def checks(res: Result) -> list[Check]:
     t = res.attention
     return [
         Check(X, res.x, "X = E + P (learned positions)"),
-        Check(Q, head_of(t, "q"), "queries, head 1"),
-        Check(K, head_of(t, "k"), "keys, head 1"),
-        Check(ALPHAS, head_of(t, "weights"), "attention weights, head 1"),
+        *head1(res, q=Q, k=K, weights=ALPHAS),
         Check(ME_ALPHAS, row_of(head_of(t, "weights"), 0), "weights of “me”"),
         Check(GUSTA_ALPHAS, row_of(head_of(t, "weights"), 1), "weights of “gusta”"),
         Check(ME_ATTENTION, row_of(head_of(t, "head_outputs"), 0), "head-1 output of “me”"),
         Check(GUSTA_ATTENTION, row_of(head_of(t, "head_outputs"), 1), "head-1 output of “gusta”"),
-        Check(OUTPUT, head_of(t, "head_outputs"), "head-1 output (before W_O)"),
+        *head1(res, head_outputs=OUTPUT),
     ]
 
 

@@ -1,15 +1,11 @@
-"""Seed notebook 002, "three inputs".
-
-Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
-numbers against the app's, its note and title, and the tables of what it could not show (extras).
-"""
+"""Seed notebook 002, "three inputs": the lesson (what a lesson module holds: explorer/lessons/__init__.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example, conform
-from explorer.lessons.compare import Check, Run, Table, dims, head_of, one_head, printed, row_of
+from explorer.example import Example
+from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
 from explorer.pipeline import Result
 
 NAME = "three-inputs"
@@ -55,22 +51,8 @@ LOOPS = {0: OUTPUT}
 
 
 def build() -> Example:
-    w_q, w_k, w_v = one_head(W_QUERY, W_KEY, W_VALUE)
-    ex = Example(
-        sentence=SENTENCE,
-        d_model=4,
-        n_heads=1,
-        d_k=3,
-        emb_source="table",
-        pe_kind="none",
-        scale_mode="custom",
-        scale_custom=1.0 / K_D,
-        emb=X.values.copy(),
-        w_q=w_q,
-        w_k=w_k,
-        w_v=w_v,
-    )
-    return conform(ex)
+    settings = {"pe_kind": "none", "scale_mode": "custom", "scale_custom": 1.0 / K_D}
+    return table_example(SENTENCE, X.values, W_QUERY, W_KEY, W_VALUE, **settings)
 
 
 def checks(res: Result) -> list[Check]:
@@ -81,9 +63,7 @@ def checks(res: Result) -> list[Check]:
         terms = res.contributions(0, 0)
     return [
         Check(X, res.x, "X (table, no positions)"),
-        Check(Q, head_of(t, "q"), "queries, head 1"),
-        Check(K, head_of(t, "k"), "keys, head 1"),
-        Check(V, head_of(t, "v"), "values, head 1"),
+        *head1(res, q=Q, k=K, v=V),
         Check(SCORES, head_of(t, "scaled"), "scores × scale (scale 1)"),
         Check(
             SOFTMAX_PRINTED,

@@ -1,15 +1,11 @@
-"""Seed notebook 003, "causal mask".
-
-Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
-numbers against the app's, its note and title, and the tables of what it could not show (extras).
-"""
+"""Seed notebook 003, "causal mask": the lesson (what a lesson module holds: explorer/lessons/__init__.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example, conform
-from explorer.lessons.compare import Check, Run, Table, head_of, one_head, printed
+from explorer.example import Example
+from explorer.lessons.compare import Check, Run, Table, head_of, printed, table_example
 from explorer.pipeline import Result
 
 NAME = "causal-mask"
@@ -128,22 +124,8 @@ VARIANCES = printed(
 
 
 def build() -> Example:
-    w_q, w_k, w_v = one_head(Q, K, V)  # one-hot tokens: X W = W
-    ex = Example(
-        sentence=SENTENCE,
-        d_model=4,
-        n_heads=1,
-        d_k=8,
-        emb_source="table",
-        pe_kind="none",
-        scale_mode="sqrt",
-        mask_kind="causal",
-        emb=np.eye(4),
-        w_q=w_q,
-        w_k=w_k,
-        w_v=w_v,
-    )
-    return conform(ex)
+    # one-hot tokens (X = I): X W = W, so the printed q, k, v are W_Q, W_K, W_V
+    return table_example(SENTENCE, np.eye(4), Q, K, V, pe_kind="none", scale_mode="sqrt", mask_kind="causal")
 
 
 def checks(res: Result) -> list[Check]:

@@ -1,16 +1,12 @@
-"""Seed notebook 004, "It's snowing outside".
-
-Its sentence, the numbers it printed, the example that reproduces it (build), the checks of its printed
-numbers against the app's, its note and title, and the tables of what it could not show (extras).
-"""
+"""Seed notebook 004, "It's snowing outside": the lesson (what a lesson module holds: explorer/lessons/__init__.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 import attention_core as ac
-from explorer.example import Example, conform
-from explorer.lessons.compare import Check, Run, Table, dims, head_of, one_head, printed
+from explorer.example import Example
+from explorer.lessons.compare import Check, Run, Table, dims, head1, printed, table_example
 from explorer.pipeline import Result
 
 NAME = "its-snowing"
@@ -38,30 +34,13 @@ SCORES = printed(
 
 
 def build() -> Example:
-    w_q, w_k, w_v = one_head(WQ, WK, WV)
-    ex = Example(
-        sentence=SENTENCE,
-        d_model=3,
-        n_heads=1,
-        d_k=2,
-        emb_source="table",
-        pe_kind="none",
-        scale_mode="sqrt",
-        emb=COMBINED.values.copy(),
-        w_q=w_q,
-        w_k=w_k,
-        w_v=w_v,
-    )
-    return conform(ex)
+    return table_example(SENTENCE, COMBINED.values, WQ, WK, WV, pe_kind="none", scale_mode="sqrt")
 
 
 def checks(res: Result) -> list[Check]:
-    t = res.attention
     return [
         Check(COMBINED, res.x, "X (table, no positions)"),
-        Check(QUERIES, head_of(t, "q"), "queries, head 1"),
-        Check(KEYS, head_of(t, "k"), "keys, head 1"),
-        Check(SCORES, head_of(t, "scores"), "raw scores q kᵀ, head 1"),
+        *head1(res, q=QUERIES, k=KEYS, scores=SCORES),
     ]
 
 

@@ -12,6 +12,7 @@ import uuid
 
 import pytest
 from conftest import ROOT, TIMEOUT
+from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
@@ -66,3 +67,24 @@ def test_a_lesson_runs_its_other_example_through_the_cache(counts: dict[str, int
     first = rerun(at, counts)
     assert first[1] == 2 and first[0] <= 1  # the example and the same with its mask switched
     assert rerun(at, counts) == (0, 0)
+
+
+def test_in_pre_norm_the_attention_pages_show_and_say_what_the_block_reads(kit) -> None:  # noqa: ANN001
+    """One attention trace: in pre-norm the Scores page draws the block's own weights, over LN(X), and says so;
+    in post-norm it says nothing (the input is X)."""
+    at = kit.open("scores", via_app=True)
+    assert not [i for i in at.info if "Pre-norm" in i.value]
+    at.session_state["encoder.norm_first"] = True
+    at.run()
+    assert not at.exception, at.exception
+    notes = [i.value for i in at.info if "Pre-norm" in i.value]
+    assert len(notes) == 1 and "LN(X)" in notes[0]
+    ref = kit.reference(norm_first=True)
+    x_in = ac.layer_norm(ref.x)
+    want = ac.multi_head_attention(x_in, ref.ex.w_q, ref.ex.w_k, ref.ex.w_v, ref.ex.w_o, scale=0.5)
+    e = ref.ex
+    block = ac.encoder_layer(ref.x, e.w_q, e.w_k, e.w_v, e.w_o, e.w1, e.w2, norm_first=True, scale=0.5)
+    assert_allclose(block.attention.weights, want.weights, rtol=1e-12)  # the block's own attention
+    assert_allclose(kit.z(kit.charts(at)["scores.weights"]), want.weights[0], rtol=1e-12, atol=1e-15)
+    at.switch_page(kit.scripts()["positional-encoding"]).run()  # not an attention page: no note
+    assert not [i for i in at.info if "Pre-norm" in i.value]
