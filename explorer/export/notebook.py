@@ -149,6 +149,13 @@ def _projections(w: Walkthrough) -> list[object]:
         'print("Q of the first head:")\n'
         "print(Q[0])"
     )
+    if w.norm_first:  # pre-norm: attention reads LN(X), as on the app's pages (issue 12: one attention trace)
+        code = (
+            "# Pre-norm: attention reads LN(X), each row of X normalised to mean 0 and variance 1\n"
+            f"eps = {lit.number(w.eps)}  # the layer norm's epsilon\n"
+            "X_in = (X - X.mean(axis=-1, keepdims=True)) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)\n"
+            + code.replace("X @", "X_in @")
+        )
     cells = [_section(3, "projections"), new_code_cell(weights), new_code_cell(code)]
     if w.rope:
         cells.append(

@@ -262,19 +262,6 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
     if res.error or res.attention is None or res.n == 0:
         raise ValueError(res.error or "the example has no tokens")
     tr, n = res.attention, res.n
-    if res.attention_input != "X":  # pre-norm: the app's attention reads LN(X); the notebook's steps start
-        # from X and reach LN(X) only in its encoder section, so its attention numbers are those over X
-        tr = ac.multi_head_attention(
-            res.x,
-            ex.w_q,
-            ex.w_k,
-            ex.w_v,
-            ex.w_o,
-            mask=res.mask,
-            scale=res.scale,
-            bias=res.bias,
-            use_rope=ex.rope,
-        )
     query = int(min(max(query, 0), n - 1))
     head = int(min(max(head, 0), ex.n_heads - 1))
     emb = ex.emb if ex.emb_source == "table" else ac.embed(res.tokens, ex.d_model, seed=ex.seed)
@@ -292,9 +279,7 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
         "heads": tr.head_outputs,
         "concat": tr.concat,
         "out": tr.output,
-        "token_sum": ac.weighted_value_contributions(tr.weights[head, query][None, :], tr.v[head])[0].sum(
-            axis=0
-        ),
+        "token_sum": res.contributions(head, query).sum(axis=0),
     }
     enc = res.encoder
     if enc is not None:
