@@ -36,53 +36,28 @@ if res is not None:
                 "custom_mask", title="Custom mask", row_labels=res.labels, col_labels=res.labels
             )
     h = ui.head_picker(ex.n_heads)
-    tr, sty, lab = res.attention, ui.style(), res.labels
-    blocked = res.blocked
+    tr, sty, lab, blocked = res.attention, ui.style(), res.labels, res.blocked
     q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
     left, right, width = ui.side_by_side(res.n, sty)
     with left:
-        ui.chart(
-            fg.heatmap(
-                tr.scores[h],
-                lab,
-                lab,
-                title=f"Raw scores Q Kᵀ (head {h + 1})",
-                style=sty,
-                width_px=width,
-                **keep,
-            ),
-            "scores.raw",
+        fig = fg.heatmap(
+            tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
         )
-    with right:
-        ui.chart(
-            fg.heatmap(
-                tr.masked[h],  # exactly what the softmax reads: scaled, + bias, -inf where masked
-                lab,
-                lab,
-                masked=blocked,
-                style=sty,
-                title=f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}"
-                + (", masked" if blocked is not None else ""),
-                width_px=width,
-                **keep,
-            ),
-            "scores.scaled",
+        ui.chart(fig, "scores.raw")
+    with right:  # exactly what the softmax reads: scaled, + bias, -inf where masked
+        title = f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}" + (
+            ", masked" if blocked is not None else ""
         )
-    ui.chart(  # the weights, which students care about most, at full width
-        fg.heatmap(
-            tr.weights[h],
-            lab,
-            lab,
-            weights=True,
-            row_sums=True,
-            masked=blocked,
-            style=sty,
-            title=f"Softmax weights A (head {h + 1}; rows sum to 1)",
-            **keep,
-        ),
-        "scores.weights",
+        fig = fg.heatmap(
+            tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
+        )
+        ui.chart(fig, "scores.scaled")
+    title = f"Softmax weights A (head {h + 1}; rows sum to 1)"  # what students care about most: full width
+    fig = fg.heatmap(
+        tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep
     )
+    ui.chart(fig, "scores.weights")
     if res.a_row_is_all_masked:
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
     st.subheader("One cell, with its numbers", anchor=False)
