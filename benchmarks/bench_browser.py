@@ -1,21 +1,27 @@
-"""In the browser: from pressing Enter in the sentence box to every chart of the page updated.
+"""In the browser: from pressing Enter in the sentence box to every chart of the page updated, against a floor.
 
-Starts the app (streamlit run app.py on --port, default 8651), opens each page in headless Chromium
-(Playwright, 1920x1080) at the default example and at 8, 16, 32 and 64 tokens (d_model 64, 8 heads, d_k 8,
-d_ff 256, set through the URL: the growth per token), and times Enter presses that swap one word of the sentence for another (same number of
-tokens, so only the words change). Clocks run in the page (performance.now()):
+Starts the app (streamlit run app.py on --port, default 8651) and the floor (benchmarks/floor_app.py on the next
+port), opens each page in headless Chromium (Playwright, 1920x1080) at the default example and at 8, 16, 32 and
+64 tokens (d_model 64, 8 heads, d_k 8, d_ff 256, set through the URL: the growth per token), and times Enter
+presses that swap one word of the sentence for another (same number of tokens, so only the words change).
+Clocks run in the page (performance.now()):
 - "charts": from the Enter keydown to the moment every chart that showed the old word in its tick or legend
   labels shows the new one (a page whose charts do not depend on the sentence counts as soon as its run
   ends); each press brings a word not seen before, so nothing comes from a cache;
 - "done": to that and the script run finished (Streamlit's script state back to "not running").
 "KB" is what the websocket received per Enter (Streamlit sends a reference instead of a large element the
-browser already has); "draws" counts Plotly's draws (Streamlit draws a chart whose figure changed twice, once
-hidden before its width is known and once at its width; an unchanged chart not at all). Each figure is the median over --runs presses after one warm-up press.
+browser already has); "draws" counts Plotly's draws (st.plotly_chart draws a chart whose figure changed twice,
+once hidden before its width is known and once at its width; explorer.chart once).
+The floor: a bare page redrawing as many heatmaps as the page has charts that follow the sentence, each of as
+many rows and columns as the sentence has tokens, with st.plotly_chart (what every page did before
+explorer.chart). Its tab and the page's take turns, press by press, so both see the same load on the machine;
+each page is reported as a ratio to it. Each figure is the median over --runs presses after one warm-up press.
 Then an edit of W_O on /heads (a data editor): from the Enter that commits the cell to the output chart
 redrawn, and to the run finished.
 
-Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 5] [--pages heads,scores]
+Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 7] [--pages heads,scores]
        [--sizes default,n8,n16,n32,n64] [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
+       [--no-floor] [--no-edit]
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ WATCH_JS = """
   const labels = (el) => Array.from(el.querySelectorAll('[class$="tick"] text, .legendtext'),
                                 (t) => t.textContent.trim());
   const ticks = (el) => Array.from(el.querySelectorAll('[class$="tick"] text'), (t) => t.textContent.trim());
-  const charts = () => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]'));
+  const charts = () => Array.from(document.querySelectorAll('CHARTS_SELECTOR'));
   const dependent = charts().map((el) => labels(el).includes(oldMark));
   // A chart that showed the old word only in its legend may drop the word from it (the stacked chart names
   // only the strongest keys): it is updated once the old word is gone; one with it in its ticks, once the
@@ -145,11 +151,11 @@ def url_params(size: str, sentence: str) -> dict[str, str]:
     return {"sentence": sentence, "d_model": "64", "heads": "8", "d_k": "8", "d_ff": "256"}
 
 
-def start_server(port: int) -> subprocess.Popen:
+def start_server(port: int, script: str = "app.py") -> subprocess.Popen:
     cmd = [
         str(ROOT / ".venv" / "bin" / "streamlit"),
         "run",
-        "app.py",
+        script,
         "--server.headless=true",
         f"--server.port={port}",
         "--server.fileWatcherType=none",
@@ -164,70 +170,119 @@ def start_server(port: int) -> subprocess.Popen:
         except OSError:
             time.sleep(0.1)
     proc.terminate()
-    raise RuntimeError(f"the app did not start on port {port}")
+    raise RuntimeError(f"{script} did not start on port {port}")
+
+
+# Every chart on the page: the app's chart element (explorer.chart) or Streamlit's st.plotly_chart (the
+# floor, and the app before explorer.chart).
+CHARTS = '[data-testid="stMain"] [data-testid="explorerChart"], [data-testid="stMain"] [data-testid="stPlotlyChart"]'
 
 
 def wait_idle(page, timeout_ms: float = 180_000) -> None:  # noqa: ANN001 - playwright Page
     """Until the script is not running, nothing is stale and every chart of the page has been drawn."""
     page.wait_for_function(
-        """() => { const a = document.querySelector('[data-testid="stApp"]');
-                   const charts = document.querySelectorAll('[data-testid="stMain"] [data-testid="stPlotlyChart"]');
+        """(sel) => { const a = document.querySelector('[data-testid="stApp"]');
+                   const charts = document.querySelectorAll(sel);
                    return a && a.getAttribute('data-test-script-state') === 'notRunning'
                      && !document.querySelector('[data-stale="true"]') && charts.length > 0
                      && Array.from(charts).every((c) => c.querySelector('.main-svg')); }""",
+        arg=CHARTS,
         timeout=timeout_ms,
         polling=100,
     )
 
 
-def measure_page(browser, base: str, path: str, size: str, runs: int) -> dict:  # noqa: ANN001
-    steps = sentences(size, runs + 1)
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    page = context.new_page()
-    received = [0]
-    page.on(
-        "websocket",
-        lambda ws: ws.on("framereceived", lambda p: received.__setitem__(0, received[0] + len(p))),
-    )
-    page.goto(f"{base}/{path}?{urlencode(url_params(size, steps[0][0]))}")
-    wait_idle(page)
-    page.wait_for_timeout(500)
-    wait_idle(page)
-    if size != "default":
-        shown = page.locator('[data-testid="stSidebar"] input[aria-label="d_model"]').input_value()
-        if shown != "64":
-            raise RuntimeError(f"the URL did not set d_model 64 (the sidebar shows {shown})")
-    box = page.locator('input[aria-label="Sentence"]')
-    page.evaluate(COUNT_DRAWS_JS)
-    charts, done, kbytes, draws, dependent = [], [], [], [], 0
-    for k in range(runs + 1):
-        current, new = steps[k], steps[k + 1]
-        box.fill(new[0])
-        dependent = page.evaluate(WATCH_JS, [current[1], new[1]])
-        before = received[0]
-        box.press("Enter")
-        page.wait_for_function(
+class Tab:
+    """One browser tab on a page: press Enter with a new sentence and time it (WATCH_JS)."""
+
+    def __init__(self, browser, url: str, check_d_model: bool = False) -> None:  # noqa: ANN001
+        self.context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        self.page = self.context.new_page()
+        self.received = [0]
+        self.page.on(
+            "websocket",
+            lambda ws: ws.on(
+                "framereceived", lambda p: self.received.__setitem__(0, self.received[0] + len(p))
+            ),
+        )
+        self.page.goto(url)
+        wait_idle(self.page)
+        self.page.wait_for_timeout(500)
+        wait_idle(self.page)
+        if check_d_model:
+            shown = self.page.locator('[data-testid="stSidebar"] input[aria-label="d_model"]').input_value()
+            if shown != "64":
+                raise RuntimeError(f"the URL did not set d_model 64 (the sidebar shows {shown})")
+        self.box = self.page.locator('input[aria-label="Sentence"]')
+        self.page.evaluate(COUNT_DRAWS_JS)
+
+    def press(self, current: tuple[str, str], new: tuple[str, str]) -> dict:
+        """Type `new`'s sentence (the page shows `current`'s), press Enter: ms to every chart updated and to
+        the run finished, KB received, Plotly draws, and how many charts showed the old word."""
+        self.box.fill(new[0])
+        dependent = self.page.evaluate(WATCH_JS.replace("CHARTS_SELECTOR", CHARTS), [current[1], new[1]])
+        before = self.received[0]
+        self.box.press("Enter")
+        self.page.wait_for_function(
             "() => window.__bench && window.__bench.done !== null", timeout=120_000, polling=50
         )
-        result = page.evaluate("() => window.__bench")
-        wait_idle(page)
-        page.wait_for_timeout(300)  # websocket events reach Python while it waits in a Playwright call
-        if k > 0 and result["done"] >= 0:  # the first press is the warm-up; -1: the run was not seen
-            charts.append(result["charts"])
-            done.append(result["done"])
-            kbytes.append((received[0] - before) / 1024)
-            draws.append(page.evaluate("() => window.__draws"))
-    context.close()
-    if not done:
-        raise RuntimeError(f"/{path} at {size}: no run was seen after any Enter")
+        result = self.page.evaluate("() => window.__bench")
+        wait_idle(self.page)
+        self.page.wait_for_timeout(300)  # websocket events reach Python while it waits in a Playwright call
+        return {
+            "charts": result["charts"],
+            "done": result["done"],
+            "kb": (self.received[0] - before) / 1024,
+            "draws": self.page.evaluate("() => window.__draws"),
+            "dependent": dependent,
+        }
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def summary(presses: list[dict]) -> dict:
+    seen = [p for p in presses if p["done"] >= 0]  # -1: the run was not seen
+    if not seen:
+        return {"charts": float("nan"), "done": float("nan"), "kb": 0.0, "draws": 0, "presses": 0}
     return {
-        "charts": statistics.median(charts),
-        "done": statistics.median(done),
-        "kb": statistics.median(kbytes),
-        "draws": statistics.median(draws),
-        "dependent": dependent,
-        "presses": len(done),
+        "charts": statistics.median(p["charts"] for p in seen),
+        "done": statistics.median(p["done"] for p in seen),
+        "kb": statistics.median(p["kb"] for p in seen),
+        "draws": statistics.median(p["draws"] for p in seen),
+        "presses": len(seen),
+        "all": [round(p["charts"]) for p in seen],
     }
+
+
+def measure_page(browser, base: str, floor: str | None, path: str, size: str, runs: int) -> dict:  # noqa: ANN001
+    """The page's presses, and (with `floor`) the floor's with as many heatmaps as the page has charts that
+    follow the sentence, of as many rows and columns as the sentence has tokens: the two tabs take turns,
+    press by press, so both see the same load on the machine."""
+    steps = sentences(size, runs + 1)
+    app = Tab(browser, f"{base}/{path}?{urlencode(url_params(size, steps[0][0]))}", size != "default")
+    warm = app.press(steps[0], steps[1])  # the warm-up press; tells how many charts follow the sentence
+    k = warm["dependent"]
+    low = None
+    if floor and k:
+        low = Tab(browser, f"{floor}/?{urlencode({'sentence': steps[0][0], 'charts': k})}")
+        low.press(steps[0], steps[1])
+    ours, theirs = [], []
+    for i in range(1, runs + 1):
+        turn = [(app, ours), (low, theirs)] if i % 2 else [(low, theirs), (app, ours)]
+        for tab, out in turn:
+            if tab is not None:
+                out.append(tab.press(steps[i], steps[i + 1]))
+    app.close()
+    if low is not None:
+        low.close()
+    if not any(p["done"] >= 0 for p in ours):
+        raise RuntimeError(f"/{path} at {size}: no run was seen after any Enter")
+    result = {**summary(ours), "dependent": k}
+    if low is not None:
+        result["floor"] = summary(theirs)
+        result["ratio"] = result["charts"] / result["floor"]["charts"]
+    return result
 
 
 # An edit of W_O on /heads: from the Enter that commits the cell to the output chart (the last chart, the only
@@ -321,21 +376,26 @@ def measure_edit(browser, base: str, size: str, runs: int) -> dict:  # noqa: ANN
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--pages", default=",".join(p[0] for p in PAGES))
     ap.add_argument("--sizes", default="default,n8,n16,n32,n64")
-    ap.add_argument("--port", type=int, default=8651)
+    ap.add_argument("--port", type=int, default=8651, help="the app's port; the floor's is the next one")
     ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
     ap.add_argument("--out", default="browser.md", help="file name under benchmarks/out/")
     ap.add_argument("--no-edit", action="store_true", help="skip the W_O edit on /heads")
+    ap.add_argument("--no-floor", action="store_true", help="skip the floor (st.plotly_chart heatmaps)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     pages = [p for p in PAGES if p[0] in args.pages.split(",")]
     sizes = args.sizes.split(",")
     load_before = load()
-    server = start_server(args.port)
+    base, floor_base = f"http://localhost:{args.port}", f"http://localhost:{args.port + 1}"
+    servers = [start_server(args.port)]
+    if not args.no_floor:
+        servers.append(start_server(args.port + 1, str(Path("benchmarks") / "floor_app.py")))
     results: dict = {}
+    edits: dict = {}
     try:
         with sync_playwright() as pw:
             exe = args.chromium if Path(args.chromium).exists() else None
@@ -343,21 +403,28 @@ def main() -> None:
             # A fresh server that is first asked for /<page> runs pages/<page>.py on its own (Streamlit's
             # pages/ directory mode) until app.py has called st.navigation once: open "/" first.
             first = browser.new_page()
-            first.goto(f"http://localhost:{args.port}/")
+            first.goto(f"{base}/")
             first.wait_for_selector('input[aria-label="Sentence"]', timeout=180_000)
             first.close()
             for name, _, path in pages:
                 for size in sizes:
-                    r = measure_page(browser, f"http://localhost:{args.port}", path, size, args.runs)
+                    r = measure_page(
+                        browser, base, None if args.no_floor else floor_base, path, size, args.runs
+                    )
                     results.setdefault(name, {})[size] = r
+                    floor = (
+                        f"  floor {r['floor']['charts']:6.0f} ms  ratio {r['ratio']:4.2f}"
+                        if "floor" in r
+                        else ""
+                    )
                     print(
                         f"  {name:12s} {size:8s} charts {r['charts']:7.0f} ms  done {r['done']:7.0f} ms  "
-                        f"{r['kb']:7.1f} KB  {r['draws']:3.0f} draws  ({r['dependent']} charts follow the sentence)",
+                        f"{r['kb']:7.1f} KB  {r['draws']:3.0f} draws  ({r['dependent']} charts follow the sentence)"
+                        + floor,
                         file=sys.stderr,
                     )
-            edits = {}
             for size in [] if args.no_edit else sizes:
-                edits[size] = measure_edit(browser, f"http://localhost:{args.port}", size, args.runs)
+                edits[size] = measure_edit(browser, base, size, args.runs)
                 print(
                     f"  W_O edit     {size:8s} chart {edits[size]['chart']:7.0f} ms  done {edits[size]['done']:7.0f} ms"
                     f"  {edits[size]['draws']:3.0f} draws",
@@ -365,23 +432,30 @@ def main() -> None:
                 )
             browser.close()
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        for server in servers:
+            server.terminate()
+            server.wait(timeout=10)
     lines = [
         f"# Enter in the sentence box to every chart updated (median of {args.runs} presses, ms)\n",
         f"{machine()}; headless Chromium 1920x1080; {load_before} at the start, {load()} at the end.",
         "Sizes: default = the default example; nK = K tokens, d_model 64, 8 heads, d_k 8, d_ff 256.",
-        "Cells: ms to every chart updated / ms to the run finished / KB received / Plotly draws "
-        "(Streamlit draws each chart whose figure changed twice: once hidden, then at its width).\n",
-        "| page | " + " | ".join(f"{s}" for s in sizes) + " |",
-        "|---|" + "---:|" * len(sizes),
+        "Cells: ms to every chart updated / ms to the run finished / KB received / Plotly draws.",
     ]
+    if not args.no_floor:
+        lines.append(
+            "Then, in brackets: the floor (a bare page redrawing as many heatmaps, of as many rows and columns as"
+            " the sentence has tokens, with st.plotly_chart; its presses taken in turn with the page's), ms to"
+            " every chart updated, and the page's time as a ratio to it (target: 0.7 or less)."
+        )
+    lines += ["", "| page | " + " | ".join(f"{s}" for s in sizes) + " |", "|---|" + "---:|" * len(sizes)]
     for name, _, _ in pages:
-        cells = [
-            f"{results[name][s]['charts']:.0f} / {results[name][s]['done']:.0f} / {results[name][s]['kb']:.0f}"
-            f" / {results[name][s]['draws']:.0f}"
-            for s in sizes
-        ]
+        cells = []
+        for s in sizes:
+            r = results[name][s]
+            cell = f"{r['charts']:.0f} / {r['done']:.0f} / {r['kb']:.0f} / {r['draws']:.0f}"
+            if "floor" in r:
+                cell += f" [{r['floor']['charts']:.0f}; {r['ratio']:.2f}x]"
+            cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if edits:
         lines.append(

@@ -145,10 +145,21 @@ def _mount() -> Any:
                 _register(manager)
                 manager.register(
                     manager.build_definition_with_validation(
-                        component_key=NAME, html=None, css="chart.css", js="chart.js"
+                        component_key=NAME, html=None, css="chart.css", js=_LOADER
                     )
                 )
     return _component()
+
+
+# The component's script, sent with every chart (so it is kept short): it imports assets/chart.js from the
+# address Streamlit gave the element's style sheet (the <link> it puts in the element before the script runs,
+# so the app's base URL is respected). An inline script is imported once per tab and then called at once; as a
+# file (js="chart.js") Streamlit would add a <script> tag and wait for its load event on every update: a task
+# per chart, and a frame drawn between one chart and the next.
+_LOADER = (  # two lines: Streamlit takes a one-line string with a "/" for a file's path
+    "export default c=>import(c.parentElement.querySelector('link[href$=\"/attention_explorer.chart/chart.css\"]')\n"
+    ".href.slice(0,-3)+'js').then(m=>m.default(c))"
+)
 
 
 @functools.cache
@@ -157,4 +168,4 @@ def _component() -> Any:
 
     # isolate_styles=False: the chart is in the page's DOM, not a shadow root, so Plotly's own style sheet
     # (added to document.head) applies to it and the browser tests find it with document.querySelector.
-    return st.components.v2.component(NAME, css="chart.css", js="chart.js", isolate_styles=False)
+    return st.components.v2.component(NAME, css="chart.css", js=_LOADER, isolate_styles=False)

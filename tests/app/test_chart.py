@@ -61,6 +61,7 @@ def test_a_page_draws_chart_elements_that_read_back_as_figures(kit) -> None:  # 
     assert not at.get("plotly_chart")  # every chart goes through the one element
     for el in elements:
         assert el.proto.component_name == chart.NAME and not el.proto.isolate_styles
-        assert el.proto.js_source_path == "chart.js" and not el.proto.js_content  # the script is a file
+        # the script sent with each chart is a short loader of assets/chart.js (fetched once per tab)
+        assert len(el.proto.js_content) < 160 and "chart.css" in el.proto.js_content
     ref = kit.reference()
     assert_allclose(kit.z(kit.charts(at)["scores.weights"]), ref.trace.weights[0], rtol=1e-15, atol=0)

@@ -181,6 +181,33 @@ function sameBytes(a, b) {
   return true;
 }
 
+// Charts wait for the next frame and are drawn together: Streamlit hands each chart its data in a task of its
+// own (a dynamic import resolves in a new task), and drawing each at once would let the browser lay out and
+// paint the whole page between one chart and the next.
+const due = new Set();
+let frame = 0;
+function request(chart) {
+  due.add(chart);
+  if (!frame) frame = requestAnimationFrame(flush);
+}
+
+async function flush() {
+  const batch = [...due];
+  due.clear();
+  try {
+    const Plotly = await loadPlotly();
+    const templates = await Promise.all(batch.map((c) => (c.templates ? loadTemplates(c.templates) : null)));
+    const theme = batch.length ? themeOf(batch[0].parent) : null; // one theme for the page
+    batch.forEach((c, i) => c.draw(Plotly, theme, templates[i]));
+  } catch (err) {
+    console.error('explorer chart:', err);
+    batch.forEach((c) => c.fail(err));
+  } finally {
+    frame = 0;
+    if (due.size) frame = requestAnimationFrame(flush); // charts that came while plotly.js was loading
+  }
+}
+
 class Chart {
   constructor(parent) {
     this.parent = parent;
@@ -191,13 +218,13 @@ class Chart {
     this.gd.className = 'ae-chart-plot';
     this.root.appendChild(this.gd);
     parent.appendChild(this.root);
-    this.bytes = null;
-    this.themeKey = '';
+    this.bytes = null; // the figure as Streamlit sent it (UTF-8 JSON); parsed afresh for each draw
+    this.templates = null; // the shared templates' file name, if the figure's template was cut
     this.full = false;
-    this.drawn = null; // {width, height} of the last draw
-    this.dirty = false;
-    this.busy = false;
-    this.resizer = new ResizeObserver(() => this.resized());
+    this.drawn = null; // what the last draw used: {bytes, themeKey, width, height}
+    this.resizer = new ResizeObserver(() => {
+      if (this.bytes && (!this.drawn || this.size().width !== this.drawn.width)) request(this);
+    });
     this.resizer.observe(this.root);
     this.onKey = (e) => {
       if (e.key === 'Escape' && this.full) this.toggleFull();
@@ -205,13 +232,12 @@ class Chart {
   }
 
   update(bytes) {
-    const theme = themeOf(this.parent);
-    const themeKey = JSON.stringify(theme);
-    if (sameBytes(bytes, this.bytes) && themeKey === this.themeKey) return; // nothing changed
-    this.bytes = bytes;
-    this.theme = theme;
-    this.themeKey = themeKey;
-    this.schedule();
+    if (!sameBytes(bytes, this.bytes)) {
+      this.bytes = bytes;
+      this.templates = JSON.parse(decoder.decode(bytes)).t || null;
+      if (this.templates) loadTemplates(this.templates).catch(() => {}); // fetched while the frame comes
+    }
+    request(this); // new data, or the same data in a new theme: draw() tells which
   }
 
   // The width to draw at (the column's), and the height only in fullscreen (else the figure's own).
@@ -225,55 +251,31 @@ class Chart {
     };
   }
 
-  resized() {
+  draw(Plotly, theme, templates) {
+    if (!this.bytes || !this.root.isConnected) return;
     const { width, height } = this.size();
-    if (!this.drawn || width <= 0) {
-      if (width > 0 && this.bytes && !this.drawn) this.schedule(); // was hidden (width 0) until now
-      return;
-    }
-    if (width !== this.drawn.width || (height !== null && height !== this.drawn.height)) this.schedule();
-  }
-
-  schedule() {
-    this.dirty = true;
-    if (this.busy) return;
-    this.busy = true;
-    this.drawLoop().finally(() => {
-      this.busy = false;
-    });
-  }
-
-  async drawLoop() {
-    while (this.dirty) {
-      this.dirty = false;
-      try {
-        await this.draw();
-      } catch (err) {
-        console.error('explorer chart:', err);
-        this.gd.textContent = `This chart could not be drawn: ${err.message}`;
-        return;
-      }
-    }
-  }
-
-  async draw() {
-    const msg = JSON.parse(decoder.decode(this.bytes));
-    const Plotly = await loadPlotly();
-    const templates = msg.t ? await loadTemplates(msg.t) : null;
-    if (this.dirty) return; // newer data came while loading: the loop draws that instead
-    const { width, height } = this.size();
-    if (width <= 0) return; // hidden: drawn when it gets a width (resized)
+    if (width <= 0) return; // hidden: drawn when it gets a width (the ResizeObserver asks again)
+    const themeKey = JSON.stringify(theme);
+    const d = this.drawn;
+    if (d && d.bytes === this.bytes && d.themeKey === themeKey && d.width === width && d.height === height) return;
+    const msg = JSON.parse(decoder.decode(this.bytes)); // afresh: Plotly writes into the layout it is given
     const fig = msg.f;
-    const layout = fig.layout || {};
-    layout.template = templateFor(this.theme, templates, layout.template);
+    const layout = { ...(fig.layout || {}) };
+    layout.template = templateFor(theme, templates, layout.template);
     const title = layout.title;
     if (typeof title === 'string') layout.title = { text: `<b>${title}</b>` };
-    else if (isObject(title) && typeof title.text === 'string') title.text = `<b>${title.text}</b>`;
+    else if (isObject(title) && typeof title.text === 'string') {
+      layout.title = { ...title, text: `<b>${title.text}</b>` };
+    }
     layout.width = Math.max(width, 150);
     layout.height = height !== null ? height : layout.height || DEFAULT_HEIGHT;
     this.name = msg.n || 'chart';
-    await Plotly.react(this.gd, fig.data || [], layout, this.config());
-    this.drawn = { width, height: layout.height };
+    Plotly.react(this.gd, fig.data || [], layout, this.config());
+    this.drawn = { bytes: this.bytes, themeKey, width, height };
+  }
+
+  fail(err) {
+    this.gd.textContent = `This chart could not be drawn: ${err.message}`;
   }
 
   config() {
@@ -298,12 +300,14 @@ class Chart {
     this.root.classList.toggle('ae-chart--full', this.full);
     if (this.full) document.addEventListener('keydown', this.onKey);
     else document.removeEventListener('keydown', this.onKey);
-    this.schedule();
+    this.drawn = null;
+    request(this);
   }
 
   destroy() {
     this.resizer.disconnect();
     document.removeEventListener('keydown', this.onKey);
+    due.delete(this);
     if (window.Plotly) window.Plotly.purge(this.gd);
     this.root.remove();
     charts.delete(this.parent);

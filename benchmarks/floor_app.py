@@ -1,0 +1,45 @@
+"""The floor for bench_browser.py: a bare page that redraws K heatmaps of n x n with st.plotly_chart.
+
+A sentence box (as the app's) and K charts whose rows and columns are the sentence's tokens; each heatmap is
+the app's own builder (explorer.figures.heatmap: same labels, cell text, margins, template), drawn the way
+every page drew before explorer.chart (st.plotly_chart, keyed, full width, the same config). Nothing else
+runs: the time from Enter to every chart updated is what st.plotly_chart itself costs for that many charts.
+
+    streamlit run benchmarks/floor_app.py -- ; then open /?charts=3&sentence=...
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import attention_core as ac  # noqa: E402
+from explorer import figures  # noqa: E402
+
+st.set_page_config(page_title="floor", layout="wide")
+charts = max(1, min(int(st.query_params.get("charts", "3")), 300))
+sentence = st.text_input(
+    "Sentence", st.query_params.get("sentence", "The cat sat on the mat."), max_chars=500
+)
+labels = ac.token_labels(ac.tokenize(sentence)[:64])
+rng = np.random.default_rng(zlib.crc32(sentence.encode()))
+style = figures.Style()
+for i in range(charts):
+    fig = figures.heatmap(
+        rng.normal(size=(len(labels), len(labels))), labels, labels, title=f"floor {i}", style=style
+    )
+    st.plotly_chart(
+        fig,
+        key=f"floor.{i}",
+        width="stretch",
+        config={
+            "displaylogo": False,
+            "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"f{i}"},
+        },
+    )

@@ -1,0 +1,107 @@
+"""The chart element (explorer/chart) in a real Chromium: a chart keeps its node and is redrawn in place, plotly.js
+comes once per tab from the app itself, the PNG download is twice the chart's size and named after its key,
+the chart follows the column's width and the Streamlit theme, and its height is held while it updates."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+GD = ".st-key-scores-weights .js-plotly-plot"
+
+
+def test_a_chart_keeps_its_node_and_its_height_across_reruns(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=3)
+    app.page.evaluate(
+        """sel => {
+          window.__gd = document.querySelector(sel);
+          window.__newPlots = 0;
+          const P = window.Plotly, orig = P.newPlot;
+          P.newPlot = function (...a) { window.__newPlots += 1; return orig.apply(this, a); };
+          const box = window.__gd.closest('[class*="st-key-"]');
+          window.__heights = [];
+          const watch = () => { window.__heights.push(box.getBoundingClientRect().height);
+                                window.__watching = requestAnimationFrame(watch); };
+          watch();
+        }""",
+        GD,
+    )
+    app.remember("scores-weights")
+    app.type_sentence("Dogs chase the red ball")
+    app.wait_labels("scores-weights", ["Dogs", "chase", "the", "red", "ball"])
+    same = app.page.evaluate("sel => document.querySelector(sel) === window.__gd", GD)
+    assert same, "the chart's node was replaced: it must be redrawn in place"
+    assert app.page.evaluate("() => window.__newPlots") == 0  # Plotly.react on the same node, no new plot
+    heights = app.page.evaluate("() => { cancelAnimationFrame(window.__watching); return window.__heights; }")
+    want = app.page.evaluate(f"() => document.querySelector('{GD}').layout.height")
+    # 5 tokens instead of 11: the new height is reserved with the new figure, in one step (no collapse to 0
+    # and no growth while it draws): at most two heights were ever seen, the old and the new.
+    assert len(heights) > 5 and min(heights) > 100
+    assert len(set(round(h) for h in heights)) <= 2, sorted(set(round(h) for h in heights))
+    assert round(heights[-1]) == want
+
+
+def test_plotly_js_is_served_by_the_app_once_per_tab(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=3)
+    app.go("heads", min_charts=3)
+    app.go("encoder", min_charts=8)
+    loads = app.page.evaluate(
+        """() => performance.getEntriesByType('resource').map(e => e.name)
+                   .filter(n => n.endsWith('.js') && /plotly/.test(n))"""
+    )
+    assert len(loads) == 1, loads
+    assert loads[0].startswith(app.server.url + "/_stcore/bidi-components/"), loads  # never a CDN
+
+
+def test_png_download_is_twice_the_chart_and_named_after_its_key(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=3)
+    chart = app.page.locator(GD)
+    chart.hover()
+    size = app.page.evaluate(
+        f"() => {{ const l = document.querySelector('{GD}')._fullLayout; return [l.width, l.height]; }}"
+    )
+    with app.page.expect_download() as info:
+        app.page.locator(f'{GD} .modebar-btn[data-title="Download plot as a PNG"]').click()
+    download = info.value
+    assert download.suggested_filename == "scores_weights.png"
+    head = Path(download.path()).read_bytes()[:32]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", head[16:24])
+    assert (width, height) == (2 * size[0], 2 * size[1])
+
+
+def test_a_chart_follows_the_column_width(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=3)
+    width = "sel => document.querySelector(sel)._fullLayout.width"
+    root = "sel => document.querySelector(sel).parentElement.clientWidth"
+    wide = app.page.evaluate(width, GD)
+    assert wide == app.page.evaluate(root, GD)
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.poll(
+        f"sel => ({width})(sel) < {wide} - 100 && ({width})(sel) === ({root})(sel)", GD, what="narrower chart"
+    )
+
+
+def test_a_chart_follows_the_streamlit_theme(app) -> None:  # noqa: ANN001
+    app.page.emulate_media(color_scheme="light")
+    app.open("scores", min_charts=3)
+    bg = "sel => document.querySelector(sel)._fullLayout.paper_bgcolor"
+    light = app.page.evaluate(bg, GD)
+    app.page.evaluate("sel => { window.__gd = document.querySelector(sel); }", GD)
+    app.page.emulate_media(color_scheme="dark")  # Streamlit follows the system's scheme; so must the charts
+    app.poll(f"sel => ({bg})(sel) !== {light!r}", GD, what="the chart to take the dark theme")
+    dark = app.page.evaluate(bg, GD)
+    page_bg = app.page.evaluate(
+        """() => getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor"""
+    )
+    assert light in ("#ffffff", "rgb(255, 255, 255)") and dark != light
+    assert app.page.evaluate(
+        """([c, p]) => { const x = document.createElement('canvas').getContext('2d');
+                         x.fillStyle = c; const a = x.fillStyle; x.fillStyle = p; return a === x.fillStyle; }""",
+        [dark, page_bg],
+    ), f"chart {dark} on a page {page_bg}"
+    assert app.page.evaluate("sel => document.querySelector(sel) === window.__gd", GD)  # redrawn in place
