@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import page_table, present, preset_ui, sharing, state, ui
+from explorer import clicker, page_table, present, preset_ui, sharing, state, ui
 from explorer import settings_table as table
 from explorer.example import tokens_of
 from explorer.sharing import panel as share_panel
@@ -125,6 +125,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
     to look at in this step.
     """
     i = present.step_index(current.url_path, st.query_params.get("step"))
+    if not top and state.present():
+        return  # presenting: the controls above the page (and the clicker's keys) are enough
     if i is None:
         return
     prev, nxt = present.neighbours(i)
@@ -133,21 +135,26 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
     if not top:
         box.divider()
     left, mid, right = box.columns([1, 2, 1], vertical_alignment="center")
-    for col, target, label in ((left, prev, "← {}"), (right, nxt, "{} →")):
+    for col, target, label, key in (
+        (left, prev, "← {}", clicker.BACK_LINK),
+        (right, nxt, "{} →", clicker.NEXT_LINK),
+    ):
         page = None if target is None else page_table.by_path(target.url_path)
         if page is not None:
-            col.page_link(
+            # In a keyed container: the clicker's keys follow this very link (explorer.clicker).
+            col.container(key=key).page_link(
                 page.script,
                 label=label.format(target.title),
                 icon=page.icon,
                 query_params=present.query_of(target) or None,
                 width="stretch",
             )
-    n = len(present.STEPS)
     if top:
-        mid.markdown(f"**Step {i + 1} of {n} · {step.title}**  \n{step.look}")
+        mid.markdown(f"**{present.caption(i)}**  \n{step.look}")
+        with box:
+            clicker.listen()
     else:
-        mid.caption(f"Step {i + 1} of {n}: {step.title}")
+        mid.caption(present.caption(i))
 
 
 def pipeline_map() -> None:

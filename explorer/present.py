@@ -40,6 +40,24 @@ def query_of(step: Step) -> dict[str, str]:
     return {"step": step.name} if shared else {}
 
 
+def place(i: int) -> tuple[int, int, int, int]:
+    """Where step i stands as the sidebar shows it: (page number, pages in the menu, part of its page, parts
+    of its page), counted from 1. The menu lists pages, so a page of three steps (/scores) is one number."""
+    step = STEPS[i]
+    paths = list(dict.fromkeys(s.url_path for s in STEPS))  # the pages, in the menu's order
+    own = [s for s in STEPS if s.url_path == step.url_path]
+    return paths.index(step.url_path) + 1, len(paths), own.index(step) + 1, len(own)
+
+
+def caption(i: int) -> str:
+    """The step-through's line under a page: "Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)"."""
+    page_no, pages, part, parts = place(i)
+    page = page_table.by_path(STEPS[i].url_path)
+    title = page.title if page is not None else STEPS[i].title
+    more = f" (part {part} of {parts}: {STEPS[i].title})" if parts > 1 else ""
+    return f"Step {page_no} of {pages}: {title}{more}"
+
+
 def sidebar_state(presenting: bool) -> str:
     """st.set_page_config(initial_sidebar_state=...): collapsed while presenting."""
     return "collapsed" if presenting else "auto"
@@ -63,4 +81,5 @@ h2, h3 {{ font-size: 1.7rem !important; }}
 [data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
 .st-key-step-top a, .st-key-step-top p {{ font-size: 1.35rem !important; }}
 .st-key-step-top [data-testid="stPageLink-NavLink"] {{ padding: 0.5rem 1rem; }}
+.st-key-frame-clicker {{ display: none; }}
 </style>"""

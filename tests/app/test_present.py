@@ -86,7 +86,7 @@ def test_present_param_enlarges_page_and_chart_text(kit) -> None:
     assert cell_sizes == {style_big.cell_font} and style_big.cell_font >= 20  # values readable in the cells
     # the step-through sits above the page too, with what to look at
     top = [m.value for m in big.markdown if m.value.startswith("**Step ")]
-    assert top == [f"**Step 4 of {len(present.STEPS)} · Scores**  \n{present.STEPS[3].look}"]
+    assert top == [f"**Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)**  \n{present.STEPS[3].look}"]
     assert not [m for m in normal.markdown if m.value.startswith("**Step ")]
 
 
@@ -117,7 +117,9 @@ def steps_walked(at: AppTest, scripts: dict[str, str], arrow: str) -> list[tuple
     for _ in range(3 * len(present.STEPS)):
         caption = [c.value for c in at.caption if c.value.startswith("Step ")]
         assert len(caption) == 1, caption
-        path = next(s.url_path for s in present.STEPS if s.title == caption[0].split(": ", 1)[1])
+        path = present.STEPS[
+            [present.caption(i) for i in range(len(present.STEPS))].index(caption[0])
+        ].url_path
         seen.append((path, caption[0]))
         link = [
             p.proto
@@ -140,7 +142,12 @@ def test_the_step_through_visits_every_page_in_order(kit) -> None:
     scripts = kit.scripts()
     forward = steps_walked(run_app(), scripts, "→")
     n = len(present.STEPS)
-    assert [c for _, c in forward] == [f"Step {i + 1} of {n}: {s.title}" for i, s in enumerate(present.STEPS)]
+    assert [c for _, c in forward] == [present.caption(i) for i in range(n)]
+    # The count is the sidebar's: one number per page of the menu, the parts of /scores under one number.
+    pages = len(scripts)
+    numbers = [c.split(":")[0] for _, c in forward]
+    assert numbers == [f"Step {k} of {pages}" for k in (1, 2, 3, 4, 4, 4, 5, 6, 7, 8)]
+    assert forward[4][1] == "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)"
     assert [s.title for s in present.STEPS[3:6]] == ["Scores", "Masking", "Softmax"]  # sections of /scores
     pages_in_order = list(dict.fromkeys(path for path, _ in forward))
     assert pages_in_order == list(scripts)  # every page of app.py, in the menu's order

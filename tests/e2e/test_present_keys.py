@@ -1,0 +1,85 @@
+"""A presentation a clicker can drive (issue 13 item 10), in Chromium.
+
+A presenter's clicker sends → / PageDown / Space ("next") and ← / PageUp ("back"). While presenting, the
+step-through follows them; keys typed into the sentence box or a data editor stay there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+CAPTION = """() => {
+  const top = document.querySelector('.st-key-step-top [data-testid="stMarkdownContainer"] strong');
+  return top ? top.innerText : '';
+}"""
+
+
+def wait_caption(app, want: str) -> None:  # noqa: ANN001 - the conftest's App
+    app.poll(f"() => ({CAPTION})().startsWith({want!r})", what=f"the step bar to read {want!r}")
+    app.settle()
+
+
+def press(app, key: str) -> None:  # noqa: ANN001
+    """A key sent to the page, as a clicker sends it: nothing focused (the body)."""
+    app.page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    app.page.keyboard.press(key)
+
+
+def test_clicker_keys_walk_the_steps(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=1, present="1")
+    wait_caption(app, "Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)")
+    assert app.page.locator(".st-key-step-bottom").count() == 0  # one set of controls while presenting
+    for key, want in (
+        ("ArrowRight", "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)"),
+        ("Space", "Step 4 of 8: Scores, mask, softmax (part 3 of 3: Softmax)"),
+        ("PageDown", "Step 5 of 8: Heads and W_O"),
+        ("ArrowLeft", "Step 4 of 8: Scores, mask, softmax (part 3 of 3: Softmax)"),
+        ("PageUp", "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)"),
+    ):
+        press(app, key)
+        wait_caption(app, want)
+    assert app.page.evaluate("() => new URLSearchParams(location.search).get('step')") == "masking"
+    assert app.exceptions() == []
+
+
+def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN001
+    app.open("projections", min_charts=1, present="1")
+    wait_caption(app, "Step 3 of 8: Q, K, V projections")
+    # A data editor: arrows move its selection, Space and PageDown are its own, not the presentation's.
+    ed = app.editor(0)
+    ed.scroll_into_view_if_needed()
+    bb = ed.bounding_box()
+    assert bb is not None
+    app.page.mouse.click(bb["x"] + 80, bb["y"] + 35 + 17)
+    app.poll(
+        "() => !!document.activeElement.closest('[data-testid=\"stDataFrame\"]')", what="the grid's focus"
+    )
+    for key in ("ArrowRight", "ArrowLeft", "PageDown", "Space"):
+        app.page.keyboard.press(key)
+        app.page.wait_for_timeout(300)
+    app.page.keyboard.press("Escape")
+    app.page.wait_for_timeout(1500)
+    assert app.page.evaluate(CAPTION).startswith("Step 3 of 8")
+    assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("projections")
+    # The sentence box: the keys edit the text.
+    box = app.sentence_box()
+    box.click()
+    box.press("End")
+    for key in ("Space", "ArrowLeft", "ArrowRight", "PageDown", "PageUp"):
+        box.press(key)
+    app.page.wait_for_timeout(1500)
+    assert app.page.evaluate(CAPTION).startswith("Step 3 of 8")  # still here
+    assert box.input_value().endswith(" ")  # the space went into the box
+    assert app.exceptions() == []
+
+
+def test_no_key_listener_outside_presentation_mode(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=1)
+    app.page.wait_for_timeout(500)
+    assert app.page.evaluate("() => !window.__aeClicker")
+    press(app, "ArrowRight")
+    app.page.wait_for_timeout(1500)
+    assert app.page.evaluate("() => new URLSearchParams(location.search).get('step')") is None
+    assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
