@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import clicker, page_table, present, preset_ui, sharing, state, ui
+from explorer import clicker, grid_guard, page_table, present, preset_ui, sharing, state, ui
 from explorer import settings_table as table
 from explorer.example import tokens_of
 from explorer.sharing import panel as share_panel
@@ -72,6 +72,7 @@ def sidebar() -> None:
         if state.can_undo():
             st.button("Undo the last reset / re-randomize / preset", on_click=state.undo, key="frame.undo")
         share_panel.panel()
+        grid_guard.mount()  # no edit of a data editor lost (explorer/grid_guard.py)
 
 
 def sentence_box() -> None:

@@ -65,12 +65,6 @@ def test_preset_link_opens_the_preset(app) -> None:
     app.screenshot("flow-preset-three-inputs")
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="now and then the grid drops the typed commit on this 2-CPU machine (the cell keeps its value, even "
-    "after three tries); the same edit, its weights and its survival across pages are checked without a "
-    "browser in tests/app/test_nothing_lost.py",
-)
 def test_editing_w_q_changes_the_weights_and_survives_navigation(app) -> None:
     ex = conform(Example())
     edited = ex.w_q.copy()
