@@ -140,7 +140,9 @@ def test_editor_keeps_the_last_good_value(app) -> None:  # noqa: ANN001
         app.settle(3)
         assert not app.page.locator(MESSAGES).count()
     else:
-        app.poll(ALERT_HAS, f"row 'd0', column 'q0': the cell was cleared; kept {first:.6g}", what="the message")
+        app.poll(
+            ALERT_HAS, f"row 'd0', column 'q0': the cell was cleared; kept {first:.6g}", what="the message"
+        )
         app.settle(3)
     assert cell() == pytest.approx(first, abs=1e-4)
     assert app.exceptions() == []
