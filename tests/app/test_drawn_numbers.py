@@ -110,3 +110,36 @@ def test_masked_weights_on_the_heads_grid_are_zero_and_grey(kit) -> None:
         assert np.array_equal(kit.array(grey["z"]) == 1.0, upper)
         assert grey["xaxis"] == grid["data"][h].get("xaxis", "x")
         assert "masked" in grey["hovertemplate"] and "weight 0" in grey["hovertemplate"]
+
+
+ATTENTION_PAGES = ("projections", "scores", "heads", "token")
+
+
+@pytest.mark.parametrize("url", ATTENTION_PAGES)
+def test_pre_norm_pages_say_they_show_attention_over_ln_x(kit, url: str) -> None:
+    """Issue 13 item 3: in pre-norm the encoder block attends over LN(X); the attention pages show that same
+    attention and say so (post-norm: no such note)."""
+    post = kit.open(url, via_app=True)
+    assert not any("Pre-norm" in i.value for i in post.info)
+    at = kit.open(url, via_app=True, state={"encoder.norm_first": True})
+    assert not at.exception, at.exception
+    notes = [i.value for i in at.info if "Pre-norm" in i.value]
+    assert len(notes) == 1 and "LN(X)" in notes[0]
+    ref = kit.reference()
+    ln_x = ac.layer_norm(ref.x)
+    ex = ref.ex
+    trace = ac.multi_head_attention(ln_x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, scale=1 / np.sqrt(ex.d_k))
+    enc = ac.encoder_layer(ref.x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, ex.w1, ex.w2, norm_first=True)
+    assert_allclose(trace.weights, enc.attention.weights, rtol=1e-12, atol=1e-15)
+    cs = kit.charts(at)
+    drawn = {
+        "projections": (cs.get("projections.w_q"), trace.q[0]),
+        "scores": (cs.get("scores.raw"), trace.scores[0]),
+        "heads": (cs.get("heads.output"), trace.output),
+        "token": (None, None),
+    }[url]
+    if drawn[0] is not None:
+        assert_allclose(kit.z(drawn[0]), drawn[1], rtol=1e-10, atol=1e-12)
+    else:
+        bars = cs["token.weights"]
+        assert_allclose(kit.array(bars["data"][0]["y"]), trace.weights[0, 0], rtol=1e-10, atol=1e-12)
