@@ -37,6 +37,9 @@ FULL_PX = 820
 HALF_PX = 400
 THIRD_PX = 265
 PRESENT_SCALE = 2.2
+# While presenting, a step fits one 1920 x 1080 screen: its main chart is at most this high (the step bar,
+# the sentence box, the formula and the step's controls take the rest).
+PRESENT_CHART_PX = 540
 
 # Colour-blind-safe pairs (sequential for weights, diverging for signed values).
 PALETTES: dict[str, tuple[str, str, str]] = {
@@ -207,6 +210,12 @@ def _layout(style: Style, title: str, height: int, width_px: float = FULL_PX, **
 
 
 def _height(rows: int, style: Style, extra: int = 140) -> int:
+    """A heatmap's height for its rows: at most 1100 px; while presenting PRESENT_CHART_PX, or as much as
+    every row label needs at the smallest presenting font (a long sentence takes more than one screen)."""
+    if style.present:
+        return int(
+            min(extra + rows * style.cell_px, max(PRESENT_CHART_PX, 220 + rows * (_min_font(style) + 4)))
+        )
     return int(min(extra + rows * style.cell_px, 1100))
 
 
@@ -228,6 +237,7 @@ def heatmap(
     width_px: int = FULL_PX,
     keep_rows: Sequence[int] = (),
     keep_cols: Sequence[int] = (),
+    height_px: int | None = None,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
@@ -242,7 +252,8 @@ def heatmap(
     THIRD_PX in columns); presentation mode scales it by PRESENT_SCALE. Every label is drawn while it fits
     (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
     the selected query and the key it attends to most) always keep theirs. A cell prints its value only
-    when the number fits in it.
+    when the number fits in it. height_px: the chart's height (default: by its rows, at most 1100 px, or
+    PRESENT_CHART_PX while presenting).
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -297,13 +308,12 @@ def heatmap(
     # the colour bar (and its range).
     right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.000", style.font)
     bottom = 40 + int(style.font * 2.6) if row_sums else 10
-    height = _height(n_rows, style) + (bottom if row_sums else 0)
+    height = (height_px or _height(n_rows, style)) + (bottom if row_sums else 0)
     width = width_px * (PRESENT_SCALE if style.present else 1.0)
     more = _title(title, style, width)[1]  # a title too long for one line takes more
     xaxis, yaxis, margin = _axes(
         row_labels, col_labels, style, x_title, y_title, (width, height), right, bottom, keep_rows, keep_cols
     )
-    margin["t"] += int(more)
     cell = (
         (width - margin["l"] - right) / max(n_cols, 1),
         (height - margin["t"] - margin["b"]) / max(n_rows, 1),
@@ -322,7 +332,8 @@ def heatmap(
         data.append(grey)
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
     if groups:
-        extra.update(_group_marks(groups, n_cols, style, margin))
+        extra.update(_group_marks(groups, n_cols, style, margin))  # measured below the title's first line
+    margin["t"] += int(more)  # the title's other lines
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
         extra["annotations"] = extra.get("annotations", []) + [
@@ -345,7 +356,7 @@ def heatmap(
         if "title" in colorbar:
             colorbar["title"]["side"] = "bottom"
         margin["r"] = int(right)
-    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra)))
+    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra), more))
 
 
 def shared_range(*matrices: NDArray[np.float64]) -> tuple[float, float]:
@@ -469,9 +480,10 @@ def _group_marks(groups: Sequence[str], n_cols: int, style: Style, margin: dict[
     return {"shapes": shapes, "annotations": notes}
 
 
-def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
+def _pin_title(layout: dict[str, Any], more: float = 0.0) -> dict[str, Any]:
     """The figure title at the very top, above the margin that holds the axis labels."""
-    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    # A wrapped title is anchored by its first line, which Plotly draws that many lines higher: pad it down.
+    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": int(8 + more)}})
     return layout
 
 
@@ -599,7 +611,7 @@ def head_grid(
     ems = [text_px(s, 1.0) for s in labels]
     width = _drawn_px(width_px, style)
     colorbar_px = 40 + text_px("0.000", style.font)
-    cap = max_side_px or (560 if style.present else 420)
+    cap = max_side_px or (PRESENT_CHART_PX - 160 if style.present else 420)
     # Panel width with labels at the largest font, then the query labels fitted to the panel's height.
     first_w = max(ems, default=0.0) * style.font + 16
     side = min(cap, max(120.0, (width - first_w - colorbar_px - (cols - 1) * first_w) / cols))
@@ -676,7 +688,7 @@ def head_grid(
     # the same at presentation sizes): the title is pinned to the top of the figure. The margins are
     # computed (no automargin: Plotly's measuring pass drew the grid twice).
     common["margin"].update(t=top + int(common["height"] - height), l=int(left), b=10)
-    common["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    _pin_title(common, common["height"] - height)
     finite = weights[np.isfinite(weights)] if masked is None else weights[:, ~masked]
     lo, hi = weight_range(finite, style)
     colorbar = {"thickness": 14, "tickfont": {"size": style.font}, **_range_note(lo, hi, style)}
@@ -760,7 +772,7 @@ def lines(
     layout = _layout(
         style,
         title,
-        height or (620 if style.present else 420),
+        height or (PRESENT_CHART_PX if style.present else 420),
         width_px,
         xaxis=xaxis,
         yaxis=yaxis,
@@ -790,7 +802,7 @@ def log_ticks(values: NDArray[np.float64], exact: bool = False) -> dict[str, Any
 
 
 def scale_experiment(
-    d_ks: NDArray[np.float64], var: Any, sat: Any, n_keys: int, *, style: Style
+    d_ks: NDArray[np.float64], var: Any, sat: Any, n_keys: int, *, style: Style, variance_px: int = FULL_PX
 ) -> tuple[go.Figure, go.Figure, go.Figure]:
     """The why-scale page's three charts over d_k: the variance of q·k with and without 1/sqrt(d_k) beside
     the theory (var: attention_core.ScoreVariance), the largest softmax weight and the softmax's entropy
@@ -807,6 +819,7 @@ def scale_experiment(
         x_title="d_k",
         y_title="variance",
         title="Variance of the score q·k of random unit-variance vectors",
+        width_px=variance_px,
     )
     peak = lines(
         x,
@@ -843,8 +856,10 @@ def bars(
     x_title: str,
     y_title: str,
     y_range: tuple[float, float] | None = None,
+    width_px: int = FULL_PX,
 ) -> go.Figure:
-    """One bar per category, its value printed on it. Categories are positions (repeats stay apart)."""
+    """One bar per category, its value printed on it. Categories are positions (repeats stay apart).
+    width_px: as heatmap's (the title wraps to it)."""
     cats = [esc(c) for c in categories]
     bar = {
         "type": "bar",
@@ -869,7 +884,8 @@ def bars(
     yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}}
     if y_range:
         yaxis["range"] = list(y_range)
-    return _figure([bar], _layout(style, title, 560 if style.present else 380, xaxis=xaxis, yaxis=yaxis))
+    height = PRESENT_CHART_PX if style.present else 380
+    return _figure([bar], _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis))
 
 
 # One colour per key bar, all different and none grey (grey is the "other keys" bar): Paul Tol's colour-blind
@@ -889,8 +905,10 @@ def stacked_contributions(
     style: Style,
     title: str,
     max_keys: int = 12,
+    width_px: int = FULL_PX,
 ) -> go.Figure:
     """Per output dimension, the stacked contributions w_j * v_j of every key j, and their sum (a marker).
+    width_px: as heatmap's (the title wraps to it).
 
     contributions (n_keys, d_v); total (d_v,) = contributions.sum(axis=0), the query's output row.
     With more than ``max_keys`` keys, the max_keys - 1 keys that contribute most (sum of |w_j v_j| over the
@@ -955,7 +973,8 @@ def stacked_contributions(
     layout = _layout(
         style,
         title,
-        620 if style.present else 440,
+        PRESENT_CHART_PX if style.present else 440,
+        width_px,
         barmode="relative",
         legend={"font": {"size": style.font}},
         yaxis={"title": {"text": "contribution w_j · v_j"}, "zeroline": True, "zerolinewidth": 2},

@@ -85,6 +85,7 @@ def sentence_box() -> None:
         max_chars=table.MAX_SENTENCE_CHARS,  # Streamlit also cuts what a browser sends to this length
         placeholder="Type a sentence and press Enter",
         help=row.help,
+        label_visibility="collapsed" if state.present() else "visible",  # the projector's screen is short
     )
     sentence = state.sentence()
     toks, cut = tokens_of(sentence)
@@ -150,8 +151,9 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
                 query_params=present.query_of(target) or None,
                 width="stretch",
             )
-    if top:
-        mid.markdown(f"**{present.caption(i)}**  \n{step.look}")
+    if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
+        mid.markdown(f"**{present.caption(i)}**")
+        box.container(key="step-look").markdown(step.look)
         with box:
             clicker.listen()
     else:

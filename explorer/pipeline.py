@@ -247,6 +247,11 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
     ]
 
 
+# The four stages that tell the block's story on one screen (presenting): the input, what attention adds,
+# the residual sum H, the output (indices into encoder_stages, pre-norm and post-norm).
+BRIEF_STAGES = {True: (0, 2, 3, 7), False: (0, 1, 3, 7)}
+
+
 def pe_curves(kind: str, d_model: int, base: float, n_positions: int, steps: int = 8) -> tuple[F64, F64]:
     """Each encoding dimension as a function of a continuous position t in [0, n-1].
 

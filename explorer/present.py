@@ -66,11 +66,16 @@ def sidebar_state(presenting: bool) -> str:
 # Static CSS for the projector (never any user text). Streamlit sizes its type in rem, so a larger root
 # font enlarges text, widgets and spacing together; the main column gets the whole width.
 BASE_FONT_PX = 22  # Streamlit's default is 16
+# Tables and data editors draw their text on a canvas in px, not rem: they are zoomed as much as the text
+# grows (Chromium maps clicks on a zoomed grid to the right cell).
+ZOOM = BASE_FONT_PX / 16
 CSS = f"""<style>
 html {{ font-size: {BASE_FONT_PX}px; }}
+[data-testid="stHeader"], [data-testid="stToolbar"] {{ height: 2.5rem !important; min-height: 0 !important; }}
 [data-testid="stMainBlockContainer"] {{
-  max-width: 100%; padding: 4.2rem 2.2rem 4rem 2.2rem;
+  max-width: 100%; padding: 2.7rem 2.2rem 0 2.2rem;
 }}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] {{ gap: 0.6rem; }}
 input, textarea, [data-baseweb="select"] {{ font-size: 1.05rem !important; }}
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] li {{
   font-size: 1.1rem; line-height: 1.45;
@@ -79,7 +84,11 @@ h1 {{ font-size: 2.4rem !important; }}
 h2, h3 {{ font-size: 1.7rem !important; }}
 .katex {{ font-size: 1.45em !important; }}
 [data-testid="stCaptionContainer"] {{ font-size: 0.95rem; }}
-.st-key-step-top a, .st-key-step-top p {{ font-size: 1.35rem !important; }}
-.st-key-step-top [data-testid="stPageLink-NavLink"] {{ padding: 0.5rem 1rem; }}
+.st-key-step-top a, .st-key-step-top p {{ font-size: 1.2rem !important; line-height: 1.3; }}
+.st-key-step-top .st-key-step-look p {{ font-size: 1.05rem !important; text-align: center; }}
+.st-key-step-top [data-testid="stPageLink-NavLink"] {{ padding: 0.4rem 1rem; }}
 .st-key-frame-clicker {{ display: none; }}
+[data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) {{
+  zoom: {ZOOM}; width: calc(100% / {ZOOM}) !important;
+}}
 </style>"""

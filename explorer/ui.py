@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer import chart as explorer_chart
-from explorer import compute, figures, page_table, state
+from explorer import compute, figures, page_table, present, state
 from explorer import settings_table as table
 from explorer.example import Example
 from explorer.pipeline import Result
@@ -31,10 +31,29 @@ def style() -> figures.Style:
     )
 
 
+def step() -> str | None:
+    """The step of the step-through this page is showing while presenting (its present.STEPS name), else
+    None (not presenting, or a page outside the step-through)."""
+    if not state.present():
+        return None
+    i = present.step_index(state.page() or "", st.query_params.get("step"))
+    return None if i is None else present.STEPS[i].name
+
+
+def shows(*steps: str) -> bool:
+    """Whether to draw a part of a page: always, except while presenting a step not among `steps`. While
+    presenting, a step fits one 1920 x 1080 screen: its main chart and its controls, nothing else (the
+    rest is one click away with presentation mode off)."""
+    current = step()
+    return current is None or current in steps
+
+
 def opening(title: str, text: str, formula: str | None = None) -> None:
-    """Every page opens with what the step does and why, and its formula."""
-    st.title(title, anchor=False)
-    st.markdown(text)
+    """Every page opens with what the step does and why, and its formula. While presenting, the step bar
+    above says the title and what to look at, so only the formula is drawn."""
+    if step() is None:
+        st.title(title, anchor=False)
+        st.markdown(text)
     if formula:
         st.latex(formula)
 
@@ -86,16 +105,20 @@ def token_matrices(
     items: list[tuple[str, np.ndarray, list[str], str]],
     rows: list[str],
     zrange: tuple[float, float] | None = None,
+    per_row: int = 3,
+    height_px: int | None = None,
 ) -> None:
-    """Matrices with one row per token, three side by side: (title, values (n, d), column labels, chart key);
-    zrange: one colour range for all of them (None: each its own)."""
+    """Matrices with one row per token, `per_row` side by side: (title, values (n, d), column labels, chart
+    key); zrange: one colour range for all of them (None: each its own); height_px: each chart's height."""
     sty = style()
-    for start in range(0, len(items), 3):
-        for (title, z, cols, key), col in zip(items[start : start + 3], st.columns(3), strict=False):
+    width = THIRD if per_row == 3 else int(figures.FULL_PX / per_row - 16)
+    for start in range(0, len(items), per_row):
+        places = st.columns(per_row)
+        for (title, z, cols, key), col in zip(items[start : start + per_row], places, strict=False):
             with col:
                 fig = figures.heatmap(
                     z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token",
-                    zrange=zrange, width_px=THIRD,
+                    zrange=zrange, width_px=width, height_px=height_px,
                 )  # fmt: skip
                 chart(fig, key)
 
@@ -141,6 +164,7 @@ def head_picker(n_heads: int) -> int:
         key=state.K_HEAD,
         required=True,  # a head is always chosen (a second click does not clear it)
         persist_state="session",
+        label_visibility="collapsed" if step() is not None else "visible",  # "head 1" says it
     )
     return state.head()
 

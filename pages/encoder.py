@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer import compute, editors, state, ui
 from explorer import figures as fg
-from explorer.pipeline import encoder_stages
+from explorer.pipeline import BRIEF_STAGES, encoder_stages
 from explorer.text import literal
 
 state.init()
@@ -25,6 +25,7 @@ c1, c2 = st.columns(2)
 ui.setting("d_ff", c1)
 ui.setting("norm_first", c2)
 ex, res = ui.result()
+presenting = ui.step() is not None  # the step: four stages that tell the story, on one screen
 if res is not None:
     if res.encoder is None:
         st.error(
@@ -32,11 +33,15 @@ if res is not None:
         )
     else:
         stages = encoder_stages(res.encoder, ex.norm_first)
+        if presenting:
+            stages = [stages[k] for k in BRIEF_STAGES[ex.norm_first]]
         ui.token_matrices(
             [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
             res.labels,
+            per_row=4 if presenting else 3,
         )
-        note = compute.encoder_note(ex, res)
+        note = compute.encoder_note(ex, res) if not presenting else None
+    if res.encoder is not None and note is not None:
         rs = note.stats
         if ex.norm_first:
             st.markdown(
@@ -54,15 +59,16 @@ if res is not None:
                 f"Same weights, other order: {'post' if ex.norm_first else 'pre'}-norm gives a different output "
                 f"(largest difference {note.other_gap:.3f})."
             )
-    # Its content runs only while it is open: the editors cost most of the page's run (127 ms of 250 at
-    # 64 tokens, d_ff 256) even closed.
-    with st.expander(
-        "Edit the feed-forward weights W1 and W2", key=state.K_FFN_EDITORS, on_change="rerun"
-    ) as ffn_box:
-        if ffn_box.open:
-            dims, hid = fg.dims("d", ex.d_model), fg.dims("f", ex.d_ff)
-            st.caption("W1: d_model × d_ff")
-            editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid, height=300)
-            st.caption("W2: d_ff × d_model")
-            editors.matrix_editor("w2", title="W2", row_labels=hid, col_labels=dims, height=300)
-            editors.draw_buttons(("w1", "w2"), "W1 and W2", ("encoder.rand", "encoder.reset"))
+    if not presenting:
+        # Its content runs only while it is open: the editors cost most of the page's run (127 ms of 250 at
+        # 64 tokens, d_ff 256) even closed.
+        with st.expander(
+            "Edit the feed-forward weights W1 and W2", key=state.K_FFN_EDITORS, on_change="rerun"
+        ) as ffn_box:
+            if ffn_box.open:
+                dims, hid = fg.dims("d", ex.d_model), fg.dims("f", ex.d_ff)
+                st.caption("W1: d_model × d_ff")
+                editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid, height=300)
+                st.caption("W2: d_ff × d_model")
+                editors.matrix_editor("w2", title="W2", row_labels=hid, col_labels=dims, height=300)
+                editors.draw_buttons(("w1", "w2"), "W1 and W2", ("encoder.rand", "encoder.reset"))

@@ -27,35 +27,36 @@ if res is not None:
         ),
         "heads.grid",
     )
-    cols_v = [name for h in range(ex.n_heads) for name in fg.dims("v", ex.d_k, head=h)]
-    ui.chart(
-        fg.heatmap(
-            tr.concat,
-            lab,
-            cols_v,
-            title="Every head's output A_h V_h side by side: the concatenation [head 1, …, head H]",
-            style=sty,
-            x_title="dimension (head · dimension of its value)",
-            y_title="token",
-            groups=[f"head {h + 1}" for h in range(ex.n_heads)],
-        ),
-        "heads.concat",
-    )
-    dims = fg.dims("d", ex.d_model)
-    # W_O and the output one above the other, each at full width: side by side, the editor hid its last
-    # column behind a scroll bar.
-    st.subheader("W_O", anchor=False)
-    editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
-    editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
-    ui.chart(
-        fg.heatmap(
-            tr.output,
-            lab,
-            dims,
-            title="Output = concat · W_O",
-            style=sty,
-            x_title="dimension",
-            y_title="token",
-        ),
-        "heads.output",
-    )
+    if ui.step() is None:  # presenting: the step is every head's weights, on one screen
+        cols_v = [name for h in range(ex.n_heads) for name in fg.dims("v", ex.d_k, head=h)]
+        ui.chart(
+            fg.heatmap(
+                tr.concat,
+                lab,
+                cols_v,
+                title="Every head's output A_h V_h side by side: the concatenation [head 1, …, head H]",
+                style=sty,
+                x_title="dimension (head · dimension of its value)",
+                y_title="token",
+                groups=[f"head {h + 1}" for h in range(ex.n_heads)],
+            ),
+            "heads.concat",
+        )
+        dims = fg.dims("d", ex.d_model)
+        # W_O and the output one above the other, each at full width: side by side, the editor hid its last
+        # column behind a scroll bar.
+        st.subheader("W_O", anchor=False)
+        editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
+        editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
+        ui.chart(
+            fg.heatmap(
+                tr.output,
+                lab,
+                dims,
+                title="Output = concat · W_O",
+                style=sty,
+                x_title="dimension",
+                y_title="token",
+            ),
+            "heads.output",
+        )

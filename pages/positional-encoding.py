@@ -22,7 +22,8 @@ ui.setting("pe_scale", c3)
 ex, res = ui.result()
 if res is not None:
     sty, dims = ui.style(), fg.dims("d", ex.d_model)
-    if ex.pe_kind == "learned":
+    presenting = ui.step() is not None  # the step: E + P = X, on one screen
+    if ex.pe_kind == "learned" and not presenting:
         st.caption("Edit the position vectors (one row per position; they start from the sinusoidal values).")
         editors.matrix_editor(
             "pe_table",
@@ -30,7 +31,7 @@ if res is not None:
             row_labels=[f"pos {i}" for i in range(res.n)],
             col_labels=dims,
         )
-    if ex.pe_kind.startswith("sinusoidal"):
+    if ex.pe_kind.startswith("sinusoidal") and not presenting:
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
         shown = min(ex.d_model, 8)
         ui.chart(
@@ -47,35 +48,36 @@ if res is not None:
             ),
             "pe.curves",
         )
-    left, right = st.columns(2)
-    with left:
-        ui.chart(
-            fg.heatmap(
-                res.pe,
-                res.labels,
-                dims,
-                title="Encodings P",
-                style=sty,
-                x_title="dimension",
-                y_title="position",
-                width_px=ui.HALF,
-            ),
-            "pe.matrix",
-        )
-    with right:
-        ui.chart(
-            fg.heatmap(
-                res.pe_gram,
-                res.labels,
-                res.labels,
-                title="Similarity P Pᵀ between positions",
-                style=sty,
-                x_title="position",
-                y_title="position",
-                width_px=ui.HALF,
-            ),
-            "pe.similarity",
-        )
+    if not presenting:
+        left, right = st.columns(2)
+        with left:
+            ui.chart(
+                fg.heatmap(
+                    res.pe,
+                    res.labels,
+                    dims,
+                    title="Encodings P",
+                    style=sty,
+                    x_title="dimension",
+                    y_title="position",
+                    width_px=ui.HALF,
+                ),
+                "pe.matrix",
+            )
+        with right:
+            ui.chart(
+                fg.heatmap(
+                    res.pe_gram,
+                    res.labels,
+                    res.labels,
+                    title="Similarity P Pᵀ between positions",
+                    style=sty,
+                    x_title="position",
+                    y_title="position",
+                    width_px=ui.HALF,
+                ),
+                "pe.similarity",
+            )
     e_title = "E" + (" × √d_model" if ex.pe_scale else "")
     ui.token_matrices(
         [(e_title, res.emb, dims, "pe.e"), ("+ P", res.pe, dims, "pe.p"), ("= X", res.x, dims, "pe.x")],

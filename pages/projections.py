@@ -18,8 +18,20 @@ if res is not None:
     h = ui.head_picker(ex.n_heads)
     sty, tr = ui.style(), res.attention
     dims = fg.dims("d", ex.d_model)
-    for name, label, out in (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v)):
+    presenting = ui.step() is not None  # the step: Q, K and V side by side, on one screen
+    thirds = st.columns(3) if presenting else [None] * 3
+    for (name, label, out), third in zip(
+        (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v)), thirds, strict=True
+    ):
         cols_k = fg.dims(label[-1].lower(), ex.d_k)  # q0.., k0.., v0..
+        if presenting:
+            with third:
+                fig = fg.heatmap(
+                    out[h], res.labels, cols_k, title=f"{label[-1]} = X {label} (head {h + 1})", style=sty,
+                    x_title="dimension", y_title="token", width_px=ui.THIRD,
+                )  # fmt: skip
+                ui.chart(fig, f"projections.{name}")
+            continue
         st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}", anchor=False)
         left, right = st.columns([2, 3])
         with left:

@@ -14,24 +14,27 @@ ui.opening(
     r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + B + M\right),\quad "
     r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}",
 )
-c1, c2, c3 = st.columns([2, 2, 1])
+# While presenting, each of the page's three steps shows its own controls and chart (ui.shows), in one row.
+c1, c2, c3 = st.columns([2, 2, 1]) if ui.step() is None else (lambda a, b: (a, a, b))(*st.columns([3, 1]))
 with c1:
-    if ui.setting("scale_mode") == "custom":
+    if ui.shows("scores") and ui.setting("scale_mode") == "custom":
         ui.setting("scale_custom")
 with c2:
-    if ui.setting("mask_kind") == "window":
+    if ui.shows("masking") and ui.setting("mask_kind") == "window":
         ui.setting("window")
 with c3:
-    ui.setting("alibi")
-    ui.setting("rope")
+    if ui.shows("scores"):
+        ui.setting("alibi")
+        ui.setting("rope")
 ex, res = ui.result()
 if res is not None:
     if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:
         st.info(
             "Padding masks keys written as `[PAD]`: add some to the sentence, e.g. *I like tea [PAD] [PAD]*."
         )
-    if ex.mask_kind == "custom":
-        with st.expander("Custom mask: tick = may attend (rows are queries, columns keys)", expanded=True):
+    if ex.mask_kind == "custom" and ui.shows("masking"):
+        what = "Custom mask: tick = may attend (rows are queries, columns keys)"
+        with st.expander(what, expanded=ui.step() is None):
             editors.matrix_editor(
                 "custom_mask", title="Custom mask", row_labels=res.labels, col_labels=res.labels
             )
@@ -44,7 +47,8 @@ if res is not None:
         fig = fg.heatmap(
             tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
         )
-        ui.chart(fig, "scores.raw")
+        if ui.shows("scores"):
+            ui.chart(fig, "scores.raw")
     with right:  # exactly what the softmax reads: scaled, + bias, -inf where masked
         title = f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}" + (
             ", masked" if blocked is not None else ""
@@ -52,21 +56,24 @@ if res is not None:
         fig = fg.heatmap(
             tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
         )
-        ui.chart(fig, "scores.scaled")
+        if ui.shows("masking"):
+            ui.chart(fig, "scores.scaled")
     title = f"Softmax weights A (head {h + 1}; rows sum to 1)"  # what students care about most: full width
     fig = fg.heatmap(
         tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep
     )
-    ui.chart(fig, "scores.weights")
-    if res.a_row_is_all_masked:
+    if ui.shows("softmax"):
+        ui.chart(fig, "scores.weights")
+    if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
-    st.subheader("One cell, with its numbers", anchor=False)
-    a, b = st.columns(2)
-    with a:
-        i = ui.token_picker("query (row)", lab, state.K_QUERY)
-    with b:
-        j = ui.token_picker("key (column)", lab, state.K_KEY)
-    for line in formulas.cell_of(res, h, i, j):
-        st.latex(line)
-    if ex.rope:
-        st.caption("With RoPE, q and k above are the rotated vectors.")
+    if ui.step() is None:  # presenting: the step ends with its chart
+        st.subheader("One cell, with its numbers", anchor=False)
+        a, b = st.columns(2)
+        with a:
+            i = ui.token_picker("query (row)", lab, state.K_QUERY)
+        with b:
+            j = ui.token_picker("key (column)", lab, state.K_KEY)
+        for line in formulas.cell_of(res, h, i, j):
+            st.latex(line)
+        if ex.rope:
+            st.caption("With RoPE, q and k above are the rotated vectors.")

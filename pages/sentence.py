@@ -15,10 +15,13 @@ ui.opening(
     "finds useful. Type a sentence above and follow it through every step; every matrix can be edited.",
     r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}",
 )
-preset_ui.panel()
+presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen
+if not presenting:
+    preset_ui.panel()
 ex, res = ui.result()
 if res is not None:
-    st.subheader(f"{res.n} tokens", anchor=False)
+    if not presenting:
+        st.subheader(f"{res.n} tokens", anchor=False)
     st.dataframe(
         pd.DataFrame(
             [res.tokens, res.labels],
@@ -27,8 +30,9 @@ if res is not None:
         ),
         width="stretch",
     )
-    ui.setting("emb_source")
-    if ex.emb_source == "table":
+    if not presenting:
+        ui.setting("emb_source")
+    if ex.emb_source == "table" and not presenting:
         editors.matrix_editor(
             "emb", title="Embeddings", row_labels=res.labels, col_labels=fg.dims("d", ex.d_model)
         )
@@ -44,5 +48,6 @@ if res is not None:
         ),
         "sentence.embeddings",
     )
-st.subheader("The pipeline", anchor=False)
-pipeline_map()
+if not presenting:
+    st.subheader("The pipeline", anchor=False)
+    pipeline_map()

@@ -27,46 +27,54 @@ if res is not None:
     view = pipeline.token_view(res, h, i)  # weights (n,), parts (n, d_v): row j = a_ij v_j, their sum out
     head = f" (head {h + 1})" if ex.n_heads > 1 else ""
     title = f"Weights of “{lab[i]}” over the keys{head} (sum {view.weight_sum:.3f})"
+    presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
+    left, right = st.columns(2) if presenting else (st.container(), st.container())
+    width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.bars(
-        lab, view.weights, style=sty, title=title, x_title="key", y_title="weight", y_range=(0, 1.15)
-    )
-    ui.chart(bars, "token.weights")
+        lab, view.weights, style=sty, title=title, x_title="key", y_title="weight", y_range=(0, 1.15),
+        width_px=width,
+    )  # fmt: skip
+    with left:
+        ui.chart(bars, "token.weights")
     title = f"Output of “{lab[i]}”: each key's share a_ij · v_j, stacked"
-    ui.chart(fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title), "token.stack")
-    for line in formulas.token_sum(i, view.out, view.row):
-        st.latex(line)
-    if view.equal:
-        st.success(
-            f"Equal (largest difference {view.diff:.1e}): the weighted sum of the value vectors *is* this "
-            "token's row of the attention output.",
-            icon=":material/check_circle:",
-        )
-    else:
-        st.error("The two differ: this should not happen, please report it.")
-    nb = lessons.token_loop_check(preset_ui.active(), i, h, res)
-    if nb is not None:
-        st.info(
-            f"The notebook's own loop printed {nb.label} = "
-            f"{lessons.fmt(nb.printed.values, nb.printed.decimals)} ({nb.cell}) for this token: "
-            + ("the same, to its printed digits." if nb.agrees else "not what the app computes now."),
-            icon=":material/menu_book:",
-        )
-    if ex.n_heads > 1:
-        st.caption(
-            "With several heads, each head gives this token its own row; W_O then mixes the heads' rows "
-            "into one (page Heads and W_O)."
-        )
-    with st.expander("The sum, term by term", key=state.K_TERMS, on_change="rerun") as terms_box:
-        if terms_box.open and res.n <= TERMS_AS_FORMULAS:  # typeset only while open
-            for j in range(res.n):
-                st.latex(formulas.token_term(i, j, view.weights[j], res.attention.v[h, j], view.parts[j]))
-        elif terms_box.open:  # one row per key: as many formulas were slow to typeset and long to scroll
-            terms = pd.DataFrame(
-                view.parts, columns=[f"a_{i},j · v_j[v{d}]" for d in range(view.parts.shape[1])]
+    with right:
+        stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
+        ui.chart(stack, "token.stack")
+    if not presenting:  # the sum written out, the check, the notebook's loop
+        for line in formulas.token_sum(i, view.out, view.row):
+            st.latex(line)
+        if view.equal:
+            st.success(
+                f"Equal (largest difference {view.diff:.1e}): the weighted sum of the value vectors *is* this "
+                "token's row of the attention output.",
+                icon=":material/check_circle:",
             )
-            terms.insert(0, f"a_{i},j", view.weights)
-            terms.insert(0, "key j", lab)
-            st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
+        else:
+            st.error("The two differ: this should not happen, please report it.")
+        nb = lessons.token_loop_check(preset_ui.active(), i, h, res)
+        if nb is not None:
+            st.info(
+                f"The notebook's own loop printed {nb.label} = "
+                f"{lessons.fmt(nb.printed.values, nb.printed.decimals)} ({nb.cell}) for this token: "
+                + ("the same, to its printed digits." if nb.agrees else "not what the app computes now."),
+                icon=":material/menu_book:",
+            )
+        if ex.n_heads > 1:
             st.caption(
-                f"Each row is one term a_{i},j v_j of the sum; the columns add up to the output above."
+                "With several heads, each head gives this token its own row; W_O then mixes the heads' rows "
+                "into one (page Heads and W_O)."
             )
+        with st.expander("The sum, term by term", key=state.K_TERMS, on_change="rerun") as terms_box:
+            if terms_box.open and res.n <= TERMS_AS_FORMULAS:  # typeset only while open
+                for j in range(res.n):
+                    st.latex(formulas.token_term(i, j, view.weights[j], res.attention.v[h, j], view.parts[j]))
+            elif terms_box.open:  # one row per key: as many formulas were slow to typeset and long to scroll
+                terms = pd.DataFrame(
+                    view.parts, columns=[f"a_{i},j · v_j[v{d}]" for d in range(view.parts.shape[1])]
+                )
+                terms.insert(0, f"a_{i},j", view.weights)
+                terms.insert(0, "key j", lab)
+                st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
+                st.caption(
+                    f"Each row is one term a_{i},j v_j of the sum; the columns add up to the output above."
+                )

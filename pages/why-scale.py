@@ -27,15 +27,25 @@ c1, c2 = st.columns(2)
 n_samples = c1.select_slider("samples per d_k", [500, 1000, 2000, 5000], value=2000, key="why.samples")
 n_keys = c2.select_slider("keys per softmax row", [4, 8, 16, 32, 64], value=16, key="why.keys")
 d_ks, var, sat = compute.scale_experiment(int(n_samples), int(n_keys), int(state.current().seed))
-variance, peak, entropy = fg.scale_experiment(d_ks, var, sat, n_keys, style=sty)
-ui.chart(variance, "why.variance")
-left, right = st.columns(2)
-with left:
-    ui.chart(peak, "why.maxweight")
-with right:
-    ui.chart(entropy, "why.entropy")
-st.subheader("Your sentence", anchor=False)
-ex, res = ui.result()
+presenting = ui.step() is not None  # the step: the variance beside the saturation, on one screen
+variance, peak, entropy = fg.scale_experiment(
+    d_ks, var, sat, n_keys, style=sty, variance_px=ui.HALF if presenting else fg.FULL_PX
+)
+if presenting:
+    left, right = st.columns(2)
+    with left:
+        ui.chart(variance, "why.variance")
+    with right:
+        ui.chart(peak, "why.maxweight")
+else:
+    ui.chart(variance, "why.variance")
+    left, right = st.columns(2)
+    with left:
+        ui.chart(peak, "why.maxweight")
+    with right:
+        ui.chart(entropy, "why.entropy")
+    st.subheader("Your sentence", anchor=False)
+ex, res = (None, None) if presenting else ui.result()
 if res is not None:
     stats = compute.scale_stats(res)
     table = pipeline.scale_table(stats)

@@ -78,7 +78,7 @@ def test_present_param_enlarges_page_and_chart_text(kit) -> None:
     assert f"html {{ font-size: {present.BASE_FONT_PX}px; }}" in css and present.BASE_FONT_PX >= 20
     # charts: Plotly text does not follow the page, so every figure carries the presentation sizes
     small_fonts, big_fonts = figure_fonts(normal), figure_fonts(big)
-    assert len(small_fonts) == len(big_fonts) >= 3
+    assert len(small_fonts) >= 3 and len(big_fonts) >= 1  # presenting, a step shows its own chart
     style, style_big = figures.Style(), figures.Style(present=True)
     assert {f[:2] for f in small_fonts} == {(style.font, style.title_font)}
     assert {f[:2] for f in big_fonts} == {(style_big.font, style_big.title_font)}
@@ -86,7 +86,8 @@ def test_present_param_enlarges_page_and_chart_text(kit) -> None:
     assert cell_sizes == {style_big.cell_font} and style_big.cell_font >= 20  # values readable in the cells
     # the step-through sits above the page too, with what to look at
     top = [m.value for m in big.markdown if m.value.startswith("**Step ")]
-    assert top == [f"**Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)**  \n{present.STEPS[3].look}"]
+    assert top == ["**Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)**"]
+    assert present.STEPS[3].look in [m.value for m in big.markdown]
     assert not [m for m in normal.markdown if m.value.startswith("**Step ")]
 
 

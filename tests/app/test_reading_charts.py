@@ -12,10 +12,13 @@ LONG = " ".join(f"w{i}" for i in range(40))  # 40 tokens: past the 32 every labe
 def test_default_sentence_in_presentation_mode_labels_every_key(kit) -> None:
     """At 1920x1080 presenting, the softmax chart of the 11-token sentence labelled 4 of 11 keys, and not
     "mat", the key "it" attends to most."""
-    at = kit.open("scores", via_app=False, state={state.K_PRESENT: True})
-    assert not at.exception, at.exception
     ref = kit.reference()
-    for key in ("scores.raw", "scores.scaled", "scores.weights"):
+    for step, key in (("scores", "scores.raw"), ("masking", "scores.scaled"), ("softmax", "scores.weights")):
+        at = kit.app()
+        at.query_params["present"] = "1"
+        at.query_params["step"] = step
+        at.switch_page(kit.scripts()["scores"]).run()
+        assert not at.exception, at.exception
         spec = kit.charts(at)[key]
         assert kit.labels(spec, "xaxis") == ref.labels and kit.labels(spec) == ref.labels, key
 

@@ -1,0 +1,114 @@
+"""A step of the presentation fits the projector's screen (issue 13 items 11 and 12), in Chromium at 1920x1080.
+
+Each step's page is one screen: its charts are in view without scrolling; the three steps of /scores show
+three different charts; tables and data editors grow with the rest of the text; axis labels, ticks and
+titles are dark enough for a projector (contrast at least 4.5:1 against the background).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+# (url path, step, the chart keys the step shows)
+STEPS = (
+    ("", "", ["sentence-embeddings"]),
+    ("positional-encoding", "", ["pe-e", "pe-p", "pe-x"]),
+    ("projections", "", ["projections-w_q", "projections-w_k", "projections-w_v"]),
+    ("scores", "scores", ["scores-raw"]),
+    ("scores", "masking", ["scores-scaled"]),
+    ("scores", "softmax", ["scores-weights"]),
+    ("heads", "", ["heads-grid"]),
+    ("token", "", ["token-weights", "token-stack"]),
+    ("encoder", "", None),  # four stages
+    ("why-scale", "", ["why-variance", "why-maxweight"]),
+)
+
+GEOMETRY = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const charts = [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
+    const holder = el.closest('[class*="st-key-"]');
+    const key = [...holder.classList].find((c) => c.startsWith('st-key-')).slice(7);
+    const r = el.getBoundingClientRect();
+    return {key, top: r.top, bottom: r.bottom};
+  });
+  return {height: main.scrollHeight, view: window.innerHeight, charts};
+}"""
+
+CONTRAST = """() => {
+  const rgb = (c) => c.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = (c) => {
+    const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const out = [];
+  document.querySelectorAll('.js-plotly-plot').forEach((plot) => {
+    const bg = getComputedStyle(plot.querySelector('.main-svg')).backgroundColor;
+    plot.querySelectorAll('.xtick text, .ytick text, .g-xtitle text, .g-ytitle text, .cbaxis text').forEach((t) => {
+      const [a, b] = [lum(getComputedStyle(t).fill), lum(bg)].sort((x, y) => y - x);
+      out.push([(a + 0.05) / (b + 0.05), t.textContent]);
+    });
+  });
+  return out;
+}"""
+
+
+def wait_charts(app, n: int) -> None:  # noqa: ANN001 - the conftest's App
+    app.poll(f"() => document.querySelectorAll('.js-plotly-plot .xtick, .js-plotly-plot .xtick text').length && "
+             f"document.querySelectorAll('.js-plotly-plot').length >= {n}", what=f"{n} charts drawn")  # fmt: skip
+    app.settle()
+
+
+@pytest.mark.parametrize(("path", "step", "keys"), STEPS, ids=[f"{p or 'sentence'}-{s}" for p, s, _ in STEPS])
+def test_each_step_fits_one_screen_with_its_charts_in_view(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
+    app = shared_app
+    query = {"present": "1", **({"step": step} if step else {})}
+    app.open(path, min_charts=len(keys or [1] * 4), **query)
+    wait_charts(app, len(keys or [1] * 4))
+    got = app.page.evaluate(GEOMETRY)
+    app.page.screenshot(path=str(app_output(f"present-{path or 'sentence'}{'-' + step if step else ''}")))
+    assert got["view"] == 1080
+    assert got["height"] <= 1080 + 4, f"the step is {got['height']} px tall"
+    drawn = [c["key"] for c in got["charts"]]
+    if keys is not None:
+        assert drawn == keys, drawn  # the step's own charts, nothing else
+    else:
+        assert len(drawn) == 4, drawn  # four stages: input, attention, H, output
+    for c in got["charts"]:
+        assert c["top"] >= 0 and c["bottom"] <= 1080, c
+    low = [(round(r, 2), t) for r, t in app.page.evaluate(CONTRAST) if r < 4.5]
+    assert not low, f"axis text below 4.5:1 contrast: {low[:5]}"
+
+
+def app_output(name: str):  # noqa: ANN201
+    from conftest import OUT
+
+    OUT.mkdir(exist_ok=True)
+    return OUT / f"{name}.png"
+
+
+def test_tables_and_editors_grow_with_the_text_and_still_take_clicks(app) -> None:  # noqa: ANN001
+    """The grids draw on a canvas in px: zoomed as much as the page's text grows (22/16), and a click lands
+    on the cell drawn under the pointer (the same cell as at the same place of the grid unzoomed)."""
+    app.open("", min_charts=1, present="1")
+    holder = "document.querySelector('[data-testid=\"stDataFrame\"]').closest('[data-testid=\"stElementContainer\"]')"
+    assert float(app.page.evaluate(f"() => getComputedStyle({holder}).zoom")) == pytest.approx(
+        22 / 16, abs=0.01
+    )
+    grid = app.editor(0)
+    selected = "e => { const c = e.querySelector('td[aria-selected=\"true\"]'); return c ? c.id : null; }"
+    cells = []
+    for zoom in (22 / 16, 1.0):
+        if zoom == 1.0:  # the same grid unzoomed, clicked at the same place of the grid
+            app.page.evaluate(f"() => {{ const h = {holder}; h.style.setProperty('zoom', '1', 'important'); "
+                              "h.style.setProperty('width', '100%', 'important'); }")  # fmt: skip
+            app.page.wait_for_timeout(1000)
+        box = grid.bounding_box()
+        assert box is not None
+        app.page.mouse.click(box["x"] + box["width"] * 0.62, box["y"] + box["height"] * 0.5)
+        app.poll_locator(grid, selected, what="a selected cell")
+        cells.append(grid.evaluate(selected))
+        app.page.keyboard.press("Escape")
+    assert cells[0] == cells[1], cells
+    assert app.exceptions() == []
