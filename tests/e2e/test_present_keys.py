@@ -45,8 +45,10 @@ def test_clicker_keys_walk_the_steps(app) -> None:  # noqa: ANN001
 
 
 def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN001
-    app.open("projections", min_charts=1, present="1")
-    wait_caption(app, "Step 3 of 8: Q, K, V projections")
+    # While presenting, the masking step keeps its data editor (a custom mask) one click away, in an expander.
+    app.open("scores", min_charts=1, present="1", step="masking", mask="custom")
+    wait_caption(app, "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)")
+    app.page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first.click()
     # A data editor: arrows move its selection, Space and PageDown are its own, not the presentation's.
     ed = app.editor(0)
     ed.scroll_into_view_if_needed()
@@ -61,8 +63,8 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
         app.page.wait_for_timeout(300)
     app.page.keyboard.press("Escape")
     app.page.wait_for_timeout(1500)
-    assert app.page.evaluate(CAPTION).startswith("Step 3 of 8")
-    assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("projections")
+    assert app.page.evaluate(CAPTION).startswith("Step 4 of 8: Scores, mask, softmax (part 2 of 3")
+    assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
     # The sentence box: the keys edit the text.
     box = app.sentence_box()
     box.click()
@@ -70,7 +72,7 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
     for key in ("Space", "ArrowLeft", "ArrowRight", "PageDown", "PageUp"):
         box.press(key)
     app.page.wait_for_timeout(1500)
-    assert app.page.evaluate(CAPTION).startswith("Step 3 of 8")  # still here
+    assert app.page.evaluate(CAPTION).startswith("Step 4 of 8: Scores, mask, softmax (part 2 of 3")
     assert box.input_value().endswith(" ")  # the space went into the box
     assert app.exceptions() == []
 
