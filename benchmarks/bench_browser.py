@@ -59,12 +59,52 @@ COUNT_DRAWS_JS = """
   const P = window.Plotly;
   if (!P || P.__counted) return !!P;
   window.__draws = 0;
+  window.__drawLog = [];
   for (const name of ['react', 'newPlot']) {
     const orig = P[name];
-    P[name] = function (...args) { window.__draws += 1; return orig.apply(this, args); };
+    P[name] = function (...args) {
+      window.__draws += 1;
+      const t = performance.now();
+      const out = orig.apply(this, args);
+      window.__drawLog.push([t, performance.now()]);
+      return out;
+    };
   }
   P.__counted = true;
   return true;
+}
+"""
+
+# Before the app loads: the arrival time of every websocket message (window.__ws), for the phases of a press.
+WS_TIMES_JS = """
+(() => {
+  window.__ws = [];
+  const WS = window.WebSocket;
+  window.WebSocket = class extends WS {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => window.__ws.push(performance.now()));
+    }
+  };
+})();
+"""
+
+# The phases of the last press (ms from the Enter): "data", the last message that came before the last draw
+# began (the server's run up to the last chart, and the wire); "start", the first draw began; "draw", the time
+# inside Plotly's draws; "end", the last draw ended; every chart was seen updated at "charts".
+PHASES_JS = """
+() => {
+  const w = window.__bench, t0 = w.t0, t1 = t0 + w.charts;
+  const draws = (window.__drawLog || []).filter(([a, b]) => a >= t0 && a <= t1);
+  if (!draws.length) return null;
+  const lastStart = Math.max(...draws.map((d) => d[0]));
+  const before = (window.__ws || []).filter((t) => t >= t0 && t <= lastStart);
+  return {
+    data: before.length ? Math.max(...before) - t0 : 0,
+    start: Math.min(...draws.map((d) => d[0])) - t0,
+    draw: draws.reduce((s, [a, b]) => s + b - a, 0),
+    end: Math.max(...draws.map((d) => d[1])) - t0,
+  };
 }
 """
 
@@ -197,6 +237,7 @@ class Tab:
 
     def __init__(self, browser, url: str, check_d_model: bool = False) -> None:  # noqa: ANN001
         self.context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        self.context.add_init_script(WS_TIMES_JS)
         self.page = self.context.new_page()
         self.received = [0]
         self.page.on(
@@ -227,9 +268,11 @@ class Tab:
             "() => window.__bench && window.__bench.done !== null", timeout=120_000, polling=50
         )
         result = self.page.evaluate("() => window.__bench")
+        phases = self.page.evaluate(PHASES_JS) if result["charts"] > 0 else None
         wait_idle(self.page)
         self.page.wait_for_timeout(300)  # websocket events reach Python while it waits in a Playwright call
         return {
+            "phases": phases,
             "charts": result["charts"],
             "done": result["done"],
             "kb": (self.received[0] - before) / 1024,
@@ -245,6 +288,7 @@ def summary(presses: list[dict]) -> dict:
     seen = [p for p in presses if p["done"] >= 0]  # -1: the run was not seen
     if not seen:
         return {"charts": float("nan"), "done": float("nan"), "kb": 0.0, "draws": 0, "presses": 0}
+    phased = [p["phases"] for p in seen if p.get("phases")]
     return {
         "charts": statistics.median(p["charts"] for p in seen),
         "done": statistics.median(p["done"] for p in seen),
@@ -252,6 +296,7 @@ def summary(presses: list[dict]) -> dict:
         "draws": statistics.median(p["draws"] for p in seen),
         "presses": len(seen),
         "all": [round(p["charts"]) for p in seen],
+        "phases": {k: statistics.median(p[k] for p in phased) for k in phased[0]} if phased else None,
     }
 
 
@@ -455,6 +500,29 @@ def main() -> None:
             cell = f"{r['charts']:.0f} / {r['done']:.0f} / {r['kb']:.0f} / {r['draws']:.0f}"
             if "floor" in r:
                 cell += f" [{r['floor']['charts']:.0f}; {r['ratio']:.2f}x]"
+            cells.append(cell)
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines += [
+        "\nWhere the time goes (medians, ms from the Enter): the last message before the last draw began (the"
+        " server's run up to the last chart, and the wire) / the first draw began / time inside Plotly's draws /"
+        " the last draw ended / every chart seen updated; the page, then [the floor].\n",
+        "| page | " + " | ".join(sizes) + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
+
+    def phases(r: dict) -> str:
+        p = r.get("phases")
+        if not p:
+            return "-"
+        return f"{p['data']:.0f} / {p['start']:.0f} / {p['draw']:.0f} / {p['end']:.0f} / {r['charts']:.0f}"
+
+    for name, _, _ in pages:
+        cells = []
+        for s in sizes:
+            r = results[name][s]
+            cell = phases(r)
+            if "floor" in r:
+                cell += f" [{phases(r['floor'])}]"
             cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     if edits:

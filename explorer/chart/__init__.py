@@ -25,6 +25,7 @@ fonts), including a switch of theme, without a rerun.
 from __future__ import annotations
 
 import atexit
+import base64
 import functools
 import hashlib
 import json
@@ -34,6 +35,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import plotly
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
@@ -54,23 +56,77 @@ def draw(fig: go.Figure, key: str) -> None:
 
 def encode(fig: go.Figure, key: str) -> tuple[bytes, int]:
     """The bytes sent for `fig` and the height (px) reserved for it on the page."""
-    spec = fig.to_plotly_json()
-    layout = dict(spec.get("layout") or {})
+    data, layout = _raw(fig)
+    layout = dict(layout)
     templates = None
-    known = _known_templates()
-    if layout.get("template") in known.values():
+    if layout.get("template") in _known_templates().values():
         layout.pop("template")
         templates = _templates_file()
     height = layout.get("height")
-    payload = {
-        "f": {"data": spec.get("data") or [], "layout": layout},
-        "n": key.replace(".", "_"),
-        "t": templates,
-    }
-    text = to_json_plotly(payload)
+    payload = {"f": {"data": data, "layout": layout}, "n": key.replace(".", "_"), "t": templates}
+    try:
+        text = json.dumps(_plain(payload), separators=(",", ":"), allow_nan=False, default=_refuse)
+    except (TypeError, ValueError):  # something only Plotly's own encoder knows (NaN as a number, dates, ...)
+        text = to_json_plotly(payload)
     return text.encode("utf-8"), int(height) if isinstance(
         height, int | float
     ) and height > 0 else _DEFAULT_HEIGHT
+
+
+# Plotly's typed arrays: numpy dtype -> plotly.js dtype (the ones plotly.js reads; 64-bit integers are narrowed
+# first, as Plotly does); keys whose arrays Plotly sends as plain lists.
+_TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4"}
+_TYPED |= {"float32": "f4", "float64": "f8"}
+_AS_LISTS = {"geojson", "layer", "layers", "range"}
+
+
+def _raw(fig: go.Figure) -> tuple[list[Any], dict[str, Any]]:
+    """The figure's traces and layout as the dicts it holds (no copy: they are only read). Figure.to_dict would
+    deep-copy them and walk every key through Plotly's array checks: 15-35 ms a chart, most of encode."""
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if isinstance(data, list) and isinstance(layout, dict):
+        return data, layout
+    spec = fig.to_plotly_json()
+    return spec.get("data") or [], spec.get("layout") or {}
+
+
+def _plain(value: Any, key: str | None = None) -> Any:
+    """JSON-ready: numpy arrays under a dict key as Plotly's typed arrays {dtype, bdata, shape} (what
+    plotly.io.to_json writes), in lists as lists; numpy scalars as numbers."""
+    if isinstance(value, dict):
+        return {k: _plain(v, k) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [v.tolist() if isinstance(v, np.ndarray) else _plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist() if key in _AS_LISTS else _typed(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _typed(a: np.ndarray) -> Any:
+    if a.size == 0:
+        return a.tolist()
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 8:
+        for small in (
+            (np.int8, np.int16, np.int32) if a.dtype.kind == "i" else (np.uint8, np.uint16, np.uint32)
+        ):
+            info = np.iinfo(small)
+            if info.min <= a.min() and a.max() <= info.max:
+                a = a.astype(small)
+                break
+    name = _TYPED.get(a.dtype.name)
+    if name is None:
+        return a.tolist()
+    a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    spec = {"dtype": name, "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
+    if a.ndim > 1:
+        spec["shape"] = ", ".join(str(n) for n in a.shape)
+    return spec
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not JSON: {type(value).__name__}")
 
 
 def spec_of(proto: Any) -> dict[str, Any] | None:
@@ -151,14 +207,15 @@ def _mount() -> Any:
     return _component()
 
 
-# The component's script, sent with every chart (so it is kept short): it imports assets/chart.js from the
-# address Streamlit gave the element's style sheet (the <link> it puts in the element before the script runs,
-# so the app's base URL is respected). An inline script is imported once per tab and then called at once; as a
-# file (js="chart.js") Streamlit would add a <script> tag and wait for its load event on every update: a task
-# per chart, and a frame drawn between one chart and the next.
+# The component's script, sent with every chart (so it is kept short): the first time, it imports
+# assets/chart.js from the address Streamlit gave the element's style sheet (the <link> it puts in the element
+# before the script runs, so the app's base URL is respected); chart.js then leaves its entry point on window,
+# and every later call goes straight to it (no import, so no task and maybe a frame between the data and the
+# draw). Inline, Streamlit imports this loader once per tab; as a file (js="chart.js") it would add a <script>
+# tag and wait for its load event on every update.
 _LOADER = (  # two lines: Streamlit takes a one-line string with a "/" for a file's path
-    "export default c=>import(c.parentElement.querySelector('link[href$=\"/attention_explorer.chart/chart.css\"]')\n"
-    ".href.slice(0,-3)+'js').then(m=>m.default(c))"
+    "export default c=>window.__explorerChart?window.__explorerChart(c):import(c.parentElement.querySelector(\n"
+    "'link[href$=\"/attention_explorer.chart/chart.css\"]').href.slice(0,-3)+'js').then(m=>m.default(c))"
 )
 
 

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import plotly.graph_objects as go
+import pytest
 from numpy.testing import assert_allclose
 from plotly.io.json import to_json_plotly
 
@@ -62,6 +63,52 @@ def test_a_page_draws_chart_elements_that_read_back_as_figures(kit) -> None:  # 
     for el in elements:
         assert el.proto.component_name == chart.NAME and not el.proto.isolate_styles
         # the script sent with each chart is a short loader of assets/chart.js (fetched once per tab)
-        assert len(el.proto.js_content) < 160 and "chart.css" in el.proto.js_content
+        assert len(el.proto.js_content) < 220 and "chart.css" in el.proto.js_content
     ref = kit.reference()
     assert_allclose(kit.z(kit.charts(at)["scores.weights"]), ref.trace.weights[0], rtol=1e-15, atol=0)
+
+
+def plotly_json(fig: go.Figure) -> dict:
+    """What plotly.io writes for the figure (its own encoder), the template left out as explorer.chart does."""
+    spec = fig.to_plotly_json()
+    spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
+    return json.loads(to_json_plotly(spec))
+
+
+@pytest.mark.parametrize(
+    "url", ["", "positional-encoding", "scores", "heads", "token", "encoder", "why-scale"]
+)
+def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch, url: str) -> None:  # noqa: ANN001
+    """explorer.chart writes the figure's JSON itself (Plotly's to_dict copies and walks it: 15-35 ms a chart);
+    what it sends must be exactly what Plotly's own encoder writes, typed arrays included."""
+    seen = []
+    encode = chart.encode
+
+    def spy(fig: go.Figure, key: str) -> tuple[bytes, int]:
+        seen.append((key, fig))
+        return encode(fig, key)
+
+    monkeypatch.setattr(chart, "encode", spy)
+    at = kit.open(url, via_app=True, state={"scores.mask_kind": "causal"} if url == "scores" else None)
+    assert not at.exception and seen
+    for key, fig in seen:
+        assert decoded(encode(fig, key)[0])["f"] == plotly_json(fig), key
+
+
+def test_unusual_figures_are_sent_as_plotly_writes_them() -> None:
+    figs = [
+        go.Figure(
+            go.Heatmap(z=np.arange(12, dtype=np.int64).reshape(3, 4), x=np.arange(4), y=["a", "b", "c"])
+        ),
+        go.Figure(go.Bar(x=np.array([1e10, 2e10], dtype=np.int64), y=np.array([True, False]))),
+        go.Figure(
+            go.Scatter(x=np.array([], dtype=float), y=[np.float32(1.5)]),
+            layout={"xaxis": {"range": np.array([0, 1])}},
+        ),
+        go.Figure(go.Scatter(x=[1, 2], y=[float("nan"), 1.0])),  # NaN as a number: Plotly's encoder (null)
+        go.Figure(go.Heatmap(z=np.array([[1.0, np.nan], [np.inf, -1.0]]))),  # in a typed array: as it is
+    ]
+    for fig in figs:
+        sent = decoded(chart.encode(fig, "k")[0])["f"]
+        sent["layout"].pop("template")  # Plotly's default template, not one of ours: it goes with the figure
+        assert sent == plotly_json(fig)
