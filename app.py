@@ -6,6 +6,8 @@ Run with: streamlit run app.py
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
 from explorer import frame, page_table, present, state
@@ -22,7 +24,8 @@ state.init()
 frame.read_url()
 st.set_page_config(
     page_title="Attention Explorer",
-    page_icon=":material/visibility:",
+    # A file of the app's own (served from /media): a :material/ icon is fetched from fonts.gstatic.com.
+    page_icon=str(Path(__file__).with_name("explorer") / "assets" / "favicon.png"),
     layout="wide",
     initial_sidebar_state=present.sidebar_state(state.present()),
 )

@@ -1,0 +1,37 @@
+"""Everything the page loads comes from the app itself (issue 13 item 14): no font server, no CDN.
+
+A visitor's browser (or a classroom offline) must not reach a third party: the page icon was a
+`:material/visibility:` icon, which Streamlit's frontend fetches from fonts.gstatic.com.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+
+def test_every_request_stays_on_the_app_and_the_icon_is_its_own(app) -> None:  # noqa: ANN001
+    seen: list[str] = []
+    app.page.on("request", lambda r: seen.append(r.url))
+    app.open("scores", min_charts=3)
+    app.go("heads", min_charts=1)  # a second page: its icons and charts too
+    app.page.wait_for_timeout(1500)  # a favicon request follows the link's change
+    own = urlsplit(app.server.url).netloc
+    outside = [
+        u for u in seen if urlsplit(u).scheme in ("http", "https", "ws", "wss") and urlsplit(u).netloc != own
+    ]
+    assert seen, "no request was recorded"
+    assert outside == [], f"requests that left the app: {outside[:5]}"
+    app.poll(
+        "() => [...document.querySelectorAll('link[rel~=\"icon\"]')].some(l => l.href.includes('/media/'))",
+        what="the page icon to be the app's own file",
+    )
+    icon = app.page.evaluate(
+        "() => [...document.querySelectorAll('link[rel~=\"icon\"]')].map(l => l.href).find(h => h.includes('/media/'))"
+    )
+    reply = app.page.request.get(icon)
+    assert reply.status == 200 and reply.headers["content-type"] == "image/png"
+    assert reply.body()[:8] == b"\x89PNG\r\n\x1a\n"
