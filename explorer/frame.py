@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import clicker, grid_guard, page_table, present, preset_ui, sharing, state, ui
+from explorer import clicker, grid_guard, model_ui, models, page_table, present, preset_ui, sharing, state, ui
 from explorer import settings_table as table
 from explorer.example import tokens_of
 from explorer.sharing import panel as share_panel
@@ -24,6 +24,7 @@ def read_url() -> None:
             state.set_present(got.present)
         for kind, text in got.messages:
             state.say(kind, text)
+        state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
         # The address bar keeps only the sentence (sync_url): the link's other parts are now the state.
         for param in ("preset", *sharing.SHARE_PARAMS):
             if param != "sentence" and param in st.query_params:
@@ -36,11 +37,19 @@ def sync_url() -> None:
     sentence = state.sentence()
     if st.query_params.get("sentence") != sentence:
         st.query_params["sentence"] = sentence
+    wanted = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
+    for param in models.LINK_PARAMS:  # beside the sentence: the real model, layer, head, heads off
+        value = wanted.get(param)
+        if value is None and param in st.query_params:
+            del st.query_params[param]
+        elif value is not None and st.query_params.get(param) != value:
+            st.query_params[param] = value
 
 
 def sidebar() -> None:
     """Model size controls shared by every page, and the display options."""
     with st.sidebar:
+        model_ui.picker()
         preset_ui.picker()
         st.subheader("Model size", anchor=False)
         c1, c2 = st.columns(2)

@@ -182,6 +182,86 @@ PAGES: tuple[Page, ...] = (
         ),
         attention=True,
     ),
+    # The real model (issue 17): MiniLM or SmolLM2 from attention_core.pretrained, picked in the sidebar.
+    page(
+        "pages/model.py",
+        "model",
+        "Every layer and head",
+        ":material/grid_view:",
+        "a real model's attention, every layer x head, each labelled",
+        (
+            Step(
+                "model",
+                "Every layer and head",
+                "A real model on your sentence: each square is one head. Look for the diagonals (previous or "
+                "next token) and the bright first column (a sink).",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/head.py",
+        "head",
+        "One head",
+        ":material/zoom_in:",
+        "one real head: weights, one cell's numbers, Q, K, V",
+        (
+            Step(
+                "head",
+                "One head",
+                "One real head, large: the same softmax(q·k / √d_k) as the toy, with 32 or 64 numbers per "
+                "vector.",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/next-token.py",
+        "next-token",
+        "The next word",
+        ":material/keyboard_double_arrow_right:",
+        "a decoder's top 10 next tokens, temperature, add one",
+        (
+            Step(
+                "next-token",
+                "The next word",
+                "The decoder's guesses for the next token: add one and watch the sentence, and the causal "
+                "mask, grow.",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/ablation.py",
+        "ablation",
+        "Switch heads off",
+        ":material/toggle_off:",
+        "remove heads and compare with the untouched model",
+        (
+            Step(
+                "ablation",
+                "Switch heads off",
+                "Remove heads and compare: most heads change little alone; a few matter a lot.",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/rollout.py",
+        "rollout",
+        "Attention through the layers",
+        ":material/timeline:",
+        "attention rollout through every layer",
+        (
+            Step(
+                "rollout",
+                "Attention through the layers",
+                "Attention multiplied through the layers: where each position's information comes from, "
+                "roughly.",
+            ),
+        ),
+        section="Real model",
+    ),
 )
 
 

@@ -74,7 +74,7 @@ def init() -> None:
     for s in table.SETTINGS:
         ss.setdefault(s.key, s.default)
     _cut_sentence()
-    for key, value in UI_DEFAULTS.items():
+    for key, value in {**UI_DEFAULTS, **MODEL_DEFAULTS}.items():
         ss.setdefault(key, value)
     ss.setdefault(_VERSIONS, {})
     ss.setdefault(_DRAWS, {})
@@ -345,3 +345,88 @@ def take_messages() -> list[tuple[str, str]]:
     msgs = list(st.session_state.get(_MESSAGES, []))
     st.session_state[_MESSAGES] = []
     return msgs
+
+
+# ---------------------------------------------------------------- the real-model pages
+
+K_MODEL = "rm.model"  # "toy" | "minilm" | "smollm2" (explorer.models.MODELS); link model=
+K_LAYER = "rm.layer"  # 0-based layer on /head and /rollout; link layer= (1-based)
+K_MODEL_HEAD = "rm.head"  # 0-based head on /head; link head= (1-based)
+K_OFF = "rm.off"  # the switched-off heads of the picked model, ((layer, head), ...) 0-based; link off=
+K_TEMPERATURE = "rm.temperature"  # /next-token
+K_OTHER = "rm.other"  # /ablation: the second sentence (MiniLM's cosine)
+_RANKINGS = "rm.rankings"  # (model, text) -> the finished "which heads matter" RankingStep
+
+MODEL_DEFAULTS: dict[str, Any] = {
+    K_MODEL: "toy",
+    K_LAYER: 0,
+    K_MODEL_HEAD: 0,
+    K_OFF: (),
+    K_TEMPERATURE: 1.0,
+    K_OTHER: "A cat was sitting on the rug.",
+}
+
+
+def model_key() -> str:
+    return str(st.session_state.get(K_MODEL, "toy"))
+
+
+def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
+    """The picked (layer, head) of the real model, kept inside its sizes."""
+    ss = st.session_state
+    layer = int(min(max(int(ss.get(K_LAYER, 0)), 0), n_layers - 1))
+    head = int(min(max(int(ss.get(K_MODEL_HEAD, 0)), 0), n_heads - 1))
+    ss[K_LAYER], ss[K_MODEL_HEAD] = layer, head
+    return layer, head
+
+
+def picked_head() -> tuple[int, int]:
+    """The picked (layer, head) of the real model, 0-based, as stored."""
+    return int(st.session_state.get(K_LAYER, 0)), int(st.session_state.get(K_MODEL_HEAD, 0))
+
+
+def set_picked(key: str, value: int) -> None:
+    """Set the picked layer (K_LAYER) or head (K_MODEL_HEAD) of the real model, 0-based."""
+    if key not in (K_LAYER, K_MODEL_HEAD):
+        raise ValueError(f"not a picked layer or head key: {key!r}")
+    st.session_state[key] = int(value)
+
+
+def apply_model_link(link: Any) -> None:
+    """What a link asked of the real-model pages (explorer.models.LinkRead): set, with its messages."""
+    ss = st.session_state
+    if link.model is not None:
+        ss[K_MODEL] = link.model
+    for key, value in ((K_LAYER, link.layer), (K_MODEL_HEAD, link.head)):
+        if value is not None:
+            ss[key] = value
+    if link.off is not None:
+        set_off_heads(link.off)
+    for text in link.messages:
+        say("warning", text)
+
+
+def off_heads() -> tuple[tuple[int, int], ...]:
+    return tuple(st.session_state.get(K_OFF, ()))
+
+
+def set_off_heads(pairs: tuple[tuple[int, int], ...]) -> None:
+    st.session_state[K_OFF] = tuple(sorted(set(pairs)))
+
+
+def ranking(model: str, text: str) -> Any:
+    """The finished ranking of this model and sentence in this session, or None."""
+    return st.session_state.setdefault(_RANKINGS, {}).get((model, text))
+
+
+def set_ranking(model: str, text: str, step: Any) -> None:
+    rankings = st.session_state.setdefault(_RANKINGS, {})
+    if len(rankings) >= 8:  # a few sentences' rankings per session, no more
+        rankings.pop(next(iter(rankings)))
+    rankings[(model, text)] = step
+
+
+def append_to_sentence(token: str) -> None:
+    """Append a predicted token to the sentence (a callback: before the sentence box is drawn)."""
+    key = SETTING_KEYS["sentence"]
+    st.session_state[key] = str(st.session_state.get(key) or "") + token

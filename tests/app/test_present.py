@@ -152,7 +152,9 @@ def test_the_step_through_visits_every_page_in_order(kit) -> None:
     assert [s.title for s in present.STEPS[3:6]] == ["Scores", "Masking", "Softmax"]  # sections of /scores
     pages_in_order = list(dict.fromkeys(path for path, _ in forward))
     assert pages_in_order == list(scripts)  # every page of app.py, in the menu's order
-    backward = steps_walked(run_app("why-scale", scripts=scripts), scripts, "←")
+    backward = steps_walked(
+        run_app(present.STEPS[-1].url_path, scripts=scripts), scripts, "←"
+    )  # the last page
     assert [c for _, c in backward] == [c for _, c in reversed(forward)]
 
 

@@ -1,0 +1,56 @@
+"""/ablation: switch heads off and compare with the untouched model; which heads matter most."""
+
+import streamlit as st
+
+from attention_core import analysis
+from explorer import model_compute, model_figures, model_ui, models, state, ui
+
+state.init()
+ui.opening(
+    "Switch heads off",
+    "Switch a head off and its output is removed from its layer (its slice of the input to W_O becomes 0). "
+    "Compare the changed model with the untouched one: the next-token probabilities (SmolLM2), the "
+    "similarity of two sentences (MiniLM), and how far each layer's hidden states moved.",
+)
+got = model_ui.begin()
+if got is not None:
+    key, trace = got
+    L, H = model_compute.shape(key)
+    layer, head = model_ui.head_pickers(L, H, "ablation")
+    off = state.off_heads()
+    a, b, c = st.columns(3)
+    a.button(f"All off in layer {layer + 1}", on_click=state.set_off_heads,
+             args=(models.layer_off_pairs((L, H), off, layer),))  # fmt: skip
+    b.button(f"Only head {head + 1} in layer {layer + 1}", on_click=state.set_off_heads,
+             args=(models.only_head_pairs((L, H), off, layer, head),))  # fmt: skip
+    c.button("All heads on", on_click=state.set_off_heads, args=((),))
+    with st.expander(
+        f"Heads switched on ({L * H - len(off)} of {L * H}): click to switch one off or on", True
+    ):
+        model_ui.switch_grid(L, H, off)
+    text, other = trace.text, ""
+    if not models.choice(key).decoder:
+        other = st.text_input("A second sentence to compare with", key=state.K_OTHER, max_chars=500)
+    cmp = model_compute.compare(key, text, off, other)
+    sty = ui.style()
+    if cmp.next_tokens is not None:
+        nt = cmp.next_tokens
+        ui.chart(model_figures.token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty,
+                 title=f"Next token: {nt.total_variation:.3f} of the probability moved"), "ablation.next")  # fmt: skip
+    elif cmp.cosine_before is not None:
+        m1, m2 = st.columns(2)
+        m1.metric("cosine, untouched model", f"{cmp.cosine_before:.4f}")
+        m2.metric(
+            "cosine, heads off", f"{cmp.cosine_after:.4f}", f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
+        )
+    names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
+    ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title="mean ‖h′ − h‖ / ‖h‖",
+             title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
+    st.subheader("Which heads matter?", anchor=False)
+    st.markdown(model_ui.RANKING_HOW[models.choice(key).decoder])
+    done = model_ui.ranking(key, text)
+    if done is not None:
+        cells = analysis.ranked(done.head_effects)[:15]
+        ui.chart(model_figures.value_bars([f"layer {l + 1}, head {h + 1}" for l, h, _ in cells],
+                 [e for _, _, e in cells], style=sty, x_title="effect of removing it alone", digits=4,
+                 title="The 15 heads whose removal changes the output most"), "ablation.ranking")  # fmt: skip

@@ -1,0 +1,63 @@
+"""/head: one head of the real model, large, with the numbers of one cell and its Q, K, V."""
+
+import numpy as np
+import streamlit as st
+
+from attention_core import analysis
+from explorer import figures as fg
+from explorer import formulas, model_compute, model_ui, state, ui
+from explorer.model_figures import token_labels
+
+state.init()
+ui.opening(
+    "One head",
+    "One head's attention weights, large: each row is a query and says how much it takes from each key. "
+    "Below, one cell worked out with this head's real query and key vectors, and the head's Q, K and V.",
+    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
+)
+got = model_ui.begin()
+if got is not None:
+    key, trace = got
+    cfg = model_compute.model(key).config
+    layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
+    att, sty = trace.layers[layer].attention, ui.style()
+    lab = token_labels(trace.tokens)
+    labels = model_compute.labels(key, trace.text)
+    st.markdown(
+        f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "
+        f"(score {labels.scores[layer, head]:.2f}; see *How the labels are measured* on the grid page)."
+    )
+    blocked = ~np.tril(np.ones((trace.n_tokens,) * 2, dtype=bool)) if cfg.causal else None
+    w = np.asarray(att.weights[head], dtype=np.float64)
+    title = f"Weights of layer {layer + 1}, head {head + 1} (rows sum to 1)"
+    ui.chart(
+        fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title), "head.w"
+    )
+    if cfg.n_kv_heads < cfg.n_heads:
+        groups = analysis.kv_groups(cfg.n_heads, cfg.n_kv_heads)
+        g = int(analysis.kv_head_of(cfg.n_heads, cfg.n_kv_heads)[head])
+        st.info(
+            f"Grouped-query attention: query heads {', '.join(str(h + 1) for h in groups[g])} of this layer "
+            f"share key/value head {g + 1}: the same K and V, each with its own Q. RoPE rotates q and k by "
+            "their positions before the scores; the causal mask hides every later token (grey).",
+            icon=":material/link:",
+        )
+    st.subheader("One cell, with its numbers", anchor=False)
+    a, b = st.columns(2)
+    i = a.selectbox("query (row)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}", key="head.query")
+    j = b.selectbox("key (column)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}", key="head.key")
+    row = np.asarray(att.masked[head, i], dtype=np.float64)
+    q, k = np.asarray(att.q[head, i], dtype=np.float64), np.asarray(att.k[head, j], dtype=np.float64)
+    lines = formulas.score_cell(
+        q, k, float(att.scores[head, i, j]), float(att.scale), None, bool(blocked is not None and blocked[i, j]),
+        float(w[i, j]), row, i, j, cfg.d_k,
+    )  # fmt: skip
+    for line in lines:
+        st.latex(line)
+    dims = [str(d) for d in range(cfg.d_k)]
+    for col, (name, arr) in zip(st.columns(3), (("Q", att.q), ("K", att.k), ("V", att.v)), strict=True):
+        with col:
+            m = np.asarray(arr[head], dtype=np.float64)
+            fig = fg.heatmap(m, lab, dims, style=sty, title=f"{name} of head {head + 1}", x_title="dimension",
+                             y_title="token", width_px=ui.THIRD)  # fmt: skip
+            ui.chart(fig, f"head.{name.lower()}")

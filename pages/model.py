@@ -1,0 +1,48 @@
+"""/model: every layer and head of a real model on the sentence, as one grid, each head labelled."""
+
+from collections import Counter
+
+import streamlit as st
+
+from explorer import model_compute, model_figures, model_ui, state, ui
+
+state.init()
+ui.opening(
+    "Every layer and head",
+    "Each small square is one head's attention on your sentence: rows are queries (first token on top), "
+    "columns are keys, brighter means more weight. Above each square, what that head does on this sentence, "
+    "measured from its weights. Pick a layer and a head to open it.",
+)
+got = model_ui.begin()
+if got is not None:
+    key, trace = got
+    L, H = model_compute.shape(key)
+    labels = model_compute.labels(key, trace.text)
+    counts = Counter(labels.labels.ravel().tolist()).most_common()
+    st.markdown(
+        f"**{L} layers × {H} heads on {trace.n_tokens} tokens.** "
+        + ", ".join(f"{c} {'head' if c == 1 else 'heads'}: *{name}*" for name, c in counts)
+        + "."
+    )
+    shown = model_figures.grid_tokens(L, H, trace.n_tokens)
+    if shown < trace.n_tokens:
+        st.caption(f"The grid shows the first {shown} of the {trace.n_tokens} tokens (rows and columns), so it "
+                   "stays quick to draw; *One head* shows them all.")  # fmt: skip
+    layer, head = model_ui.head_pickers(L, H, "model")
+    fig = model_figures.model_grid(
+        trace.attentions,
+        trace.tokens,
+        labels.rules,
+        labels.scores,
+        style=ui.style(),
+        title=f"Attention of every head ({trace.model})",
+        selected=(layer, head),
+        width_px=1800 if state.present() else 1000,
+    )
+    ui.chart(fig, "model.grid")
+    model_ui.page_link(
+        "pages/head.py",
+        f"Open layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]} "
+        f"(score {labels.scores[layer, head]:.2f})",
+    )
+    model_ui.label_rules()

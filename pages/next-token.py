@@ -1,0 +1,45 @@
+"""/next-token: the decoder's top 10 next tokens, a temperature, and "add it" to grow the sentence."""
+
+import numpy as np
+import streamlit as st
+
+from explorer import figures as fg
+from explorer import model_compute, model_figures, model_ui, state, ui
+from explorer.model_figures import show_token, token_labels
+
+state.init()
+ui.opening(
+    "The next word",
+    "A decoder reads the sentence and gives every token of its vocabulary a score (a logit) for coming "
+    "next; a softmax at temperature T turns the scores into probabilities. Add a token and the model runs "
+    "again on the longer sentence: each new token may look only at the tokens before it.",
+    r"p_i = \frac{e^{z_i / T}}{\sum_j e^{z_j / T}}",
+)
+got = model_ui.begin(decoder_only=True)
+if got is not None:
+    key, trace = got
+    temp = st.slider("Temperature T", 0.1, 3.0, key=state.K_TEMPERATURE, step=0.1,
+                     help="T < 1 sharpens the distribution, T > 1 flattens it; T = 1 is the model's own.")  # fmt: skip
+    ids, strings, probs = model_compute.next_tokens(key, trace.text, float(temp))
+    title = f"Top {len(ids)} next tokens after “{trace.text[-40:]}” (T = {temp:g})"
+    ui.chart(model_figures.token_bars(strings, probs, style=ui.style(), title=title), "next.bars")
+    st.markdown("**Add a token to the sentence** (the model runs again):")
+    cols = st.columns(5)
+    for rank, (tok, p) in enumerate(zip(strings, probs, strict=True)):
+        cols[rank % 5].button(
+            f"“{show_token(tok)}” {p:.2f}",
+            key=f"next.add.{rank}",
+            on_click=state.append_to_sentence,
+            args=(tok,),
+            width="stretch",
+        )
+    cfg = model_compute.model(key).config
+    layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "next")
+    lab = token_labels(trace.tokens)
+    n = len(lab)
+    w = np.asarray(trace.attentions[layer, head], dtype=np.float64)
+    ui.chart(
+        fg.heatmap(w, lab, lab, weights=True, masked=~np.tril(np.ones((n, n), dtype=bool)), style=ui.style(),
+                   title=f"Causal mask: layer {layer + 1}, head {head + 1} (grey = a later token, hidden)"),
+        "next.mask",
+    )  # fmt: skip

@@ -1,0 +1,36 @@
+"""/rollout: attention rollout through the layers beside a single layer's attention."""
+
+import numpy as np
+import streamlit as st
+
+from explorer import figures as fg
+from explorer import model_compute, model_ui, state, ui
+from explorer.model_figures import token_labels
+
+state.init()
+ui.opening(
+    "Attention through the layers",
+    "One layer's attention says where each token looks in that layer. Attention rollout (Abnar & Zuidema "
+    "2020) follows it through every layer: each layer's weights, averaged over its heads and mixed half and "
+    "half with the residual connection, are multiplied layer after layer, so row i says how much of token "
+    "i's final state comes from each input token along attention paths. Attention weights are not an "
+    "explanation of the output: rollout leaves out the values, W_O, the feed-forward layers and the norms.",
+    r"\tilde A_l = \tfrac12 I + \tfrac12 \tfrac{1}{H}\sum_h A_{l,h},\quad R_l = \tilde A_l R_{l-1},\ R_1 = \tilde A_1",
+)
+got = model_ui.begin()
+if got is not None:
+    key, trace = got
+    L, H = model_compute.shape(key)
+    layer = model_ui.layer_slider(L, H, "rollout")
+    R = model_compute.rollout(key, trace.text)
+    lab = token_labels(trace.tokens)
+    sty = ui.style()
+    left, right = st.columns(2)
+    with left:
+        mean = np.asarray(trace.attentions[layer], dtype=np.float64).mean(axis=0)
+        ui.chart(fg.heatmap(mean, lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
+                            title=f"Layer {layer + 1} alone (mean of its heads)"), "rollout.single")  # fmt: skip
+    with right:
+        ui.chart(fg.heatmap(R[layer], lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
+                            title=f"Rollout through layers 1 to {layer + 1}", x_title="input token",
+                            y_title="position"), "rollout.rollout")  # fmt: skip
