@@ -11,7 +11,9 @@ import plotly.colors as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import chart, figures, present
+from explorer import chart, figures, page_table, present
+
+N_PAGES = len(page_table.listed())  # the step count: one number per page
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
@@ -86,7 +88,7 @@ def test_present_param_enlarges_page_and_chart_text(kit) -> None:
     assert cell_sizes == {style_big.cell_font} and style_big.cell_font >= 20  # values readable in the cells
     # the step-through sits above the page too, with what to look at
     top = [m.value for m in big.markdown if m.value.startswith("**Step ")]
-    assert top == ["**Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)**"]
+    assert top == [f"**Step 4 of {N_PAGES}: Scores, mask, softmax (part 1 of 3: Scores)**"]
     assert present.STEPS[3].look in [m.value for m in big.markdown]
     assert not [m for m in normal.markdown if m.value.startswith("**Step ")]
 
@@ -147,8 +149,8 @@ def test_the_step_through_visits_every_page_in_order(kit) -> None:
     # The count is the sidebar's: one number per page of the menu, the parts of /scores under one number.
     pages = len(scripts)
     numbers = [c.split(":")[0] for _, c in forward]
-    assert numbers == [f"Step {k} of {pages}" for k in (1, 2, 3, 4, 4, 4, 5, 6, 7, 8)]
-    assert forward[4][1] == "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)"
+    assert numbers == [f"Step {k} of {pages}" for k in (1, 2, 3, 4, 4, 4, *range(5, pages + 1))]
+    assert forward[4][1] == f"Step 4 of {N_PAGES}: Scores, mask, softmax (part 2 of 3: Masking)"
     assert [s.title for s in present.STEPS[3:6]] == ["Scores", "Masking", "Softmax"]  # sections of /scores
     pages_in_order = list(dict.fromkeys(path for path, _ in forward))
     assert pages_in_order == list(scripts)  # every page of app.py, in the menu's order

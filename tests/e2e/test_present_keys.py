@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from explorer import page_table
+
+N = len(page_table.listed())  # the step count: one number per page
+
 pytestmark = pytest.mark.e2e
 
 CAPTION = """() => {
@@ -29,14 +33,14 @@ def press(app, key: str) -> None:  # noqa: ANN001
 
 def test_clicker_keys_walk_the_steps(app) -> None:  # noqa: ANN001
     app.open("scores", min_charts=1, present="1")
-    wait_caption(app, "Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)")
+    wait_caption(app, f"Step 4 of {N}: Scores, mask, softmax (part 1 of 3: Scores)")
     assert app.page.locator(".st-key-step-bottom").count() == 0  # one set of controls while presenting
     for key, want in (
-        ("ArrowRight", "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)"),
-        ("Space", "Step 4 of 8: Scores, mask, softmax (part 3 of 3: Softmax)"),
-        ("PageDown", "Step 5 of 8: Heads and W_O"),
-        ("ArrowLeft", "Step 4 of 8: Scores, mask, softmax (part 3 of 3: Softmax)"),
-        ("PageUp", "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)"),
+        ("ArrowRight", f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3: Masking)"),
+        ("Space", f"Step 4 of {N}: Scores, mask, softmax (part 3 of 3: Softmax)"),
+        ("PageDown", f"Step 5 of {N}: Heads and W_O"),
+        ("ArrowLeft", f"Step 4 of {N}: Scores, mask, softmax (part 3 of 3: Softmax)"),
+        ("PageUp", f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3: Masking)"),
     ):
         press(app, key)
         wait_caption(app, want)
@@ -47,7 +51,7 @@ def test_clicker_keys_walk_the_steps(app) -> None:  # noqa: ANN001
 def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN001
     # While presenting, the masking step keeps its data editor (a custom mask) one click away, in an expander.
     app.open("scores", min_charts=1, present="1", step="masking", mask="custom")
-    wait_caption(app, "Step 4 of 8: Scores, mask, softmax (part 2 of 3: Masking)")
+    wait_caption(app, f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3: Masking)")
     app.page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first.click()
     # A data editor: arrows move its selection, Space and PageDown are its own, not the presentation's.
     ed = app.editor(0)
@@ -63,7 +67,7 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
         app.page.wait_for_timeout(300)
     app.page.keyboard.press("Escape")
     app.page.wait_for_timeout(1500)
-    assert app.page.evaluate(CAPTION).startswith("Step 4 of 8: Scores, mask, softmax (part 2 of 3")
+    assert app.page.evaluate(CAPTION).startswith(f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3")
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
     # The sentence box: the keys edit the text.
     box = app.sentence_box()
@@ -72,7 +76,7 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
     for key in ("Space", "ArrowLeft", "ArrowRight", "PageDown", "PageUp"):
         box.press(key)
     app.page.wait_for_timeout(1500)
-    assert app.page.evaluate(CAPTION).startswith("Step 4 of 8: Scores, mask, softmax (part 2 of 3")
+    assert app.page.evaluate(CAPTION).startswith(f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3")
     assert box.input_value().endswith(" ")  # the space went into the box
     assert app.exceptions() == []
 
