@@ -15,13 +15,16 @@ once hidden before its width is known and once at its width; explorer.chart once
 The floor: a bare page redrawing as many heatmaps as the page has charts that follow the sentence, each of as
 many rows and columns as the sentence has tokens, with st.plotly_chart (what every page did before
 explorer.chart). Its tab and the page's take turns, press by press, so both see the same load on the machine;
-each page is reported as a ratio to it. Each figure is the median over --runs presses after one warm-up press.
+each page is reported as a ratio to it. With --before DIR, a third tab on the same page of the app as it is
+in DIR (a checkout of an earlier commit, e.g. `git worktree add --detach /tmp/chart-pre 97d4fb9`, the commit
+before explorer.chart) takes its turn too, so "before" and "after" are measured in one run against one floor.
+Each figure is the median over --runs presses after one warm-up press.
 Then an edit of W_O on /heads (a data editor): from the Enter that commits the cell to the output chart
 redrawn, and to the run finished.
 
 Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 7] [--pages heads,scores]
        [--sizes default,n8,n16,n32,n64] [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
-       [--no-floor] [--no-edit]
+       [--no-floor] [--no-edit] [--before DIR]
 """
 
 from __future__ import annotations
@@ -191,7 +194,7 @@ def url_params(size: str, sentence: str) -> dict[str, str]:
     return {"sentence": sentence, "d_model": "64", "heads": "8", "d_k": "8", "d_ff": "256"}
 
 
-def start_server(port: int, script: str = "app.py") -> subprocess.Popen:
+def start_server(port: int, script: str = "app.py", cwd: Path = ROOT) -> subprocess.Popen:
     cmd = [
         str(ROOT / ".venv" / "bin" / "streamlit"),
         "run",
@@ -201,7 +204,7 @@ def start_server(port: int, script: str = "app.py") -> subprocess.Popen:
         "--server.fileWatcherType=none",
         "--browser.gatherUsageStats=false",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for _ in range(300):
         try:
             with urllib.request.urlopen(f"http://localhost:{port}/_stcore/health", timeout=1) as r:
@@ -300,33 +303,48 @@ def summary(presses: list[dict]) -> dict:
     }
 
 
-def measure_page(browser, base: str, floor: str | None, path: str, size: str, runs: int) -> dict:  # noqa: ANN001
+def measure_page(  # noqa: PLR0913
+    browser,  # noqa: ANN001 - playwright Browser
+    base: str,
+    floor: str | None,
+    path: str,
+    size: str,
+    runs: int,
+    before: str | None = None,
+) -> dict:
     """The page's presses, and (with `floor`) the floor's with as many heatmaps as the page has charts that
-    follow the sentence, of as many rows and columns as the sentence has tokens: the two tabs take turns,
-    press by press, so both see the same load on the machine."""
+    follow the sentence, of as many rows and columns as the sentence has tokens, and (with `before`) the same
+    page of the earlier app: the tabs take turns, press by press, each press starting with another tab, so
+    all see the same load on the machine."""
     steps = sentences(size, runs + 1)
-    app = Tab(browser, f"{base}/{path}?{urlencode(url_params(size, steps[0][0]))}", size != "default")
+    query = urlencode(url_params(size, steps[0][0]))
+    app = Tab(browser, f"{base}/{path}?{query}", size != "default")
     warm = app.press(steps[0], steps[1])  # the warm-up press; tells how many charts follow the sentence
     k = warm["dependent"]
-    low = None
+    tabs: list[tuple[str, Tab]] = [("page", app)]
     if floor and k:
-        low = Tab(browser, f"{floor}/?{urlencode({'sentence': steps[0][0], 'charts': k})}")
-        low.press(steps[0], steps[1])
-    ours, theirs = [], []
+        tabs.append(("floor", Tab(browser, f"{floor}/?{urlencode({'sentence': steps[0][0], 'charts': k})}")))
+    if before:
+        tabs.append(("before", Tab(browser, f"{before}/{path}?{query}", size != "default")))
+    for _, tab in tabs[1:]:
+        tab.press(steps[0], steps[1])  # their warm-up press
+    out: dict[str, list[dict]] = {name: [] for name, _ in tabs}
     for i in range(1, runs + 1):
-        turn = [(app, ours), (low, theirs)] if i % 2 else [(low, theirs), (app, ours)]
-        for tab, out in turn:
-            if tab is not None:
-                out.append(tab.press(steps[i], steps[i + 1]))
-    app.close()
-    if low is not None:
-        low.close()
-    if not any(p["done"] >= 0 for p in ours):
+        for j in range(len(tabs)):
+            name, tab = tabs[(i + j) % len(tabs)]
+            out[name].append(tab.press(steps[i], steps[i + 1]))
+    for _, tab in tabs:
+        tab.close()
+    if not any(p["done"] >= 0 for p in out["page"]):
         raise RuntimeError(f"/{path} at {size}: no run was seen after any Enter")
-    result = {**summary(ours), "dependent": k}
-    if low is not None:
-        result["floor"] = summary(theirs)
+    result = {**summary(out["page"]), "dependent": k}
+    if "floor" in out:
+        result["floor"] = summary(out["floor"])
         result["ratio"] = result["charts"] / result["floor"]["charts"]
+    if "before" in out:
+        result["before"] = summary(out["before"])
+        if "floor" in out:
+            result["before"]["ratio"] = result["before"]["charts"] / result["floor"]["charts"]
     return result
 
 
@@ -429,6 +447,7 @@ def main() -> None:
     ap.add_argument("--out", default="browser.md", help="file name under benchmarks/out/")
     ap.add_argument("--no-edit", action="store_true", help="skip the W_O edit on /heads")
     ap.add_argument("--no-floor", action="store_true", help="skip the floor (st.plotly_chart heatmaps)")
+    ap.add_argument("--before", help="a checkout of an earlier commit: its app measured too (third port)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -439,6 +458,10 @@ def main() -> None:
     servers = [start_server(args.port)]
     if not args.no_floor:
         servers.append(start_server(args.port + 1, str(Path("benchmarks") / "floor_app.py")))
+    before_base = None
+    if args.before:
+        before_base = f"http://localhost:{args.port + 2}"
+        servers.append(start_server(args.port + 2, cwd=Path(args.before).resolve()))
     results: dict = {}
     edits: dict = {}
     try:
@@ -447,14 +470,21 @@ def main() -> None:
             browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
             # A fresh server that is first asked for /<page> runs pages/<page>.py on its own (Streamlit's
             # pages/ directory mode) until app.py has called st.navigation once: open "/" first.
-            first = browser.new_page()
-            first.goto(f"{base}/")
-            first.wait_for_selector('input[aria-label="Sentence"]', timeout=180_000)
-            first.close()
+            for url in [base] + ([before_base] if before_base else []):
+                first = browser.new_page()
+                first.goto(f"{url}/")
+                first.wait_for_selector('input[aria-label="Sentence"]', timeout=180_000)
+                first.close()
             for name, _, path in pages:
                 for size in sizes:
                     r = measure_page(
-                        browser, base, None if args.no_floor else floor_base, path, size, args.runs
+                        browser,
+                        base,
+                        None if args.no_floor else floor_base,
+                        path,
+                        size,
+                        args.runs,
+                        before_base,
                     )
                     results.setdefault(name, {})[size] = r
                     floor = (
@@ -462,6 +492,9 @@ def main() -> None:
                         if "floor" in r
                         else ""
                     )
+                    if "before" in r:
+                        floor += f"  before {r['before']['charts']:6.0f} ms"
+                        floor += f" ratio {r['before']['ratio']:4.2f}" if "ratio" in r["before"] else ""
                     print(
                         f"  {name:12s} {size:8s} charts {r['charts']:7.0f} ms  done {r['done']:7.0f} ms  "
                         f"{r['kb']:7.1f} KB  {r['draws']:3.0f} draws  ({r['dependent']} charts follow the sentence)"
@@ -502,6 +535,24 @@ def main() -> None:
                 cell += f" [{r['floor']['charts']:.0f}; {r['ratio']:.2f}x]"
             cells.append(cell)
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    if args.before and not args.no_floor:
+        lines += [
+            f"\nBefore ({args.before}) and after, against the floor measured in the same presses: ms to every"
+            " chart updated (ratio to the floor); target 0.7 or less.\n",
+            "| page | size | charts | before | after | floor | target met |",
+            "|---|---|---:|---:|---:|---:|---|",
+        ]
+        for name, _, _ in pages:
+            for s in sizes:
+                r = results[name][s]
+                if "floor" not in r:
+                    continue
+                b = r["before"]
+                lines.append(
+                    f"| {name} | {s} | {r['dependent']} | {b['charts']:.0f} ({b['ratio']:.2f}x) |"
+                    f" {r['charts']:.0f} ({r['ratio']:.2f}x) | {r['floor']['charts']:.0f} |"
+                    f" {'yes' if r['ratio'] <= 0.7 else 'no'} |"
+                )
     lines += [
         "\nWhere the time goes (medians, ms from the Enter): the last message before the last draw began (the"
         " server's run up to the last chart, and the wire) / the first draw began / time inside Plotly's draws /"

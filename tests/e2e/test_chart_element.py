@@ -105,3 +105,54 @@ def test_a_chart_follows_the_streamlit_theme(app) -> None:  # noqa: ANN001
         [dark, page_bg],
     ), f"chart {dark} on a page {page_bg}"
     assert app.page.evaluate("sel => document.querySelector(sel) === window.__gd", GD)  # redrawn in place
+
+
+def test_a_chart_that_did_not_change_is_neither_sent_again_nor_redrawn(app) -> None:  # noqa: ANN001
+    """An edit of W_O changes the output chart only: of the three charts on /heads, the grid and the
+    concatenation come back as references to the browser's copy (Streamlit's message cache, from 1 KB in
+    .streamlit/config.toml), not as their figures, and Plotly draws none of them again."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from explorer import chart
+
+    frames: list[bytes] = []
+    app.page.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda p: frames.append(p) if isinstance(p, bytes) else 0),
+    )
+    app.open("heads", min_charts=3)
+
+    def sent(since: int) -> tuple[dict[str, int], list[int]]:
+        """The charts sent in full (key -> bytes) and the sizes of the references, in frames[since:]."""
+        full, refs = {}, []
+        for raw in frames[since:]:
+            msg = ForwardMsg.FromString(raw)
+            if msg.WhichOneof("type") == "ref_hash":
+                refs.append(len(raw))
+            elif msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                proto = msg.delta.new_element.bidi_component
+                if proto.component_name == chart.NAME:
+                    full[chart.key_of(proto)] = len(raw)
+        return full, refs
+
+    first, _ = sent(0)
+    assert {"heads.grid", "heads.concat", "heads.output"} <= set(first), first
+    assert min(first.values()) >= 1000  # each above the cache's threshold: a reference can stand for it
+    app.page.evaluate(
+        """() => {
+          window.__drawn = [];
+          const P = window.Plotly, orig = P.react;
+          P.react = function (gd, ...a) {
+            const box = gd.closest('[class*="st-key-"]');
+            window.__drawn.push([...box.classList].find((c) => c.startsWith('st-key-')));
+            return orig.call(this, gd, ...a);
+          };
+        }"""
+    )
+    mark = len(frames)
+    app.edit_until_chart_changes(0, 0, 0, "2.5", "heads-output")
+    full, refs = sent(mark)
+    assert set(full) == {"heads.output"}, f"charts sent again in full: {full}"
+    assert len(refs) >= 2 and max(refs) < 200, refs  # the grid and the concatenation: a reference each
+    assert sum(refs) < (first["heads.grid"] + first["heads.concat"]) / 10
+    assert app.page.evaluate("() => window.__drawn") == ["st-key-heads-output"]
