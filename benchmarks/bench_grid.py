@@ -2,7 +2,7 @@
 
 Through the app's chart element (explorer.chart), in headless Chromium (1920x1080), from the Enter in the
 sentence box of benchmarks/grid_app.py to every chart showing the new sentence (median of --runs presses after a
-warm-up; each press a new sentence), for each layout:
+warm-up; each press a new sentence; one tab per layout, the tabs pressed in turn), for each layout:
 - charts: one chart per head (layers x heads charts);
 - rows:   one chart per layer, its heads as subplots (explorer.figures.head_grid);
 - mosaic: one chart, one heatmap: the maps tiled with one empty row and column between them (`mosaic` below).
@@ -143,44 +143,71 @@ def start(port: int) -> subprocess.Popen:
     raise RuntimeError("grid_app did not start")
 
 
-def measure(browser, base: str, mode: str, grid: tuple[int, int, int], runs: int) -> dict:  # noqa: ANN001
-    layers, heads, n = grid
+class GridTab:
+    """One tab on grid_app.py in one layout, loaded with the sentence that starts with MARKS[0]."""
+
+    def __init__(self, browser, base: str, mode: str, grid: tuple[int, int, int], rest: str) -> None:  # noqa: ANN001
+        layers, heads, n = grid
+        self.rest = rest
+        self.context = browser.new_context(viewport={"width": 1920, "height": 1080})
+        self.page = self.context.new_page()
+        self.got = [0]
+        self.page.on(
+            "websocket",
+            lambda ws: ws.on("framereceived", lambda p: self.got.__setitem__(0, self.got[0] + len(p))),
+        )
+        query = {"mode": mode, "layers": layers, "heads": heads, "n": n, "sentence": f"{MARKS[0]} {rest}"}
+        self.page.goto(f"{base}/?{urlencode(query)}")
+        self.page.wait_for_function(
+            "() => document.querySelectorAll('[data-testid=\"stMain\"] .js-plotly-plot .main-svg').length > 0"
+            f" && Array.from(document.querySelectorAll('.gtitle')).every(t => t.textContent.endsWith('{MARKS[0]}'))",
+            timeout=600_000,
+            polling=500,
+        )
+        self.page.wait_for_timeout(1000)
+        self.charts = self.page.evaluate(
+            "() => document.querySelectorAll('[data-testid=\"stMain\"] .js-plotly-plot').length"
+        )
+        self.box = self.page.locator('input[aria-label="Sentence"]')
+
+    def press(self, k: int) -> tuple[float, float, float]:
+        """Enter with the sentence that starts with MARKS[k]: ms to every chart updated, ms in Plotly.react, KB."""
+        self.box.fill(f"{MARKS[k]} {self.rest}")
+        self.page.evaluate(WATCH_JS, MARKS[k])
+        before = self.got[0]
+        self.box.press("Enter")
+        self.page.wait_for_function("() => window.__grid.charts !== null", timeout=600_000, polling=100)
+        self.page.wait_for_timeout(500)
+        r = self.page.evaluate("() => window.__grid")
+        return r["charts"], r["draw"], (self.got[0] - before) / 1024
+
+
+def measure(browser, base: str, modes: list[str], grid: tuple[int, int, int], runs: int) -> dict:  # noqa: ANN001
+    """Every layout of one grid, each in its own tab; the tabs take turns press by press (each press starting
+    with another tab), so all see the same load on the machine. The first press of each is a warm-up."""
+    if runs + 2 > len(MARKS):
+        raise ValueError(f"at most {len(MARKS) - 2} runs")
     rest = " ".join(["the", "cat", "sat", "on", "the", "mat"] * 11)
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    page = context.new_page()
-    got = [0]
-    page.on("websocket", lambda ws: ws.on("framereceived", lambda p: got.__setitem__(0, got[0] + len(p))))
-    query = {"mode": mode, "layers": layers, "heads": heads, "n": n, "sentence": f"{MARKS[0]} {rest}"}
-    page.goto(f"{base}/?{urlencode(query)}")
-    page.wait_for_function(
-        f"() => document.querySelectorAll('[data-testid=\"stMain\"] .js-plotly-plot .main-svg').length > 0"
-        f" && Array.from(document.querySelectorAll('.gtitle')).every(t => t.textContent.endsWith('{MARKS[0]}'))",
-        timeout=600_000,
-        polling=500,
-    )
-    page.wait_for_timeout(1000)
-    charts = page.evaluate(
-        "() => document.querySelectorAll('[data-testid=\"stMain\"] .js-plotly-plot').length"
-    )
-    box = page.locator('input[aria-label="Sentence"]')
-    out = []
+    tabs = [(mode, GridTab(browser, base, mode, grid, rest)) for mode in modes]
+    out: dict[str, list] = {mode: [] for mode in modes}
     for k in range(1, runs + 2):
-        box.fill(f"{MARKS[k]} {rest}")
-        page.evaluate(WATCH_JS, MARKS[k])
-        before = got[0]
-        box.press("Enter")
-        page.wait_for_function("() => window.__grid.charts !== null", timeout=600_000, polling=100)
-        page.wait_for_timeout(500)
-        r = page.evaluate("() => window.__grid")
-        if k > 1:  # the first press is the warm-up
-            out.append((r["charts"], r["draw"], (got[0] - before) / 1024))
-    context.close()
-    return {
-        "charts": charts,
-        "ms": statistics.median(o[0] for o in out),
-        "draw": statistics.median(o[1] for o in out),
-        "kb": statistics.median(o[2] for o in out),
-    }
+        for j in range(len(tabs)):
+            mode, tab = tabs[(k + j) % len(tabs)]
+            r = tab.press(k)
+            if k > 1:
+                out[mode].append(r)
+    results = {}
+    for mode, tab in tabs:
+        o = out[mode]
+        results[mode] = {
+            "charts": tab.charts,
+            "ms": statistics.median(x[0] for x in o),
+            "draw": statistics.median(x[1] for x in o),
+            "kb": statistics.median(x[2] for x in o),
+            "all": [round(x[0]) for x in o],
+        }
+        tab.context.close()
+    return results
 
 
 def main() -> None:
@@ -207,9 +234,9 @@ def main() -> None:
             exe = args.chromium if Path(args.chromium).exists() else None
             browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
             for grid in grids:
-                for mode in modes:
-                    r = measure(browser, f"http://localhost:{args.port}", mode, grid, args.runs)
-                    results.setdefault("x".join(map(str, grid)), {})[mode] = r
+                by_mode = measure(browser, f"http://localhost:{args.port}", modes, grid, args.runs)
+                results["x".join(map(str, grid))] = by_mode
+                for mode, r in by_mode.items():
                     print(f"  {grid} {mode:7s} {r['charts']:4d} charts {r['ms']:7.0f} ms  draw {r['draw']:7.0f} ms"
                           f"  {r['kb']:7.1f} KB", file=sys.stderr)  # fmt: skip
             browser.close()

@@ -76,7 +76,7 @@ def plotly_json(fig: go.Figure) -> dict:
 
 
 @pytest.mark.parametrize(
-    "url", ["", "positional-encoding", "scores", "heads", "token", "encoder", "why-scale"]
+    "url", ["", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale"]
 )
 def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch, url: str) -> None:  # noqa: ANN001
     """explorer.chart writes the figure's JSON itself (Plotly's to_dict copies and walks it: 15-35 ms a chart);
@@ -92,7 +92,29 @@ def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch,
     at = kit.open(url, via_app=True, state={"scores.mask_kind": "causal"} if url == "scores" else None)
     assert not at.exception and seen
     for key, fig in seen:
-        assert decoded(encode(fig, key)[0])["f"] == plotly_json(fig), key
+        sent = decoded(encode(fig, key)[0])["f"]
+        assert sent == plotly_json(fig), key
+        # every array of numbers goes as a typed array (base64 of its bytes), none as decimal text
+        assert not number_lists(sent), (key, number_lists(sent)[:3])
+
+
+def number_lists(value: object, path: str = "") -> list[str]:
+    """Where `value` holds a list of 8 or more numbers (flat, or rows of numbers): JSON decimal text."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in number_lists(v, f"{path}.{k}")]
+    if not isinstance(value, list):
+        return []
+    flat = [x for row in value for x in row] if value and all(isinstance(r, list) for r in value) else value
+    if len(flat) >= 8 and all(isinstance(x, int | float) and not isinstance(x, bool) for x in flat):
+        return [path]
+    return [p for i, v in enumerate(value) for p in number_lists(v, f"{path}[{i}]")]
+
+
+def test_number_lists_finds_numbers_sent_as_text() -> None:
+    assert number_lists(
+        {"data": [{"z": [[0.5] * 4] * 2, "x": ["a"] * 9, "y": {"dtype": "f8", "bdata": ""}}]}
+    ) == [".data[0].z"]
+    assert number_lists(decoded(chart.encode(go.Figure(go.Scatter(y=[0.5] * 8)), "k")[0])) == [".f.data[0].y"]
 
 
 def test_unusual_figures_are_sent_as_plotly_writes_them() -> None:
