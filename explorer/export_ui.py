@@ -13,7 +13,7 @@ import streamlit as st
 
 from explorer import compute, state
 from explorer.example import Example
-from explorer.export import notebook, walkthrough
+from explorer.export import html, notebook, walkthrough
 from explorer.sharing import url as links
 
 
@@ -23,6 +23,10 @@ def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.W
 
 def notebook_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
     return notebook.to_bytes(_walkthrough(ex, query, head, link))
+
+
+def html_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
+    return html.to_bytes(_walkthrough(ex, query, head, link))
 
 
 def downloads(ex: Example, link: str) -> None:
@@ -44,4 +48,17 @@ def downloads(ex: Example, link: str) -> None:
         key="share.notebook",
         help="A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
         "matrix written out; its last cell checks it gets the app's numbers.",
+    )
+    st.download_button(
+        "Download as a web page (.html)",
+        data=partial(html_bytes, ex, query, head, link),
+        file_name="attention-example.html",
+        mime="text/html",
+        on_click="ignore",
+        icon=":material/language:",
+        width="stretch",
+        key="share.html",
+        help="One file with every step's charts (interactive), formulas and settings, and a link back "
+        "here. It opens in any browser without a network: to e-mail, or to put on a course site "
+        "(about 5 MB: the chart library is inside).",
     )

@@ -8,10 +8,12 @@ the standard library only, never the app. The last cells print the results in fu
 the app's own numbers (to 1e-12). `to_bytes(w)` is the .ipynb file.
 
 Text a person typed (the sentence, tokens) reaches the notebook only as Python string literals (repr) in
-code, and escaped (explorer.text.literal) in Markdown.
+code, and escaped (`md`) in Markdown.
 """
 
 from __future__ import annotations
+
+import re
 
 import nbformat
 import numpy as np
@@ -19,11 +21,18 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from explorer.export import literal as lit
 from explorer.export.walkthrough import NUMBERS, PRE_NORM_FORMULA, STEP, Walkthrough
-from explorer.text import literal as md
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~&])")
 
 CHECK_ATOL = 1e-12  # the notebook asserts its numbers equal the app's to this absolute difference
 CHECKED = ("A", "out", "Y")  # the app's numbers written into the notebook for its own check
 PRINT_MARK = "== "  # the full-precision print: "== name (shape)" then the array
+
+
+def md(text: object) -> str:
+    """Text shown literally in a notebook's Markdown: one line, every character with a meaning escaped
+    (emphasis, code, links, HTML, headings, tables, maths); "." and "-" can only act at a line's start."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def _section(number: int, step_name: str, extra: str = "") -> object:
@@ -313,18 +322,24 @@ def _encoder(w: Walkthrough) -> list[object]:
     )
     if w.norm_first:
         block = (
-            "enc_sum1 = X + multi_head_attention(layer_norm(X))  # H = X + MHA(LN(X))\n"
-            "enc_norm1 = layer_norm(enc_sum1)\n"
+            "enc_attn_in = layer_norm(X)  # pre-norm: attention reads LN(X)\n"
+            "enc_attn = multi_head_attention(enc_attn_in)\n"
+            "enc_sum1 = X + enc_attn  # H = X + MHA(LN(X))\n"
+            "enc_norm1 = layer_norm(enc_sum1)  # what the feed-forward reads\n"
             "enc_hidden, enc_ffn = feed_forward(enc_norm1)\n"
-            "Y = enc_sum1 + enc_ffn  # Y = H + FFN(LN(H))\n"
+            "enc_sum2 = enc_sum1 + enc_ffn\n"
+            "Y = enc_sum2  # Y = H + FFN(LN(H)): pre-norm ends on a residual sum\n"
             "print(Y)"
         )
     else:
         block = (
-            "enc_sum1 = X + multi_head_attention(X)\n"
+            "enc_attn_in = X  # post-norm: attention reads X itself\n"
+            "enc_attn = multi_head_attention(enc_attn_in)\n"
+            "enc_sum1 = X + enc_attn\n"
             "enc_norm1 = layer_norm(enc_sum1)  # H = LN(X + MHA(X))\n"
             "enc_hidden, enc_ffn = feed_forward(enc_norm1)\n"
-            "Y = layer_norm(enc_norm1 + enc_ffn)  # Y = LN(H + FFN(H))\n"
+            "enc_sum2 = enc_norm1 + enc_ffn\n"
+            "Y = layer_norm(enc_sum2)  # Y = LN(H + FFN(H))\n"
             "print(Y)"
         )
     return [*cells, new_code_cell(weights), new_code_cell(funcs), new_code_cell(block)]

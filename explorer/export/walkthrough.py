@@ -124,10 +124,13 @@ NUMBERS: dict[str, str] = {
     "concat": "heads side by side, (n, h * d_v)",
     "out": "multi-head attention output, (n, d_model)",
     "token_sum": "one token's output as a sum over keys, (d_v,)",
+    "enc_attn_in": "encoder: what attention reads, X (post-norm) or LN(X) (pre-norm), (n, d_model)",
+    "enc_attn": "encoder: the attention output, (n, d_model)",
     "enc_sum1": "encoder: first residual sum, (n, d_model)",
     "enc_norm1": "encoder: LN of the first sum, (n, d_model)",
     "enc_hidden": "encoder: feed-forward hidden layer after ReLU, (n, d_ff)",
     "enc_ffn": "encoder: feed-forward output, (n, d_model)",
+    "enc_sum2": "encoder: second residual sum, (n, d_model)",
     "Y": "encoder block output, (n, d_model)",
 }
 
@@ -284,10 +287,13 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
     enc = res.encoder
     if enc is not None:
         numbers |= {
+            "enc_attn_in": enc.attn_input,
+            "enc_attn": enc.attention.output,
             "enc_sum1": enc.sum1,
             "enc_norm1": enc.norm1,
             "enc_hidden": enc.ffn_hidden,
             "enc_ffn": enc.ffn_out,
+            "enc_sum2": enc.sum2,
             "Y": enc.output,
         }
     layer = Layer(

@@ -144,10 +144,13 @@ def test_a_layer_with_feed_forward_biases(kernel) -> None:  # noqa: ANN001
     w = walkthrough.from_example(ex, res)
     layer = replace(w.layer, b1=b1, b2=b2, source="a test layer with biases", heads=("L0 H3", "L0 H7"))
     numbers = dict(w.numbers) | {
+        "enc_attn_in": enc.attn_input,
+        "enc_attn": enc.attention.output,
         "enc_sum1": enc.sum1,
         "enc_norm1": enc.norm1,
         "enc_hidden": enc.ffn_hidden,
         "enc_ffn": enc.ffn_out,
+        "enc_sum2": enc.sum2,
         "Y": enc.output,
     }
     w = replace(w, layer=layer, numbers=numbers, notes=("Not reproduced: nothing, this is a test.",))

@@ -1,0 +1,543 @@
+"""The whole example as ONE self-contained HTML page: to e-mail, or to put on a course site (pure).
+
+Opened from disk with no network it shows every step: its short text, its formula, its charts (interactive
+Plotly charts: hover, zoom, a head switch where the app has a head picker, a PNG button), the settings, the
+tokens and the link back to the app.
+
+Everything is inside the file:
+- plotly.js, inline, from the plotly package the app runs (plotly/package_data/plotly.min.js, ~4.8 MB): no
+  CDN, no server.
+- Formulas as MathML (converted from the pages' LaTeX by latex2mathml when the page is written). Browsers
+  draw MathML themselves (Chromium 109+, Firefox, Safari), with no script and no font files; KaTeX or
+  MathJax would have to be shipped inside the file (about 0.3 MB and 1 MB with fonts) or fetched from a CDN,
+  which an offline page cannot do, and plain text would lose the fractions. The LaTeX source of each formula
+  is kept as its annotation (copy it, or read it where MathML is not drawn).
+- The charts as JSON in a `<script type="application/json">` block ("<", ">" and "&" written as \\u escapes,
+  so no text can close the block), drawn by a few lines of script with Plotly.react.
+
+Text a person typed (the sentence, tokens) is HTML-escaped; chart labels are escaped by explorer.figures.
+Size: plotly.js plus about 0.1 MB for the default example, and a few MB at 64 tokens (benchmarks/bench_export.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
+
+import latex2mathml.converter
+import numpy as np
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+import attention_core as ac
+from explorer import figures as fg
+from explorer import formulas
+from explorer.export.walkthrough import PRE_NORM_FORMULA, STEP, Walkthrough
+from explorer.pipeline import encoder_stages, pe_curves
+
+STYLE = fg.Style()  # the app's look on a laptop (not presentation mode)
+WIDTH = 1100  # px, the page's content width; charts in two columns get about half
+SCALE_D_KS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # the why-scale experiment, as the app runs it
+WHY_FORMULA = r"\mathrm{Var}(q \cdot k) = d_k \quad\Rightarrow\quad \mathrm{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1"
+CONFIG = {
+    "displaylogo": False,
+    "responsive": True,
+    "toImageButtonOptions": {"format": "png", "scale": 2},
+}
+
+
+@dataclass
+class Chart:
+    """One chart on the page; several variants (e.g. one per head) share its place, switched by buttons."""
+
+    key: str
+    variants: list[tuple[str, go.Figure]]
+    wide: bool = True  # False: half the page's width, beside the next half chart
+
+
+def split_formula(tex: str) -> list[str]:
+    r"""The parts of a formula between its top-level ",\quad" separators (outside any braces)."""
+    parts, depth, start, sep = [], 0, 0, r",\quad"
+    k = 0
+    while k < len(tex):
+        ch = tex[k]
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth == 0 and tex.startswith(sep, k) and not tex[k + len(sep) : k + len(sep) + 1].isalpha():
+            parts.append(tex[start:k].strip())
+            start = k = k + len(sep)
+            continue
+        k += 1
+    parts.append(tex[start:].strip())
+    return [p for p in parts if p]
+
+
+@functools.cache
+def mathml(tex: str) -> str:
+    r"""LaTeX -> MathML, each part between top-level ",\quad" its own unbreakable piece, so a long formula
+    wraps between its parts on a narrow screen; the LaTeX is kept as each piece's annotation."""
+    parts = split_formula(tex)
+    out = []
+    for k, part in enumerate(parts):
+        m = latex2mathml.converter.convert(part, display="inline")
+        note = f'<annotation encoding="application/x-tex">{html.escape(part, quote=False)}</annotation>'
+        # <math ...>BODY</math> -> <math ...><semantics><mrow>BODY</mrow>NOTE</semantics></math>
+        head, _, rest = m.partition(">")
+        body = rest[: -len("</math>")]
+        comma = "<mo>,</mo>" if k < len(parts) - 1 else ""
+        out.append(
+            f'<span class="math-part">{head}><semantics><mrow>{body}{comma}</mrow>{note}</semantics></math></span>'
+        )
+    return "".join(out)
+
+
+def _figure_json(fig: go.Figure) -> dict[str, Any]:
+    """The figure as plain JSON (arrays as Plotly's typed-array encoding), without its template (one is shared)."""
+    spec = json.loads(fig.to_json())
+    spec["layout"].pop("template", None)
+    return {"data": spec["data"], "layout": spec["layout"]}
+
+
+def _per_head(w: Walkthrough, make) -> list[tuple[str, go.Figure]]:  # noqa: ANN001 - make(h) -> Figure
+    return [(w.layer.heads[h], make(h)) for h in range(w.n_heads)]
+
+
+def _dims(n: int, prefix: str = "d") -> list[str]:
+    return [f"{prefix}{j}" for j in range(n)]
+
+
+def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
+    """Each step's charts, as the app's pages draw them (the same builders, the same numbers)."""
+    num, lab, sty = w.numbers, list(w.labels), STYLE
+    dims, keys = _dims(w.d_model), _dims(w.d_k, "k")
+    blocked = np.isneginf(num["S_masked"][0]) if np.isneginf(num["S_masked"]).any() else None
+    half = WIDTH // 2
+
+    def hm(z, rows, cols, title, width=WIDTH, **kw) -> go.Figure:  # noqa: ANN001
+        return fg.heatmap(z, rows, cols, title=title, style=sty, width_px=width, **kw)
+
+    out: dict[str, list[Chart]] = {}
+    out["tokens"] = [
+        Chart(
+            "tokens.E", [("", hm(num["E"], lab, dims, "Embeddings E", x_title="dimension", y_title="token"))]
+        )
+    ]
+    pos: list[Chart] = []
+    if w.pe_kind in ("sinusoidal", "sinusoidal_split"):
+        t, curves = pe_curves(w.pe_kind, w.d_model, w.pe_base, max(w.n, 2))
+        shown = min(w.d_model, 8)
+        fig = fg.lines(
+            t,
+            curves[:, :shown],
+            dims[:shown],
+            style=sty,
+            x_title="position",
+            y_title="value",
+            title=f"Encoding curves (first {shown} dimensions), the sentence's positions marked",
+            markers_x=np.arange(w.n),
+            markers_y=num["P"][:, :shown],
+        )
+        pos.append(Chart("pe.curves", [("", fig)]))
+    p = num["P"]
+    pos += [
+        Chart(
+            "pe.P",
+            [("", hm(p, lab, dims, "Encodings P", half, x_title="dimension", y_title="position"))],
+            False,
+        ),
+        Chart(
+            "pe.PPt",
+            [
+                (
+                    "",
+                    hm(
+                        p @ p.T,
+                        lab,
+                        lab,
+                        "Similarity P Pᵀ between positions",
+                        half,
+                        x_title="position",
+                        y_title="position",
+                    ),
+                )
+            ],
+            False,
+        ),
+        Chart("pe.X", [("", hm(num["X"], lab, dims, "X = E + P", x_title="dimension", y_title="token"))]),
+    ]
+    out["positions"] = pos
+    out["projections"] = [
+        Chart(
+            f"proj.{m}",
+            _per_head(
+                w,
+                lambda h, m=m: hm(
+                    num[m][h], lab, keys, f"{m} ({w.layer.heads[h]})", x_title="dimension", y_title="token"
+                ),
+            ),
+        )
+        for m in ("Q", "K", "V")
+    ]
+    scaled_title = f"Scaled{' + bias' if w.alibi else ''}, masked (× {w.scale:.4g})"
+    out["scores"] = [
+        Chart(
+            "scores.raw",
+            _per_head(w, lambda h: hm(num["S"][h], lab, lab, f"Raw scores Q Kᵀ ({w.layer.heads[h]})")),
+        ),
+        Chart(
+            "scores.masked",
+            _per_head(w, lambda h: hm(num["S_masked"][h], lab, lab, scaled_title, half, masked=blocked)),
+            False,
+        ),
+        Chart(
+            "scores.weights",
+            _per_head(
+                w,
+                lambda h: hm(
+                    num["A"][h],
+                    lab,
+                    lab,
+                    "Softmax weights A (rows sum to 1)",
+                    half,
+                    weights=True,
+                    row_sums=True,
+                    masked=blocked,
+                ),
+            ),
+            False,
+        ),
+    ]
+    cols_v = [f"h{h + 1}·v{j}" for h in range(w.n_heads) for j in range(w.d_k)]
+    out["heads"] = [
+        Chart(
+            "heads.grid",
+            [
+                (
+                    "",
+                    fg.head_grid(
+                        num["A"],
+                        lab,
+                        style=sty,
+                        title="Attention weights of every head (shared 0..1 scale)",
+                        masked=blocked,
+                    ),
+                )
+            ],
+        ),
+        Chart(
+            "heads.concat",
+            [
+                (
+                    "",
+                    hm(
+                        num["concat"],
+                        lab,
+                        cols_v,
+                        "Every head's output A_h V_h side by side: the concatenation [head 1, …, head H]",
+                        x_title="dimension (head · dimension of its value)",
+                        y_title="token",
+                        groups=list(w.layer.heads),
+                    ),
+                )
+            ],
+        ),
+        Chart(
+            "heads.W_O",
+            [("", hm(w.layer.w_o, cols_v, dims, "W_O", half, x_title="dimension", y_title="row"))],
+            False,
+        ),
+        Chart(
+            "heads.out",
+            [
+                (
+                    "",
+                    hm(
+                        num["out"],
+                        lab,
+                        dims,
+                        "Output = concat · W_O",
+                        half,
+                        x_title="dimension",
+                        y_title="token",
+                    ),
+                )
+            ],
+            False,
+        ),
+    ]
+    out["token"] = _token_charts(w)
+    out["encoder"] = _encoder_charts(w)
+    return out
+
+
+def _token_charts(w: Walkthrough) -> list[Chart]:
+    num, lab, i = w.numbers, list(w.labels), w.query
+
+    def bars(h: int) -> go.Figure:
+        a = num["A"][h, i]
+        return fg.bars(
+            lab,
+            a,
+            style=STYLE,
+            title=f"Weights of “{lab[i]}” over the keys, {w.layer.heads[h]} (sum {a.sum():.3f})",
+            x_title="key",
+            y_title="weight",
+            y_range=(0, 1.15),
+        )
+
+    def stack(h: int) -> go.Figure:
+        parts = num["A"][h, i][:, None] * num["V"][h]  # (n, d_v): row j = a_ij v_j
+        return fg.stacked_contributions(
+            parts,
+            lab,
+            parts.sum(axis=0),
+            style=STYLE,
+            title=f"Output of “{lab[i]}”: each key's share a_ij · v_j, stacked",
+        )
+
+    return [Chart("token.weights", _per_head(w, bars)), Chart("token.stack", _per_head(w, stack))]
+
+
+def _encoder_charts(w: Walkthrough) -> list[Chart]:
+    num = w.numbers
+    if "Y" not in num:
+        return []
+    trace = SimpleNamespace(
+        x=num["X"],
+        attn_input=num["enc_attn_in"],
+        attention=SimpleNamespace(output=num["enc_attn"]),
+        sum1=num["enc_sum1"],
+        norm1=num["enc_norm1"],
+        ffn_hidden=num["enc_hidden"],
+        ffn_out=num["enc_ffn"],
+        sum2=num["enc_sum2"],
+        output=num["Y"],
+    )
+    charts = []
+    for k, (title, z, hidden) in enumerate(encoder_stages(trace, w.norm_first)):  # type: ignore[arg-type]
+        cols = _dims(z.shape[1], "f" if hidden else "d")
+        fig = fg.heatmap(
+            z,
+            list(w.labels),
+            cols,
+            title=title,
+            style=STYLE,
+            x_title="dimension",
+            y_title="token",
+            max_text_cols=5,
+            width_px=WIDTH // 2,
+        )
+        charts.append(Chart(f"encoder.{k}", [("", fig)], False))
+    return charts
+
+
+def why_scale_chart(seed: int) -> Chart:
+    var = ac.score_variance_experiment(list(SCALE_D_KS), n_samples=2000, seed=seed)
+    d = np.array(SCALE_D_KS, dtype=float)
+    fig = fg.lines(
+        d,
+        np.column_stack([var.unscaled, var.scaled, d, np.ones_like(d)]),
+        ["var(q·k) measured", "var(q·k / √d_k) measured", "d_k (theory)", "1 (theory)"],
+        dash=["solid", "solid", "dot", "dot"],
+        style=STYLE,
+        log_x=True,
+        log_y=True,
+        x_title="d_k",
+        y_title="variance",
+        title="Variance of the score q·k of random unit-variance vectors",
+    )
+    return Chart("why.variance", [("", fig)])
+
+
+# ------------------------------------------------------------------------------------------- the page
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _chart_html(chart: Chart, index: int) -> str:
+    buttons = ""
+    if len(chart.variants) > 1:
+        buttons = (
+            '<div class="variants" role="group">'
+            + "".join(
+                f'<button type="button" data-chart="{index}" data-variant="{k}" aria-pressed="{str(k == 0).lower()}">'
+                f"{_e(label)}</button>"
+                for k, (label, _) in enumerate(chart.variants)
+            )
+            + "</div>"
+        )
+    cls = "chart" + ("" if chart.wide else " half")
+    return f'<figure class="{cls}">{buttons}<div class="plot" id="chart-{index}" data-key="{_e(chart.key)}"></div></figure>'
+
+
+def _numbers_formulas(w: Walkthrough) -> dict[str, list[str]]:
+    """Formulas with this example's numbers: one score cell, one token's sum (as the pages write them)."""
+    num, i, h = w.numbers, w.query, w.head
+    j = int(np.argmax(num["A"][h, i]))
+    masked_row = num["S_masked"][h, i]
+    cell = formulas.score_cell(
+        num["Q"][h, i],
+        num["K"][h, j],
+        float(num["S"][h, i, j]),
+        w.scale,
+        float(num["S_masked"][h, i, j] - num["S_scaled"][h, i, j]) if w.alibi else None,
+        bool(np.isneginf(masked_row[j])),
+        float(num["A"][h, i, j]),
+        masked_row,
+        i,
+        j,
+        w.d_k,
+    )
+    vec = ", ".join(f"{x:.4f}" for x in num["token_sum"][:8]) + (r", \dots" if w.d_k > 8 else "")
+    token = [rf"\mathrm{{out}}_{{{i}}} = \sum_j a_{{{i}j}}\, v_j = [{vec}]"]
+    return {"scores": cell, "token": token}
+
+
+_CSS = """
+:root { color-scheme: light; }
+body { font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #1f2328; margin: 0; }
+main { max-width: 1100px; margin: 0 auto; padding: 1.5rem 1.25rem 4rem; }
+h1 { font-size: 1.9rem; margin: 0.2rem 0; } h2 { font-size: 1.45rem; margin-top: 2.5rem;
+  border-top: 1px solid #d0d7de; padding-top: 1.2rem; }
+blockquote { font-size: 1.3rem; margin: 0.6rem 0; padding: 0.4rem 1rem; border-left: 4px solid #6e40c9;
+  background: #f6f8fa; overflow-wrap: anywhere; }
+table { border-collapse: collapse; margin: 0.6rem 0; font-size: 0.95rem; }
+td, th { border: 1px solid #d0d7de; padding: 0.25rem 0.6rem; text-align: left; vertical-align: top; }
+.tokens { display: block; overflow-x: auto; max-width: 100%; }
+.formula { text-align: center; padding: 0.3rem 0; font-size: 1.15rem; overflow-x: auto; }
+.math-part { display: inline-block; margin: 0.15rem 0.7rem; }
+math { font-size: 1.15em; math-style: normal; }
+.charts { display: flex; flex-wrap: wrap; gap: 0.5rem 2%; }
+figure.chart { margin: 0.6rem 0; width: 100%; }
+figure.chart.half { width: 49%; }
+@media (max-width: 800px) { figure.chart.half { width: 100%; } }
+.variants { display: flex; flex-wrap: wrap; gap: 0.3rem; margin-bottom: 0.2rem; }
+.variants button { font: inherit; padding: 0.15rem 0.7rem; border: 1px solid #8c959f; border-radius: 1rem;
+  background: #fff; cursor: pointer; }
+.variants button[aria-pressed="true"] { background: #6e40c9; border-color: #6e40c9; color: #fff; }
+.note { background: #fff8c5; padding: 0.4rem 0.8rem; border-radius: 0.3rem; }
+footer { margin-top: 3rem; font-size: 0.85rem; color: #57606a; }
+"""
+
+_JS = """
+(function () {
+  const spec = JSON.parse(document.getElementById('charts-data').textContent);
+  const drawn = [];
+  function draw(i, k) {
+    const fig = spec.charts[i][k];
+    const layout = Object.assign({}, fig.layout, {template: spec.template, autosize: true});
+    delete layout.width;
+    Plotly.react(document.getElementById('chart-' + i), fig.data, layout, spec.config);
+    document.querySelectorAll('button[data-chart="' + i + '"]').forEach(function (b) {
+      b.setAttribute('aria-pressed', String(Number(b.dataset.variant) === k));
+    });
+    drawn[i] = k;
+  }
+  document.addEventListener('click', function (ev) {
+    const b = ev.target.closest('button[data-chart]');
+    if (b) { draw(Number(b.dataset.chart), Number(b.dataset.variant)); }
+  });
+  spec.charts.forEach(function (_, i) { draw(i, 0); });
+  document.body.dataset.chartsDrawn = String(spec.charts.length);
+})();
+"""
+
+
+def _safe_json(value: object) -> str:
+    """JSON that cannot end its <script> block: <, > and & as \\u escapes."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def page(w: Walkthrough) -> str:
+    """The HTML page of the walkthrough (a str; UTF-8 when written)."""
+    steps = charts_of(w)
+    extras = _numbers_formulas(w)
+    all_charts: list[Chart] = []
+    sections = []
+    for k, (name, charts) in enumerate(steps.items(), start=1):
+        step = STEP[name]
+        first = len(all_charts)
+        all_charts += charts
+        formula = mathml(step.formula)
+        if name == "encoder" and w.norm_first:
+            formula += mathml(PRE_NORM_FORMULA)
+        more = "".join(mathml(tex) for tex in extras.get(name, []))
+        body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
+        if name == "encoder" and not charts:
+            body = f'<p class="note">The encoder block cannot be computed for this example: {_e(w.encoder_error)}</p>'
+        note = ""
+        if name == "token":
+            note = f"<p>The token shown is “{_e(w.labels[w.query])}” (position {w.query}).</p>"
+        if name == "scores" and extras.get("scores"):
+            note = "<p>One cell of the weights, with its numbers (its query's largest weight):</p>"
+        sections.append(
+            f'<section id="{name}"><h2>{k}. {_e(step.title)}</h2><p>{_e(step.text)}</p>'
+            f'<div class="formula">{formula}</div>{note}<div class="formula">{more}</div>'
+            f'<div class="charts">{body}</div></section>'
+        )
+    why = why_scale_chart(w.seed)
+    sections.append(
+        '<section id="why-scale"><h2>Why divide by √d_k?</h2><p>A score q·k is a sum of d_k products; if each '
+        "has variance 1 the sum has variance d_k, so wide heads give large scores and a saturated softmax. "
+        "Dividing by √d_k brings the variance back to 1 (measured here on seeded random vectors).</p>"
+        f'<div class="formula">{mathml(WHY_FORMULA)}</div>'
+        f'<div class="charts">{_chart_html(why, len(all_charts))}</div></section>'
+    )
+    all_charts.append(why)
+    data = {
+        "template": fg.template_of(STYLE),
+        "config": CONFIG,
+        "charts": [[_figure_json(fig) for _, fig in c.variants] for c in all_charts],
+    }
+    return _document(w, "".join(sections), _safe_json(data), len(all_charts))
+
+
+def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:
+    link = ""
+    if w.link.startswith(("http://", "https://")):
+        link = f'<p><a href="{_e(w.link)}">Open this example in the Attention Explorer</a></p>'
+    settings = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in w.settings())
+    tokens = (
+        '<table class="tokens"><tr><th>position</th>'
+        + "".join(f"<td>{i}</td>" for i in range(w.n))
+        + "</tr><tr><th>token</th>"
+        + "".join(f"<td>{_e(t)}</td>" for t in w.tokens)
+        + "</tr><tr><th>label in charts</th>"
+        + "".join(f"<td>{_e(t)}</td>" for t in w.labels)
+        + "</tr></table>"
+    )
+    notes = "".join(f'<p class="note">{_e(n)}</p>' for n in w.notes)
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>Self-attention, step by step: {_e(w.sentence[:80])}</title>"
+        f"<style>{_CSS}</style>"
+        f"<script>{get_plotlyjs()}</script></head><body><main>"
+        "<h1>Self-attention, step by step</h1>"
+        f"<blockquote>{_e(w.sentence)}</blockquote>{link}{notes}"
+        '<noscript><p class="note">The charts need JavaScript; the formulas and tables are here without it.</p></noscript>'
+        f"<h2>The example</h2><table>{settings}</table>{tokens}"
+        f"{sections}"
+        f"<footer>Written by the Attention Explorer: {n_charts} charts drawn with plotly.js "
+        f"{_e(plotly_js_version())} (inside this file), formulas in MathML. Works offline.</footer>"
+        f'</main><script type="application/json" id="charts-data">{data}</script>'
+        f"<script>{_JS}</script></body></html>\n"
+    )
+
+
+@functools.cache
+def plotly_js_version() -> str:
+    from plotly.offline import get_plotlyjs_version
+
+    return str(get_plotlyjs_version())
+
+
+def to_bytes(w: Walkthrough) -> bytes:
+    return page(w).encode("utf-8")
