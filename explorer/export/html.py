@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 import html
 import json
+import re
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
@@ -60,10 +61,20 @@ class Chart:
 
 
 def split_formula(tex: str) -> list[str]:
-    r"""The parts of a formula between its top-level ",\quad" separators (outside any braces)."""
+    r"""The parts of a formula between its top-level ",\quad" separators (outside braces and environments).
+
+    A formula that is one environment (\begin{gathered}...\end{gathered}) is split into its lines first.
+    """
+    env = re.fullmatch(r"\\begin\{(gathered|aligned)\}(.*)\\end\{\1\}", tex.strip(), flags=re.S)
+    if env:
+        return [p for line in re.split(r"\\\\", env.group(2)) for p in split_formula(line)]
     parts, depth, start, sep = [], 0, 0, r",\quad"
     k = 0
     while k < len(tex):
+        if tex.startswith(r"\begin{", k):
+            depth += 1
+        elif tex.startswith(r"\end{", k):
+            depth -= 1
         ch = tex[k]
         depth += ch == "{"
         depth -= ch == "}"
@@ -182,11 +193,14 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
         )
         for m in ("Q", "K", "V")
     ]
-    scaled_title = f"Scaled{' + bias' if w.alibi else ''}, masked (× {w.scale:.4g})"
+    scaled_title = f"Softmax input: scaled (× {w.scale:.4g}){' + ALiBi bias' if w.alibi else ''}" + (
+        ", masked" if blocked is not None else ""
+    )
     out["scores"] = [
         Chart(
             "scores.raw",
-            _per_head(w, lambda h: hm(num["S"][h], lab, lab, f"Raw scores Q Kᵀ ({w.layer.heads[h]})")),
+            _per_head(w, lambda h: hm(num["S"][h], lab, lab, f"Raw scores Q Kᵀ ({w.layer.heads[h]})", half)),
+            False,
         ),
         Chart(
             "scores.masked",
@@ -201,14 +215,12 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
                     num["A"][h],
                     lab,
                     lab,
-                    "Softmax weights A (rows sum to 1)",
-                    half,
+                    f"Softmax weights A ({w.layer.heads[h]}; rows sum to 1)",
                     weights=True,
                     row_sums=True,
                     masked=blocked,
                 ),
             ),
-            False,
         ),
     ]
     cols_v = [f"h{h + 1}·v{j}" for h in range(w.n_heads) for j in range(w.d_k)]
@@ -328,7 +340,6 @@ def _encoder_charts(w: Walkthrough) -> list[Chart]:
             style=STYLE,
             x_title="dimension",
             y_title="token",
-            max_text_cols=5,
             width_px=WIDTH // 2,
         )
         charts.append(Chart(f"encoder.{k}", [("", fig)], False))
