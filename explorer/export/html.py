@@ -87,7 +87,7 @@ def split_formula(tex: str) -> list[str]:
     return [p for p in parts if p]
 
 
-@functools.cache
+@functools.lru_cache(maxsize=256)  # the pages' formulas, and the numbered ones of recent examples
 def mathml(tex: str) -> str:
     r"""LaTeX -> MathML, each part between top-level ",\quad" its own unbreakable piece, so a long formula
     wraps between its parts on a narrow screen; the LaTeX is kept as each piece's annotation."""
