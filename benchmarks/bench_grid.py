@@ -6,6 +6,7 @@ warm-up; each press a new sentence; one tab per layout, the tabs pressed in turn
 - charts: one chart per head (layers x heads charts);
 - rows:   one chart per layer, its heads as subplots (explorer.figures.head_grid);
 - mosaic: one chart, one heatmap: the maps tiled with one empty row and column between them (`mosaic` below).
+- model:  one chart, the /model page's own figure (explorer.model_figures.model_grid: a heatmap per layer).
 "KB" is what the websocket received for the press; "draw" is the time Plotly spent drawing (its react calls).
 
 Usage: .venv/bin/python benchmarks/bench_grid.py [--grids 12x12x16,30x9x16] [--modes charts,rows,mosaic]

@@ -4,7 +4,9 @@
 
 mode=charts: one chart per head (layers x heads charts, each a small heatmap);
 mode=rows:   one chart per layer (its heads side by side as subplots: figures.head_grid);
-mode=mosaic: one chart for the whole grid (bench_grid.mosaic: one heatmap, the maps tiled with gaps).
+mode=mosaic: one chart for the whole grid (bench_grid.mosaic: one heatmap, the maps tiled with gaps);
+mode=model:  one chart, the /model page's own figure (explorer.model_figures.model_grid: one heatmap per layer,
+             each head's label above its panel; the labels here are all "broad").
 The maps are random (seeded by the sentence), n x n, labelled with the sentence's first n tokens; every chart's
 title carries the sentence's first word, so a browser can tell when every chart shows the new sentence.
 """
@@ -42,6 +44,18 @@ att /= att.sum(axis=-1, keepdims=True)  # (layers, heads, n, n), rows sum to 1
 style = figures.Style()
 if mode == "mosaic":
     chart.draw(mosaic(att, labels, title=f"every head · {mark}"), "grid.all")
+elif mode == "model":
+    from explorer import model_figures
+
+    fig = model_figures.model_grid(
+        att,
+        labels,
+        np.full((layers, heads), "broad", dtype=object),
+        np.full((layers, heads), 0.5),
+        style=style,
+        title=f"every head · {mark}",
+    )
+    chart.draw(fig, "grid.model")
 elif mode == "rows":
     for layer in range(layers):
         fig = figures.head_grid(att[layer], labels, style=style, title=f"layer {layer + 1} · {mark}")
