@@ -5,12 +5,18 @@
 Every matrix is listed in full while the file stays under the import limit; above it only the matrices that
 differ from their seeded draw (scheme 1, explorer.seeding) are listed (an absent matrix is the seeded draw
 of `draws`, default 0). Floats are written by Python's shortest round-trip repr, so they read back exactly.
-A file that cannot be read is refused as a whole, with the reason.
+When even that is over the limit (the largest example with every cell edited: about 3.9 MB), the matrices
+are written as the link writes them, {"state": "1.…"} (explorer.sharing.state_blob: at most about 2 MB), so
+every file the app writes opens again, exactly (issue 14 item 5).
+A file that cannot be read is refused as a whole, with the reason: also a number of more than 30 digits,
+a key given twice ("version": 2, "version": 1), or a broken character (a lone surrogate) in the sentence.
+A sentence longer than the box allows is cut, with a message, as a link's is.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,12 +26,14 @@ from numpy.typing import NDArray
 from explorer import example as exm
 from explorer import settings_table as table
 from explorer.example import MATRIX_NAMES, Example
+from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
     MAX_JSON_BYTES,
-    MAX_SENTENCE_CHARS,
+    SURROGATES,
     VALUE_LIMIT,
     ShareError,
     check_setting,
+    cut_sentence,
     plain_settings,
     same,
     seeded,
@@ -36,6 +44,7 @@ from explorer.sharing.values import (
 
 FORMAT = "attention-explorer"
 JSON_VERSION = 1
+MAX_DIGITS = 30  # a whole number in a file (a draw, a size, a seed) has at most 10; Python's limit is 4,300
 
 
 def _listed(ex: Example, draws: Mapping[str, int] | None, everything: bool) -> dict[str, list]:
@@ -63,6 +72,10 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
     if len(text.encode()) > MAX_JSON_BYTES:
         doc["matrices"] = _listed(ex, draws, everything=False)
         text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+    if len(text.encode()) > MAX_JSON_BYTES:
+        del doc["matrices"], doc["draws"]
+        doc["state"] = encode_state(ex, draws)
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
     return text
 
 
@@ -70,14 +83,34 @@ def _reject_constant(name: str) -> float:
     raise ShareError(f"it contains {name}, which is not a number a matrix can hold")
 
 
-def from_json(data: bytes | str) -> Example:
-    """The Example a JSON export describes; ShareError (a readable reason) for anything wrong."""
-    size = len(data.encode() if isinstance(data, str) else data)
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise ShareError(f"it contains a whole number of {len(digits.lstrip('-')):,} digits")
+    return int(digits)
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ShareError(f"it gives {shown(key)} twice in one object")
+        out[key] = value
+    return out
+
+
+def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
+    """The Example a JSON export describes; ShareError (a readable reason) for anything wrong. What was read
+    but changed (a sentence cut to the box's length) is said in `messages`."""
+    size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > MAX_JSON_BYTES:
         raise ShareError(f"the file is too large ({size:,} bytes; the limit is {MAX_JSON_BYTES:,})")
     try:
         text = data if isinstance(data, str) else data.decode("utf-8-sig")
-        doc = json.loads(text, parse_constant=_reject_constant)
+        doc = json.loads(
+            text, parse_constant=_reject_constant, parse_int=_bounded_int, object_pairs_hook=_no_repeats
+        )
+    except ShareError:
+        raise
     except UnicodeDecodeError:
         raise ShareError("the file is not UTF-8 text") from None
     except RecursionError:
@@ -92,7 +125,9 @@ def from_json(data: bytes | str) -> Example:
     if version != JSON_VERSION:
         newer = "a newer version of the explorer" if version > JSON_VERSION else "an unknown version"
         raise ShareError(f"the file is version {version}, from {newer}; this explorer reads version 1")
-    ex = _json_settings(doc.get("settings"))
+    ex = _json_settings(doc.get("settings"), [] if messages is None else messages)
+    if "state" in doc:
+        return _json_state(ex, doc)
     draws = _json_draws(doc.get("draws", {}))
     mats = seeded(ex, draws)
     want = exm.expected_shapes(ex, len(tokens(ex)))
@@ -106,7 +141,20 @@ def from_json(data: bytes | str) -> Example:
     return with_matrices(ex, mats)
 
 
-def _json_settings(settings: object) -> Example:
+def _json_state(ex: Example, doc: dict[str, Any]) -> Example:
+    """The matrices written compactly, as a link writes them (a file is refused as a whole if damaged)."""
+    if "matrices" in doc or "draws" in doc:
+        raise ShareError('the file has both "state" and "matrices" or "draws"')
+    blob = doc["state"]
+    if not isinstance(blob, str):
+        raise ShareError('"state" must be text (as the s= of a link)')
+    out, problems = decode_state(blob, ex, limit=MAX_JSON_BYTES)
+    if problems:
+        raise ShareError(problems[0].removeprefix("The link's ").rstrip("."))
+    return out
+
+
+def _json_settings(settings: object, messages: list[str]) -> Example:
     if not isinstance(settings, dict):
         raise ShareError('the file has no "settings" object')
     known = table.names()
@@ -119,8 +167,10 @@ def _json_settings(settings: object) -> Example:
             values[name] = check_setting(name, value, from_text=False)
         except ShareError as e:
             raise ShareError(f"in the settings, {e}") from None
-    if "sentence" in values and len(values["sentence"]) > MAX_SENTENCE_CHARS:
-        raise ShareError(f"the sentence is longer than {MAX_SENTENCE_CHARS:,} characters")
+    if "sentence" in values:
+        if SURROGATES.search(values["sentence"]):
+            raise ShareError("the sentence holds a broken character (a lone UTF-16 surrogate)")
+        values["sentence"] = cut_sentence(values["sentence"], messages)
     return Example(**values)
 
 
@@ -142,6 +192,8 @@ def _json_matrix(name: str, value: object, shape: tuple[int, ...], dtype: np.dty
         arr = np.array(value, dtype=object)
     except ValueError:
         raise ShareError(f"{name} has rows of different lengths") from None
+    if arr.size == 0 and math.prod(shape) == 0:  # no tokens: [] for a (0, d_model) matrix (written as [])
+        return np.zeros(shape, dtype=dtype)
     if arr.shape != shape:
         raise ShareError(f"{name} has shape {arr.shape}, but its settings ask for {shape}")
     cells = arr.reshape(-1).tolist()

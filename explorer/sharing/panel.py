@@ -111,8 +111,9 @@ def _on_upload() -> None:
 
 def import_json(data: bytes) -> bool:
     """Open an exported example; on any problem say why and change nothing. True if it was opened."""
+    notes: list[str] = []
     try:
-        ex = sharing.from_json(data)
+        ex = sharing.from_json(data, notes)
     except sharing.ShareError as e:
         state.say("error", f"That file could not be opened: {e}. Nothing was changed.")
         return False
@@ -121,4 +122,6 @@ def import_json(data: bytes) -> bool:
     state.say(
         "success", "Opened the example from the file. Undo (in the sidebar) brings back the one before."
     )
+    for note in notes:
+        state.say("warning", note)
     return True

@@ -235,11 +235,11 @@ def _read_values(r: _Reader, code: int, n: int) -> NDArray[np.float64]:
     return v
 
 
-def _decode_body(blob: str) -> bytes:
-    if len(blob) > MAX_STATE_CHARS:
-        raise ShareError(f"it is too long ({len(blob):,} characters; the limit is {MAX_STATE_CHARS:,})")
+def _decode_body(blob: str, limit: int = MAX_STATE_CHARS) -> bytes:
+    if len(blob) > limit:
+        raise ShareError(f"it is too long ({len(blob):,} characters; the limit is {limit:,})")
     version, dot, payload = blob.partition(".")
-    if not dot or not version.isdigit():
+    if not dot or not re.fullmatch(r"[0-9]{1,4}", version):  # ASCII: "¹".isdigit() is True, int("¹") fails
         raise ShareError("it does not start with a version number (it should look like s=1.…)")
     if int(version) != LINK_VERSION:
         newer = int(version) > LINK_VERSION
@@ -263,13 +263,14 @@ def _decode_body(blob: str) -> bytes:
     return body
 
 
-def decode_state(blob: str, ex: Example) -> tuple[Example, list[str]]:
+def decode_state(blob: str, ex: Example, limit: int = MAX_STATE_CHARS) -> tuple[Example, list[str]]:
     """`ex` (its settings) with the matrices of the `s` parameter; any matrix that cannot be used stays
-    at its seeded default, with a message. A damaged parameter keeps every seeded default."""
+    at its seeded default, with a message. A damaged parameter keeps every seeded default. `limit`: the
+    longest blob read (a link's; a JSON file's "state" may be as long as the file)."""
     mats = seeded(ex)
     want = exm.expected_shapes(ex, len(tokens(ex)))
     try:
-        r = _Reader(_decode_body(blob))
+        r = _Reader(_decode_body(blob, limit))
     except ShareError as e:
         return with_matrices(ex, mats), [
             f"The link's edited matrices could not be read: {e}. Using the seeded ones."

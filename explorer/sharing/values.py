@@ -23,7 +23,8 @@ from explorer.example import MATRIX_NAMES, Example
 LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file")
 MAX_STATE_CHARS = 16_000  # the longest s= parameter read (twice what the app ever writes)
 MAX_BODY_BYTES = 2_000_000  # the decompressed s= body (the largest dense state is about 1.45 MB)
-MAX_JSON_BYTES = 1_000_000  # the import limit (server.maxUploadSize = 1 MB)
+MAX_JSON_BYTES = 3_000_000  # the import limit (server.maxUploadSize = 3 MB): the largest file the app writes
+# is about 2 MB (every cell of the largest example edited, written compactly: explorer.sharing.json_file)
 MAX_SENTENCE_CHARS = table.MAX_SENTENCE_CHARS  # a sentence read from a link is cut here (the box too)
 MAX_CELLS = table.MAX_HEADS * table.MAX_D_MODEL * table.MAX_D_K  # the largest matrix
 VALUE_LIMIT = table.VALUE_LIMIT  # largest |value| accepted in a matrix (the same rule as the data editors)
@@ -36,7 +37,11 @@ LABELS = {s.name: s.label for s in table.SETTINGS}
 
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
-INT_RE = re.compile(r"[+-]?[0-9]{1,12}")
+INT_RE = re.compile(r"[+-]?[0-9]{1,12}")  # ASCII digits only: "¹" and "١٠" pass str.isdigit() and float()
+SURROGATES = re.compile("[\ud800-\udfff]")  # halves of UTF-16 pairs: no UTF-8 text (a URL, a file) holds one
+FLOAT_RE = re.compile(
+    r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?|[+-]?(?:inf|infinity|nan)", re.I
+)
 
 
 class ShareError(ValueError):
@@ -84,10 +89,17 @@ def with_matrices(ex: Example, mats: Mapping[str, NDArray]) -> Example:
 
 
 def cut_sentence(text: str, messages: list[str]) -> str:
+    """The sentence as every way in reads it: cut to MAX_SENTENCE_CHARS (with a message), and any lone
+    surrogate (a half of a UTF-16 pair, which no UTF-8 text can hold) replaced by U+FFFD (with a message)."""
     if len(text) > MAX_SENTENCE_CHARS:
         messages.append(f"The sentence had {len(text):,} characters; it was cut to {MAX_SENTENCE_CHARS:,}.")
-        return text[:MAX_SENTENCE_CHARS]
-    return text
+        text = text[:MAX_SENTENCE_CHARS]
+    clean = SURROGATES.sub("\ufffd", text)
+    if clean != text:
+        messages.append(
+            "The sentence held a broken character (a lone UTF-16 surrogate); it was replaced by �."
+        )
+    return clean
 
 
 def check_setting(name: str, value: object, *, from_text: bool) -> Any:
@@ -118,9 +130,11 @@ def check_setting(name: str, value: object, *, from_text: bool) -> Any:
             or (isinstance(value, str) != from_text)
         ):
             raise ShareError(f"{label} must be a number, not {val}.")
+        if isinstance(value, str) and not FLOAT_RE.fullmatch(value.strip()):
+            raise ShareError(f"{label} must be a number, not {val}.")
         try:
             v = float(value)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise ShareError(f"{label} must be a number, not {val}.") from None
         if not math.isfinite(v) or not lo <= v <= hi:
             raise ShareError(f"{label} must be a number between {lo:g} and {hi:g}, not {val}.")

@@ -202,7 +202,9 @@ def test_link_lengths_of_the_largest_allowed_example() -> None:
     )
     url = links.make_url("", every)
     assert links.too_long(url) and len(url) > 1_500_000  # the UI says so and offers the JSON file
-    assert len(sharing.to_json(every).encode()) > sharing.MAX_JSON_BYTES  # and says the file is large
+    text = sharing.to_json(every)  # which opens again, exactly (written compactly: issue 14 item 5)
+    assert len(text.encode()) <= sharing.MAX_JSON_BYTES and "state" in json.loads(text)
+    assert_identical(sharing.from_json(text), every)
     print(
         f"\nlink lengths: default {url_length(full(Example()))}, largest with 3 cells per matrix edited "
         f"{n_few}, largest re-randomized {url_length(rerolled, draws)}, largest every cell {len(url):,}"
@@ -362,7 +364,7 @@ def test_json_round_trips_exactly_and_is_readable() -> None:
 
 
 def test_json_of_a_large_example_lists_only_what_differs_from_the_seed() -> None:
-    big = full(Example(sentence=BIG_SENTENCE, d_model=64, n_heads=8, d_k=32, d_ff=128))
+    big = full(Example(sentence=BIG_SENTENCE, d_model=64, n_heads=8, d_k=64, d_ff=256))  # over 3 MB in full
     w = big.w_k.copy()
     w[3, 2, 1] = 0.1
     ex = big.with_(w_k=w)
@@ -421,7 +423,6 @@ def doc_with(**changes) -> str:
         (doc_with(draws={"w_q": -1}), '"draws"'),
         (doc_with(draws=[1]), '"draws"'),
         (doc_with(matrices=[]), '"matrices" must be an object'),
-        (doc_with(settings__sentence="x" * (sharing.MAX_SENTENCE_CHARS + 1)), "longer than"),
         ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ],
 )
@@ -442,6 +443,16 @@ def test_non_finite_or_huge_values_are_refused(bad: str) -> None:
 def test_mask_cells_must_be_booleans() -> None:
     with pytest.raises(sharing.ShareError, match="true/false"):
         sharing.from_json(doc_with(matrices__custom_mask=[[0.5] * 11] * 11))
+
+
+def test_a_sentence_longer_than_the_box_is_cut_with_a_message_as_in_a_link() -> None:
+    limit = sharing.MAX_SENTENCE_CHARS
+    doc = json.loads(sharing.to_json(full(Example(sentence="x" * limit, d_model=4, n_heads=1, d_k=2))))
+    doc["settings"]["sentence"] = "x" * (limit + 1)
+    notes: list[str] = []
+    ex = sharing.from_json(json.dumps(doc), notes)
+    assert ex.sentence == "x" * limit
+    assert notes == [f"The sentence had 501 characters; it was cut to {sharing.MAX_SENTENCE_CHARS}."]
 
 
 def test_a_too_large_file_is_refused_before_it_is_parsed() -> None:
