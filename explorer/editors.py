@@ -4,6 +4,13 @@ The rules (streamlit/streamlit #7354, #9196): the editor gets a DataFrame built 
 a key, and num_rows="fixed"; its edits are applied once, in on_change, to the canonical matrix in state;
 its return value is never fed back in. Column ids are c0, c1, ... (unique); the labels people see (token
 text, "k0", ...) go through column_config, so repeated words never clash as column names.
+
+What an editor reports comes from the browser, so anyone can craft it (issue 14 item 9): not JSON, numbers
+of thousands of digits, rows or columns that do not exist, added or deleted rows, nested values. Streamlit
+reads it before any of the app's code runs, and an exception there stays on the page until the next edit.
+`guard_messages` (installed on import) makes Streamlit's reader give an empty edit plus the reason instead;
+`_apply` refuses the whole message with a message naming the editor, keeps every matrix as it was, and gives
+the editor a fresh key, so the refused message is never replayed.
 """
 
 from __future__ import annotations
@@ -17,8 +24,60 @@ import streamlit as st
 
 from explorer import settings_table as table
 from explorer import state
+from explorer.text import literal
 
 LIMIT = table.VALUE_LIMIT  # larger entries would overflow the scores (q . k of two 1e300 entries is inf)
+REFUSED = "explorer_refused"  # set by the guarded reader in an editor's state: why its message was refused
+_EMPTY = {"edited_rows": {}, "added_rows": [], "deleted_rows": []}
+
+
+def problem_of(state: object) -> str | None:
+    """Why an editor's reported state (after Streamlit's reader) cannot be an edit of ours, or None."""
+    if not isinstance(state, dict):
+        return "it is not an object"
+    edited, added, deleted = (state.get(k) for k in ("edited_rows", "added_rows", "deleted_rows"))
+    if not isinstance(edited, dict) or not all(isinstance(c, dict) for c in edited.values()):
+        return "its edited rows are not an object of rows"
+    if added or deleted:
+        return "it adds or deletes rows (the matrices have a fixed size)"
+    if not isinstance(added, list) or not isinstance(deleted, list):
+        return "its added or deleted rows are not lists"
+    return None
+
+
+def read_message(ui_value: str | None, original) -> dict:  # noqa: ANN001 - Streamlit's own reader
+    """Streamlit's reading of an editor's message, or an empty edit carrying the reason it was refused."""
+    try:
+        out = original(ui_value)
+        why = problem_of(out)
+    except (ValueError, TypeError, AttributeError, KeyError, RecursionError, OverflowError) as e:
+        out, why = (
+            None,
+            "it is not the JSON a data editor sends" if isinstance(e, ValueError) else str(type(e).__name__),
+        )
+    if why is None:
+        return out
+    from streamlit.elements.widgets.data_editor import DataEditorState
+
+    return DataEditorState({**_EMPTY, REFUSED: why})
+
+
+def guard_messages() -> None:
+    """Install read_message as Streamlit's reader of data editor messages (once per process)."""
+    from streamlit.elements.widgets import data_editor as de
+
+    original = de.DataEditorSerde.deserialize
+    if getattr(original, "explorer_guard", False):
+        return
+
+    def deserialize(self, ui_value):  # noqa: ANN001, ANN202 - Streamlit's signature
+        return read_message(ui_value, lambda v: original(self, v))
+
+    deserialize.explorer_guard = True  # type: ignore[attr-defined]
+    de.DataEditorSerde.deserialize = deserialize
+
+
+guard_messages()
 
 
 def frame(m: np.ndarray, row_labels: Sequence[str]) -> pd.DataFrame:
@@ -32,7 +91,7 @@ def parse_cell(value: object) -> tuple[float | None, str | None]:
         return None, "the cell was cleared"
     try:
         v = float(str(value).strip().replace("−", "-")) if isinstance(value, str) else float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return None, f"{str(value)[:40]!r} is not a number"
     if math.isnan(v):
         return None, "NaN is not a number a matrix can hold"
@@ -46,39 +105,53 @@ def parse_cell(value: object) -> tuple[float | None, str | None]:
 def _cell(key: object, size: int, prefix: str = "") -> int | None:
     """A row position ("3", 3) or column id ("c3") reported by the editor, or None if it is not one of ours
     (the index column "_index", or anything out of range: widget state comes from the browser)."""
+    if isinstance(key, bool):
+        return None
     text = str(key)
     if prefix:
         if not text.startswith(prefix):
             return None
         text = text[len(prefix) :]
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
         return None
     i = int(text)
     return i if i < size else None
 
 
 def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[str], cols: list[str]) -> None:
-    """on_change: apply every reported edit to the canonical matrix; report any cell that was refused."""
-    edits = state.editor_state(key).get("edited_rows", {})
+    """on_change: apply every reported edit to the canonical matrix; report any cell that was refused.
+
+    A message that is not an edit of this editor (see the module's docstring) is refused as a whole."""
+    reported = state.editor_state(key)
     m = np.array(state.matrix(name), copy=True)
     sub = m[index] if index else m
+    why = reported.get(REFUSED) or problem_of(reported)
+    edits = {} if why else reported["edited_rows"]
+    cells = [
+        (_cell(r, sub.shape[0]), _cell(c, sub.shape[1], "c"), r, c) for r, ch in edits.items() for c in ch
+    ]
+    bad = next(((r, c) for i, j, r, c in cells if i is None or j is None), None)
+    if bad is not None:
+        why = f"row {str(bad[0])[:20]!r}, column {str(bad[1])[:20]!r} is not a cell of it"
+    if why:
+        state.set_matrix(name, m)  # unchanged; a fresh editor, so the message is not read again
+        state.say(
+            "refused", f"{title}: the editor sent a change the explorer cannot read ({why}); nothing changed."
+        )
+        return
     refused: list[str] = []
-    for r, changes in (edits if isinstance(edits, dict) else {}).items():
+    for r, changes in edits.items():
         i = _cell(r, sub.shape[0])
-        if i is None or not isinstance(changes, dict):
-            continue
         for col, value in changes.items():
             j = _cell(col, sub.shape[1], prefix="c")
-            if j is None:
-                continue
             if sub.dtype == bool:
                 sub[i, j] = bool(value)
                 continue
-            v, why = parse_cell(value)
-            if why is None:
+            v, no = parse_cell(value)
+            if no is None:
                 sub[i, j] = v
             else:
-                refused.append(f"{title}, row {rows[i]!r}, column {cols[j]!r}: {why}; kept {sub[i, j]:.6g}.")
+                refused.append(f"{title}, row {rows[i]!r}, column {cols[j]!r}: {no}; kept {sub[i, j]:.6g}.")
     state.set_matrix(name, m, from_editor=not refused)
     for msg in refused:
         state.say("refused", msg)  # a toast: it does not push the page down under the person's cursor
@@ -106,13 +179,26 @@ def matrix_editor(
             f"c{j}": st.column_config.NumberColumn(label=c, format=f"%.{digits}f", step=10.0**-digits)
             for j, c in enumerate(cols)
         }
+    try:
+        _draw(sub, rows, key, config, (name, key, index, title, rows, cols), height)
+    except (IndexError, KeyError, ValueError, TypeError, OverflowError):
+        # A crafted message Streamlit could not apply (on_change refuses them first; this is the last line):
+        # the canonical matrix is untouched; a fresh editor shows it.
+        state.set_matrix(name, np.array(m, copy=True))
+        why = f"{title}: the editor sent a change the explorer cannot read; nothing changed."
+        st.toast(literal(why), icon=":material/block:", duration="infinite")
+        fresh = state.editor_key(name, *index)
+        _draw(sub, rows, fresh, config, (name, fresh, index, title, rows, cols), height)
+
+
+def _draw(sub: np.ndarray, rows: list[str], key: str, config: dict, args: tuple, height: int | None) -> None:
     st.data_editor(
         frame(sub, rows),
         key=key,
         num_rows="fixed",
         column_config=config,
         on_change=_apply,
-        args=(name, key, index, title, rows, cols),
+        args=args,
         disabled=["_index"],  # row labels are tokens or dimension names, not data
         width="stretch",
         height=height or "auto",
