@@ -98,6 +98,12 @@ def sentence_box() -> None:
     )
     sentence = state.sentence()
     toks, cut = tokens_of(sentence)
+    if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
+        st.info(
+            f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
+            "(typed, pasted, in a link or a file) was cut there.",
+            icon=":material/content_cut:",
+        )
     if cut:
         st.warning(
             f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
