@@ -12,6 +12,14 @@ lighter than N browser tabs, so the server, not the client, is what is measured)
      sentence, every chart and the address bar show only its own sentence's marker (never another
      session's), and after an edit the editor shows the new value.
 
+With --hostile, one more visitor sends the largest inputs as fast as the server takes them (class Hostile):
+it opens a link to the largest example (64 tokens, d_model 64, 8 heads, d_k 64, d_ff 256), then sends a
+1.5 MB sentence with every rerun (the box allows 500 characters; the server cuts what the WebSocket
+brings) and a new seed each time, with no pause (a seed flood: every matrix, the traced run and every
+figure new at the largest size). --compare runs the class without the hostile visitor, then with it,
+alternately (--rounds times), and reports the normal sessions' p90 in each and their ratio (issue 14 item 3:
+at most 2).
+
 Reported: sessions held (connected to the end), reruns, errors (with the first few), rerun latency
 percentiles (send -> script finished), the server's RSS (baseline after a warm-up, peak under load, after
 the sessions close, and after the server dropped them: --ttl), read from /proc/<pid>/status.
@@ -20,6 +28,7 @@ Usage:
   .venv/bin/python benchmarks/load_test.py                       # 30 sessions for 60 s (the full form)
   .venv/bin/python benchmarks/load_test.py --waves 2             # ... then a second class: memory must not grow
   .venv/bin/python benchmarks/load_test.py --sessions 40 --duration 120 --json out/load.json
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/load_test.py --compare   # quiet vs hostile, p90 ratio
 tests/load/test_load.py runs the short form (30 sessions, 10 s) in the test suite.
 """
 
@@ -41,7 +50,7 @@ import time
 import urllib.request
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, quote
+from urllib.parse import parse_qs, quote, urlencode
 
 import pyarrow as pa
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -89,6 +98,8 @@ class Report:
     alone_ms: dict[str, float] = field(default_factory=dict)  # one session on its own (the warm-up)
     rss_mb: dict[str, float] = field(default_factory=dict)
     waves: list[dict[str, float]] = field(default_factory=list)  # RSS peak and after each wave
+    hostile_reruns: int = 0  # reruns the hostile visitor got through (0: none ran)
+    hostile_ms: dict[str, float] = field(default_factory=dict)  # its own rerun latency
 
     def fail(self, text: str) -> None:
         self.errors += 1
@@ -236,6 +247,8 @@ class Session:
                 own = el.text_input.value if el.text_input.set_value else self.sentence
                 if check and key == "sentence" and own != self.sentence:
                     self.fail(f"sentence box shows {el.text_input.value[:60]!r}, not {self.sentence[:60]!r}")
+            elif etype == "number_input":
+                self.widgets[el.number_input.id.split("-", 2)[-1]] = el.number_input.id
             elif etype == "bidi_component" and el.bidi_component.component_name == CHART:
                 seen += chart_labels(json.loads(el.bidi_component.bytes)["f"])  # explorer.chart's payload
                 self.report.charts_checked += check
@@ -306,9 +319,67 @@ class Session:
             return True
 
 
+HUGE_CHARS = (
+    1_500_000  # the hostile sentence: under server.maxWidgetStateSize (2 MB), 3,000 times the box's cap
+)
+LARGEST = {"d_model": 64, "heads": 8, "d_k": 64, "d_ff": 256}  # link parameters (explorer.settings_table)
+LARGEST_KEYS = {"cfg.d_model": 64, "cfg.n_heads": 8, "cfg.d_k": 64, "encoder.d_ff": 256}  # their widgets
+
+
+class Hostile(Session):
+    """One visitor sending the largest inputs as fast as the server takes them (issue 14 item 3).
+
+    Opens a link to the largest example on `page`, then until the time is up sends rerun after rerun with no
+    pause, each with a new seed and the same 1.5 MB sentence (the server cuts it to 500 characters), until
+    the class has finished (at least one such rerun). Its
+    reruns are not counted among the class's; an exception or error box it sees is still an error.
+    """
+
+    def __init__(self, url: str, report: Report, latencies: list[float], page: str) -> None:
+        super().__init__(999, url, report, latencies)
+        self.page = page
+        self.stop = asyncio.Event()  # set when the class has finished
+
+    async def visit(self, deadline: float, think: tuple[float, float], min_actions: int) -> bool:
+        async with connect(
+            self.url,
+            subprotocols=["streamlit"],
+            origin=self.url.replace("ws://", "http://").split("/_stcore")[0],
+            max_size=None,
+            open_timeout=60,
+            ping_interval=None,
+        ) as ws:
+            self.ws = ws
+            words = " ".join(WORDS)
+            huge = (words + " ") * (HUGE_CHARS // (len(words) + 1))
+            first = " ".join(random.choices(WORDS, k=64))
+            await self.rerun(
+                page_name="", query="sentence=" + quote(first) + "&" + urlencode(LARGEST), check=False
+            )
+            self.page_hash = self.pages[self.page]
+            await self.rerun(check=False)
+            seed = 1000
+            while not self.stop.is_set() or seed == 1000:  # as long as the class runs, at least once
+                seed += 1
+                widgets = [
+                    self.widget("sentence", string_value=huge),
+                    self.widget("cfg.seed", int_value=seed),
+                ]
+                widgets += [self.widget(k, int_value=v) for k, v in LARGEST_KEYS.items() if k in self.widgets]
+                await self.rerun(widgets=widgets, check=False)
+                self.report.hostile_reruns += 1
+            return True
+
+
 async def run_sessions(
-    url: str, report: Report, duration: float, think: tuple[float, float], min_actions: int = 2
+    url: str,
+    report: Report,
+    duration: float,
+    think: tuple[float, float],
+    min_actions: int = 2,
+    hostile: str | None = None,
 ) -> list[float]:
+    """The class's rerun latencies (s); with `hostile` (a page's url path) one Hostile visitor beside it."""
     latencies: list[float] = []
     deadline = time.time() + duration
 
@@ -320,7 +391,27 @@ async def run_sessions(
             report.fail(f"session {sid}: {type(exc).__name__}: {exc}"[:300])
             return False
 
-    held = await asyncio.gather(*(one(i) for i in range(report.sessions)))
+    own: list[float] = []
+    bad = Hostile(url, report, own, hostile or "")
+
+    async def flood() -> None:
+        try:
+            await bad.visit(deadline, think, 0)
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            report.fail(f"hostile: {type(exc).__name__}: {exc}"[:300])
+
+    async def the_class() -> list[bool]:
+        try:
+            return await asyncio.gather(*(one(i) for i in range(report.sessions)))
+        finally:
+            bad.stop.set()
+
+    if hostile is None:
+        held = await the_class()
+    else:
+        held, _ = await asyncio.gather(the_class(), flood())
+        report.reruns -= len(own)  # its reruns are not the class's
+        report.hostile_ms = percentiles(own)
     report.sessions_held += sum(held)
     return latencies
 
@@ -404,6 +495,97 @@ async def load(
     return report
 
 
+@dataclass
+class Comparison:
+    """The same class without and with the hostile visitor, alternately on one server (issue 14 item 3)."""
+
+    quiet: list[Report] = field(default_factory=list)
+    hostile: list[Report] = field(default_factory=list)
+    quiet_ms: dict[str, float] = field(default_factory=dict)  # the class's reruns, every quiet round
+    hostile_ms: dict[str, float] = field(default_factory=dict)  # the class's reruns beside the hostile one
+    ratio_p90: float = float("nan")
+    load_avg: list[float] = field(default_factory=list)  # os.getloadavg() at the start and at the end
+    server_error: str = ""  # errors of the warm-up, a traceback in the server's log
+
+    @property
+    def errors(self) -> int:
+        return sum(r.errors for r in self.quiet + self.hostile) + bool(self.server_error)
+
+
+async def compare(
+    sessions: int = 30,
+    duration: float = 30.0,
+    port: int = 8649,
+    ttl: int = 3,
+    think: tuple[float, float] = (0.3, 1.0),
+    rounds: int = 2,
+    page: str = "encoder",
+) -> Comparison:
+    """Quiet, hostile, quiet, hostile, ... (`rounds` of each) on one server; the class's p90 in each kind."""
+    out = Comparison(load_avg=list(os.getloadavg()))
+    log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
+    proc = start_server(port, ttl, log)
+    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    quiet: list[float] = []
+    loud: list[float] = []
+    try:
+        warm = Report(sessions=1, duration_s=0)
+        await run_sessions(url, warm, 3.0, (0.2, 0.4), 4)
+        await run_sessions(url, warm, 3.0, (0.2, 0.4), 2, hostile=page)  # the largest example once
+        if warm.errors:
+            out.server_error = f"warm-up: {warm.error_samples}"
+        for _ in range(rounds):
+            for kind in ("quiet", "hostile"):
+                r = Report(sessions=sessions, duration_s=duration)
+                lat = await run_sessions(
+                    url, r, duration, think, 2, hostile=page if kind == "hostile" else None
+                )
+                r.latency_ms = percentiles(lat)
+                (quiet if kind == "quiet" else loud).extend(lat)
+                (out.quiet if kind == "quiet" else out.hostile).append(r)
+                await asyncio.sleep(ttl + 3)  # the server drops the sessions before the next round
+    finally:
+        text = stop_server(proc, log)
+    if "Traceback" in text:
+        out.server_error += text[text.index("Traceback") :][:500]
+    out.quiet_ms, out.hostile_ms = percentiles(quiet), percentiles(loud)
+    if out.quiet_ms and out.hostile_ms:
+        out.ratio_p90 = out.hostile_ms["p90"] / out.quiet_ms["p90"]
+    out.load_avg += list(os.getloadavg())
+    return out
+
+
+def print_comparison(c: Comparison) -> None:
+    def line(ms: dict[str, float]) -> str:
+        return (
+            f"p50 {ms['p50']:.0f}  p90 {ms['p90']:.0f}  p99 {ms['p99']:.0f}  max {ms['max']:.0f}"
+            if ms
+            else "-"
+        )
+
+    for i, (q, h) in enumerate(zip(c.quiet, c.hostile, strict=False)):
+        print(
+            f"round {i + 1} quiet    {q.sessions_held}/{q.sessions} held, {q.reruns} reruns, {q.errors} errors"
+        )
+        print(f"  class (ms)        {line(q.latency_ms)}")
+        print(
+            f"round {i + 1} hostile  {h.sessions_held}/{h.sessions} held, {h.reruns} reruns, {h.errors} errors"
+        )
+        print(f"  class (ms)        {line(h.latency_ms)}")
+        print(f"  hostile (ms)      {line(h.hostile_ms)}  ({h.hostile_reruns} reruns of its own)")
+        for e in (q.error_samples + h.error_samples)[:5]:
+            print(f"  - {e}")
+    if c.server_error:
+        print(f"server log: {c.server_error}")
+    print(f"class, all quiet rounds (ms)    {line(c.quiet_ms)}")
+    print(f"class, all hostile rounds (ms)  {line(c.hostile_ms)}")
+    print(f"p90 with / without the hostile visitor: {c.ratio_p90:.2f} (limit 2)")
+    a = c.load_avg
+    print(
+        f"load average (1, 5, 15 min): start {a[0]:.2f} {a[1]:.2f} {a[2]:.2f}, end {a[3]:.2f} {a[4]:.2f} {a[5]:.2f}"
+    )
+
+
 def print_report(r: Report) -> None:
     lat = r.latency_ms
     print(f"sessions            {r.sessions} concurrent for {r.duration_s:.0f} s")
@@ -445,7 +627,24 @@ def main() -> int:
     ap.add_argument("--min-actions", type=int, default=2, help="actions per session even past the time")
     ap.add_argument("--waves", type=int, default=1, help="classes one after the other (memory must not grow)")
     ap.add_argument("--json", type=Path, help="also write the report as JSON here")
+    ap.add_argument("--compare", action="store_true", help="the class without and with a hostile visitor")
+    ap.add_argument("--rounds", type=int, default=2, help="--compare: rounds of each kind, alternately")
+    ap.add_argument("--page", default="encoder", help="--compare: the page the hostile visitor floods")
     a = ap.parse_args()
+    if a.compare:
+        c = asyncio.run(
+            compare(a.sessions, a.duration, a.port, min(a.ttl, 3), tuple(a.think), a.rounds, a.page)
+        )
+        print(
+            f"load test, quiet vs hostile: {os.uname().nodename}, {os.cpu_count()} CPUs, {a.sessions} sessions, "
+            f"{a.duration:.0f} s per round, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '-')}"
+        )
+        print_comparison(c)
+        if a.json:
+            a.json.parent.mkdir(parents=True, exist_ok=True)
+            a.json.write_text(json.dumps(asdict(c), indent=2))
+        held = all(r.sessions_held == r.sessions for r in c.quiet + c.hostile)
+        return 1 if c.errors or not held or not c.ratio_p90 <= 2 else 0
     report = asyncio.run(
         load(a.sessions, a.duration, a.port, a.pid, a.ttl, tuple(a.think), a.min_actions, a.waves)
     )
