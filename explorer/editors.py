@@ -121,24 +121,33 @@ def _cell(key: object, size: int, prefix: str = "") -> int | None:
 def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[str], cols: list[str]) -> None:
     """on_change: apply every reported edit to the canonical matrix; report any cell that was refused.
 
-    A message that is not an edit of this editor (see the module's docstring) is refused as a whole."""
+    A message that is not an edit at all (see the module's docstring) is refused as a whole; a cell that is
+    not in this editor (a row or column it does not have, the row labels) is ignored, with a message."""
     reported = state.editor_state(key)
     m = np.array(state.matrix(name), copy=True)
     sub = m[index] if index else m
     why = reported.get(REFUSED) or problem_of(reported)
-    edits = {} if why else reported["edited_rows"]
-    cells = [
-        (_cell(r, sub.shape[0]), _cell(c, sub.shape[1], "c"), r, c) for r, ch in edits.items() for c in ch
-    ]
-    bad = next(((r, c) for i, j, r, c in cells if i is None or j is None), None)
-    if bad is not None:
-        why = f"row {str(bad[0])[:20]!r}, column {str(bad[1])[:20]!r} is not a cell of it"
     if why:
         state.set_matrix(name, m)  # unchanged; a fresh editor, so the message is not read again
         state.say(
             "refused", f"{title}: the editor sent a change the explorer cannot read ({why}); nothing changed."
         )
         return
+    edits: dict = {}
+    strays: list[str] = []
+    for r, changes in reported["edited_rows"].items():
+        for c, value in changes.items():
+            i, j = _cell(r, sub.shape[0]), _cell(c, sub.shape[1], prefix="c")
+            if i is None or j is None:
+                strays.append(f"row {str(r)[:20]!r}, column {str(c)[:20]!r}")
+            else:
+                edits.setdefault(r, {})[c] = value
+    if strays:
+        more = f" and {len(strays) - 3} more" if len(strays) > 3 else ""
+        state.say(
+            "refused",
+            f"{title}: the editor sent cells it does not have ({', '.join(strays[:3])}{more}); ignored.",
+        )
     refused: list[str] = []
     for r, changes in edits.items():
         i = _cell(r, sub.shape[0])
@@ -152,7 +161,7 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
                 sub[i, j] = v
             else:
                 refused.append(f"{title}, row {rows[i]!r}, column {cols[j]!r}: {no}; kept {sub[i, j]:.6g}.")
-    state.set_matrix(name, m, from_editor=not refused)
+    state.set_matrix(name, m, from_editor=not (refused or strays))
     for msg in refused:
         state.say("refused", msg)  # a toast: it does not push the page down under the person's cursor
 
