@@ -15,6 +15,10 @@ Three races in Streamlit 1.67's data editor (glide-data-grid, read in streamlit/
    later. That message names the page the grid is on: after a click on another page it takes the person back
    (the click is lost instead of the edit).
 
+A paste into a number grid is checked cell by cell (the grid drops "abc", "NaN", "=1+1" silently and reads
+"1,5" as 15): a Unicode minus is read as a minus; any other cell that is not a plain number refuses the
+whole paste with a message naming the cell (issue 14 item 10; the app checks the range of what arrives).
+
 The guard holds Enter and Tab in a cell editor back for two timer turns (the earlier keys' timers then find no
 move and do nothing) and hands the same key to the editor. After an edit it holds a click elsewhere, or a
 presenter's next/previous key, until the edit has been sent, its run has finished and the grid's follow-up
@@ -31,7 +35,7 @@ from typing import Any
 NAME = "attention_explorer.grid_guard"
 KEY = "frame.grid_guard"
 
-JS = """
+JS = r"""
 export default function () {
   if (window.__attentionGridGuard) return;
   window.__attentionGridGuard = true;
@@ -136,6 +140,91 @@ export default function () {
     true,
   );
 
+  // 5. A paste into a number grid: the grid drops "abc", "NaN", "=1+1" without a word and reads "1,5" as 15.
+  //    Each pasted cell must be a plain number (the app then checks its range and says so): a Unicode minus
+  //    (−2) is read as -2; anything else refuses the whole paste, with a message naming the cell.
+  const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+  const problem = (text) => {
+    if (text === "") return null; // an empty cell clears it: the app says so and keeps its value
+    if (NUMBER.test(text)) return Number.isFinite(Number(text)) ? null : "is too large to be a number";
+    if (/^[+-]?\d+,\d+$/.test(text)) return "has a decimal comma (write 1.5, not 1,5)";
+    if (text.startsWith("=")) return "is a formula (paste its value)";
+    return "is not a number";
+  };
+  const cellText = (grid, col, row) => (grid.querySelector(`#glide-cell-${col}-${row}`)?.innerText ?? "").trim();
+  const quote = (text) => "'" + (text.length > 40 ? text.slice(0, 39) + "…" : text) + "'";
+  function say(text) {
+    let box = document.getElementById("attention-paste-message");
+    if (!box) {
+      box = document.createElement("div");
+      box.id = "attention-paste-message";
+      box.setAttribute("role", "alert");
+      box.style.cssText =
+        "position:fixed;right:1rem;bottom:1rem;z-index:100000;max-width:32rem;padding:0.75rem 2.25rem 0.75rem " +
+        "1rem;border-radius:0.5rem;background:#fff4e5;color:#111827;border:1px solid #c2410c;" +
+        "box-shadow:0 4px 12px rgba(0,0,0,.25);font:0.95rem/1.4 'Source Sans Pro',sans-serif;";
+      const close = document.createElement("button");
+      close.textContent = "×";
+      close.setAttribute("aria-label", "Close");
+      close.style.cssText = "position:absolute;top:0.25rem;right:0.5rem;border:0;background:none;font-size:1.25rem;cursor:pointer";
+      close.onclick = () => box.remove();
+      box.appendChild(document.createElement("span"));
+      box.appendChild(close);
+      document.body.appendChild(box);
+    }
+    box.firstChild.textContent = text; // text, never HTML: it quotes what was pasted
+  }
+  // The grid reads a paste from navigator.clipboard (read(), else readText()), not from the paste event, and
+  // its listener may run before any other: the check sits in those two functions, for a paste into a grid.
+  function checked(raw) {
+    const focus = document.activeElement;
+    const grid = (focus && focus.closest && focus.closest('[data-testid="stDataFrame"]'))
+      || document.querySelector('[data-testid="stDataFrame"]:has(td[aria-selected="true"])');
+    const at = grid && grid.querySelector('td[aria-selected="true"]');
+    const where = at && /^glide-cell-(\d+)-(\d+)$/.exec(at.id);
+    if (!where || typeof raw !== "string") return { text: raw };
+    const [col0, row0] = [Number(where[1]), Number(where[2])];
+    if (["true", "false"].includes(cellText(grid, col0, row0))) return { text: raw }; // a mask: check boxes
+    state.pastesChecked = (state.pastesChecked || 0) + 1;
+    editedAt = now();
+    const plain = raw.replace(/\r?\n$/, "").replace(/\r\n/g, "\n");
+    const heads = Array.from(grid.querySelectorAll("thead th")).map((th) => th.innerText.trim());
+    const bad = [];
+    const text = plain.split("\n").map((line, i) => line.split("\t").map((cell, j) => {
+      const clean = cell.replace(/[\u00a0\u2009\u202f]/g, " ").trim().replace(/^\u2212/, "-");
+      const no = problem(clean);
+      if (no) {
+        const r = cellText(grid, 0, row0 + i);
+        bad.push(`row ${quote(r)}, column ${quote(heads[col0 + j] ?? "")}: ${quote(cell.trim())} ${no}`);
+      }
+      return clean;
+    }).join("\t")).join("\n");
+    if (!bad.length) return { text, fixed: text !== plain };
+    state.pastesRefused = (state.pastesRefused || 0) + 1;
+    const more = bad.length > 3 ? ` (and ${bad.length - 3} more)` : "";
+    say(`Nothing was pasted. ${bad.slice(0, 3).join("; ")}${more}.`);
+    return { refused: true };
+  }
+  const clip = navigator.clipboard;
+  if (clip && clip.read) {
+    const read = clip.read.bind(clip);
+    clip.read = async () => {
+      const items = await read();
+      const item = items.find((it) => it.types.includes("text/plain"));
+      if (!item) return items;
+      const got = checked(await (await item.getType("text/plain")).text());
+      if (got.refused) return [];
+      if (!got.fixed) return items;
+      return [new ClipboardItem({ "text/plain": new Blob([got.text], { type: "text/plain" }) })];
+    };
+  }
+  if (clip && clip.readText) {
+    const readText = clip.readText.bind(clip);
+    clip.readText = async () => {
+      const got = checked(await readText());
+      return got.refused ? "" : got.text;
+    };
+  }
   document.addEventListener("paste", (e) => inGrid(e.target) && (editedAt = now()), true);
   document.addEventListener("pointerup", (e) => inGrid(e.target) && (touchedAt = now()), true);
 

@@ -57,3 +57,63 @@ def test_fifty_fast_edits_some_followed_at_once_by_navigation_lose_none(app) -> 
     assert app.exceptions() == []
     guard = app.page.evaluate("() => window.__attentionGridGuardState")
     assert guard["deferredEnters"] >= 50 and guard["delayedClicks"] >= 1, guard
+
+
+HAS_MESSAGE = "m => { const t = document.getElementById('attention-paste-message')?.innerText ?? ''; return t.includes(m) && t; }"
+
+
+def paste_into(app, row: int, col: int, text: str) -> None:  # noqa: ANN001
+    """Select cell (row, col) of head 1's W_Q editor and paste `text` with Ctrl+V (the system clipboard)."""
+    ed = app.editor(0)
+    want = f"glide-cell-{col + 1}-{row}"
+    selected = "e => { const c = e.querySelector('td[aria-selected=\"true\"]'); return c ? c.id : null; }"
+    for _ in range(3):
+        app.page.mouse.click(*app.cell_centre(0, row, col))
+        app.page.wait_for_timeout(300)
+        if ed.evaluate(selected) == want:
+            break
+    assert ed.evaluate(selected) == want
+    app.page.evaluate("t => navigator.clipboard.writeText(t)", text)
+    app.page.keyboard.press("Control+v")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("abc", "'abc' is not a number"),
+        ("NaN", "'NaN' is not a number"),
+        ("=1+1", "'=1+1' is a formula"),
+        ("1,5", "'1,5' has a decimal comma"),
+        ("1e309", "'1e309' is too large to be a number"),
+        ("Infinity", "'Infinity' is not a number"),
+        ("0.5\tabc", "column 'q1': 'abc' is not a number"),
+    ],
+)
+def test_a_pasted_cell_that_is_not_a_number_is_refused_with_a_message_naming_it(
+    app, text: str, why: str
+) -> None:  # noqa: ANN001
+    """Issue 14 item 10: the grid dropped these without a word (or read 1,5 as 15); now nothing is pasted
+    and a message names the cell and says why."""
+    app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    app.open("projections", min_charts=3)
+    before = app.z("projections-w_q")
+    paste_into(app, 1, 0, text)
+    got = app.poll(HAS_MESSAGE, why, what="the message")
+    assert "Nothing was pasted" in got and "row 'd1', column 'q" in got, got
+    app.settle(3)
+    assert np.array_equal(app.z("projections-w_q"), before)  # nothing reached the app
+    assert app.page.evaluate("() => window.__attentionGridGuardState.pastesRefused") >= 1
+    assert app.exceptions() == []
+
+
+def test_a_pasted_unicode_minus_is_read_as_a_minus(app) -> None:  # noqa: ANN001
+    app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    app.open("projections", min_charts=3)
+    app.remember("projections-w_q")
+    paste_into(app, 1, 0, "\u22122")
+    app.wait_chart_change("projections-w_q")
+    w_q = np.array(conform(Example()).w_q, copy=True)
+    w_q[0, 1, 0] = -2.0
+    assert_allclose(app.z("projections-w_q"), q_of(w_q), rtol=1e-12, atol=1e-13)
+    assert float(app.editor(0).locator("#glide-cell-1-1").inner_text()) == -2.0
+    assert app.exceptions() == []
