@@ -29,7 +29,7 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state=present.sidebar_state(state.present()),
 )
-page = st.navigation(PAGES, position="sidebar")
+page = st.navigation(PAGES, position="sidebar", expanded=True)  # every page listed (13: no "View 3 more")
 frame.presentation_css()
 frame.sidebar()
 if state.present():

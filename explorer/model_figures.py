@@ -122,7 +122,8 @@ def model_grid(
         })  # fmt: skip
         top = (l * (band + panel_h) + band) / plot_h  # from the top of the plot, 0..1
         layout_axes["yaxis" if l == 0 else f"yaxis{l + 1}"] = {
-            **axis, "autorange": "reversed", "domain": [1 - top - panel_h / plot_h, 1 - top], "anchor": "x",
+            **axis, "autorange": "reversed", "anchor": "x",  # clipped: the last panel's end rounds to -1e-17
+            "domain": [max(0.0, 1 - top - panel_h / plot_h), min(1.0, max(0.0, 1 - top))],
             "tickvals": [y_cats[n // 2]], "ticktext": [f"layer {l + 1}"],
         }  # fmt: skip
     off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)

@@ -54,6 +54,21 @@ def test_model_grid_shows_the_first_tokens_of_a_long_sentence() -> None:
     assert np.asarray(fig.data[0].z).shape[0] == 27 and len(fig.data) == 31
 
 
+@pytest.mark.parametrize(("L", "H"), [(6, 12), (30, 9)])
+@pytest.mark.parametrize("present", [False, True])
+def test_model_grid_draws_at_every_size_in_both_modes(L: int, H: int, present: bool) -> None:
+    """Every panel's y-domain lies in 0..1 (the last one used to end at -8e-17 and Plotly refused the figure:
+    /model failed in presentation mode on both models)."""
+    for n in (2, 7, 11, 27):
+        for width in (1000, 1800):
+            A = np.full((L, H, n, n), 1 / n)
+            fig = mf.model_grid(A, [f"t{i}" for i in range(n)], np.full((L, H), "broad", dtype=object),
+                                np.ones((L, H)), style=Style(present=present), title="g", width_px=width)  # fmt: skip
+            domains = [fig.layout[f"yaxis{'' if i == 0 else i + 1}"].domain for i in range(L)]
+            assert all(0.0 <= lo < hi <= 1.0 for lo, hi in domains)
+            assert domains[-1][0] == pytest.approx(0.0, abs=1e-9)  # the panels fill the plot to its bottom
+
+
 def test_model_grid_frames_the_selected_head_and_greys_switched_off_heads() -> None:
     A, tokens, rules, scores = _grid_inputs()
     off = np.zeros((2, 3), dtype=bool)

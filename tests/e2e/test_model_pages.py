@@ -1,0 +1,203 @@
+"""The real-model pages in a real Chromium, as a student uses them (issue 17): the grid of every head on each
+model, a head picked, a head switched off on /ablation moving the next word's probability, " Paris" on
+/next-token and a token added, and links that reopen the same view. Screenshots of every real-model page at
+1920x1080 in presentation mode and at 1280x800 go to test-output/.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from attention_core import pretrained
+from explorer import model_figures
+from explorer.example import DEFAULT_SENTENCE
+
+OUT = Path(__file__).resolve().parents[2] / "test-output"
+
+pytestmark = pytest.mark.e2e
+
+ENGINE = {"minilm": "all-MiniLM-L6-v2", "smollm2": "SmolLM2-135M"}
+CAPITAL = "The capital of France is"
+
+
+def need(key: str) -> pretrained.Model:
+    try:
+        return pretrained.load(ENGINE[key])
+    except pretrained.ModelNotInstalledError as exc:  # CI installs them (tests/app/test_model_pages.py fails)
+        pytest.skip(str(exc))
+
+
+def query(app) -> dict[str, str]:  # noqa: ANN001 - the conftest's App
+    return {k: v[0] for k, v in parse_qs(urlparse(app.page.url).query).items()}
+
+
+def pick(app, key: str, option: str) -> None:  # noqa: ANN001
+    """Choose ``option`` in the selectbox whose widget key is ``key`` (dots as dashes)."""
+    app.page.locator(f".st-key-{key} input[role=combobox]").click()
+    app.page.get_by_role("option", name=option, exact=True).click()
+
+
+def wait_query(app, **want: str) -> None:  # noqa: ANN001
+    js = """want => { const q = new URLSearchParams(location.search);
+      return Object.entries(want).every(([k, v]) => q.get(k) === v); }"""
+    app.poll(js, want, what=f"the address to carry {want}")
+    app.settle()
+
+
+def bar_probs(app, key: str, trace: int = 0) -> dict[str, float]:  # noqa: ANN001
+    """A token-bars chart as {label: probability}: labels read '1. “␣Paris”'."""
+    data = app.chart(key)["data"][trace]
+    labels = app.chart(key)["layout"]["yaxis"]["ticktext"]
+    xs = data["x"]
+    if isinstance(xs, dict) and "bdata" in xs:  # a typed array as Plotly sends it
+        xs = np.frombuffer(base64.b64decode(xs["bdata"]), dtype=np.dtype(xs["dtype"])).tolist()
+    elif isinstance(xs, dict):
+        xs = [xs[str(i)] for i in range(len(xs))]
+    return {re.sub(r"^\d+\. “(.*)”$", r"\1", lab): float(x) for lab, x in zip(labels, xs, strict=True)}
+
+
+@pytest.mark.parametrize("key", ["minilm", "smollm2"])
+def test_model_grid_on_each_model_and_a_head_picked(app, key: str) -> None:  # noqa: ANN001
+    m = need(key)
+    app.open("model", min_charts=1, model=key)
+    assert app.exceptions() == []
+    trace = m.run(DEFAULT_SENTENCE)
+    L = m.config.n_layers
+    grid = app.chart("model-grid")
+    assert len(grid["data"]) == L + 1  # one heatmap per layer, one text trace of labels
+    drawn = np.stack([np.asarray(app.z("model-grid", layer)) for layer in range(L)])  # (L, n, cols)
+    n = trace.n_tokens
+    first = drawn[:, :, :n]  # head 1 of every layer
+    assert_allclose(first, trace.attentions[:, 0], rtol=1e-5, atol=1e-6)
+    assert all(w in model_figures.SHORT_LABELS.values() for w in grid["data"][-1]["text"])
+    app.screenshot(f"model-{key}-grid")
+    # Pick layer 2, head 3: the grid frames it, the link to /head names it, the address carries it.
+    pick(app, "model-layer", "layer 2")
+    wait_query(app, model=key, layer="2")
+    pick(app, "model-head", "head 3")
+    wait_query(app, model=key, layer="2", head="3")
+    link = app.page.locator('[data-testid="stPageLink"] a', has_text="Open layer 2, head 3")
+    assert link.count() == 1
+    link.click()
+    app.poll("() => location.pathname.endsWith('/head')", what="/head")
+    app.settle(min_charts=4)
+    w, want = app.z("head-w"), trace.attentions[1, 2]
+    drawn_cells = np.isfinite(w)  # a decoder's later tokens are masked (grey, not drawn)
+    assert drawn_cells[np.tril_indices(n)].all()
+    assert_allclose(w[drawn_cells], want[drawn_cells], rtol=1e-5, atol=1e-6)
+    assert_allclose(want[~drawn_cells], 0.0)
+    assert query(app)["model"] == key and query(app)["layer"] == "2" and query(app)["head"] == "3"
+    assert app.exceptions() == []
+
+
+def test_next_token_paris_and_a_token_added(app) -> None:  # noqa: ANN001
+    m = need("smollm2")
+    app.open("next-token", min_charts=2, model="smollm2", sentence=CAPITAL)
+    assert app.exceptions() == []
+    probs = bar_probs(app, "next-bars")
+    assert list(probs)[0] == "␣Paris"
+    want = m.run(CAPITAL).next_token_probs()
+    assert probs["␣Paris"] == pytest.approx(0.77, abs=0.01)
+    assert probs["␣Paris"] == pytest.approx(float(want.max()), abs=5e-4)
+    n = m.run(CAPITAL).n_tokens
+    assert app.z("next-mask").shape == (n, n)
+    app.screenshot("model-next-token")
+    # "Add it": the sentence grows by " Paris", the model runs again, the causal mask has one more row.
+    app.page.locator(".st-key-next-add-0 button").click()
+    app.poll(
+        'want => document.querySelector(\'[data-testid="stTextInput"] input[aria-label="Sentence"]\')'
+        ".value === want",
+        CAPITAL + " Paris",
+        what="the sentence to end with Paris",
+    )
+    app.poll(
+        "n => { const el = document.querySelector('.st-key-next-mask .js-plotly-plot');"
+        " return !!el && !!el.layout.yaxis.ticktext && el.layout.yaxis.ticktext.length === n; }",
+        n + 1,
+        what="the causal mask to grow by one row",
+    )
+    app.settle()
+    assert query(app)["sentence"] == CAPITAL + " Paris"
+    after = bar_probs(app, "next-bars")
+    want_after = m.run(CAPITAL + " Paris").next_token_probs()
+    assert max(after.values()) == pytest.approx(float(want_after.max()), abs=5e-4)
+    assert app.exceptions() == []
+
+
+def test_a_head_switched_off_moves_the_next_word_and_the_link_reopens_it(app, browser) -> None:  # noqa: ANN001
+    m = need("smollm2")
+    app.open("ablation", min_charts=2, model="smollm2", sentence=CAPITAL)
+    assert app.exceptions() == []
+    before = bar_probs(app, "ablation-next", 0)
+    assert before["␣Paris"] == pytest.approx(0.77, abs=0.01)
+    # Switch off layer 1, head 1 by its pill; the "after" bars change and the address carries off=1.1.
+    shift = "() => JSON.stringify(document.querySelector('.st-key-ablation-shift .js-plotly-plot').data[0].x)"
+    untouched = app.page.evaluate(shift)
+    pills = app.page.locator(".st-key-ablation-switch-0 button")
+    pills.filter(has_text=re.compile(r"^1$")).click()
+    app.poll(f"old => ({shift})() !== old", untouched, what="the hidden-state shifts to change")
+    wait_query(app, model="smollm2", off="1.1")
+    mask = np.ones((m.config.n_layers, m.config.n_heads))
+    mask[0, 0] = 0.0
+    want = m.run(CAPITAL, mask).next_token_probs()
+    after = bar_probs(app, "ablation-next", 1)
+    paris = m.tokenizer.encode(" Paris")[-1]
+    assert after["␣Paris"] == pytest.approx(float(want[paris]), abs=5e-4)
+    assert abs(after["␣Paris"] - before["␣Paris"]) > 1e-3  # the head mattered to the next word
+    assert "Heads switched on (269 of 270)" in app.page.inner_text("body")
+    app.screenshot("model-ablation")
+    # The address reopens the same view in a new tab: same model, sentence, heads off, same numbers.
+    url = app.page.url
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        other = type(app)(ctx.new_page(), app.server)
+        other.page.goto(url)
+        other.settle(min_charts=2)
+        assert other.exceptions() == []
+        assert bar_probs(other, "ablation-next", 1)["␣Paris"] == pytest.approx(after["␣Paris"], abs=1e-6)
+        assert "Heads switched on (269 of 270)" in other.page.inner_text("body")
+    finally:
+        ctx.close()
+
+
+def test_a_link_with_layer_head_and_off_reopens_the_head(app) -> None:  # noqa: ANN001
+    m = need("minilm")
+    app.open("head", min_charts=4, model="minilm", layer="4", head="7", off="2.3,6.12")
+    assert app.exceptions() == []
+    assert query(app) == {"model": "minilm", "layer": "4", "head": "7", "off": "2.3,6.12"} | (
+        {"sentence": query(app)["sentence"]} if "sentence" in query(app) else {}
+    )
+    assert_allclose(app.z("head-w"), m.run(DEFAULT_SENTENCE).attentions[3, 6], rtol=1e-5, atol=1e-6)
+    assert "Layer 4, head 7" in app.page.inner_text("body")
+    # The switched-off heads came along: /ablation counts them.
+    app.go("ablation", min_charts=1)
+    assert "Heads switched on (70 of 72)" in app.page.inner_text("body")
+    assert query(app).get("off") == "2.3,6.12"
+    assert app.exceptions() == []
+
+
+# charts each page draws: /ablation draws MiniLM's cosines as numbers, SmolLM2's next token as a chart
+PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2)}
+
+
+@pytest.mark.parametrize("size", ["1920x1080-present", "1280x800"])
+def test_screenshots_of_every_real_model_page(app, size: str) -> None:  # noqa: ANN001
+    need("minilm")
+    need("smollm2")
+    width, height = (1920, 1080) if size.startswith("1920") else (1280, 800)
+    app.page.set_viewport_size({"width": width, "height": height})
+    extra = {"present": "1"} if "present" in size else {}
+    for path, charts in PAGES.items():
+        for key in ("minilm", "smollm2") if path != "next-token" else ("smollm2",):
+            app.open(path, min_charts=charts[key == "smollm2"], model=key, sentence=CAPITAL if key == "smollm2" else DEFAULT_SENTENCE,
+                     **extra)  # fmt: skip
+            assert app.exceptions() == [], (path, key)
+            app.screenshot(f"model-{path}-{key}-{size}")
+            app.page.screenshot(path=str(OUT / f"model-{path}-{key}-{size}-full.png"), full_page=True)
