@@ -153,6 +153,9 @@ def model_grid(
              "ticktext": [f"head {h + 1}" for h in range(H)]}  # fmt: skip
     layout = _layout(style, title, g["height"], xaxis=xaxis, shapes=shapes, **layout_axes)
     layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
+    # The labels' axis spans the whole plot, so its subplot lies over the panels: with an opaque plot
+    # background it hid every heatmap (the browser drew labels on white). Transparent: the panels show.
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"
     layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
     return _figure(data, layout)
 

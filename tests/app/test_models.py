@@ -25,6 +25,8 @@ def test_model_grid_is_one_figure_whose_panels_hold_every_heads_weights() -> Non
     A, tokens, rules, scores = _grid_inputs()
     fig = mf.model_grid(A, tokens, rules, scores, style=Style(), title="grid", width_px=1200)
     go.Figure(fig.to_plotly_json())  # a valid Plotly figure
+    # the labels' subplot covers the panels: its background must let them show (it hid them all)
+    assert fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
     *heats, text = fig.data
     assert [h.type for h in heats] == ["heatmap", "heatmap"] and text.type == "scatter"
     for layer, heat in enumerate(heats):

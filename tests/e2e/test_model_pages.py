@@ -40,8 +40,17 @@ def query(app) -> dict[str, str]:  # noqa: ANN001 - the conftest's App
 
 def pick(app, key: str, option: str) -> None:  # noqa: ANN001
     """Choose ``option`` in the selectbox whose widget key is ``key`` (dots as dashes)."""
-    app.page.locator(f".st-key-{key} input[role=combobox]").click()
-    app.page.get_by_role("option", name=option, exact=True).click()
+    box = app.page.locator(f".st-key-{key} input[role=combobox]")
+    box.scroll_into_view_if_needed()
+    wanted = app.page.get_by_role("option", name=option, exact=True)
+    for _attempt in range(3):  # a click while the page still moves (a chart drawn above) leaves it closed
+        box.click()
+        try:
+            wanted.wait_for(state="visible", timeout=10_000)
+            break
+        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: open it again
+            app.page.keyboard.press("Escape")
+    wanted.click()
 
 
 def wait_query(app, **want: str) -> None:  # noqa: ANN001
@@ -63,6 +72,31 @@ def bar_probs(app, key: str, trace: int = 0) -> dict[str, float]:  # noqa: ANN00
     return {re.sub(r"^\d+\. “(.*)”$", r"\1", lab): float(x) for lab, x in zip(labels, xs, strict=True)}
 
 
+def coloured_share(app, key: str) -> float:  # noqa: ANN001
+    """The share of the chart's plot area (between its first and last heatmap panel) that is coloured, as a
+    person sees it: pixels neither white nor grey (the heatmaps), from a screenshot of the element."""
+    from PIL import Image
+
+    el = app.page.locator(f".st-key-{key} .js-plotly-plot")
+    el.scroll_into_view_if_needed()
+    box = app.page.evaluate(
+        """key => { const r = [...document.querySelectorAll(`.st-key-${key} .heatmaplayer image`)]
+          .map(i => i.getBoundingClientRect());
+          const p = document.querySelector(`.st-key-${key} .js-plotly-plot`).getBoundingClientRect();
+          return {x0: Math.min(...r.map(b => b.left)) - p.left, x1: Math.max(...r.map(b => b.right)) - p.left,
+                  y0: Math.min(...r.map(b => b.top)) - p.top, y1: Math.min(r[0].bottom, p.bottom) - p.top}; }""",
+        key,
+    )
+    png = OUT / f"element-{key}.png"
+    el.screenshot(path=str(png))
+    img = np.asarray(Image.open(png).convert("RGB"), dtype=np.int16)
+    y0, y1 = int(box["y0"]) + 2, int(box["y1"]) - 2  # the first row of panels
+    x0, x1 = int(box["x0"]) + 2, int(box["x1"]) - 2
+    part = img[y0:y1, x0:x1]
+    grey = (part.max(axis=-1) - part.min(axis=-1)) < 12  # white, grey and black text alike
+    return float(1.0 - grey.mean())
+
+
 @pytest.mark.parametrize("key", ["minilm", "smollm2"])
 def test_model_grid_on_each_model_and_a_head_picked(app, key: str) -> None:  # noqa: ANN001
     m = need(key)
@@ -78,6 +112,7 @@ def test_model_grid_on_each_model_and_a_head_picked(app, key: str) -> None:  # n
     assert_allclose(first, trace.attentions[:, 0], rtol=1e-5, atol=1e-6)
     assert all(w in model_figures.SHORT_LABELS.values() for w in grid["data"][-1]["text"])
     app.screenshot(f"model-{key}-grid")
+    assert coloured_share(app, "model-grid") > 0.4  # the panels are drawn, not only their labels
     # Pick layer 2, head 3: the grid frames it, the link to /head names it, the address carries it.
     pick(app, "model-layer", "layer 2")
     wait_query(app, model=key, layer="2")
