@@ -25,7 +25,7 @@ def picker() -> None:
         key=state.K_PRESET,
         format_func=lambda n: PRESETS[n].title if n else "— your own sentence —",
         on_change=_picked,
-        help="Each seed notebook, set up exactly as it was, with its printed numbers beside the app's.",
+        help="Each example teaches one idea; where it comes from is in a detail below its note.",
     )
 
 
@@ -70,24 +70,28 @@ def panel() -> None:
         st.subheader(f":material/menu_book: {preset.title}", anchor=False)
         st.markdown(preset.note)
         changed = ex.digest() != _preset_digest(name)
+        checks = lessons.checks(name, res)
         if changed:
             st.info(
-                "You have changed the example since loading it: a ✗ below marks a printed number that no "
-                "longer comes out.",
+                "You have changed the example since loading it"
+                + (
+                    ": a ✗ under “Where this comes from” marks a printed number that no longer comes out."
+                    if checks
+                    else "; “Reload the example” brings it back."
+                ),
                 icon=":material/edit:",
             )
-        checks = lessons.checks(name, res)
         tables = lessons.extras(name, ex, res, run=compute.run)
-        beyond = "Beyond the notebook" if checks else "What to look at"
-        titles = (["The notebook beside the app"] if checks else []) + ([beyond] if tables else [])
-        if titles:
-            tabs = st.tabs(titles)
+        lesson = [t for t in tables if not t.source]
+        if lesson:
+            st.markdown("**What to look at**")
+            _tables(lesson, f"preset.{name}")
+        # The notebook and its cell numbers are a detail: students do not have the notebooks.
+        with st.expander("Where this comes from", icon=":material/history_edu:"):
+            st.markdown(preset.source)
             if checks:
-                with tabs[0]:
-                    _comparison(checks)
-            if tables:
-                with tabs[-1]:
-                    _tables(tables, f"preset.{name}")
+                _comparison(checks)
+            _tables([t for t in tables if t.source], f"preset.{name}.source")
         b1, b2, _ = st.columns([2, 2, 3])
         b1.button(
             "Reload the example",

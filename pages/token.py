@@ -12,8 +12,8 @@ state.init()
 ui.opening(
     "One token's view",
     "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
-    "its output is exactly that mix: each weight times its value vector, summed over the keys. This is the "
-    "loop notebooks 001 and 002 write by hand, and it is one row of the matrix product A V.",
+    "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
+    "hand it is a loop over the keys; it is also one row of the matrix product A V.",
     r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
 )
 ex, res = ui.result()
@@ -54,8 +54,8 @@ if res is not None:
         nb = lessons.token_loop_check(preset_ui.active(), i, h, res)
         if nb is not None:
             st.info(
-                f"The notebook's own loop printed {nb.label} = "
-                f"{lessons.fmt(nb.printed.values, nb.printed.decimals)} ({nb.cell}) for this token: "
+                f"The example's source computed this token by hand, in a loop: {nb.label} = "
+                f"{lessons.fmt(nb.printed.values, nb.printed.decimals)}: "
                 + ("the same, to its printed digits." if nb.agrees else "not what the app computes now."),
                 icon=":material/menu_book:",
             )

@@ -1,15 +1,16 @@
-"""/why-scale: why the scores are divided by sqrt(d_k) (seed 003's lesson), measured."""
+"""/why-scale: why the scores are divided by sqrt(d_k) (seed notebook 003's lesson), measured."""
 
 import pandas as pd
 import streamlit as st
 
 from explorer import compute, lessons, pipeline, preset_ui, state, ui
 from explorer import figures as fg
+from explorer.lessons import seed001, seed002
 
 SCALES = {
     "sqrt": "divides its scores by √d_k, as the paper does",
-    "none": "does not scale its scores (as notebook 001): the “unscaled” columns are the ones it uses",
-    "custom": "multiplies its scores by a number you chose (notebook 002 divides them by 1)",
+    "none": f"does not scale its scores (as “{seed001.TITLE}”): the “unscaled” columns are the ones it uses",
+    "custom": f"multiplies its scores by a number you chose (“{seed002.TITLE}” divides them by 1)",
 }
 
 state.init()
@@ -61,7 +62,7 @@ if res is not None:
     if nb is not None:
         v = nb.printed.values
         st.info(
-            f"Notebook 003 measured this on its own q and k ({nb.cell}): var(q kᵀ) = {v[2]:.4f}, and "
+            f"This example's source measured it on its own q and k: var(q kᵀ) = {v[2]:.4f}, and "
             f"{v[3]:.4f} after dividing by √8; head 1 above: {stats.var_raw[0]:.4f} and "
             f"{stats.var_scaled[0]:.4f}" + (" (the same)." if nb.agrees else "."),
             icon=":material/menu_book:",

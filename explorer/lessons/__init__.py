@@ -2,8 +2,8 @@
 
 One module per lesson holds its sentence, the numbers its notebook printed (`Printed`, with the cell they
 come from), `build()` (the Example that reproduces it, every matrix set), `checks(res)` (each printed number
-beside the app's), `extras(ex, res, run)` (what the notebook could not show), its `NOTE` and `TITLE`, and
-where it has one its hand-written per-token loop (`LOOPS`). The comparison machinery is in `compare`; the
+beside the app's), `extras(ex, res, run)` (what the notebook could not show), its `TITLE` (what it teaches),
+`NOTE`, `SOURCE` (where it comes from: the seed notebook and its cells), and where it has one its hand-written per-token loop (`LOOPS`). The comparison machinery is in `compare`; the
 registry below is what the rest of the app reads (PRESETS by URL name: ?preset=<name>). Pure: no Streamlit.
 """
 
@@ -26,13 +26,14 @@ __all__ = ["PRESETS", "Check", "Lesson", "Printed", "Row", "Table", "checks", "e
 
 @dataclass(frozen=True)
 class Lesson:
-    """A preset: its URL name, title (in the picker), note (Markdown), and the example it builds; a notebook's
-    lesson also checks its printed numbers (`checks`) and may tie a page to them (`loops`: query -> the
+    """A preset: its URL name, title (in the picker: what it teaches), note (Markdown), source (Markdown: the
+    seed notebook and its cells, or "our own"), and the example it builds; a notebook's lesson also checks its printed numbers (`checks`) and may tie a page to them (`loops`: query -> the
     notebook's own result for that token)."""
 
     name: str
     title: str
     note: str
+    source: str
     build: Callable[[], Example]
     extras: Callable[[Example, Result, Run], list[Table]]
     checks: Callable[[Result], list[Check]] | None = None
@@ -48,6 +49,7 @@ def _lesson(module: ModuleType) -> Lesson:
         module.NAME,
         module.TITLE,
         module.NOTE,
+        module.SOURCE,
         module.build,
         module.extras,
         getattr(module, "checks", None),

@@ -9,12 +9,17 @@ from explorer.lessons.compare import Run, Table
 from explorer.pipeline import Result
 
 NAME = "causal-vs-bidirectional"
-TITLE = "Ours: causal or bidirectional"
+TITLE = "Encoder or decoder: causal or bidirectional"
 NOTE = (
-    "**Our own: causal or bidirectional?** The same sentence and weights with and without the causal "
+    "**Causal or bidirectional?** The same sentence and weights with and without the causal "
     "mask. An encoder (BERT) lets every token see every other; a decoder (GPT) lets a token see only "
     "itself and the tokens before it, because when it writes text the later tokens do not exist yet. "
     "Switch the mask on the Scores page, or compare the two below."
+)
+# Where this comes from (the seed notebook and its cells), shown in a detail below the note.
+SOURCE = (
+    "Our own example, not from a seed notebook (`explorer/lessons/causal_vs_bidirectional.py`): the app's "
+    "default sentence and weights, run twice."
 )
 
 

@@ -152,6 +152,7 @@ class Table:
 
     kind: "table" (numbers), or "weights" / "signed" (drawn as a heatmap), "text" (only `caption`).
     group: consecutive tables with the same non-empty group are drawn side by side.
+    source: about where the example comes from (the notebook's runs, its seed): drawn in that detail.
     """
 
     title: str
@@ -162,6 +163,7 @@ class Table:
     caption: str = ""
     kind: str = "table"
     group: str = ""
+    source: bool = False
 
 
 def dims(n: int, prefix: str = "d") -> list[str]:

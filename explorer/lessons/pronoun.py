@@ -9,15 +9,20 @@ from explorer.lessons.compare import Run, Table, table_example
 from explorer.pipeline import Result
 
 NAME = "pronoun"
-TITLE = "Ours: who is “it”?"
+TITLE = "Who is “it”? A head that resolves a pronoun"
 NOTE = (
-    "**Our own: who is “it”?** One head with hand-set weights, on 7 readable features (d0 living "
+    "**Who is “it”?** One head with hand-set weights, on 7 readable features (d0 living "
     "thing, d1 object, d2 pronoun, d3 verb, d4 about a living thing, d5 about an object, d6 small "
     "word). W_Q turns “about a living thing” into the question *are you a living thing?* and "
     "“pronoun” into *are you a noun?*; W_K gives the nouns the matching answers. So “it” (a pronoun "
     "that is tired) looks at **animal**, and “tired” does too.\n\n"
     "A trained model learns such weights, and earlier layers are what tell “it” that it is tired: "
     "here that is hand-set in its embedding (d4 = 1)."
+)
+# Where this comes from (the seed notebook and its cells), shown in a detail below the note.
+SOURCE = (
+    "Our own example, not from a seed notebook: the features and weights are set by hand in "
+    "`explorer/lessons/pronoun.py` to show what one trained head can do."
 )
 
 # The pronoun example: 7 readable features, one hand-set head that sends "it" to the noun it refers to.

@@ -13,15 +13,22 @@ from explorer.lessons.compare import Check, Run, Table, dims, printed, table_exa
 from explorer.pipeline import Result
 
 NAME = "hello-world"
-TITLE = "Notebook 000: Hello World"
+TITLE = "Positions, then two heads"
 NOTE = (
-    "**Notebook 000, “Hello World”.** Two tokens with hand-made embeddings E = [[1,2,3,4],[2,3,4,5]], "
-    "a sinusoidal positional encoding, then **two heads**, each with its own integer 4×3 W_Q, W_K, W_V "
-    "(d_model 4, d_k 3). The notebook stops after Q, K, V; the app goes on to the scores, both heads "
-    "and W_O.\n\n"
-    "Look at the encoding: the notebook's formula puts the **dimension** index in the exponent, the "
-    "paper puts the **pair** index there, so the two tables below differ from column 1 on. The app "
-    "uses the paper's encoding; the notebook's is computed beside it."
+    "**Positions, then two heads.** Two tokens (“Hello World”) with hand-made embeddings "
+    "E = [[1,2,3,4],[2,3,4,5]], a sinusoidal positional encoding added to them, then **two heads**, each "
+    "with its own small integer 4×3 W_Q, W_K, W_V (d_model 4, d_k 3). Follow Q, K and V to the scores, "
+    "both heads and W_O.\n\n"
+    "Look at the encoding: a common slip puts the **dimension** index in the exponent where the paper "
+    "puts the **pair** index, and the two tables below differ from column 1 on. The app uses the "
+    "paper's encoding; the other is computed beside it."
+)
+# Where this comes from (the seed notebook and its cells), shown in a detail below the note.
+SOURCE = (
+    "Seed notebook 000, “Hello World” (`000_8aaade25cb8306ff.txt`): the embeddings E (In [73]), its "
+    "positional encoding (In [78], printed In [79]) added to E (In [81]), and each head's W_Q, W_K, W_V "
+    "(In [82]). The notebook stops after Q, K and V; the Scores and Heads pages finish its two heads. Its "
+    "encoding puts the dimension index in the exponent; the app uses the paper's."
 )
 
 SENTENCE = "Hello World"
@@ -67,7 +74,7 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     )
     return [
         Table(
-            "The notebook's encoding (exponent on the dimension index i)",
+            "The other encoding (exponent on the dimension index i)",
             pos,
             dims(ex.d_model),
             nb,

@@ -16,15 +16,22 @@ from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, pr
 from explorer.pipeline import Result
 
 NAME = "me-gusta"
-TITLE = "Notebook 001: me gusta estudiar…"
+TITLE = "One token's output, step by step (no scaling)"
 NOTE = (
-    "**Notebook 001, “me gusta estudiar inteligencia artificial”.** Five tokens, d_model 4, "
-    "d_k = d_v = 3, hand-set position vectors pos_1 … pos_5 (a *learned* encoding here) and **no "
-    "scaling**: it computes softmax(Q Kᵀ), not softmax(Q Kᵀ/√3). It first builds each token's output "
-    "in a loop (me_attention = Σ alpha · value), then the same with matrices.\n\n"
-    "Its embeddings and weights are random. Seed 23 (commented out in its first cell) draws them "
-    "again exactly, so every number of its final run comes out, the output included. The app's "
-    "numbers are head 1's, before W_O (the notebook has no W_O)."
+    "**One token's output, step by step.** Five tokens (“me gusta estudiar inteligencia artificial”), "
+    "d_model 4, d_k = d_v = 3, hand-set position vectors (a *learned* encoding here) and **no "
+    "scaling**: softmax(Q Kᵀ), not softmax(Q Kᵀ/√3). Each token's output is first built one key at a "
+    "time (output = Σ weight · value, the Token page), then all at once with matrices: the same "
+    "numbers.\n\n"
+    "The numbers are head 1's, before W_O."
+)
+# Where this comes from (the seed notebook and its cells), shown in a detail below the note.
+SOURCE = (
+    "Seed notebook 001, “me gusta estudiar inteligencia artificial” (`001_172aa03a4314f59f.txt`): sizes "
+    "(In [2]), position vectors pos_1 … pos_5 (In [15]), weights and scores (In [26] – In [36]), the "
+    "hand-written loop (me_alphas In [37], me_attention In [42]; gusta In [22], In [24]) and the matrix "
+    "form (In [40]). Its embeddings and weights are random: seed 23 (commented out in its first cell, "
+    "In [1]) draws them again exactly, so every number of its final run comes out. The notebook has no W_O."
 )
 
 SENTENCE = "me gusta estudiar inteligencia artificial"
@@ -167,6 +174,7 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
             "and then [-0.078 0.0809 0.0652]. Only the later run matches its matrices (In [26] to In [40]). "
             "The app reproduces that run exactly: its first cell has `np.random.seed(23)` commented out, "
             "and seed 23 draws the very same embeddings and W_q, W_k, W_v.",
+            source=True,
         )
     ]
     _, loop_out = token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
@@ -194,6 +202,7 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
                 4,
                 "Even without the seed, the printed X and Q (4 decimals) pin W_q down to about 1e-4, "
                 "enough for the printed attention weights to come out.",
+                source=True,
             )
         )
     return out

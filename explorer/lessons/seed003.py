@@ -9,13 +9,19 @@ from explorer.lessons.compare import Check, Run, Table, head_of, printed, table_
 from explorer.pipeline import Result
 
 NAME = "causal-mask"
-TITLE = "Notebook 003: causal mask"
+TITLE = "The causal mask, and why divide by √d_k"
 NOTE = (
-    "**Notebook 003, the causal mask.** Four tokens (“My name is X”), random q, k, v with "
-    "d_k = d_v = 8, scores divided by √8, and a **causal mask**: a token may not look at the tokens "
-    "after it, so the weights above the diagonal are 0.\n\n"
-    "Here each token is a one-hot vector (X = the 4×4 identity), so W_Q, W_K, W_V are its printed q, "
-    "k, v themselves. Its lesson, why √8, has its own page: **Why divide by √d_k?**"
+    "**The causal mask.** Four tokens (“My name is X”), random q, k, v with d_k = d_v = 8, scores "
+    "divided by √8, and a **causal mask**: a token may not look at the tokens after it, so the weights "
+    "above the diagonal are 0.\n\n"
+    "Here each token is a one-hot vector (X = the 4×4 identity), so W_Q, W_K, W_V are the q, k, v "
+    "themselves. Why √8 has its own page: **Why divide by √d_k?**"
+)
+# Where this comes from (the seed notebook and its cells), shown in a detail below the note.
+SOURCE = (
+    "Seed notebook 003, the causal mask (`003_e5c726d2d0fde901.txt`): the sentence (In [54]), q, k, v "
+    "(In [55], In [88], In [91]), the scores (In [56]), the variances it measures (In [57], In [61]), the "
+    "scaled scores (In [62]), the mask (In [72]) and the weights and output (In [84], In [87])."
 )
 
 SENTENCE = "My name is X"  # In [54]: "L = Length of the input sequence. (Example use here: 'My name is X')"

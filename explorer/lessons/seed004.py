@@ -10,12 +10,18 @@ from explorer.lessons.compare import Check, Run, Table, dims, head1, printed, ta
 from explorer.pipeline import Result
 
 NAME = "its-snowing"
-TITLE = "Notebook 004: It's snowing"
+TITLE = "From queries and keys to raw scores, finished"
 NOTE = (
-    "**Notebook 004, “It's snowing outside”.** Three made-up 3-d embeddings and 3×2 matrices Wq, Wk, "
-    "Wv: it computes the queries, the keys and the raw scores q kᵀ, and leaves the rest as TODO.\n\n"
-    "The app finishes it: scale by 1/√2, softmax, times the values. The raw scores are on the Scores "
-    "page (the q·k numbers before the scale); the finished steps are below."
+    "**From queries and keys to raw scores.** Three made-up 3-d embeddings (“It's snowing outside”) and "
+    "3×2 matrices W_Q, W_K, W_V give the queries, the keys and the raw scores q·k.\n\n"
+    "The app finishes the computation: scale by 1/√2, softmax, times the values. The raw scores are "
+    "on the Scores page (before the scale); the finished steps are below."
+)
+# Where this comes from (the seed notebook and its cells), shown in a detail below the note.
+SOURCE = (
+    "Seed notebook 004, “It's snowing outside” (`004_c70dfc3b1bbfa780.txt`): the embeddings (In [26]), "
+    "Wq, Wk, Wv (In [15]), the queries and keys (In [37]) and the raw scores (In [31]); it "
+    "leaves the scale, the softmax and the output as TODO."
 )
 
 SENTENCE = "It's snowing outside"

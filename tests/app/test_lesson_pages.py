@@ -86,14 +86,14 @@ def test_token_page_states_the_equality_with_numbers(kit) -> None:
     formulas = [e.value for e in at.latex]
     assert any("(A V)_{0} = [1.936621, 6.683105, 1.595068]" in f for f in formulas)
     assert any(r"\sum_j a_{0,j}\, v_j = [1.936621, 6.683105, 1.595068]" in f for f in formulas)
-    note = next(i.value for i in at.info if "notebook's own loop" in i.value)
+    note = next(i.value for i in at.info if "by hand, in a loop" in i.value)
     assert "[1.93662106 6.68310531 1.59506841]" in note and "the same" in note
     at.selectbox(key="ui.query").set_value(1).run()  # input 2: the row the notebook never printed
     res = pipeline.run(PRESETS["three-inputs"].build())
     cs = kit.charts(at)
     assert_allclose(kit.array(cs["token.weights"]["data"][0]["y"]), res.attention.weights[0, 1], rtol=1e-12)
     assert_allclose(kit.array(cs["token.stack"]["data"][-1]["y"]), res.attention.head_outputs[0, 1])
-    assert not any("notebook's own loop" in i.value for i in at.info)
+    assert not any("by hand, in a loop" in i.value for i in at.info)
 
 
 def test_encoder_pre_and_post_norm_differ(kit) -> None:
@@ -134,7 +134,7 @@ def test_why_scale_variance_grows_as_d_k(kit) -> None:
 
 def test_why_scale_sets_notebook_003_beside_the_app(kit) -> None:
     at = go(open_app("causal-mask"), "pages/why-scale.py")
-    note = next(i.value for i in at.info if "Notebook 003" in i.value)
+    note = next(i.value for i in at.info if "source measured it" in i.value)
     assert "7.9681" in note and "0.9960" in note and "(the same)" in note
     table = at.dataframe[0].value
     assert table["var(QKᵀ)"][0] == pytest.approx(7.96814250921233, abs=5e-8)

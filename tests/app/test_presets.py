@@ -6,6 +6,7 @@ app's own charts must carry the notebook's digits (atol = half a unit of the las
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -158,3 +159,68 @@ def test_unknown_preset_in_the_url_warns(kit) -> None:
     at = load("no-such-preset")
     assert any("no preset called" in w.value for w in at.warning)
     assert not comparison_tables(at)
+
+
+# Issue 13 item 13: students do not have the seed notebooks. A preset is named by what it teaches; the notebook
+# and its cell numbers are a detail ("Where this comes from"), with the printed numbers beside the app's.
+NOTEBOOK_WORDS = re.compile(r"[Nn]otebook \d|notebooks \d|In \[\d|[Ss]eed \d|\bOurs\b")
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_a_preset_is_named_by_what_it_teaches_and_says_where_it_comes_from(name: str) -> None:
+    p = PRESETS[name]
+    assert not NOTEBOOK_WORDS.search(p.title), p.title
+    assert not NOTEBOOK_WORDS.search(p.note), p.note
+    if name in NOTEBOOK_PRESETS:
+        number = NOTEBOOK_PRESETS.index(name)
+        assert f"Seed notebook 00{number}" in p.source and "In [" in p.source, p.source
+    else:
+        assert "not from a seed notebook" in p.source
+    assert len({q.title for q in PRESETS.values()}) == len(PRESETS)
+
+
+def outside_the_detail(at: AppTest) -> list[str]:
+    """Every text of the page's main area except what is inside the "Where this comes from" expander."""
+    inside = {id(n) for e in at.main.expander if e.label == "Where this comes from" for n in _walk(e)}
+    return [
+        str(n.value)
+        for n in _walk(at.main)
+        if id(n) not in inside and isinstance(getattr(n, "value", None), str)
+    ]
+
+
+def _walk(node):  # noqa: ANN001, ANN202 - an AppTest node
+    yield node
+    for child in getattr(node, "children", {}).values():
+        yield from _walk(child)
+
+
+@pytest.mark.parametrize("name", NOTEBOOK_PRESETS)
+def test_the_panel_keeps_the_notebook_in_where_this_comes_from(kit, name: str) -> None:
+    at = load(name)
+    detail = [e for e in at.main.expander if e.label == "Where this comes from"]
+    assert len(detail) == 1
+    assert any(PRESETS[name].source in m.value for m in detail[0].markdown)
+    assert [d for d in detail[0].dataframe if "the notebook printed" in d.value.columns]  # the comparison
+    assert any("printed lines come out in the app" in s.value for s in detail[0].success)
+    texts = outside_the_detail(at)
+    assert any(PRESETS[name].title in t for t in texts)
+    assert not [t for t in texts if NOTEBOOK_WORDS.search(t)]
+    if name not in ("me-gusta", "three-inputs", "causal-mask"):  # the pages that tie in these three
+        return
+    for page in ("pages/token.py", "pages/why-scale.py"):  # nor on the pages that mention a preset
+        at.switch_page(page).run()
+        assert not at.exception, at.exception
+        assert not [t for t in outside_the_detail(at) if NOTEBOOK_WORDS.search(t)], page
+
+
+def test_the_changed_example_message_names_a_cross_only_where_there_are_checks(kit) -> None:
+    at = load("pronoun")  # our own: no printed numbers, no table of ✓ and ✗
+    at.sidebar.number_input(key="cfg.d_k").set_value(PRESETS["pronoun"].build().d_k + 1).run()
+    assert not at.exception, at.exception
+    changed = [i.value for i in at.info if "You have changed the example" in i.value]
+    assert changed and "✗" not in changed[0]
+    at = load("its-snowing")
+    at.sidebar.number_input(key="cfg.d_k").set_value(3).run()
+    changed = [i.value for i in at.info if "You have changed the example" in i.value]
+    assert changed and "✗" in changed[0]
