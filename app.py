@@ -35,7 +35,9 @@ frame.sidebar()
 if state.present():
     frame.step_controls(page, top=True)
 frame.sentence_box()
+frame.address_note()
 frame.show_messages()
 state.set_page(page.url_path)
 page.run()
 frame.step_controls(page)
+frame.sync_url()  # after the page: the address bar holds the state the run ended with

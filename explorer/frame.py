@@ -13,7 +13,7 @@ from explorer.text import literal
 
 
 def read_url() -> None:
-    """Once per session: take the example from the URL; afterwards keep the URL in step with the state."""
+    """Once per session: take the example from the URL (sync_url then keeps the address bar in step)."""
     if state.first_run():
         got = links.read({k: st.query_params.get(k) for k in st.query_params}, state.current())
         if got.example is not None:
@@ -25,25 +25,40 @@ def read_url() -> None:
         for kind, text in got.messages:
             state.say(kind, text)
         state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
-        # The address bar keeps only the sentence (sync_url): the link's other parts are now the state.
-        for param in ("preset", *sharing.SHARE_PARAMS):
-            if param != "sentence" and param in st.query_params:
-                del st.query_params[param]
-    sync_url()
+
+
+def _address() -> tuple[dict[str, str], int]:
+    ex, name = state.current(), preset_ui.active()
+    as_loaded = bool(name) and ex.digest() == preset_ui.preset_digest(name)
+    return share_panel.address(ex, state.draws(), state.present(), name, as_loaded=as_loaded)
 
 
 def sync_url() -> None:
-    """Put the current sentence in the address bar (query params are cleared on page change)."""
-    sentence = state.sentence()
-    if st.query_params.get("sentence") != sentence:
-        st.query_params["sentence"] = sentence
-    wanted = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
-    for param in models.LINK_PARAMS:  # beside the sentence: the real model, layer, head, heads off
-        value = wanted.get(param)
-        if value is None and param in st.query_params:
-            del st.query_params[param]
-        elif value is not None and st.query_params.get(param) != value:
-            st.query_params[param] = value
+    """After every run, the address bar holds the whole state, as the Share link does (F5 in class and a
+    copied address lose nothing): every setting, the edited matrices, presentation mode and its step. Query
+    parameters Streamlit clears on a change of page are written again here; beside them the real model's
+    (model=, layer=, head=, off=)."""
+    want, _ = _address()
+    picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
+    want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
+    step = st.query_params.get("step")
+    if step is not None and state.present():
+        want["step"] = step
+    if {k: st.query_params.get(k) for k in st.query_params} != want:
+        st.query_params.from_dict(want)
+
+
+def address_note() -> None:
+    """Past the link's length the address bar keeps the settings, not the edits: say so, once, above the page."""
+    _, chars = _address()
+    if chars > sharing.LINK_LIMIT:
+        st.warning(
+            f"This example's edits are too large for the address bar ({chars:,} characters; at most "
+            f"{sharing.LINK_LIMIT:,}): a reload or a copied address keeps the sentence and the settings but "
+            "not the edited matrices. To keep them, download the example as a JSON file (Share and export, "
+            "in the sidebar).",
+            icon=":material/link_off:",
+        )
 
 
 def sidebar() -> None:

@@ -48,7 +48,7 @@ def _close() -> None:
 
 
 @cache.shared(max_bytes=cache.MB)
-def _preset_digest(name: str) -> str:
+def preset_digest(name: str) -> str:
     return PRESETS[name].build().digest()
 
 
@@ -69,7 +69,7 @@ def panel() -> None:
     with st.container(border=True):
         st.subheader(f":material/menu_book: {preset.title}", anchor=False)
         st.markdown(preset.note)
-        changed = ex.digest() != _preset_digest(name)
+        changed = ex.digest() != preset_digest(name)
         checks = lessons.checks(name, res)
         if changed:
             st.info(

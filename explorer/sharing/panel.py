@@ -7,6 +7,7 @@ explorer.state.
 from __future__ import annotations
 
 from functools import partial
+from urllib.parse import parse_qsl
 
 import streamlit as st
 
@@ -46,6 +47,34 @@ def _query(digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: 
 
 def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
     return f"{base_url().split('?', 1)[0]}?{_query(ex.digest(), tuple(sorted(draws.items())), present, ex)}"
+
+
+@cache.shared(max_bytes=cache.MB)
+def _address(
+    digest: str, draws: tuple[tuple[str, int], ...], present: bool, base_chars: int, _ex: Example
+) -> tuple[tuple[tuple[str, str], ...], int]:
+    query = _query(digest, draws, present, _ex)
+    chars = base_chars + 1 + len(query)  # the Share link's length
+    params = parse_qsl(query, keep_blank_values=True)
+    if chars > sharing.LINK_LIMIT:  # the settings only: the edited matrices need the JSON file
+        params = [(k, v) for k, v in params if k != sharing.STATE_PARAM]
+    return tuple(params), chars
+
+
+def address(
+    ex: Example, draws: dict[str, int], present: bool, preset: str = "", *, as_loaded: bool = False
+) -> tuple[dict[str, str], int]:
+    """What the address bar holds, and the Share link's length: the Share link's parameters (every setting,
+    the edited matrices, present=1) after preset=<name> when one is loaded, or only preset=<name> while the
+    example is that preset's as loaded (`as_loaded`). Past sharing.LINK_LIMIT the edited matrices (s=) are
+    left out: the page says they need the JSON file."""
+    base = len(base_url().split("?", 1)[0])
+    head = {"preset": preset} if preset else {}
+    if preset and as_loaded:
+        params = {**head, **({"present": "1"} if present else {})}
+        return params, base + 1 + len(links.query_of_params(params))
+    params, chars = _address(ex.digest(), tuple(sorted(draws.items())), present, base, ex)
+    return {**head, **dict(params)}, chars
 
 
 def panel() -> None:

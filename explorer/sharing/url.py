@@ -77,6 +77,10 @@ def query(ex: Example, draws: Mapping[str, int] | None = None, *, present: bool 
     return urlencode(params, quote_via=quote, safe="")
 
 
+def query_of_params(params: Mapping[str, str]) -> str:
+    return urlencode(params, quote_via=quote, safe="")
+
+
 def make_url(
     base_url: str | None, ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False
 ) -> str:

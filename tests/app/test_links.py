@@ -8,7 +8,7 @@ rest (a link: the other parts; a file: the whole current state).
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 import pytest
@@ -45,6 +45,11 @@ def link_of(at: AppTest) -> str:
 
 def params_of(link: str) -> dict[str, str]:
     return dict(parse_qsl(urlsplit(link).query, keep_blank_values=True))
+
+
+def address_of(at: AppTest) -> dict[str, str]:
+    """What the session's address bar holds (its query parameters)."""
+    return {k: at.query_params[k] for k in at.query_params}
 
 
 def messages(at: AppTest) -> list[str]:
@@ -107,7 +112,7 @@ def test_a_link_from_one_session_opens_the_identical_example_in_another() -> Non
     b = open_app(params)
     assert not messages(b)
     assert_identical(example_of(b), ex_a)
-    assert set(b.query_params) == {"sentence"}  # the address bar keeps only the sentence
+    assert_identical(example_of(open_app(address_of(b))), ex_a)  # b's address bar: the same example
     assert link_of(b) != link  # B's draws restart at 0, so W_Q travels as cells now...
     assert_identical(example_of(open_app(params_of(link_of(b)))), ex_a)  # ...and still arrives exactly
 
@@ -135,6 +140,43 @@ def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
     assert not [c for c in at.sidebar.code if "sentence=" in c.value]
     warning = [w.value for w in at.sidebar.warning]
     assert any("too large for a link" in w and "JSON" in w for w in warning), warning
+    # The address bar keeps the settings, not the edits, and the page says so above it.
+    address = address_of(at)
+    assert "s" not in address and address["d_model"] == "64" and address["heads"] == "8"
+    assert len(urlencode(address)) < sharing.LINK_LIMIT
+    note = [w.value for w in at.main.warning if "too large for the address bar" in w.value]
+    assert len(note) == 1 and "JSON file" in note[0] and "not the edited matrices" in note[0]
+    assert example_of(open_app(address)).settings() == example_of(at).settings()
+
+
+# ------------------------------------------------ the address bar holds the state (issue 13 item 8)
+
+
+def test_after_every_change_the_address_bar_reopens_the_identical_example() -> None:
+    at = edited_session()
+    at.toggle(key="ui.present").set_value(True).run()  # presenting: kept across F5 too
+    address = address_of(at)
+    assert address["mask"] == "custom" and address["s"].startswith("1.") and address["present"] == "1"
+    b = open_app(address)  # F5, or the address bar copied into another browser
+    assert not messages(b)
+    assert_identical(example_of(b), example_of(at))
+    assert b.session_state["ui.present"] is True
+    at.number_input(key=SETTING_KEYS["n_heads"]).set_value(2).run()  # one more change: followed at once
+    assert address_of(at)["heads"] == "2"
+    assert_identical(example_of(open_app(address_of(at))), example_of(at))
+
+
+def test_a_preset_stays_a_short_address_until_it_is_changed() -> None:
+    at = open_app({"preset": "three-inputs", "present": "1"})
+    assert address_of(at) == {"preset": "three-inputs", "present": "1"}
+    at.session_state[SETTING_KEYS["mask_kind"]] = "causal"
+    at.run()
+    address = address_of(at)
+    assert address["preset"] == "three-inputs" and address["mask"] == "causal" and "s" in address
+    b = open_app(address)
+    assert not messages(b)
+    assert_identical(example_of(b), example_of(at))
+    assert b.session_state["ui.preset"] == "three-inputs"  # its note stays, saying it was changed
 
 
 # ---------------------------------------------------------------- bad URL parameters

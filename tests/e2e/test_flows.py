@@ -120,3 +120,18 @@ def _inputs(sentence: str) -> tuple[np.ndarray, ...]:
     tokens = ac.tokenize(sentence)
     x = ac.embed(tokens, ex.d_model, seed=ex.seed) + ac.positional_encoding(len(tokens), ex.d_model)
     return x, ex.w_q, ex.w_k, ex.w_v, ex.w_o
+
+
+def test_reload_keeps_the_whole_state(app) -> None:
+    """F5 in class (issue 13 item 8): the address bar carries every setting and edit, not just the sentence."""
+    app.open("scores", min_charts=3, mask="causal", alibi="1")
+    app.type_sentence("the cat sat on the mat")
+    app.wait_labels("scores-weights", ["the ·0", "cat", "sat", "on", "the ·4", "mat"])
+    before = app.z("scores-weights")
+    app.page.reload()
+    app.settle(3)
+    params = app.page.evaluate("() => Object.fromEntries(new URLSearchParams(location.search))")
+    assert params["sentence"] == "the cat sat on the mat" and params["mask"] == "causal", params
+    assert params["alibi"] == "1", params
+    assert_allclose(app.z("scores-weights"), before, rtol=0, atol=0)
+    assert app.exceptions() == []
