@@ -161,6 +161,8 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
                 sub[i, j] = v
             else:
                 refused.append(f"{title}, row {rows[i]!r}, column {cols[j]!r}: {no}; kept {sub[i, j]:.6g}.")
+    if not np.array_equal(m, state.matrix(name)):  # a cell edit is one step undo() can take back
+        state.remember_for_undo()
     state.set_matrix(name, m, from_editor=not (refused or strays))
     for msg in refused:
         state.say("refused", msg)  # a toast: it does not push the page down under the person's cursor

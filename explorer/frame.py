@@ -94,7 +94,13 @@ def sidebar() -> None:
             "colour bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale.",
         )
         if state.can_undo():
-            st.button("Undo the last reset / re-randomize / preset", on_click=state.undo, key="frame.undo")
+            st.button(
+                "Undo the last change",
+                on_click=state.undo,
+                key="frame.undo",
+                icon=":material/undo:",
+                help="Takes back the last cell edit, reset, re-randomize, preset or imported file.",
+            )
         share_panel.panel()
         grid_guard.mount()  # no edit of a data editor lost (explorer/grid_guard.py)
 

@@ -50,7 +50,7 @@ _VERSIONS = "m.versions"  # dict name -> int, part of each editor's key
 _DRAWS = "m.draws"  # dict name -> int, the re-randomize counter of each matrix
 _SEED = "m.seed"  # the seed the weight matrices were drawn with
 _MESSAGES = "m.messages"  # list of (kind, text)
-_UNDO = "m.undo"  # the Example before the last reset/preset/import, for "undo"
+_UNDO = "m.undo"  # the Example before the last cell edit/reset/re-randomize/preset/import, for "undo"
 _UNDO_DRAWS = "m.undo_draws"  # the re-randomize counters that went with it
 
 UI_DEFAULTS: dict[str, Any] = {
@@ -310,7 +310,7 @@ def can_undo() -> bool:
 
 
 def undo() -> None:
-    """Restore the state saved before the last reset, preset or import."""
+    """Restore the state saved before the last cell edit, reset, re-randomize, preset or import."""
     ex = st.session_state.get(_UNDO)
     if ex is not None:
         st.session_state[_UNDO] = None

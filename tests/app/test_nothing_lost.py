@@ -181,3 +181,22 @@ def test_an_ffn_edit_survives_closing_its_expander() -> None:
     at.session_state[state.K_FFN_EDITORS] = True
     at.run()
     assert editor_values(at, editor_key(at, "w1"))[2, 3] == 0.875
+
+
+def test_a_cell_edit_can_be_undone() -> None:
+    """Undo covers data-editor cell edits too (issue 13 item 9), one edit per step."""
+    at = projections()
+    seeded = matrix(at, "w_q")
+    assert not [b for b in at.sidebar.button if b.key == "frame.undo"]  # nothing to undo yet
+    edit_cells(at, editor_key(at, "w_q", 0), {"0": {"c0": 0.5}})
+    once = matrix(at, "w_q")
+    edit_cells(at, editor_key(at, "w_q", 0), {"0": {"c0": 0.5}, "2": {"c1": -2.0}})  # a second edit
+    assert matrix(at, "w_q")[0, 2, 1] == -2.0
+    at.button(key="frame.undo").click().run()
+    assert_array_equal(matrix(at, "w_q"), once)  # the last edit taken back, the first kept
+    assert editor_values(at, editor_key(at, "w_q", 0))[2, 1] == seeded[0, 2, 1]  # the editor shows it
+    assert editor_values(at, editor_key(at, "w_q", 0))[0, 0] == 0.5
+    assert any("Restored" in i.value for i in at.info)
+    edit_cells(at, editor_key(at, "w_q", 0), {"1": {"c3": "not a number"}})  # refused: nothing to undo
+    assert_array_equal(matrix(at, "w_q"), once)
+    assert not [b for b in at.sidebar.button if b.key == "frame.undo"]
