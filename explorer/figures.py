@@ -44,10 +44,11 @@ PRESENT_CHART_PX = 540
 # Colour-blind-safe pairs (sequential for weights, diverging for signed values).
 PALETTES: dict[str, tuple[str, str, str]] = {
     # name: (sequential, diverging, description)
-    "default": ("Viridis", "RdBu_r", "Viridis and red-blue: colour-blind safe"),
-    "projector": ("Cividis", "PuOr_r", "Cividis and purple-orange: survives a washed-out projector"),
-    "warm": ("Inferno", "BrBG_r", "Inferno and brown-teal: strong contrast"),
-    "grey": ("Greys", "RdGy_r", "Greyscale: for printing and any colour vision"),
+    # (the description fits the sidebar's select box: the scales' names are in its help)
+    "default": ("Viridis", "RdBu_r", "Colour-blind safe"),
+    "projector": ("Cividis", "PuOr_r", "Washed-out projector"),
+    "warm": ("Inferno", "BrBG_r", "Strong contrast"),
+    "grey": ("Greys", "RdGy_r", "Greyscale, for print"),
 }
 
 
@@ -162,6 +163,14 @@ def _colorscale(name: str) -> tuple[tuple[float, str], ...]:
     return go.Heatmap(colorscale=name).colorscale
 
 
+@functools.lru_cache(maxsize=64)
+def _upper_half(name: str) -> tuple[tuple[float, str], ...]:
+    """The half of a diverging scale above its middle, as a scale of its own: values >= 0 (a ReLU's output)
+    from the colour of 0 to the colour of the largest, with no colours for values that cannot occur."""
+    ts = np.linspace(0.0, 1.0, 11)
+    return tuple(zip(ts.tolist(), sample_colorscale(name, (0.5 + ts / 2).tolist()), strict=True))
+
+
 def _figure(data: list[dict[str, Any]], layout: dict[str, Any]) -> go.Figure:
     return go.Figure({"data": data, "layout": layout}, _validate=False)
 
@@ -238,13 +247,15 @@ def heatmap(
     keep_rows: Sequence[int] = (),
     keep_cols: Sequence[int] = (),
     height_px: int | None = None,
+    nonneg: bool = False,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
 
     weights=True: a sequential scale, fitted to the finite values (style.fit_weights, the range written on
     the colour bar) or fixed 0..1. Otherwise a diverging scale centred on 0 (or `zrange`, e.g. one range
-    shared by several charts).
+    shared by several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper
+    half over 0..max, so the colour bar holds no negative values.
     row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
     groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
     each block is named above its columns and blocks are divided by lines.
@@ -268,6 +279,13 @@ def heatmap(
         colorbar.update(_range_note(zmin, zmax, style))
     elif zrange is not None:
         zmin, zmax, zmid, scale = zrange[0], zrange[1], None, style.diverging
+    elif nonneg:
+        zmin, zmax, zmid, scale = (
+            0.0,
+            float(finite.max()) if finite.size and finite.max() > 0 else 1.0,
+            None,
+            "",
+        )
     else:
         bound = float(np.max(np.abs(finite))) if finite.size else 1.0
         bound = bound or 1.0
@@ -288,7 +306,7 @@ def heatmap(
         "y": ys,
         "zmin": zmin,
         "zmax": zmax,
-        "colorscale": _colorscale(scale),
+        "colorscale": _colorscale(scale) if scale else _upper_half(style.diverging),
         "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>",
         "colorbar": colorbar,
         "xgap": gap,
@@ -357,6 +375,33 @@ def heatmap(
             colorbar["title"]["side"] = "bottom"
         margin["r"] = int(right)
     return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra), more))
+
+
+def mask_matrix(
+    blocked: NDArray[np.bool_] | None,
+    labels: Sequence[str],
+    *,
+    mask_title: str,
+    style: Style,
+    width_px: int = FULL_PX,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
+) -> go.Figure:
+    """The mask M itself (n, n), added to the scores: 0 (white) where a query may attend, -inf (grey) where it
+    may not; blocked (n, n) True = may not, None = no mask (no grey cell, and the title says so)."""
+    n = len(labels)
+    masked = None if blocked is None or not np.asarray(blocked).any() else np.asarray(blocked, dtype=bool)
+    title = (
+        f"Mask M ({mask_title}): grey −∞ = may not attend"
+        if masked is not None
+        else f"Mask M ({mask_title}): all 0, nothing masked"
+    )
+    fig = heatmap(
+        np.zeros((n, n)), labels, labels, title=title, style=style, masked=masked, zrange=(-1.0, 1.0),
+        digits=0, width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols,
+    )  # fmt: skip
+    fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
+    return fig
 
 
 def shared_range(*matrices: NDArray[np.float64]) -> tuple[float, float]:
@@ -746,7 +791,11 @@ def lines(
                 "mode": "lines",
                 "name": esc(name),
                 "legendgroup": str(j),
-                "line": {"width": 3 if style.present else 2, "dash": (dash[j] if dash else "solid")},
+                "line": {
+                    "width": 3 if style.present else 2,
+                    "dash": (dash[j] if dash else "solid"),
+                    "color": KEY_COLOURS[j % len(KEY_COLOURS)],  # one colour per curve, its markers too
+                },
             }
         )
         if markers_x is not None and markers_y is not None:
@@ -758,7 +807,11 @@ def lines(
                     "mode": "markers",
                     "legendgroup": str(j),
                     "showlegend": False,
-                    "marker": {"size": 12 if style.present else 8, "line": {"width": 1, "color": "black"}},
+                    "marker": {
+                        "size": 12 if style.present else 8,
+                        "color": KEY_COLOURS[j % len(KEY_COLOURS)],
+                        "line": {"width": 1, "color": "black"},
+                    },
                     "name": esc(name),
                     "hovertemplate": "position %{x}<br>value %{y:.6f}<extra></extra>",
                 }
@@ -766,7 +819,9 @@ def lines(
     xaxis: dict[str, Any] = {"title": {"text": esc(x_title)}, "type": "log" if log_x else "linear"}
     yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}, "type": "log" if log_y else "linear"}
     if log_x:
-        xaxis.update(log_ticks(x, exact=True))
+        legend_px = max((text_px(n, style.font) for n in names), default=0.0) + 50 if len(names) > 1 else 0.0
+        space = _drawn_px(width_px, style) - 110 - legend_px  # the plot's width: less the margins and legend
+        xaxis.update(log_ticks(x, exact=True, space_px=space, font_px=style.font))
     if log_y:
         yaxis.update(log_ticks(ys))
     layout = _layout(
@@ -786,18 +841,37 @@ def number(v: float) -> str:
     return f"{int(v)}" if float(v).is_integer() and abs(v) < 1e9 else f"{v:g}"
 
 
-def log_ticks(values: NDArray[np.float64], exact: bool = False) -> dict[str, Any]:
+def log_ticks(
+    values: NDArray[np.float64], exact: bool = False, space_px: float = 0.0, font_px: float = 12.0
+) -> dict[str, Any]:
     """Ticks of a log axis, each labelled with its whole value (Plotly's own label minor ticks "2" and "5",
-    so 500 read as "5"): the values themselves when ``exact`` and there are at most 12 of them, else the
-    powers of ten that span them."""
+    so 500 read as "5"). ``exact``, at most 12 values: the values themselves, every k-th where their labels
+    would touch across ``space_px`` (the axis' length; 0: unknown). Otherwise 1, 2, 5 × the powers of ten
+    inside the values' range when it spans at most 4 of them (a variance up to 512 gets 200 and 500, not
+    only 1, 10, 100), else the powers of ten that span them."""
     v = np.asarray(values, dtype=np.float64)
     v = np.unique(v[np.isfinite(v) & (v > 0)])
     if not v.size:
         return {}
     if exact and v.size <= 12:
         ticks = v
+        if space_px and v.size > 1:
+            span = max(float(np.log10(v[-1] / v[0])), 1e-9)
+            gaps = np.diff(np.log10(v)) / span * space_px  # px between neighbours
+            widest = max(text_px(number(t), font_px) for t in v) + 8
+            k = 1
+            while k < v.size - 1 and float(gaps.min()) * k < widest:
+                k += 1
+            ticks = v[::-1][::k][::-1]  # every k-th, counted from the largest (kept at the end)
     else:
-        ticks = 10.0 ** np.arange(np.floor(np.log10(v.min())), np.ceil(np.log10(v.max())) + 1)
+        lo, hi = math.floor(math.log10(v.min())), math.ceil(math.log10(v.max()))
+        if hi - lo <= 4:
+            cands = np.array([m * 10.0**e for e in range(lo, hi + 1) for m in (1, 2, 5)])
+            ticks = cands[(cands >= v.min() * 0.999) & (cands <= v.max() * 1.001)]
+            if ticks.size < 2:
+                ticks = 10.0 ** np.arange(lo, hi + 1)
+        else:
+            ticks = 10.0 ** np.arange(lo, hi + 1)
     return {"tickmode": "array", "tickvals": ticks, "ticktext": [number(t) for t in ticks]}
 
 
@@ -847,6 +921,23 @@ def scale_experiment(
     return variance, peak, entropy
 
 
+def bar_text(texts: Sequence[str], n_bars: int, width_px: int, style: Style) -> tuple[int, int]:
+    """(font px, angle) for the numbers over ``n_bars`` bars of a chart ``width_px`` wide: level while the
+    widest fits its bar, else turned upright (-90) while a line of text fits the bar's width; (0, 0): no
+    numbers (the hover still has them), never one smaller than the legible minimum."""
+    bar_px = (_drawn_px(width_px, style) - 110) / max(n_bars, 1)  # the plot's width less the axis margins
+    ems = max((text_px(t, 1.0) for t in texts), default=0.0)
+    for size in range(style.cell_font, _min_font(style, cell=True) - 1, -1):
+        if ems * size + 4 <= bar_px:
+            return size, 0
+    size = style.cell_font
+    while size >= _min_font(style, cell=True):
+        if size + 4 <= bar_px:
+            return size, -90
+        size -= 1
+    return 0, 0
+
+
 def bars(
     categories: Sequence[str],
     values: NDArray[np.float64],
@@ -861,13 +952,18 @@ def bars(
     """One bar per category, its value printed on it. Categories are positions (repeats stay apart).
     width_px: as heatmap's (the title wraps to it)."""
     cats = [esc(c) for c in categories]
+    texts = [f"{v:.3f}" for v in values]
+    size, angle = bar_text(texts, len(cats), width_px, style)
     bar = {
         "type": "bar",
         "x": np.arange(len(cats)),
         "y": values,
-        "text": [f"{v:.3f}" for v in values],
+        "text": texts if size else None,
         "textposition": "outside",
-        "textfont": {"size": style.cell_font},
+        "textangle": angle,
+        "constraintext": "none",  # Plotly would shrink a number that does not fit its bar to ~7 px
+        "cliponaxis": False,
+        "textfont": {"size": size or style.cell_font},
         # Colours from the sequential scale (0..1), as colour strings: numbers for Plotly to map made it warn
         # ("Invalid color specifier") for every bar on every draw, 0.1 s per chart at 64 tokens.
         "marker": {"color": sample_colorscale(style.sequential, np.clip(values, 0.0, 1.0).tolist())},
@@ -907,11 +1003,11 @@ def stacked_contributions(
     max_keys: int = 12,
     width_px: int = FULL_PX,
 ) -> go.Figure:
-    """Per output dimension, the stacked contributions w_j * v_j of every key j, and their sum (a marker).
+    """Per output dimension, the stacked contributions a_ij v_j of every key j, and their sum (a marker).
     width_px: as heatmap's (the title wraps to it).
 
     contributions (n_keys, d_v); total (d_v,) = contributions.sum(axis=0), the query's output row.
-    With more than ``max_keys`` keys, the max_keys - 1 keys that contribute most (sum of |w_j v_j| over the
+    With more than ``max_keys`` keys, the max_keys - 1 keys that contribute most (sum of |a_ij v_j| over the
     dimensions) keep their own bars, in sentence order, and the rest are stacked as one grey "other keys"
     bar: sixty colours cannot be told apart, and a legend of sixty entries took most of a second to draw.
     """
@@ -977,7 +1073,7 @@ def stacked_contributions(
         width_px,
         barmode="relative",
         legend={"font": {"size": style.font}},
-        yaxis={"title": {"text": "contribution w_j · v_j"}, "zeroline": True, "zerolinewidth": 2},
+        yaxis={"title": {"text": "contribution aᵢⱼ · vⱼ"}, "zeroline": True, "zerolinewidth": 2},
         annotations=notes,
     )
     return _figure(data, layout)

@@ -85,6 +85,8 @@ def sidebar() -> None:
             key=state.K_COLORS,
             format_func=lambda p: PALETTES[p][2],
             persist_state="session",
+            help="Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. "
+            "Strong contrast: Inferno and brown-teal. Greyscale: for printing and any colour vision.",
         )
         st.toggle(
             "Weights: colours fitted to their range",

@@ -111,7 +111,7 @@ PAGES: tuple[Page, ...] = (
             Step(
                 "masking",
                 "Masking",
-                "Choose a mask: the grey cells are keys a query may not see; their score becomes −∞.",
+                "Choose a mask: a key a query may not see turns grey in M, and its score becomes −∞.",
             ),
             Step(
                 "softmax",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -101,6 +102,43 @@ def side_by_side(n_tokens: int, sty: figures.Style) -> tuple[object, object, int
     return st.container(), st.container(), figures.FULL_PX
 
 
+def mask_beside(
+    mask_kind: str,
+    blocked: np.ndarray | None,
+    labels: list[str],
+    sty: figures.Style,
+    keep: dict[str, list[int]],
+) -> tuple[object, object, int]:
+    """The masking step: the mask M itself in the left half ("scores.mask"; without a mask all 0, its title
+    says nothing is masked); returns the two halves and their width, the right one for the softmax input."""
+    left, right = st.columns(2)
+    kind = table.row("mask_kind").titles[mask_kind]
+    with left:
+        chart(
+            figures.mask_matrix(blocked, labels, mask_title=kind, style=sty, width_px=HALF, **keep),
+            "scores.mask",
+        )
+    return left, right, HALF
+
+
+TOKENS_PER_TABLE = 10  # a table of tokens wider than this scrolled sideways at 1280 px (33 tokens: 3 screens)
+
+
+def token_table(tokens: list[str], labels: list[str]) -> None:
+    """Each token and its label in the charts, by position, in tables of TOKENS_PER_TABLE positions one
+    under the other: every token in view, none behind a scroll bar."""
+    for start in range(0, len(tokens), TOKENS_PER_TABLE):
+        end = min(start + TOKENS_PER_TABLE, len(tokens))
+        st.dataframe(
+            pd.DataFrame(
+                [tokens[start:end], labels[start:end]],
+                index=["token", "label in charts"],
+                columns=[str(i) for i in range(start, end)],
+            ),
+            width="stretch",
+        )
+
+
 def token_matrices(
     items: list[tuple[str, np.ndarray, list[str], str]],
     rows: list[str],
@@ -111,7 +149,7 @@ def token_matrices(
     """Matrices with one row per token, `per_row` side by side: (title, values (n, d), column labels, chart
     key); zrange: one colour range for all of them (None: each its own); height_px: each chart's height."""
     sty = style()
-    width = THIRD if per_row == 3 else int(figures.FULL_PX / per_row - 16)
+    width = {2: HALF, 3: THIRD}.get(per_row, int(figures.FULL_PX / per_row - 16))
     for start in range(0, len(items), per_row):
         places = st.columns(per_row)
         for (title, z, cols, key), col in zip(items[start : start + per_row], places, strict=False):
@@ -119,6 +157,7 @@ def token_matrices(
                 fig = figures.heatmap(
                     z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token",
                     zrange=zrange, width_px=width, height_px=height_px,
+                    nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
                 )  # fmt: skip
                 chart(fig, key)
 

@@ -38,7 +38,7 @@ if res is not None:
         ui.token_matrices(
             [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
             res.labels,
-            per_row=4 if presenting else 3,
+            per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
         )
         note = compute.encoder_note(ex, res) if not presenting else None
     if res.encoder is not None and note is not None:

@@ -34,7 +34,7 @@ if res is not None:
                 tr.concat,
                 lab,
                 cols_v,
-                title="Every head's output A_h V_h side by side: the concatenation [head 1, …, head H]",
+                title="Concatenation [head 1, …, head H]: each head's Aₕ Vₕ side by side",
                 style=sty,
                 x_title="dimension (head · dimension of its value)",
                 y_title="token",

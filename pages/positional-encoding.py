@@ -15,7 +15,7 @@ ui.opening(
     r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
     r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P",
 )
-c1, c2, c3 = st.columns([2, 1, 1])
+c1, c2, c3 = st.columns([3, 2, 3])  # wide enough for "scale E by √d_model first" at 1280 px
 ui.setting("pe_kind", c1)
 ui.setting("pe_base", c2, disabled=not state.current().pe_kind.startswith("sinusoidal"))
 ui.setting("pe_scale", c3)

@@ -43,6 +43,8 @@ if res is not None:
     q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
     left, right, width = ui.side_by_side(res.n, sty)
+    if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
+        left, right, width = ui.mask_beside(ex.mask_kind, blocked, lab, sty, keep)
     with left:
         fig = fg.heatmap(
             tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep

@@ -1,6 +1,5 @@
 """/ : the sentence, its tokens, the embeddings, and a map of the pipeline."""
 
-import pandas as pd
 import streamlit as st
 
 from explorer import editors, preset_ui, state, ui
@@ -22,14 +21,7 @@ ex, res = ui.result()
 if res is not None:
     if not presenting:
         st.subheader(f"{res.n} tokens", anchor=False)
-    st.dataframe(
-        pd.DataFrame(
-            [res.tokens, res.labels],
-            index=["token", "label in charts"],
-            columns=[str(i) for i in range(res.n)],
-        ),
-        width="stretch",
-    )
+    ui.token_table(res.tokens, res.labels)
     if not presenting:
         ui.setting("emb_source")
     if ex.emb_source == "table" and not presenting:

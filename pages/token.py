@@ -31,12 +31,12 @@ if res is not None:
     left, right = st.columns(2) if presenting else (st.container(), st.container())
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.bars(
-        lab, view.weights, style=sty, title=title, x_title="key", y_title="weight", y_range=(0, 1.15),
+        lab, view.weights, style=sty, title=title, x_title="key", y_title="weight aᵢⱼ", y_range=(0, 1.15),
         width_px=width,
     )  # fmt: skip
     with left:
         ui.chart(bars, "token.weights")
-    title = f"Output of “{lab[i]}”: each key's share a_ij · v_j, stacked"
+    title = f"Output of “{lab[i]}”: each key's share aᵢⱼ · vⱼ, stacked"
     with right:
         stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
         ui.chart(stack, "token.stack")

@@ -426,7 +426,8 @@ def test_log_axes_label_whole_values() -> None:
     fig = fg.lines(x, np.column_stack([x, np.ones_like(x)]), ["a", "b"], style=STYLE, title="t", x_title="d",
                    y_title="v", log_x=True, log_y=True)  # fmt: skip
     assert list(fig.layout.xaxis.ticktext) == ["1", "2", "4", "8", "16", "32", "64", "128", "256", "512"]
-    assert list(fig.layout.yaxis.ticktext) == ["1", "10", "100", "1000"]
+    # 1, 2, 5 per power of ten inside the values (up to 512: 200 and 500 label the top, not 1000 off the axis)
+    assert list(fig.layout.yaxis.ticktext) == ["1", "2", "5", "10", "20", "50", "100", "200", "500"]
 
 
 def test_long_titles_wrap_to_the_chart_width() -> None:

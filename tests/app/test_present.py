@@ -203,3 +203,35 @@ def test_colour_scales_keep_their_order_in_lightness(palette: str) -> None:
     assert np.all(np.diff(div[: centre + 1]) > 0) and np.all(np.diff(div[centre:]) < 0)
     for end in (div[0], div[-1]):
         assert contrast(washed_out(div[centre]), washed_out(end)) >= 3.0
+
+
+# ------------------------------------------- /scores' three steps show three things (issue 13 item 11)
+
+
+def scores_step(kit, step: str, mask: str = "none") -> AppTest:  # noqa: ANN001
+    return run_app("scores", {"present": "1", "step": step, "mask": mask}, kit.scripts())
+
+
+def test_the_three_scores_steps_each_show_their_own_charts(kit) -> None:
+    drawn = {step: set(kit.charts(scores_step(kit, step))) for step in ("scores", "masking", "softmax")}
+    assert drawn == {
+        "scores": {"scores.raw"},
+        "masking": {"scores.mask", "scores.scaled"},
+        "softmax": {"scores.weights"},
+    }
+
+
+def test_the_masking_step_greys_cells_only_when_a_mask_is_set(kit) -> None:
+    at = scores_step(kit, "masking")  # no mask: M is 0 everywhere, nothing grey, and the page says so
+    mask = kit.charts(at)["scores.mask"]
+    n = len(kit.reference().labels)
+    assert len(mask["data"]) == 1 and np.array_equal(kit.z(mask), np.zeros((n, n)))
+    assert "nothing masked" in mask["layout"]["title"]["text"].replace("<br>", " ")
+    assert len(kit.charts(at)["scores.scaled"]["data"]) == 1  # no grey layer on the softmax input either
+    assert "grey cells are" not in present.STEPS[4].look  # the step's line claims no grey cell
+    at = scores_step(kit, "masking", "causal")  # causal: grey above the diagonal in both charts
+    mask = kit.charts(at)["scores.mask"]
+    grey = kit.z(mask, 1)  # the masked layer: 1 where masked, NaN elsewhere
+    assert np.array_equal(np.isfinite(grey), np.triu(np.ones((n, n), dtype=bool), 1))
+    assert len(kit.charts(at)["scores.scaled"]["data"]) == 2
+    assert "grey −∞" in mask["layout"]["title"]["text"].replace("<br>", " ")

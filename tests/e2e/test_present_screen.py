@@ -17,7 +17,7 @@ STEPS = (
     ("positional-encoding", "", ["pe-e", "pe-p", "pe-x"]),
     ("projections", "", ["projections-w_q", "projections-w_k", "projections-w_v"]),
     ("scores", "scores", ["scores-raw"]),
-    ("scores", "masking", ["scores-scaled"]),
+    ("scores", "masking", ["scores-mask", "scores-scaled"]),
     ("scores", "softmax", ["scores-weights"]),
     ("heads", "", ["heads-grid"]),
     ("token", "", ["token-weights", "token-stack"]),
