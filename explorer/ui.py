@@ -121,14 +121,18 @@ def mask_beside(
     return left, right, HALF
 
 
-TOKENS_PER_TABLE = 10  # a table of tokens wider than this scrolled sideways at 1280 px (33 tokens: 3 screens)
+# A table of tokens wider than this scrolled sideways at 1280 px (33 tokens: 3 screens); a projector's 1920 px
+# hold more, and the step must stay one screen.
+TOKENS_PER_TABLE = 12
+TOKENS_PER_TABLE_PRESENTING = 16
 
 
 def token_table(tokens: list[str], labels: list[str]) -> None:
-    """Each token and its label in the charts, by position, in tables of TOKENS_PER_TABLE positions one
-    under the other: every token in view, none behind a scroll bar."""
-    for start in range(0, len(tokens), TOKENS_PER_TABLE):
-        end = min(start + TOKENS_PER_TABLE, len(tokens))
+    """Each token and its label in the charts, by position, in tables of TOKENS_PER_TABLE positions (more
+    while presenting) one under the other: every token in view, none behind a scroll bar."""
+    per = TOKENS_PER_TABLE_PRESENTING if state.present() else TOKENS_PER_TABLE
+    for start in range(0, len(tokens), per):
+        end = min(start + per, len(tokens))
         st.dataframe(
             pd.DataFrame(
                 [tokens[start:end], labels[start:end]],

@@ -169,7 +169,7 @@ def test_hostile_sentence_is_literal_on_every_page(case: str) -> None:
         assert f"it was cut to {settings_table.MAX_SENTENCE_CHARS}" in " ".join(w.value for w in at.warning)
     check_literal_page(at, sentence)
     tokens = ac.tokenize(sentence)[: settings_table.MAX_TOKENS]
-    # The token tables on the first page (ten positions each): the tokens themselves.
+    # The token tables on the first page (twelve positions each): the tokens themselves.
     tables = [d.value for d in at.dataframe if list(d.value.index) == ["token", "label in charts"]]
     assert tables and [t for table in tables for t in table.loc["token"]] == tokens
     for page in PAGES:
@@ -220,7 +220,7 @@ def test_long_sentence_is_cut_with_a_message(case: str) -> None:
     spec = charts(at)["sentence.embeddings"]
     assert len(spec["layout"]["yaxis"]["ticktext"]) == settings_table.MAX_TOKENS
     tables = [d.value for d in at.dataframe if list(d.value.index) == ["token", "label in charts"]]
-    assert sum(t.shape[1] for t in tables) == settings_table.MAX_TOKENS  # every token, in tables of ten
+    assert sum(t.shape[1] for t in tables) == settings_table.MAX_TOKENS  # every token, in tables of twelve
 
 
 def test_a_10000_letter_word_gets_a_short_label() -> None:

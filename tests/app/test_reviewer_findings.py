@@ -89,7 +89,7 @@ def test_encoder_charts_two_a_row_and_the_relu_scale_starts_at_0(kit) -> None:
     assert rows and all(len(r.children) == 2 for r in rows), [len(r.children) for r in rows]
 
 
-def test_33_tokens_in_tables_of_ten_none_scrolls() -> None:
+def test_33_tokens_in_tables_of_twelve_none_scrolls() -> None:
     at = open_app(THIRTY_THREE)
     tables = [d.value for d in at.dataframe if list(d.value.index) == ["token", "label in charts"]]
     assert all(len(t.columns) <= ui.TOKENS_PER_TABLE for t in tables)
