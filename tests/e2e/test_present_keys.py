@@ -55,13 +55,30 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
     app.page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first.click()
     # A data editor: arrows move its selection, Space and PageDown are its own, not the presentation's.
     ed = app.editor(0)
+    ed.wait_for(state="visible")
     ed.scroll_into_view_if_needed()
-    bb = ed.bounding_box()
-    assert bb is not None
-    app.page.mouse.click(bb["x"] + 80, bb["y"] + 35 + 17)
-    app.poll(
-        "() => !!document.activeElement.closest('[data-testid=\"stDataFrame\"]')", what="the grid's focus"
+    settled, box = 0, None  # the grid drawn and still (the expander's content moves while it settles)
+    for _ in range(150):
+        now = ed.bounding_box()
+        settled = settled + 1 if now and now == box and now["height"] > 60 else 0
+        if settled >= 3:
+            break
+        box = now
+        app.page.wait_for_timeout(200)
+    focused = (
+        "() => !!document.activeElement && !!document.activeElement.closest('[data-testid=\"stDataFrame\"]')"
     )
+    for attempt in range(5):  # a click on the row labels (disabled cells: nothing toggles) focuses the grid
+        bb = ed.bounding_box()
+        assert bb is not None
+        app.page.mouse.click(bb["x"] + 12, bb["y"] + bb["height"] / 2)
+        try:
+            app.poll(focused, timeout=10, what="the grid's focus")
+            break
+        except AssertionError:
+            if attempt == 4:
+                raise
+            app.page.wait_for_timeout(500)
     for key in ("ArrowRight", "ArrowLeft", "PageDown", "Space"):
         app.page.keyboard.press(key)
         app.page.wait_for_timeout(300)
