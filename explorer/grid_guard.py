@@ -21,8 +21,9 @@ whole paste with a message naming the cell (issue 14 item 10; the app checks the
 
 The guard holds Enter and Tab in a cell editor back for two timer turns (the earlier keys' timers then find no
 move and do nothing) and hands the same key to the editor. After an edit it holds a click elsewhere, or a
-presenter's next/previous key, until the edit has been sent, its run has finished and the grid's follow-up
-message has gone (at most 8 s), then replays it.
+presenter's next/previous key, until the edit has been sent, its run has finished and the page has sent the
+app nothing for a second (the grid's follow-up message has gone: on a loaded machine its 150 ms timer runs
+late, so a fixed wait after the run was not enough), at most 12 s, then replays it.
 
 The script is ours and static (no user text reaches it). tests/e2e/test_editing.py makes 50 edits, some followed at once by navigation, and checks none is lost.
 """
@@ -41,9 +42,11 @@ export default function () {
   window.__attentionGridGuard = true;
 
   const SEND_MS = 400; // the grid sends an edit 150 ms after it is made (a debounce); room for a busy page
-  const FOLLOW_MS = 400; // after the new numbers arrive, the grid sends one more message 150 ms later
-  const START_MS = 1500; // an edit that started no run within this was not sent (it changed nothing)
-  const MAX_HOLD_MS = 8000; // never hold a click longer than this
+  const FOLLOW_MS = 1000; // after the new numbers arrive, the grid sends one more message 150 ms later: wait
+  //                         until the app has been quiet (no run, nothing sent) this long, timers run late
+  //                         on a loaded machine
+  const START_MS = 4000; // an edit that started no run within this was not sent (it changed nothing)
+  const MAX_HOLD_MS = 12000; // never hold a click longer than this
   const NAV_KEYS = new Set(["ArrowLeft", "ArrowRight", "PageUp", "PageDown", " "]);
   const replayed = new WeakSet();
   const state = (window.__attentionGridGuardState = { deferredEnters: 0, delayedClicks: 0, delayedKeys: 0 });
@@ -51,6 +54,7 @@ export default function () {
   let touchedAt = -1e9; // the last key or click in a grid (an edit may follow)
   let runStartedAt = -1e9;
   let runEndedAt = -1e9;
+  let sentAt = -1e9; // the last message the page sent the app (an edit, the grid's follow-up, a click)
 
   const now = () => performance.now();
   const later = (fn, ms) => setTimeout(fn, Math.max(0, ms));
@@ -60,6 +64,12 @@ export default function () {
     !!(el && el.closest && el.closest("input, textarea, select, [contenteditable=''], [contenteditable='true']"));
   const stApp = () => document.querySelector('[data-testid="stApp"]');
   const running = () => stApp()?.dataset.testScriptState === "running";
+
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (...args) {
+    sentAt = now();
+    return send.apply(this, args);
+  };
 
   (function watchRuns() {
     const app = stApp();
@@ -83,7 +93,7 @@ export default function () {
     if (since > MAX_HOLD_MS) return false;
     if (runStartedAt < editedAt) return since < START_MS;
     if (running()) return true;
-    return t - runEndedAt < FOLLOW_MS;
+    return t - Math.max(runEndedAt, sentAt) < FOLLOW_MS;
   };
   const whenQuiet = (fn) => (busy() ? later(() => whenQuiet(fn), 50) : fn());
 
