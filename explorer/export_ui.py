@@ -13,7 +13,7 @@ import streamlit as st
 
 from explorer import compute, state
 from explorer.example import Example
-from explorer.export import html, notebook, walkthrough
+from explorer.export import html, notebook, qr, walkthrough
 from explorer.sharing import url as links
 
 
@@ -62,3 +62,46 @@ def downloads(ex: Example, link: str) -> None:
         "here. It opens in any browser without a network: to e-mail, or to put on a course site "
         "(about 5 MB: the chart library is inside).",
     )
+
+
+QR_WIDTH_PX = 720  # the code in its dialog: about 6 px a module at version 26, for the back of a room
+# Static CSS (no user text): on a short screen (a 1280 x 800 laptop) the code shrinks to stay in view.
+QR_CSS = "<style>.st-key-qr-code img { max-width: min(100%, 64vh) !important; height: auto; }</style>"
+
+
+@st.dialog("Open this example on your laptop", width="large")
+def qr_dialog(link: str) -> None:
+    """The QR code of the share link, large (issue 18 item 3); Esc or a click outside closes it."""
+    image = qr.svg(link)
+    if image is None:
+        reason = "there is no link" if not link else f"the link has {len(link):,} characters"
+        st.warning(
+            f"No QR code: {reason}, and a QR code holds at most {qr.MAX_LINK_BYTES:,}. Share the link or "
+            "the JSON file from the sidebar instead.",
+            icon=":material/qr_code_2:",
+        )
+        return
+    with st.container(key="qr-code", horizontal_alignment="center"):
+        st.image(image, width=QR_WIDTH_PX)
+    st.caption(
+        f"Scan with a phone camera: it opens this sentence, these settings and every edited matrix "
+        f"({len(link):,} characters, a {qr.modules(link)} x {qr.modules(link)} code)."
+    )
+
+
+def qr_button(key: str, *, label: str = "Show QR code") -> None:
+    """A button that opens the QR dialog (through state: the frame opens it, see qr_if_asked)."""
+    st.button(
+        label,
+        key=key,
+        icon=":material/qr_code_2:",
+        on_click=state.open_qr,
+        help="A QR code of the link to this example, large: students scan it and open the same example.",
+    )
+
+
+def qr_if_asked(link: str) -> None:
+    """Open the QR dialog of `link` on the run a QR button started (called once per run, by the frame)."""
+    if state.take_qr():
+        st.html(QR_CSS)  # outside the dialog: a <style> alone is not drawn inside one
+        qr_dialog(link)

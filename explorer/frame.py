@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import clicker, grid_guard, model_ui, models, page_table, present, preset_ui, sharing, state, ui
+from explorer import (
+    clicker,
+    export_ui,
+    grid_guard,
+    model_ui,
+    models,
+    page_table,
+    present,
+    preset_ui,
+    sharing,
+    state,
+    ui,
+)
 from explorer import settings_table as table
 from explorer.example import tokens_of
 from explorer.sharing import panel as share_panel
@@ -104,6 +116,8 @@ def sidebar() -> None:
                 help="Takes back the last cell edit, reset, re-randomize, preset or imported file.",
             )
         share_panel.panel()
+        # The link without presentation mode: students open the example on their laptops.
+        export_ui.qr_if_asked(share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/grid_guard.py)
 
 
@@ -191,7 +205,10 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             )
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
         mid.markdown(f"**{present.caption(i)}**")
-        box.container(key="step-look").markdown(step.look)
+        look, code = box.columns([12, 1], vertical_alignment="center")
+        look.container(key="step-look").markdown(step.look)
+        with code:  # students scan it and open the same example (explorer.export_ui.qr_dialog)
+            export_ui.qr_button("present.qr", label="QR")
         with box:
             clicker.listen()
     else:

@@ -41,6 +41,7 @@ K_TERMS = "ui.open.terms"  # /token: the sum term by term
 K_UPLOAD = "share.upload"  # the JSON file uploader (its file is opened in its on_change)
 # A picker whose choice holds across pages (head, query token, key token) is bound to its key here with
 # persist_state="session": the one way a choice is kept when its widget is not on the page.
+_QR = "ui.qr_open"  # "Show QR code" was clicked: the frame opens the dialog on this run
 _URL_READ = "ui.url_read"  # the session's first run has read the URL
 _PAGE = "ui.page"  # the url_path of the page the frame is running (None: a page run alone)
 
@@ -325,6 +326,16 @@ def set_preset(name: str) -> None:
 
 def set_present(on: bool) -> None:
     st.session_state[K_PRESENT] = bool(on)
+
+
+def open_qr() -> None:
+    """The "Show QR code" button's callback: the QR dialog opens on the run it starts (take_qr)."""
+    st.session_state[_QR] = True
+
+
+def take_qr() -> bool:
+    """True once after open_qr(): the dialog opens once, and closes for good when it is dismissed."""
+    return bool(st.session_state.pop(_QR, False))
 
 
 def editor_state(key: str) -> dict[str, Any]:

@@ -95,6 +95,7 @@ def panel() -> None:
                 f"{len(url):,} characters. Copy it with the button at the top right of the box: it opens "
                 "this page with the same sentence, settings and every edited matrix."
             )
+        export_ui.qr_button(key="share.qr")
         st.markdown("**Files**")
         export_ui.downloads(ex, link_for(ex, draws, False))
         st.download_button(
