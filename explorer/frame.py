@@ -205,9 +205,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             )
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
         mid.markdown(f"**{present.caption(i)}**")
-        look, code = box.columns([12, 1], vertical_alignment="center")
-        look.container(key="step-look").markdown(step.look)
-        with code:  # students scan it and open the same example (explorer.export_ui.qr_dialog)
+        box.container(key="step-look").markdown(step.look)
+        with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
         with box:
             clicker.listen()

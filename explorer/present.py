@@ -88,6 +88,10 @@ h2, h3 {{ font-size: 1.7rem !important; }}
 .st-key-step-top .st-key-step-look p {{ font-size: 1.05rem !important; text-align: center; }}
 .st-key-step-top [data-testid="stPageLink-NavLink"] {{ padding: 0.4rem 1rem; }}
 .st-key-frame-clicker {{ display: none; }}
+.st-key-step-top {{ position: relative; }}
+.st-key-present-qr {{ position: absolute; right: 0; bottom: 0; width: auto !important; }}
+.st-key-present-qr button {{ min-height: 0; padding: 0 0.4rem; line-height: 1.2; }}
+.st-key-present-qr button p {{ font-size: 0.85rem; }}
 [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) {{
   zoom: {ZOOM}; width: calc(100% / {ZOOM}) !important;
 }}
