@@ -32,7 +32,9 @@ def test_the_qr_code_on_screen_reads_as_the_link_of_the_example(app, size) -> No
     assert box["width"] >= min(640, 0.6 * size[1])  # large: 9 px a module or more for a preset
     (text,) = read_screen(app.page)
     assert text.startswith(app.server.url + "/scores?") and "present=" not in text
-    assert "sentence=The%20animal%20didn%27t%20cross%20the%20street%20because%20it%20was%20too%20tired" in text
+    assert (
+        "sentence=The%20animal%20didn%27t%20cross%20the%20street%20because%20it%20was%20too%20tired" in text
+    )
     app.page.keyboard.press("Escape")
     image.wait_for(state="detached")
     assert read_screen(app.page) == [] and not app.exceptions()
