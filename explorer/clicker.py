@@ -21,6 +21,7 @@ NEXT_KEYS = ("ArrowRight", "PageDown", " ")
 BACK_KEYS = ("ArrowLeft", "PageUp")
 NEXT_LINK = "step-next"  # the st.container keys of the step-through's links
 BACK_LINK = "step-prev"
+REVEAL = "reveal"  # the key of the Reveal button of a question (explorer.ui.question_hides)
 
 JS = """
 const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], [role="textbox"], '
@@ -41,6 +42,12 @@ export default function (component) {
     const next = (keys.next || []).includes(event.key);
     const back = (keys.back || []).includes(event.key);
     if ((!next && !back) || typingIn(event)) return;
+    const reveal = next && doc.querySelector(`.st-key-${keys.reveal} button`);
+    if (reveal) { // predict, then reveal: "next" shows the hidden answer first
+      event.preventDefault();
+      reveal.click();
+      return;
+    }
     const link = doc.querySelector(`.st-key-${next ? keys.next_link : keys.back_link} a`);
     if (!link) return; // the first or last step: nothing that way
     event.preventDefault(); // Space and PageDown would scroll the page first
@@ -61,7 +68,13 @@ export default function (component) {
 def listen() -> None:
     """Mount the (invisible) key listener: call it on every run while presenting, never otherwise (when it
     is not mounted, its clean-up removes the listener)."""
-    data = {"next": list(NEXT_KEYS), "back": list(BACK_KEYS), "next_link": NEXT_LINK, "back_link": BACK_LINK}
+    data = {
+        "next": list(NEXT_KEYS),
+        "back": list(BACK_KEYS),
+        "next_link": NEXT_LINK,
+        "back_link": BACK_LINK,
+        "reveal": REVEAL,
+    }
     _component()(key=KEY, data=json.loads(json.dumps(data)), height=0)
 
 

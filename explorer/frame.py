@@ -34,6 +34,8 @@ def read_url() -> None:
             state.set_preset(got.preset)
         if got.present is not None:
             state.set_present(got.present)
+        if got.ask is not None:
+            state.set_ask(got.ask)
         for kind, text in got.messages:
             state.say(kind, text)
         state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
@@ -53,6 +55,8 @@ def sync_url() -> None:
     want, _ = _address()
     picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
+    if state.ask() is not None:  # predict, then reveal: a reload keeps the question (answer hidden again)
+        want["ask"] = str(state.ask())
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step
@@ -91,6 +95,17 @@ def sidebar() -> None:
         )
         from explorer.figures import PALETTES
 
+        toks = state.tokens()
+        st.selectbox(
+            "Predict, then reveal",
+            [-1, *range(len(toks))],
+            key=state.K_ASK,
+            format_func=lambda i: "no question" if i < 0 else f"hide what {i}: {toks[i]} attends to",
+            on_change=state.hide_answer,
+            persist_state="session",
+            help="Scores and softmax: the weights of this query stay hidden behind a question until Reveal "
+            "(or the clicker's next key). The share link and the QR code carry the question.",
+        )
         st.selectbox(
             "Colours",
             list(PALETTES),

@@ -34,6 +34,8 @@ K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
 K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
+K_ASK = "ui.ask"  # predict, then reveal: the query whose weights are hidden until revealed (-1: no question)
+_REVEALED = "ui.revealed"  # the hidden weights were revealed
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
 # cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
@@ -62,6 +64,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K_COLORS: "default",
     K_FIT: True,
     K_PRESET: "",
+    K_ASK: -1,
 }
 
 
@@ -156,6 +159,8 @@ def clamp_ui(n_tokens: int, n_heads: int) -> None:
     ss[K_HEAD] = int(min(max(ss.get(K_HEAD, 0), 0), max(n_heads - 1, 0)))
     for k in (K_QUERY, K_KEY):
         ss[k] = int(min(max(ss.get(k, 0), 0), max(n_tokens - 1, 0)))
+    if int(ss.get(K_ASK, -1)) >= n_tokens:  # the question's token is gone: no question
+        ss[K_ASK] = -1
 
 
 def _bump(name: str) -> None:
@@ -326,6 +331,30 @@ def set_preset(name: str) -> None:
 
 def set_present(on: bool) -> None:
     st.session_state[K_PRESENT] = bool(on)
+
+
+def ask() -> int | None:
+    """Predict, then reveal: the query token whose weights are hidden until revealed, or None."""
+    i = int(st.session_state.get(K_ASK, -1))
+    return None if i < 0 else i
+
+
+def set_ask(i: int | None) -> None:
+    """Ask about query i (None: no question); the answer is hidden again."""
+    st.session_state[K_ASK] = -1 if i is None else int(i)
+    hide_answer()
+
+
+def revealed() -> bool:
+    return bool(st.session_state.get(_REVEALED, False))
+
+
+def reveal() -> None:
+    st.session_state[_REVEALED] = True
+
+
+def hide_answer() -> None:
+    st.session_state[_REVEALED] = False
 
 
 def open_qr() -> None:

@@ -223,3 +223,32 @@ def token_picker(label: str, labels: list[str], key: str) -> int:
         persist_state="session",  # the chosen token stays chosen on the way to another page and back
     )
     return int(idx or 0)
+
+
+def question_hides(res: Result, head: int, labels: list[str]) -> bool:
+    """Predict, then reveal (issue 18 item 4): while a question is asked (state.ask) and not yet answered,
+    show it and a Reveal button in place of the weights, and return True (the page then draws no weights).
+    Once revealed, say the answer above the weights and return False. The clicker's "next" key reveals too.
+    """
+    q = state.ask()
+    if q is None or q >= res.n or res.attention is None:
+        return False
+    who = literal(labels[q])
+    if not state.revealed():
+        with st.container(key="ask-box", border=True):
+            st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
+            st.caption(
+                f"Head {head + 1}. Think, vote, then reveal (the button, or → on the keyboard or clicker)."
+            )
+            st.button(
+                "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
+            )
+        return True
+    k = res.strongest_key(head, q)
+    w = float(res.attention.weights[head, q, k])
+    st.success(
+        f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
+        f"below.",
+        icon=":material/visibility:",
+    )
+    return False

@@ -64,7 +64,7 @@ if res is not None:
     fig = fg.heatmap(
         tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep
     )
-    if ui.shows("softmax"):
+    if ui.shows("softmax") and not ui.question_hides(res, h, lab):
         ui.chart(fig, "scores.weights")
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")

@@ -40,13 +40,17 @@ def base_url() -> str:
 
 
 @cache.shared(max_bytes=LINK_BYTES)
-def _query(digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example) -> str:
+def _query(
+    digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example, ask: int | None = None
+) -> str:
     # `digest` is the content hash of `_ex` (the key); encoding a large edited state takes a moment, once.
-    return links.query(_ex, dict(draws), present=present)
+    return links.query(_ex, dict(draws), present=present, ask=ask)
 
 
 def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
-    return f"{base_url().split('?', 1)[0]}?{_query(ex.digest(), tuple(sorted(draws.items())), present, ex)}"
+    """The link to this example (with the question asked, if any: it opens with the answer hidden)."""
+    query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, state.ask())
+    return f"{base_url().split('?', 1)[0]}?{query}"
 
 
 @cache.shared(max_bytes=cache.MB)

@@ -13,6 +13,7 @@ from urllib.parse import quote, urlencode
 
 from explorer.example import Example
 from explorer.lessons import PRESETS
+from explorer.settings_table import MAX_TOKENS
 from explorer.sharing import params as link_params
 from explorer.sharing import values
 
@@ -26,6 +27,7 @@ class UrlRead:
     example: Example | None = None
     preset: str = ""
     present: bool | None = None
+    ask: int | None = None  # predict, then reveal: the query asked about (0-based, as the pickers count)
     messages: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -60,6 +62,17 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
             out.messages.append(
                 ("warning", f"present= takes 1 or 0, not {values.shown(present[:MAX_PARAM_CHARS])}.")
             )
+    ask = str(params.get("ask", "") or "").strip()
+    if ask:
+        if ask.isdigit() and len(ask) <= 3 and int(ask) < MAX_TOKENS:
+            out.ask = int(ask)
+        else:
+            out.messages.append(
+                (
+                    "warning",
+                    f"ask= takes a token's number, 0 to {MAX_TOKENS - 1}, not {values.shown(ask[:MAX_PARAM_CHARS])}.",
+                )
+            )
     out.example = ex if ex is not current else None
     return out
 
@@ -69,11 +82,16 @@ def is_shared(params: Mapping[str, str]) -> bool:
     return any(p in params for p in values.SHARE_PARAMS if p != "sentence")
 
 
-def query(ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False) -> str:
-    """The query string ("sentence=...&d_model=...&s=1.…") that reproduces `ex` exactly."""
+def query(
+    ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False, ask: int | None = None
+) -> str:
+    """The query string ("sentence=...&d_model=...&s=1.…") that reproduces `ex` exactly (and the question
+    asked, for predict-then-reveal)."""
     params = link_params.to_params(ex, draws)
     if present:
         params["present"] = "1"
+    if ask is not None:
+        params["ask"] = str(int(ask))
     return urlencode(params, quote_via=quote, safe="")
 
 
@@ -82,11 +100,16 @@ def query_of_params(params: Mapping[str, str]) -> str:
 
 
 def make_url(
-    base_url: str | None, ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False
+    base_url: str | None,
+    ex: Example,
+    draws: Mapping[str, int] | None = None,
+    *,
+    present: bool = False,
+    ask: int | None = None,
 ) -> str:
     """The whole link: the page's own address (st.context.url) + the query, or just "?..." without one."""
     base = (base_url or "").split("?", 1)[0].split("#", 1)[0]
-    return f"{base}?{query(ex, draws, present=present)}"
+    return f"{base}?{query(ex, draws, present=present, ask=ask)}"
 
 
 def too_long(url: str) -> bool:

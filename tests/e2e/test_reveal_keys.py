@@ -1,0 +1,50 @@
+"""Predict, then reveal in Chromium (issue 18 item 4): a link with a question opens the softmax step with the
+weights hidden; the clicker's "next" key reveals them, and the next press walks on to the next step."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import OUT
+
+pytestmark = pytest.mark.e2e
+
+CAPTION = '.st-key-step-top [data-testid="stMarkdownContainer"] strong'
+
+
+def press(app, key: str) -> None:  # noqa: ANN001 - the App helper of conftest
+    app.page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    app.page.keyboard.press(key)
+
+
+def caption(app) -> str:  # noqa: ANN001
+    return app.page.locator(CAPTION).first.inner_text()
+
+
+def test_the_clicker_reveals_the_answer_then_walks_on(app) -> None:  # noqa: ANN001
+    app.page.set_viewport_size({"width": 1920, "height": 1080})
+    app.open("scores", min_charts=0, preset="pronoun", present="1", step="softmax", ask="7")
+    app.poll("() => !!document.querySelector('.st-key-reveal button')", what="the Reveal button")
+    assert "part 3 of 3: Softmax" in caption(app)
+    assert "scores-weights" not in app.charts()
+    question = app.page.locator(".st-key-ask-box h3").inner_text()
+    assert question == "Predict: which word will “it” attend to most?"
+    app.page.screenshot(path=str(OUT / "reveal-question-1920.png"))
+    press(app, "ArrowRight")
+    app.poll("() => !!document.querySelector('.st-key-scores-weights .js-plotly-plot')", what="the weights")
+    app.settle(1)
+    assert "part 3 of 3: Softmax" in caption(app)  # the key revealed; it did not turn the page
+    answer = app.page.locator(
+        '[data-testid="stAlertContentSuccess"] [data-testid="stMarkdownContainer"]'
+    ).inner_text()
+    assert answer.startswith("Answer: “it” attends most to “animal” (weight ")
+    w = app.z("scores-weights")
+    assert answer.split("(weight ")[1].startswith(f"{w[7].max():.2f} in head 1)")
+    assert int(w[7].argmax()) == 1  # "animal"
+    app.page.screenshot(path=str(OUT / "reveal-answer-1920.png"))
+    press(app, "ArrowRight")
+    app.poll(
+        "() => !!document.querySelector('.st-key-step-top') && "
+        "!document.querySelector('.st-key-step-top').innerText.includes('part 3 of 3')",
+        what="the next step",
+    )
+    assert app.exceptions() == []
