@@ -40,6 +40,8 @@ PRESENT_SCALE = 2.2
 # While presenting, a step fits one 1920 x 1080 screen: its main chart is at most this high (the step bar,
 # the sentence box, the formula and the step's controls take the rest).
 PRESENT_CHART_PX = 540
+# While presenting, axis ticks and titles a figure does not size itself (bars, curves) are this large.
+PRESENT_TICK_PX = 18
 
 # Colour-blind-safe pairs (sequential for weights, diverging for signed values).
 PALETTES: dict[str, tuple[str, str, str]] = {
@@ -215,6 +217,16 @@ def _layout(style: Style, title: str, height: int, width_px: float = FULL_PX, **
         "hoverlabel": {"font": {"size": style.font}},
     }
     layout.update(extra)
+    if style.present:  # axis text readable from the back row (the theme's own is 12/14 px, for a laptop)
+        for name in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
+            axis = dict(layout.get(name, {}))
+            axis["tickfont"] = {"size": PRESENT_TICK_PX, **axis.get("tickfont", {})}
+            title = axis.get("title")
+            if title:
+                title = {"text": title} if isinstance(title, str) else dict(title)
+                title["font"] = {"size": PRESENT_TICK_PX, **title.get("font", {})}
+                axis["title"] = title
+            layout[name] = axis
     return layout
 
 
@@ -1073,6 +1085,7 @@ def stacked_contributions(
         width_px,
         barmode="relative",
         legend={"font": {"size": style.font}},
+        xaxis={},
         yaxis={"title": {"text": "contribution aᵢⱼ · vⱼ"}, "zeroline": True, "zerolinewidth": 2},
         annotations=notes,
     )

@@ -235,3 +235,28 @@ def test_the_masking_step_greys_cells_only_when_a_mask_is_set(kit) -> None:
     assert np.array_equal(np.isfinite(grey), np.triu(np.ones((n, n), dtype=bool), 1))
     assert len(kit.charts(at)["scores.scaled"]["data"]) == 2
     assert "grey −∞" in mask["layout"]["title"]["text"].replace("<br>", " ")
+
+
+@pytest.mark.parametrize("url_path", ["token", "why-scale"])
+def test_presenting_every_axis_is_readable_from_the_back_row(kit, url_path: str) -> None:  # noqa: ANN001
+    """Bars and curves size no axis text themselves, and the chart element's theme gives them 12 px (a laptop's
+    size): presenting, every axis of every chart carries at least figures.PRESENT_TICK_PX."""
+    big = run_app(url_path, {"present": "1"}, scripts=kit.scripts())
+    axes = []
+    for el in big.get("bidi_component"):
+        spec = chart.spec_of(el.proto)
+        if spec is None or any(t.get("type") == "heatmap" for t in spec["data"]):
+            continue  # heatmaps fit their labels to their cells (tests/app/test_reading_charts.py)
+        axes += [v for k, v in spec["layout"].items() if k.startswith(("xaxis", "yaxis"))]
+        assert {"xaxis", "yaxis"} <= set(spec["layout"]), list(spec["layout"])  # both axes sized
+    assert axes, f"/{url_path} drew no bar or curve chart while presenting"
+    for axis in axes:
+        assert axis["tickfont"]["size"] >= figures.PRESENT_TICK_PX, axis
+        title = axis.get("title")
+        if isinstance(title, dict) and title.get("text"):
+            assert title["font"]["size"] >= figures.PRESENT_TICK_PX, axis
+    normal = run_app(url_path, scripts=kit.scripts())  # a laptop's charts keep the theme's sizes
+    for el in normal.get("bidi_component"):
+        spec = chart.spec_of(el.proto)
+        if spec is not None and not any(t.get("type") == "heatmap" for t in spec["data"]):
+            assert all("tickfont" not in v for k, v in spec["layout"].items() if k.startswith("yaxis")), spec
