@@ -16,7 +16,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from attention_core import pretrained
-from explorer import model_figures
+from explorer import model_figures, settings_table
 from explorer.example import DEFAULT_SENTENCE
 
 OUT = Path(__file__).resolve().parents[2] / "test-output"
@@ -206,9 +206,13 @@ def test_a_link_with_layer_head_and_off_reopens_the_head(app) -> None:  # noqa: 
     m = need("minilm")
     app.open("head", min_charts=4, model="minilm", layer="4", head="7", off="2.3,6.12")
     assert app.exceptions() == []
-    assert query(app) == {"model": "minilm", "layer": "4", "head": "7", "off": "2.3,6.12"} | (
-        {"sentence": query(app)["sentence"]} if "sentence" in query(app) else {}
-    )
+    # The address bar keeps the real model's view as opened, beside the explorer's own state (its settings and
+    # the sentence: the whole state, issue 13 item 8), and nothing else.
+    opened = {"model": "minilm", "layer": "4", "head": "7", "off": "2.3,6.12"}
+    address = query(app)
+    assert {k: address.get(k) for k in opened} == opened
+    explorer_state = {s.param for s in settings_table.SETTINGS} | {"sentence"}
+    assert set(address) - set(opened) <= explorer_state, sorted(set(address) - set(opened) - explorer_state)
     assert_allclose(app.z("head-w"), m.run(DEFAULT_SENTENCE).attentions[3, 6], rtol=1e-5, atol=1e-6)
     assert "Layer 4, head 7" in app.page.inner_text("body")
     # The switched-off heads came along: /ablation counts them.
