@@ -848,6 +848,30 @@ def lines(
     return _figure(data, layout)
 
 
+def encoding_curves(
+    t: NDArray[np.float64],
+    curves: NDArray[np.float64],
+    pe: NDArray[np.float64],
+    dims: Sequence[str],
+    *,
+    style: Style,
+) -> go.Figure:
+    """The sinusoidal encoding's first (at most 8) dimensions as curves over ``t``, the sentence's positions
+    (rows of ``pe``) marked on them: /positional-encoding's chart and the HTML export's, one builder."""
+    shown = min(len(dims), 8)
+    return lines(
+        t,
+        curves[:, :shown],
+        dims[:shown],
+        style=style,
+        x_title="position",
+        y_title="value",
+        title=f"Encoding curves (first {shown} dimensions), the sentence's positions marked",
+        markers_x=np.arange(pe.shape[0]),
+        markers_y=pe[:, :shown],
+    )
+
+
 def number(v: float) -> str:
     """A tick label: whole numbers in full (500, 1000, not 5 or 1k), others in short form (0.01)."""
     return f"{int(v)}" if float(v).is_integer() and abs(v) < 1e9 else f"{v:g}"

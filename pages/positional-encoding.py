@@ -1,6 +1,5 @@
 """/positional-encoding: where each token stands, added to its embedding."""
 
-import numpy as np
 import streamlit as st
 
 from explorer import compute, editors, state, ui
@@ -33,21 +32,7 @@ if res is not None:
         )
     if ex.pe_kind.startswith("sinusoidal") and not presenting:
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
-        shown = min(ex.d_model, 8)
-        ui.chart(
-            fg.lines(
-                t,
-                curves[:, :shown],
-                dims[:shown],
-                style=sty,
-                x_title="position",
-                y_title="value",
-                title=f"Encoding curves (first {shown} dimensions), the sentence's positions marked",
-                markers_x=np.arange(res.n),
-                markers_y=res.pe[:, :shown],
-            ),
-            "pe.curves",
-        )
+        ui.chart(fg.encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
     if not presenting:
         left, right = st.columns(2)
         with left:

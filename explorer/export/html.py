@@ -140,18 +140,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     pos: list[Chart] = []
     if w.pe_kind in ("sinusoidal", "sinusoidal_split"):
         t, curves = pe_curves(w.pe_kind, w.d_model, w.pe_base, max(w.n, 2))
-        shown = min(w.d_model, 8)
-        fig = fg.lines(
-            t,
-            curves[:, :shown],
-            dims[:shown],
-            style=sty,
-            x_title="position",
-            y_title="value",
-            title=f"Encoding curves (first {shown} dimensions), the sentence's positions marked",
-            markers_x=np.arange(w.n),
-            markers_y=num["P"][:, :shown],
-        )
+        fig = fg.encoding_curves(t, curves, num["P"], dims, style=sty)
         pos.append(Chart("pe.curves", [("", fig)]))
     p = num["P"]
     pos += [
