@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer import cache
+
 F64 = NDArray[np.float64]
 
 
@@ -75,3 +77,224 @@ def load_layer(model: Any, text: str, layer: int) -> LoadedLayer:
         b_o=b_o,
         scale=float(trace.layers[layer].attention.scale),
     )
+
+
+# ------------------------------------------------------------------ a real layer as the explorer's example
+#
+# An Example with `real` set ("minilm", "smollm2") and `real_layer` L is layer L of that model: its sizes are
+# the model's, its matrices start as the layer's weights (W_Q, W_K, W_V per query head, W_O, W1, W2) and X
+# (the `emb` table) as the layer's input for the sentence, computed by the model's earlier layers. What the
+# explorer does not hold as matrices, it reads here from the model, unedited: the biases, the norms' gains,
+# SwiGLU's up projection, RoPE's base. The explorer runs the layer with the engine's own transformer_layer,
+# so an unedited example shows exactly what the model computes (tests/app/test_bridge.py).
+#
+# SmolLM2 shares each key/value head among 3 query heads (GQA). The explorer gives every query head its own
+# copy of its W_K and W_V: the numbers are the same, and an edit to one head's copy changes that head only.
+
+BASE_BYTES = 160 * 2**20  # float64 copies of a few layers (a SmolLM2 layer: about 40 MB)
+INPUT_BYTES = 16 * 2**20  # layer inputs X (n, d) per sentence and layer (at most 64 x 576 floats each)
+WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o", "w1", "w2")  # the Example's matrices a layer fills
+
+
+@dataclass(frozen=True, eq=False)
+class LayerBase:
+    """Layer ``layer`` of model ``key`` in the explorer's shapes (float64, read-only). H = query heads.
+
+    weights: w_q, w_k, w_v (H, d, k), w_o (H k, d), w1 (d, f), w2 (f, d): what the explorer edits.
+    fixed: LayerWeights of the model's layer (its biases, norm gains, w_up: what the explorer does not
+    edit). config: the model's config with one key/value head per query head (the explorer's copies).
+    kv_head: (H,) which key/value head of the model each query head's copies come from.
+    """
+
+    key: str
+    layer: int
+    title: str
+    weights: dict[str, F64]
+    fixed: Any
+    config: Any
+    kv_head: tuple[int, ...]
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.weights.values()) + int(self.fixed.nbytes)
+
+
+def _model(key: str) -> Any:
+    from explorer import model_compute
+
+    return model_compute.model(key)
+
+
+def n_layers(key: str) -> int:
+    from explorer import models
+
+    return int(models.choice(key).shape[0])
+
+
+def _per_query(w: NDArray[np.floating], kv_head: tuple[int, ...]) -> F64:
+    """(g, d, k) key/value heads -> (H, d, k): each query head's own copy (float64)."""
+    return np.array(np.asarray(w)[np.asarray(kv_head)], dtype=np.float64)
+
+
+def _bias_per_query(lw: Any, kv_head: tuple[int, ...]) -> F64 | None:
+    """The model's q, k, v biases laid out for one key/value head per query head: (3 H k,), or None."""
+    if lw.b_qkv is None:
+        return None
+    idx = np.asarray(kv_head)
+    parts = [np.asarray(lw.b_q), np.asarray(lw.b_k)[idx], np.asarray(lw.b_v)[idx]]  # (H, k) each
+    return np.concatenate([p.reshape(-1) for p in parts]).astype(np.float64)
+
+
+def _base(key: str, layer: int) -> LayerBase:
+    import dataclasses
+
+    from attention_core.transformer import LayerWeights
+
+    m = _model(key)
+    c = m.config
+    if not 0 <= int(layer) < int(c.n_layers):
+        raise ValueError(f"{c.name} has layers 1 to {c.n_layers}; there is no layer {int(layer) + 1}")
+    lw = m.layer_weights(int(layer))
+    kv = tuple(int(i) for i in c.kv_head)
+    f64 = lambda a: None if a is None else np.array(a, dtype=np.float64)  # noqa: E731
+    weights = {
+        "w_q": np.array(lw.w_q, dtype=np.float64),
+        "w_k": _per_query(lw.w_k, kv),
+        "w_v": _per_query(lw.w_v, kv),
+        "w_o": f64(lw.w_o),
+        "w1": f64(lw.w1),
+        "w2": f64(lw.w2),
+    }
+    for a in weights.values():
+        a.setflags(write=False)
+    fixed = LayerWeights(
+        w_qkv=np.zeros((0, 0)),  # the explorer's own W_Q, W_K, W_V go here when it runs
+        b_qkv=_bias_per_query(lw, kv),
+        w_o=np.zeros((0, 0)),
+        b_o=f64(lw.b_o),
+        w1=np.zeros((0, 0)),
+        b1=f64(lw.b1),
+        w_up=f64(lw.w_up),
+        w2=np.zeros((0, 0)),
+        b2=f64(lw.b2),
+        attn_norm_gain=f64(lw.attn_norm_gain),
+        attn_norm_bias=f64(lw.attn_norm_bias),
+        norm1_gain=f64(lw.norm1_gain),
+        norm1_bias=f64(lw.norm1_bias),
+        norm2_gain=f64(lw.norm2_gain),
+        norm2_bias=f64(lw.norm2_bias),
+        n_heads=int(c.n_heads),
+        n_kv_heads=int(c.n_heads),
+        d_k=int(c.d_k),
+    )
+    config = dataclasses.replace(c, n_kv_heads=int(c.n_heads), dtype="float64")
+    return LayerBase(key, int(layer), str(c.name), weights, fixed, config, kv)
+
+
+def base(key: str, layer: int) -> LayerBase:
+    """Layer ``layer`` (0-based) of model ``key`` ("minilm", "smollm2"), cached across sessions."""
+    return _cached_base(str(key), int(layer))
+
+
+def layer_input(key: str, sentence: str, layer: int) -> tuple[list[str], F64, bool]:
+    """(tokens, X (n, d) the layer's input for the sentence, cut): what the model's earlier layers give."""
+    tokens, x, cut = _cached_input(str(key), str(sentence), int(layer))
+    return list(tokens), x, cut
+
+
+def tokens_of(key: str, sentence: str) -> tuple[list[str], bool]:
+    """The model's tokens of the sentence ([CLS] … [SEP] for MiniLM, byte-level BPE for SmolLM2), cut."""
+    tokens, _, cut = _cached_input(str(key), str(sentence), 0)
+    return list(tokens), cut
+
+
+def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
+    """The layer of loaded example ``ex`` on its input x (n, d), with the explorer's (maybe edited) W_Q, W_K,
+    W_V, W_O, W1, W2 and the model's biases, norms and positions: an EncoderTrace (attention inside)."""
+    import dataclasses
+
+    from attention_core.transformer import transformer_layer
+
+    b = base(ex.real, ex.real_layer)
+    h, d, k = ex.w_q.shape
+    parts = [
+        np.asarray(w, dtype=np.float64).transpose(1, 0, 2).reshape(d, h * k) for w in (ex.w_q, ex.w_k, ex.w_v)
+    ]
+    lw = dataclasses.replace(
+        b.fixed,
+        w_qkv=np.concatenate(parts, axis=1),  # (d, 3 H k): q of every head, then k, then v
+        w_o=np.asarray(ex.w_o, dtype=np.float64),
+        w1=np.asarray(ex.w1, dtype=np.float64),
+        w2=np.asarray(ex.w2, dtype=np.float64),
+    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        trace = transformer_layer(np.asarray(x, dtype=np.float64), lw, b.config, mask)
+    if not np.isfinite(trace.output).all():
+        raise ValueError("the layer's output overflowed: the edited weights are too large")
+    return trace
+
+
+def describe(key: str, layer: int) -> str:
+    """One line for the explorer's pages: which model and layer they show, and what stays the model's."""
+    b = base(key, layer)
+    c = b.config
+    pos = (
+        f"RoPE (base {c.rope_base:g}) rotates q and k"
+        if c.rope_base is not None
+        else "its learned positions were added to the embeddings before layer 1, so they are already in X"
+    )
+    norm = "RMSNorm" if c.norm == "rms_norm" else "LayerNorm"
+    order = (
+        "before attention and the FFN (pre-norm)" if c.norm_first else "after each residual sum (post-norm)"
+    )
+    ffn = "SwiGLU" if c.activation == "swiglu" else c.activation.upper()
+    shared = (
+        f" Its {c.n_heads} query heads share {len(set(b.kv_head))} key/value heads; here each query head has "
+        "its own copy of W_K and W_V, so an edit changes that head only."
+        if len(set(b.kv_head)) < c.n_heads
+        else ""
+    )
+    return (
+        f"{b.title}, layer {b.layer + 1} of {c.n_layers}: X is that layer's input for this sentence, and "
+        f"W_Q, W_K, W_V, W_O, W1, W2 are its trained weights (editable). The model's biases, its {norm} "
+        f"{order} and its {ffn} feed-forward are applied as trained; {pos}.{shared}"
+    )
+
+
+def _sizes(key: str) -> dict[str, int]:
+    c = _model(key).config
+    return {"d_model": int(c.d_model), "n_heads": int(c.n_heads), "d_k": int(c.d_k), "d_ff": int(c.d_ff)}
+
+
+def settings_of(key: str, layer: int) -> dict[str, object]:
+    """The Example settings a loaded layer fixes: its sizes, X as the embeddings table, no added positions,
+    the paper's scale, the model's mask and norm order."""
+    c = _model(key).config
+    return {
+        **_sizes(key),
+        "real": key,
+        "real_layer": int(layer),
+        "emb_source": "table",
+        "pe_kind": "none",
+        "pe_scale": False,
+        "scale_mode": "sqrt",
+        "alibi": False,
+        "rope": False,  # RoPE, where the model has it, is applied by the layer itself (describe says so)
+        "mask_kind": "causal" if c.causal else "none",
+        "norm_first": bool(c.norm_first),
+    }
+
+
+@cache.shared(max_bytes=BASE_BYTES)
+def _cached_base(key: str, layer: int) -> LayerBase:
+    return _base(key, layer)
+
+
+@cache.shared(max_bytes=INPUT_BYTES)
+def _cached_input(key: str, sentence: str, layer: int) -> tuple[tuple[str, ...], F64, bool]:
+    trace = _model(key).run(sentence)
+    if not 0 <= layer < len(trace.layers):
+        raise ValueError(f"{trace.model} has layers 1 to {len(trace.layers)}; there is no layer {layer + 1}")
+    x = np.array(trace.layers[layer].x, dtype=np.float64)  # (n, d)
+    x.setflags(write=False)
+    return tuple(trace.tokens), x, bool(trace.truncated)

@@ -222,14 +222,18 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
     what: the matrices as people read them ("W_O", "W1 and W2"); keys: the two buttons' widget keys; short: labels without `what` (it is in the heading above), `what` in the help.
     """
     b1, b2 = st.columns(2)
+    real = state.loaded()
     b1.button(
         "Re-randomize" if short else f"Re-randomize {what}",
         key=keys[0],
         icon=":material/casino:",
         on_click=state.rerandomize,
         args=names,
-        help=f"A new seeded draw of {what} (undo from the sidebar).",
+        help=f"A new seeded draw of {what} (undo from the sidebar)."
+        if not real
+        else "A real model's layer keeps its trained weights: Reset returns to them.",
         width="stretch",
+        disabled=real,
     )
     b2.button(
         "Reset" if short else f"Reset {what}",
@@ -237,6 +241,6 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
         icon=":material/restart_alt:",
         on_click=state.reset_matrix,
         args=names,
-        help=f"Back to the seed's {what} (undo from the sidebar).",
+        help=f"Back to the {'trained' if real else 'seed' + chr(39) + 's'} {what} (undo from the sidebar).",
         width="stretch",
     )

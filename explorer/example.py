@@ -98,14 +98,42 @@ def _tokenized(sentence: str) -> tuple[tuple[str, ...], bool]:
     return tuple(toks[: table.MAX_TOKENS]), len(toks) > table.MAX_TOKENS
 
 
+def loaded(ex: Example) -> bool:
+    """True when the example is a real model's layer opened in the explorer (explorer.bridge)."""
+    return ex.real != "toy"
+
+
+def tokens_for(ex: Example) -> tuple[list[str], bool]:
+    """The example's tokens: the toy tokenizer's (tokens_of), or a loaded layer's model's, cut to MAX_TOKENS."""
+    if not loaded(ex):
+        return tokens_of(ex.sentence)
+    from explorer import bridge
+
+    return bridge.tokens_of(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS])
+
+
 def default_matrices(
     ex: Example, tokens: list[str], draws: dict[str, int] | None = None
 ) -> dict[str, NDArray]:
     """The app's default of every matrix at the example's shapes (what "reset" returns to): seeding scheme 1.
 
-    Links and files are written against scheme 1 whatever this returns (explorer.seeding).
+    Links and files are written against scheme 1 whatever this returns (explorer.seeding). A loaded layer's
+    defaults are the layer itself: its trained weights, and X = its input for the sentence (explorer.bridge);
+    links and files of a loaded layer carry the cells that differ from it.
     """
-    return seeding.matrices(ex, tokens, draws)
+    if not loaded(ex):
+        return seeding.matrices(ex, tokens, draws)
+    from explorer import bridge
+
+    b = bridge.base(ex.real, ex.real_layer)
+    _, x, _ = bridge.layer_input(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS], ex.real_layer)
+    n = x.shape[0]
+    return {
+        **b.weights,
+        "emb": x,
+        "pe_table": np.zeros((n, ex.d_model)),
+        "custom_mask": np.tril(np.ones((n, n), dtype=bool)),
+    }
 
 
 def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
@@ -130,7 +158,7 @@ def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, i
     Cells that still fit keep their values; new cells get the seeded default. Embedding rows follow
     their word when the sentence changes (`old_tokens`), other per-token matrices keep their positions.
     """
-    tokens, _ = tokens_of(ex.sentence)
+    tokens, _ = tokens_for(ex)
     want = expected_shapes(ex, len(tokens))
     if all(getattr(ex, m).shape == want[m] for m in MATRIX_NAMES) and (old_tokens in (None, tokens)):
         return ex
@@ -139,7 +167,9 @@ def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, i
     for name in MATRIX_NAMES:
         old = getattr(ex, name)
         new = base[name]
-        if old.shape == new.shape and not (name == "emb" and old_tokens not in (None, tokens)):
+        if name == "emb" and loaded(ex) and (old.shape != new.shape or old_tokens not in (None, tokens)):
+            out[name] = new  # a loaded layer's X is the model's for this sentence (no row follows a word)
+        elif old.shape == new.shape and not (name == "emb" and old_tokens not in (None, tokens)):
             out[name] = old
         elif old.size == 0:
             out[name] = new

@@ -18,7 +18,7 @@ from explorer import (
     ui,
 )
 from explorer import settings_table as table
-from explorer.example import tokens_of
+from explorer.example import tokens_for
 from explorer.sharing import panel as share_panel
 from explorer.sharing import url as links
 from explorer.text import literal
@@ -149,7 +149,7 @@ def sentence_box() -> None:
         label_visibility="collapsed" if state.present() else "visible",  # the projector's screen is short
     )
     sentence = state.sentence()
-    toks, cut = tokens_of(sentence)
+    toks, cut = tokens_for(state.current())
     if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
         st.info(
             f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "

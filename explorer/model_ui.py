@@ -158,6 +158,25 @@ def sync_layer(widget: str) -> None:
     state.set_picked(state.K_LAYER, int(st.session_state[widget]))
 
 
+def open_in_explorer(key: str, layer: int, head: int) -> None:
+    """The bridge's button: layer `layer` of model `key` becomes the explorer's example (explorer.bridge), and
+    the scores page opens on head `head` with the layer's real numbers, every weight editable."""
+    label = f"Open layer {layer + 1} in the explorer"
+    help_ = (
+        "Loads this layer's input X, its W_Q, W_K, W_V, W_O and feed-forward into the explorer's pages "
+        "(Projections, Scores, Heads, One token, Encoder block), where every weight can be edited."
+    )
+    clicked = st.button(
+        label, key="bridge.open", icon=":material/open_in_new:", help=help_, on_click=state.open_layer,
+        args=(key, layer, head),
+    )  # fmt: skip
+    if clicked:  # the layer was opened by the callback (before any widget of this run): go to its scores
+        try:
+            st.switch_page("pages/scores.py")
+        except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to switch in
+            st.rerun()
+
+
 def page_link(path: str, label: str) -> None:
     """A link to another page of the app (the model, layer and head travel in the session state)."""
     try:

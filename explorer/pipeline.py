@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 import attention_core as ac
 from explorer.arrays import F64
-from explorer.example import Example, tokens_of
+from explorer.example import Example, loaded, tokens_for
 
 PAD = "[PAD]"
 MAX_LABEL = 24  # characters of a token shown in chart labels and editor headers
@@ -126,7 +126,7 @@ def run(ex: Example) -> Result:
 
     The attention is computed once, inside the block: in pre-norm it reads LN(X), and so do the pages.
     """
-    tokens, truncated = tokens_of(ex.sentence)
+    tokens, truncated = tokens_for(ex)
     labels = ac.token_labels([short(t) for t in tokens])
     n = len(tokens)
     empty = np.zeros((0, ex.d_model))
@@ -155,6 +155,36 @@ def run(ex: Example) -> Result:
     except ValueError as err:
         e = locals().get("emb", empty)
         return Result(tokens, labels, truncated, e, empty, empty, 1.0, None, None, None, None, error=str(err))
+    if loaded(ex):  # a real model's layer: the engine's own layer, with the explorer's weights
+        from explorer import bridge
+
+        reads = (
+            ("RMSNorm(X)" if bridge.base(ex.real, ex.real_layer).config.norm == "rms_norm" else "LN(X)")
+            if ex.norm_first
+            else "X"
+        )
+        try:
+            encoder = bridge.run(ex, x, mask)
+        except ValueError as err:
+            return Result(
+                tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err)
+            )
+        return Result(
+            tokens,
+            labels,
+            truncated,
+            emb,
+            pe,
+            x,
+            scale,
+            mask,
+            bias,
+            encoder.attention,
+            encoder,
+            None,
+            None,
+            reads,
+        )
     heads = (ex.w_q, ex.w_k, ex.w_v, ex.w_o)
     options = {"mask": mask, "scale": scale, "bias": bias, "use_rope": ex.rope}
     reads = "LN(X)" if ex.norm_first else "X"

@@ -20,6 +20,9 @@ MAX_D_K = 64
 MAX_D_FF = 256
 MAX_TOKENS = 64  # the sentence is cut here (and it bounds the sliding window)
 MAX_SEED = 2**31 - 1
+MAX_REAL_LAYERS = (
+    30  # the deepest real model (SmolLM2-135M); each model's own count is checked where it is known
+)
 # The longest sentence kept (characters), wherever it comes from: the box (max_chars), a link, a file.
 # Enough for MAX_TOKENS tokens of ordinary words (about 4 to 6 characters each); short enough that the
 # address bar holding it (at most 12 characters per character, percent-encoded) stays under 8,000.
@@ -260,7 +263,38 @@ SETTINGS: tuple[Setting, ...] = (
         titles={False: "post-norm: LN(x + MHA(x)) (paper)", True: "pre-norm: x + MHA(LN(x))"},
         words=("post", "pre"),
     ),
+    Setting(
+        "real",
+        "choice",
+        "toy",  # a real model's layer opened in the explorer (explorer.bridge); "toy": the explorer's own
+        "explorer.real",
+        "real",
+        "real model",
+        "Layer from",
+        choices=("toy", "minilm", "smollm2"),
+        titles={"toy": "toy model", "minilm": "all-MiniLM-L6-v2", "smollm2": "SmolLM2-135M"},
+    ),
+    Setting(
+        "real_layer",
+        "int",
+        0,  # 0-based, as every index in an Example; pages and links to people say layer + 1 where shown
+        "explorer.real_layer",
+        "real_layer",
+        "real model's layer",
+        "layer",
+        bounds=(0, MAX_REAL_LAYERS - 1),
+    ),
 )
+
+
+# What a real model's layer opened in the explorer fixes (explorer.bridge.settings_of): its sizes, X as the
+# embeddings table, positions (in X, or the model's RoPE), the paper's scale, the norm order. Their widgets
+# are shown disabled while a layer is open; the mask, and the window, stay the student's to change.
+FIXED_BY_LAYER = (
+    "d_model", "n_heads", "d_k", "d_ff", "seed", "emb_source", "pe_kind", "pe_base", "pe_scale",
+    "scale_mode", "scale_custom", "alibi", "rope", "norm_first",
+)  # fmt: skip
+SIZES = ("d_model", "n_heads", "d_k", "d_ff")
 
 
 def names() -> tuple[str, ...]:

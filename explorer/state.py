@@ -114,7 +114,7 @@ def _conform() -> None:
     """Bring every matrix to the shapes of the current settings, keeping what fits."""
     ss = st.session_state
     ex = _settings_example()
-    tokens, _ = exm.tokens_of(ex.sentence)
+    tokens, _ = exm.tokens_for(ex)
     old_tokens = ss.get(_TOKENS)
     shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
     new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
@@ -174,6 +174,11 @@ def _bump(name: str) -> None:
 def current() -> Example:
     """The Example the pages compute from (settings + canonical matrices)."""
     return _settings_example()
+
+
+def loaded() -> bool:
+    """A real model's layer is open in the explorer (explorer.bridge)."""
+    return exm.loaded(current())
 
 
 def tokens() -> list[str]:
@@ -296,7 +301,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     ss = st.session_state
     for name, key in SETTING_KEYS.items():
         ss[key] = getattr(ex, name)
-    tokens_now, _ = exm.tokens_of(ex.sentence)
+    tokens_now, _ = exm.tokens_for(ex)
     ss[_MATRICES] = {f.name: getattr(ex, f.name) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
     ss[_TOKENS] = tokens_now
     ss[_DRAWS] = {}
@@ -304,6 +309,35 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     for name in exm.MATRIX_NAMES:
         _bump(name)
     _conform()
+
+
+_TOY = "m.toy"  # the toy example as it was when a real model's layer was opened (restored by close_layer)
+
+
+def open_layer(key: str, layer: int, head: int | None = None) -> None:
+    """Make layer `layer` (0-based) of real model `key` the explorer's example, on the current sentence:
+    its sizes, its trained weights and X = its input (explorer.bridge). Undo, or close_layer, goes back."""
+    from explorer import bridge
+
+    ss, ex = st.session_state, current()
+    if not exm.loaded(ex):
+        ss[_TOY] = ex
+    new = ex.with_(**bridge.settings_of(key, int(layer)))
+    toks, _ = exm.tokens_for(new)
+    apply_example(new.with_(**exm.default_matrices(new, toks)))
+    if head is not None:
+        ss[K_HEAD] = int(head)
+    clamp_ui(len(toks), new.n_heads)
+    say("info", f"Opened {bridge.base(key, int(layer)).title}, layer {int(layer) + 1}, in the explorer.")
+
+
+def close_layer() -> None:
+    """Back to the toy model (as it was before the layer was opened), on the current sentence."""
+    ss, ex = st.session_state, current()
+    toy = ss.pop(_TOY, None)
+    if toy is None or exm.loaded(toy):
+        toy = Example(sentence=ex.sentence)
+    apply_example(exm.conform(toy.with_(sentence=ex.sentence), old_tokens=exm.tokens_for(toy)[0]))
 
 
 def remember_for_undo() -> None:

@@ -10,7 +10,7 @@ import streamlit as st
 from explorer import chart as explorer_chart
 from explorer import compute, figures, page_table, present, state
 from explorer import settings_table as table
-from explorer.example import Example
+from explorer.example import Example, loaded
 from explorer.pipeline import Result
 from explorer.text import literal
 
@@ -65,6 +65,13 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     (e.g. disabled=). Numbers get a number_input, choices and titled bools a horizontal radio, bools a toggle.
     """
     row = table.row(name)
+    ex = state.current()
+    if name in table.FIXED_BY_LAYER and loaded(ex):  # a real layer fixes it: shown, not changeable
+        value = getattr(ex, name)
+        why = f"Fixed by the real model's layer open in the explorer ({ex.real}, layer {ex.real_layer + 1})."
+        shown_value = row.titles.get(value, value) if row.titles else value
+        where.text_input(row.widget, str(shown_value), disabled=True, help=why, key=f"fixed.{name}.{value}")
+        return value
     common: dict[str, object] = {"key": row.key, "persist_state": "session", **extra}
     if row.help:
         common["help"] = row.help
@@ -173,6 +180,8 @@ def result() -> tuple[Example, Result | None]:
     reads LN(X).
     """
     ex = state.current()
+    if loaded(ex):
+        layer_banner(ex)
     res = compute.run(ex)
     if res.n == 0:
         st.info(
@@ -191,6 +200,25 @@ def result() -> tuple[Example, Result | None]:
             icon=":material/info:",
         )
     return ex, res
+
+
+def layer_banner(ex: Example) -> None:
+    """Above an explorer page showing a real model's layer: which model and layer, what stays the model's,
+    and the way back to the toy model."""
+    from explorer import bridge
+
+    b = bridge.base(ex.real, ex.real_layer)
+    with st.container(border=True):
+        left, right = st.columns([5, 1], vertical_alignment="center")
+        if step() is None:
+            left.markdown(f"**Real model:** {literal(bridge.describe(ex.real, ex.real_layer))}")
+        else:  # presenting: one line
+            left.markdown(
+                f"**Real model: {literal(b.title)}, layer {b.layer + 1}** (trained weights, editable)"
+            )
+        right.button(
+            "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
+        )
 
 
 def head_picker(n_heads: int) -> int:

@@ -27,6 +27,7 @@ if got is not None:
         f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "
         f"(score {labels.scores[layer, head]:.2f}; see *How the labels are measured* on the grid page)."
     )
+    model_ui.open_in_explorer(key, layer, head)
     blocked = ~np.tril(np.ones((trace.n_tokens,) * 2, dtype=bool)) if cfg.causal else None
     w = np.asarray(att.weights[head], dtype=np.float64)
     title = f"Weights of layer {layer + 1}, head {head + 1} (rows sum to 1)"

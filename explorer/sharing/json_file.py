@@ -34,6 +34,7 @@ from explorer.sharing.values import (
     ShareError,
     check_setting,
     cut_sentence,
+    layer_settings,
     plain_settings,
     same,
     seeded,
@@ -66,8 +67,12 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         "settings": plain_settings(ex),
         "tokens": tokens(ex),
         "draws": draws,
-        "matrices": _listed(ex, draws, everything=True),
+        "matrices": {} if exm.loaded(ex) else _listed(ex, draws, everything=True),
     }
+    if exm.loaded(ex):  # a real layer: the cells that differ from the model's layer, as a link writes them
+        del doc["matrices"], doc["draws"]
+        doc["state"] = encode_state(ex, draws)
+        return json.dumps(doc, ensure_ascii=False, allow_nan=False)
     text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
     if len(text.encode()) > MAX_JSON_BYTES:
         doc["matrices"] = _listed(ex, draws, everything=False)
@@ -162,7 +167,15 @@ def _json_settings(settings: object, messages: list[str]) -> Example:
     if unknown:
         raise ShareError(f"unknown setting {shown(unknown[0])} (known: {', '.join(known)})")
     values: dict[str, Any] = {}
+    fixed: dict[str, Any] = {}
+    if settings.get("real", "toy") != "toy":  # a real model's layer fixes its sizes and more
+        try:
+            fixed = layer_settings(settings["real"], settings.get("real_layer", 0))
+        except ShareError as e:
+            raise ShareError(f"in the settings, {e}") from None
     for name, value in settings.items():
+        if name in fixed or (fixed and name in table.FIXED_BY_LAYER):
+            continue
         try:
             values[name] = check_setting(name, value, from_text=False)
         except ShareError as e:
@@ -171,7 +184,7 @@ def _json_settings(settings: object, messages: list[str]) -> Example:
         if SURROGATES.search(values["sentence"]):
             raise ShareError("the sentence holds a broken character (a lone UTF-16 surrogate)")
         values["sentence"] = cut_sentence(values["sentence"], messages)
-    return Example(**values)
+    return Example(**values, **fixed)
 
 
 def _json_draws(draws: object) -> dict[str, int]:

@@ -18,6 +18,7 @@ from explorer.sharing.values import (
     ShareError,
     check_setting,
     cut_sentence,
+    layer_settings,
     number_text,
     seeded,
     shown,
@@ -30,6 +31,8 @@ def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, 
     out: dict[str, str] = {}
     for row in table.SETTINGS:
         v = getattr(ex, row.name)
+        if row.name in ("real", "real_layer") and ex.real == "toy":
+            continue  # the toy model's links stay as they were
         if row.kind == "bool":
             out[row.param] = row.words[1] if v else row.words[0]
         elif row.kind == "float":
@@ -46,8 +49,15 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
     """`base` with every setting the parameters give; a bad one keeps base's value and gives a message."""
     changes: dict[str, Any] = {}
     messages: list[str] = []
+    fixed: dict[str, Any] = {}
+    if str(params.get(PARAM_OF["real"]) or "toy") != "toy":  # a real model's layer fixes its sizes and more
+        try:
+            fixed = layer_settings(params[PARAM_OF["real"]], params.get(PARAM_OF["real_layer"]) or "0")
+        except ShareError as e:
+            messages.append(f"The link's {e} Opened the toy model instead.")
+            fixed = {"real": "toy", "real_layer": 0}
     for name, param in PARAM_OF.items():
-        if param not in params:
+        if param not in params or name in fixed or (fixed and name in table.FIXED_BY_LAYER):
             continue
         raw = params[param]
         raw = "" if raw is None else str(raw)
@@ -63,7 +73,7 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
             changes[name] = check_setting(name, raw, from_text=True)
         except ShareError as e:
             messages.append(f"The link's {e} Kept {LABELS[name]} = {shown(getattr(base, name))}.")
-    return replace(base, **changes), messages
+    return replace(base, **changes, **fixed), messages
 
 
 def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list[str]]:

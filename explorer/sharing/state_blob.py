@@ -169,9 +169,11 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
     else:
         code, vals = _values(flat[diff])
         bodies[_SPARSE] = struct.pack("<IB", diff.size, code) + deltas + vals
-        dcode, dvals = _values(flat)
-        bodies[_DENSE] = struct.pack("<B", dcode) + dvals
-        if diff.size > 8 and _history_top(MATRIX_NAMES[index]):
+        real = exm.loaded(ex)  # a real layer's matrices: written against the layer, never a seeded size
+        if not real or diff.size * 2 > flat.size:
+            dcode, dvals = _values(flat)
+            bodies[_DENSE] = struct.pack("<B", dcode) + dvals
+        if diff.size > 8 and _history_top(MATRIX_NAMES[index]) and not real:
             bodies[_HISTORY] = _history(MATRIX_NAMES[index], ex, draw, flat)
     mode = min(bodies, key=lambda m: len(zlib.compress(bodies[m], 6)))
     return _HEAD.pack(index, mode, draw, len(shape)) + dims + bodies[mode]
@@ -287,7 +289,7 @@ def decode_state(blob: str, ex: Example, limit: int = MAX_STATE_CHARS) -> tuple[
                 raise ShareError("it lists an unknown or repeated matrix")
             seen.add(idx)
             name = MATRIX_NAMES[idx]
-            if math.prod(shape) > MAX_CELLS:
+            if math.prod(shape) > max(MAX_CELLS, math.prod(want[name])):
                 raise ShareError(f"{name} claims {math.prod(shape):,} cells")
             value = _read_matrix(r, mode, draw, shape, ex, mats[name], name)
             if tuple(shape) != want[name]:

@@ -48,13 +48,35 @@ class ShareError(ValueError):
     """A link part or a file that cannot be read; the message is meant for the person."""
 
 
+def layer_settings(real: object, layer: object) -> dict[str, object]:
+    """The settings of a real model's layer named by a link or a file (`real`, `real_layer`): the layer's
+    sizes and the rest it fixes (explorer.bridge.settings_of). ShareError names what is wrong."""
+    from explorer import bridge, model_compute, models
+
+    key = check_setting("real", real, from_text=isinstance(real, str))
+    if key == "toy":
+        return {"real": "toy"}
+    n = models.choice(str(key)).shape[0]
+    i = check_setting("real_layer", layer, from_text=isinstance(layer, str))
+    if not 0 <= int(i) < n:
+        raise ShareError(
+            f"real model's layer must be 0 to {n - 1} ({models.choice(str(key)).title} has {n} layers), not {shown(i)}."
+        )
+    why = model_compute.missing(str(key))
+    if why:
+        raise ShareError(f"real model {models.choice(str(key)).title} is not installed here: {why}")
+    return bridge.settings_of(str(key), int(i))
+
+
 def tokens(ex: Example) -> list[str]:
-    return exm.tokens_of(ex.sentence)[0]
+    return exm.tokens_for(ex)[0]
 
 
 def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDArray]:
     """The seeded matrices (scheme 1, explorer.seeding) of the example's settings, each at its draw (0 = reset,
     k = the k-th re-randomize): what links and files are written against, whatever the app's defaults are."""
+    if exm.loaded(ex):  # a real model's layer: its cells are written against the layer itself
+        return exm.default_matrices(ex, tokens(ex))
     return seeding.matrices(ex, tokens(ex), dict(draws or {}))
 
 

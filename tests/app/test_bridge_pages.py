@@ -1,0 +1,121 @@
+"""The bridge on the pages (issue 17): "Open this layer in the explorer" on /head makes a real model's layer
+the explorer's example; the explorer's pages then draw the model's own numbers, editable, and the way back
+to the toy model restores it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from streamlit.testing.v1 import AppTest
+
+from explorer import state
+from tests.app import flows
+from tests.app.test_model_pages import CAPITAL, need
+
+CAT = "The cat sat on the mat because it was warm."
+
+
+def opened(key: str, sentence: str, layer: int, head: int) -> AppTest:
+    """/head on (model, layer, head), then its "Open layer … in the explorer" button clicked."""
+    at = flows.open_app(sentence)
+    for k, v in ((state.K_MODEL, key), (state.K_LAYER, layer), (state.K_MODEL_HEAD, head)):
+        at.session_state[k] = v
+    flows.go(at, "pages/head.py")
+    button = next(b for b in at.button if b.key == "bridge.open")
+    assert button.label == f"Open layer {layer + 1} in the explorer"
+    button.click().run()
+    assert not at.exception, at.exception
+    # In the browser the button then switches to /scores (tests/e2e/test_bridge_browser.py); AppTest does not
+    # follow st.switch_page, so the test goes there itself.
+    return flows.go(at, "pages/scores.py")
+
+
+@pytest.mark.parametrize(
+    ("key", "sentence", "layer", "head"), [("minilm", CAT, 2, 5), ("smollm2", CAPITAL, 15, 4)]
+)
+def test_an_opened_layer_draws_the_models_weights_on_scores(
+    key: str, sentence: str, layer: int, head: int, kit
+) -> None:  # noqa: ANN001
+    m = need(key)
+    at = opened(key, sentence, layer, head)
+    ex = state.Example(**{k: at.session_state[v] for k, v in state.SETTING_KEYS.items()})
+    assert (ex.real, ex.real_layer) == (key, layer)
+    assert (ex.d_model, ex.n_heads, ex.d_k) == (m.config.d_model, m.config.n_heads, m.config.d_k)
+    assert at.session_state[state.K_HEAD] == head  # the head picked on /head is the one shown
+    trace = m.run(sentence)
+    w = kit.z(kit.charts(at)["scores.weights"])
+    w = np.where(np.isnan(w), 0.0, w)  # a decoder's later tokens are drawn masked (grey)
+    assert_allclose(w, trace.attentions[layer, head], rtol=1e-5, atol=1e-6)  # /head draws these same numbers
+    banner = " ".join(md.value for md in at.markdown)
+    assert f"layer {layer + 1} of {m.config.n_layers}" in banner
+    tokens = [t.value for t in at.text_input if t.key == "fixed.d_model." + str(m.config.d_model)]
+    assert tokens == [str(m.config.d_model)]  # the size is shown, fixed by the layer
+
+
+def test_an_edit_to_a_real_weight_changes_the_scores_and_the_way_back_restores_the_toy(kit) -> None:  # noqa: ANN001
+    need("minilm")
+    at = opened("minilm", CAT, 0, 0)
+    before = kit.z(kit.charts(at)["scores.raw"])
+    w_q = np.array(at.session_state["m.matrices"]["w_q"], copy=True)
+    w_q[0] *= 2.0  # head 1's queries doubled: its raw scores double (the model's q bias is added after)
+    at.session_state["m.matrices"] = {**at.session_state["m.matrices"], "w_q": w_q}
+    at.run()
+    after = kit.z(kit.charts(at)["scores.raw"])
+    assert not np.allclose(after, before)
+    next(b for b in at.button if b.key == "layer.close").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state["explorer.real"] == "toy" and at.session_state["cfg.d_model"] != 384
+    assert at.session_state["sentence"] == CAT
+
+
+def _edited_layer() -> state.Example:
+    """MiniLM layer 2 on CAT as the explorer holds it, with two cells edited (one W_Q, one W1)."""
+    from dataclasses import replace
+
+    from explorer import bridge
+    from explorer import example as exm
+
+    ex = replace(state.Example(sentence=CAT), **bridge.settings_of("minilm", 1))
+    ex = replace(ex, **exm.default_matrices(ex, exm.tokens_for(ex)[0]))
+    w_q, w1 = np.array(ex.w_q), np.array(ex.w1)
+    w_q[3, 10, 7] = 1.25
+    w1[5, 1000] = -2.5
+    return replace(ex, w_q=w_q, w1=w1)
+
+
+def test_a_link_carries_an_opened_layer_and_its_edits_in_a_few_hundred_characters() -> None:
+    need("minilm")
+    from urllib.parse import parse_qsl
+
+    from explorer.sharing import params as link_params
+    from explorer.sharing import url
+
+    ex = _edited_layer()
+    query = url.query(ex)
+    assert len(query) < 600  # the model, the layer and two cells: not 1.5 M numbers
+    got, messages = link_params.from_params(dict(parse_qsl(query)), state.Example())
+    assert messages == []
+    assert got.digest() == ex.digest()  # the identical example: settings and every matrix
+    assert got.w_q[3, 10, 7] == 1.25 and got.w1[5, 1000] == -2.5
+
+
+def test_a_json_file_carries_an_opened_layer_and_its_edits() -> None:
+    need("minilm")
+    from explorer.sharing import json_file
+
+    ex = _edited_layer()
+    text = json_file.to_json(ex)
+    assert len(text) < 5_000
+    assert json_file.from_json(text).digest() == ex.digest()
+
+
+def test_a_link_naming_a_missing_layer_opens_the_toy_model_with_a_message() -> None:
+    need("minilm")
+    from explorer.sharing import params as link_params
+
+    got, messages = link_params.from_params(
+        {"real": "minilm", "real_layer": "9", "sentence": CAT}, state.Example()
+    )
+    assert got.real == "toy" and got.d_model == state.Example().d_model
+    assert len(messages) == 1 and "0 to 5" in messages[0] and "toy model" in messages[0]
