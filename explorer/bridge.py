@@ -292,7 +292,12 @@ def _cached_base(key: str, layer: int) -> LayerBase:
 
 @cache.shared(max_bytes=INPUT_BYTES)
 def _cached_input(key: str, sentence: str, layer: int) -> tuple[tuple[str, ...], F64, bool]:
-    trace = _model(key).run(sentence)
+    m = _model(key)
+    if (
+        not sentence.strip()
+    ):  # no text, no tokens: the page asks for a sentence (the model refuses an empty one)
+        return (), np.zeros((0, int(m.config.d_model))), False
+    trace = m.run(sentence)
     if not 0 <= layer < len(trace.layers):
         raise ValueError(f"{trace.model} has layers 1 to {len(trace.layers)}; there is no layer {layer + 1}")
     x = np.array(trace.layers[layer].x, dtype=np.float64)  # (n, d)

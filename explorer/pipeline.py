@@ -253,27 +253,40 @@ def scale_table(stats: ScaleStats) -> dict[str, object]:
 
 
 def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F64, bool]]:
-    """The stages of an encoder block in reading order: (title, matrix, is_hidden_layer)."""
+    """The stages of an encoder block in reading order: (title, matrix, is_hidden_layer).
+
+    Titles name the block's own norm and activation: the toy's LN and ReLU, or a real layer's (explorer.bridge)
+    LayerNorm with its gains and GELU (MiniLM), RMSNorm and SwiGLU (SmolLM2)."""
+    n = "RMSNorm" if getattr(enc, "norm", "layer_norm") == "rms_norm" else "LN"
+    act = getattr(enc, "activation", "relu") or "relu"
+
+    def hidden(h: str) -> str:
+        return {
+            "relu": f"ReLU({h} W1)",
+            "gelu": f"GELU({h} W1 + b1)",
+            "swiglu": f"silu({h} W1) ⊙ {h} W_up",
+        }.get(act, f"{act}({h} W1)") + ": FFN hidden"
+
     if norm_first:
         return [
             ("X (input)", enc.x, False),
-            ("LN(X): what attention reads", enc.attn_input, False),
-            ("MHA(LN(X))", enc.attention.output, False),
-            ("H = X + MHA(LN(X))", enc.sum1, False),
-            ("LN(H): what the FFN reads", enc.norm1, False),
-            ("ReLU(LN(H) W1): FFN hidden", enc.ffn_hidden, True),
-            ("FFN(LN(H))", enc.ffn_out, False),
-            ("Output = H + FFN(LN(H))", enc.output, False),
+            (f"{n}(X): what attention reads", enc.attn_input, False),
+            (f"MHA({n}(X))", enc.attention.output, False),
+            (f"H = X + MHA({n}(X))", enc.sum1, False),
+            (f"{n}(H): what the FFN reads", enc.norm1, False),
+            (hidden(f"{n}(H)"), enc.ffn_hidden, True),
+            (f"FFN({n}(H))", enc.ffn_out, False),
+            (f"Output = H + FFN({n}(H))", enc.output, False),
         ]
     return [
         ("X (input)", enc.x, False),
         ("MHA(X)", enc.attention.output, False),
         ("X + MHA(X)", enc.sum1, False),
-        ("H = LN(X + MHA(X))", enc.norm1, False),
-        ("ReLU(H W1): FFN hidden", enc.ffn_hidden, True),
+        (f"H = {n}(X + MHA(X))", enc.norm1, False),
+        (hidden("H"), enc.ffn_hidden, True),
         ("FFN(H)", enc.ffn_out, False),
         ("H + FFN(H)", enc.sum2, False),
-        ("Output = LN(H + FFN(H))", enc.output, False),
+        (f"Output = {n}(H + FFN(H))", enc.output, False),
     ]
 
 

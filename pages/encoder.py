@@ -40,7 +40,8 @@ if res is not None:
             res.labels,
             per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
         )
-        note = compute.encoder_note(ex, res) if not presenting else None
+        # The note compares with the toy block's other norm order: a real layer's block is the model's own.
+        note = compute.encoder_note(ex, res) if not presenting and not state.loaded() else None
     if res.encoder is not None and note is not None:
         rs = note.stats
         if ex.norm_first:

@@ -174,7 +174,7 @@ def _json_settings(settings: object, messages: list[str]) -> Example:
         except ShareError as e:
             raise ShareError(f"in the settings, {e}") from None
     for name, value in settings.items():
-        if name in fixed or (fixed and name in table.FIXED_BY_LAYER):
+        if fixed and name in (*table.FIXED_BY_LAYER, "real", "real_layer"):
             continue
         try:
             values[name] = check_setting(name, value, from_text=False)
@@ -184,7 +184,7 @@ def _json_settings(settings: object, messages: list[str]) -> Example:
         if SURROGATES.search(values["sentence"]):
             raise ShareError("the sentence holds a broken character (a lone UTF-16 surrogate)")
         values["sentence"] = cut_sentence(values["sentence"], messages)
-    return Example(**values, **fixed)
+    return Example(**{**fixed, **values})  # the file's mask and window over the layer's
 
 
 def _json_draws(draws: object) -> dict[str, int]:

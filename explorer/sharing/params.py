@@ -49,15 +49,20 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
     """`base` with every setting the parameters give; a bad one keeps base's value and gives a message."""
     changes: dict[str, Any] = {}
     messages: list[str] = []
-    fixed: dict[str, Any] = {}
-    if str(params.get(PARAM_OF["real"]) or "toy") != "toy":  # a real model's layer fixes its sizes and more
+    fixed: dict[str, Any] = {}  # what a real model's layer named by the link fixes (its sizes and more)
+    skip: set[str] = set()
+    if str(params.get(PARAM_OF["real"]) or "toy") != "toy":
         try:
             fixed = layer_settings(params[PARAM_OF["real"]], params.get(PARAM_OF["real_layer"]) or "0")
         except ShareError as e:
             messages.append(f"The link's {e} Opened the toy model instead.")
-            fixed = {"real": "toy", "real_layer": 0}
+            skip = {"real"}
     for name, param in PARAM_OF.items():
-        if param not in params or name in fixed or (fixed and name in table.FIXED_BY_LAYER):
+        if (
+            param not in params
+            or name in skip
+            or (fixed and name in (*table.FIXED_BY_LAYER, "real", "real_layer"))
+        ):
             continue
         raw = params[param]
         raw = "" if raw is None else str(raw)
@@ -73,7 +78,7 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
             changes[name] = check_setting(name, raw, from_text=True)
         except ShareError as e:
             messages.append(f"The link's {e} Kept {LABELS[name]} = {shown(getattr(base, name))}.")
-    return replace(base, **changes, **fixed), messages
+    return replace(base, **{**fixed, **changes}), messages  # the link's mask and window over the layer's
 
 
 def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list[str]]:

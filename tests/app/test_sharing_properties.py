@@ -34,8 +34,13 @@ BASE = conform(Example())
 
 def assert_valid(ex: Example) -> None:
     """An example the app can run: settings by their rows, matrices of the right shape, dtype and range."""
+    fixed = values.layer_settings(ex.real, ex.real_layer) if ex.real != "toy" else {}
     for row in table.SETTINGS:
         v = getattr(ex, row.name)
+        # a real model's layer: its sizes (beyond the toy's bounds) and the rest it fixes
+        if row.name in fixed and row.name in table.FIXED_BY_LAYER:
+            assert v == fixed[row.name], row.name
+            continue
         assert values.check_setting(row.name, v, from_text=False) == v, row.name
     assert len(ex.sentence) <= table.MAX_SENTENCE_CHARS
     ex.sentence.encode("utf-8")  # no lone surrogate: the URL and the files can hold it
@@ -83,6 +88,9 @@ PARAMS = st.dictionaries(
 @example({"s": "9" * 5000 + ".x"})
 @example({"base": "١٠", "d_model": "٨"})
 @example({"sentence": "a\ud800b", "d_model": "6"})
+@example({"real": "minilm", "real_layer": "4", "d_model": "6", "mask": "causal"})
+@example({"real": "minilm", "real_layer": "6"})
+@example({"real": "0", "real_layer": ""})
 def test_reading_any_link_never_raises_and_says_what_it_refused(params: dict[str, str]) -> None:
     out = links.read(params, BASE)
     ex = out.example or BASE
@@ -99,6 +107,10 @@ def test_reading_any_link_never_raises_and_says_what_it_refused(params: dict[str
         try:
             good = values.check_setting(name, raw, from_text=True) if len(raw) <= 40 else None
         except ShareError:
+            good = None
+        if ex.real != "toy" and name in table.FIXED_BY_LAYER:
+            continue  # a real model's layer fixes it (assert_valid checked it is the layer's)
+        if name == "real" and good is not None and ex.real != good:  # a model with a layer it does not have
             good = None
         if good is None:
             assert LABELS[name] in said, (name, raw, said)  # refused: a message names the setting
@@ -235,6 +247,8 @@ def small_example(data: st.DataObject) -> Example:
     for row in table.SETTINGS:
         if row.name == "sentence":
             kw["sentence"] = data.draw(st.text(min_size=0, max_size=120), label="sentence")
+        elif row.name in ("real", "real_layer"):  # a real model's layer fixes the sizes: test_bridge_pages.py
+            kw[row.name] = row.default
         elif row.kind == "int":
             hi = {"d_model": 12, "n_heads": 3, "d_k": 6, "d_ff": 16}.get(row.name, int(row.bounds[1]))
             kw[row.name] = data.draw(st.integers(int(row.bounds[0]), hi), label=row.name)
