@@ -12,8 +12,9 @@ from functools import partial
 import streamlit as st
 
 from explorer import compute, state
+from explorer import example as exm
 from explorer.example import Example
-from explorer.export import html, notebook, qr, walkthrough
+from explorer.export import html, layer_notebook, notebook, qr, walkthrough
 from explorer.sharing import url as links
 
 
@@ -22,11 +23,26 @@ def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.W
 
 
 def notebook_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
+    if exm.loaded(ex):  # a real model's layer: the head on screen, from the layer's own numbers
+        return layer_notebook.to_bytes(ex, compute.run(ex), head, link)
     return notebook.to_bytes(_walkthrough(ex, query, head, link))
 
 
 def html_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
-    return html.to_bytes(_walkthrough(ex, query, head, link))
+    w = _walkthrough(ex, query, head, link)
+    if exm.loaded(
+        ex
+    ):  # a real model's layer: say where the numbers come from, and what the formulas leave out
+        from dataclasses import replace
+
+        from explorer import bridge
+
+        said = (
+            f"Real model: {bridge.describe(ex.real, ex.real_layer)} The formulas below are the explorer's "
+            "general ones; every chart shows this layer's own numbers."
+        )
+        w = replace(w, notes=(said, *w.notes))
+    return html.to_bytes(w)
 
 
 def downloads(ex: Example, link: str) -> None:
@@ -46,7 +62,11 @@ def downloads(ex: Example, link: str) -> None:
         icon=":material/code:",
         width="stretch",
         key="share.notebook",
-        help="A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
+        help=f"A Jupyter notebook that recomputes head {head + 1} of this real layer from its own numbers "
+        "(X, the head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it "
+        "gets the app's numbers."
+        if exm.loaded(ex)
+        else "A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
         "matrix written out; its last cell checks it gets the app's numbers.",
     )
     st.download_button(

@@ -1,0 +1,237 @@
+"""A real model's layer open in the explorer (explorer.bridge), as a Jupyter notebook that recomputes the head on
+screen in plain numpy (pure: no Streamlit).
+
+The notebook holds what that one head needs, every number a full-precision literal: the layer's input X for the
+sentence, the norm before attention (SmolLM2's RMSNorm gain), the head's W_Q, W_K, W_V and their biases (with
+the student's edits, if any), RoPE's base where the model rotates q and k, and the mask. It says where they
+came from (the model, its package and version, the layer, the sentence). The other heads, W_O and the
+feed-forward network stay in the app: with them the file would hold 1.5 million numbers. Its last cell checks
+the weights and the head's output against the app's own numbers to CHECK_ATOL.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import numpy as np
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+from numpy.typing import NDArray
+
+from explorer.export import literal as lit
+from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, md
+
+_RMS = '''def rms_norm(x, gain, eps):
+    """x / sqrt(mean(x^2) + eps) * gain, per row (no centring, no bias)."""
+    return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain'''
+
+_ROPE = '''def rope(x, base):
+    """Rotate each pair of columns (2i, 2i+1) of row p by the angle p * base^(-2i/d)."""
+    n, d = x.shape
+    angles = np.outer(np.arange(n), base ** (-2.0 * np.arange(d // 2) / d))  # (n, d/2)
+    cos, sin = np.cos(angles), np.sin(angles)
+    out = x.copy()
+    out[:, 0::2] = x[:, 0::2] * cos - x[:, 1::2] * sin
+    out[:, 1::2] = x[:, 0::2] * sin + x[:, 1::2] * cos
+    return out'''
+
+_SOFTMAX = '''def softmax(s):
+    """Row-wise softmax; -inf (a masked key) gets weight 0."""
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)'''
+
+
+def _mask_code(kind: str, window: int, mask: NDArray[np.bool_] | None) -> str:
+    if kind == "causal":
+        return (
+            "allowed = np.tril(np.ones((n, n), dtype=bool))  # causal: a token sees itself and earlier ones"
+        )
+    if kind == "window":
+        return (
+            f"i, j = np.indices((n, n))\nallowed = (j <= i) & (j > i - {int(window)})  "
+            f"# sliding window of {int(window)}"
+        )
+    if kind == "custom" and mask is not None:
+        return f"allowed = np.array({mask.astype(int).tolist()!r}, dtype=bool)  # the mask drawn in the app"
+    if kind == "padding":
+        return "allowed = np.array([[t != '[PAD]' for t in tokens]] * n)  # keys that are padding are hidden"
+    return "allowed = np.ones((n, n), dtype=bool)  # no mask: every token sees every token"
+
+
+def notebook(
+    *,
+    title: str,
+    package: str,
+    version: str,
+    layer: int,
+    n_layers: int,
+    sentence: str,
+    tokens: list[str],
+    head: int,
+    x: NDArray[np.float64],
+    norm_gain: NDArray[np.float64] | None,
+    eps: float,
+    w: dict[str, NDArray[np.float64]],
+    b: dict[str, NDArray[np.float64] | None],
+    rope_base: float | None,
+    mask_kind: str,
+    window: int,
+    mask: NDArray[np.bool_] | None,
+    edited: bool,
+    weights: NDArray[np.float64],
+    output: NDArray[np.float64],
+    link: str = "",
+) -> nbformat.NotebookNode:
+    """The notebook of head `head` (0-based) of layer `layer` (0-based): w and b hold that head's W_Q, W_K,
+    W_V (d, k) and b_q, b_k, b_v (k,) or None; weights (n, n) and output (n, k) are the app's numbers."""
+    d, k = w["w_q"].shape
+    where = (
+        f"The numbers come from **{md(title)}** (the Python package {md(package)} {md(version)}, run in numpy "
+        f"by the Attention Explorer): layer {layer + 1} of {n_layers}, head {head + 1}, on the sentence "
+        f"“{md(sentence)}”. X is the input of that layer for this sentence, computed by the model's "
+        f"{layer} earlier layer{'s' if layer != 1 else ''}."
+    )
+    if edited:
+        where += " Some weights were edited in the app: the literals below are the edited ones."
+    link_md = f"\n\nOpen the same example in the Attention Explorer: <{link}>" if link else ""
+    intro = (
+        f"# Head {head + 1} of {md(title)}'s layer {layer + 1}: “{md(sentence)}”\n\n{where}{link_md}\n\n"
+        f"This notebook holds what this head needs ({len(tokens)} tokens, d_model {d}, d_k {k}) and "
+        "recomputes its attention in plain numpy; the last cell checks it gets the app's numbers. The other "
+        "heads, W_O and the feed-forward network stay in the app (with them the file would hold about 1.5 "
+        "million numbers)."
+    )
+    cells: list[object] = [
+        new_markdown_cell(intro),
+        new_code_cell(
+            "import sys\n\nimport numpy as np\n\nnp.set_printoptions(precision=4, suppress=True, linewidth=110)"
+        ),
+        new_markdown_cell(
+            "## 1. The tokens and the layer's input X\n\nThe model's own tokens; each row of X is one token's "
+            f"vector (d_model = {d}) as it arrives at layer {layer + 1}."
+        ),
+        new_code_cell(
+            f"tokens = {list(tokens)!r}\nn = len(tokens)\nX = {lit.array(x, 4)}  # (n, d_model)\nprint(X.shape)"
+        ),
+    ]
+    if norm_gain is not None:
+        cells += [
+            new_markdown_cell(
+                "## 2. The norm before attention\n\nThis model normalises each row of X before attention "
+                "(pre-norm) with RMSNorm and a learned gain.\n\n$$\\mathrm{RMSNorm}(x) = \\frac{x}"
+                "{\\sqrt{\\mathrm{mean}(x^2) + \\epsilon}} \\odot g$$"
+            ),
+            new_code_cell(
+                f"{_RMS}\n\ng = {lit.array(norm_gain, 4)}  # (d_model,)\n"
+                f"Xn = rms_norm(X, g, {eps!r})  # what attention reads"
+            ),
+        ]
+    else:
+        cells += [
+            new_markdown_cell(
+                "## 2. What attention reads\n\nThis model normalises after attention (post-norm): "
+                "attention reads X itself."
+            )  # fmt: skip
+        ]
+        cells.append(new_code_cell("Xn = X"))
+    bias_lines = "".join(
+        f"{name} = {lit.array(v, 4)}  # (d_k,)\n" if v is not None else f"{name} = np.zeros({k})  # no bias\n"
+        for name, v in (("b_q", b.get("b_q")), ("b_k", b.get("b_k")), ("b_v", b.get("b_v")))
+    )
+    rope_md = (
+        f" Then RoPE rotates q and k by their positions (base {rope_base:g})."
+        if rope_base is not None
+        else ""
+    )
+    cells += [
+        new_markdown_cell(
+            f"## 3. Head {head + 1}'s queries, keys and values\n\nEach token's query, key and value: its row "
+            f"times W_Q, W_K, W_V, plus the biases.{rope_md}\n\n$$Q = X W_Q + b_Q,\\quad K = X W_K + b_K,"
+            "\\quad V = X W_V + b_V$$"
+        ),
+        new_code_cell(
+            f"W_Q = {lit.array(w['w_q'], 4)}  # (d_model, d_k)\nW_K = {lit.array(w['w_k'], 4)}\n"
+            f"W_V = {lit.array(w['w_v'], 4)}\n{bias_lines}"
+            "q = Xn @ W_Q + b_q\nk = Xn @ W_K + b_k\nv = Xn @ W_V + b_v\n"
+            + (
+                f"{_ROPE}\n\nq, k = rope(q, {float(rope_base)!r}), rope(k, {float(rope_base)!r})\n"
+                if rope_base is not None
+                else ""
+            )
+            + "print(q.shape, k.shape, v.shape)"
+        ),
+        new_markdown_cell(
+            "## 4. Scores, mask and softmax\n\nEvery query against every key, divided by √d_k; a key the mask "
+            "hides gets −∞, so its weight is 0; softmax makes each row sum to 1.\n\n"
+            "$$A = \\mathrm{softmax}\\!\\left(\\frac{q k^\\top}{\\sqrt{d_k}} + M\\right),\\quad \\mathrm{out} = A v$$"
+        ),
+        new_code_cell(
+            f"{_SOFTMAX}\n\n{_mask_code(mask_kind, window, mask)}\n"
+            "S = q @ k.T / np.sqrt(q.shape[1])  # (n, n)\nS_masked = np.where(allowed, S, -np.inf)\n"
+            "A = softmax(S_masked)  # (n, n): row i = how much token i takes from each token\n"
+            "out = A @ v  # (n, d_k): the head's output\nprint(A)"
+        ),
+        new_markdown_cell("## 5. The numbers, in full, and a check against the app"),
+        new_code_cell(
+            "np.set_printoptions(precision=17, floatmode='unique', suppress=False, threshold=sys.maxsize)\n"
+            f"for name, value in {{'A': A, 'out': out}}.items():\n"
+            f'    print(f"{PRINT_MARK}{{name}} {{value.shape}}")\n    print(value)'
+        ),
+        new_code_cell(
+            f"app = {{\n    'A': {lit.array(weights, 8)},\n    'out': {lit.array(output, 8)},\n}}\n"
+            "for name, value in app.items():\n    gap = np.abs({'A': A, 'out': out}[name] - value).max()\n"
+            '    print(f"{name}: largest difference from the app {gap:.1e}")\n'
+            f"    assert gap <= {CHECK_ATOL!r}, name\n"
+            'print("Every number is the same as in the app.")'
+        ),
+    ]
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.NotebookNode:
+    """The notebook of head `head` of the loaded example `ex` (an Example with `real` set) and its run `res`."""
+    from attention_core import pretrained
+    from explorer import bridge
+
+    base = bridge.base(ex.real, ex.real_layer)
+    c = base.config
+    module, package, version, _ = pretrained.MODELS[base.title]
+    bqkv = base.fixed.b_qkv
+    H, k = c.n_heads, c.d_k
+    biases = {"b_q": None, "b_k": None, "b_v": None}
+    if bqkv is not None:
+        parts = np.asarray(bqkv).reshape(3, H, k)
+        biases = {"b_q": parts[0, head], "b_k": parts[1, head], "b_v": parts[2, head]}
+    w = {name: np.asarray(getattr(ex, name)[head], dtype=np.float64) for name in ("w_q", "w_k", "w_v")}
+    edited = any(not np.array_equal(getattr(ex, n), base.weights[n]) for n in ("w_q", "w_k", "w_v"))
+    att = res.attention
+    return notebook(
+        title=base.title,
+        package=package,
+        version=version,
+        layer=base.layer,
+        n_layers=int(c.n_layers),
+        sentence=ex.sentence,
+        tokens=list(res.tokens),
+        head=int(head),
+        x=np.asarray(res.x, dtype=np.float64),
+        norm_gain=None if not c.norm_first else np.asarray(base.fixed.attn_norm_gain, dtype=np.float64),
+        eps=float(c.eps),
+        w=w,
+        b=biases,
+        rope_base=None if c.rope_base is None else float(c.rope_base),
+        mask_kind=ex.mask_kind,
+        window=int(ex.window),
+        mask=None if ex.mask_kind != "custom" else np.asarray(ex.custom_mask, dtype=bool),
+        edited=edited,
+        weights=np.asarray(att.weights[head], dtype=np.float64),
+        output=np.asarray(att.head_outputs[head], dtype=np.float64),
+        link=link,
+    )
+
+
+def to_bytes(ex: object, res: object, head: int, link: str = "") -> bytes:
+    nb = of_example(ex, res, head, link)
+    nbformat.validate(nb)
+    return nbformat.writes(nb).encode("utf-8")
