@@ -176,6 +176,13 @@ def current() -> Example:
     return _settings_example()
 
 
+def take_picked_head() -> None:
+    """Before the head picker is drawn: the head open_layer picked becomes the shown head (once)."""
+    ss = st.session_state
+    if _HEAD_NEXT in ss:
+        ss[K_HEAD] = int(min(max(ss.pop(_HEAD_NEXT), 0), max(current().n_heads - 1, 0)))
+
+
 def loaded() -> bool:
     """A real model's layer is open in the explorer (explorer.bridge)."""
     return exm.loaded(current())
@@ -311,6 +318,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     _conform()
 
 
+_HEAD_NEXT = "m.head_next"  # the head open_layer picked, made the shown head at the start of the next run
 _TOY = "m.toy"  # the toy example as it was when a real model's layer was opened (restored by close_layer)
 
 
@@ -325,8 +333,8 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     new = ex.with_(**bridge.settings_of(key, int(layer)))
     toks, _ = exm.tokens_for(new)
     apply_example(new.with_(**exm.default_matrices(new, toks)))
-    if head is not None:
-        ss[K_HEAD] = int(head)
+    if head is not None:  # the page switch replays the picker's old value: the picker takes this one when drawn
+        ss[_HEAD_NEXT] = int(head)  # taken by the explorer's head picker (take_picked_head)
     clamp_ui(len(toks), new.n_heads)
     say("info", f"Opened {bridge.base(key, int(layer)).title}, layer {int(layer) + 1}, in the explorer.")
 

@@ -209,7 +209,7 @@ def layer_banner(ex: Example) -> None:
 
     b = bridge.base(ex.real, ex.real_layer)
     with st.container(border=True):
-        left, right = st.columns([5, 1], vertical_alignment="center")
+        left, right = st.columns([3, 1], vertical_alignment="center")
         if step() is None:
             left.markdown(f"**Real model:** {literal(bridge.describe(ex.real, ex.real_layer))}")
         else:  # presenting: one line
@@ -228,6 +228,7 @@ def head_picker(n_heads: int) -> int:
     """
     if n_heads <= 1:
         return 0
+    state.take_picked_head()
     st.segmented_control(
         "Head",
         list(range(n_heads)),
