@@ -333,7 +333,9 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     new = ex.with_(**bridge.settings_of(key, int(layer)))
     toks, _ = exm.tokens_for(new)
     apply_example(new.with_(**exm.default_matrices(new, toks)))
-    if head is not None:  # the page switch replays the picker's old value: the picker takes this one when drawn
+    if (
+        head is not None
+    ):  # the page switch replays the picker's old value: the picker takes this one when drawn
         ss[_HEAD_NEXT] = int(head)  # taken by the explorer's head picker (take_picked_head)
     clamp_ui(len(toks), new.n_heads)
     say("info", f"Opened {bridge.base(key, int(layer)).title}, layer {int(layer) + 1}, in the explorer.")
