@@ -36,6 +36,8 @@ def read_url() -> None:
             state.set_present(got.present)
         if got.ask is not None:
             state.set_ask(got.ask)
+        if got.ask_model is not None:
+            state.set_model_questions(got.ask_model)
         for kind, text in got.messages:
             state.say(kind, text)
         state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
@@ -55,8 +57,9 @@ def sync_url() -> None:
     want, _ = _address()
     picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
-    if state.ask() is not None:  # predict, then reveal: a reload keeps the question (answer hidden again)
-        want["ask"] = str(state.ask())
+    asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
+    if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
+        want["ask"] = ",".join(asked)
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step

@@ -36,6 +36,12 @@ K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 K_ASK = "ui.ask"  # predict, then reveal: the query whose weights are hidden until revealed (-1: no question)
 _REVEALED = "ui.revealed"  # the hidden weights were revealed
+# Predict, then reveal on the real-model pages: the question is on (a toggle, or ask=next / ask=heads in a link)
+# and its answer stays hidden until revealed for this model and sentence (a new sentence asks again).
+K_ASK_NEXT = "ui.ask_next"  # /next-token: which token comes next
+K_ASK_HEADS = "ui.ask_heads"  # /ablation: which head matters most
+MODEL_QUESTIONS = {"next": K_ASK_NEXT, "heads": K_ASK_HEADS}  # the link's ask= word -> its toggle's key
+_REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was revealed for
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
 # cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
@@ -65,6 +71,8 @@ UI_DEFAULTS: dict[str, Any] = {
     K_FIT: True,
     K_PRESET: "",
     K_ASK: -1,
+    K_ASK_NEXT: False,
+    K_ASK_HEADS: False,
 }
 
 
@@ -387,6 +395,27 @@ def set_ask(i: int | None) -> None:
     """Ask about query i (None: no question); the answer is hidden again."""
     st.session_state[K_ASK] = -1 if i is None else int(i)
     hide_answer()
+
+
+def model_questions() -> tuple[str, ...]:
+    """The real-model pages' questions that are on ("next", "heads"), in a fixed order."""
+    return tuple(w for w, key in MODEL_QUESTIONS.items() if st.session_state.get(key, False))
+
+
+def set_model_questions(words: tuple[str, ...]) -> None:
+    """Ask these questions (a link's ask=next,heads); each answer is hidden again."""
+    for w, key in MODEL_QUESTIONS.items():
+        st.session_state[key] = w in words
+    st.session_state[_REVEALED_FOR] = {}
+
+
+def model_revealed(word: str, what: str) -> bool:
+    """The answer of question `word` was revealed for `what` (the model and its sentence)."""
+    return st.session_state.get(_REVEALED_FOR, {}).get(word) == what
+
+
+def reveal_model(word: str, what: str) -> None:
+    st.session_state[_REVEALED_FOR] = {**st.session_state.get(_REVEALED_FOR, {}), word: what}
 
 
 def revealed() -> bool:

@@ -254,6 +254,26 @@ def token_picker(label: str, labels: list[str], key: str) -> int:
     return int(idx or 0)
 
 
+def model_question_hides(word: str, what: str, question: str, answer: str) -> bool:
+    """Predict, then reveal on a real-model page: while question `word` ("next", "heads") is on and its answer
+    not yet revealed for `what` (the model and sentence), show the question and a Reveal button (the clicker's
+    next key presses it) and return True: the page then draws no answer. Once revealed, say `answer` (our
+    own Markdown, with any model token already made literal) and return False."""
+    if word not in state.model_questions():
+        return False
+    if not state.model_revealed(word, what):
+        with st.container(key="ask-box", border=True):
+            st.subheader(question, anchor=False)
+            st.caption("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
+            st.button(
+                "Reveal", key="reveal", on_click=state.reveal_model, args=(word, what),
+                icon=":material/visibility:", type="primary",
+            )  # fmt: skip
+        return True
+    st.success(answer, icon=":material/lightbulb:")
+    return False
+
+
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     """Predict, then reveal (issue 18 item 4): while a question is asked (state.ask) and not yet answered,
     show it and a Reveal button in place of the weights, and return True (the page then draws no weights).

@@ -48,7 +48,19 @@ if got is not None:
              title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
     st.subheader("Which heads matter?", anchor=False)
     st.markdown(model_ui.RANKING_HOW[models.choice(key).decoder])
+    st.toggle("Predict, then reveal", key=state.K_ASK_HEADS, persist_state="session",
+              help="Hide the ranking behind a question until Reveal (or the clicker's next key). The share "
+              "link carries it (ask=heads).")  # fmt: skip
     done = model_ui.ranking(key, text)
+    if done is not None:
+        top = analysis.ranked(done.head_effects)[0]
+        answer = (
+            f"Answer: layer {top[0] + 1}, head {top[1] + 1}: removing it alone changes the output most "
+            f"(effect {top[2]:.4f})."
+        )
+        question = "Predict: which head, switched off alone, changes the output most?"
+        if ui.model_question_hides("heads", f"{key}:{text}", question, answer):
+            done = None
     if done is not None:
         cells = analysis.ranked(done.head_effects)[:15]
         ui.chart(model_figures.value_bars([f"layer {l + 1}, head {h + 1}" for l, h, _ in cells],

@@ -6,6 +6,7 @@ import streamlit as st
 from explorer import figures as fg
 from explorer import model_compute, model_figures, model_ui, state, ui
 from explorer.model_figures import show_token, token_labels
+from explorer.text import literal
 
 state.init()
 ui.opening(
@@ -20,19 +21,26 @@ if got is not None:
     key, trace = got
     temp = st.slider("Temperature T", 0.1, 3.0, key=state.K_TEMPERATURE, step=0.1,
                      help="T < 1 sharpens the distribution, T > 1 flattens it; T = 1 is the model's own.")  # fmt: skip
+    st.toggle("Predict, then reveal", key=state.K_ASK_NEXT, persist_state="session",
+              help="Hide the next tokens behind a question until Reveal (or the clicker's next key). "
+              "The share link carries it (ask=next).")  # fmt: skip
     ids, strings, probs = model_compute.next_tokens(key, trace.text, float(temp))
-    title = f"Top {len(ids)} next tokens after “{trace.text[-40:]}” (T = {temp:g})"
-    ui.chart(model_figures.token_bars(strings, probs, style=ui.style(), title=title), "next.bars")
-    st.markdown("**Add a token to the sentence** (the model runs again):")
-    cols = st.columns(5)
-    for rank, (tok, p) in enumerate(zip(strings, probs, strict=True)):
-        cols[rank % 5].button(
-            f"“{show_token(tok)}” {p:.2f}",
-            key=f"next.add.{rank}",
-            on_click=state.append_to_sentence,
-            args=(tok,),
-            width="stretch",
-        )
+    end = trace.text[-40:]
+    question = f"Predict: which word comes next after “{literal(end)}”?"
+    answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
+    if not ui.model_question_hides("next", f"{key}:{trace.text}", question, answer):
+        title = f"Top {len(ids)} next tokens after “{end}” (T = {temp:g})"
+        ui.chart(model_figures.token_bars(strings, probs, style=ui.style(), title=title), "next.bars")
+        st.markdown("**Add a token to the sentence** (the model runs again):")
+        cols = st.columns(5)
+        for rank, (tok, p) in enumerate(zip(strings, probs, strict=True)):
+            cols[rank % 5].button(
+                f"“{show_token(tok)}” {p:.2f}",
+                key=f"next.add.{rank}",
+                on_click=state.append_to_sentence,
+                args=(tok,),
+                width="stretch",
+            )
     cfg = model_compute.model(key).config
     layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "next")
     lab = token_labels(trace.tokens)

@@ -41,7 +41,7 @@ def base_url() -> str:
 
 @cache.shared(max_bytes=LINK_BYTES)
 def _query(
-    digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example, ask: int | None = None
+    digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example, ask: int | str | None = None
 ) -> str:
     # `digest` is the content hash of `_ex` (the key); encoding a large edited state takes a moment, once.
     return links.query(_ex, dict(draws), present=present, ask=ask)
@@ -49,7 +49,8 @@ def _query(
 
 def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
     """The link to this example (with the question asked, if any: it opens with the answer hidden)."""
-    query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, state.ask())
+    asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
+    query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, ",".join(asked) or None)
     return f"{base_url().split('?', 1)[0]}?{query}"
 
 

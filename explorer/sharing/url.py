@@ -18,6 +18,10 @@ from explorer.sharing import params as link_params
 from explorer.sharing import values
 
 MAX_PARAM_CHARS = 256  # preset / present: longer values are not names
+MODEL_QUESTION_WORDS = (
+    "next",
+    "heads",
+)  # ask= words of the real-model pages (explorer.state.MODEL_QUESTIONS)
 
 
 @dataclass
@@ -28,6 +32,7 @@ class UrlRead:
     preset: str = ""
     present: bool | None = None
     ask: int | None = None  # predict, then reveal: the query asked about (0-based, as the pickers count)
+    ask_model: tuple[str, ...] | None = None  # the real-model pages' questions asked ("next", "heads")
     messages: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -63,14 +68,24 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
                 ("warning", f"present= takes 1 or 0, not {values.shown(present[:MAX_PARAM_CHARS])}.")
             )
     ask = str(params.get("ask", "") or "").strip()
-    if ask:
-        if ask.isdigit() and len(ask) <= 3 and int(ask) < MAX_TOKENS:
-            out.ask = int(ask)
-        else:
+    if ask:  # a token's number (the weights of that query), "next" (the next token), "heads" (which matters)
+        words = tuple(w for w in ask.split(",")[:3] if w in MODEL_QUESTION_WORDS)
+        numbers = [w for w in ask.split(",")[:3] if w not in MODEL_QUESTION_WORDS]
+        if words:
+            out.ask_model = words
+        if (
+            len(numbers) == 1
+            and numbers[0].isdigit()
+            and len(numbers[0]) <= 3
+            and int(numbers[0]) < MAX_TOKENS
+        ):
+            out.ask = int(numbers[0])
+        elif numbers or len(ask.split(",")) > 3:
             out.messages.append(
                 (
                     "warning",
-                    f"ask= takes a token's number, 0 to {MAX_TOKENS - 1}, not {values.shown(ask[:MAX_PARAM_CHARS])}.",
+                    f"ask= takes a token's number, 0 to {MAX_TOKENS - 1}, or next or heads (the real model's "
+                    f"questions), not {values.shown(ask[:MAX_PARAM_CHARS])}.",
                 )
             )
     out.example = ex if ex is not current else None
@@ -83,7 +98,11 @@ def is_shared(params: Mapping[str, str]) -> bool:
 
 
 def query(
-    ex: Example, draws: Mapping[str, int] | None = None, *, present: bool = False, ask: int | None = None
+    ex: Example,
+    draws: Mapping[str, int] | None = None,
+    *,
+    present: bool = False,
+    ask: int | str | None = None,
 ) -> str:
     """The query string ("sentence=...&d_model=...&s=1.…") that reproduces `ex` exactly (and the question
     asked, for predict-then-reveal)."""
@@ -91,7 +110,7 @@ def query(
     if present:
         params["present"] = "1"
     if ask is not None:
-        params["ask"] = str(int(ask))
+        params["ask"] = str(int(ask)) if isinstance(ask, int) else str(ask)  # "7", or "7,next,heads"
     return urlencode(params, quote_via=quote, safe="")
 
 
@@ -105,7 +124,7 @@ def make_url(
     draws: Mapping[str, int] | None = None,
     *,
     present: bool = False,
-    ask: int | None = None,
+    ask: int | str | None = None,
 ) -> str:
     """The whole link: the page's own address (st.context.url) + the query, or just "?..." without one."""
     base = (base_url or "").split("?", 1)[0].split("#", 1)[0]

@@ -48,3 +48,31 @@ def test_the_clicker_reveals_the_answer_then_walks_on(app) -> None:  # noqa: ANN
         what="the next step",
     )
     assert app.exceptions() == []
+
+
+def test_the_clicker_reveals_the_next_word_on_the_real_model(app) -> None:  # noqa: ANN001
+    from attention_core import analysis, pretrained
+
+    try:
+        m = pretrained.load("SmolLM2-135M")
+    except pretrained.ModelNotInstalledError as exc:  # CI installs it (tests/app/test_model_pages.py fails)
+        pytest.skip(str(exc))
+    app.page.set_viewport_size({"width": 1920, "height": 1080})
+    app.open("next-token", min_charts=0, model="smollm2", sentence="The capital of France is", present="1",
+             ask="next")  # fmt: skip
+    app.poll("() => !!document.querySelector('.st-key-reveal button')", what="the Reveal button")
+    assert "next-bars" not in app.charts()
+    question = app.page.locator(".st-key-ask-box h3").inner_text()
+    assert question == "Predict: which word comes next after “The capital of France is”?"
+    app.page.screenshot(path=str(OUT / "reveal-next-question-1920.png"))
+    press(app, "ArrowRight")
+    app.poll("() => !!document.querySelector('.st-key-next-bars .js-plotly-plot')", what="the next words")
+    app.settle(1)
+    ids, probs = analysis.top_next_tokens(m.run("The capital of France is").logits[-1], k=1)
+    answer = app.page.locator(
+        '[data-testid="stAlertContentSuccess"] [data-testid="stMarkdownContainer"]'
+    ).inner_text()
+    assert answer == f"Answer: “␣Paris”, with probability {probs[0]:.2f} (T = 1)."
+    assert app.labels("next-bars")[0] == "1. “␣Paris”"
+    app.page.screenshot(path=str(OUT / "reveal-next-answer-1920.png"))
+    assert app.exceptions() == []
