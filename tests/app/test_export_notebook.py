@@ -16,6 +16,7 @@ from nbclient import NotebookClient
 
 import attention_core as ac
 from explorer import pipeline
+from explorer import settings_table as table
 from explorer.example import Example, conform
 from explorer.export import notebook, walkthrough
 from explorer.export.walkthrough import NUMBERS, STEPS
@@ -225,3 +226,27 @@ def test_each_steps_formula_is_the_one_its_page_shows(step, kit) -> None:  # noq
     assert not at.exception
     shown = [el.value.strip("$\n") for el in at.latex]
     assert step.formula in shown, f"/{step.url_path} no longer shows {step.formula}"
+
+
+def test_the_notebook_of_the_largest_example_executes_and_prints_the_apps_numbers(kernel) -> None:  # noqa: ANN001
+    """The app's largest sizes (settings table) at 64 tokens, every cell of every matrix edited: about 6 MB of
+    literals. Executed, it prints the app's numbers to CHECK_ATOL, like the small ones."""
+    import time
+
+    from test_largest_export import LARGEST, every_cell_edited
+
+    ex = every_cell_edited(LARGEST, 7).with_(emb_source="table", pe_kind="learned", mask_kind="custom")
+    res = pipeline.run(ex)
+    assert res.error is None and res.n == table.MAX_TOKENS
+    w = walkthrough.from_example(ex, res, query=res.n - 1, head=ex.n_heads - 1, link="")
+    started = time.perf_counter()
+    data = notebook.to_bytes(w)
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    done = execute(nb, kernel)
+    took = time.perf_counter() - started
+    assert errors(done) == []
+    got = printed_numbers(done)
+    for key, app in w.numbers.items():
+        np.testing.assert_allclose(got[key], app, rtol=0, atol=ATOL, err_msg=key)
+    assert "Every number is the same as in the app." in json.dumps(done.cells[-1].outputs)
+    print(f"largest notebook: {len(data):,} bytes, written and executed in {took:.1f} s")
