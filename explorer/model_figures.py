@@ -114,14 +114,14 @@ def model_grid(
     axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": g["font"]}}
     for l in range(L):
         y_cats = [f"layer {l + 1} · query {i} {shown[i]}" for i in range(n)]
-        name = "y" if l == 0 else f"y{l + 1}"
+        name = f"y{l + 2}"  # "y" is the labels' axis, drawn first: the panels' subplots lie above it
         data.append({
             "type": "heatmap", "z": z[l], "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0, "yaxis": name,
             "colorscale": _colorscale(style.sequential), "hoverongaps": False, "showscale": l == 0,
             "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>", "colorbar": colorbar,
         })  # fmt: skip
         top = (l * (band + panel_h) + band) / plot_h  # from the top of the plot, 0..1
-        layout_axes["yaxis" if l == 0 else f"yaxis{l + 1}"] = {
+        layout_axes[f"yaxis{l + 2}"] = {
             **axis, "autorange": "reversed", "anchor": "x",  # clipped: the last panel's end rounds to -1e-17
             "domain": [max(0.0, 1 - top - panel_h / plot_h), min(1.0, max(0.0, 1 - top))],
             "tickvals": [y_cats[n // 2]], "ticktext": [f"layer {l + 1}"],
@@ -137,14 +137,14 @@ def model_grid(
         for l in range(L)
         for h in range(H)
     ]
-    label_axis = f"y{L + 1}"  # px from the top of the plot, over its whole height
+    label_axis = "y"  # px from the top of the plot, over its whole height; first, so the panels get the hover
     data.append({
         "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
         "y": [l * (band + panel_h) + band / 2 for l in range(L) for _ in range(H)], "yaxis": label_axis,
         "text": words, "hovertext": hover, "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
     })  # fmt: skip
-    layout_axes[f"yaxis{L + 1}"] = {"range": [plot_h, 0], "domain": [0, 1], "visible": False, "anchor": "x",
-                                    "fixedrange": True}  # fmt: skip
+    layout_axes["yaxis"] = {"range": [plot_h, 0], "domain": [0, 1], "visible": False, "anchor": "x",
+                            "fixedrange": True}  # fmt: skip
     shapes = [_frame(l, h, n, gap, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)]
     if selected is not None:
         shapes.append(_frame(selected[0], selected[1], n, gap, "#d62728", fill=False))
@@ -157,14 +157,32 @@ def model_grid(
     # background it hid every heatmap (the browser drew labels on white). Transparent: the panels show.
     layout["plot_bgcolor"] = "rgba(0,0,0,0)"
     layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    layout["meta"] = {"grid": [L, H, n, gap]}  # how picked_head reads a click
     return _figure(data, layout)
+
+
+def picked_head(fig: Any, click: dict[str, Any] | None) -> tuple[int, int] | None:
+    """The (layer, head) of model_grid's figure `fig` a click picked (explorer.chart.draw's value): a cell of a
+    layer's heatmap, or a head's label; None for a gap between panels or anything else."""
+    meta = (fig.layout.meta or {}) if hasattr(fig, "layout") else {}
+    if not click or "grid" not in meta:
+        return None
+    L, H, n, gap = (int(v) for v in meta["grid"])
+    curve, point = click["curve"], click["point"]
+    if 0 <= curve < L and isinstance(point, list):
+        col = int(point[1])
+        head, at = divmod(col, n + gap)
+        return (curve, head) if at < n and 0 <= head < H else None
+    if curve == L and isinstance(point, int) and 0 <= point < L * H:
+        return divmod(point, H)
+    return None
 
 
 def _frame(layer: int, head: int, n: int, gap: int, color: str, *, fill: bool) -> dict[str, Any]:
     """A rectangle over one panel of the grid, in category positions (cell i spans i - 0.5 .. i + 0.5)."""
     x0 = head * (n + gap) - 0.5
     shape: dict[str, Any] = {
-        "type": "rect", "xref": "x", "yref": "y" if layer == 0 else f"y{layer + 1}",
+        "type": "rect", "xref": "x", "yref": f"y{layer + 2}",
         "x0": x0, "x1": x0 + n, "y0": -0.5, "y1": n - 0.5, "line": {"color": color, "width": 4},
     }  # fmt: skip
     if fill:

@@ -171,10 +171,15 @@ def open_in_explorer(key: str, layer: int, head: int) -> None:
         args=(key, layer, head),
     )  # fmt: skip
     if clicked:  # the layer was opened by the callback (before any widget of this run): go to its scores
-        try:
-            st.switch_page("pages/scores.py")
-        except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to switch in
-            st.rerun()
+        switch_to("pages/scores.py")
+
+
+def switch_to(path: str) -> None:
+    """Go to another page of the app (the model, layer and head travel in the session state)."""
+    try:
+        st.switch_page(path)
+    except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to switch in
+        st.rerun()
 
 
 def page_link(path: str, label: str) -> None:

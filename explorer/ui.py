@@ -93,10 +93,11 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
 
 
-def chart(fig: go.Figure, key: str) -> None:
+def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
     """A Plotly chart at full width that stays on the page across reruns and redraws in place (explorer.chart);
-    its camera button saves a PNG at twice the resolution (for slides), named after the key."""
-    explorer_chart.draw(fig, key)
+    its camera button saves a PNG at twice the resolution (for slides), named after the key. clickable: return
+    the point a click picked, on the run the click starts (explorer.chart.draw), else None."""
+    return explorer_chart.draw(fig, key, clickable=clickable)
 
 
 def side_by_side(n_tokens: int, sty: figures.Style) -> tuple[object, object, int]:

@@ -11,7 +11,7 @@ ui.opening(
     "Every layer and head",
     "Each small square is one head's attention on your sentence: rows are queries (first token on top), "
     "columns are keys, brighter means more weight. Above each square, what that head does on this sentence, "
-    "measured from its weights. Pick a layer and a head to open it.",
+    "measured from its weights. Click a head (or pick a layer and a head below) to open it.",
 )
 got = model_ui.begin()
 if got is not None:
@@ -39,7 +39,11 @@ if got is not None:
         selected=(layer, head),
         width_px=1800 if state.present() else 1000,
     )
-    ui.chart(fig, "model.grid")
+    picked = model_figures.picked_head(fig, ui.chart(fig, "model.grid", clickable=True))
+    if picked is not None:  # a click on a head's panel (or its label) opens it
+        state.set_picked(state.K_LAYER, picked[0])
+        state.set_picked(state.K_MODEL_HEAD, picked[1])
+        model_ui.switch_to("pages/head.py")
     model_ui.page_link(
         "pages/head.py",
         f"Open layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]} "

@@ -48,13 +48,42 @@ _DEFAULT_HEIGHT = 450  # px, Plotly's and Streamlit's default when a figure sets
 _lock = threading.Lock()
 
 
-def draw(fig: go.Figure, key: str) -> None:
-    """Draw `fig` as the chart `key` (stable across reruns: the same node is redrawn in place)."""
-    payload, height = encode(fig, key)
-    _mount()(key=key, data=payload, width="stretch", height=height)
+def draw(fig: go.Figure, key: str, *, clickable: bool = False) -> dict[str, Any] | None:
+    """Draw `fig` as the chart `key` (stable across reruns: the same node is redrawn in place).
+
+    clickable: a click on a data point is reported, once, as the return value of the run it starts:
+    {"curve": the trace's index, "point": its point index (a heatmap's [row, column])}; None otherwise.
+    """
+    payload, height = encode(fig, key, clickable=clickable)
+    if not clickable:
+        _mount()(key=key, data=payload, width="stretch", height=height)
+        return None
+    result = _mount()(key=key, data=payload, width="stretch", height=height, on_click_change=_ignore)
+    return _click(getattr(result, "click", None))
 
 
-def encode(fig: go.Figure, key: str) -> tuple[bytes, int]:
+def _ignore() -> None:
+    """The click's callback: nothing to do before the run (the page reads the click from draw's value)."""
+
+
+def _click(raw: object) -> dict[str, Any] | None:
+    """A click the browser reported, checked (it is visitor input): {"curve": int, "point": int or [int, int]}."""
+    if not isinstance(raw, str) or len(raw) > 200:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("curve"), int):
+        return None
+    point = value.get("point")
+    ok = isinstance(point, int) or (
+        isinstance(point, list) and len(point) == 2 and all(isinstance(i, int) for i in point)
+    )
+    return {"curve": value["curve"], "point": point} if ok else None
+
+
+def encode(fig: go.Figure, key: str, *, clickable: bool = False) -> tuple[bytes, int]:
     """The bytes sent for `fig` and the height (px) reserved for it on the page."""
     data, layout = _raw(fig)
     layout = dict(layout)
@@ -64,6 +93,8 @@ def encode(fig: go.Figure, key: str) -> tuple[bytes, int]:
         templates = _templates_file()
     height = layout.get("height")
     payload = {"f": {"data": data, "layout": layout}, "n": key.replace(".", "_"), "t": templates}
+    if clickable:
+        payload["c"] = 1  # chart.js reports a click on a point (draw's return value)
     try:
         text = json.dumps(_plain(payload), separators=(",", ":"), allow_nan=False, default=_refuse)
     except (TypeError, ValueError):  # something only Plotly's own encoder knows (NaN as a number, dates, ...)

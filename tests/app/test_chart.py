@@ -84,9 +84,9 @@ def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch,
     seen = []
     encode = chart.encode
 
-    def spy(fig: go.Figure, key: str) -> tuple[bytes, int]:
+    def spy(fig: go.Figure, key: str, **kw: bool) -> tuple[bytes, int]:
         seen.append((key, fig))
-        return encode(fig, key)
+        return encode(fig, key, **kw)
 
     monkeypatch.setattr(chart, "encode", spy)
     at = kit.open(url, via_app=True, state={"scores.mask_kind": "causal"} if url == "scores" else None)

@@ -222,6 +222,44 @@ def test_a_link_with_layer_head_and_off_reopens_the_head(app) -> None:  # noqa: 
     assert app.exceptions() == []
 
 
+CELL_XY = """([l, h]) => {
+  const gd = document.querySelector('.st-key-model-grid .js-plotly-plot');
+  const fl = gd._fullLayout, [L, H, n, gap] = fl.meta.grid;
+  const xa = fl.xaxis, ya = fl[`yaxis${l + 2}`];  // the labels' axis is yaxis
+  const col = h * (n + gap) + Math.floor(n / 2), row = Math.floor(n / 2);
+  const box = gd.getBoundingClientRect();  // the figure: axes' _offset are px from its top left corner
+  return [box.left + xa._offset + xa.l2p(col), box.top + ya._offset + ya.l2p(row)];
+}"""
+
+
+@pytest.mark.parametrize("key", ["minilm", "smollm2"])
+def test_a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> None:  # noqa: ANN001
+    m = need(key)
+    layer, head = (2, 5) if key == "minilm" else (15, 4)
+    app.page.set_viewport_size({"width": 1920, "height": 1080})
+    app.open("model", min_charts=1, model=key)
+    locator = app.page.locator(".st-key-model-grid .js-plotly-plot")
+    locator.scroll_into_view_if_needed()
+    app.page.evaluate("() => window.scrollTo(0, 0)")
+    x, y = app.page.evaluate(CELL_XY, [layer, head])
+    if not 100 < y < 980:  # below the fold (SmolLM2's 30 layers): scroll the page to the panel
+        app.page.mouse.move(960, 540)
+        app.page.mouse.wheel(0, y - 540)
+        app.page.wait_for_timeout(500)
+        x, y = app.page.evaluate(CELL_XY, [layer, head])
+    app.page.mouse.move(x, y)  # hover first: Plotly reports the click of the point under the pointer
+    app.page.mouse.click(x, y)
+    app.poll("() => location.pathname.endsWith('/head')", what="/head after a click on the grid")
+    app.settle(min_charts=4)
+    wait_query(app, model=key, layer=str(layer + 1), head=str(head + 1))
+    w = app.z("head-w")
+    want = m.run(DEFAULT_SENTENCE).attentions[layer, head]
+    drawn = np.isfinite(w)
+    assert_allclose(w[drawn], want[drawn], rtol=1e-5, atol=1e-6)
+    assert f"Layer {layer + 1}, head {head + 1}" in app.page.inner_text("body")
+    assert app.exceptions() == []
+
+
 # charts each page draws: /ablation draws MiniLM's cosines as numbers, SmolLM2's next token as a chart
 PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2)}
 

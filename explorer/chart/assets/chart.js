@@ -273,8 +273,46 @@ class Chart {
     layout.width = Math.max(width, 150);
     layout.height = height !== null ? height : layout.height || DEFAULT_HEIGHT;
     this.name = msg.n || 'chart';
+    this.clickable = !!msg.c;
     Plotly.react(this.gd, fig.data || [], layout, this.config());
+    if (this.clickable && !this.listening) this.listenForClicks();
     this.drawn = { bytes: this.bytes, themeKey, width, height };
+  }
+
+  // A clickable chart reports the point clicked: {curve, point} (explorer.chart.draw). Plotly reports points
+  // it would hover; a heatmap under another subplot (the /model grid's labels span the whole plot) gets no
+  // hover, so a click inside a heatmap's axes is also mapped to its cell [row, column] from the pixel.
+  listenForClicks() {
+    this.listening = true;
+    const send = (value) => {
+      if (this.clickable && this.trigger) this.trigger('click', JSON.stringify(value));
+    };
+    this.gd.on('plotly_click', (ev) => {
+      const p = ev && ev.points && ev.points[0];
+      if (!p) return;
+      this.reported = performance.now();
+      send({ curve: p.curveNumber, point: p.pointNumber });
+    });
+    this.gd.addEventListener('click', (e) => {
+      setTimeout(() => {
+        if (this.reported && performance.now() - this.reported < 300) return; // Plotly reported it
+        const fl = this.gd._fullLayout;
+        const box = this.gd.getBoundingClientRect();
+        const px = e.clientX - box.left;
+        const py = e.clientY - box.top;
+        (this.gd._fullData || []).some((t, i) => {
+          if (t.type !== 'heatmap' || !t.visible) return false;
+          const xa = fl[t.xaxis.replace('x', 'xaxis')];
+          const ya = fl[t.yaxis.replace('y', 'yaxis')];
+          if (!xa || !ya || px < xa._offset || px > xa._offset + xa._length) return false;
+          if (py < ya._offset || py > ya._offset + ya._length) return false;
+          const col = Math.round(xa.p2l(px - xa._offset));
+          const row = Math.round(ya.p2l(py - ya._offset));
+          send({ curve: i, point: [row, col] });
+          return true;
+        });
+      }, 0);
+    });
   }
 
   fail(err) {
@@ -324,6 +362,7 @@ export default function chart(component) {
     c = new Chart(parentElement);
     charts.set(parentElement, c);
   }
+  c.trigger = component.setTriggerValue; // a clickable chart reports a click (explorer.chart.draw)
   if (data) c.update(data);
   // Streamlit runs this when the element leaves the page (and, for a call overtaken by newer data, at once):
   // the chart goes only once its node is out of the document.
