@@ -66,7 +66,7 @@ def test_model_grid_draws_at_every_size_in_both_modes(L: int, H: int, present: b
             A = np.full((L, H, n, n), 1 / n)
             fig = mf.model_grid(A, [f"t{i}" for i in range(n)], np.full((L, H), "broad", dtype=object),
                                 np.ones((L, H)), style=Style(present=present), title="g", width_px=width)  # fmt: skip
-            domains = [fig.layout[f"yaxis{'' if i == 0 else i + 1}"].domain for i in range(L)]
+            domains = [fig.layout[f"yaxis{i + 2}"].domain for i in range(L)]  # "yaxis" holds the labels
             assert all(0.0 <= lo < hi <= 1.0 for lo, hi in domains)
             assert domains[-1][0] == pytest.approx(0.0, abs=1e-9)  # the panels fill the plot to its bottom
 
@@ -80,7 +80,7 @@ def test_model_grid_frames_the_selected_head_and_greys_switched_off_heads() -> N
     assert len(shapes) == 2
     grey, frame = shapes
     assert grey.fillcolor is not None and frame.fillcolor is None
-    assert (grey.yref, frame.yref) == ("y", "y2")  # layer 1's and layer 2's rows
+    assert (grey.yref, frame.yref) == ("y2", "y3")  # layer 1's and layer 2's rows ("y": the labels)
     x = list(fig.data[0].x)
     assert x[int(frame.x0 + 0.5)] == "head 3 · key 0 [CLS]" and frame.x1 - frame.x0 == 4
     assert list(fig.data[-1].text)[1] == "off"
