@@ -24,28 +24,38 @@ if got is not None:
     b.button(f"Only head {head + 1} in layer {layer + 1}", on_click=state.set_off_heads,
              args=(models.only_head_pairs((L, H), off, layer, head),))  # fmt: skip
     c.button("All heads on", on_click=state.set_off_heads, args=((),))
-    with st.expander(
-        f"Heads switched on ({L * H - len(off)} of {L * H}): click to switch one off or on", True
-    ):
-        model_ui.switch_grid(L, H, off)
+    # Presenting: the switches (scrolling) beside their effect, so one screen shows both; on a laptop, above it.
+    presenting = state.present()
+    left, right = st.columns([2, 3]) if presenting else (st.container(), st.container())
+    switches = f"Heads switched on ({L * H - len(off)} of {L * H}): click to switch one off or on"
+    with left:
+        if presenting:
+            st.markdown(f"**{switches}**")
+            with st.container(height=560, key="ablation-switches"):
+                model_ui.switch_grid(L, H, off)
+        else:
+            with st.expander(switches, True):
+                model_ui.switch_grid(L, H, off)
     text, other = trace.text, ""
-    if not models.choice(key).decoder:
-        other = st.text_input("A second sentence to compare with", key=state.K_OTHER, max_chars=500)
+    with right:
+        if not models.choice(key).decoder:
+            other = st.text_input("A second sentence to compare with", key=state.K_OTHER, max_chars=500)
     cmp = model_compute.compare(key, text, off, other)
     sty = ui.style()
-    if cmp.next_tokens is not None:
-        nt = cmp.next_tokens
-        ui.chart(model_figures.token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty,
-                 title=f"Next token: {nt.total_variation:.3f} of the probability moved"), "ablation.next")  # fmt: skip
-    elif cmp.cosine_before is not None:
-        m1, m2 = st.columns(2)
-        m1.metric("cosine, untouched model", f"{cmp.cosine_before:.4f}")
-        m2.metric(
-            "cosine, heads off", f"{cmp.cosine_after:.4f}", f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
-        )
-    names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
-    ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title="mean ‖h′ − h‖ / ‖h‖",
-             title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
+    with right:
+        if cmp.next_tokens is not None:
+            nt = cmp.next_tokens
+            ui.chart(model_figures.token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty,
+                     title=f"Next token: {nt.total_variation:.3f} of the probability moved"), "ablation.next")  # fmt: skip
+        elif cmp.cosine_before is not None:
+            m1, m2 = st.columns(2)
+            m1.metric("cosine, untouched model", f"{cmp.cosine_before:.4f}")
+            m2.metric(
+                "cosine, heads off", f"{cmp.cosine_after:.4f}", f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
+            )
+        names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
+        ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title="mean ‖h′ − h‖ / ‖h‖",
+                 title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
     st.subheader("Which heads matter?", anchor=False)
     st.markdown(model_ui.RANKING_HOW[models.choice(key).decoder])
     st.toggle("Predict, then reveal", key=state.K_ASK_HEADS, persist_state="session",
