@@ -88,7 +88,8 @@ HEAD_RULES: tuple[HeadRule, ...] = (
     HeadRule(
         "same_word",
         "same word",
-        "the other pieces of the query's word and other occurrences of the same word",
+        "the other pieces of the query's word and other occurrences of the same word (not an ordinary first "
+        "token: weight there is an attention sink)",
         0.5,
         2.0,
     ),
@@ -186,7 +187,11 @@ def rule_targets(name: str, tokens: Sequence[str], ids: IntArray) -> np.ndarray:
         text = np.array(_word_text(tokens, ids), dtype=object)
         special = np.isin(toks, list(_SPECIAL))
         same = (ids[:, None] == ids[None, :]) | (text[:, None] == text[None, :])
-        return same & (i != j) & ~special[:, None] & ~special[None, :]
+        # An ordinary first token is left out as a key: weight on it is an attention sink ("first token"),
+        # which would otherwise pass for "same word" wherever the first word comes again ("The … the").
+        sink = np.zeros(n, dtype=bool)
+        sink[0] = n > 0 and tokens[0] not in _SPECIAL
+        return same & (i != j) & ~special[:, None] & ~special[None, :] & ~sink[None, :]
     if name in ("cls", "sep", "first"):
         if name == "first":
             key = np.zeros(n, dtype=bool)

@@ -260,3 +260,15 @@ def test_kv_sharing_of_smollm2() -> None:
     assert an.kv_head_of(12, 12).tolist() == list(range(12))
     with pytest.raises(ValueError, match="divide"):
         an.kv_head_of(9, 2)
+
+
+def test_a_decoders_attention_sink_is_first_token_even_when_the_first_word_comes_again() -> None:
+    """SmolLM2 on "The animal … the street …": a sink head (every row on token 0, "The") was labelled "same word",
+    because "the" is the same word as "The" and that rule came first at equal scores."""
+    tokens = ["The", " cat", " saw", " the", " dog"]
+    n = len(tokens)
+    sink = np.zeros((n, n))
+    sink[:, 0] = 1.0  # every query on the first token
+    got = an.label_heads(sink[None, None], tokens, causal=True, scheme="bytelevel")
+    assert got.rules[0, 0] == "first"
+    assert np.isnan(got.rule_scores["same_word"][0, 0])  # no key left for "same word": only "The" repeats
