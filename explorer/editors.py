@@ -174,15 +174,17 @@ def matrix_editor(
     title: str,
     row_labels: Sequence[str],
     col_labels: Sequence[str],
-    index: tuple[int, ...] = (),
+    index: tuple[int | slice, ...] = (),
     digits: int = 4,
     height: int | None = None,
 ) -> None:
-    """Draw the editor of `state.matrix(name)[index]` (a 2-D slice); edits land in on_change."""
+    """Draw the editor of `state.matrix(name)[index]` (a 2-D slice: a head, or a window of rows or columns of a
+    large matrix, e.g. (slice(None), slice(0, 64)); the labels are the slice's); edits land in on_change."""
     m = state.matrix(name)
     sub = m[index] if index else m
     rows, cols = [str(r) for r in row_labels], [str(c) for c in col_labels]
-    key = state.editor_key(name, *index)
+    parts = [f"{i.start or 0}-{i.stop}" if isinstance(i, slice) else i for i in index]
+    key = state.editor_key(name, *parts)
     if sub.dtype == bool:
         config = {f"c{j}": st.column_config.CheckboxColumn(label=c) for j, c in enumerate(cols)}
     else:
@@ -198,7 +200,7 @@ def matrix_editor(
         state.set_matrix(name, np.array(m, copy=True))
         why = f"{title}: the editor sent a change the explorer cannot read; nothing changed."
         st.toast(literal(why), icon=":material/block:", duration="infinite")
-        fresh = state.editor_key(name, *index)
+        fresh = state.editor_key(name, *parts)
         _draw(sub, rows, fresh, config, (name, fresh, index, title, rows, cols), height)
 
 
@@ -214,6 +216,22 @@ def _draw(sub: np.ndarray, rows: list[str], key: str, config: dict, args: tuple,
         width="stretch",
         height=height or "auto",
     )
+
+
+WINDOW = 64  # a large matrix is edited this many rows or columns at a time (the chart shows the whole)
+
+
+def window(label: str, size: int, key: str) -> slice:
+    """For a dimension larger than WINDOW: a picker of which WINDOW of its indices the editor shows (the
+    whole matrix is still drawn and computed); slice(None) when it fits."""
+    if size <= WINDOW:
+        return slice(None)
+    starts = list(range(0, size, WINDOW))
+    start = st.select_slider(
+        label, starts, format_func=lambda s: f"{s}–{min(s + WINDOW, size) - 1}", key=key,
+        help=f"The editor shows {WINDOW} at a time, so that it stays quick: pick which.",
+    )  # fmt: skip
+    return slice(int(start), min(int(start) + WINDOW, size))
 
 
 def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, short: bool = False) -> None:

@@ -68,8 +68,17 @@ if res is not None:
         ) as ffn_box:
             if ffn_box.open:
                 dims, hid = fg.dims("d", ex.d_model), fg.dims("f", ex.d_ff)
-                st.caption("W1: d_model × d_ff")
-                editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid, height=300)
-                st.caption("W2: d_ff × d_model")
-                editors.matrix_editor("w2", title="W2", row_labels=hid, col_labels=dims, height=300)
+                part = editors.window("Hidden units to edit", ex.d_ff, "encoder.ffn_window")
+                st.caption(
+                    "W1: d_model × d_ff"
+                    + ("" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})")
+                )
+                editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid[part], height=300,
+                                      index=() if part == slice(None) else (slice(None), part))  # fmt: skip
+                st.caption(
+                    "W2: d_ff × d_model"
+                    + ("" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})")
+                )
+                editors.matrix_editor("w2", title="W2", row_labels=hid[part], col_labels=dims, height=300,
+                                      index=() if part == slice(None) else (part,))  # fmt: skip
                 editors.draw_buttons(("w1", "w2"), "W1 and W2", ("encoder.rand", "encoder.reset"))

@@ -46,7 +46,15 @@ if res is not None:
         # W_O and the output one above the other, each at full width: side by side, the editor hid its last
         # column behind a scroll bar.
         st.subheader("W_O", anchor=False)
-        editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
+        if ex.n_heads * ex.d_k * ex.d_model > 64 * 64 * 8:  # a real layer's W_O (384 x 384): the head's rows
+            h = ui.head_picker(ex.n_heads)
+            rows = slice(h * ex.d_k, (h + 1) * ex.d_k)
+            st.caption(f"W_O is {ex.n_heads * ex.d_k} × {ex.d_model}: the editor shows head {h + 1}'s rows "
+                       f"({rows.start}–{rows.stop - 1}), the ones its output multiplies.")  # fmt: skip
+            editors.matrix_editor("w_o", title=f"W_O (head {h + 1}'s rows)", row_labels=cols_v[rows],
+                                  col_labels=dims, index=(rows,))  # fmt: skip
+        else:
+            editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
         editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
             fg.heatmap(

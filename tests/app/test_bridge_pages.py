@@ -119,3 +119,28 @@ def test_a_link_naming_a_missing_layer_opens_the_toy_model_with_a_message() -> N
     )
     assert got.real == "toy" and got.d_model == state.Example().d_model
     assert len(messages) == 1 and "0 to 5" in messages[0] and "toy model" in messages[0]
+
+
+def test_a_real_layers_large_matrices_are_edited_a_window_at_a_time() -> None:
+    """W1 (384 x 1536) is edited 64 hidden units at a time, W_O (384 x 384) one head's rows at a time; an edit
+    lands in the cell it names in the whole matrix, and the page follows."""
+    need("minilm")
+    at = opened("minilm", CAT, 1, 3)
+    at.session_state[state.K_FFN_EDITORS] = True
+    at.session_state["encoder.ffn_window"] = 128
+    flows.go(at, "pages/encoder.py")
+    w1_key = next(e.key for e in at.data_editor if e.key.startswith("ed.w1."))
+    shown = flows.editor_values(at, w1_key)
+    w1 = flows.matrix(at, "w1")
+    assert shown.shape == (384, 64)
+    np.testing.assert_array_equal(shown, w1[:, 128:192])
+    flows.edit_cells(at, w1_key, {"5": {"c3": 2.5}})
+    assert not at.exception, at.exception
+    after = flows.matrix(at, "w1")
+    assert after[5, 131] == 2.5 and np.count_nonzero(after != w1) == 1
+    flows.go(at, "pages/heads.py")
+    wo_key = next(e.key for e in at.data_editor if e.key.startswith("ed.w_o."))
+    assert flows.editor_values(at, wo_key).shape == (32, 384)  # head 4's rows (3 * 32 .. 4 * 32)
+    wo = flows.matrix(at, "w_o")
+    flows.edit_cells(at, wo_key, {"0": {"c7": -1.5}})
+    assert flows.matrix(at, "w_o")[96, 7] == -1.5 and np.count_nonzero(flows.matrix(at, "w_o") != wo) == 1
