@@ -174,6 +174,19 @@ def open_in_explorer(key: str, layer: int, head: int) -> None:
         switch_to("pages/scores.py")
 
 
+def toy_run(text: str) -> tuple[Any, Any]:
+    """The explorer's toy example on `text` (its settings and weights as the student left them; a fresh one
+    while a real layer is open), and its traced run: for showing toy heads beside real ones."""
+    from explorer import compute
+    from explorer import example as exm
+
+    ex = state.current()
+    if exm.loaded(ex):
+        ex = state.toy_example()
+    ex = exm.conform(ex.with_(sentence=text), old_tokens=exm.tokens_for(ex)[0])
+    return ex, compute.run(ex)
+
+
 def switch_to(path: str) -> None:
     """Go to another page of the app (the model, layer and head travel in the session state)."""
     try:

@@ -349,6 +349,12 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     say("info", f"Opened {bridge.base(key, int(layer)).title}, layer {int(layer) + 1}, in the explorer.")
 
 
+def toy_example() -> Example:
+    """The toy example kept while a real layer is open (or a new one): what close_layer goes back to."""
+    toy = st.session_state.get(_TOY)
+    return toy if toy is not None and not exm.loaded(toy) else Example(sentence=current().sentence)
+
+
 def close_layer() -> None:
     """Back to the toy model (as it was before the layer was opened), on the current sentence."""
     ss, ex = st.session_state, current()

@@ -144,3 +144,19 @@ def test_a_real_layers_large_matrices_are_edited_a_window_at_a_time() -> None:
     wo = flows.matrix(at, "w_o")
     flows.edit_cells(at, wo_key, {"0": {"c7": -1.5}})
     assert flows.matrix(at, "w_o")[96, 7] == -1.5 and np.count_nonzero(flows.matrix(at, "w_o") != wo) == 1
+
+
+def test_the_toy_models_head_beside_the_real_one_on_the_same_sentence(kit) -> None:  # noqa: ANN001
+    from explorer import compute
+    from explorer import example as exm
+
+    need("minilm")
+    at = flows.open_app(CAT)
+    for k, v in ((state.K_MODEL, "minilm"), (state.K_LAYER, 2), (state.K_MODEL_HEAD, 1)):
+        at.session_state[k] = v
+    flows.go(at, "pages/head.py")
+    at.toggle(key="head.toy").set_value(True).run()
+    assert not at.exception, at.exception
+    toy = compute.run(exm.conform(state.Example(sentence=CAT)))
+    np.testing.assert_allclose(kit.z(kit.charts(at)["head.toy_w"]), toy.attention.weights[1], atol=1e-12)
+    assert "head.w" in kit.charts(at)  # the real head stays
