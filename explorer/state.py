@@ -125,6 +125,7 @@ def _conform() -> None:
     tokens, _ = exm.tokens_for(ex)
     old_tokens = ss.get(_TOKENS)
     shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
+    _say_if_x_edits_go(ex, old_tokens, tokens)
     new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
     ss[_MATRICES] = {name: getattr(new, name) for name in exm.MATRIX_NAMES}
     _reseed(ex.seed, tokens)
@@ -133,6 +134,31 @@ def _conform() -> None:
         if shapes_before.get(name) != arr.shape or (name == "emb" and old_tokens != tokens):
             _bump(name)
     clamp_ui(len(tokens), ex.n_heads)
+
+
+_X_FOR = "m.x_for"  # a real layer open: the sentence its X (the emb table) was computed for
+
+
+def _say_if_x_edits_go(ex: Example, old_tokens: list[str] | None, tokens: list[str]) -> None:
+    """A real layer's X is the model's for the sentence: a new sentence brings a new X. If the student had
+    edited X for the old one, say that those edits are gone (never silently)."""
+    ss = st.session_state
+    if not exm.loaded(ex):
+        ss.pop(_X_FOR, None)
+        return
+    before = ss.get(_X_FOR)
+    if before is not None and old_tokens not in (None, tokens):
+        from explorer import bridge
+
+        _, x_old, _ = bridge.layer_input(ex.real, before, ex.real_layer)
+        if x_old.shape == ex.emb.shape and not np.array_equal(x_old, ex.emb):
+            say(
+                "warning",
+                "X is this layer's input for the new sentence, computed by the model: your edits to X were "
+                "for the old sentence and are not kept (Undo in the sidebar brings them back).",
+            )
+            ss[_UNDO] = ex.with_(sentence=before)
+    ss[_X_FOR] = ex.sentence
 
 
 RESEEDED = ("w_q", "w_k", "w_v", "w_o", "w1", "w2")  # what a new seed draws again

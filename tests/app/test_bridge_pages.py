@@ -160,3 +160,18 @@ def test_the_toy_models_head_beside_the_real_one_on_the_same_sentence(kit) -> No
     toy = compute.run(exm.conform(state.Example(sentence=CAT)))
     np.testing.assert_allclose(kit.z(kit.charts(at)["head.toy_w"]), toy.attention.weights[1], atol=1e-12)
     assert "head.w" in kit.charts(at)  # the real head stays
+
+
+def test_edits_to_x_are_not_dropped_silently_when_the_sentence_changes() -> None:
+    need("minilm")
+    at = opened("minilm", CAT, 0, 0)
+    emb = np.array(at.session_state["m.matrices"]["emb"], copy=True)
+    emb[2, 5] = 3.0
+    at.session_state["m.matrices"] = {**at.session_state["m.matrices"], "emb": emb}
+    at.run()
+    at.session_state[state.K_SENTENCE] = "A dog ran."
+    at.run()
+    assert not at.exception, at.exception
+    said = " ".join(w.value for w in at.warning)
+    assert "your edits to X were for the old sentence" in said
+    assert flows.matrix(at, "emb").shape[0] == 6  # [CLS] a dog ran . [SEP]: the new sentence's X
