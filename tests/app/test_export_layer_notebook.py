@@ -4,7 +4,6 @@ and head output to 1e-12; it says where the numbers came from, and holds one hea
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
 import numpy as np
@@ -14,7 +13,7 @@ from jupyter_client.manager import start_new_kernel
 from explorer import bridge, pipeline
 from explorer import example as exm
 from explorer.export import layer_notebook
-from tests.app.test_export_notebook import errors, execute
+from tests.app.test_export_notebook import errors, execute, printed_numbers
 from tests.app.test_model_pages import CAPITAL, need
 
 CAT = "The cat sat on the mat because it was warm."
@@ -36,15 +35,7 @@ def opened(key: str, sentence: str, layer: int, **changes: object) -> exm.Exampl
 
 
 def printed(nb) -> dict[str, np.ndarray]:  # noqa: ANN001
-    cell = next(c for c in nb.cells if c.cell_type == "code" and "floatmode='unique'" in c.source)
-    text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-    out = {}
-    for block in text.split(layer_notebook.PRINT_MARK)[1:]:
-        head, _, body = block.partition("\n")
-        name, shape = head.split(" ", 1)
-        nums = re.findall(r"-?inf|nan|[-+]?\d+\.?\d*(?:e[-+]?\d+)?", body)
-        out[name] = np.array([float(x) for x in nums]).reshape(eval(shape))  # noqa: S307 - "(n, n)" we wrote
-    return out
+    return printed_numbers(nb, cell_has="floatmode='unique'")
 
 
 @pytest.mark.parametrize(

@@ -70,9 +70,10 @@ def build(settings: dict, changes: dict) -> tuple[Example, pipeline.Result]:
     return ex, res
 
 
-def printed_numbers(nb: nbformat.NotebookNode) -> dict[str, np.ndarray]:
-    """What the notebook printed after "== name (shape)": each array, flattened, with its shape."""
-    cell = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("results = {"))
+def printed_numbers(nb: nbformat.NotebookNode, cell_has: str = "results = {") -> dict[str, np.ndarray]:
+    """What the notebook printed after "== name (shape)" in its cell holding `cell_has`: each array, with its
+    shape."""
+    cell = next(c for c in nb.cells if c.cell_type == "code" and cell_has in c.source)
     text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
     out = {}
     for block in text.split(notebook.PRINT_MARK)[1:]:

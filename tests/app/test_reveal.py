@@ -15,9 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 IT = 7  # "The animal didn't cross the street because it was too tired": token 7 is "it"
 
 
-def _open(**params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.switch_page("pages/scores.py")
+def _open(page: str = "scores", **params: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.switch_page(f"pages/{page}.py")
     for k, v in params.items():
         at.query_params[k] = v
     at.run()

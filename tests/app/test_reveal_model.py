@@ -7,29 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from streamlit.testing.v1 import AppTest
 
 from attention_core import analysis
 from explorer import example as exm
 from explorer import model_compute, state
 from explorer.sharing import url as links
 from tests.app.test_model_pages import CAPITAL, need, page
+from tests.app.test_reveal import _charts, _open
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _open(page: str, **params: str) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page(f"pages/{page}.py")
-    for k, v in params.items():
-        at.query_params[k] = v
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _charts(at: AppTest) -> set[str]:
-    return {str(getattr(el.proto, "id", "")).rsplit("-", 1)[-1] for el in at.get("bidi_component")}
 
 
 def test_ask_next_hides_the_next_words_until_reveal_and_a_new_sentence_asks_again() -> None:
