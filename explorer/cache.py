@@ -20,6 +20,7 @@ import hashlib
 import inspect
 import sys
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -115,6 +116,52 @@ class ByteCache:
         with self._lock:
             self._items.clear()
             self.bytes = 0
+
+
+class ArrayDigests:
+    """Digests of arrays' bytes, each remembered while its array lives if nothing can change the array in
+    place (it and every array it views are read-only). A real layer's matrices (about 25 MB for SmolLM2) are
+    then hashed once, not each time an Example's digest is asked for (several times a rerun)."""
+
+    def __init__(self) -> None:
+        self._items: dict[int, tuple[weakref.ref, bytes]] = {}  # id(array) -> (the array, its digest)
+        self._lock = threading.RLock()  # (a weakref callback may run inside `of`, on the same thread)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def of(self, v: np.ndarray) -> bytes:
+        frozen, key = _read_only(v), id(v)
+        with self._lock:
+            hit = self._items.get(key) if frozen else None
+        if hit is not None and hit[0]() is v:
+            return hit[1]
+        d = hash_bytes(v)  # (looked up as a module global, so a test can count the hashing)
+        if frozen:
+            with self._lock:
+                self._items[key] = (weakref.ref(v, functools.partial(self._drop, key)), d)
+        return d
+
+    def _drop(self, key: int, ref: weakref.ref) -> None:
+        with self._lock:
+            if (item := self._items.get(key)) is not None and item[0] is ref:
+                del self._items[key]
+
+
+def hash_bytes(v: np.ndarray) -> bytes:
+    """A 16-byte digest of an array's bytes (C order)."""
+    return hashlib.blake2b(np.ascontiguousarray(v).reshape(-1).view(np.uint8), digest_size=16).digest()
+
+
+def _read_only(v: object) -> bool:
+    while isinstance(v, np.ndarray):
+        if v.flags.writeable:
+            return False
+        v = v.base
+    return v is None or isinstance(v, bytes)
+
+
+ARRAY_DIGESTS = ArrayDigests()
 
 
 def key_of(values: tuple[object, ...]) -> str:

@@ -42,7 +42,7 @@ class _ExampleMethods:
             v = getattr(self, f.name)
             if isinstance(v, np.ndarray):
                 h.update(f"{f.name}{v.shape}{v.dtype}".encode())
-                h.update(np.ascontiguousarray(v).tobytes())
+                h.update(cache.ARRAY_DIGESTS.of(v))
             else:
                 h.update(f"{f.name}={v!r};".encode())
         return h.hexdigest()

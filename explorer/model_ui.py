@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer import model_compute, models, state
+from explorer import model_compute, models, state, ui
 from explorer.text import literal
 
 
@@ -185,6 +186,27 @@ def toy_run(text: str) -> tuple[Any, Any]:
         ex = state.toy_example()
     ex = exm.conform(ex.with_(sentence=text), old_tokens=exm.tokens_for(ex)[0])
     return ex, compute.run(ex)
+
+
+def toy_head(text: str, head: int, sty: Any) -> None:
+    """The toy model's head `head` (or its last) on the same sentence, beside a real head (/head)."""
+    from explorer import figures as fg
+
+    toy_ex, toy = toy_run(text)
+    if toy.attention is None:
+        st.info(f"The toy model cannot run on this sentence: {toy.error}")
+        return
+    th = min(head, toy_ex.n_heads - 1)
+    tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
+    title = f"Toy model, head {th + 1} (rows sum to 1)"
+    fig = fg.heatmap(tw, toy.labels, toy.labels, weights=True, row_sums=True, masked=toy.blocked, style=sty,
+                     title=title, width_px=ui.HALF)  # fmt: skip
+    ui.chart(fig, "head.toy_w")
+    st.caption(
+        f"The explorer's toy model (head {th + 1} of {toy_ex.n_heads}, d_model {toy_ex.d_model}, "
+        f"{'random' if toy_ex.emb_source == 'random' else 'hand-set'} weights, its own word tokens): "
+        "a pattern it shows comes from positions and word vectors, not from training."
+    )
 
 
 def switch_to(path: str) -> None:

@@ -127,7 +127,7 @@ def _conform() -> None:
     shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
     _say_if_x_edits_go(ex, old_tokens, tokens)
     new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
-    ss[_MATRICES] = {name: getattr(new, name) for name in exm.MATRIX_NAMES}
+    ss[_MATRICES] = {name: _kept(getattr(new, name)) for name in exm.MATRIX_NAMES}
     _reseed(ex.seed, tokens)
     ss[_TOKENS] = tokens
     for name, arr in ss[_MATRICES].items():
@@ -179,7 +179,7 @@ def _reseed(seed: int, tokens: list[str]) -> None:
     ss[_DRAWS] = {}
     fresh = exm.default_matrices(_settings_example(), tokens)
     for name in RESEEDED:
-        ss[_MATRICES][name] = fresh[name]
+        ss[_MATRICES][name] = _kept(fresh[name])
         _bump(name)
     say(
         "info",
@@ -195,6 +195,13 @@ def clamp_ui(n_tokens: int, n_heads: int) -> None:
         ss[k] = int(min(max(ss.get(k, 0), 0), max(n_tokens - 1, 0)))
     if int(ss.get(K_ASK, -1)) >= n_tokens:  # the question's token is gone: no question
         ss[K_ASK] = -1
+
+
+def _kept(arr: np.ndarray) -> np.ndarray:
+    """A canonical matrix is never changed in place (a change is a new array): read-only, so its digest is
+    computed once (explorer.example)."""
+    arr.flags.writeable = False
+    return arr
 
 
 def _bump(name: str) -> None:
@@ -299,7 +306,7 @@ def draws() -> dict[str, int]:
 
 def set_matrix(name: str, value: np.ndarray, *, from_editor: bool = False) -> None:
     """Replace a canonical matrix. Changes from outside its editor bump its version (fresh editor)."""
-    st.session_state[_MATRICES][name] = value
+    st.session_state[_MATRICES][name] = _kept(value)
     if not from_editor:
         _bump(name)
 
@@ -343,7 +350,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     for name, key in SETTING_KEYS.items():
         ss[key] = getattr(ex, name)
     tokens_now, _ = exm.tokens_for(ex)
-    ss[_MATRICES] = {f.name: getattr(ex, f.name) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
+    ss[_MATRICES] = {f.name: _kept(getattr(ex, f.name)) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
     ss[_TOKENS] = tokens_now
     ss[_DRAWS] = {}
     ss[_SEED] = ex.seed  # the example's matrices go with its seed: nothing to draw again

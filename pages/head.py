@@ -31,23 +31,15 @@ if got is not None:
     blocked = ~np.tril(np.ones((trace.n_tokens,) * 2, dtype=bool)) if cfg.causal else None
     w = np.asarray(att.weights[head], dtype=np.float64)
     title = f"Weights of layer {layer + 1}, head {head + 1} (rows sum to 1)"
-    ui.chart(
-        fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title), "head.w"
-    )
-    if st.toggle("Compare with the toy model's head on the same sentence", key="head.toy"):
-        toy_ex, toy = model_ui.toy_run(trace.text)
-        if toy.attention is None:
-            st.info(f"The toy model cannot run on this sentence: {toy.error}")
-        else:
-            th = min(head, toy_ex.n_heads - 1)
-            st.caption(
-                f"The explorer's toy model (head {th + 1} of {toy_ex.n_heads}, d_model {toy_ex.d_model}, "
-                f"{'random' if toy_ex.emb_source == 'random' else 'hand-set'} weights, its own word tokens): "
-                "a pattern it shows comes from positions and word vectors, not from training."
-            )
-            tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
-            ui.chart(fg.heatmap(tw, toy.labels, toy.labels, weights=True, row_sums=True, masked=toy.blocked,
-                                style=sty, title=f"Toy model, head {th + 1} (rows sum to 1)"), "head.toy_w")  # fmt: skip
+    compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy")
+    real, toy = st.columns(2) if compare else (st.container(), None)
+    with real:
+        fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
+                         width_px=ui.HALF if compare else fg.FULL_PX)  # fmt: skip
+        ui.chart(fig, "head.w")
+    if toy is not None:
+        with toy:
+            model_ui.toy_head(trace.text, head, sty)
     if cfg.n_kv_heads < cfg.n_heads:
         groups = analysis.kv_groups(cfg.n_heads, cfg.n_kv_heads)
         g = int(analysis.kv_head_of(cfg.n_heads, cfg.n_kv_heads)[head])

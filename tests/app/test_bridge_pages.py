@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import state
+from explorer import chart, state
 from tests.app import flows
 from tests.app.test_model_pages import CAPITAL, need
 
@@ -160,6 +160,8 @@ def test_the_toy_models_head_beside_the_real_one_on_the_same_sentence(kit) -> No
     toy = compute.run(exm.conform(state.Example(sentence=CAT)))
     np.testing.assert_allclose(kit.z(kit.charts(at)["head.toy_w"]), toy.attention.weights[1], atol=1e-12)
     assert "head.w" in kit.charts(at)  # the real head stays
+    in_columns = [[chart.key_of(e.proto) for e in col.get("bidi_component")] for col in at.columns]
+    assert [["head.w"], ["head.toy_w"]] in [in_columns[i : i + 2] for i in range(len(in_columns))]  # side by side
 
 
 def test_edits_to_x_are_not_dropped_silently_when_the_sentence_changes() -> None:
