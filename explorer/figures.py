@@ -1029,6 +1029,9 @@ KEY_COLOURS = (
 )  # fmt: skip
 
 
+NOTED_DIMS = 16  # stacked_contributions prints each output's value up to this many dimensions
+
+
 def stacked_contributions(
     contributions: NDArray[np.float64],
     key_labels: Sequence[str],
@@ -1094,13 +1097,15 @@ def stacked_contributions(
             "hovertemplate": "output %{x}: %{y:.6f}<extra></extra>",
         }
     )
-    # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars.
+    # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars; beyond
+    # NOTED_DIMS dimensions (a real layer's 64) the boxes would cover each other and the bars: hover tells.
     notes = [
         {
             "x": names[c], "y": float(t), "text": f"{t:.3f}", "showarrow": False, "xanchor": "left", "xshift": 12,
             "font": {"size": style.cell_font}, "bgcolor": "rgba(17,17,17,0.85)" if style.dark else "rgba(255,255,255,0.85)",
         }
         for c, t in enumerate(total)
+        if d_v <= NOTED_DIMS
     ]  # fmt: skip
     layout = _layout(
         style,

@@ -196,8 +196,8 @@ def result() -> tuple[Example, Result | None]:
     page = page_table.by_path(state.page())
     if res.attention_input != "X" and page is not None and page.attention:
         st.info(
-            f"Pre-norm: attention reads {res.attention_input}, each token's vector of X layer-normalised "
-            "(page Encoder block), so the numbers on this page are computed from LN(X), not X.",
+            f"Pre-norm: attention reads {res.attention_input}, each token's vector of X normalised "
+            f"(page Encoder block), so the numbers on this page are computed from {res.attention_input}, not X.",
             icon=":material/info:",
         )
     return ex, res

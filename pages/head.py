@@ -30,10 +30,11 @@ if got is not None:
     model_ui.open_in_explorer(key, layer, head)
     blocked = ~np.tril(np.ones((trace.n_tokens,) * 2, dtype=bool)) if cfg.causal else None
     w = np.asarray(att.weights[head], dtype=np.float64)
-    title = f"Weights of layer {layer + 1}, head {head + 1} (rows sum to 1)"
     compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy")
     real, toy = st.columns(2) if compare else (st.container(), None)
     with real:
+        title = f"layer {layer + 1}, head {head + 1} (rows sum to 1)"
+        title = f"Real model, {title}" if compare else f"Weights of {title}"  # (half the width: shorter)
         fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
                          width_px=ui.HALF if compare else fg.FULL_PX)  # fmt: skip
         ui.chart(fig, "head.w")

@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import chart, state
+from explorer import chart, models, state
 from tests.app import flows
 from tests.app.test_model_pages import CAPITAL, need
 
@@ -51,6 +51,8 @@ def test_an_opened_layer_draws_the_models_weights_on_scores(
     assert f"layer {layer + 1} of {m.config.n_layers}" in banner
     tokens = [t.value for t in at.text_input if t.key == "fixed.d_model." + str(m.config.d_model)]
     assert tokens == [str(m.config.d_model)]  # the size is shown, fixed by the layer
+    side = " ".join(c.value for c in at.sidebar.caption)  # the sidebar says what the explorer holds
+    assert f"hold layer {layer + 1} of {models.choice(key).title}" in side
 
 
 def test_an_edit_to_a_real_weight_changes_the_scores_and_the_way_back_restores_the_toy(kit) -> None:  # noqa: ANN001

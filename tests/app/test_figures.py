@@ -268,6 +268,17 @@ def test_stacked_contributions_sum_to_the_output() -> None:
     assert all(a.bgcolor for a in fig.layout.annotations)
 
 
+def test_stacked_contributions_of_a_real_head_print_no_sums_that_would_cover_each_other() -> None:
+    """A real layer's d_v = 64: sixty-four boxes of numbers covered each other and the bars (/token, SmolLM2).
+    Up to NOTED_DIMS dimensions each sum is printed; beyond, the markers and their hover say it."""
+    rng = np.random.default_rng(3)
+    for d_v, printed in ((fg.NOTED_DIMS, fg.NOTED_DIMS), (fg.NOTED_DIMS + 1, 0), (64, 0)):
+        parts = rng.normal(size=(5, d_v))
+        fig = fg.stacked_contributions(parts, list("abcde"), parts.sum(axis=0), style=STYLE, title="t")
+        assert len(fig.layout.annotations) == printed
+        assert_allclose(np.asarray(fig.data[-1].y), parts.sum(axis=0))  # the markers are always drawn
+
+
 def test_every_builder_gives_a_valid_compact_figure() -> None:
     """Figures are assembled without Plotly's validation (it cost most of a rerun): Plotly must accept each one
     as it is, its template is the cut-down one (not 7 KB in every chart) and still paints a background."""
