@@ -28,7 +28,9 @@ def picker() -> None:
         help="The toy model is the explorer's own; the real models run on the pages under Real model.",
     )
     st.caption(models.choice(state.model_key()).about)
-    if state.loaded():  # the explorer's pages show a real layer, whatever the picker says (it serves Real model)
+    if (
+        state.loaded()
+    ):  # the explorer's pages show a real layer, whatever the picker says (it serves Real model)
         ex = state.current()
         st.caption(
             f"The explorer's pages hold layer {ex.real_layer + 1} of {models.choice(ex.real).title}; "

@@ -163,7 +163,9 @@ def test_the_toy_models_head_beside_the_real_one_on_the_same_sentence(kit) -> No
     np.testing.assert_allclose(kit.z(kit.charts(at)["head.toy_w"]), toy.attention.weights[1], atol=1e-12)
     assert "head.w" in kit.charts(at)  # the real head stays
     in_columns = [[chart.key_of(e.proto) for e in col.get("bidi_component")] for col in at.columns]
-    assert [["head.w"], ["head.toy_w"]] in [in_columns[i : i + 2] for i in range(len(in_columns))]  # side by side
+    assert [["head.w"], ["head.toy_w"]] in [
+        in_columns[i : i + 2] for i in range(len(in_columns))
+    ]  # side by side
 
 
 def test_edits_to_x_are_not_dropped_silently_when_the_sentence_changes() -> None:
