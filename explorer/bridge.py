@@ -84,7 +84,7 @@ def load_layer(model: Any, text: str, layer: int) -> LoadedLayer:
 # An Example with `real` set ("minilm", "smollm2") and `real_layer` L is layer L of that model: its sizes are
 # the model's, its matrices start as the layer's weights (W_Q, W_K, W_V per query head, W_O, W1, W2) and X
 # (the `emb` table) as the layer's input for the sentence, computed by the model's earlier layers. What the
-# explorer does not hold as matrices, it reads here from the model, unedited: the biases, the norms' gains,
+# explorer does not hold as matrices, it reads here from the model, unedited: the norms' gains,
 # SwiGLU's up projection, RoPE's base. The explorer runs the layer with the engine's own transformer_layer,
 # so an unedited example shows exactly what the model computes (tests/app/test_bridge.py).
 #
@@ -93,16 +93,29 @@ def load_layer(model: Any, text: str, layer: int) -> LoadedLayer:
 
 BASE_BYTES = 160 * 2**20  # float64 copies of a few layers (a SmolLM2 layer: about 40 MB)
 INPUT_BYTES = 16 * 2**20  # layer inputs X (n, d) per sentence and layer (at most 64 x 576 floats each)
-WEIGHT_NAMES = ("w_q", "w_k", "w_v", "w_o", "w1", "w2")  # the Example's matrices a layer fills
+WEIGHT_NAMES = (
+    "w_q",
+    "w_k",
+    "w_v",
+    "w_o",
+    "w1",
+    "w2",
+    "b_q",
+    "b_k",
+    "b_v",
+    "b_o",
+    "b1",
+    "b2",
+)  # a layer fills
 
 
 @dataclass(frozen=True, eq=False)
 class LayerBase:
     """Layer ``layer`` of model ``key`` in the explorer's shapes (float64, read-only). H = query heads.
 
-    weights: w_q, w_k, w_v (H, d, k), w_o (H k, d), w1 (d, f), w2 (f, d): what the explorer edits.
-    fixed: LayerWeights of the model's layer (its biases, norm gains, w_up: what the explorer does not
-    edit). config: the model's config with one key/value head per query head (the explorer's copies).
+    weights: w_q, w_k, w_v (H, d, k), w_o (H k, d), w1 (d, f), w2 (f, d) and the biases b_q, b_k, b_v
+    (H, k), b_o (d,), b1 (f,), b2 (d,): what the explorer edits.
+    fixed: LayerWeights of the model's layer (its norm gains, w_up: what the explorer does not edit). config: the model's config with one key/value head per query head (the explorer's copies).
     kv_head: (H,) which key/value head of the model each query head's copies come from.
     """
 
@@ -136,13 +149,20 @@ def _per_query(w: NDArray[np.floating], kv_head: tuple[int, ...]) -> F64:
     return np.array(np.asarray(w)[np.asarray(kv_head)], dtype=np.float64)
 
 
-def _bias_per_query(lw: Any, kv_head: tuple[int, ...]) -> F64 | None:
-    """The model's q, k, v biases laid out for one key/value head per query head: (3 H k,), or None."""
-    if lw.b_qkv is None:
-        return None
+def _biases(lw: Any, c: Any, kv_head: tuple[int, ...]) -> dict[str, F64]:
+    """The layer's biases in the explorer's shapes (zeros where the model has none, as SmolLM2): b_q, b_k, b_v
+    (H, k), one key/value head's copy per query head; b_o (d,), b1 (f,), b2 (d,)."""
+    h, k, d, f = int(c.n_heads), int(c.d_k), int(c.d_model), int(c.d_ff)
     idx = np.asarray(kv_head)
-    parts = [np.asarray(lw.b_q), np.asarray(lw.b_k)[idx], np.asarray(lw.b_v)[idx]]  # (H, k) each
-    return np.concatenate([p.reshape(-1) for p in parts]).astype(np.float64)
+    have = lambda b, shape: np.zeros(shape) if b is None else np.array(b, dtype=np.float64)  # noqa: E731
+    return {
+        "b_q": have(lw.b_q, (h, k)) if lw.b_qkv is not None else np.zeros((h, k)),
+        "b_k": have(None if lw.b_qkv is None else np.asarray(lw.b_k)[idx], (h, k)),
+        "b_v": have(None if lw.b_qkv is None else np.asarray(lw.b_v)[idx], (h, k)),
+        "b_o": have(lw.b_o, (d,)),
+        "b1": have(lw.b1, (f,)),
+        "b2": have(lw.b2, (d,)),
+    }
 
 
 def _base(key: str, layer: int) -> LayerBase:
@@ -164,19 +184,20 @@ def _base(key: str, layer: int) -> LayerBase:
         "w_o": f64(lw.w_o),
         "w1": f64(lw.w1),
         "w2": f64(lw.w2),
+        **_biases(lw, c, kv),
     }
     for a in weights.values():
         a.setflags(write=False)
     fixed = LayerWeights(
-        w_qkv=np.zeros((0, 0)),  # the explorer's own W_Q, W_K, W_V go here when it runs
-        b_qkv=_bias_per_query(lw, kv),
+        w_qkv=np.zeros((0, 0)),  # the explorer's own weights and biases go here when it runs
+        b_qkv=None,
         w_o=np.zeros((0, 0)),
-        b_o=f64(lw.b_o),
+        b_o=None,
         w1=np.zeros((0, 0)),
-        b1=f64(lw.b1),
+        b1=None,
         w_up=f64(lw.w_up),
         w2=np.zeros((0, 0)),
-        b2=f64(lw.b2),
+        b2=None,
         attn_norm_gain=f64(lw.attn_norm_gain),
         attn_norm_bias=f64(lw.attn_norm_bias),
         norm1_gain=f64(lw.norm1_gain),
@@ -210,7 +231,7 @@ def tokens_of(key: str, sentence: str) -> tuple[list[str], bool]:
 
 def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
     """The layer of loaded example ``ex`` on its input x (n, d), with the explorer's (maybe edited) W_Q, W_K,
-    W_V, W_O, W1, W2 and the model's biases, norms and positions: an EncoderTrace (attention inside)."""
+    W_V, W_O, W1, W2 and biases, and the model's norms and positions: an EncoderTrace (attention inside)."""
     import dataclasses
 
     from attention_core.transformer import transformer_layer
@@ -223,9 +244,15 @@ def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
     lw = dataclasses.replace(
         b.fixed,
         w_qkv=np.concatenate(parts, axis=1),  # (d, 3 H k): q of every head, then k, then v
+        b_qkv=np.concatenate(
+            [np.asarray(getattr(ex, n), dtype=np.float64).reshape(-1) for n in ("b_q", "b_k", "b_v")]
+        ),
         w_o=np.asarray(ex.w_o, dtype=np.float64),
+        b_o=np.asarray(ex.b_o, dtype=np.float64),
         w1=np.asarray(ex.w1, dtype=np.float64),
+        b1=np.asarray(ex.b1, dtype=np.float64),
         w2=np.asarray(ex.w2, dtype=np.float64),
+        b2=np.asarray(ex.b2, dtype=np.float64),
     )
     with np.errstate(over="ignore", invalid="ignore"):
         trace = transformer_layer(np.asarray(x, dtype=np.float64), lw, b.config, mask)
@@ -256,7 +283,7 @@ def describe(key: str, layer: int) -> str:
     )
     return (
         f"{b.title}, layer {b.layer + 1} of {c.n_layers}: X is that layer's input for this sentence, and "
-        f"W_Q, W_K, W_V, W_O, W1, W2 are its trained weights (editable). The model's biases, its {norm} "
+        f"W_Q, W_K, W_V, W_O, W1, W2 and their biases are its trained weights (editable). Its {norm} "
         f"{order} and its {ffn} feed-forward are applied as trained; {pos}.{shared}"
     )
 

@@ -204,6 +204,25 @@ def matrix_editor(
         _draw(sub, rows, fresh, config, (name, fresh, index, title, rows, cols), height)
 
 
+def bias_editor(
+    name: str, *, title: str, col_labels: Sequence[str], head: int | None = None, part: slice = slice(None)
+) -> None:
+    """A real layer's bias (explorer.bridge) as a one-row editor under its weights; the toy model has none, so
+    nothing is drawn. head: the row of a per-head bias (b_q, b_k, b_v: (H, k)); part: a window of a long one
+    (b1 beside W1's window of hidden units)."""
+    if state.matrix(name).size == 0:
+        return
+    index: tuple[int | slice | None, ...] = (slice(head, head + 1),) if head is not None else (None,)
+    if part != slice(None):
+        index = (*index, part)
+    matrix_editor(name, title=title, row_labels=["bias"], col_labels=col_labels, index=index)  # type: ignore[arg-type]
+
+
+def bias_names(*names: str) -> tuple[str, ...]:
+    """Of `names`, the biases the example holds (a real layer's; the toy model has none): for Reset buttons."""
+    return tuple(n for n in names if state.matrix(n).size)
+
+
 def _draw(sub: np.ndarray, rows: list[str], key: str, config: dict, args: tuple, height: int | None) -> None:
     st.data_editor(
         frame(sub, rows),

@@ -19,8 +19,10 @@ from explorer.arrays import F64, Mask
 DEFAULT_SENTENCE = table.DEFAULT_SENTENCE
 TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
 
-# Names of the matrices an Example holds; the order is the export order.
-MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask")
+# Names of the matrices an Example holds; the order is the export order (and a link's matrix numbers: new
+# names go at the end). The biases are a real layer's (explorer.bridge); the toy model has none (empty).
+BIAS_NAMES = ("b_q", "b_k", "b_v", "b_o", "b1", "b2")
+MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *BIAS_NAMES)
 _EMPTY = {  # a matrix's value in an Example made without it (conform gives it its shape)
     "emb": (0, 0),
     "pe_table": (0, 0),
@@ -31,6 +33,12 @@ _EMPTY = {  # a matrix's value in an Example made without it (conform gives it i
     "w1": (0, 0),
     "w2": (0, 0),
     "custom_mask": (0, 0),
+    "b_q": (0, 0),
+    "b_k": (0, 0),
+    "b_v": (0, 0),
+    "b_o": (0,),
+    "b1": (0,),
+    "b2": (0,),
 }
 
 
@@ -65,7 +73,8 @@ def _matrix_field(name: str) -> tuple[str, type, object]:
 # (n = number of tokens): emb (n, d_model) hand-set embeddings, used when emb_source == "table";
 # pe_table (n, d_model) learned/hand-set positions, used when pe_kind == "learned";
 # w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model);
-# w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend.
+# w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend. A real layer's biases
+# (empty for the toy model): b_q, b_k, b_v (n_heads, d_k), b_o (d_model,), b1 (d_ff,), b2 (d_model,).
 Example = make_dataclass(
     "Example",
     [(s.name, s.pytype, field(default=s.default)) for s in table.SETTINGS]
@@ -112,6 +121,11 @@ def tokens_for(ex: Example) -> tuple[list[str], bool]:
     return bridge.tokens_of(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS])
 
 
+def no_biases() -> dict[str, NDArray]:
+    """The toy model's biases: none (empty arrays; a real layer's come from explorer.bridge)."""
+    return {name: np.zeros(_EMPTY[name]) for name in BIAS_NAMES}
+
+
 def default_matrices(
     ex: Example, tokens: list[str], draws: dict[str, int] | None = None
 ) -> dict[str, NDArray]:
@@ -122,14 +136,14 @@ def default_matrices(
     links and files of a loaded layer carry the cells that differ from it.
     """
     if not loaded(ex):
-        return seeding.matrices(ex, tokens, draws)
+        return {**seeding.matrices(ex, tokens, draws), **no_biases()}
     from explorer import bridge
 
     b = bridge.base(ex.real, ex.real_layer)
     _, x, _ = bridge.layer_input(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS], ex.real_layer)
     n = x.shape[0]
     return {
-        **b.weights,
+        **b.weights,  # W_Q, W_K, W_V, W_O, W1, W2 and the biases
         "emb": x,
         "pe_table": np.zeros((n, ex.d_model)),
         "custom_mask": np.tril(np.ones((n, n), dtype=bool)),
@@ -139,7 +153,10 @@ def default_matrices(
 def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
     """The shape every matrix must have for these settings and n tokens."""
     d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
+    real = loaded(ex)
+    biases = {"b_q": (h, k), "b_k": (h, k), "b_v": (h, k), "b_o": (d,), "b1": (f,), "b2": (d,)}
     return {
+        **{name: shape if real else _EMPTY[name] for name, shape in biases.items()},
         "emb": (n, d),
         "pe_table": (n, d),
         "w_q": (h, d, k),

@@ -75,10 +75,13 @@ if res is not None:
                 )
                 editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid[part], height=300,
                                       index=() if part == slice(None) else (slice(None), part))  # fmt: skip
+                editors.bias_editor("b1", title="b1", col_labels=hid[part], part=part)  # a real layer's
                 st.caption(
                     "W2: d_ff × d_model"
                     + ("" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})")
                 )
                 editors.matrix_editor("w2", title="W2", row_labels=hid[part], col_labels=dims, height=300,
                                       index=() if part == slice(None) else (part,))  # fmt: skip
-                editors.draw_buttons(("w1", "w2"), "W1 and W2", ("encoder.rand", "encoder.reset"))
+                editors.bias_editor("b2", title="b2", col_labels=dims)
+                names = ("w1", "w2", *editors.bias_names("b1", "b2"))
+                editors.draw_buttons(names, "W1 and W2", ("encoder.rand", "encoder.reset"))

@@ -55,7 +55,8 @@ if res is not None:
                                   col_labels=dims, index=(rows,))  # fmt: skip
         else:
             editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
-        editors.draw_buttons(("w_o",), "W_O", ("heads.rand", "heads.reset"))
+        editors.bias_editor("b_o", title="b_O", col_labels=dims)  # a real layer's (the toy model has none)
+        editors.draw_buttons(("w_o", *editors.bias_names("b_o")), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
             fg.heatmap(
                 tr.output,

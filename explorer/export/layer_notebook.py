@@ -197,14 +197,14 @@ def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.N
     base = bridge.base(ex.real, ex.real_layer)
     c = base.config
     module, package, version, _ = pretrained.MODELS[base.title]
-    bqkv = base.fixed.b_qkv
-    H, k = c.n_heads, c.d_k
-    biases = {"b_q": None, "b_k": None, "b_v": None}
-    if bqkv is not None:
-        parts = np.asarray(bqkv).reshape(3, H, k)
-        biases = {"b_q": parts[0, head], "b_k": parts[1, head], "b_v": parts[2, head]}
+    # The head's biases as the explorer holds them (maybe edited); a model without biases (SmolLM2) gets none
+    # written while they are still its zeros.
+    biases = {n: np.asarray(getattr(ex, n)[head], dtype=np.float64) for n in ("b_q", "b_k", "b_v")}
+    if not any(v.any() for v in biases.values()):
+        biases = {n: None for n in biases}
     w = {name: np.asarray(getattr(ex, name)[head], dtype=np.float64) for name in ("w_q", "w_k", "w_v")}
-    edited = any(not np.array_equal(getattr(ex, n), base.weights[n]) for n in ("w_q", "w_k", "w_v"))
+    names = ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v")
+    edited = any(not np.array_equal(getattr(ex, n), base.weights[n]) for n in names)
     att = res.attention
     return notebook(
         title=base.title,

@@ -8,8 +8,11 @@ from explorer.example import Example
 
 
 def to_csv(ex: Example, name: str, row_labels: list[str] | None = None) -> str:
-    """One matrix as CSV text, exact (repr floats); 3-D matrices get a head column, the mask 1/0."""
+    """One matrix as CSV text, exact (repr floats); 3-D matrices get a head column, the mask 1/0, a bias vector
+    one row."""
     m = np.asarray(getattr(ex, name))
+    if m.ndim == 1:  # a bias vector: one row
+        m = m[None, :]
     labels = row_labels or [str(i) for i in range(m.shape[-2] if m.ndim >= 2 else 0)]
     per_token = name in ("emb", "pe_table", "custom_mask")
     first = ["token"] if per_token else ["row"]

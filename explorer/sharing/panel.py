@@ -28,6 +28,12 @@ MATRIX_TITLES = {
     "w1": "W1 (feed-forward in)",
     "w2": "W2 (feed-forward out)",
     "custom_mask": "Custom mask (1 = may attend)",
+    "b_q": "b_Q (every head)",
+    "b_k": "b_K (every head)",
+    "b_v": "b_V (every head)",
+    "b_o": "b_O",
+    "b1": "b1 (feed-forward in)",
+    "b2": "b2 (feed-forward out)",
 }
 
 
@@ -121,7 +127,8 @@ def panel() -> None:
             max_upload_size=max(1, sharing.MAX_JSON_BYTES // 1_000_000),
             help="A file downloaded with the button above. The current example can be restored with Undo.",
         )
-        name = st.selectbox("Matrix as CSV", MATRIX_NAMES, key=K_CSV, format_func=MATRIX_TITLES.get)
+        names = [n for n in MATRIX_NAMES if getattr(ex, n).size]  # (the toy model has no biases)
+        name = st.selectbox("Matrix as CSV", names, key=K_CSV, format_func=MATRIX_TITLES.get)
         st.download_button(
             "Download the matrix (CSV)",
             data=partial(_csv, ex, str(name)),

@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import chart, models, state
+from explorer import chart, models, sharing, state
 from tests.app import flows
 from tests.app.test_model_pages import CAPITAL, need
 
@@ -53,6 +53,49 @@ def test_an_opened_layer_draws_the_models_weights_on_scores(
     assert tokens == [str(m.config.d_model)]  # the size is shown, fixed by the layer
     side = " ".join(c.value for c in at.sidebar.caption)  # the sidebar says what the explorer holds
     assert f"hold layer {layer + 1} of {models.choice(key).title}" in side
+
+
+@pytest.mark.parametrize(("key", "layer", "head"), [("minilm", 1, 3), ("smollm2", 4, 2)])
+def test_a_real_layers_biases_are_edited_cell_by_cell_and_travel_in_a_link(
+    key: str, layer: int, head: int, kit
+) -> None:  # noqa: ANN001, E501
+    """Under each head's W_Q a one-row editor of its b_Q (the model's trained bias; SmolLM2 has none, so
+    zeros): an edit of b_Q[c] moves column c of that head's Q by exactly the change, and nothing else; b_O on
+    /heads, b1 and b2 on /encoder are there too; a link carries the edited bias."""
+    m = need(key)
+    at = opened(key, CAT, layer, head)
+    flows.go(at, "pages/projections.py")
+    bq_key = next(e.key for e in at.data_editor if e.key.startswith("ed.b_q."))
+    bq = flows.matrix(at, "b_q")
+    want = np.zeros((m.config.n_heads, m.config.d_k))
+    if m.layer_weights(layer).b_qkv is not None:
+        want = np.asarray(m.layer_weights(layer).b_q, dtype=np.float64)
+    np.testing.assert_array_equal(bq, want)  # the model's own biases
+    np.testing.assert_array_equal(flows.editor_values(at, bq_key), bq[head : head + 1])
+    q_before = kit.z(kit.charts(at)["projections.w_q"])
+    flows.edit_cells(at, bq_key, {"0": {"c5": float(bq[head, 5]) + 1.0}})
+    assert not at.exception, at.exception
+    after = flows.matrix(at, "b_q")
+    assert np.count_nonzero(after != bq) == 1 and after[head, 5] == bq[head, 5] + 1.0
+    shift = kit.z(kit.charts(at)["projections.w_q"]) - q_before
+    moved = np.flatnonzero(np.abs(shift).max(axis=0) > 1e-9)
+    if m.config.rope_base is None:
+        assert moved.tolist() == [5]
+        np.testing.assert_allclose(shift[:, 5], 1.0, atol=1e-9)
+    else:  # Q is drawn after RoPE: column 5 and its rotation partner turn together, by the token's angle
+        assert 5 in moved and len(moved) == 2
+        np.testing.assert_allclose(np.hypot(*shift[:, moved].T), 1.0, atol=1e-9)
+    ex = state.Example(
+        **{k: at.session_state[v] for k, v in state.SETTING_KEYS.items()}, **at.session_state["m.matrices"]
+    )
+    back, messages = sharing.from_params(sharing.to_params(ex), state.Example())
+    assert messages == [] and back.b_q[head, 5] == after[head, 5]
+    np.testing.assert_array_equal(back.b_o, ex.b_o)
+    flows.go(at, "pages/heads.py")
+    assert any(e.key.startswith("ed.b_o.") for e in at.data_editor)
+    at.session_state[state.K_FFN_EDITORS] = True
+    flows.go(at, "pages/encoder.py")
+    assert {"b1", "b2"} <= {e.key.split(".")[1] for e in at.data_editor}
 
 
 def test_an_edit_to_a_real_weight_changes_the_scores_and_the_way_back_restores_the_toy(kit) -> None:  # noqa: ANN001
