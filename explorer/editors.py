@@ -215,6 +215,7 @@ def bias_editor(
     index: tuple[int | slice | None, ...] = (slice(head, head + 1),) if head is not None else (None,)
     if part != slice(None):
         index = (*index, part)
+    st.caption(f"{title}: the model's trained bias, added to every token's row")
     matrix_editor(name, title=title, row_labels=["bias"], col_labels=col_labels, index=index)  # type: ignore[arg-type]
 
 

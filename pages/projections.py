@@ -32,7 +32,8 @@ if res is not None:
                 )  # fmt: skip
                 ui.chart(fig, f"projections.{name}")
             continue
-        st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}", anchor=False)
+        plus = f" + b_{label[-1]}" if state.matrix("b_" + name[-1]).size else ""  # a real layer's bias
+        st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}{plus}", anchor=False)
         left, right = st.columns([2, 3])
         with left:
             editors.matrix_editor(
