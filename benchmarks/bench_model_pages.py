@@ -9,6 +9,9 @@ next word is SmolLM2's only), an AppTest of app.py is opened on the page with th
   again and every label, rollout and figure is new (what typing a sentence costs).
 Figures are medians over --runs runs in ms, the whole app.py frame included; "cpu" is the script thread's
 CPU time (other processes on a busy machine inflate the wall time, not the CPU time).
+"layer": the explorer's own pages (/projections, /scores, /heads, /token, /encoder) with a real layer open
+(MiniLM layer 3, SmolLM2 layer 16, opened through a link's real= and real_layer=), rerun with nothing changed:
+the layer's matrices (about 25 MB of float64 for SmolLM2) are not hashed again on each rerun.
 "ranking" is the wall time of MiniLM's "which heads matter" ranking (72 runs, one head off each) on a new
 sentence of 11 words, as the /ablation button runs it (and its process CPU time).
 
@@ -16,6 +19,7 @@ Targets (issue 17): /model at 11 tokens updated after a sentence change in <= 1 
 browser's drawing is bench_browser.py's); the MiniLM ranking in <= 10 s.
 
 Usage: .venv/bin/python benchmarks/bench_model_pages.py [--runs 5] [--pages model,head] [--models minilm]
+       [--no-layer]
 """
 
 from __future__ import annotations
@@ -68,6 +72,23 @@ def measure(page: str, model: str, mode: str, runs: int) -> tuple[float, float]:
     return wall, cpu
 
 
+LAYER_PAGES = ["projections", "scores", "heads", "token", "encoder"]
+LAYERS = {"minilm": 2, "smollm2": 15}  # 0-based: MiniLM layer 3, SmolLM2 layer 16
+
+
+def layer_rerun(page: str, model: str, runs: int) -> tuple[float, float]:
+    """/page with layer LAYERS[model] of the model open in the explorer: a rerun with nothing changed."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.query_params.update({"real": model, "real_layer": str(LAYERS[model]), "sentence": new_sentence()})
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()
+    if at.exception or at.session_state["explorer.real"] != model:
+        raise RuntimeError(f"/{page} with {model}'s layer: {at.exception or 'the layer did not open'}")
+    return median_ms(at.run, runs)
+
+
 def ranking_s() -> tuple[float, float]:
     from explorer import model_compute
 
@@ -84,11 +105,14 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--pages", default=",".join(PAGES))
     ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument(
+        "--no-layer", action="store_true", help="skip the explorer's pages with a real layer open"
+    )
     args = ap.parse_args()
     quiet()
     cache_scripts()
     track_script_cpu()
-    pages, models = args.pages.split(","), args.models.split(",")
+    pages, models = [p for p in args.pages.split(",") if p], args.models.split(",")
     results: dict[str, dict[str, list[float]]] = {}
     rows = ["| page | model | rerun wall / cpu ms | changed wall / cpu ms |", "|---|---|---:|---:|"]
     for page in pages:
@@ -100,6 +124,14 @@ def main() -> None:
             results[f"{page}/{model}"] = [*r, *c]
             rows.append(f"| /{page} | {model} | {r[0]:.0f} / {r[1]:.0f} | {c[0]:.0f} / {c[1]:.0f} |")
             print(rows[-1], flush=True)
+    if not args.no_layer:
+        rows += ["", "| explorer page, a real layer open | model | rerun wall / cpu ms |", "|---|---|---:|"]
+        for page in LAYER_PAGES:
+            for model in models:
+                r = layer_rerun(page, model, args.runs)
+                results[f"layer/{page}/{model}"] = list(r)
+                rows.append(f"| /{page} | {model} layer {LAYERS[model] + 1} | {r[0]:.0f} / {r[1]:.0f} |")
+                print(rows[-1], flush=True)
     rank = ranking_s() if "minilm" in models else (float("nan"),) * 2
     text = (
         f"# Real-model pages: server-side rerun (AppTest, median of {args.runs})\n\n{machine()}, {load()}\n\n"
