@@ -82,11 +82,11 @@ def load_layer(model: Any, text: str, layer: int) -> LoadedLayer:
 # ------------------------------------------------------------------ a real layer as the explorer's example
 #
 # An Example with `real` set ("minilm", "smollm2") and `real_layer` L is layer L of that model: its sizes are
-# the model's, its matrices start as the layer's weights (W_Q, W_K, W_V per query head, W_O, W1, W2) and X
-# (the `emb` table) as the layer's input for the sentence, computed by the model's earlier layers. What the
-# explorer does not hold as matrices, it reads here from the model, unedited: the norms' gains,
-# SwiGLU's up projection, RoPE's base. The explorer runs the layer with the engine's own transformer_layer,
-# so an unedited example shows exactly what the model computes (tests/app/test_bridge.py).
+# the model's, its matrices start as the layer's weights (W_Q, W_K, W_V per query head, W_O, W1, W2, their
+# biases, SwiGLU's W_up) and X (the `emb` table) as the layer's input for the sentence, computed by the
+# model's earlier layers. What the explorer does not hold as matrices, it reads here from the model,
+# unedited: the norms' gains, RoPE's base. The explorer runs the layer with the engine's own
+# transformer_layer, so an unedited example shows exactly what the model computes (tests/app/test_bridge.py).
 #
 # SmolLM2 shares each key/value head among 3 query heads (GQA). The explorer gives every query head its own
 # copy of its W_K and W_V: the numbers are the same, and an edit to one head's copy changes that head only.
@@ -114,8 +114,9 @@ class LayerBase:
     """Layer ``layer`` of model ``key`` in the explorer's shapes (float64, read-only). H = query heads.
 
     weights: w_q, w_k, w_v (H, d, k), w_o (H k, d), w1 (d, f), w2 (f, d) and the biases b_q, b_k, b_v
-    (H, k), b_o (d,), b1 (f,), b2 (d,): what the explorer edits.
-    fixed: LayerWeights of the model's layer (its norm gains, w_up: what the explorer does not edit). config: the model's config with one key/value head per query head (the explorer's copies).
+    (H, k), b_o (d,), b1 (f,), b2 (d,), and SwiGLU's w_up (d, f) (empty for other layers): what the explorer
+    edits.
+    fixed: LayerWeights of the model's layer (its norm gains: what the explorer does not edit). config: the model's config with one key/value head per query head (the explorer's copies).
     kv_head: (H,) which key/value head of the model each query head's copies come from.
     """
 
@@ -185,6 +186,7 @@ def _base(key: str, layer: int) -> LayerBase:
         "w1": f64(lw.w1),
         "w2": f64(lw.w2),
         **_biases(lw, c, kv),
+        "w_up": np.zeros((0, 0)) if lw.w_up is None else f64(lw.w_up),  # SwiGLU's up projection (SmolLM2)
     }
     for a in weights.values():
         a.setflags(write=False)
@@ -195,7 +197,7 @@ def _base(key: str, layer: int) -> LayerBase:
         b_o=None,
         w1=np.zeros((0, 0)),
         b1=None,
-        w_up=f64(lw.w_up),
+        w_up=None,
         w2=np.zeros((0, 0)),
         b2=None,
         attn_norm_gain=f64(lw.attn_norm_gain),
@@ -253,6 +255,7 @@ def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
         b1=np.asarray(ex.b1, dtype=np.float64),
         w2=np.asarray(ex.w2, dtype=np.float64),
         b2=np.asarray(ex.b2, dtype=np.float64),
+        w_up=np.asarray(ex.w_up, dtype=np.float64) if ex.w_up.size else None,
     )
     with np.errstate(over="ignore", invalid="ignore"):
         trace = transformer_layer(np.asarray(x, dtype=np.float64), lw, b.config, mask)
@@ -283,7 +286,8 @@ def describe(key: str, layer: int) -> str:
     )
     return (
         f"{b.title}, layer {b.layer + 1} of {c.n_layers}: X is that layer's input for this sentence, and "
-        f"W_Q, W_K, W_V, W_O, W1, W2 and their biases are its trained weights (editable). Its {norm} "
+        f"W_Q, W_K, W_V, W_O, W1{', W_up' if c.activation == 'swiglu' else ''}, W2 and their biases are its "
+        f"trained weights (editable). Its {norm} "
         f"{order} and its {ffn} feed-forward are applied as trained; {pos}.{shared}"
     )
 

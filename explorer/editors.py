@@ -219,8 +219,20 @@ def bias_editor(
     matrix_editor(name, title=title, row_labels=["bias"], col_labels=col_labels, index=index)  # type: ignore[arg-type]
 
 
+def up_editor(dims: Sequence[str], hid: Sequence[str], part: slice) -> None:
+    """SwiGLU's up projection W_up (d_model, d_ff) of a real layer, the same window of hidden units as W1's;
+    nothing for a layer without one (the toy model, MiniLM)."""
+    if state.matrix("w_up").size == 0:
+        return
+    shown = "" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})"
+    st.caption(f"W_up: d_model × d_ff{shown}. SwiGLU: hidden = silu(x W1 + b1) · (x W_up), then W2.")
+    index = () if part == slice(None) else (slice(None), part)
+    matrix_editor("w_up", title="W_up", row_labels=dims, col_labels=list(hid[part]), height=300, index=index)
+
+
 def bias_names(*names: str) -> tuple[str, ...]:
-    """Of `names`, the biases the example holds (a real layer's; the toy model has none): for Reset buttons."""
+    """Of `names`, the matrices the example holds (a real layer's biases and W_up; the toy model has none): for
+    Reset buttons."""
     return tuple(n for n in names if state.matrix(n).size)
 
 

@@ -20,9 +20,9 @@ DEFAULT_SENTENCE = table.DEFAULT_SENTENCE
 TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
 
 # Names of the matrices an Example holds; the order is the export order (and a link's matrix numbers: new
-# names go at the end). The biases are a real layer's (explorer.bridge); the toy model has none (empty).
+# names go at the end). The biases and W_up are a real layer's (explorer.bridge); the toy model has none (empty).
 BIAS_NAMES = ("b_q", "b_k", "b_v", "b_o", "b1", "b2")
-MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *BIAS_NAMES)
+MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *BIAS_NAMES, "w_up")
 _EMPTY = {  # a matrix's value in an Example made without it (conform gives it its shape)
     "emb": (0, 0),
     "pe_table": (0, 0),
@@ -39,6 +39,7 @@ _EMPTY = {  # a matrix's value in an Example made without it (conform gives it i
     "b_o": (0,),
     "b1": (0,),
     "b2": (0,),
+    "w_up": (0, 0),
 }
 
 
@@ -74,7 +75,8 @@ def _matrix_field(name: str) -> tuple[str, type, object]:
 # pe_table (n, d_model) learned/hand-set positions, used when pe_kind == "learned";
 # w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model);
 # w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend. A real layer's biases
-# (empty for the toy model): b_q, b_k, b_v (n_heads, d_k), b_o (d_model,), b1 (d_ff,), b2 (d_model,).
+# (empty for the toy model): b_q, b_k, b_v (n_heads, d_k), b_o (d_model,), b1 (d_ff,), b2 (d_model,); and a
+# SwiGLU layer's up projection w_up (d_model, d_ff) (empty for every other layer: SmolLM2 has one).
 Example = make_dataclass(
     "Example",
     [(s.name, s.pytype, field(default=s.default)) for s in table.SETTINGS]
@@ -122,8 +124,15 @@ def tokens_for(ex: Example) -> tuple[list[str], bool]:
 
 
 def no_biases() -> dict[str, NDArray]:
-    """The toy model's biases: none (empty arrays; a real layer's come from explorer.bridge)."""
-    return {name: np.zeros(_EMPTY[name]) for name in BIAS_NAMES}
+    """The toy model's biases and W_up: none (empty arrays; a real layer's come from explorer.bridge)."""
+    return {name: np.zeros(_EMPTY[name]) for name in (*BIAS_NAMES, "w_up")}
+
+
+def _swiglu(ex: Example) -> bool:
+    """The loaded layer's feed-forward is SwiGLU (it has an up projection W_up)."""
+    from explorer import bridge
+
+    return bridge.base(ex.real, ex.real_layer).config.activation == "swiglu"
 
 
 def default_matrices(
@@ -157,6 +166,7 @@ def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
     biases = {"b_q": (h, k), "b_k": (h, k), "b_v": (h, k), "b_o": (d,), "b1": (f,), "b2": (d,)}
     return {
         **{name: shape if real else _EMPTY[name] for name, shape in biases.items()},
+        "w_up": (d, f) if real and _swiglu(ex) else _EMPTY["w_up"],
         "emb": (n, d),
         "pe_table": (n, d),
         "w_q": (h, d, k),

@@ -76,6 +76,7 @@ if res is not None:
                 editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid[part], height=300,
                                       index=() if part == slice(None) else (slice(None), part))  # fmt: skip
                 editors.bias_editor("b1", title="b1", col_labels=hid[part], part=part)  # a real layer's
+                editors.up_editor(dims, hid, part)  # SwiGLU's W_up (SmolLM2's layers)
                 st.caption(
                     "W2: d_ff × d_model"
                     + ("" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})")
@@ -83,5 +84,5 @@ if res is not None:
                 editors.matrix_editor("w2", title="W2", row_labels=hid[part], col_labels=dims, height=300,
                                       index=() if part == slice(None) else (part,))  # fmt: skip
                 editors.bias_editor("b2", title="b2", col_labels=dims)
-                names = ("w1", "w2", *editors.bias_names("b1", "b2"))
+                names = ("w1", "w2", *editors.bias_names("b1", "b2", "w_up"))
                 editors.draw_buttons(names, "W1 and W2", ("encoder.rand", "encoder.reset"))

@@ -34,6 +34,7 @@ MATRIX_TITLES = {
     "b_o": "b_O",
     "b1": "b1 (feed-forward in)",
     "b2": "b2 (feed-forward out)",
+    "w_up": "W_up (SwiGLU's up projection)",
 }
 
 

@@ -98,6 +98,37 @@ def test_a_real_layers_biases_are_edited_cell_by_cell_and_travel_in_a_link(
     assert {"b1", "b2"} <= {e.key.split(".")[1] for e in at.data_editor}
 
 
+def _example(at: AppTest) -> state.Example:
+    settings = {k: at.session_state[v] for k, v in state.SETTING_KEYS.items()}
+    return state.Example(**settings, **at.session_state["m.matrices"])
+
+
+def test_swiglus_up_projection_is_edited_beside_w1_and_the_block_follows(kit) -> None:  # noqa: ANN001
+    """SmolLM2's FFN is silu(x W1) * (x W_up) W2: W_up is the model's, edited in the same window of hidden units
+    as W1, and an edit changes the block's output as the engine computes it. MiniLM (GELU) has no W_up."""
+    from explorer import compute
+
+    m = need("smollm2")
+    at = opened("smollm2", CAPITAL, 7, 1)
+    np.testing.assert_array_equal(flows.matrix(at, "w_up"), m.layer_weights(7).w_up)
+    at.session_state[state.K_FFN_EDITORS] = True
+    at.session_state["encoder.ffn_window"] = 64
+    flows.go(at, "pages/encoder.py")
+    before = compute.run(_example(at)).encoder.output
+    up_key = next(e.key for e in at.data_editor if e.key.startswith("ed.w_up."))
+    np.testing.assert_array_equal(flows.editor_values(at, up_key), flows.matrix(at, "w_up")[:, 64:128])
+    flows.edit_cells(at, up_key, {"2": {"c0": 3.0}})
+    assert not at.exception, at.exception
+    assert flows.matrix(at, "w_up")[2, 64] == 3.0
+    out = compute.run(_example(at)).encoder.output
+    assert not np.allclose(out, before)
+    drawn = [kit.z(f) for k, f in kit.charts(at).items() if k.startswith("encoder.Output")]
+    assert drawn and np.allclose(drawn[0], out, rtol=1e-10, atol=1e-12)
+    need("minilm")
+    at = opened("minilm", CAT, 1, 0)
+    assert flows.matrix(at, "w_up").size == 0
+
+
 def test_an_edit_to_a_real_weight_changes_the_scores_and_the_way_back_restores_the_toy(kit) -> None:  # noqa: ANN001
     need("minilm")
     at = opened("minilm", CAT, 0, 0)
