@@ -22,7 +22,8 @@ TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thou
 # Names of the matrices an Example holds; the order is the export order (and a link's matrix numbers: new
 # names go at the end). The biases and W_up are a real layer's (explorer.bridge); the toy model has none (empty).
 BIAS_NAMES = ("b_q", "b_k", "b_v", "b_o", "b1", "b2")
-MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *BIAS_NAMES, "w_up")
+LAYER_ONLY = (*BIAS_NAMES, "w_up")  # matrices only a real layer has (empty in the toy model)
+MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *LAYER_ONLY)
 _EMPTY = {  # a matrix's value in an Example made without it (conform gives it its shape)
     "emb": (0, 0),
     "pe_table": (0, 0),
@@ -125,7 +126,7 @@ def tokens_for(ex: Example) -> tuple[list[str], bool]:
 
 def no_biases() -> dict[str, NDArray]:
     """The toy model's biases and W_up: none (empty arrays; a real layer's come from explorer.bridge)."""
-    return {name: np.zeros(_EMPTY[name]) for name in (*BIAS_NAMES, "w_up")}
+    return {name: np.zeros(_EMPTY[name]) for name in LAYER_ONLY}
 
 
 def _swiglu(ex: Example) -> bool:

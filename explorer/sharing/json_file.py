@@ -53,6 +53,8 @@ def _listed(ex: Example, draws: Mapping[str, int] | None, everything: bool) -> d
     out: dict[str, list] = {}
     for name in MATRIX_NAMES:
         m = np.ascontiguousarray(getattr(ex, name))
+        if m.size == 0 and name in exm.LAYER_ONLY:  # the toy model has no biases, no W_up: nothing to list
+            continue
         if everything or not same(m, base[name]):
             out[name] = m.tolist()
     return out

@@ -13,7 +13,7 @@ import pytest
 
 from explorer import editors, sharing
 from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example, conform
+from explorer.example import LAYER_ONLY, MATRIX_NAMES, Example, conform
 from explorer.sharing import url as links
 
 BIG_SENTENCE = " ".join(f"w{i}" for i in range(table.MAX_TOKENS))
@@ -357,7 +357,8 @@ def test_json_round_trips_exactly_and_is_readable() -> None:
     assert doc["format"] == "attention-explorer" and doc["version"] == 1
     assert doc["settings"]["sentence"] == ex.sentence and doc["settings"]["mask_kind"] == "custom"
     assert doc["tokens"][0] == "Réunion" and "🙂" in doc["tokens"]
-    assert set(doc["matrices"]) == set(MATRIX_NAMES)  # small: every matrix listed in full
+    # small: every matrix listed in full (not a real layer's biases and W_up: the toy model has none)
+    assert set(doc["matrices"]) == set(MATRIX_NAMES) - set(LAYER_ONLY)
     assert doc["matrices"]["custom_mask"][0][0] in (True, False)
     assert_identical(sharing.from_json(text), ex)
     assert_identical(sharing.from_json(text.encode("utf-8")), ex)
