@@ -108,19 +108,26 @@ def _dequantizer(reader: Any) -> Callable[[str], np.ndarray]:
 
 
 def _layer(get: Callable[[str], np.ndarray], i: int, c: ModelConfig) -> LayerWeights:
-    """Layer i: GGUF matrices are (out, in), used transposed (no copy); q, k, v stacked into one matrix."""
+    """Layer i: GGUF matrices are (out, in), stored transposed in C order (in, out), as x @ W reads them fastest
+    (a transposed view made a whole run about 15% slower at 11 tokens); each (out, in) array is dropped once
+    copied, so the weights take no more memory. q, k, v stacked into one matrix."""
     p = f"blk.{i}."
+
+    def t(arr: np.ndarray) -> np.ndarray:
+        out = np.ascontiguousarray(arr.T)
+        out.flags.writeable = False
+        return out
+
     qkv = np.concatenate([get(p + f"attn_{x}.weight") for x in "qkv"])  # ((h + 2 g) d, d_model)
-    qkv.flags.writeable = False
     return LayerWeights(
-        w_qkv=qkv.T,  # (d_model, (h + 2 g) d)
+        w_qkv=t(qkv),  # (d_model, (h + 2 g) d)
         b_qkv=None,
-        w_o=get(p + "attn_output.weight").T,  # (h d, d_model)
+        w_o=t(get(p + "attn_output.weight")),  # (h d, d_model)
         b_o=None,
-        w1=get(p + "ffn_gate.weight").T,  # (d_model, d_ff)
+        w1=t(get(p + "ffn_gate.weight")),  # (d_model, d_ff)
         b1=None,
-        w_up=get(p + "ffn_up.weight").T,  # (d_model, d_ff)
-        w2=get(p + "ffn_down.weight").T,  # (d_ff, d_model)
+        w_up=t(get(p + "ffn_up.weight")),  # (d_model, d_ff)
+        w2=t(get(p + "ffn_down.weight")),  # (d_ff, d_model)
         b2=None,
         attn_norm_gain=get(p + "attn_norm.weight"),
         attn_norm_bias=None,
