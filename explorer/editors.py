@@ -215,7 +215,16 @@ def bias_editor(
     index: tuple[int | slice | None, ...] = (slice(head, head + 1),) if head is not None else (None,)
     if part != slice(None):
         index = (*index, part)
-    st.caption(f"{title}: the model's trained bias, added to every token's row")
+    from explorer import bridge
+
+    ex = state.current()
+    trained = bridge.base(ex.real, ex.real_layer).weights[name].any()  # SmolLM2 was trained without biases
+    what = (
+        "the model's trained bias"
+        if trained
+        else "zeros: the model has no bias here; set one to see its effect"
+    )
+    st.caption(f"{title} ({what}), added to every token's row")
     matrix_editor(name, title=title, row_labels=["bias"], col_labels=col_labels, index=index)  # type: ignore[arg-type]
 
 

@@ -71,6 +71,10 @@ def test_a_real_layers_biases_are_edited_cell_by_cell_and_travel_in_a_link(
     if m.layer_weights(layer).b_qkv is not None:
         want = np.asarray(m.layer_weights(layer).b_q, dtype=np.float64)
     np.testing.assert_array_equal(bq, want)  # the model's own biases
+    said = " ".join(c.value for c in at.caption)
+    assert ("model's trained bias" in said) == bool(want.any()) and ("has no bias here" in said) != bool(
+        want.any()
+    )
     np.testing.assert_array_equal(flows.editor_values(at, bq_key), bq[head : head + 1])
     q_before = kit.z(kit.charts(at)["projections.w_q"])
     flows.edit_cells(at, bq_key, {"0": {"c5": float(bq[head, 5]) + 1.0}})
