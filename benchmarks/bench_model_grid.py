@@ -28,11 +28,11 @@ FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "-
          "--disable-component-update", "--disable-sync"]  # fmt: skip
 OPEN_WORDS = ("apple", "river", "music", "garden", "window", "summer", "paper")
 NEW_WORDS = ("forest", "planet", "silver", "letter", "market", "winter", "doctor")
-SHOWS = """([token, nTraces]) => {
+SHOWS = """([token, layers]) => {
   const gd = document.querySelector('.st-key-model-grid .js-plotly-plot');
-  if (!gd || !gd._fullData || gd._fullData.length !== nTraces || !gd.querySelector('.heatmaplayer image')) return false;
-  const last = gd._fullData[nTraces - 2];  // the last layer's heatmap
-  return Array.from(last.y || []).some((y) => String(y).endsWith(token));
+  if (!gd || !gd._fullData || gd._fullData.length !== 2 || !gd.querySelector('.heatmaplayer image')) return false;
+  const last = `layer ${layers} · query `;  // the last layer's rows name the sentence's tokens
+  return Array.from(gd._fullData[0].y || []).some((y) => String(y).startsWith(last) && String(y).endsWith(token));
 }"""
 
 
@@ -48,7 +48,7 @@ def from_navigation(page, base: str, key: str, layers: int, word: str) -> float:
     link = page.locator('[data-testid="stSidebarNav"] a[href$="/model"]')
     t0 = time.perf_counter()
     link.click()
-    page.wait_for_function(SHOWS, arg=[word, layers + 1], timeout=120_000, polling=20)
+    page.wait_for_function(SHOWS, arg=[word, layers], timeout=120_000, polling=20)
     return time.perf_counter() - t0
 
 
@@ -62,14 +62,14 @@ def measure(
         text = first + f" {a}"
         t0 = time.perf_counter()
         page.goto(f"{base}/model?{urlencode({'model': key, 'sentence': text})}")
-        page.wait_for_function(SHOWS, arg=[a, layers + 1], timeout=120_000, polling=20)
+        page.wait_for_function(SHOWS, arg=[a, layers], timeout=120_000, polling=20)
         opened.append(time.perf_counter() - t0)
         box = page.locator('[data-testid="stTextInput"] input[aria-label="Sentence"]')
         new = first + f" {b}"
         box.fill(new)
         t0 = time.perf_counter()
         box.press("Enter")
-        page.wait_for_function(SHOWS, arg=[b, layers + 1], timeout=120_000, polling=20)
+        page.wait_for_function(SHOWS, arg=[b, layers], timeout=120_000, polling=20)
         updated.append(time.perf_counter() - t0)
         navigated.append(from_navigation(page, base, key, layers, NAV_WORDS[r % len(NAV_WORDS)]))
     return opened, updated, navigated
@@ -91,7 +91,7 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 1920, "height": 1080})
             base = f"http://localhost:{args.port}"
             page.goto(f"{base}/model?model=minilm")  # warm: models loaded, plotly.js cached
-            page.wait_for_function(SHOWS, arg=["[SEP]", 7], timeout=180_000)
+            page.wait_for_function(SHOWS, arg=["[SEP]", 6], timeout=180_000)
             for key, layers in (("minilm", 6), ("smollm2", 30)):
                 opened, updated, nav = measure(page, base, key, layers, args.runs)
                 rows.append(

@@ -5,7 +5,7 @@
 mode=charts: one chart per head (layers x heads charts, each a small heatmap);
 mode=rows:   one chart per layer (its heads side by side as subplots: figures.head_grid);
 mode=mosaic: one chart for the whole grid (bench_grid.mosaic: one heatmap, the maps tiled with gaps);
-mode=model:  one chart, the /model page's own figure (explorer.model_figures.model_grid: one heatmap per layer,
+mode=model:  one chart, the /model page's own figure (explorer.model_figures.model_grid: one heatmap of every panel,
              each head's label above its panel; the labels here are all "broad").
 The maps are random (seeded by the sentence), n x n, labelled with the sentence's first n tokens; every chart's
 title carries the sentence's first word, so a browser can tell when every chart shows the new sentence.

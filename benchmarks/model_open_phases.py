@@ -72,13 +72,13 @@ def main() -> None:
             base = f"http://localhost:{args.port}"
             page.goto(f"{base}/model?model={args.model}")  # warm: the model loaded, the server's caches
             page.wait_for_function(
-                SHOWS, arg=["[SEP]" if args.model == "minilm" else "", layers + 1], timeout=180_000
+                SHOWS, arg=["[SEP]" if args.model == "minilm" else "", layers], timeout=180_000
             )
             for r in range(args.runs):
                 word = OPEN_WORDS[r % len(OPEN_WORDS)]
                 text = sentence_of(11 if args.model == "smollm2" else 9) + f" {word}"
                 page.goto(f"{base}/model?{urlencode({'model': args.model, 'sentence': text})}")
-                page.wait_for_function(SHOWS, arg=[word, layers + 1], timeout=120_000, polling=20)
+                page.wait_for_function(SHOWS, arg=[word, layers], timeout=120_000, polling=20)
                 runs.append(
                     page.evaluate("() => ({...window.__t, 'drawn (seen by the test)': performance.now()})")
                 )

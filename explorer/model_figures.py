@@ -1,9 +1,10 @@
 """Pure Plotly builders for the real-model pages: arrays and labels in, a go.Figure out (no Streamlit, no state).
 
-The grid of every layer and head is ONE figure, not 72 or 270 charts: one heatmap trace per layer (its
-heads side by side, a few empty columns apart) plus one text trace for the head labels, on categorical axes
-whose category names say where a cell is ("layer 3 · query 4 it", "head 6 · key 1 the"), so the hover names
-every cell without sending a label per cell. Rows are queries, columns are keys, first token on top, on the
+The grid of every layer and head is ONE figure, not 72 or 270 charts, and one heatmap: every layer's row of
+panels (its heads side by side, a few empty columns apart) under a band of empty rows for the head labels,
+plus one text trace for the labels, on categorical axes whose category names say where a cell is ("layer 3 ·
+query 4 it", "head 6 · key 1 the"), so the hover names every cell without sending a label per cell. (One
+heatmap per layer on axes of their own took twice as long for Plotly to draw: benchmarks/bench_grid.py.) Rows are queries, columns are keys, first token on top, on the
 fixed 0..1 scale of every attention heatmap.
 """
 
@@ -57,17 +58,18 @@ def grid_tokens(n_layers: int, n_heads: int, n: int) -> int:
 
 
 def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int) -> dict[str, Any]:
-    """Sizes of the grid in px (panels, the label band above each layer's row, margins) and the number of
-    empty columns between heads (about 5 px)."""
+    """Sizes of the grid: px of a panel's row, the label band above each layer's panels in rows of that
+    height, the margins, the font; and the empty columns between heads (about 5 px)."""
     left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
     panel_w = max(40.0, (width_px - left - right) / H * 0.92)
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
     font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
-    band = font * 1.7
+    row = panel_h / n  # px of one query row
+    band = max(1, math.ceil(font * 1.7 / row))  # rows of the label band
     gap = max(1, math.ceil(5 / (panel_w / n)))
-    plot_h = L * (band + panel_h)
-    return {"left": left, "right": right, "top": top, "panel_h": panel_h, "font": font, "band": band,
-            "gap": gap, "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
+    plot_h = L * (band + n) * row
+    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap,
+            "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
 
 
 def model_grid(
@@ -84,48 +86,36 @@ def model_grid(
 ) -> Any:
     """Every layer x head of a model as one mosaic with each head's label above its panel.
 
-    One heatmap trace per layer (its heads side by side, separated by a few empty columns) on its own
-    y-axis, all on one categorical x-axis; the labels are one text trace on an extra y-axis spanning the
-    plot in px. attentions (L, H, n, n) rows are queries; rules (L, H) rule names (analysis.HeadLabels.rules)
-    and scores (L, H) the label's score; selected (layer, head) 0-based gets a frame; off (L, H) True marks
-    switched-off heads (greyed, labelled "off"). Beyond ``grid_tokens`` tokens only the first rows and
-    columns are drawn (the page says so).
+    One heatmap: layer l's rows are ``band`` empty rows (its heads' labels, one text trace) then its n query
+    rows, its heads side by side n key columns wide, ``gap`` empty columns apart; ``panels`` reads it back.
+    attentions (L, H, n, n) rows are queries; rules (L, H) rule names (analysis.HeadLabels.rules) and scores
+    (L, H) the label's score; selected (layer, head) 0-based gets a frame; off (L, H) True marks switched-off
+    heads (greyed, labelled "off"). Beyond ``grid_tokens`` tokens only the first rows and columns are drawn
+    (the page says so). layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``).
     """
     A = np.asarray(attentions)
     m = grid_tokens(A.shape[0], A.shape[1], A.shape[2])
     A, tokens = A[:, :, :m, :m], list(tokens)[:m]
     L, H, n, _ = A.shape
     g = _grid_geometry(L, H, n, style, width_px)
-    gap, band, panel_h, plot_h = g["gap"], g["band"], g["panel_h"], g["plot_h"]
-    cols = H * n + (H - 1) * gap
-    z = np.full((L, n, H, n + gap), np.nan, dtype=np.float32)  # (layer, query, head, key column)
-    z[:, :, :, :n] = A.transpose(0, 2, 1, 3)
-    z = z.reshape(L, n, H * (n + gap))[:, :, :cols]
+    gap, band, plot_h = g["gap"], g["band"], g["plot_h"]
+    per, cols = band + n, H * n + (H - 1) * gap
+    z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
+    z[:, band:, :, :n] = A.transpose(0, 2, 1, 3)
+    z = z.reshape(L * per, H * (n + gap))[:, :cols]
     shown = [esc(show_token(t)) for t in tokens]
     x_cats = [
         f"head {c // (n + gap) + 1} · "
         + (f"key {c % (n + gap)} {shown[c % (n + gap)]}" if c % (n + gap) < n else f"gap {c % (n + gap)}")
         for c in range(cols)
     ]
+    y_cats = [
+        f"layer {r // per + 1} · " + (f"query {r % per - band} {shown[r % per - band]}" if r % per >= band
+                                      else f"label {r % per}")
+        for r in range(L * per)
+    ]  # fmt: skip
     colorbar = {"thickness": 14, "tickfont": {"size": style.font}, "len": min(1.0, 700 / plot_h), "y": 1,
                 "yanchor": "top"}  # fmt: skip
-    data: list[dict[str, Any]] = []
-    layout_axes: dict[str, Any] = {}
-    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": g["font"]}}
-    for l in range(L):
-        y_cats = [f"layer {l + 1} · query {i} {shown[i]}" for i in range(n)]
-        name = f"y{l + 2}"  # "y" is the labels' axis, drawn first: the panels' subplots lie above it
-        data.append({
-            "type": "heatmap", "z": z[l], "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0, "yaxis": name,
-            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "showscale": l == 0,
-            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>", "colorbar": colorbar,
-        })  # fmt: skip
-        top = (l * (band + panel_h) + band) / plot_h  # from the top of the plot, 0..1
-        layout_axes[f"yaxis{l + 2}"] = {
-            **axis, "autorange": "reversed", "anchor": "x",  # clipped: the last panel's end rounds to -1e-17
-            "domain": [max(0.0, 1 - top - panel_h / plot_h), min(1.0, max(0.0, 1 - top))],
-            "tickvals": [y_cats[n // 2]], "ticktext": [f"layer {l + 1}"],
-        }  # fmt: skip
     off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)
     words = [
         "off" if off[l, h] else SHORT_LABELS.get(str(rules[l, h]), str(rules[l, h]))
@@ -137,53 +127,72 @@ def model_grid(
         for l in range(L)
         for h in range(H)
     ]
-    label_axis = "y"  # px from the top of the plot, over its whole height; first, so the panels get the hover
-    data.append({
-        "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
-        "y": [l * (band + panel_h) + band / 2 for l in range(L) for _ in range(H)], "yaxis": label_axis,
-        "text": words, "hovertext": hover, "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-    })  # fmt: skip
-    layout_axes["yaxis"] = {"range": [plot_h, 0], "domain": [0, 1], "visible": False, "anchor": "x",
-                            "fixedrange": True}  # fmt: skip
-    shapes = [_frame(l, h, n, gap, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)]
+    at = (band - 1) // 2  # the label's row in its band: the middle one (between the two middle ones if even)
+    data: list[dict[str, Any]] = [
+        {
+            "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
+            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
+            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
+            "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
+            "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
+            "textposition": "middle center" if band % 2 else "bottom center",
+        },
+    ]  # fmt: skip
+    shapes = [
+        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
+    ]
     if selected is not None:
-        shapes.append(_frame(selected[0], selected[1], n, gap, "#d62728", fill=False))
-    xaxis = {**axis, "side": "top", "anchor": "free", "position": 1,
-             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)],
-             "ticktext": [f"head {h + 1}" for h in range(H)]}  # fmt: skip
-    layout = _layout(style, title, g["height"], xaxis=xaxis, shapes=shapes, **layout_axes)
+        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
+    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": g["font"]}}
+    # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
+    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
+             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
+    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
+             "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
+    layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
     layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
-    # The labels' axis spans the whole plot, so its subplot lies over the panels: with an opaque plot
-    # background it hid every heatmap (the browser drew labels on white). Transparent: the panels show.
-    layout["plot_bgcolor"] = "rgba(0,0,0,0)"
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
     layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
-    layout["meta"] = {"grid": [L, H, n, gap]}  # how picked_head reads a click
+    layout["meta"] = {"grid": [L, H, n, gap, band]}  # how picked_head and panels read the grid
     return _figure(data, layout)
+
+
+def panels(z: NDArray[np.floating], grid: Sequence[int]) -> NDArray[np.float64]:
+    """The (L, H, n, n) weights a model_grid heatmap draws: its z (rows, columns) and layout.meta.grid."""
+    L, H, n, gap, band = (int(v) for v in grid)
+    z = np.asarray(z, dtype=np.float64)
+    per = band + n
+    rows = np.concatenate([np.arange(l * per + band, (l + 1) * per) for l in range(L)])
+    cols = np.concatenate([np.arange(h * (n + gap), h * (n + gap) + n) for h in range(H)])
+    return z[np.ix_(rows, cols)].reshape(L, n, H, n).transpose(0, 2, 1, 3)
 
 
 def picked_head(fig: Any, click: dict[str, Any] | None) -> tuple[int, int] | None:
     """The (layer, head) of model_grid's figure `fig` a click picked (explorer.chart.draw's value): a cell of a
-    layer's heatmap, or a head's label; None for a gap between panels or anything else."""
+    head's panel or of the band above it (its label), or its label's text; None for a gap or anything else."""
     meta = (fig.layout.meta or {}) if hasattr(fig, "layout") else {}
     if not click or "grid" not in meta:
         return None
-    L, H, n, gap = (int(v) for v in meta["grid"])
+    L, H, n, gap, band = (int(v) for v in meta["grid"])
     curve, point = click["curve"], click["point"]
-    if 0 <= curve < L and isinstance(point, list):
-        col = int(point[1])
-        head, at = divmod(col, n + gap)
-        return (curve, head) if at < n and 0 <= head < H else None
-    if curve == L and isinstance(point, int) and 0 <= point < L * H:
+    if curve == 0 and isinstance(point, list):
+        layer = int(point[0]) // (band + n)
+        head, at = divmod(int(point[1]), n + gap)
+        return (layer, head) if at < n and 0 <= head < H and 0 <= layer < L else None
+    if curve == 1 and isinstance(point, int) and 0 <= point < L * H:
         return divmod(point, H)
     return None
 
 
-def _frame(layer: int, head: int, n: int, gap: int, color: str, *, fill: bool) -> dict[str, Any]:
+def _frame(layer: int, head: int, n: int, gap: int, band: int, color: str, *, fill: bool) -> dict[str, Any]:
     """A rectangle over one panel of the grid, in category positions (cell i spans i - 0.5 .. i + 0.5)."""
-    x0 = head * (n + gap) - 0.5
+    x0, y0 = head * (n + gap) - 0.5, layer * (band + n) + band - 0.5
     shape: dict[str, Any] = {
-        "type": "rect", "xref": "x", "yref": f"y{layer + 2}",
-        "x0": x0, "x1": x0 + n, "y0": -0.5, "y1": n - 0.5, "line": {"color": color, "width": 4},
+        "type": "rect", "xref": "x", "yref": "y",
+        "x0": x0, "x1": x0 + n, "y0": y0, "y1": y0 + n, "line": {"color": color, "width": 4},
     }  # fmt: skip
     if fill:
         shape.update(fillcolor=color, opacity=0.75, line={"width": 0})

@@ -46,16 +46,15 @@ def page(name: str, model: str, sentence: str | None = None, **extra: object) ->
 
 
 def grid_panels(spec: dict, L: int, H: int, n: int, kit) -> np.ndarray:  # noqa: ANN001 - the kit fixture
-    """The (L, H, n, n) weights drawn in the grid, read back through its category names."""
-    out = np.empty((L, H, n, n))
-    for layer in range(L):
-        trace = spec["data"][layer]
-        assert trace["y"] == [c for c in trace["y"] if c.startswith(f"layer {layer + 1} · query ")]
-        z, xs = kit.z(spec, layer), trace["x"]
-        for head in range(H):
-            cols = [i for i, c in enumerate(xs) if c.startswith(f"head {head + 1} · key ")]
-            out[layer, head] = z[:, cols]
-    return out
+    """The (L, H, n, n) weights drawn in the grid, read back through its layout.meta.grid and checked against
+    its category names."""
+    grid = spec["layout"]["meta"]["grid"]
+    assert grid[:3] == [L, H, n]
+    ys, band = spec["data"][0]["y"], grid[4]
+    assert [ys[layer * (band + n) + band] for layer in range(L)] == [
+        c for c in ys if c.startswith("layer ") and " · query 0 " in c
+    ]
+    return model_figures.panels(kit.z(spec), grid)
 
 
 @pytest.mark.parametrize("key", ["minilm", "smollm2"])

@@ -21,27 +21,44 @@ def _grid_inputs(L: int = 2, H: int = 3, n: int = 4) -> tuple[np.ndarray, list[s
     return A, tokens, rules, np.full((L, H), 0.8)
 
 
-def test_model_grid_is_one_figure_whose_panels_hold_every_heads_weights() -> None:
+def test_model_grid_is_one_heatmap_whose_panels_hold_every_heads_weights() -> None:
     A, tokens, rules, scores = _grid_inputs()
     fig = mf.model_grid(A, tokens, rules, scores, style=Style(), title="grid", width_px=1200)
     go.Figure(fig.to_plotly_json())  # a valid Plotly figure
-    # the labels' subplot covers the panels: its background must let them show (it hid them all)
-    assert fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
-    *heats, text = fig.data
-    assert [h.type for h in heats] == ["heatmap", "heatmap"] and text.type == "scatter"
-    for layer, heat in enumerate(heats):
-        z, x = np.asarray(heat.z, dtype=float), list(heat.x)
-        assert list(heat.y)[1] == f"layer {layer + 1} · query 1 a"
-        for head in range(3):
+    heat, text = fig.data
+    assert (heat.type, text.type) == ("heatmap", "scatter")
+    L, H, n, gap, band = fig.layout.meta["grid"]
+    assert (L, H, n) == (2, 3, 4) and gap >= 1 and band >= 1
+    z, x, y = np.asarray(heat.z, dtype=float), list(heat.x), list(heat.y)
+    assert z.shape == (L * (band + n), H * n + (H - 1) * gap) == (len(y), len(x))
+    np.testing.assert_allclose(mf.panels(z, fig.layout.meta["grid"]), A, rtol=1e-6)
+    for layer in range(L):  # the category names say where a cell is (the hover shows them)
+        assert y[layer * (band + n) + band + 1] == f"layer {layer + 1} · query 1 a"
+        for head in range(H):
             col = x.index(f"head {head + 1} · key 0 [CLS]")
-            np.testing.assert_allclose(z[:, col : col + 4], A[layer, head], rtol=1e-6)
-        # every cell between panels is empty, so the hover never names a gap
-        assert np.isnan(z).sum() == z.size - 3 * 16
-        assert heat.zmin == 0.0 and heat.zmax == 1.0
-    # labels: one per head, the short form, tokens escaped in the category names
+            np.testing.assert_allclose(
+                z[layer * (band + n) + band, col : col + n], A[layer, head, 0], rtol=1e-6
+            )
+    # every cell of the label bands and between panels is empty, so the hover never names one
+    assert np.isnan(z).sum() == z.size - L * H * n * n
+    assert heat.zmin == 0.0 and heat.zmax == 1.0 and heat.hoverongaps is False
+    # labels: one per head, the short form, in its layer's band; tokens escaped in the category names
     assert list(text.text).count("← previous") == 1 and list(text.text).count("broad") == 5
-    x = list(heats[0].x)
+    assert all(y.index(v) % (band + n) < band for v in text.y)
     assert any("&lt;b&gt;x&lt;/b&gt;" in c for c in x) and not any("<b>" in c for c in x)
+
+
+def test_a_click_on_the_grid_picks_the_head_under_it() -> None:
+    A, tokens, rules, scores = _grid_inputs()
+    fig = mf.model_grid(A, tokens, rules, scores, style=Style(), title="g")
+    L, H, n, gap, band = fig.layout.meta["grid"]
+    row = 1 * (band + n) + band + 2  # layer 2, query 2
+    assert mf.picked_head(fig, {"curve": 0, "point": [row, 2 * (n + gap) + 3]}) == (1, 2)  # head 3, key 3
+    assert mf.picked_head(fig, {"curve": 0, "point": [band - 1, 0]}) == (0, 0)  # the band: the label's head
+    assert mf.picked_head(fig, {"curve": 0, "point": [row, n]}) is None  # a gap between two heads
+    assert mf.picked_head(fig, {"curve": 1, "point": 4}) == (1, 1)  # a label: layer 2, head 2
+    assert mf.picked_head(fig, {"curve": 1, "point": L * H}) is None
+    assert mf.picked_head(fig, None) is None
 
 
 def test_model_grid_shows_the_first_tokens_of_a_long_sentence() -> None:
@@ -53,22 +70,32 @@ def test_model_grid_shows_the_first_tokens_of_a_long_sentence() -> None:
     A = np.full((30, 9, 40, 40), 1 / 40)
     fig = mf.model_grid(A, [f"t{i}" for i in range(40)], np.full((30, 9), "broad", dtype=object), np.ones((30, 9)),
                         style=Style(), title="g")  # fmt: skip
-    assert np.asarray(fig.data[0].z).shape[0] == 27 and len(fig.data) == 31
+    assert len(fig.data) == 2 and fig.layout.meta["grid"][2] == 27
+    assert mf.panels(fig.data[0].z, fig.layout.meta["grid"]).shape == (30, 9, 27, 27)
 
 
 @pytest.mark.parametrize(("L", "H"), [(6, 12), (30, 9)])
 @pytest.mark.parametrize("present", [False, True])
 def test_model_grid_draws_at_every_size_in_both_modes(L: int, H: int, present: bool) -> None:
-    """Every panel's y-domain lies in 0..1 (the last one used to end at -8e-17 and Plotly refused the figure:
-    /model failed in presentation mode on both models)."""
+    """A valid figure at every size: each label band at least one row and as tall as its label's font, the
+    panels where panels() finds them (/model once failed in presentation mode on both models)."""
     for n in (2, 7, 11, 27):
         for width in (1000, 1800):
-            A = np.full((L, H, n, n), 1 / n)
+            A = np.random.default_rng(n).random((L, H, n, n))
             fig = mf.model_grid(A, [f"t{i}" for i in range(n)], np.full((L, H), "broad", dtype=object),
                                 np.ones((L, H)), style=Style(present=present), title="g", width_px=width)  # fmt: skip
-            domains = [fig.layout[f"yaxis{i + 2}"].domain for i in range(L)]  # "yaxis" holds the labels
-            assert all(0.0 <= lo < hi <= 1.0 for lo, hi in domains)
-            assert domains[-1][0] == pytest.approx(0.0, abs=1e-9)  # the panels fill the plot to its bottom
+            go.Figure(fig.to_plotly_json())
+            _, _, _, _, band = fig.layout.meta["grid"]
+            margin = fig.layout.margin
+            row_px = (fig.layout.height - margin.t - margin.b) / (L * (band + n))
+            assert band >= 1 and band * row_px >= fig.data[1].textfont.size * 1.5
+            # fixed ranges, first row on top: autorange padded them for the labels (a tall empty strip)
+            rows, cols = np.asarray(fig.data[0].z).shape
+            assert list(fig.layout.yaxis.range) == [rows - 0.5, -0.5] and list(fig.layout.xaxis.range) == [
+                -0.5,
+                cols - 0.5,
+            ]
+            np.testing.assert_allclose(mf.panels(fig.data[0].z, fig.layout.meta["grid"]), A, rtol=1e-6)
 
 
 def test_model_grid_frames_the_selected_head_and_greys_switched_off_heads() -> None:
@@ -76,13 +103,17 @@ def test_model_grid_frames_the_selected_head_and_greys_switched_off_heads() -> N
     off = np.zeros((2, 3), dtype=bool)
     off[0, 1] = True
     fig = mf.model_grid(A, tokens, rules, scores, style=Style(), title="g", selected=(1, 2), off=off)
+    _, _, n, gap, band = fig.layout.meta["grid"]
     shapes = fig.layout.shapes
     assert len(shapes) == 2
     grey, frame = shapes
     assert grey.fillcolor is not None and frame.fillcolor is None
-    assert (grey.yref, frame.yref) == ("y2", "y3")  # layer 1's and layer 2's rows ("y": the labels)
-    x = list(fig.data[0].x)
-    assert x[int(frame.x0 + 0.5)] == "head 3 · key 0 [CLS]" and frame.x1 - frame.x0 == 4
+    x, y = list(fig.data[0].x), list(fig.data[0].y)
+    assert x[int(frame.x0 + 0.5)] == "head 3 · key 0 [CLS]" and frame.x1 - frame.x0 == n
+    assert y[int(frame.y0 + 0.5)] == "layer 2 · query 0 [CLS]" and frame.y1 - frame.y0 == n
+    assert (
+        x[int(grey.x0 + 0.5)] == "head 2 · key 0 [CLS]" and y[int(grey.y0 + 0.5)] == "layer 1 · query 0 [CLS]"
+    )
     assert list(fig.data[-1].text)[1] == "off"
 
 

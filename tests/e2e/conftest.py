@@ -176,7 +176,7 @@ _CHARTS = """() => {
     const data = el.data.map(t => ({type: t.type, x: t.x, y: t.y, z: t.z, text: t.text, name: t.name}));
     const l = el.layout;
     out[key] = JSON.parse(JSON.stringify({data, layout: {title: l.title, xaxis: l.xaxis, yaxis: l.yaxis,
-      annotations: l.annotations}}, plain));
+      annotations: l.annotations, meta: l.meta}}, plain));
   });
   return out;
 }"""

@@ -73,18 +73,18 @@ def bar_probs(app, key: str, trace: int = 0) -> dict[str, float]:  # noqa: ANN00
 
 
 def coloured_share(app, key: str) -> float:  # noqa: ANN001
-    """The share of the chart's plot area (between its first and last heatmap panel) that is coloured, as a
-    person sees it: pixels neither white nor grey (the heatmaps), from a screenshot of the element."""
+    """The share of the grid's first row of panels (layer 1's heads, from the first panel's left edge to the
+    last one's right edge, gaps included) that is coloured, as a person sees it: pixels neither white nor grey
+    (the heatmaps), from a screenshot of the element. Where the panels are is read from layout.meta.grid."""
     from PIL import Image
 
     el = app.page.locator(f".st-key-{key} .js-plotly-plot")
     el.scroll_into_view_if_needed()
     box = app.page.evaluate(
-        """key => { const r = [...document.querySelectorAll(`.st-key-${key} .heatmaplayer image`)]
-          .map(i => i.getBoundingClientRect());
-          const p = document.querySelector(`.st-key-${key} .js-plotly-plot`).getBoundingClientRect();
-          return {x0: Math.min(...r.map(b => b.left)) - p.left, x1: Math.max(...r.map(b => b.right)) - p.left,
-                  y0: Math.min(...r.map(b => b.top)) - p.top, y1: Math.min(r[0].bottom, p.bottom) - p.top}; }""",
+        """key => { const gd = document.querySelector(`.st-key-${key} .js-plotly-plot`);
+          const fl = gd._fullLayout, [L, H, n, gap, band] = fl.meta.grid, xa = fl.xaxis, ya = fl.yaxis;
+          const x = (c) => xa._offset + xa.l2p(c), y = (r) => ya._offset + ya.l2p(r);  // px in the figure
+          return {x0: x(-0.5), x1: x(H * (n + gap) - gap - 0.5), y0: y(band - 0.5), y1: y(band + n - 0.5)}; }""",
         key,
     )
     png = OUT / f"element-{key}.png"
@@ -103,13 +103,11 @@ def test_model_grid_on_each_model_and_a_head_picked(app, key: str) -> None:  # n
     app.open("model", min_charts=1, model=key)
     assert app.exceptions() == []
     trace = m.run(DEFAULT_SENTENCE)
-    L = m.config.n_layers
-    grid = app.chart("model-grid")
-    assert len(grid["data"]) == L + 1  # one heatmap per layer, one text trace of labels
-    drawn = np.stack([np.asarray(app.z("model-grid", layer)) for layer in range(L)])  # (L, n, cols)
     n = trace.n_tokens
-    first = drawn[:, :, :n]  # head 1 of every layer
-    assert_allclose(first, trace.attentions[:, 0], rtol=1e-5, atol=1e-6)
+    grid = app.chart("model-grid")
+    assert len(grid["data"]) == 2  # one heatmap of every panel, one text trace of labels
+    drawn = model_figures.panels(app.z("model-grid"), grid["layout"]["meta"]["grid"])  # (L, H, n, n)
+    assert_allclose(drawn, trace.attentions, rtol=1e-5, atol=1e-6)
     assert all(w in model_figures.SHORT_LABELS.values() for w in grid["data"][-1]["text"])
     app.screenshot(f"model-{key}-grid")
     assert coloured_share(app, "model-grid") > 0.4  # the panels are drawn, not only their labels
@@ -224,9 +222,9 @@ def test_a_link_with_layer_head_and_off_reopens_the_head(app) -> None:  # noqa: 
 
 CELL_XY = """([l, h]) => {
   const gd = document.querySelector('.st-key-model-grid .js-plotly-plot');
-  const fl = gd._fullLayout, [L, H, n, gap] = fl.meta.grid;
-  const xa = fl.xaxis, ya = fl[`yaxis${l + 2}`];  // the labels' axis is yaxis
-  const col = h * (n + gap) + Math.floor(n / 2), row = Math.floor(n / 2);
+  const fl = gd._fullLayout, [L, H, n, gap, band] = fl.meta.grid;
+  const xa = fl.xaxis, ya = fl.yaxis;  // one heatmap: layer l's panels are rows l (band + n) + band ...
+  const col = h * (n + gap) + Math.floor(n / 2), row = l * (band + n) + band + Math.floor(n / 2);
   const box = gd.getBoundingClientRect();  // the figure: axes' _offset are px from its top left corner
   return [box.left + xa._offset + xa.l2p(col), box.top + ya._offset + ya.l2p(row)];
 }"""
