@@ -20,6 +20,17 @@ def caption(app) -> str:  # noqa: ANN001
     return app.page.locator(CAPTION).first.inner_text()
 
 
+def revealed_by_the_clicker(app, chart: str, shots: str) -> str:  # noqa: ANN001
+    """The question's screenshot, then the clicker's next key: the text of the answer, once `chart` is drawn."""
+    app.page.screenshot(path=str(OUT / f"{shots}-question-1920.png"))
+    press(app, "ArrowRight")
+    app.poll(f"() => !!document.querySelector('.st-key-{chart} .js-plotly-plot')", what=f"the chart {chart}")
+    app.settle(1)
+    return app.page.locator(
+        '[data-testid="stAlertContentSuccess"] [data-testid="stMarkdownContainer"]'
+    ).inner_text()
+
+
 def test_the_clicker_reveals_the_answer_then_walks_on(app) -> None:  # noqa: ANN001
     app.page.set_viewport_size({"width": 1920, "height": 1080})
     app.open("scores", min_charts=0, preset="pronoun", present="1", step="softmax", ask="7")
@@ -28,14 +39,8 @@ def test_the_clicker_reveals_the_answer_then_walks_on(app) -> None:  # noqa: ANN
     assert "scores-weights" not in app.charts()
     question = app.page.locator(".st-key-ask-box h3").inner_text()
     assert question == "Predict: which word will “it” attend to most?"
-    app.page.screenshot(path=str(OUT / "reveal-question-1920.png"))
-    press(app, "ArrowRight")
-    app.poll("() => !!document.querySelector('.st-key-scores-weights .js-plotly-plot')", what="the weights")
-    app.settle(1)
+    answer = revealed_by_the_clicker(app, "scores-weights", "reveal")
     assert "part 3 of 3: Softmax" in caption(app)  # the key revealed; it did not turn the page
-    answer = app.page.locator(
-        '[data-testid="stAlertContentSuccess"] [data-testid="stMarkdownContainer"]'
-    ).inner_text()
     assert answer.startswith("Answer: “it” attends most to “animal” (weight ")
     w = app.z("scores-weights")
     assert answer.split("(weight ")[1].startswith(f"{w[7].max():.2f} in head 1)")
@@ -64,14 +69,8 @@ def test_the_clicker_reveals_the_next_word_on_the_real_model(app) -> None:  # no
     assert "next-bars" not in app.charts()
     question = app.page.locator(".st-key-ask-box h3").inner_text()
     assert question == "Predict: which word comes next after “The capital of France is”?"
-    app.page.screenshot(path=str(OUT / "reveal-next-question-1920.png"))
-    press(app, "ArrowRight")
-    app.poll("() => !!document.querySelector('.st-key-next-bars .js-plotly-plot')", what="the next words")
-    app.settle(1)
+    answer = revealed_by_the_clicker(app, "next-bars", "reveal-next")
     ids, probs = analysis.top_next_tokens(m.run("The capital of France is").logits[-1], k=1)
-    answer = app.page.locator(
-        '[data-testid="stAlertContentSuccess"] [data-testid="stMarkdownContainer"]'
-    ).inner_text()
     assert answer == f"Answer: “␣Paris”, with probability {probs[0]:.2f} (T = 1)."
     assert app.labels("next-bars")[0] == "1. “␣Paris”"
     app.page.screenshot(path=str(OUT / "reveal-next-answer-1920.png"))
