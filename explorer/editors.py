@@ -239,9 +239,9 @@ def up_editor(dims: Sequence[str], hid: Sequence[str], part: slice) -> None:
     matrix_editor("w_up", title="W_up", row_labels=dims, col_labels=list(hid[part]), height=300, index=index)
 
 
-def bias_names(*names: str) -> tuple[str, ...]:
-    """Of `names`, the matrices the example holds (a real layer's biases and W_up; the toy model has none): for
-    Reset buttons."""
+def held(*names: str) -> tuple[str, ...]:
+    """Of `names` (a real layer's biases and W_up), those the example holds (the toy model holds none): the
+    matrices a Reset button restores with its weights."""
     return tuple(n for n in names if state.matrix(n).size)
 
 

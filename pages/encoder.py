@@ -84,5 +84,5 @@ if res is not None:
                 editors.matrix_editor("w2", title="W2", row_labels=hid[part], col_labels=dims, height=300,
                                       index=() if part == slice(None) else (part,))  # fmt: skip
                 editors.bias_editor("b2", title="b2", col_labels=dims)
-                names = ("w1", "w2", *editors.bias_names("b1", "b2", "w_up"))
+                names = ("w1", "w2", *editors.held("b1", "b2", "w_up"))
                 editors.draw_buttons(names, "W1 and W2", ("encoder.rand", "encoder.reset"))

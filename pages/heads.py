@@ -56,7 +56,7 @@ if res is not None:
         else:
             editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
         editors.bias_editor("b_o", title="b_O", col_labels=dims)  # a real layer's (the toy model has none)
-        editors.draw_buttons(("w_o", *editors.bias_names("b_o")), "W_O", ("heads.rand", "heads.reset"))
+        editors.draw_buttons(("w_o", *editors.held("b_o")), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
             fg.heatmap(
                 tr.output,

@@ -42,7 +42,7 @@ if res is not None:
             bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
             editors.bias_editor(bias, title=f"b_{label[-1]} (head {h + 1})", col_labels=cols_k, head=h)
             keys = (f"projections.rand.{name}", f"projections.reset.{name}")
-            editors.draw_buttons((name, *editors.bias_names(bias)), label, keys, short=True)
+            editors.draw_buttons((name, *editors.held(bias)), label, keys, short=True)
         with right:
             ui.chart(
                 fg.heatmap(
