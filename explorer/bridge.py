@@ -93,20 +93,6 @@ def load_layer(model: Any, text: str, layer: int) -> LoadedLayer:
 
 BASE_BYTES = 160 * 2**20  # float64 copies of a few layers (a SmolLM2 layer: about 40 MB)
 INPUT_BYTES = 16 * 2**20  # layer inputs X (n, d) per sentence and layer (at most 64 x 576 floats each)
-WEIGHT_NAMES = (
-    "w_q",
-    "w_k",
-    "w_v",
-    "w_o",
-    "w1",
-    "w2",
-    "b_q",
-    "b_k",
-    "b_v",
-    "b_o",
-    "b1",
-    "b2",
-)  # a layer fills
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,7 +102,8 @@ class LayerBase:
     weights: w_q, w_k, w_v (H, d, k), w_o (H k, d), w1 (d, f), w2 (f, d) and the biases b_q, b_k, b_v
     (H, k), b_o (d,), b1 (f,), b2 (d,), and SwiGLU's w_up (d, f) (empty for other layers): what the explorer
     edits.
-    fixed: LayerWeights of the model's layer (its norm gains: what the explorer does not edit). config: the model's config with one key/value head per query head (the explorer's copies).
+    fixed: LayerWeights of the model's layer (its norm gains: what the explorer does not edit).
+    config: the model's config with one key/value head per query head (the explorer's copies).
     kv_head: (H,) which key/value head of the model each query head's copies come from.
     """
 
@@ -154,16 +141,18 @@ def _biases(lw: Any, c: Any, kv_head: tuple[int, ...]) -> dict[str, F64]:
     """The layer's biases in the explorer's shapes (zeros where the model has none, as SmolLM2): b_q, b_k, b_v
     (H, k), one key/value head's copy per query head; b_o (d,), b1 (f,), b2 (d,)."""
     h, k, d, f = int(c.n_heads), int(c.d_k), int(c.d_model), int(c.d_ff)
+    qkv = lw.b_qkv is not None
     idx = np.asarray(kv_head)
-    have = lambda b, shape: np.zeros(shape) if b is None else np.array(b, dtype=np.float64)  # noqa: E731
-    return {
-        "b_q": have(lw.b_q, (h, k)) if lw.b_qkv is not None else np.zeros((h, k)),
-        "b_k": have(None if lw.b_qkv is None else np.asarray(lw.b_k)[idx], (h, k)),
-        "b_v": have(None if lw.b_qkv is None else np.asarray(lw.b_v)[idx], (h, k)),
-        "b_o": have(lw.b_o, (d,)),
-        "b1": have(lw.b1, (f,)),
-        "b2": have(lw.b2, (d,)),
+    given = {
+        "b_q": lw.b_q if qkv else None,
+        "b_k": np.asarray(lw.b_k)[idx] if qkv else None,
+        "b_v": np.asarray(lw.b_v)[idx] if qkv else None,
+        "b_o": lw.b_o,
+        "b1": lw.b1,
+        "b2": lw.b2,
     }
+    shapes = {"b_q": (h, k), "b_k": (h, k), "b_v": (h, k), "b_o": (d,), "b1": (f,), "b2": (d,)}
+    return {n: np.zeros(shapes[n]) if b is None else np.array(b, dtype=np.float64) for n, b in given.items()}
 
 
 def _base(key: str, layer: int) -> LayerBase:

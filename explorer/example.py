@@ -21,8 +21,7 @@ TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thou
 
 # Names of the matrices an Example holds; the order is the export order (and a link's matrix numbers: new
 # names go at the end). The biases and W_up are a real layer's (explorer.bridge); the toy model has none (empty).
-BIAS_NAMES = ("b_q", "b_k", "b_v", "b_o", "b1", "b2")
-LAYER_ONLY = (*BIAS_NAMES, "w_up")  # matrices only a real layer has (empty in the toy model)
+LAYER_ONLY = ("b_q", "b_k", "b_v", "b_o", "b1", "b2", "w_up")  # only a real layer has these (the toy: empty)
 MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *LAYER_ONLY)
 _EMPTY = {  # a matrix's value in an Example made without it (conform gives it its shape)
     "emb": (0, 0),
@@ -124,8 +123,8 @@ def tokens_for(ex: Example) -> tuple[list[str], bool]:
     return bridge.tokens_of(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS])
 
 
-def no_biases() -> dict[str, NDArray]:
-    """The toy model's biases and W_up: none (empty arrays; a real layer's come from explorer.bridge)."""
+def empty_layer_only() -> dict[str, NDArray]:
+    """The toy model's LAYER_ONLY matrices (biases, W_up): empty (a real layer's come from explorer.bridge)."""
     return {name: np.zeros(_EMPTY[name]) for name in LAYER_ONLY}
 
 
@@ -146,7 +145,7 @@ def default_matrices(
     links and files of a loaded layer carry the cells that differ from it.
     """
     if not loaded(ex):
-        return {**seeding.matrices(ex, tokens, draws), **no_biases()}
+        return {**seeding.matrices(ex, tokens, draws), **empty_layer_only()}
     from explorer import bridge
 
     b = bridge.base(ex.real, ex.real_layer)

@@ -28,9 +28,8 @@ def picker() -> None:
         help="The toy model is the explorer's own; the real models run on the pages under Real model.",
     )
     st.caption(models.choice(state.model_key()).about)
-    if (
-        state.loaded()
-    ):  # the explorer's pages show a real layer, whatever the picker says (it serves Real model)
+    # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
+    if state.loaded():
         ex = state.current()
         st.caption(
             f"The explorer's pages hold layer {ex.real_layer + 1} of {models.choice(ex.real).title}; "

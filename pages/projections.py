@@ -32,14 +32,14 @@ if res is not None:
                 )  # fmt: skip
                 ui.chart(fig, f"projections.{name}")
             continue
-        plus = f" + b_{label[-1]}" if state.matrix("b_" + name[-1]).size else ""  # a real layer's bias
+        bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
+        plus = f" + b_{label[-1]}" if state.matrix(bias).size else ""
         st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}{plus}", anchor=False)
         left, right = st.columns([2, 3])
         with left:
             editors.matrix_editor(
                 name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k, index=(h,)
             )
-            bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
             editors.bias_editor(bias, title=f"b_{label[-1]} (head {h + 1})", col_labels=cols_k, head=h)
             keys = (f"projections.rand.{name}", f"projections.reset.{name}")
             editors.draw_buttons((name, *editors.held(bias)), label, keys, short=True)

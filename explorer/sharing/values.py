@@ -77,7 +77,7 @@ def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDA
     k = the k-th re-randomize): what links and files are written against, whatever the app's defaults are."""
     if exm.loaded(ex):  # a real model's layer: its cells are written against the layer itself
         return exm.default_matrices(ex, tokens(ex))
-    return {**seeding.matrices(ex, tokens(ex), dict(draws or {})), **exm.no_biases()}
+    return {**seeding.matrices(ex, tokens(ex), dict(draws or {})), **exm.empty_layer_only()}
 
 
 def bits(a: NDArray) -> NDArray:
