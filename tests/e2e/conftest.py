@@ -233,6 +233,10 @@ class App:
                 )
             self.page.wait_for_timeout(300)
 
+    def wait_run_over(self) -> None:
+        """Wait until the script run has finished (no fixed wait: for a run an action is known to have begun)."""
+        self.poll(_SETTLED, what="the run to finish")
+
     def open(self, path: str, min_charts: int = 1, **query: str) -> App:
         from urllib.parse import urlencode
 
