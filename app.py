@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import frame, page_table, present, state
+from explorer import boot, frame, page_table, present, state
 
 PAGES = {
     section: [
@@ -41,3 +41,4 @@ state.set_page(page.url_path)
 page.run()
 frame.step_controls(page)
 frame.sync_url()  # after the page: the address bar holds the state the run ended with
+boot.freeze_imports()  # Streamlit's collection after the run then skips what imports made
