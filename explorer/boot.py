@@ -9,9 +9,9 @@ st.navigation mode and reruns: the rerun goes through app.py and shows the same 
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
-import threading
 
 import streamlit as st
 
@@ -33,10 +33,6 @@ def ensure_frame() -> None:
         st.rerun()
 
 
-_freeze_lock = threading.Lock()
-_frozen_modules = 0  # len(sys.modules) at the last freeze
-
-
 def freeze_imports() -> None:
     """Move what the imports created (about 130,000 objects: Streamlit, Plotly's validators, pandas, the
     explorer) out of the garbage collector's sight, once per new module, not once per run.
@@ -47,11 +43,10 @@ def freeze_imports() -> None:
     they are still freed when nothing refers to them. Called at the end of every run: after a run that
     imported a module (a page's first visit), garbage is collected once more and everything alive is frozen.
     """
-    global _frozen_modules  # noqa: PLW0603 - one process-wide counter
-    if len(sys.modules) == _frozen_modules:
-        return
-    with _freeze_lock:
-        if len(sys.modules) != _frozen_modules:
-            gc.collect()
-            gc.freeze()
-            _frozen_modules = len(sys.modules)
+    _freeze_at(len(sys.modules))
+
+
+@functools.cache
+def _freeze_at(modules: int) -> None:  # noqa: ARG001 - the cache's key: once per number of modules loaded
+    gc.collect()
+    gc.freeze()
