@@ -46,7 +46,7 @@ def freeze_imports() -> None:
     _freeze_at(len(sys.modules))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=1)
 def _freeze_at(modules: int) -> None:  # noqa: ARG001 - the cache's key: once per number of modules loaded
     gc.collect()
     gc.freeze()
