@@ -19,6 +19,7 @@ def test_a_chart_keeps_its_node_and_its_height_across_reruns(app) -> None:  # no
     app.page.evaluate(
         """sel => {
           window.__gd = document.querySelector(sel);
+          window.__svg = window.__gd.querySelector('.main-svg');
           window.__newPlots = 0;
           const P = window.Plotly, orig = P.newPlot;
           P.newPlot = function (...a) { window.__newPlots += 1; return orig.apply(this, a); };
@@ -36,6 +37,10 @@ def test_a_chart_keeps_its_node_and_its_height_across_reruns(app) -> None:  # no
     same = app.page.evaluate("sel => document.querySelector(sel) === window.__gd", GD)
     assert same, "the chart's node was replaced: it must be redrawn in place"
     assert app.page.evaluate("() => window.__newPlots") == 0  # Plotly.react on the same node, no new plot
+    # ... and Plotly kept its own drawing (a config that differs from the last one, even by a new click
+    # function, makes Plotly.react throw the plot away and build it anew: twice the work)
+    kept = app.page.evaluate("sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg", GD)
+    assert kept, "Plotly rebuilt the plot instead of redrawing it in place"
     heights = app.page.evaluate("() => { cancelAnimationFrame(window.__watching); return window.__heights; }")
     want = app.page.evaluate(f"() => document.querySelector('{GD}').layout.height")
     # 5 tokens instead of 11: the new height is reserved with the new figure, in one step (no collapse to 0

@@ -319,8 +319,15 @@ class Chart {
     this.gd.textContent = `This chart could not be drawn: ${err.message}`;
   }
 
+  // The same object while nothing in it changes: Plotly.react compares the config it is given with the last
+  // one, and a new one (a new click function is enough) makes it throw the plot away and build it anew,
+  // twice the work of a redraw in place (about 60 ms against 30 for an 11 x 11 heatmap).
   config() {
-    return {
+    const key = `${this.full}|${this.name}`;
+    if (this.cfg && this.cfgKey === key) return this.cfg;
+    this.cfgKey = key;
+    this.onFull = this.onFull || (() => this.toggleFull());
+    this.cfg = {
       displaylogo: false,
       showSendToCloud: false,
       modeBarButtonsToRemove: ['lasso2d', 'select2d', 'sendChartToCloud'],
@@ -329,11 +336,12 @@ class Chart {
           name: this.full ? 'Close fullscreen' : 'Fullscreen',
           title: this.full ? 'Close fullscreen' : 'Fullscreen',
           icon: this.full ? ICONS.collapse : ICONS.expand,
-          click: () => this.toggleFull(),
+          click: this.onFull,
         },
       ],
       toImageButtonOptions: { format: 'png', scale: 2, filename: this.name },
     };
+    return this.cfg;
   }
 
   toggleFull() {
