@@ -39,7 +39,9 @@ def test_a_chart_keeps_its_node_and_its_height_across_reruns(app) -> None:  # no
     assert app.page.evaluate("() => window.__newPlots") == 0  # Plotly.react on the same node, no new plot
     # ... and Plotly kept its own drawing (a config that differs from the last one, even by a new click
     # function, makes Plotly.react throw the plot away and build it anew: twice the work)
-    kept = app.page.evaluate("sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg", GD)
+    kept = app.page.evaluate(
+        "sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg", GD
+    )
     assert kept, "Plotly rebuilt the plot instead of redrawing it in place"
     heights = app.page.evaluate("() => { cancelAnimationFrame(window.__watching); return window.__heights; }")
     want = app.page.evaluate(f"() => document.querySelector('{GD}').layout.height")
