@@ -163,3 +163,27 @@ def test_a_chart_that_did_not_change_is_neither_sent_again_nor_redrawn(app) -> N
     assert len(refs) >= 2 and max(refs) < 200, refs  # the grid and the concatenation: a reference each
     assert sum(refs) < (first["heads.grid"] + first["heads.concat"]) / 10
     assert app.page.evaluate("() => window.__drawn") == ["st-key-heads-output"]
+
+
+def test_fullscreen_fills_the_window_and_escape_brings_the_chart_back(app) -> None:  # noqa: ANN001
+    """The modebar's Fullscreen button (chart.js) draws the chart over the whole window; Escape puts it back
+    at its column's width, and a later change of the sentence still redraws it in place."""
+    app.open("scores", min_charts=3)
+    width = "sel => document.querySelector(sel)._fullLayout.width"
+    column = app.page.evaluate(width, GD)
+    viewport = app.page.viewport_size["width"]
+    app.page.locator(GD).hover()
+    app.page.locator(f'{GD} .modebar-btn[data-title="Fullscreen"]').click()
+    app.poll(f"sel => ({width})(sel) > {column} + 100", GD, what="the chart to fill the window")
+    full = app.page.evaluate(width, GD)
+    assert viewport - 100 <= full <= viewport, (full, viewport)
+    assert app.page.locator(f'{GD} .modebar-btn[data-title="Close fullscreen"]').count() == 1
+    app.page.keyboard.press("Escape")
+    app.poll(f"sel => ({width})(sel) === {column}", GD, what="the chart back at its column's width")
+    assert app.page.locator(f'{GD} .modebar-btn[data-title="Fullscreen"]').count() == 1
+    app.page.evaluate("sel => { window.__svg = document.querySelector(sel).querySelector('.main-svg'); }", GD)
+    app.type_sentence("Dogs chase the red ball")
+    app.wait_labels("scores-weights", ["Dogs", "chase", "the", "red", "ball"])
+    assert app.page.evaluate(
+        "sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg", GD
+    )
