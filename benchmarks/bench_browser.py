@@ -260,12 +260,15 @@ class Tab:
         self.box = self.page.locator('input[aria-label="Sentence"]')
         self.page.evaluate(COUNT_DRAWS_JS)
 
-    def press(self, current: tuple[str, str], new: tuple[str, str]) -> dict:
+    def press(self, current: tuple[str, str], new: tuple[str, str], before_enter=None) -> dict:  # noqa: ANN001
         """Type `new`'s sentence (the page shows `current`'s), press Enter: ms to every chart updated and to
-        the run finished, KB received, Plotly draws, and how many charts showed the old word."""
+        the run finished, KB received, Plotly draws, and how many charts showed the old word. before_enter:
+        called just before the Enter (main_thread.py starts its profiler there)."""
         self.box.fill(new[0])
         dependent = self.page.evaluate(WATCH_JS.replace("CHARTS_SELECTOR", CHARTS), [current[1], new[1]])
         before = self.received[0]
+        if before_enter is not None:
+            before_enter()
         self.box.press("Enter")
         self.page.wait_for_function(
             "() => window.__bench && window.__bench.done !== null", timeout=120_000, polling=50

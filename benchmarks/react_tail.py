@@ -1,6 +1,7 @@
 """Where a page's draw time goes after Enter, in Chromium: each Plotly.react call's synchronous part and when its
-promise resolves (Plotly finishes the axes and traces in promise continuations, after every chart's synchronous
-call has returned), and whether Plotly redrew a chart to push its margins.
+promise resolves, and whether Plotly redrew a chart to push its margins. A redraw in place resolves at once; a
+redraw that rebuilds the plot (as every one did while chart.js gave Plotly a new config each time) does much
+of its work in promise continuations, after every chart's synchronous call has returned.
 
     .venv/bin/python benchmarks/react_tail.py --pages scores,heads,encoder --presses 3
 
