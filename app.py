@@ -20,6 +20,7 @@ PAGES = {
     for section, rows in page_table.sections().items()
 }
 
+boot.freeze_imports()  # once per process: Streamlit's collection after every run skips what imports made
 state.init()
 frame.read_url()
 st.set_page_config(
@@ -41,4 +42,3 @@ state.set_page(page.url_path)
 page.run()
 frame.step_controls(page)
 frame.sync_url()  # after the page: the address bar holds the state the run ended with
-boot.freeze_imports()  # Streamlit's collection after the run then skips what imports made

@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import attention_core as ac  # noqa: E402
 from explorer import boot, figures  # noqa: E402
 
+boot.freeze_imports()  # as the app does: Streamlit's collection after every run skips what imports made
 st.set_page_config(page_title="floor", layout="wide")
 charts = max(1, min(int(st.query_params.get("charts", "3")), 300))
 sentence = st.text_input(
@@ -44,4 +45,3 @@ for i in range(charts):
             "toImageButtonOptions": {"format": "png", "scale": 2, "filename": f"f{i}"},
         },
     )
-boot.freeze_imports()  # as the app does: Streamlit's collection after the run skips what imports made
