@@ -36,6 +36,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -260,7 +261,9 @@ class Tab:
         self.box = self.page.locator('input[aria-label="Sentence"]')
         self.page.evaluate(COUNT_DRAWS_JS)
 
-    def press(self, current: tuple[str, str], new: tuple[str, str], before_enter=None) -> dict:  # noqa: ANN001
+    def press(
+        self, current: tuple[str, str], new: tuple[str, str], before_enter: Callable[[], object] | None = None
+    ) -> dict:
         """Type `new`'s sentence (the page shows `current`'s), press Enter: ms to every chart updated and to
         the run finished, KB received, Plotly draws, and how many charts showed the old word. before_enter:
         called just before the Enter (main_thread.py starts its profiler there)."""

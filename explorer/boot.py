@@ -34,6 +34,7 @@ def ensure_frame() -> None:
         st.rerun()
 
 
+@functools.cache  # once per process
 def freeze_imports() -> None:
     """Move what the imports created (about 130,000 objects: Streamlit, Plotly's validators, pandas, the
     explorer) out of the garbage collector's sight, once per process, at the top of its first run.
@@ -45,11 +46,6 @@ def freeze_imports() -> None:
     in a frozen reference cycle is never collected), every module of the explorer and the engine is imported
     first, before the first run has made any state.
     """
-    _freeze_once()
-
-
-@functools.cache
-def _freeze_once() -> None:
     for name in ("explorer", "attention_core"):
         package = importlib.import_module(name)
         for module in pkgutil.walk_packages(package.__path__, f"{name}."):

@@ -12,6 +12,8 @@ import pytest
 pytestmark = pytest.mark.e2e
 
 GD = ".st-key-scores-weights .js-plotly-plot"
+# Plotly's own drawing of the chart is the one remembered in window.__svg (a rebuilt plot has a new one)
+SAME_SVG = "sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg"
 
 
 def test_a_chart_keeps_its_node_and_its_height_across_reruns(app) -> None:  # noqa: ANN001
@@ -39,10 +41,7 @@ def test_a_chart_keeps_its_node_and_its_height_across_reruns(app) -> None:  # no
     assert app.page.evaluate("() => window.__newPlots") == 0  # Plotly.react on the same node, no new plot
     # ... and Plotly kept its own drawing (a config that differs from the last one, even by a new click
     # function, makes Plotly.react throw the plot away and build it anew: twice the work)
-    kept = app.page.evaluate(
-        "sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg", GD
-    )
-    assert kept, "Plotly rebuilt the plot instead of redrawing it in place"
+    assert app.page.evaluate(SAME_SVG, GD), "Plotly rebuilt the plot instead of redrawing it in place"
     heights = app.page.evaluate("() => { cancelAnimationFrame(window.__watching); return window.__heights; }")
     want = app.page.evaluate(f"() => document.querySelector('{GD}').layout.height")
     # 5 tokens instead of 11: the new height is reserved with the new figure, in one step (no collapse to 0
@@ -184,6 +183,4 @@ def test_fullscreen_fills_the_window_and_escape_brings_the_chart_back(app) -> No
     app.page.evaluate("sel => { window.__svg = document.querySelector(sel).querySelector('.main-svg'); }", GD)
     app.type_sentence("Dogs chase the red ball")
     app.wait_labels("scores-weights", ["Dogs", "chase", "the", "red", "ball"])
-    assert app.page.evaluate(
-        "sel => document.querySelector(sel).querySelector('.main-svg') === window.__svg", GD
-    )
+    assert app.page.evaluate(SAME_SVG, GD), "Plotly rebuilt the plot instead of redrawing it in place"

@@ -232,6 +232,7 @@ class Chart {
       if (this.bytes && (!this.drawn || this.size().width !== this.drawn.width)) request(this);
     });
     this.resizer.observe(this.root);
+    this.onFull = () => this.toggleFull(); // one function for every config (see config())
     this.onKey = (e) => {
       if (e.key === 'Escape' && this.full) this.toggleFull();
     };
@@ -329,7 +330,6 @@ class Chart {
     const key = `${this.full}|${this.name}`;
     if (this.cfg && this.cfgKey === key) return this.cfg;
     this.cfgKey = key;
-    this.onFull = this.onFull || (() => this.toggleFull());
     this.cfg = {
       displaylogo: false,
       showSendToCloud: false,
