@@ -125,8 +125,8 @@ _TEMPLATE_TRACES = ("heatmap", "bar", "scatter")
 # Tick labels are never hidden for running past the chart (automargin keeps them inside anyway): Plotly's
 # check measures every label again for each label drawn, seconds in the browser at 64 tokens.
 _TICKS = {"ticklabeloverflow": "allow"}
-# A matrix with more rows or columns than this is drawn without the 1-pixel gaps between cells: at 64 tokens
-# the gaps were a white grid over the colours, and drawing cell by cell made Plotly several times slower.
+# A matrix with more rows or columns than this is drawn without the 1-pixel lines between cells: at 64 tokens
+# they were a white grid over the colours.
 _GAP_MIN_CELLS = 32
 
 
@@ -151,6 +151,9 @@ def _template_json(name: str) -> str:
         k: [{p: v for p, v in t.items() if p != "colorscale"} for t in full.get("data", {}).get(k, [])]
         for k in _TEMPLATE_TRACES
     }
+    # The lines between cells (cell_lines) are the page's colour, as Plotly's gaps showed it; explorer.chart
+    # sets the page's own (light or dark) in the browser.
+    layout["shapedefaults"] = {"line": {"color": layout.get("paper_bgcolor", "white")}}
     return json.dumps({"layout": layout, "data": data}, separators=(",", ":"))
 
 
@@ -321,8 +324,6 @@ def heatmap(
         "colorscale": _colorscale(scale) if scale else _upper_half(style.diverging),
         "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>",
         "colorbar": colorbar,
-        "xgap": gap,
-        "ygap": gap,
     }
     if zmid is not None:
         trace["zmid"] = zmid
@@ -356,29 +357,28 @@ def heatmap(
         trace["textfont"] = {"size": cell_font}
     data = [trace]
     if masked is not None and masked.any():
-        grey = _masked_overlay(masked, weights, style, gap, cell_font, where)
+        grey = _masked_overlay(masked, weights, style, cell_font, where)
         if small:
             grey["customdata"] = trace["customdata"]
         data.append(grey)
     extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
+    if gap:
+        extra["shapes"] = [cell_lines(n_rows, n_cols, gap)]
     if groups:
-        extra.update(_group_marks(groups, n_cols, style, margin))  # measured below the title's first line
+        marks = _group_marks(groups, n_cols, style, margin)  # measured below the title's first line
+        extra.update(marks, shapes=extra.get("shapes", []) + marks["shapes"])
     margin["t"] += int(more)  # the title's other lines
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
-        extra["annotations"] = extra.get("annotations", []) + [
-            {
-                "x": 1.0,
-                "y": i,
-                "xref": "paper",
-                "yref": "y",
-                "xanchor": "left",
-                "showarrow": False,
-                "text": f"Σ {s:.3f}",
-                "font": {"size": min(style.cell_font, yaxis["tickfont"]["size"])},
-            }
-            for i, s in enumerate(sums)
-        ]
+        font = min(style.cell_font, yaxis["tickfont"]["size"])
+        data.append(_row_sums(sums, font))
+        extra["xaxis2"] = {"overlaying": "x", "range": [0, 1], "visible": False, "fixedrange": True}
+        extra["yaxis2"] = {
+            "overlaying": "y",
+            "range": [n_rows - 0.5, -0.5],
+            "visible": False,
+            "fixedrange": True,
+        }
         # The sums take the right-hand side, so the colour bar lies under the chart instead.
         colorbar.update(
             {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02, "yanchor": "top", "len": 0.8}
@@ -477,13 +477,44 @@ def _min_font(style: Style, cell: bool = False) -> int:
 MASKED_TEXT = "#1a1a1a"  # the value printed on a masked cell: 7.6:1 against MASKED_GREY
 
 
+def cell_lines(n_rows: int, n_cols: int, width: int = 1, xref: str = "x", yref: str = "y") -> dict[str, Any]:
+    """One path along every border between two cells of an (n_rows, n_cols) heatmap, drawn over it in the
+    page's colour (the template's shapedefaults): the cells stand apart as with Plotly's xgap/ygap. Those
+    make Plotly paint every cell on a canvas the size of the chart and encode it as a PNG on each redraw
+    (a third of a full-width weights chart's redraw); without them the heatmap is an n x n image the
+    browser scales up, and the lines are one SVG path."""
+    cols = "".join(f"M{j - 0.5},-0.5V{n_rows - 0.5}" for j in range(1, n_cols))
+    rows = "".join(f"M-0.5,{i - 0.5}H{n_cols - 0.5}" for i in range(1, n_rows))
+    return {"type": "path", "path": cols + rows, "xref": xref, "yref": yref, "layer": "above",
+            "line": {"width": width}}  # fmt: skip
+
+
+def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:
+    """Each row's sum, just right of the plot (x2 is 0..1 across it, y2 the rows): a text trace, drawn in one
+    pass (one annotation a row took Plotly half a 64-row chart's redraw). ``row_sums_of`` reads it back."""
+    return {
+        "type": "scatter", "mode": "text", "x": np.full(len(sums), 1.01), "y": np.arange(len(sums)),
+        "text": [f"Σ {s:.3f}" for s in sums], "textposition": "middle right", "textfont": {"size": font},
+        "xaxis": "x2", "yaxis": "y2", "cliponaxis": False, "hoverinfo": "skip", "showlegend": False,
+        "meta": {"row_sums": True},
+    }  # fmt: skip
+
+
+def row_sums_of(fig: dict[str, Any]) -> list[str]:
+    """The row sums a heatmap prints (its figure as plain JSON), e.g. ["Σ 1.000", ...]; [] when none."""
+    for trace in fig.get("data") or []:
+        if (trace.get("meta") or {}).get("row_sums"):
+            return list(trace.get("text") or [])
+    return []
+
+
 def masked_value(weights: bool) -> str:
     """What a masked cell holds: its weight after the softmax is 0, its score before it is -inf."""
     return "0" if weights else "-inf"
 
 
 def _masked_overlay(
-    masked: NDArray[np.bool_], weights: bool, style: Style, gap: int, cell_font: int, where: str
+    masked: NDArray[np.bool_], weights: bool, style: Style, cell_font: int, where: str
 ) -> dict[str, Any]:
     """Grey cells over the masked positions (n_rows, n_cols), True = masked: a weights chart marks them 0
     (the weight the softmax gives them), a scores chart -inf (the score the mask writes); the hover names the
@@ -500,8 +531,6 @@ def _masked_overlay(
         "showscale": False,
         "hovertemplate": f"{where}<br>masked: {what}<extra></extra>",
         "meta": {"masked_value": value},
-        "xgap": gap,
-        "ygap": gap,
     }
     if cell_font:
         grey["text"] = np.where(masked, value, "").tolist()
@@ -700,8 +729,6 @@ def head_grid(
             "x": np.arange(n),
             "y": np.arange(n),
             "coloraxis": "coloraxis",
-            "xgap": gap,
-            "ygap": gap,
             "hovertemplate": f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
             "xaxis": "x" if i == 0 else f"x{i + 1}",  # subplot i + 1, row-major from the top left
             "yaxis": "y" if i == 0 else f"y{i + 1}",
@@ -713,7 +740,7 @@ def head_grid(
     if masked is not None and masked.any():  # after the heads: data[i] stays head i + 1
         for i in range(h):
             where = f"head {i + 1}<br>query %{{y}}<br>key %{{x}}"
-            grey = _masked_overlay(masked, True, style, gap, cell_font, where)
+            grey = _masked_overlay(masked, True, style, cell_font, where)
             grey.update(xaxis=data[i]["xaxis"], yaxis=data[i]["yaxis"])
             data.append(grey)
     plot_h = max(1, height - top - 10)
@@ -753,6 +780,8 @@ def head_grid(
         common,
         coloraxis={"colorscale": _colorscale(style.sequential), "cmin": lo, "cmax": hi, "colorbar": colorbar},
     )
+    if gap:
+        layout["shapes"] = [cell_lines(n, n, gap, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]
     return _figure(data, layout)
 
 

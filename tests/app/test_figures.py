@@ -196,9 +196,12 @@ def test_cell_text_and_hover_show_values() -> None:
 def test_row_sums_printed() -> None:
     w = ac.softmax(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]), axis=-1)
     fig = fg.heatmap(w, ["a", "b"], ["x", "y", "z"], title="t", style=STYLE, weights=True, row_sums=True)
-    texts = [a.text for a in fig.layout.annotations if a.text.startswith("Σ")]
-    assert texts == ["Σ 1.000", "Σ 1.000"]
-    assert [a.y for a in fig.layout.annotations if a.text.startswith("Σ")] == [0, 1]
+    spec = fig.to_plotly_json()
+    assert fg.row_sums_of(spec) == ["Σ 1.000", "Σ 1.000"]
+    sums = next(t for t in fig.data if t.type == "scatter")
+    assert list(sums.y) == [0, 1]  # beside its row: y2 spans the rows as the heatmap's y does
+    assert list(fig.layout.yaxis2.range) == [1.5, -0.5] and fig.layout.yaxis2.overlaying == "y"
+    assert not fig.layout.annotations  # one text trace, not an annotation a row
 
 
 def test_presentation_mode_enlarges_text() -> None:
@@ -336,11 +339,25 @@ def test_heatmap_margins_hold_the_labels(present: bool) -> None:
     assert wide.layout.margin.l > short.layout.margin.l
 
 
-def test_cell_gaps_only_where_cells_are_large() -> None:
-    assert fg.heatmap(np.eye(8), list("abcdefgh"), list("abcdefgh"), title="t", style=STYLE).data[0].xgap == 1
+def test_cell_lines_only_where_cells_are_large() -> None:
+    small = fg.heatmap(np.eye(8), list("abcdefgh"), list("abcdefgh"), title="t", style=STYLE)
+    (lines,) = small.layout.shapes
+    assert lines.type == "path" and lines.layer == "above" and lines.line.width == 1
+    # every inner border once: 7 between columns (x = 0.5 .. 6.5), 7 between rows, each across the matrix
+    assert lines.path.count("M") == 14 and "M0.5,-0.5V7.5" in lines.path and "M-0.5,6.5H7.5" in lines.path
+    assert not small.data[0].xgap and not small.data[0].ygap  # Plotly's gaps paint a chart-sized canvas
     n = 64
     labels = [f"w{i}" for i in range(n)]
-    assert fg.heatmap(np.eye(n), labels, labels, title="t", style=STYLE).data[0].xgap == 0
+    assert not fg.heatmap(np.eye(n), labels, labels, title="t", style=STYLE).layout.shapes
+
+
+def test_cell_lines_are_the_page_colour() -> None:
+    for dark in (False, True):
+        template = fg.template_of(fg.Style(dark=dark))["layout"]
+        assert template["shapedefaults"]["line"]["color"] == template["paper_bgcolor"]
+    grid = fg.head_grid(np.full((3, 4, 4), 0.25), list("abcd"), style=STYLE, title="t")
+    assert [(s.xref, s.yref) for s in grid.layout.shapes] == [("x", "y"), ("x2", "y2"), ("x3", "y3")]
+    assert all(s.line.color is None for s in grid.layout.shapes)  # the template's (the page's) colour
 
 
 def test_head_grid_labels_never_overlap_at_64_tokens() -> None:
@@ -367,7 +384,9 @@ def test_groups_name_and_divide_equal_blocks_of_columns() -> None:
     )
     assert [a.text for a in fig.layout.annotations] == ["h1", "h2", "h3"]
     assert [a.x for a in fig.layout.annotations] == [0.5, 2.5, 4.5]  # the middle of each block
-    assert [s.x0 for s in fig.layout.shapes] == [1.5, 3.5]  # between blocks
+    # between blocks, over the lines between cells
+    assert [s.x0 for s in fig.layout.shapes if s.type == "line"] == [1.5, 3.5]
+    assert fig.layout.shapes[0].type == "path"
     plain = fg.heatmap(z, ["a", "b"], [f"c{j}" for j in range(6)], title="t", style=STYLE)
     assert fig.layout.margin.t > plain.layout.margin.t  # room for the names
     with pytest.raises(ValueError, match="equal groups"):

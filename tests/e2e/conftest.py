@@ -173,7 +173,7 @@ _CHARTS = """() => {
     const holder = el.closest('[class*="st-key-"]');
     const cls = holder ? [...holder.classList].find(c => c.startsWith('st-key-')) : null;
     const key = cls ? cls.slice('st-key-'.length) : `chart-${i}`;
-    const data = el.data.map(t => ({type: t.type, x: t.x, y: t.y, z: t.z, text: t.text, name: t.name}));
+    const data = el.data.map(t => ({type: t.type, x: t.x, y: t.y, z: t.z, text: t.text, name: t.name, meta: t.meta}));
     const l = el.layout;
     out[key] = JSON.parse(JSON.stringify({data, layout: {title: l.title, xaxis: l.xaxis, yaxis: l.yaxis,
       annotations: l.annotations, meta: l.meta}}, plain));

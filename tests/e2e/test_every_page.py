@@ -8,6 +8,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
+from explorer import figures as fg
 from explorer.example import DEFAULT_SENTENCE, Example, conform
 
 pytestmark = pytest.mark.e2e
@@ -66,8 +67,7 @@ def test_page_loads_with_its_charts(shared_app, url: str) -> None:
         assert y_range[0] > y_range[1], "the first token must be the top row"
         assert_allclose(app.z("scores-weights"), tr.weights[0], rtol=1e-12, atol=1e-15)
         assert_allclose(app.z("scores-raw"), tr.scores[0], rtol=1e-12, atol=1e-14)
-        sums = [a["text"] for a in weights["layout"].get("annotations") or [] if a["text"].startswith("Σ")]
-        assert sums == ["Σ 1.000"] * len(LABELS)
+        assert fg.row_sums_of(weights) == ["Σ 1.000"] * len(LABELS)
     if url == "heads":
         tr = default_trace()
         for h in range(2):

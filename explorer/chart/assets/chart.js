@@ -107,6 +107,7 @@ function streamlitLayout(t) {
     },
     paper_bgcolor: t.bg,
     plot_bgcolor: t.bg,
+    shapedefaults: { line: { color: t.bg } }, // the lines between heatmap cells (figures.cell_lines)
     yaxis: {
       ticklabelposition: 'outside',
       zerolinecolor: grid,
