@@ -89,10 +89,21 @@ def address(
     return {**head, **dict(params)}, chars
 
 
+K_PANEL = "share.panel"  # the panel's open state (Streamlit's, by its key)
+
+
 def panel() -> None:
-    """Draw the share and export controls (inside the sidebar)."""
+    """Draw the share and export controls (inside the sidebar), while the panel is open.
+
+    Closed (as it opens), its dozen elements are neither made nor sent: each element on the page costs the
+    browser about a millisecond per run, on every Enter (benchmarks/README.md, issue 15). Opening it reruns
+    the app, which draws them.
+    """
+    box = st.expander("Share and export", icon=":material/share:", key=K_PANEL, on_change="rerun")
+    if not box.open:
+        return
     ex, draws = state.current(), state.draws()
-    with st.expander("Share and export", icon=":material/share:", key="share.panel"):
+    with box:
         st.markdown("**Link to this example**")
         url = link_for(ex, draws, state.present())
         if links.too_long(url):

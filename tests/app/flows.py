@@ -12,6 +12,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from explorer import page_table
+from explorer.sharing import panel as share_panel
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per run: generous for a loaded 2-core CI machine
@@ -74,3 +75,11 @@ def editor_values(at: AppTest, key: str) -> np.ndarray:
     """What the data editor `key` shows (its input table)."""
     node = next(e for e in at.data_editor if e.key == key)
     return node.value.to_numpy(dtype=float)
+
+
+def open_share(at: AppTest) -> AppTest:
+    """Open the sidebar's "Share and export" (as a click on it does: its contents are drawn only while open)."""
+    at.session_state[share_panel.K_PANEL] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at

@@ -6,6 +6,7 @@ import json
 
 import nbformat
 import pytest
+from flows import open_share
 
 from explorer import export_ui
 from explorer.example import Example, conform
@@ -18,6 +19,8 @@ def test_the_notebook_button_is_there_and_builds_nothing_on_a_rerun(kit, monkeyp
     monkeypatch.setattr(notebook, "to_bytes", lambda w: calls.append(w) or real(w))
     at = kit.app()
     at.run()
+    assert "share.notebook" not in {b.key for b in at.download_button}  # Share and export is closed
+    open_share(at)
     buttons = {b.key: b for b in at.download_button}
     assert "share.notebook" in buttons, sorted(buttons)
     assert buttons["share.notebook"].proto.label == "Download as notebook (.ipynb)"
@@ -36,7 +39,7 @@ def test_the_file_is_the_notebook_of_the_example_on_screen(query: int, head: int
 
 
 def test_an_example_that_cannot_compute_gets_a_note_not_a_button(kit) -> None:  # noqa: ANN001
-    at = kit.app()
+    at = open_share(kit.app())
     at.text_input(key="sentence").set_value("   ").run()
     assert "share.notebook" not in {b.key for b in at.download_button}
     assert any("need an example that computes" in c.value for c in at.caption)

@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import numpy as np
 import pytest
+from flows import open_share
 from streamlit.testing.v1 import AppTest
 
 from explorer import sharing
@@ -38,6 +39,8 @@ def example_of(at: AppTest) -> Example:
 
 
 def link_of(at: AppTest) -> str:
+    """The link "Share and export" shows (the panel opened, as a visitor opens it to copy the link)."""
+    open_share(at)
     links = [c.value for c in at.sidebar.code if "sentence=" in c.value]
     assert len(links) == 1, [c.value[:80] for c in at.sidebar.code]
     return links[0]
@@ -139,6 +142,7 @@ def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
         mats[name] = rng.standard_normal(mats[name].shape)
     at.session_state["m.matrices"] = mats
     at.run()
+    open_share(at)
     assert not [c for c in at.sidebar.code if "sentence=" in c.value]
     warning = [w.value for w in at.sidebar.warning]
     assert any("too large for a link" in w and "JSON" in w for w in warning), warning

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qsl
 
+from flows import open_share
 from streamlit.testing.v1 import AppTest
 
 from explorer.lessons import PRESETS
@@ -52,7 +53,7 @@ def test_the_teacher_asks_from_the_sidebar_and_the_share_link_carries_the_questi
     assert "scores.weights" in _charts(at)
     at.selectbox(key="ui.ask").set_value(IT).run()
     assert "scores.weights" not in _charts(at)
-    link = next(c.value for c in at.code if "sentence=" in c.value)
+    link = next(c.value for c in open_share(at).code if "sentence=" in c.value)
     assert link.endswith(f"&ask={IT}")
     at.button(key="reveal").click().run()
     assert "scores.weights" in _charts(at)
