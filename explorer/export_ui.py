@@ -7,6 +7,7 @@ they run outside the script.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
@@ -120,8 +121,9 @@ def qr_button(key: str, *, label: str = "Show QR code") -> None:
     )
 
 
-def qr_if_asked(link: str) -> None:
-    """Open the QR dialog of `link` on the run a QR button started (called once per run, by the frame)."""
+def qr_if_asked(link: Callable[[], str]) -> None:
+    """Open the QR dialog of the link `link()` makes, on the run a QR button started (called once per run, by
+    the frame; the link is made only then: a new sentence's link is a few ms to encode)."""
     if state.take_qr():
         st.html(QR_CSS)  # outside the dialog: a <style> alone is not drawn inside one
-        qr_dialog(link)
+        qr_dialog(link())

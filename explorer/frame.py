@@ -135,7 +135,7 @@ def sidebar() -> None:
             )
         share_panel.panel()
         # The link without presentation mode: students open the example on their laptops.
-        export_ui.qr_if_asked(share_panel.link_for(state.current(), state.draws(), False))
+        export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/grid_guard.py)
 
 
