@@ -491,10 +491,13 @@ def cell_lines(n_rows: int, n_cols: int, width: int = 1, xref: str = "x", yref: 
 
 def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:
     """Each row's sum, just right of the plot (x2 is 0..1 across it, y2 the rows): a text trace, drawn in one
-    pass (one annotation a row took Plotly half a 64-row chart's redraw). ``row_sums_of`` reads it back."""
+    pass (one annotation a row took Plotly half a 64-row chart's redraw). At x = 1, the range's end: Plotly
+    hides a point past its axis's range when the trace is not clipped (exported PNGs lost the sums at 1.01);
+    an en space sets the text off the plot. ``row_sums_of`` reads it back."""
     return {
-        "type": "scatter", "mode": "text", "x": np.full(len(sums), 1.01), "y": np.arange(len(sums)),
-        "text": [f"Σ {s:.3f}" for s in sums], "textposition": "middle right", "textfont": {"size": font},
+        "type": "scatter", "mode": "text", "x": np.ones(len(sums)), "y": np.arange(len(sums)),
+        "text": [f"Σ {s:.3f}" for s in sums], "texttemplate": "\u2002%{text}", "textposition": "middle right",
+        "textfont": {"size": font},
         "xaxis": "x2", "yaxis": "y2", "cliponaxis": False, "hoverinfo": "skip", "showlegend": False,
         "meta": {"row_sums": True},
     }  # fmt: skip

@@ -4,6 +4,7 @@ the chart follows the column's width and the Streamlit theme, and its height is 
 
 from __future__ import annotations
 
+import re
 import struct
 from pathlib import Path
 
@@ -78,6 +79,31 @@ def test_png_download_is_twice_the_chart_and_named_after_its_key(app) -> None:  
     assert head[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", head[16:24])
     assert (width, height) == (2 * size[0], 2 * size[1])
+
+
+# The row sums a chart shows: text points Plotly did not hide (it hides a point past its axis's range), in the
+# page's SVG or in the SVG Plotly exports for a download.
+SHOWN_SUMS = r'<g class="textpoint"(?! display="none")[^>]*><text[^>]*>\s*Σ (\d\.\d{3})</text>'
+
+
+def test_every_row_sum_and_cell_line_is_drawn_on_the_page_and_in_the_download(app) -> None:  # noqa: ANN001
+    app.open("scores", min_charts=3)
+    rows = len(app.labels("scores-weights"))
+    page = app.page.evaluate("sel => document.querySelector(sel).innerHTML", GD)
+    exported = app.page.evaluate(
+        """async sel => {
+          const url = await Plotly.toImage(document.querySelector(sel), {format: 'svg', scale: 2});
+          return decodeURIComponent(url.split(',')[1]);
+        }""",
+        GD,
+    )
+    for svg in (page, exported):
+        assert re.findall(SHOWN_SUMS, svg) == ["1.000"] * rows
+        # the lines between cells: one path over the heatmap, in the page's colour (white in the light theme)
+        lines = re.findall(
+            r'<g class="shape-group"[^>]*><path[^>]*d="([^"]+)"[^>]*stroke: rgb\(255, 255, 255\)', svg
+        )
+        assert len(lines) == 1 and lines[0].count("M") == 2 * (rows - 1), lines
 
 
 def test_a_chart_follows_the_column_width(app) -> None:  # noqa: ANN001

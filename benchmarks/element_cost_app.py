@@ -1,0 +1,45 @@
+"""For element_cost.py: K heatmaps drawn by the app's chart element, under a sentence box, and N other
+elements in the sidebar that never change (a mix of number inputs, select boxes, Markdown and check boxes,
+as the app's sidebar has).
+
+    streamlit run benchmarks/element_cost_app.py -- ; then open /?charts=3&extra=60&sentence=...
+"""
+
+from __future__ import annotations
+
+import sys
+import zlib
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import attention_core as ac  # noqa: E402
+from explorer import boot, chart, figures  # noqa: E402
+
+boot.freeze_imports()  # as the app does
+st.set_page_config(page_title="element cost", layout="wide")
+charts = max(1, min(int(st.query_params.get("charts", "3")), 30))
+extra = max(0, min(int(st.query_params.get("extra", "0")), 300))
+with st.sidebar:
+    for i in range(extra):
+        kind = i % 4
+        if kind == 0:
+            st.number_input(f"number {i}", value=i, key=f"n{i}")
+        elif kind == 1:
+            st.selectbox(f"choice {i}", ["a", "b", "c"], key=f"s{i}")
+        elif kind == 2:
+            st.markdown(f"Some **Markdown** text, number {i}, with `code`.")
+        else:
+            st.checkbox(f"box {i}", key=f"c{i}")
+sentence = st.text_input(
+    "Sentence", st.query_params.get("sentence", "The cat sat on the mat."), max_chars=500
+)
+labels = ac.token_labels(ac.tokenize(sentence)[:64])
+rng = np.random.default_rng(zlib.crc32(sentence.encode()))
+style = figures.Style()
+for i in range(charts):
+    z = rng.normal(size=(len(labels), len(labels)))
+    chart.draw(figures.heatmap(z, labels, labels, title=f"chart {i}", style=style), f"cost.{i}")
