@@ -8,16 +8,15 @@ as the app's sidebar has).
 from __future__ import annotations
 
 import sys
-import zlib
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import attention_core as ac  # noqa: E402
-from explorer import boot, chart, figures  # noqa: E402
+from _sentence_heatmaps import heatmaps  # noqa: E402
+
+from explorer import boot, chart  # noqa: E402
 
 boot.freeze_imports()  # as the app does
 st.set_page_config(page_title="element cost", layout="wide")
@@ -34,12 +33,5 @@ with st.sidebar:
             st.markdown(f"Some **Markdown** text, number {i}, with `code`.")
         else:
             st.checkbox(f"box {i}", key=f"c{i}")
-sentence = st.text_input(
-    "Sentence", st.query_params.get("sentence", "The cat sat on the mat."), max_chars=500
-)
-labels = ac.token_labels(ac.tokenize(sentence)[:64])
-rng = np.random.default_rng(zlib.crc32(sentence.encode()))
-style = figures.Style()
-for i in range(charts):
-    z = rng.normal(size=(len(labels), len(labels)))
-    chart.draw(figures.heatmap(z, labels, labels, title=f"chart {i}", style=style), f"cost.{i}")
+for i, fig in enumerate(heatmaps(charts, "chart")):
+    chart.draw(fig, f"cost.{i}")

@@ -12,30 +12,20 @@ runs: the time from Enter to every chart updated is what st.plotly_chart itself 
 from __future__ import annotations
 
 import sys
-import zlib
 from pathlib import Path
 
-import numpy as np
 import streamlit as st
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import attention_core as ac  # noqa: E402
-from explorer import boot, figures  # noqa: E402
+from _sentence_heatmaps import heatmaps  # noqa: E402
+
+from explorer import boot  # noqa: E402
 
 boot.freeze_imports()  # as the app does: Streamlit's collection after every run skips what imports made
 st.set_page_config(page_title="floor", layout="wide")
 charts = max(1, min(int(st.query_params.get("charts", "3")), 300))
-sentence = st.text_input(
-    "Sentence", st.query_params.get("sentence", "The cat sat on the mat."), max_chars=500
-)
-labels = ac.token_labels(ac.tokenize(sentence)[:64])
-rng = np.random.default_rng(zlib.crc32(sentence.encode()))
-style = figures.Style()
-for i in range(charts):
-    fig = figures.heatmap(
-        rng.normal(size=(len(labels), len(labels))), labels, labels, title=f"floor {i}", style=style
-    )
+for i, fig in enumerate(heatmaps(charts, "floor")):
     st.plotly_chart(
         fig,
         key=f"floor.{i}",
