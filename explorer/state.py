@@ -47,6 +47,7 @@ _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was reveal
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
 K_TERMS = "ui.open.terms"  # /token: the sum term by term
 K_UPLOAD = "share.upload"  # the JSON file uploader (its file is opened in its on_change)
+K_SHARE_OPEN = "share.panel"  # "Share and export" is open (the expander's own state: its contents drawn)
 # A picker whose choice holds across pages (head, query token, key token) is bound to its key here with
 # persist_state="session": the one way a choice is kept when its widget is not on the page.
 _QR = "ui.qr_open"  # "Show QR code" was clicked: the frame opens the dialog on this run

@@ -89,17 +89,14 @@ def address(
     return {**head, **dict(params)}, chars
 
 
-K_PANEL = "share.panel"  # the panel's open state (Streamlit's, by its key)
-
-
 def panel() -> None:
     """Draw the share and export controls (inside the sidebar), while the panel is open.
 
     Closed (as it opens), its dozen elements are neither made nor sent: each element on the page costs the
-    browser about 0.8 ms of every Enter (benchmarks/element_cost.py). Opening it reruns
-    the app, which draws them.
+    browser about 0.8 ms of every Enter (benchmarks/element_cost.py). Opening it reruns the app, which draws
+    them.
     """
-    box = st.expander("Share and export", icon=":material/share:", key=K_PANEL, on_change="rerun")
+    box = st.expander("Share and export", icon=":material/share:", key=state.K_SHARE_OPEN, on_change="rerun")
     if not box.open:
         return
     ex, draws = state.current(), state.draws()

@@ -11,8 +11,7 @@ import numpy as np
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
-from explorer import page_table
-from explorer.sharing import panel as share_panel
+from explorer import page_table, state
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per run: generous for a loaded 2-core CI machine
@@ -79,7 +78,7 @@ def editor_values(at: AppTest, key: str) -> np.ndarray:
 
 def open_share(at: AppTest) -> AppTest:
     """Open the sidebar's "Share and export" (as a click on it does: its contents are drawn only while open)."""
-    at.session_state[share_panel.K_PANEL] = True
+    at.session_state[state.K_SHARE_OPEN] = True
     at.run()
     assert not at.exception, at.exception
     return at

@@ -94,7 +94,7 @@ out["prev"] = [p.proto.label for p in at.get("page_link") if p.proto.label.start
 knob = at.number_input(key="test.knob")
 out["widget"] = [knob.label, knob.min, knob.max, knob.help]
 knob.set_value(7).run()
-at.session_state["share.panel"] = True  # Share and export opened
+at.session_state["share.panel"] = True  # Share and export opened (state.K_SHARE_OPEN)
 at.run()
 out["link_in_panel"] = [c.value for c in at.code if "knob=" in c.value]
 try:
