@@ -7,6 +7,7 @@ ratios of the paper, so every page (the encoder's too) is measured at its larges
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import platform
@@ -174,3 +175,9 @@ def save(name: str, text: str, data: object) -> None:
     path.write_text(text, encoding="utf-8")
     path.with_suffix(".json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     print(f"\nsaved {path}")
+
+
+def browser_options(ap: argparse.ArgumentParser, port: int, port_help: str | None = None) -> None:
+    """The options every browser benchmark takes: the app's --port, and --chromium (Debian's, or $CHROMIUM)."""
+    ap.add_argument("--port", type=int, default=port, help=port_help or "the app's port")
+    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))

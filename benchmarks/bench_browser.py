@@ -30,7 +30,6 @@ Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 7] [--pages heads,sc
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -40,7 +39,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlencode
 
-from _common import PAGES, ROOT, load, machine, save, sentence_of
+from _common import PAGES, ROOT, browser_options, load, machine, save, sentence_of
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM_ARGS = [
@@ -448,8 +447,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--pages", default=",".join(p[0] for p in PAGES))
     ap.add_argument("--sizes", default="default,n8,n16,n32,n64")
-    ap.add_argument("--port", type=int, default=8651, help="the app's port; the floor's is the next one")
-    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    browser_options(ap, 8651, "the app's port; the floor's is the next one")
     ap.add_argument("--out", default="browser.md", help="file name under benchmarks/out/")
     ap.add_argument("--no-edit", action="store_true", help="skip the W_O edit on /heads")
     ap.add_argument("--no-floor", action="store_true", help="skip the floor (st.plotly_chart heatmaps)")

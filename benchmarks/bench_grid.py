@@ -16,7 +16,6 @@ Usage: .venv/bin/python benchmarks/bench_grid.py [--grids 12x12x16,30x9x16] [--m
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import subprocess
 import sys
@@ -212,16 +211,16 @@ def measure(browser, base: str, modes: list[str], grid: tuple[int, int, int], ru
 
 
 def main() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from _common import browser_options, load, machine, save
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--grids", default="12x12x16,30x9x16", help="layers x heads x tokens, comma-separated")
     ap.add_argument("--modes", default="charts,rows,mosaic")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--port", type=int, default=8671)
-    ap.add_argument("--chromium", default=os.environ.get("CHROMIUM", "/usr/bin/chromium"))
+    browser_options(ap, 8671)
     ap.add_argument("--out", default="grid.md")
     args = ap.parse_args()
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from _common import load, machine, save
     from bench_browser import CHROMIUM_ARGS
     from playwright.sync_api import sync_playwright
 

@@ -21,7 +21,7 @@ import statistics
 import time
 from urllib.parse import urlencode
 
-from _common import machine, save, sentence_of
+from _common import browser_options, machine, save, sentence_of
 from bench_browser import start_server, wait_idle
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
@@ -78,8 +78,7 @@ def measure(
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--port", type=int, default=8661)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    browser_options(ap, 8661)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 

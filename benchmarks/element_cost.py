@@ -14,7 +14,7 @@ import statistics
 from pathlib import Path
 from urllib.parse import urlencode
 
-from _common import machine, save
+from _common import browser_options, machine, save
 from bench_browser import CHROMIUM_ARGS, Tab, sentences, start_server
 
 
@@ -22,8 +22,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--presses", type=int, default=9)
     ap.add_argument("--extra", type=int, default=60)
-    ap.add_argument("--port", type=int, default=8671)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    browser_options(ap, 8673)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 

@@ -19,7 +19,7 @@ import statistics
 from pathlib import Path
 from urllib.parse import urlencode
 
-from _common import machine, save
+from _common import browser_options, machine, save
 from bench_browser import CHARTS, CHROMIUM_ARGS, Tab, sentences, start_server
 
 SCRIPTS = {  # a script's file name (Streamlit's bundles carry a hash) -> what it is
@@ -86,8 +86,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default="scores,heads")
     ap.add_argument("--presses", type=int, default=5)
-    ap.add_argument("--port", type=int, default=8665)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    browser_options(ap, 8665)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 

@@ -14,7 +14,7 @@ import argparse
 import statistics
 from urllib.parse import urlencode
 
-from _common import machine, save, sentence_of
+from _common import browser_options, machine, save, sentence_of
 from bench_browser import start_server
 from bench_model_grid import FLAGS, OPEN_WORDS, SHOWS
 
@@ -55,8 +55,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="smollm2", choices=("minilm", "smollm2"))
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--port", type=int, default=8662)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    browser_options(ap, 8662)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from _common import machine, save
+from _common import browser_options, machine, save
 from bench_browser import CHROMIUM_ARGS, MARKS, start_server, wait_idle
 
 HOOK_JS = """
@@ -44,8 +44,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--pages", default="scores,heads,encoder")
     ap.add_argument("--presses", type=int, default=3)
-    ap.add_argument("--port", type=int, default=8663)
-    ap.add_argument("--chromium", default="/usr/bin/chromium")
+    browser_options(ap, 8663)
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
