@@ -36,3 +36,16 @@ def literal(text: object) -> str:
     s = _LOGO.sub(":" + _WJ, s)
     s = s.replace("@", _WJ + "@")
     return _SPECIAL.sub(r"\\\1", s)
+
+
+def tail(text: str, limit: int = 40) -> str:
+    """The end of `text` in at most about `limit` characters, for a title: cut before a whole word, with "…"
+    in front when anything was cut ("The cat sat on the mat" -> "…on the mat" at limit 12). A last word
+    longer than the limit is cut inside it (still with "…")."""
+    s = " ".join(str(text).split())
+    if len(s) <= limit:
+        return s
+    end = s[-limit:]
+    if s[-limit - 1] != " " and " " in end:  # the cut fell inside a word: start at the next one
+        end = end.split(" ", 1)[1]
+    return "…" + end.lstrip()

@@ -6,7 +6,7 @@ import streamlit as st
 from explorer import figures as fg
 from explorer import model_compute, model_figures, model_ui, state, ui
 from explorer.model_figures import show_token, token_labels
-from explorer.text import literal
+from explorer.text import literal, tail
 
 state.init()
 ui.opening(
@@ -25,7 +25,7 @@ if got is not None:
               help="Hide the next tokens behind a question until Reveal (or the clicker's next key). "
               "The share link carries it (ask=next).")  # fmt: skip
     ids, strings, probs = model_compute.next_tokens(key, trace.text, float(temp))
-    end = trace.text[-40:]
+    end = tail(trace.text)  # a long sentence: its last words, after "…"
     question = f"Predict: which word comes next after “{literal(end)}”?"
     answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
     if not ui.model_question_hides("next", f"{key}:{trace.text}", question, answer):

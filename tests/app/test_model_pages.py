@@ -120,6 +120,14 @@ def test_next_token_top_10_temperature_and_add_it(kit) -> None:  # noqa: ANN001
     assert len(mask["layout"]["yaxis"]["ticktext"]) == n == 6
 
 
+def test_next_token_title_quotes_the_end_of_a_long_sentence_from_a_whole_word(kit) -> None:  # noqa: ANN001
+    need("smollm2")
+    long = "The old lighthouse keeper walked slowly along the rocky shore"
+    at = page("next-token", "smollm2", long)
+    title = kit.charts(at)["next.bars"]["layout"]["title"]["text"]
+    assert "after “…walked slowly along the rocky shore”" in title  # not "…er walked": cut before a word
+
+
 def test_next_token_on_minilm_shows_smollm2() -> None:
     need("smollm2")
     at = page("next-token", "minilm", CAPITAL)
