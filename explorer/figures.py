@@ -202,6 +202,11 @@ def _title(title: str, style: Style, width_px: float) -> tuple[dict[str, Any], f
     )
 
 
+def title_lines(title: str, style: Style, width_px: float = FULL_PX) -> int:
+    """How many lines `title` takes on a chart of ``width_px`` (at 1280 px, as `heatmap` takes it)."""
+    return len(wrap(title, max(_drawn_px(width_px, style) - 30, 100.0), style.title_font))
+
+
 def _drawn_px(width_px: float, style: Style) -> float:
     """How wide a chart of ``width_px`` (at 1280 px, sidebar open) is drawn in this style."""
     return width_px * (PRESENT_SCALE if style.present else 1.0)
@@ -263,6 +268,7 @@ def heatmap(
     keep_cols: Sequence[int] = (),
     height_px: int | None = None,
     nonneg: bool = False,
+    title_lines: int = 1,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
@@ -279,7 +285,8 @@ def heatmap(
     (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
     the selected query and the key it attends to most) always keep theirs. A cell prints its value only
     when the number fits in it. height_px: the chart's height (default: by its rows, at most 1100 px, or
-    PRESENT_CHART_PX while presenting).
+    PRESENT_CHART_PX while presenting). title_lines: the room the title gets, in lines, when its own are fewer
+    (charts side by side whose titles wrap differently keep their plots level: `title_lines`).
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -342,6 +349,7 @@ def heatmap(
     height = (height_px or _height(n_rows, style)) + (bottom if row_sums else 0)
     width = width_px * (PRESENT_SCALE if style.present else 1.0)
     more = _title(title, style, width)[1]  # a title too long for one line takes more
+    room = max(0.0, (title_lines - 1) * style.title_font * 1.3 - more)  # level with a neighbour's longer one
     xaxis, yaxis, margin = _axes(
         row_labels, col_labels, style, x_title, y_title, (width, height), right, bottom, keep_rows, keep_cols
     )
@@ -367,7 +375,7 @@ def heatmap(
     if groups:
         marks = _group_marks(groups, n_cols, style, margin)  # measured below the title's first line
         extra.update(marks, shapes=extra.get("shapes", []) + marks["shapes"])
-    margin["t"] += int(more)  # the title's other lines
+    margin["t"] += int(more + room)  # the title's other lines
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
         font = min(style.cell_font, yaxis["tickfont"]["size"])
@@ -386,7 +394,7 @@ def heatmap(
         if "title" in colorbar:
             colorbar["title"]["side"] = "bottom"
         margin["r"] = int(right)
-    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra), more))
+    return _figure(data, _pin_title(_layout(style, title, height + room, width_px, **extra)))
 
 
 def mask_matrix(
@@ -569,10 +577,14 @@ def _group_marks(groups: Sequence[str], n_cols: int, style: Style, margin: dict[
     return {"shapes": shapes, "annotations": notes}
 
 
-def _pin_title(layout: dict[str, Any], more: float = 0.0) -> dict[str, Any]:
-    """The figure title at the very top, above the margin that holds the axis labels."""
-    # A wrapped title is anchored by its first line, which Plotly draws that many lines higher: pad it down.
-    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": int(8 + more)}})
+def _pin_title(layout: dict[str, Any]) -> dict[str, Any]:
+    """The figure title at the very top, above the margin that holds the axis labels: its first line 8 px
+    from the top whether it has one line or several (charts side by side keep their titles level)."""
+    title = layout["title"]
+    # Plotly draws a title of two or more lines 0.7 em higher than a title of one line (not a line per extra
+    # line): its first line went up into the edge. Pad it down by as much.
+    shift = 0.7 * title["font"]["size"] if "<br>" in str(title.get("text", "")) else 0.0
+    title.update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": round(8 + shift)}})
     return layout
 
 
@@ -775,7 +787,7 @@ def head_grid(
     # the same at presentation sizes): the title is pinned to the top of the figure. The margins are
     # computed (no automargin: Plotly's measuring pass drew the grid twice).
     common["margin"].update(t=top + int(common["height"] - height), l=int(left), b=10)
-    _pin_title(common, common["height"] - height)
+    _pin_title(common)
     finite = weights[np.isfinite(weights)] if masked is None else weights[:, ~masked]
     lo, hi = weight_range(finite, style)
     colorbar = {"thickness": 14, "tickfont": {"size": style.font}, **_range_note(lo, hi, style)}

@@ -163,12 +163,13 @@ def token_matrices(
     sty = style()
     width = {2: HALF, 3: THIRD}.get(per_row, int(figures.FULL_PX / per_row - 16))
     for start in range(0, len(items), per_row):
-        places = st.columns(per_row)
-        for (title, z, cols, key), col in zip(items[start : start + per_row], places, strict=False):
+        places, row = st.columns(per_row), items[start : start + per_row]
+        lines = max(figures.title_lines(title, sty, width) for title, *_ in row)  # the plots stay level
+        for (title, z, cols, key), col in zip(row, places, strict=False):
             with col:
                 fig = figures.heatmap(
                     z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token",
-                    zrange=zrange, width_px=width, height_px=height_px,
+                    zrange=zrange, width_px=width, height_px=height_px, title_lines=lines,
                     nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
                 )  # fmt: skip
                 chart(fig, key)

@@ -470,3 +470,20 @@ def test_long_titles_wrap_to_the_chart_width() -> None:
     assert all(fg.text_px(line, STYLE.title_font) <= 400 - 30 for line in lines)
     assert "<br>" not in wide.layout.title.text
     assert narrow.layout.margin.t > wide.layout.margin.t  # the second line has room
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_charts_side_by_side_keep_their_plots_level_when_one_title_wraps(present: bool) -> None:
+    style, width = fg.Style(present=present), fg.FULL_PX // 4 - 16
+    z, labels, dims = np.arange(12.0).reshape(3, 4), ["a", "b", "c"], ["d0", "d1", "d2", "d3"]
+    short, long = "X (input)", "Output = LN(H + FFN(H)) of the whole encoder block"
+    lines = fg.title_lines(long, style, width)
+    assert fg.title_lines(short, style, width) == 1 < lines
+    wrapped = fg.heatmap(z, labels, dims, title=long, style=style, width_px=width).layout
+    alone = fg.heatmap(z, labels, dims, title=short, style=style, width_px=width).layout
+    level = fg.heatmap(z, labels, dims, title=short, style=style, width_px=width, title_lines=lines).layout
+    assert alone.margin.t < wrapped.margin.t == level.margin.t  # the plot starts at the same height
+    assert level.height == wrapped.height and level.height > alone.height  # and keeps its own height
+    assert level.title.text == alone.title.text == short  # the title itself is unchanged, at the top
+    assert level.title.pad.t == alone.title.pad.t
+    assert wrapped.title.text.count("<br>") == lines - 1  # title_lines counts what the chart draws

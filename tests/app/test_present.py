@@ -260,3 +260,15 @@ def test_presenting_every_axis_is_readable_from_the_back_row(kit, url_path: str)
         spec = chart.spec_of(el.proto)
         if spec is not None and not any(t.get("type") == "heatmap" for t in spec["data"]):
             assert all("tickfont" not in v for k, v in spec["layout"].items() if k.startswith("yaxis")), spec
+
+
+def test_presenting_the_encoder_block_keeps_its_four_plots_level(kit) -> None:  # noqa: ANN001
+    """Presenting, /encoder draws four stages in one row; the last one's title takes two lines at that
+    width, and the other three leave the same room so the four heatmaps start at one height."""
+    at = run_app("encoder", {"present": "1"}, kit.scripts())
+    charts = kit.charts(at)
+    assert len(charts) == 4, list(charts)
+    lines = [c["layout"]["title"]["text"].count("<br>") + 1 for c in charts.values()]
+    assert max(lines) > min(lines), lines  # the titles do wrap differently: the case this checks
+    assert len({c["layout"]["margin"]["t"] for c in charts.values()}) == 1
+    assert len({c["layout"]["height"] for c in charts.values()}) == 1

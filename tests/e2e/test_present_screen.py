@@ -112,3 +112,28 @@ def test_tables_and_editors_grow_with_the_text_and_still_take_clicks(app) -> Non
         app.page.keyboard.press("Escape")
     assert cells[0] == cells[1], cells
     assert app.exceptions() == []
+
+
+LEVEL = """() => [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
+  const top = el.getBoundingClientRect().top;
+  const title = el.querySelector('.gtitle');
+  const first = title.querySelector('tspan.line') || title;  // a wrapped title: its first line
+  return {title: first.getBoundingClientRect().top - top, lines: title.querySelectorAll('tspan.line').length || 1,
+          plot: el.querySelector('.nsewdrag').getBoundingClientRect().top - top,
+          chart: top};
+})"""
+
+
+def test_the_encoder_steps_four_charts_stand_level_though_one_title_wraps(shared_app) -> None:  # noqa: ANN001
+    """Presenting, /encoder's four stages share one row; "Output = LN(H + FFN(H))" takes two lines there. The
+    four plots start at one height and the four titles' first lines too (Plotly draws a title of several
+    lines 0.7 em higher than one of one line: explorer.figures._pin_title)."""
+    app = shared_app
+    app.open("encoder", min_charts=4, present="1")
+    wait_charts(app, 4)
+    got = app.page.evaluate(LEVEL)
+    assert len(got) == 4 and max(g["lines"] for g in got) > 1 == min(g["lines"] for g in got), got
+    for what in ("chart", "plot", "title"):
+        tops = [g[what] for g in got]
+        assert max(tops) - min(tops) <= 1, (what, got)
+    assert all(-2 <= g["title"] <= 12 for g in got), got  # at the top of the chart
