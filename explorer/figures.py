@@ -202,9 +202,17 @@ def _title(title: str, style: Style, width_px: float) -> tuple[dict[str, Any], f
     )
 
 
-def title_lines(title: str, style: Style, width_px: float = FULL_PX) -> int:
-    """How many lines `title` takes on a chart of ``width_px`` (at 1280 px, as `heatmap` takes it)."""
-    return len(wrap(title, max(_drawn_px(width_px, style) - 30, 100.0), style.title_font))
+def level(figs: Sequence[go.Figure]) -> list[go.Figure]:
+    """Charts drawn side by side, their plots level: each gets the top margin of the deepest (a title that
+    wraps, key labels set on top), as room above its plot, its title still at the top and its plot its own
+    height. Changes the figures given (just built, not drawn yet) and returns them."""
+    figs = list(figs)
+    top = max((f.layout.margin.t or 0 for f in figs), default=0)
+    for fig in figs:
+        room = top - (fig.layout.margin.t or 0)
+        if room:
+            fig.update_layout(height=fig.layout.height + room, margin_t=top)
+    return figs
 
 
 def _drawn_px(width_px: float, style: Style) -> float:
@@ -268,7 +276,6 @@ def heatmap(
     keep_cols: Sequence[int] = (),
     height_px: int | None = None,
     nonneg: bool = False,
-    title_lines: int = 1,
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
@@ -285,8 +292,7 @@ def heatmap(
     (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
     the selected query and the key it attends to most) always keep theirs. A cell prints its value only
     when the number fits in it. height_px: the chart's height (default: by its rows, at most 1100 px, or
-    PRESENT_CHART_PX while presenting). title_lines: the room the title gets, in lines, when its own are fewer
-    (charts side by side whose titles wrap differently keep their plots level: `title_lines`).
+    PRESENT_CHART_PX while presenting).
     """
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -349,7 +355,6 @@ def heatmap(
     height = (height_px or _height(n_rows, style)) + (bottom if row_sums else 0)
     width = width_px * (PRESENT_SCALE if style.present else 1.0)
     more = _title(title, style, width)[1]  # a title too long for one line takes more
-    room = max(0.0, (title_lines - 1) * style.title_font * 1.3 - more)  # level with a neighbour's longer one
     xaxis, yaxis, margin = _axes(
         row_labels, col_labels, style, x_title, y_title, (width, height), right, bottom, keep_rows, keep_cols
     )
@@ -375,7 +380,7 @@ def heatmap(
     if groups:
         marks = _group_marks(groups, n_cols, style, margin)  # measured below the title's first line
         extra.update(marks, shapes=extra.get("shapes", []) + marks["shapes"])
-    margin["t"] += int(more + room)  # the title's other lines
+    margin["t"] += int(more)  # the title's other lines
     if row_sums:
         sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
         font = min(style.cell_font, yaxis["tickfont"]["size"])
@@ -394,7 +399,7 @@ def heatmap(
         if "title" in colorbar:
             colorbar["title"]["side"] = "bottom"
         margin["r"] = int(right)
-    return _figure(data, _pin_title(_layout(style, title, height + room, width_px, **extra)))
+    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra)))
 
 
 def mask_matrix(

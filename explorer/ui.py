@@ -110,25 +110,6 @@ def side_by_side(n_tokens: int, sty: figures.Style) -> tuple[object, object, int
     return st.container(), st.container(), figures.FULL_PX
 
 
-def mask_beside(
-    mask_kind: str,
-    blocked: np.ndarray | None,
-    labels: list[str],
-    sty: figures.Style,
-    keep: dict[str, list[int]],
-) -> tuple[object, object, int]:
-    """The masking step: the mask M itself in the left half ("scores.mask"; without a mask all 0, its title
-    says nothing is masked); returns the two halves and their width, the right one for the softmax input."""
-    left, right = st.columns(2)
-    kind = table.row("mask_kind").titles[mask_kind]
-    with left:
-        chart(
-            figures.mask_matrix(blocked, labels, mask_title=kind, style=sty, width_px=HALF, **keep),
-            "scores.mask",
-        )
-    return left, right, HALF
-
-
 # A table of tokens wider than this scrolled sideways at 1280 px (33 tokens: 3 screens); a projector's 1920 px
 # hold more, and the step must stay one screen.
 TOKENS_PER_TABLE = 12
@@ -163,15 +144,17 @@ def token_matrices(
     sty = style()
     width = {2: HALF, 3: THIRD}.get(per_row, int(figures.FULL_PX / per_row - 16))
     for start in range(0, len(items), per_row):
-        places, row = st.columns(per_row), items[start : start + per_row]
-        lines = max(figures.title_lines(title, sty, width) for title, *_ in row)  # the plots stay level
-        for (title, z, cols, key), col in zip(row, places, strict=False):
+        row = items[start : start + per_row]
+        figs = figures.level([
+            figures.heatmap(
+                z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=zrange,
+                width_px=width, height_px=height_px,
+                nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+            )
+            for title, z, cols, _ in row
+        ])  # fmt: skip
+        for (*_, key), fig, col in zip(row, figs, st.columns(per_row), strict=False):
             with col:
-                fig = figures.heatmap(
-                    z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token",
-                    zrange=zrange, width_px=width, height_px=height_px, title_lines=lines,
-                    nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
-                )  # fmt: skip
                 chart(fig, key)
 
 

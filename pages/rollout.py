@@ -25,12 +25,13 @@ if got is not None:
     R = model_compute.rollout(key, trace.text)
     lab = token_labels(trace.tokens)
     sty = ui.style()
-    left, right = st.columns(2)
-    with left:
-        mean = np.asarray(trace.attentions[layer], dtype=np.float64).mean(axis=0)
-        ui.chart(fg.heatmap(mean, lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
-                            title=f"Layer {layer + 1} alone (mean of its heads)"), "rollout.single")  # fmt: skip
-    with right:
-        ui.chart(fg.heatmap(R[layer], lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
-                            title=f"Rollout through layers 1 to {layer + 1}", x_title="input token",
-                            y_title="position"), "rollout.rollout")  # fmt: skip
+    mean = np.asarray(trace.attentions[layer], dtype=np.float64).mean(axis=0)
+    figs = fg.level([
+        fg.heatmap(mean, lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
+                   title=f"Layer {layer + 1} alone (mean of its heads)"),
+        fg.heatmap(R[layer], lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
+                   title=f"Rollout through layers 1 to {layer + 1}", x_title="input token", y_title="position"),
+    ])  # fmt: skip
+    for col, fig, key in zip(st.columns(2), figs, ("rollout.single", "rollout.rollout"), strict=True):
+        with col:
+            ui.chart(fig, key)

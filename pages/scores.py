@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer import editors, formulas, state, ui
 from explorer import figures as fg
+from explorer import settings_table as table
 
 state.init()
 ui.opening(
@@ -43,23 +44,34 @@ if res is not None:
     q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
     left, right, width = ui.side_by_side(res.n, sty)
+    raw = fg.heatmap(
+        tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
+    )
+    title = f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}" + (
+        ", masked" if blocked is not None else ""
+    )  # exactly what the softmax reads: scaled, + bias, -inf where masked
+    scaled = fg.heatmap(
+        tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
+    )
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
-        left, right, width = ui.mask_beside(ex.mask_kind, blocked, lab, sty, keep)
-    with left:
-        fig = fg.heatmap(
-            tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
-        )
+        mask = fg.mask_matrix(
+            blocked, lab, mask_title=table.row("mask_kind").titles[ex.mask_kind], style=sty, width_px=ui.HALF,
+            **keep,
+        )  # fmt: skip
+        left, right = st.columns(2)
+        with left:
+            ui.chart(fg.level([mask, scaled])[0], "scores.mask")
+        with right:
+            ui.chart(scaled, "scores.scaled")
+    else:
+        if width == ui.HALF:  # side by side: the two plots level
+            fg.level([raw, scaled])
         if ui.shows("scores"):
-            ui.chart(fig, "scores.raw")
-    with right:  # exactly what the softmax reads: scaled, + bias, -inf where masked
-        title = f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}" + (
-            ", masked" if blocked is not None else ""
-        )
-        fig = fg.heatmap(
-            tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
-        )
+            with left:
+                ui.chart(raw, "scores.raw")
         if ui.shows("masking"):
-            ui.chart(fig, "scores.scaled")
+            with right:
+                ui.chart(scaled, "scores.scaled")
     title = f"Softmax weights A (head {h + 1}; rows sum to 1)"  # what students care about most: full width
     fig = fg.heatmap(
         tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep

@@ -34,11 +34,13 @@ if res is not None:
         lab, view.weights, style=sty, title=title, x_title="key", y_title="weight aᵢⱼ", y_range=(0, 1.15),
         width_px=width,
     )  # fmt: skip
+    title = f"Output of “{lab[i]}”: each key's share aᵢⱼ · vⱼ, stacked"
+    stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
+    if presenting:  # side by side: the two plots level
+        fg.level([bars, stack])
     with left:
         ui.chart(bars, "token.weights")
-    title = f"Output of “{lab[i]}”: each key's share aᵢⱼ · vⱼ, stacked"
     with right:
-        stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
         ui.chart(stack, "token.stack")
     if not presenting:  # the sum written out, the check, the notebook's loop
         for line in formulas.token_sum(i, view.out, view.row):

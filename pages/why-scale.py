@@ -33,6 +33,7 @@ variance, peak, entropy = fg.scale_experiment(
     d_ks, var, sat, n_keys, style=sty, variance_px=ui.HALF if presenting else fg.FULL_PX
 )
 if presenting:
+    fg.level([variance, peak])
     left, right = st.columns(2)
     with left:
         ui.chart(variance, "why.variance")
@@ -40,6 +41,7 @@ if presenting:
         ui.chart(peak, "why.maxweight")
 else:
     ui.chart(variance, "why.variance")
+    fg.level([peak, entropy])
     left, right = st.columns(2)
     with left:
         ui.chart(peak, "why.maxweight")

@@ -477,13 +477,23 @@ def test_charts_side_by_side_keep_their_plots_level_when_one_title_wraps(present
     style, width = fg.Style(present=present), fg.FULL_PX // 4 - 16
     z, labels, dims = np.arange(12.0).reshape(3, 4), ["a", "b", "c"], ["d0", "d1", "d2", "d3"]
     short, long = "X (input)", "Output = LN(H + FFN(H)) of the whole encoder block"
-    lines = fg.title_lines(long, style, width)
-    assert fg.title_lines(short, style, width) == 1 < lines
-    wrapped = fg.heatmap(z, labels, dims, title=long, style=style, width_px=width).layout
-    alone = fg.heatmap(z, labels, dims, title=short, style=style, width_px=width).layout
-    level = fg.heatmap(z, labels, dims, title=short, style=style, width_px=width, title_lines=lines).layout
-    assert alone.margin.t < wrapped.margin.t == level.margin.t  # the plot starts at the same height
-    assert level.height == wrapped.height and level.height > alone.height  # and keeps its own height
+
+    def pair() -> list[go.Figure]:
+        return [fg.heatmap(z, labels, dims, title=t, style=style, width_px=width) for t in (short, long)]
+
+    alone, wrapped = (f.layout for f in pair())
+    assert wrapped.title.text.count("<br>") >= 1 and "<br>" not in alone.title.text
+    level, same = (f.layout for f in fg.level(pair()))
+    assert alone.margin.t < wrapped.margin.t == level.margin.t  # the plots start at one height
+    assert level.height - alone.height == level.margin.t - alone.margin.t  # the plot keeps its own height
     assert level.title.text == alone.title.text == short  # the title itself is unchanged, at the top
     assert level.title.pad.t == alone.title.pad.t
-    assert wrapped.title.text.count("<br>") == lines - 1  # title_lines counts what the chart draws
+    assert (same.margin.t, same.height) == (wrapped.margin.t, wrapped.height)  # the longest title: unchanged
+    bars = fg.bars(
+        ["a", "b"], np.array([0.5, 0.5]), style=style, title=short, width_px=width, x_title="k", y_title="w"
+    )  # any figure: its plot starts where the heatmap's does, and keeps its own height
+    height, t0 = bars.layout.height, bars.layout.margin.t
+    assert t0 < wrapped.margin.t
+    fg.level([bars, pair()[1]])
+    assert bars.layout.margin.t == wrapped.margin.t
+    assert bars.layout.height - height == wrapped.margin.t - t0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer import settings_table as table
 from explorer import state
 
 LONG = " ".join(f"w{i}" for i in range(40))  # 40 tokens: past the 32 every label must fit up to
@@ -174,3 +175,25 @@ def test_no_emoji_in_what_the_app_shows() -> None:
             if bad:
                 found.append(f"{path.relative_to(root)}:{n}: {''.join(bad)}")
     assert not found, found
+
+
+def _lines(spec: dict) -> int:
+    return str(spec["layout"]["title"]["text"]).count("<br>") + 1
+
+
+def test_two_charts_side_by_side_start_level_when_one_title_wraps(kit) -> None:
+    """/scores with a causal mask at 1280 px: "Softmax input: scaled (× 0.5), masked" takes two lines in half
+    the width, "Raw scores Q Kᵀ (head 1)" one; the raw scores' plot got as much room above it, so the two
+    heatmaps start at one height (explorer.figures.level)."""
+    at = kit.open("scores", via_app=False, state={table.row("mask_kind").key: "causal"})
+    assert not at.exception, at.exception
+    raw, scaled = kit.charts(at)["scores.raw"], kit.charts(at)["scores.scaled"]
+    assert _lines(raw) == 1 < _lines(scaled), (raw["layout"]["title"], scaled["layout"]["title"])
+    assert raw["layout"]["margin"]["t"] == scaled["layout"]["margin"]["t"]
+    pairs = {
+        "positional-encoding": ("pe.matrix", "pe.similarity"),
+        "why-scale": ("why.maxweight", "why.entropy"),
+    }
+    for page, (a, b) in pairs.items():  # the other pairs: level too (their titles fit one line today)
+        cs = kit.charts(kit.open(page, via_app=False))
+        assert cs[a]["layout"]["margin"]["t"] == cs[b]["layout"]["margin"]["t"], page
