@@ -44,6 +44,8 @@ if res is not None:
     q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
     left, right, width = ui.side_by_side(res.n, sty)
+    if ui.step() == "masking":  # presenting: the mask beside the softmax input, each in half the width
+        width = ui.HALF
     raw = fg.heatmap(
         tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
     )
@@ -55,7 +57,7 @@ if res is not None:
     )
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
         mask = fg.mask_matrix(
-            blocked, lab, mask_title=table.row("mask_kind").titles[ex.mask_kind], style=sty, width_px=ui.HALF,
+            blocked, lab, mask_title=table.row("mask_kind").titles[ex.mask_kind], style=sty, width_px=width,
             **keep,
         )  # fmt: skip
         left, right = st.columns(2)
