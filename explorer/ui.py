@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -100,14 +102,21 @@ def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
     return explorer_chart.draw(fig, key, clickable=clickable)
 
 
-def side_by_side(n_tokens: int, sty: figures.Style) -> tuple[object, object, int]:
-    """Two places for two n x n charts and the width each is drawn at: side by side while every label fits
-    in half the width; a long sentence, or a projector, gets the whole width (numbers large enough for the
-    back of the room)."""
-    if n_tokens <= 16 and not sty.present:
-        left, right = st.columns(2)
-        return left, right, HALF
-    return st.container(), st.container(), figures.FULL_PX
+def charts_in_row(charts: Sequence[tuple[go.Figure, str]], columns: int | None = None) -> None:
+    """(figure, key) pairs drawn side by side, one column each of `columns` (default: as many as charts; a
+    last row with fewer charts keeps the others' width), their plots level (figures.level: a title that
+    wraps or key labels set on top in one of them move none of the plots)."""
+    figs = figures.level([fig for fig, _ in charts])
+    for col, fig, (_, key) in zip(st.columns(columns or len(charts)), figs, charts, strict=False):
+        with col:
+            chart(fig, key)
+
+
+def pair_width(n_tokens: int, sty: figures.Style) -> int:
+    """The width two n x n charts are drawn at: half each, side by side, while every label fits in half the
+    width; a long sentence, or a projector, gets the whole width (numbers large enough for the back of the
+    room), one chart above the other."""
+    return HALF if n_tokens <= 16 and not sty.present else figures.FULL_PX
 
 
 # A table of tokens wider than this scrolled sideways at 1280 px (33 tokens: 3 screens); a projector's 1920 px
@@ -144,18 +153,14 @@ def token_matrices(
     sty = style()
     width = {2: HALF, 3: THIRD}.get(per_row, int(figures.FULL_PX / per_row - 16))
     for start in range(0, len(items), per_row):
-        row = items[start : start + per_row]
-        figs = figures.level([
-            figures.heatmap(
+        charts_in_row([
+            (figures.heatmap(
                 z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=zrange,
                 width_px=width, height_px=height_px,
                 nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
-            )
-            for title, z, cols, _ in row
-        ])  # fmt: skip
-        for (*_, key), fig, col in zip(row, figs, st.columns(per_row), strict=False):
-            with col:
-                chart(fig, key)
+            ), key)
+            for title, z, cols, key in items[start : start + per_row]
+        ], per_row)  # fmt: skip
 
 
 def result() -> tuple[Example, Result | None]:

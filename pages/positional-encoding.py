@@ -34,15 +34,12 @@ if res is not None:
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
         ui.chart(fg.encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
     if not presenting:
-        figs = fg.level([
-            fg.heatmap(res.pe, res.labels, dims, title="Encodings P", style=sty, x_title="dimension",
-                       y_title="position", width_px=ui.HALF),
-            fg.heatmap(res.pe_gram, res.labels, res.labels, title="Similarity P Pᵀ between positions", style=sty,
-                       x_title="position", y_title="position", width_px=ui.HALF),
+        ui.charts_in_row([
+            (fg.heatmap(res.pe, res.labels, dims, title="Encodings P", style=sty, x_title="dimension",
+                        y_title="position", width_px=ui.HALF), "pe.matrix"),
+            (fg.heatmap(res.pe_gram, res.labels, res.labels, title="Similarity P Pᵀ between positions",
+                        style=sty, x_title="position", y_title="position", width_px=ui.HALF), "pe.similarity"),
         ])  # fmt: skip
-        for col, fig, key in zip(st.columns(2), figs, ("pe.matrix", "pe.similarity"), strict=True):
-            with col:
-                ui.chart(fig, key)
     e_title = "E" + (" × √d_model" if ex.pe_scale else "")
     ui.token_matrices(
         [(e_title, res.emb, dims, "pe.e"), ("+ P", res.pe, dims, "pe.p"), ("= X", res.x, dims, "pe.x")],

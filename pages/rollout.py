@@ -1,7 +1,6 @@
 """/rollout: attention rollout through the layers beside a single layer's attention."""
 
 import numpy as np
-import streamlit as st
 
 from explorer import figures as fg
 from explorer import model_compute, model_ui, state, ui
@@ -26,12 +25,10 @@ if got is not None:
     lab = token_labels(trace.tokens)
     sty = ui.style()
     mean = np.asarray(trace.attentions[layer], dtype=np.float64).mean(axis=0)
-    figs = fg.level([
-        fg.heatmap(mean, lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
-                   title=f"Layer {layer + 1} alone (mean of its heads)"),
-        fg.heatmap(R[layer], lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
-                   title=f"Rollout through layers 1 to {layer + 1}", x_title="input token", y_title="position"),
+    ui.charts_in_row([
+        (fg.heatmap(mean, lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
+                    title=f"Layer {layer + 1} alone (mean of its heads)"), "rollout.single"),
+        (fg.heatmap(R[layer], lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF,
+                    title=f"Rollout through layers 1 to {layer + 1}", x_title="input token", y_title="position"),
+         "rollout.rollout"),
     ])  # fmt: skip
-    for col, fig, key in zip(st.columns(2), figs, ("rollout.single", "rollout.rollout"), strict=True):
-        with col:
-            ui.chart(fig, key)

@@ -43,9 +43,8 @@ if res is not None:
     tr, sty, lab, blocked = res.attention, ui.style(), res.labels, res.blocked
     q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
-    left, right, width = ui.side_by_side(res.n, sty)
-    if ui.step() == "masking":  # presenting: the mask beside the softmax input, each in half the width
-        width = ui.HALF
+    # Presenting the masking step: the mask beside the softmax input, each in half the width.
+    width = ui.HALF if ui.step() == "masking" else ui.pair_width(res.n, sty)
     raw = fg.heatmap(
         tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
     )
@@ -56,24 +55,16 @@ if res is not None:
         tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
     )
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
-        mask = fg.mask_matrix(
-            blocked, lab, mask_title=table.row("mask_kind").titles[ex.mask_kind], style=sty, width_px=width,
-            **keep,
-        )  # fmt: skip
-        left, right = st.columns(2)
-        with left:
-            ui.chart(fg.level([mask, scaled])[0], "scores.mask")
-        with right:
-            ui.chart(scaled, "scores.scaled")
-    else:
-        if width == ui.HALF:  # side by side: the two plots level
-            fg.level([raw, scaled])
+        kind = table.row("mask_kind").titles[ex.mask_kind]
+        mask = fg.mask_matrix(blocked, lab, mask_title=kind, style=sty, width_px=width, **keep)
+        ui.charts_in_row([(mask, "scores.mask"), (scaled, "scores.scaled")])
+    elif width == ui.HALF:  # a laptop, a short sentence: both, side by side
+        ui.charts_in_row([(raw, "scores.raw"), (scaled, "scores.scaled")])
+    else:  # one above the other (presenting: the step's own)
         if ui.shows("scores"):
-            with left:
-                ui.chart(raw, "scores.raw")
+            ui.chart(raw, "scores.raw")
         if ui.shows("masking"):
-            with right:
-                ui.chart(scaled, "scores.scaled")
+            ui.chart(scaled, "scores.scaled")
     title = f"Softmax weights A (head {h + 1}; rows sum to 1)"  # what students care about most: full width
     fig = fg.heatmap(
         tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep

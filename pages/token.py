@@ -28,7 +28,6 @@ if res is not None:
     head = f" (head {h + 1})" if ex.n_heads > 1 else ""
     title = f"Weights of “{lab[i]}” over the keys{head} (sum {view.weight_sum:.3f})"
     presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
-    left, right = st.columns(2) if presenting else (st.container(), st.container())
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.bars(
         lab, view.weights, style=sty, title=title, x_title="key", y_title="weight aᵢⱼ", y_range=(0, 1.15),
@@ -36,11 +35,10 @@ if res is not None:
     )  # fmt: skip
     title = f"Output of “{lab[i]}”: each key's share aᵢⱼ · vⱼ, stacked"
     stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
-    if presenting:  # side by side: the two plots level
-        fg.level([bars, stack])
-    with left:
+    if presenting:  # side by side
+        ui.charts_in_row([(bars, "token.weights"), (stack, "token.stack")])
+    else:
         ui.chart(bars, "token.weights")
-    with right:
         ui.chart(stack, "token.stack")
     if not presenting:  # the sum written out, the check, the notebook's loop
         for line in formulas.token_sum(i, view.out, view.row):

@@ -33,20 +33,10 @@ variance, peak, entropy = fg.scale_experiment(
     d_ks, var, sat, n_keys, style=sty, variance_px=ui.HALF if presenting else fg.FULL_PX
 )
 if presenting:
-    fg.level([variance, peak])
-    left, right = st.columns(2)
-    with left:
-        ui.chart(variance, "why.variance")
-    with right:
-        ui.chart(peak, "why.maxweight")
+    ui.charts_in_row([(variance, "why.variance"), (peak, "why.maxweight")])
 else:
     ui.chart(variance, "why.variance")
-    fg.level([peak, entropy])
-    left, right = st.columns(2)
-    with left:
-        ui.chart(peak, "why.maxweight")
-    with right:
-        ui.chart(entropy, "why.entropy")
+    ui.charts_in_row([(peak, "why.maxweight"), (entropy, "why.entropy")])
     st.subheader("Your sentence", anchor=False)
 ex, res = (None, None) if presenting else ui.result()
 if res is not None:
