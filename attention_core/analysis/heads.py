@@ -28,8 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validate import FloatArray, IntArray, as_float_array, as_int, as_real, shape_str
-from .softmax import softmax
+from .._validate import FloatArray, IntArray, as_float_array, as_int, as_real, shape_str
+from ..softmax import softmax
 
 __all__ = [
     "BROAD_THRESHOLD",
