@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer import boot, frame, page_table, present, state
+from explorer.ui import boot, frame, page_table, present, state
 
 PAGES = {
     section: [

@@ -60,7 +60,7 @@ def sentence_of(n: int) -> str:
 
 
 def settings_of(size: str) -> dict[str, object]:
-    """Session-state values (widget keys of explorer.state) for a size; {} is the default example."""
+    """Session-state values (widget keys of explorer.ui.state) for a size; {} is the default example."""
     if size == "default":
         return {}
     n = int(size[1:])

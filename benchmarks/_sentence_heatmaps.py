@@ -1,6 +1,6 @@
 """Shared by the bare pages the browser benchmarks compare with (floor_app.py, element_cost_app.py): a sentence
 box as the app's, and K heatmaps of n x n random numbers whose rows and columns are the sentence's tokens,
-each made by the app's own builder (explorer.figures.heatmap: same labels, cell text, margins, template)."""
+each made by the app's own builder (explorer.views.figures.heatmap: same labels, cell text, margins, template)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import attention_core as ac
-from explorer import figures
+from explorer.views import figures
 
 
 def heatmaps(charts: int, title: str) -> Iterator[go.Figure]:

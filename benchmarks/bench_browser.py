@@ -11,13 +11,13 @@ Clocks run in the page (performance.now()):
 - "done": to that and the script run finished (Streamlit's script state back to "not running").
 "KB" is what the websocket received per Enter (Streamlit sends a reference instead of a large element the
 browser already has); "draws" counts Plotly's draws (st.plotly_chart draws a chart whose figure changed twice,
-once hidden before its width is known and once at its width; explorer.chart once).
+once hidden before its width is known and once at its width; explorer.ui.chart once).
 The floor: a bare page redrawing as many heatmaps as the page has charts that follow the sentence, each of as
 many rows and columns as the sentence has tokens, with st.plotly_chart (what every page did before
-explorer.chart). Its tab and the page's take turns, press by press, so both see the same load on the machine;
+explorer.ui.chart). Its tab and the page's take turns, press by press, so both see the same load on the machine;
 each page is reported as a ratio to it. With --before DIR, a third tab on the same page of the app as it is
 in DIR (a checkout of an earlier commit, e.g. `git worktree add --detach /tmp/chart-pre 97d4fb9`, the commit
-before explorer.chart) takes its turn too, so "before" and "after" are measured in one run against one floor.
+before explorer.ui.chart) takes its turn too, so "before" and "after" are measured in one run against one floor.
 Each figure is the median over --runs presses after one warm-up press.
 Then an edit of W_O on /heads (a data editor): from the Enter that commits the cell to the output chart
 redrawn, and to the run finished.
@@ -216,8 +216,8 @@ def start_server(port: int, script: str = "app.py", cwd: Path = ROOT) -> subproc
     raise RuntimeError(f"{script} did not start on port {port}")
 
 
-# Every chart on the page: the app's chart element (explorer.chart) or Streamlit's st.plotly_chart (the
-# floor, and the app before explorer.chart).
+# Every chart on the page: the app's chart element (explorer.ui.chart) or Streamlit's st.plotly_chart (the
+# floor, and the app before explorer.ui.chart).
 CHARTS = '[data-testid="stMain"] [data-testid="explorerChart"], [data-testid="stMain"] [data-testid="stPlotlyChart"]'
 
 

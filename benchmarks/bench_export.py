@@ -15,9 +15,9 @@ import time
 
 from _common import load, machine, save, sentence_of
 
-from explorer import pipeline
-from explorer.example import Example, conform
+from explorer.compute import pipeline
 from explorer.export import html, notebook, walkthrough
+from explorer.model.example import Example, conform
 
 SIZES = {
     "default": {},

@@ -1,12 +1,12 @@
 """Many attention maps on one page (the real-model grid: layers x heads, 72 to 270 maps): three ways to draw them.
 
-Through the app's chart element (explorer.chart), in headless Chromium (1920x1080), from the Enter in the
+Through the app's chart element (explorer.ui.chart), in headless Chromium (1920x1080), from the Enter in the
 sentence box of benchmarks/grid_app.py to every chart showing the new sentence (median of --runs presses after a
 warm-up; each press a new sentence; one tab per layout, the tabs pressed in turn), for each layout:
 - charts: one chart per head (layers x heads charts);
-- rows:   one chart per layer, its heads as subplots (explorer.figures.head_grid);
+- rows:   one chart per layer, its heads as subplots (explorer.views.figures.head_grid);
 - mosaic: one chart, one heatmap: the maps tiled with one empty row and column between them (`mosaic` below).
-- model:  one chart, the /model page's own figure (explorer.model_figures.model_grid: a heatmap per layer).
+- model:  one chart, the /model page's own figure (explorer.views.model_figures.model_grid: a heatmap per layer).
 "KB" is what the websocket received for the press; "draw" is the time Plotly spent drawing (its react calls).
 
 Usage: .venv/bin/python benchmarks/bench_grid.py [--grids 12x12x16,30x9x16] [--modes charts,rows,mosaic]

@@ -90,7 +90,7 @@ def layer_rerun(page: str, model: str, runs: int) -> tuple[float, float]:
 
 
 def ranking_s() -> tuple[float, float]:
-    from explorer import model_compute
+    from explorer.compute import model_compute
 
     text = new_sentence()
     model_compute.run("minilm", text)  # the untouched run, as /ablation has it before the button

@@ -2,9 +2,9 @@
 
 Each page is run under AppTest at the default example and at 8 .. 64 tokens (d_model 64, 8 heads, d_k 8,
 d_ff 256); the ForwardMsgs of its last run are serialized and summed: "total" is every message of the run,
-"charts" the charts among them (explorer.chart elements, or st.plotly_chart; their figure JSON dominates),
+"charts" the charts among them (explorer.ui.chart elements, or st.plotly_chart; their figure JSON dominates),
 "tables" the data editors and dataframes (Arrow), "template" the bytes of the figures' layout.template JSON
-(repeated in every chart by st.plotly_chart; explorer.chart sends it once per browser tab).
+(repeated in every chart by st.plotly_chart; explorer.ui.chart sends it once per browser tab).
 "largest" is the largest single chart. This is what a first visit or a change of the example sends; on a
 rerun where a large element did not change, Streamlit sends a reference to the browser's cached copy instead.
 
@@ -46,7 +46,9 @@ def sizes_of(messages: list) -> dict[str, float]:
         kind = el.WhichOneof("type")
         spec = None
         if kind == "bidi_component" and el.bidi_component.component_name == "attention_explorer.chart":
-            spec = json.loads(el.bidi_component.bytes)["f"]  # explorer.chart (its template goes once per tab)
+            spec = json.loads(el.bidi_component.bytes)[
+                "f"
+            ]  # explorer.ui.chart (its template goes once per tab)
         elif kind == "plotly_chart":
             spec = json.loads(el.plotly_chart.spec)
         if spec is not None:

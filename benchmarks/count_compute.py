@@ -1,6 +1,6 @@
 """How often one rerun tokenizes the sentence and runs the pipeline, page by page (issue 12).
 
-Counts calls of attention_core.tokenize and of explorer.pipeline.run (the uncached run) while AppTest runs
+Counts calls of attention_core.tokenize and of explorer.compute.pipeline.run (the uncached run) while AppTest runs
 app.py on each page: the first run (empty caches) and a rerun with nothing changed. Run from the repository
 root: .venv/bin/python benchmarks/count_compute.py
 """

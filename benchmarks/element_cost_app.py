@@ -16,7 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _sentence_heatmaps import heatmaps  # noqa: E402
 
-from explorer import boot, chart  # noqa: E402
+from explorer import chart  # noqa: E402
+from explorer.ui import boot
 
 boot.freeze_imports()  # as the app does
 st.set_page_config(page_title="element cost", layout="wide")

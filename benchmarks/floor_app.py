@@ -1,9 +1,9 @@
 """The floor for bench_browser.py: a bare page that redraws K heatmaps of n x n with st.plotly_chart.
 
 A sentence box (as the app's) and K charts whose rows and columns are the sentence's tokens; each heatmap is
-the app's own builder (explorer.figures.heatmap: same labels, cell text, margins, template), drawn the way
-every page drew before explorer.chart (st.plotly_chart, keyed, full width, the same config), and its imports
-frozen out of the garbage collector as the app does (explorer.boot.freeze_imports). Nothing else
+the app's own builder (explorer.views.figures.heatmap: same labels, cell text, margins, template), drawn the way
+every page drew before explorer.ui.chart (st.plotly_chart, keyed, full width, the same config), and its imports
+frozen out of the garbage collector as the app does (explorer.ui.boot.freeze_imports). Nothing else
 runs: the time from Enter to every chart updated is what st.plotly_chart itself costs for that many charts.
 
     streamlit run benchmarks/floor_app.py -- ; then open /?charts=3&sentence=...

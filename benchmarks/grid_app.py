@@ -5,7 +5,7 @@
 mode=charts: one chart per head (layers x heads charts, each a small heatmap);
 mode=rows:   one chart per layer (its heads side by side as subplots: figures.head_grid);
 mode=mosaic: one chart for the whole grid (bench_grid.mosaic: one heatmap, the maps tiled with gaps);
-mode=model:  one chart, the /model page's own figure (explorer.model_figures.model_grid: one heatmap of every panel,
+mode=model:  one chart, the /model page's own figure (explorer.views.model_figures.model_grid: one heatmap of every panel,
              each head's label above its panel; the labels here are all "broad").
 The maps are random (seeded by the sentence), n x n, labelled with the sentence's first n tokens; every chart's
 title carries the sentence's first word, so a browser can tell when every chart shows the new sentence.
@@ -26,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_grid import mosaic  # noqa: E402
 
 import attention_core as ac  # noqa: E402
-from explorer import chart, figures  # noqa: E402
+from explorer import figures  # noqa: E402
+from explorer.ui import chart
 
 st.set_page_config(page_title="grid", layout="wide")
 q = st.query_params
@@ -45,7 +46,7 @@ style = figures.Style()
 if mode == "mosaic":
     chart.draw(mosaic(att, labels, title=f"every head · {mark}"), "grid.all")
 elif mode == "model":
-    from explorer import model_figures
+    from explorer.views import model_figures
 
     fig = model_figures.model_grid(
         att,

@@ -250,7 +250,7 @@ class Session:
             elif etype == "number_input":
                 self.widgets[el.number_input.id.split("-", 2)[-1]] = el.number_input.id
             elif etype == "bidi_component" and el.bidi_component.component_name == CHART:
-                seen += chart_labels(json.loads(el.bidi_component.bytes)["f"])  # explorer.chart's payload
+                seen += chart_labels(json.loads(el.bidi_component.bytes)["f"])  # explorer.ui.chart's payload
                 self.report.charts_checked += check
             elif etype == "plotly_chart":
                 seen += chart_labels(json.loads(el.plotly_chart.spec))
@@ -322,7 +322,12 @@ class Session:
 HUGE_CHARS = (
     1_500_000  # the hostile sentence: under server.maxWidgetStateSize (2 MB), 3,000 times the box's cap
 )
-LARGEST = {"d_model": 64, "heads": 8, "d_k": 64, "d_ff": 256}  # link parameters (explorer.settings_table)
+LARGEST = {
+    "d_model": 64,
+    "heads": 8,
+    "d_k": 64,
+    "d_ff": 256,
+}  # link parameters (explorer.model.settings_table)
 LARGEST_KEYS = {"cfg.d_model": 64, "cfg.n_heads": 8, "cfg.d_k": 64, "encoder.d_ff": 256}  # their widgets
 
 

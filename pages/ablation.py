@@ -3,7 +3,11 @@
 import streamlit as st
 
 from attention_core import analysis
-from explorer import model_compute, model_figures, model_ui, models, state, ui
+from explorer.compute import model_compute
+from explorer.model import models
+from explorer.ui import model_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import model_figures
 
 state.init()
 ui.opening(

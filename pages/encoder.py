@@ -2,10 +2,12 @@
 
 import streamlit as st
 
-from explorer import compute, editors, state, ui
-from explorer import figures as fg
-from explorer.pipeline import BRIEF_STAGES, encoder_stages
-from explorer.text import literal
+from explorer.compute import cached as compute
+from explorer.compute.pipeline import BRIEF_STAGES, encoder_stages
+from explorer.ui import editors, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views.text import literal
 
 state.init()
 ui.opening(

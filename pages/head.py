@@ -4,9 +4,12 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer import figures as fg
-from explorer import formulas, model_compute, model_ui, state, ui
-from explorer.model_figures import token_labels
+from explorer.compute import model_compute
+from explorer.ui import model_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views import formulas
+from explorer.views.model_figures import token_labels
 
 state.init()
 ui.opening(

@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from explorer import editors, state, ui
-from explorer import figures as fg
+from explorer.ui import editors, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
 
 state.init()
 ui.opening(

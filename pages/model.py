@@ -4,7 +4,10 @@ from collections import Counter
 
 import streamlit as st
 
-from explorer import model_compute, model_figures, model_ui, state, ui
+from explorer.compute import model_compute
+from explorer.ui import model_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import model_figures
 
 state.init()
 ui.opening(

@@ -3,10 +3,13 @@
 import numpy as np
 import streamlit as st
 
-from explorer import figures as fg
-from explorer import model_compute, model_figures, model_ui, state, ui
-from explorer.model_figures import show_token, token_labels
-from explorer.text import literal, tail
+from explorer.compute import model_compute
+from explorer.ui import model_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views import model_figures
+from explorer.views.model_figures import show_token, token_labels
+from explorer.views.text import literal, tail
 
 state.init()
 ui.opening(

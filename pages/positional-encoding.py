@@ -2,8 +2,10 @@
 
 import streamlit as st
 
-from explorer import compute, editors, state, ui
-from explorer import figures as fg
+from explorer.compute import cached as compute
+from explorer.ui import editors, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
 
 state.init()
 ui.opening(

@@ -2,9 +2,11 @@
 
 import numpy as np
 
-from explorer import figures as fg
-from explorer import model_compute, model_ui, state, ui
-from explorer.model_figures import token_labels
+from explorer.compute import model_compute
+from explorer.ui import model_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views.model_figures import token_labels
 
 state.init()
 ui.opening(

@@ -2,9 +2,11 @@
 
 import streamlit as st
 
-from explorer import editors, formulas, state, ui
-from explorer import figures as fg
-from explorer import settings_table as table
+from explorer.model import settings_table as table
+from explorer.ui import editors, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views import formulas
 
 state.init()
 ui.opening(

@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from explorer import editors, preset_ui, state, ui
-from explorer import figures as fg
-from explorer.frame import pipeline_map
+from explorer.ui import editors, preset_ui, state
+from explorer.ui import widgets as ui
+from explorer.ui.frame import pipeline_map
+from explorer.views import figures as fg
 
 state.init()
 ui.opening(

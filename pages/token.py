@@ -3,8 +3,12 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import figures as fg
-from explorer import formulas, lessons, pipeline, preset_ui, state, ui
+from explorer import lessons
+from explorer.compute import pipeline
+from explorer.ui import preset_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views import formulas
 
 TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
 

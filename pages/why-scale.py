@@ -3,9 +3,13 @@
 import pandas as pd
 import streamlit as st
 
-from explorer import compute, lessons, pipeline, preset_ui, state, ui
-from explorer import figures as fg
+from explorer import lessons
+from explorer.compute import cached as compute
+from explorer.compute import pipeline
 from explorer.lessons import seed001, seed002
+from explorer.ui import preset_ui, state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
 
 SCALES = {
     "sqrt": "divides its scores by √d_k, as the paper does",

@@ -15,7 +15,7 @@ Everything is inside the file:
 - The charts as JSON in a `<script type="application/json">` block ("<", ">" and "&" written as \\u escapes,
   so no text can close the block), drawn by a few lines of script with Plotly.react.
 
-Text a person typed (the sentence, tokens) is HTML-escaped; chart labels are escaped by explorer.figures.
+Text a person typed (the sentence, tokens) is HTML-escaped; chart labels are escaped by explorer.views.figures.
 Size: plotly.js plus about 0.1 MB for the default example, and a few MB at 64 tokens (benchmarks/bench_export.py).
 """
 
@@ -35,10 +35,10 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 import attention_core as ac
-from explorer import figures as fg
-from explorer import formulas
+from explorer.compute.pipeline import encoder_stages, pe_curves
 from explorer.export.walkthrough import PRE_NORM_FORMULA, STEP, Walkthrough
-from explorer.pipeline import encoder_stages, pe_curves
+from explorer.views import figures as fg
+from explorer.views import formulas
 
 STYLE = fg.Style()  # the app's look on a laptop (not presentation mode)
 WIDTH = 1100  # px, the page's content width; charts in two columns get about half

@@ -1,4 +1,4 @@
-"""A real model's layer open in the explorer (explorer.bridge), as a Jupyter notebook that recomputes the head on
+"""A real model's layer open in the explorer (explorer.model.bridge), as a Jupyter notebook that recomputes the head on
 screen in plain numpy (pure: no Streamlit).
 
 The notebook holds what that one head needs, every number a full-precision literal: the layer's input X for the
@@ -192,7 +192,7 @@ def notebook(
 def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.NotebookNode:
     """The notebook of head `head` of the loaded example `ex` (an Example with `real` set) and its run `res`."""
     from attention_core import pretrained
-    from explorer import bridge
+    from explorer.model import bridge
 
     base = bridge.base(ex.real, ex.real_layer)
     c = base.config

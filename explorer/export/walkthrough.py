@@ -16,8 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
-from explorer.example import Example
-from explorer.pipeline import Result
+from explorer.compute.pipeline import Result
+from explorer.model.example import Example
 
 F64 = NDArray[np.float64]
 

@@ -15,11 +15,11 @@ from types import ModuleType
 
 import numpy as np
 
-from explorer import pipeline
-from explorer.example import Example
+from explorer.compute import pipeline
+from explorer.compute.pipeline import Result
 from explorer.lessons import causal_vs_bidirectional, pronoun, seed000, seed001, seed002, seed003, seed004
 from explorer.lessons.compare import Check, Printed, Row, Run, Table, fmt, rows
-from explorer.pipeline import Result
+from explorer.model.example import Example
 
 __all__ = ["PRESETS", "Check", "Lesson", "Printed", "Row", "Table", "checks", "extras", "fmt", "rows"]
 

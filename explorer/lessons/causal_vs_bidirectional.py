@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example, conform
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Run, Table
-from explorer.pipeline import Result
+from explorer.model.example import Example, conform
 
 NAME = "causal-vs-bidirectional"
 TITLE = "Encoder or decoder: causal or bidirectional"

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import attention_core as ac
-from explorer.arrays import F64
-from explorer.example import Example, conform
-from explorer.pipeline import Result
+from explorer.compute.pipeline import Result
+from explorer.model.arrays import F64
+from explorer.model.example import Example, conform
 
 Run = Callable[[Example], Result]  # how a lesson runs another example (the app passes compute.run: cached)
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Run, Table, table_example
-from explorer.pipeline import Result
+from explorer.model.example import Example
 
 NAME = "pronoun"
 TITLE = "Who is “it”? A head that resolves a pronoun"
@@ -52,7 +52,7 @@ _ROWS = {  # token -> {feature index: value}
 
 
 def build() -> Example:
-    from explorer.example import tokens_of
+    from explorer.model.example import tokens_of
 
     toks, _ = tokens_of(SENTENCE)
     d = len(FEATURES)

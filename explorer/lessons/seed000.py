@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 import attention_core as ac
-from explorer.example import Example
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Check, Run, Table, dims, printed, table_example
-from explorer.pipeline import Result
+from explorer.model.example import Example
 
 NAME = "hello-world"
 TITLE = "Positions, then two heads"

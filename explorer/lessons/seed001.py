@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from explorer import pipeline
-from explorer.arrays import F64
-from explorer.example import Example
+from explorer.compute import pipeline
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
-from explorer.pipeline import Result
+from explorer.model.arrays import F64
+from explorer.model.example import Example
 
 NAME = "me-gusta"
 TITLE = "One token's output, step by step (no scaling)"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
-from explorer.pipeline import Result
+from explorer.model.example import Example
 
 NAME = "three-inputs"
 TITLE = "Attention by hand: three inputs"

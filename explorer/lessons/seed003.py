@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Check, Run, Table, head_of, printed, table_example
-from explorer.pipeline import Result
+from explorer.model.example import Example
 
 NAME = "causal-mask"
 TITLE = "The causal mask, and why divide by √d_k"

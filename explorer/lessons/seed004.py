@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 import attention_core as ac
-from explorer.example import Example
+from explorer.compute.pipeline import Result
 from explorer.lessons.compare import Check, Run, Table, dims, head1, printed, table_example
-from explorer.pipeline import Result
+from explorer.model.example import Example
 
 NAME = "its-snowing"
 TITLE = "From queries and keys to raw scores, finished"

@@ -1,7 +1,7 @@
 """An Example as a link or a JSON file, and back; one matrix as CSV; the sidebar panel that offers them.
 
 Both formats are versioned and exact (every matrix comes back bit for bit), and both list only what differs
-from the seeded matrices of scheme 1 (explorer.seeding), which is frozen: a link or file saved today opens
+from the seeded matrices of scheme 1 (explorer.model.seeding), which is frozen: a link or file saved today opens
 the same example after any later change of the app's defaults (tests/app/test_saved_links.py).
 
 Modules: `values` (limits, the link's vocabulary from the settings table, the value checks), `params` (the

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.example import Example
+from explorer.model.example import Example
 
 
 def to_csv(ex: Example, name: str, row_labels: list[str] | None = None) -> str:

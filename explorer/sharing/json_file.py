@@ -3,7 +3,7 @@
 {"format": "attention-explorer", "version": 1, "settings": {...}, "tokens": [...],
  "draws": {"w_q": 1}, "matrices": {"w_q": [[[...]]], ...}}
 Every matrix is listed in full while the file stays under the import limit; above it only the matrices that
-differ from their seeded draw (scheme 1, explorer.seeding) are listed (an absent matrix is the seeded draw
+differ from their seeded draw (scheme 1, explorer.model.seeding) are listed (an absent matrix is the seeded draw
 of `draws`, default 0). Floats are written by Python's shortest round-trip repr, so they read back exactly.
 When even that is over the limit (the largest example with every cell edited: about 3.9 MB), the matrices
 are written as the link writes them, {"state": "1.…"} (explorer.sharing.state_blob: at most about 2 MB), so
@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer import example as exm
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example
+from explorer.model import example as exm
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
     MAX_JSON_BYTES,

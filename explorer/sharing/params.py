@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from explorer import settings_table as table
-from explorer.example import Example
+from explorer.model import settings_table as table
+from explorer.model.example import Example
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
     LABELS,

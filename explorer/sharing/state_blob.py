@@ -5,7 +5,7 @@
 "re-randomize"), the cells that differ from that draw (index deltas + values), every cell, or every cell as
 "the seeded value at an earlier size" (history) plus the rest. Values are stored as int8 or float32 when
 that is exact bit for bit, float64 otherwise; a mask as bits. The seeded draws are scheme 1
-(explorer.seeding): format 1 is written and read against it, whatever the app's own defaults become.
+(explorer.model.seeding): format 1 is written and read against it, whatever the app's own defaults become.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
-from explorer import example as exm
-from explorer import seeding
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example
+from explorer.model import example as exm
+from explorer.model import seeding
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.values import (
     MAX_BODY_BYTES,
     MAX_CELLS,

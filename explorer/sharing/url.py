@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
-from explorer.example import Example
 from explorer.lessons import PRESETS
-from explorer.settings_table import MAX_TOKENS
+from explorer.model.example import Example
+from explorer.model.settings_table import MAX_TOKENS
 from explorer.sharing import params as link_params
 from explorer.sharing import values
 
@@ -21,7 +21,7 @@ MAX_PARAM_CHARS = 256  # preset / present: longer values are not names
 MODEL_QUESTION_WORDS = (
     "next",
     "heads",
-)  # ask= words of the real-model pages (explorer.state.MODEL_QUESTIONS)
+)  # ask= words of the real-model pages (explorer.ui.state.MODEL_QUESTIONS)
 
 
 @dataclass

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer import example as exm
-from explorer import seeding
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example
+from explorer.model import example as exm
+from explorer.model import seeding
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example
 
 LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file")
 MAX_STATE_CHARS = 16_000  # the longest s= parameter read (twice what the app ever writes)
@@ -50,8 +50,9 @@ class ShareError(ValueError):
 
 def layer_settings(real: object, layer: object) -> dict[str, object]:
     """The settings of a real model's layer named by a link or a file (`real`, `real_layer`): the layer's
-    sizes and the rest it fixes (explorer.bridge.settings_of). ShareError names what is wrong."""
-    from explorer import bridge, model_compute, models
+    sizes and the rest it fixes (explorer.model.bridge.settings_of). ShareError names what is wrong."""
+    from explorer.compute import model_compute
+    from explorer.model import bridge, models
 
     key = check_setting("real", real, from_text=isinstance(real, str))
     if key == "toy":
@@ -73,7 +74,7 @@ def tokens(ex: Example) -> list[str]:
 
 
 def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDArray]:
-    """The seeded matrices (scheme 1, explorer.seeding) of the example's settings, each at its draw (0 = reset,
+    """The seeded matrices (scheme 1, explorer.model.seeding) of the example's settings, each at its draw (0 = reset,
     k = the k-th re-randomize): what links and files are written against, whatever the app's defaults are."""
     if exm.loaded(ex):  # a real model's layer: its cells are written against the layer itself
         return exm.default_matrices(ex, tokens(ex))
@@ -94,7 +95,7 @@ def same(a: NDArray, b: NDArray) -> bool:
 def shown(value: object, limit: int = 60) -> str:
     """A value a person sent, quoted for a message and cut to `limit` characters.
 
-    Not escaped here: the frame shows every message as literal text (explorer.text.literal).
+    Not escaped here: the frame shows every message as literal text (explorer.views.text.literal).
     """
     text = repr(value) if isinstance(value, str) else str(value)
     return text[: limit - 1] + "…" if len(text) > limit else text

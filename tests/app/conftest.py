@@ -1,8 +1,8 @@
 """Helpers for the AppTest tests: open a page (alone or through app.py), read the Plotly figures a page drew,
 and compute what they must show straight from attention_core.
 
-Figures reach AppTest as the bytes of the chart element's proto (explorer.chart: a components v2 element,
-`at.get("bidi_component")`), read back with `explorer.chart.spec_of`; arrays in them are Plotly's typed-array
+Figures reach AppTest as the bytes of the chart element's proto (explorer.ui.chart: a components v2 element,
+`at.get("bidi_component")`), read back with `explorer.ui.chart.spec_of`; arrays in them are Plotly's typed-array
 encoding ({"dtype": "f8", "bdata": <base64>, "shape": "n, m"}), decoded by `array_of`.
 """
 
@@ -20,8 +20,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import chart, page_table
-from explorer.example import DEFAULT_SENTENCE, Example, conform
+from explorer.model.example import DEFAULT_SENTENCE, Example, conform
+from explorer.ui import chart, page_table
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per AppTest run: generous for a loaded 2-core CI machine
@@ -74,7 +74,7 @@ def charts(at: AppTest) -> dict[str, dict[str, Any]]:
 
 
 def chart_specs(at: AppTest) -> list[tuple[str, dict[str, Any]]]:
-    """(key, figure) of every chart on the page, in page order: the chart elements (explorer.chart) and any
+    """(key, figure) of every chart on the page, in page order: the chart elements (explorer.ui.chart) and any
     st.plotly_chart (none is left; a page that drew one would still be read)."""
     out = []
     for el in at.get("bidi_component"):

@@ -11,7 +11,7 @@ import numpy as np
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
-from explorer import page_table, state
+from explorer.ui import page_table, state
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per run: generous for a loaded 2-core CI machine

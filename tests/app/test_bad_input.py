@@ -1,8 +1,8 @@
 """Bad input (issue 7): hostile sentences on every page, refused editor cells, engine errors as messages,
 and the security rules (no raw HTML, no pickle or eval of what people send, XSRF on, pinned dependencies).
 
-Every sentence is shown as the literal text it is: Markdown places get `explorer.text.literal`, Plotly labels
-`explorer.figures.esc`. The data-editor cases go through the editor's real on_change (see `edit_cells`); the
+Every sentence is shown as the literal text it is: Markdown places get `explorer.views.text.literal`, Plotly labels
+`explorer.views.figures.esc`. The data-editor cases go through the editor's real on_change (see `edit_cells`); the
 same edits are made in a real Chromium in tests/e2e/test_hostile_browser.py.
 """
 
@@ -25,10 +25,12 @@ from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import chart, editors, page_table, pipeline, settings_table
-from explorer.example import Example, conform
-from explorer.figures import esc
-from explorer.text import literal
+from explorer.compute import pipeline
+from explorer.model import settings_table
+from explorer.model.example import Example, conform
+from explorer.ui import chart, editors, page_table
+from explorer.views.figures import esc
+from explorer.views.text import literal
 
 ROOT = Path(__file__).resolve().parents[2]
 MARKUP = (
@@ -110,7 +112,7 @@ def plotly_texts(spec: dict[str, Any]) -> list[str]:
 
 
 def charts(at: AppTest) -> dict[str, dict[str, Any]]:
-    """key -> figure of every chart element on the page (explorer.chart; read back from its proto)."""
+    """key -> figure of every chart element on the page (explorer.ui.chart; read back from its proto)."""
     specs = {chart.key_of(el.proto): chart.spec_of(el.proto) for el in at.get("bidi_component")}
     return {key: spec for key, spec in specs.items() if spec is not None}
 
@@ -120,7 +122,7 @@ def labels_of(sentence: str, page: str = "") -> list[str]:
     model tokenizer's tokens (SmolLM2's on /next-token, which needs a decoder)."""
     if page in REAL_PAGES:
         from attention_core import pretrained
-        from explorer.model_figures import token_labels
+        from explorer.views.model_figures import token_labels
 
         name = "SmolLM2-135M" if page == "pages/next-token.py" else "all-MiniLM-L6-v2"
         return token_labels(pretrained.load(name).run(sentence).tokens)
@@ -502,8 +504,8 @@ def _static_text(arg: ast.AST, path: Path) -> bool:
     if isinstance(arg, ast.Name | ast.Constant | ast.JoinedStr):
         return _static(arg, _module_constants(path))
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
-        mod = ROOT / "explorer" / f"{arg.value.id}.py"
-        return mod.exists() and _module_constants(mod).get(arg.attr, False)
+        mods = [m for m in (ROOT / "explorer").rglob(f"{arg.value.id}.py")]
+        return len(mods) == 1 and _module_constants(mods[0]).get(arg.attr, False)
     return False
 
 
@@ -522,7 +524,7 @@ def test_no_raw_html_with_user_text(path: Path) -> None:
         if fn.startswith(("components.declare_component", "st.components")):
             # Only st.components.v2 components whose HTML, CSS and JavaScript are the app's own static text
             # (a literal, a module constant, or a file of the package's assets): no v1 iframe, nothing built
-            # from what a person sends (explorer.clicker, explorer.chart).
+            # from what a person sends (explorer.ui.clicker, explorer.ui.chart).
             assert fn == "st.components.v2.component", f"{path}:{call.lineno} {fn}"
             for kw in call.keywords:
                 if kw.arg in ("html", "css", "js"):

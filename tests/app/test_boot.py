@@ -1,4 +1,4 @@
-"""explorer.boot.freeze_imports: what the imports made is kept out of the collector's sight, once per process."""
+"""explorer.ui.boot.freeze_imports: what the imports made is kept out of the collector's sight, once per process."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ SCRIPT = textwrap.dedent(
     """
     import gc, json, sys
     import plotly.graph_objects, streamlit, pandas
-    from explorer import boot
+    from explorer.ui import boot
     out = {"tracked_before": len(gc.get_objects()), "notebook_before": "explorer.export.notebook" in sys.modules}
     boot.freeze_imports()
     out["notebook_after"] = "explorer.export.notebook" in sys.modules  # every module, imported first

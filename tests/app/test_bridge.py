@@ -1,4 +1,4 @@
-"""explorer.bridge: a real layer as the toy engine's matrices gives the engine's own attention for that layer."""
+"""explorer.model.bridge: a real layer as the toy engine's matrices gives the engine's own attention for that layer."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose
 
 import attention_core as ac
 from attention_core import pretrained
-from explorer import bridge
+from explorer.model import bridge
 
 TEXT = "The cat sat on the mat because it was warm."
 

@@ -9,7 +9,9 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import chart, models, sharing, state
+from explorer import sharing
+from explorer.model import models
+from explorer.ui import chart, state
 from tests.app import flows
 from tests.app.test_model_pages import CAPITAL, need
 
@@ -110,7 +112,7 @@ def _example(at: AppTest) -> state.Example:
 def test_swiglus_up_projection_is_edited_beside_w1_and_the_block_follows(kit) -> None:  # noqa: ANN001
     """SmolLM2's FFN is silu(x W1) * (x W_up) W2: W_up is the model's, edited in the same window of hidden units
     as W1, and an edit changes the block's output as the engine computes it. MiniLM (GELU) has no W_up."""
-    from explorer import compute
+    from explorer.compute import cached as compute
 
     m = need("smollm2")
     at = opened("smollm2", CAPITAL, 7, 1)
@@ -153,8 +155,8 @@ def _edited_layer() -> state.Example:
     """MiniLM layer 2 on CAT as the explorer holds it, with two cells edited (one W_Q, one W1)."""
     from dataclasses import replace
 
-    from explorer import bridge
-    from explorer import example as exm
+    from explorer.model import bridge
+    from explorer.model import example as exm
 
     ex = replace(state.Example(sentence=CAT), **bridge.settings_of("minilm", 1))
     ex = replace(ex, **exm.default_matrices(ex, exm.tokens_for(ex)[0]))
@@ -227,8 +229,8 @@ def test_a_real_layers_large_matrices_are_edited_a_window_at_a_time() -> None:
 
 
 def test_the_toy_models_head_beside_the_real_one_on_the_same_sentence(kit) -> None:  # noqa: ANN001
-    from explorer import compute
-    from explorer import example as exm
+    from explorer.compute import cached as compute
+    from explorer.model import example as exm
 
     need("minilm")
     at = flows.open_app(CAT)

@@ -10,8 +10,8 @@ import pytest
 from numpy.testing import assert_allclose
 from plotly.io.json import to_json_plotly
 
-from explorer import chart
-from explorer import figures as fg
+from explorer.ui import chart
+from explorer.views import figures as fg
 
 
 def decoded(payload: bytes) -> dict:
@@ -69,7 +69,7 @@ def test_a_page_draws_chart_elements_that_read_back_as_figures(kit) -> None:  # 
 
 
 def plotly_json(fig: go.Figure) -> dict:
-    """What plotly.io writes for the figure (its own encoder), the template left out as explorer.chart does."""
+    """What plotly.io writes for the figure (its own encoder), the template left out as explorer.ui.chart does."""
     spec = fig.to_plotly_json()
     spec["layout"] = {k: v for k, v in spec["layout"].items() if k != "template"}
     return json.loads(to_json_plotly(spec))
@@ -79,7 +79,7 @@ def plotly_json(fig: go.Figure) -> dict:
     "url", ["", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale"]
 )
 def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch, url: str) -> None:  # noqa: ANN001
-    """explorer.chart writes the figure's JSON itself (Plotly's to_dict copies and walks it: 15-35 ms a chart);
+    """explorer.ui.chart writes the figure's JSON itself (Plotly's to_dict copies and walks it: 15-35 ms a chart);
     what it sends must be exactly what Plotly's own encoder writes, typed arrays included."""
     seen = []
     encode = chart.encode

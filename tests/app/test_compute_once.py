@@ -1,7 +1,7 @@
 """Every number computed once (issue 12): per rerun the sentence is tokenized at most once and the pipeline
 runs at most once, through the cache (lessons included); a rerun with nothing changed computes nothing.
 
-Counted with counters on attention_core.tokenize and explorer.pipeline.run (the uncached run) while AppTest
+Counted with counters on attention_core.tokenize and explorer.compute.pipeline.run (the uncached run) while AppTest
 runs app.py on each page. Each test types a sentence no other test uses, so the shared caches are cold.
 """
 
@@ -16,7 +16,8 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import page_table, pipeline
+from explorer.compute import pipeline
+from explorer.ui import page_table
 
 _fresh = itertools.count()
 

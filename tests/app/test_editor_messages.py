@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-from explorer import editors
-from explorer.example import MATRIX_NAMES
+from explorer.model.example import MATRIX_NAMES
+from explorer.ui import editors
 
 
 def msg(edited: object, added: object = (), deleted: object = ()) -> str:

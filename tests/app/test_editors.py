@@ -1,4 +1,4 @@
-"""explorer/editors.py: cell parsing, matrix <-> DataFrame, and edits applied once to the canonical matrix."""
+"""explorer/ui/editors.py: cell parsing, matrix <-> DataFrame, and edits applied once to the canonical matrix."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import editors
+from explorer.ui import editors
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def _editor_script() -> None:
     import numpy as np
     import streamlit as st
 
-    from explorer import editors, state
+    from explorer.ui import editors, state
 
     state.init()
     key = state.editor_key("w_q", 1)

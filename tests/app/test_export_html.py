@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from plotly.offline import get_plotlyjs
 
-from explorer import pipeline
-from explorer.example import Example, conform
+from explorer.compute import pipeline
 from explorer.export import html, walkthrough
 from explorer.export.walkthrough import STEPS
+from explorer.model.example import Example, conform
 
 MAX_BYTES_64 = 12_000_000  # the largest example (64 tokens, 8 heads, d_model 64, d_k 64, d_ff 256)
 

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from explorer import bridge, pipeline
-from explorer import example as exm
+from explorer.compute import pipeline
 from explorer.export import layer_notebook
+from explorer.model import bridge
+from explorer.model import example as exm
 from tests.app.test_export_notebook import errors, execute, printed_numbers
 from tests.app.test_model_pages import CAPITAL, need
 
@@ -95,7 +96,7 @@ def test_the_layer_notebook_holds_one_head_not_the_layer() -> None:
 def test_the_web_page_of_an_opened_layer_says_where_its_numbers_come_from() -> None:
     import html as htmllib
 
-    from explorer import export_ui
+    from explorer.ui import export_ui
 
     need("minilm")
     text = htmllib.unescape(export_ui.html_bytes(opened("minilm", CAT, 2), 0, 5, "http://x/scores").decode())

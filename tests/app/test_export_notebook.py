@@ -15,11 +15,11 @@ from jupyter_client.manager import start_new_kernel
 from nbclient import NotebookClient
 
 import attention_core as ac
-from explorer import pipeline
-from explorer import settings_table as table
-from explorer.example import Example, conform
+from explorer.compute import pipeline
 from explorer.export import notebook, walkthrough
 from explorer.export.walkthrough import NUMBERS, STEPS
+from explorer.model import settings_table as table
+from explorer.model.example import Example, conform
 
 ATOL = 1e-12
 

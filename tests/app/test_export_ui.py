@@ -8,9 +8,9 @@ import nbformat
 import pytest
 from flows import open_share
 
-from explorer import export_ui
-from explorer.example import Example, conform
 from explorer.export import notebook
+from explorer.model.example import Example, conform
+from explorer.ui import export_ui
 
 
 def test_the_notebook_button_is_there_and_builds_nothing_on_a_rerun(kit, monkeypatch) -> None:  # noqa: ANN001

@@ -1,4 +1,4 @@
-"""explorer/figures.py: pure Plotly builders (no Streamlit). What every heatmap must do (issue 3)."""
+"""explorer/views/figures.py: pure Plotly builders (no Streamlit). What every heatmap must do (issue 3)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
-from explorer import figures as fg
+from explorer.views import figures as fg
 
 STYLE = fg.Style()
 

@@ -18,8 +18,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_links import ROOT, TIMEOUT, assert_identical, example_of, import_session, open_app
 
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example, conform
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example, conform
 from explorer.sharing import csv_file, json_file, values
 from explorer.sharing import params as link_params
 from explorer.sharing import url as links

@@ -14,7 +14,7 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer import pipeline
+from explorer.compute import pipeline
 from explorer.lessons import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -142,7 +142,7 @@ def test_why_scale_sets_notebook_003_beside_the_app(kit) -> None:
 
 def test_two_digit_subscripts_are_comma_separated() -> None:
     """a₇₁₀ was printed for a₇,₁₀."""
-    from explorer import formulas
+    from explorer.views import formulas
 
     lines = formulas.score_cell(
         np.ones(4), np.ones(4), 4.0, 0.5, None, False, 0.3, np.array([1.0, 2.0]), 7, 10, 4

@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose
 
 import attention_core as ac
 from explorer import lessons as ls
-from explorer import pipeline
+from explorer.compute import pipeline
 from explorer.lessons import PRESETS, seed000, seed001, seed002, seed003, seed004
 
 

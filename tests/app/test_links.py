@@ -16,8 +16,8 @@ from flows import open_share
 from streamlit.testing.v1 import AppTest
 
 from explorer import sharing
-from explorer.example import MATRIX_NAMES, Example, conform
-from explorer.state import SETTING_KEYS
+from explorer.model.example import MATRIX_NAMES, Example, conform
+from explorer.ui.state import SETTING_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
@@ -56,7 +56,7 @@ def address_of(at: AppTest) -> dict[str, str]:
 
 
 def messages(at: AppTest) -> list[str]:
-    """Warnings and errors on the page, with the Markdown escapes of explorer.text.literal removed."""
+    """Warnings and errors on the page, with the Markdown escapes of explorer.views.text.literal removed."""
     return [m.value.replace("\\", "").replace("\u2060", "") for m in [*at.warning, *at.error]]
 
 
@@ -250,8 +250,9 @@ def import_script() -> None:
     """A page that imports the bytes a test put in session state, then shows the messages."""
     import streamlit as st
 
-    from explorer import frame, sharing, state
-    from explorer.sharing import panel as share_ui
+    from explorer import sharing
+    from explorer.ui import frame, state
+    from explorer.ui import share_panel as share_ui
 
     state.init()
     data = st.session_state.pop("test.upload", None)

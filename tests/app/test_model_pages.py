@@ -16,7 +16,9 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 from attention_core import analysis, pretrained
-from explorer import model_figures, models, state
+from explorer.model import models
+from explorer.ui import state
+from explorer.views import model_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120

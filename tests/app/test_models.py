@@ -1,4 +1,4 @@
-"""explorer.model_figures and explorer.models: the real-model figures and the model table (no Streamlit)."""
+"""explorer.views.model_figures and explorer.model.models: the real-model figures and the model table (no Streamlit)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from explorer import model_figures as mf
-from explorer import models
-from explorer.figures import Style
+from explorer.model import models
+from explorer.views import model_figures as mf
+from explorer.views.figures import Style
 
 
 def _grid_inputs(L: int = 2, H: int = 3, n: int = 4) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:

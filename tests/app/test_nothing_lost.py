@@ -13,7 +13,8 @@ from flows import PAGES, edit_cells, editor_key, editor_values, go, home, matrix
 from numpy.testing import assert_array_equal
 from streamlit.testing.v1 import AppTest
 
-from explorer import seeding, state
+from explorer.model import seeding
+from explorer.ui import state
 
 
 def projections() -> AppTest:

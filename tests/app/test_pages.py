@@ -11,9 +11,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
-from explorer import figures as fg
-from explorer import state
-from explorer.example import DEFAULT_SENTENCE
+from explorer.model.example import DEFAULT_SENTENCE
+from explorer.ui import state
+from explorer.views import figures as fg
 
 URL_PATHS = ("", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale")
 LABELLED = tuple(u for u in URL_PATHS if u != "why-scale")  # pages whose charts are labelled by token
@@ -66,7 +66,7 @@ def check_page_numbers(kit, url: str, at, ref) -> None:  # noqa: ANN001 - fixtur
         out = cs["encoder.Output = LN(H + FFN(H))"]
         assert_allclose(kit.z(out), ref.encoder.output, rtol=1e-10, atol=1e-12)
     elif url == "why-scale":
-        from explorer.compute import D_KS
+        from explorer.compute.cached import D_KS
 
         var = ac.score_variance_experiment(list(D_KS), n_samples=2000, seed=ref.ex.seed)
         curves = cs["why.variance"]["data"]

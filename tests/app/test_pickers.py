@@ -1,11 +1,11 @@
 """The head and token pickers keep their choice across pages, the same way (issue 12): each is bound to its
-shared key in explorer.state with persist_state="session"."""
+shared key in explorer.ui.state with persist_state="session"."""
 
 from __future__ import annotations
 
 from numpy.testing import assert_allclose
 
-from explorer import state
+from explorer.ui import state
 
 
 def test_head_and_query_chosen_on_one_page_hold_on_the_others(kit) -> None:

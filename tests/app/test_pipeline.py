@@ -1,4 +1,4 @@
-"""explorer/pipeline.py: one traced run of an Example equals the core's calls on the same inputs."""
+"""explorer/compute/pipeline.py: one traced run of an Example equals the core's calls on the same inputs."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
-from explorer import pipeline
-from explorer.example import Example, conform
+from explorer.compute import pipeline
+from explorer.model.example import Example, conform
 
 
 def _ex(**settings: object) -> Example:

@@ -11,7 +11,8 @@ import plotly.colors as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import chart, figures, page_table, present
+from explorer.ui import chart, page_table, present
+from explorer.views import figures
 
 N_PAGES = len(page_table.listed())  # the step count: one number per page
 

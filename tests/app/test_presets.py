@@ -14,9 +14,10 @@ import pytest
 from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
-from explorer import lessons, pipeline
-from explorer.example import Example, conform, expected_shapes, tokens_of
+from explorer import lessons
+from explorer.compute import pipeline
 from explorer.lessons import PRESETS, seed001, seed003, seed004
+from explorer.model.example import Example, conform, expected_shapes, tokens_of
 from explorer.sharing import url as links
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer import settings_table as table
-from explorer import state
+from explorer.model import settings_table as table
+from explorer.ui import state
 
 LONG = " ".join(f"w{i}" for i in range(40))  # 40 tokens: past the 32 every label must fit up to
 
@@ -64,7 +64,7 @@ def test_weights_colour_range_fitted_by_default_and_fixed_on_request(kit) -> Non
 
 def test_weights_at_full_width(kit) -> None:
     """The weights chart is not in a column: it is a direct child of the page, as wide as the page."""
-    from explorer import chart
+    from explorer.ui import chart
 
     at = kit.open("scores", via_app=False)
     on_page = [chart.key_of(el.proto) for el in at.main.get("bidi_component")]
@@ -184,7 +184,7 @@ def _lines(spec: dict) -> int:
 def test_two_charts_side_by_side_start_level_when_one_title_wraps(kit) -> None:
     """/scores with a causal mask at 1280 px: "Softmax input: scaled (× 0.5), masked" takes two lines in half
     the width, "Raw scores Q Kᵀ (head 1)" one; the raw scores' plot got as much room above it, so the two
-    heatmaps start at one height (explorer.figures.level)."""
+    heatmaps start at one height (explorer.views.figures.level)."""
     at = kit.open("scores", via_app=False, state={table.row("mask_kind").key: "causal"})
     assert not at.exception, at.exception
     raw, scaled = kit.charts(at)["scores.raw"], kit.charts(at)["scores.scaled"]

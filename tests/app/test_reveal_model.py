@@ -9,9 +9,10 @@ from pathlib import Path
 import numpy as np
 
 from attention_core import analysis
-from explorer import example as exm
-from explorer import model_compute, state
+from explorer.compute import model_compute
+from explorer.model import example as exm
 from explorer.sharing import url as links
+from explorer.ui import state
 from tests.app.test_model_pages import CAPITAL, need, page
 from tests.app.test_reveal import _charts, _open
 

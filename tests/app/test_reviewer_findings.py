@@ -8,8 +8,8 @@ import pandas as pd
 from flows import open_app
 from streamlit.testing.v1.element_tree import Block
 
-from explorer import figures as fg
-from explorer import ui
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
 
 THIRTY_THREE = " ".join(f"w{i}" for i in range(33))
 

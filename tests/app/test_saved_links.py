@@ -4,7 +4,7 @@ defaults (issue 12: the dependence of old links on the seeded defaults, made exp
 tests/app/fixtures/saved/<case>.json holds what the explorer wrote at commit 0ee9514 (main before issue 12)
 for one example: its link's query string, its JSON file, and the example both must open (every setting and
 every matrix, exact). A link or a file lists only what differs from the seeded matrices of scheme 1
-(explorer.seeding), so the test also opens them with other app defaults in place.
+(explorer.model.seeding), so the test also opens them with other app defaults in place.
 """
 
 from __future__ import annotations
@@ -17,10 +17,11 @@ import numpy as np
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import example as exm
-from explorer import seeding, sharing
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example
+from explorer import sharing
+from explorer.model import example as exm
+from explorer.model import seeding
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example
 
 ROOT = Path(__file__).resolve().parents[2]
 CASES = sorted((Path(__file__).parent / "fixtures" / "saved").glob("*.json"))

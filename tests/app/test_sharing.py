@@ -11,10 +11,11 @@ from urllib.parse import quote, urlencode
 import numpy as np
 import pytest
 
-from explorer import editors, sharing
-from explorer import settings_table as table
-from explorer.example import LAYER_ONLY, MATRIX_NAMES, Example, conform
+from explorer import sharing
+from explorer.model import settings_table as table
+from explorer.model.example import LAYER_ONLY, MATRIX_NAMES, Example, conform
 from explorer.sharing import url as links
+from explorer.ui import editors
 
 BIG_SENTENCE = " ".join(f"w{i}" for i in range(table.MAX_TOKENS))
 

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from explorer import example as exm
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example, conform
+from explorer.model import example as exm
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example, conform
 from explorer.sharing import json_file, state_blob, values
 from explorer.sharing import params as link_params
 from explorer.sharing import url as links

@@ -1,4 +1,4 @@
-"""explorer/state.py (through AppTest runs) and explorer/example.py's conform: edits survive.
+"""explorer/ui/state.py (through AppTest runs) and explorer/model/example.py's conform: edits survive.
 
 Issue 3: changing page, the sentence, or rerunning keeps every edited matrix; changing d_model, d_k or the
 number of heads keeps the values that still fit and fills only the new cells (with the seeded defaults).
@@ -11,7 +11,14 @@ import pytest
 from numpy.testing import assert_array_equal
 from streamlit.testing.v1 import AppTest
 
-from explorer.example import MATRIX_NAMES, Example, conform, default_matrices, expected_shapes, tokens_of
+from explorer.model.example import (
+    MATRIX_NAMES,
+    Example,
+    conform,
+    default_matrices,
+    expected_shapes,
+    tokens_of,
+)
 
 # ------------------------------------------------------------------------------------------- conform
 
@@ -92,7 +99,7 @@ def _state_script() -> None:
     """state.init(), then one operation the test queued in `t.op`, then a snapshot for the test to read."""
     import streamlit as st
 
-    from explorer import state
+    from explorer.ui import state
 
     state.init()
     op = st.session_state.pop("t.op", None)

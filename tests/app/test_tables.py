@@ -15,9 +15,9 @@ import textwrap
 from dataclasses import fields
 from pathlib import Path
 
-from explorer import page_table, present
-from explorer import settings_table as table
-from explorer.example import MATRIX_NAMES, Example
+from explorer.model import settings_table as table
+from explorer.model.example import MATRIX_NAMES, Example
+from explorer.ui import page_table, present
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,7 +55,8 @@ import json, sys
 from urllib.parse import parse_qsl
 
 sys.path.insert(0, ROOT)
-from explorer import page_table, settings_table as table
+from explorer.ui import page_table
+from explorer.model import settings_table as table
 
 # One new setting and two new pages: one row each (and a page script), nothing else.
 table.SETTINGS = (*table.SETTINGS, table.Setting(
@@ -79,7 +80,7 @@ class Warm(PagesManager):  # as a running server: st.navigation mode, not the pa
         PagesManager.uses_pages_directory = False
 
 app_test.PagesManager = Warm
-from explorer.example import Example, conform
+from explorer.model.example import Example, conform
 
 out = {}
 at = AppTest.from_file(ROOT + "/app.py", default_timeout=60).run()
@@ -125,7 +126,7 @@ def test_a_throwaway_setting_and_page_are_found_everywhere(tmp_path: Path) -> No
     script.write_text(
         textwrap.dedent("""
         import streamlit as st
-        from explorer import state, ui
+        from explorer.ui import state, widgets as ui
         state.init()
         st.title("Throwaway page", anchor=False)
         ui.setting("zz_knob")

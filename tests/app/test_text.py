@@ -1,6 +1,6 @@
-"""explorer.text: literal Markdown and the end of a sentence shown in a title."""
+"""explorer.views.text: literal Markdown and the end of a sentence shown in a title."""
 
-from explorer.text import tail
+from explorer.views.text import tail
 
 
 def test_tail_keeps_a_short_text_whole() -> None:

@@ -305,7 +305,7 @@ class App:
 
         The grid is a canvas: click where the cell is (cell_centre), check the grid selected that cell (its
         accessible table marks it), then double-click to edit. at_once: Enter straight after the last key,
-        as a fast typist presses it (the moment the grid used to drop edits: explorer/grid_guard.py);
+        as a fast typist presses it (the moment the grid used to drop edits: explorer/ui/grid_guard.py);
         otherwise the text is typed again until the editor holds exactly it (a select-all typed while the
         editor is still opening leaves the old number in: "0.11322.5"). wait=False: return right after Enter.
         """

@@ -13,7 +13,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from attention_core import pretrained
-from explorer.example import DEFAULT_SENTENCE
+from explorer.model.example import DEFAULT_SENTENCE
 
 pytestmark = pytest.mark.e2e
 OUT = Path(__file__).resolve().parents[2] / "test-output"

@@ -145,7 +145,7 @@ def test_a_chart_that_did_not_change_is_neither_sent_again_nor_redrawn(app) -> N
     .streamlit/config.toml), not as their figures, and Plotly draws none of them again."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    from explorer import chart
+    from explorer.ui import chart
 
     frames: list[bytes] = []
     app.page.on(

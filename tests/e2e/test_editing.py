@@ -2,7 +2,7 @@
 
 Streamlit's grid lost an edit when Enter came before the timers of the keys typed just before it (about 1
 typed edit in 6 to 8 on a loaded machine), and when a click on another page came within its 150 ms send
-delay (4 times in 4). explorer/grid_guard.py explains both; here 50 edits are typed as fast as the keyboard
+delay (4 times in 4). explorer/ui/grid_guard.py explains both; here 50 edits are typed as fast as the keyboard
 goes, Enter straight after the last digit, every fifth followed at once by a click on another page, and every
 one must reach the app: the Q chart, computed on the server from W_Q, equals the engine's Q with all 50.
 """
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
-from explorer import pipeline
-from explorer.example import Example, conform
+from explorer.compute import pipeline
+from explorer.model.example import Example, conform
 
 pytestmark = pytest.mark.e2e
 

@@ -8,8 +8,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
-from explorer import figures as fg
-from explorer.example import DEFAULT_SENTENCE, Example, conform
+from explorer.model.example import DEFAULT_SENTENCE, Example, conform
+from explorer.views import figures as fg
 
 pytestmark = pytest.mark.e2e
 

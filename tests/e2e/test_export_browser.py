@@ -10,9 +10,9 @@ import nbformat
 import numpy as np
 import pytest
 
-from explorer import pipeline
-from explorer.example import Example, conform
+from explorer.compute import pipeline
 from explorer.export import html, walkthrough
+from explorer.model.example import Example, conform
 
 pytestmark = pytest.mark.e2e
 

@@ -9,7 +9,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import attention_core as ac
-from explorer.example import Example, conform
+from explorer.model.example import Example, conform
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +51,7 @@ def test_sentence_link_opens_that_example(app) -> None:
 
 
 def test_preset_link_opens_the_preset(app) -> None:
-    from explorer import pipeline
+    from explorer.compute import pipeline
     from explorer.lessons import PRESETS
 
     ex = PRESETS["three-inputs"].build()

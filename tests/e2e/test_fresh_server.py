@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.example import DEFAULT_SENTENCE
+from explorer.model.example import DEFAULT_SENTENCE
 
 pytestmark = pytest.mark.e2e
 

@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from explorer import pipeline
-from explorer import settings_table as table
-from explorer.example import Example, conform
-from explorer.figures import esc
+from explorer.compute import pipeline
+from explorer.model import settings_table as table
+from explorer.model.example import Example, conform
+from explorer.views.figures import esc
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import page_table
+from explorer.ui import page_table
 
 N = len(page_table.listed())  # the step count: one number per page
 

@@ -16,8 +16,9 @@ import pytest
 from numpy.testing import assert_allclose
 
 from attention_core import pretrained
-from explorer import model_figures, settings_table
-from explorer.example import DEFAULT_SENTENCE
+from explorer.model import settings_table
+from explorer.model.example import DEFAULT_SENTENCE
+from explorer.views import model_figures
 
 OUT = Path(__file__).resolve().parents[2] / "test-output"
 

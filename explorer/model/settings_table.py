@@ -1,0 +1,315 @@
+"""The settings table: one row per scalar setting of an Example, read by everything that knows a setting.
+
+`Example` (its fields and defaults), `state.init` (widget keys), the link's reader and writer (parameter,
+kind, bounds), the link and JSON checks (kind, bounds, choices, how messages name it) and the page widgets
+(`ui.setting`: label, help, bounds, choices and their titles) all read a row here. Adding a setting is one
+row below plus one `ui.setting(name)` call on the page that shows it. Pure: no Streamlit, no numpy.
+
+The largest sizes and the value limit are here too: they are the bounds of the rows, and
+`explorer.model.defaults` draws its shape-stable blocks at these sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+MAX_D_MODEL = 64
+MAX_HEADS = 8
+MAX_D_K = 64
+MAX_D_FF = 256
+MAX_TOKENS = 64  # the sentence is cut here (and it bounds the sliding window)
+MAX_SEED = 2**31 - 1
+MAX_REAL_LAYERS = (
+    30  # the deepest real model (SmolLM2-135M); each model's own count is checked where it is known
+)
+# The longest sentence kept (characters), wherever it comes from: the box (max_chars), a link, a file.
+# Enough for MAX_TOKENS tokens of ordinary words (about 4 to 6 characters each); short enough that the
+# address bar holding it (at most 12 characters per character, percent-encoded) stays under 8,000.
+MAX_SENTENCE_CHARS = 500
+VALUE_LIMIT = (
+    1e6  # the largest |value| a matrix cell may hold (editors, links, files): larger overflow scores
+)
+
+DEFAULT_SENTENCE = "The cat sat on the mat because it was warm."
+
+KINDS = ("text", "int", "float", "bool", "choice")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One scalar setting.
+
+    name: the Example field; kind: one of KINDS; default: its value in a new Example;
+    key: its widget key in st.session_state; param: its query parameter in a link;
+    label: how messages name it ("the link's <label> must be ..."); widget: the label its widget shows;
+    help: the widget's tooltip; bounds: (low, high) of an int or float; choices: the values of a choice;
+    titles: how the widget shows each choice (or False/True of a bool drawn as a radio);
+    words: how a link writes a bool (False, True), e.g. ("post", "pre"); step, fmt: number_input options.
+    """
+
+    name: str
+    kind: str
+    default: object
+    key: str
+    param: str
+    label: str
+    widget: str = ""
+    help: str = ""
+    bounds: tuple[float, float] | None = None
+    choices: tuple[str, ...] = ()
+    titles: Mapping[object, str] = field(default_factory=dict)
+    words: tuple[str, str] = ("0", "1")
+    step: float | None = None
+    fmt: str | None = None
+
+    @property
+    def pytype(self) -> type:
+        return {"text": str, "int": int, "float": float, "bool": bool, "choice": str}[self.kind]
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "sentence",
+        "text",
+        DEFAULT_SENTENCE,
+        "sentence",
+        "sentence",
+        "sentence",
+        "Sentence",
+        f"Words and punctuation become tokens (at most {MAX_TOKENS}).",
+    ),
+    Setting(
+        "d_model",
+        "int",
+        8,
+        "cfg.d_model",
+        "d_model",
+        "d_model",
+        "d_model",
+        "Width of every token vector (embedding, encoding, attention output).",
+        (1, MAX_D_MODEL),
+    ),
+    Setting(
+        "n_heads",
+        "int",
+        2,
+        "cfg.n_heads",
+        "heads",
+        "heads",
+        "heads",
+        "Number of attention heads, each with its own W_Q, W_K, W_V.",
+        (1, MAX_HEADS),
+    ),
+    Setting(
+        "d_k",
+        "int",
+        4,
+        "cfg.d_k",
+        "d_k",
+        "d_k",
+        "d_k = d_v",
+        "Width of each head's queries, keys and values.",
+        (1, MAX_D_K),
+    ),
+    Setting(
+        "seed",
+        "int",
+        0,
+        "cfg.seed",
+        "seed",
+        "seed",
+        "seed",
+        "Seed of the random embeddings and weights: same seed, same numbers.",
+        (0, MAX_SEED),
+    ),
+    Setting(
+        "emb_source",
+        "choice",
+        "random",
+        "sentence.emb_source",
+        "emb",
+        "embeddings",
+        "Embeddings",
+        "Random: each word gets its own seeded vector, the same in every sentence. Table: edit them.",
+        choices=("random", "table"),
+        titles={"random": "random per word (seeded)", "table": "hand-edited table"},
+    ),
+    Setting(
+        "pe_kind",
+        "choice",
+        "sinusoidal",
+        "pe.kind",
+        "pe",
+        "positional encoding",
+        "Kind",
+        choices=("sinusoidal", "sinusoidal_split", "learned", "none"),
+        titles={
+            "sinusoidal": "sinusoidal (interleaved, paper)",
+            "sinusoidal_split": "sinusoidal (sin half, cos half)",
+            "learned": "learned / hand-set table",
+            "none": "none",
+        },
+    ),
+    Setting(
+        "pe_base",
+        "float",
+        10000.0,
+        "pe.base",
+        "base",
+        "encoding base",
+        "base",
+        bounds=(1.0, 1e9),
+        step=1000.0,
+        fmt="%g",
+    ),
+    Setting(
+        "pe_scale",
+        "bool",
+        False,  # multiply embeddings by sqrt(d_model) before adding P (paper section 3.4)
+        "pe.scale",
+        "pe_scale",
+        "embedding scale",
+        "scale E by √d_model first",
+        "The paper (section 3.4) multiplies embeddings by sqrt(d_model) before adding P.",
+    ),
+    Setting(
+        "scale_mode",
+        "choice",
+        "sqrt",
+        "scores.scale_mode",
+        "scale",
+        "score scale",
+        "Scale",
+        choices=("sqrt", "none", "custom"),
+        titles={"sqrt": "1/√d_k (paper)", "none": "none (×1)", "custom": "custom"},
+    ),
+    Setting(
+        "scale_custom",
+        "float",
+        1.0,
+        "scores.scale_custom",
+        "scale_k",
+        "custom scale factor",
+        "custom scale factor",
+        bounds=(-1e3, 1e3),
+        fmt="%g",
+    ),
+    Setting(
+        "alibi",
+        "bool",
+        False,
+        "scores.alibi",
+        "alibi",
+        "ALiBi",
+        "ALiBi bias",
+        "Press et al. 2022: -slope·|i-j|",
+    ),
+    Setting(
+        "rope",
+        "bool",
+        False,
+        "scores.rope",
+        "rope",
+        "RoPE",
+        "RoPE",
+        "Rotary embedding of q and k (Su et al.)",
+    ),
+    Setting(
+        "mask_kind",
+        "choice",
+        "none",
+        "scores.mask_kind",
+        "mask",
+        "mask",
+        "Mask",
+        choices=("none", "causal", "window", "padding", "custom"),
+        titles={
+            "none": "none",
+            "causal": "causal",
+            "window": "sliding window",
+            "padding": "padding ([PAD])",
+            "custom": "custom",
+        },
+    ),
+    Setting(
+        "window",
+        "int",
+        3,
+        "scores.window",
+        "window",
+        "window",
+        "window w (query i sees keys i-w+1 .. i)",
+        bounds=(1, MAX_TOKENS),
+    ),
+    Setting(
+        "d_ff",
+        "int",
+        16,
+        "encoder.d_ff",
+        "d_ff",
+        "d_ff",
+        "d_ff (hidden width of the feed-forward)",
+        bounds=(1, MAX_D_FF),
+    ),
+    Setting(
+        "norm_first",
+        "bool",
+        False,
+        "encoder.norm_first",
+        "norm",
+        "layer norm",
+        "Layer norm",
+        titles={False: "post-norm: LN(x + MHA(x)) (paper)", True: "pre-norm: x + MHA(LN(x))"},
+        words=("post", "pre"),
+    ),
+    Setting(
+        "real",
+        "choice",
+        "toy",  # a real model's layer opened in the explorer (explorer.model.bridge); "toy": the explorer's own
+        "explorer.real",
+        "real",
+        "real model",
+        "Layer from",
+        choices=("toy", "minilm", "smollm2"),
+        titles={"toy": "toy model", "minilm": "all-MiniLM-L6-v2", "smollm2": "SmolLM2-135M"},
+    ),
+    Setting(
+        "real_layer",
+        "int",
+        0,  # 0-based, as every index in an Example; pages and links to people say layer + 1 where shown
+        "explorer.real_layer",
+        "real_layer",
+        "real model's layer",
+        "layer",
+        bounds=(0, MAX_REAL_LAYERS - 1),
+    ),
+)
+
+
+# What a real model's layer opened in the explorer fixes (explorer.model.bridge.settings_of): its sizes, X as the
+# embeddings table, positions (in X, or the model's RoPE), the paper's scale, the norm order. Their widgets
+# are shown disabled while a layer is open; the mask, and the window, stay the student's to change.
+FIXED_BY_LAYER = (
+    "d_model", "n_heads", "d_k", "d_ff", "seed", "emb_source", "pe_kind", "pe_base", "pe_scale",
+    "scale_mode", "scale_custom", "alibi", "rope", "norm_first",
+)  # fmt: skip
+SIZES = ("d_model", "n_heads", "d_k", "d_ff")
+
+
+def names() -> tuple[str, ...]:
+    """Every setting's name (its Example field), in the table's order."""
+    return tuple(s.name for s in SETTINGS)
+
+
+def row(name: str) -> Setting:
+    """The row of setting `name` (KeyError names it when there is none)."""
+    for s in SETTINGS:
+        if s.name == name:
+            return s
+    raise KeyError(name)
+
+
+def defaults() -> dict[str, object]:
+    """Every setting's default value, by field name."""
+    return {s.name: s.default for s in SETTINGS}

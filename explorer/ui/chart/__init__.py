@@ -1,0 +1,259 @@
+"""The one chart element: a Plotly figure drawn by a keyed st.components.v2 component that keeps its node.
+
+`st.plotly_chart` gives a chart an identity computed from its figure, so a changed figure is unmounted and
+mounted again (and drawn twice). This element uses the key as its identity: its DOM node stays on the page
+across reruns and its script (assets/chart.js) redraws in place with `Plotly.react`.
+
+What goes to the browser, once per chart and run (the component's `bytes`, UTF-8 JSON):
+    {"f": {"data": [...], "layout": {...}},   the figure; numbers are Plotly's typed arrays {dtype, bdata}
+     "n": "scores_raw",                        the PNG download's file name (from the key)
+     "t": "templates-<hash>.json" | null}      the shared light/dark templates (file name), when the
+                                               figure's own template was one of them (then it is cut)
+A chart whose figure did not change is sent as the same bytes; the script compares them and does nothing
+(Streamlit also replaces a repeated message of 10 KB or more by a reference).
+
+Served by the app itself (never a CDN), each fetched once per browser tab:
+    /_stcore/bidi-components/attention_explorer.chart/chart.js, chart.css     (this package's assets/)
+    /_stcore/bidi-components/attention_explorer.plotlyjs/plotly.min.js        (the plotly package's copy)
+    /_stcore/bidi-components/attention_explorer.templates/templates-<hash>.json
+The chart follows the Streamlit theme in the browser (light or dark template, Streamlit's chart colours and
+fonts), including a switch of theme, without a rerun.
+
+`spec_of(proto)` reads a drawn figure back from the element's proto (AppTest: `at.get("bidi_component")`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import functools
+import hashlib
+import json
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import plotly
+import plotly.graph_objects as go
+from plotly.io.json import to_json_plotly
+
+NAME = "attention_explorer.chart"  # the component's name (its assets' URL path)
+_PLOTLYJS = "attention_explorer.plotlyjs"
+_TEMPLATES = "attention_explorer.templates"
+_HERE = Path(__file__).resolve().parent
+_DEFAULT_HEIGHT = 450  # px, Plotly's and Streamlit's default when a figure sets none
+_lock = threading.Lock()
+
+
+def draw(fig: go.Figure, key: str, *, clickable: bool = False) -> dict[str, Any] | None:
+    """Draw `fig` as the chart `key` (stable across reruns: the same node is redrawn in place).
+
+    clickable: a click on a data point is reported, once, as the return value of the run it starts:
+    {"curve": the trace's index, "point": its point index (a heatmap's [row, column])}; None otherwise.
+    """
+    payload, height = encode(fig, key, clickable=clickable)
+    if not clickable:
+        _mount()(key=key, data=payload, width="stretch", height=height)
+        return None
+    result = _mount()(key=key, data=payload, width="stretch", height=height, on_click_change=_ignore)
+    return _click(getattr(result, "click", None))
+
+
+def _ignore() -> None:
+    """The click's callback: nothing to do before the run (the page reads the click from draw's value)."""
+
+
+def _click(raw: object) -> dict[str, Any] | None:
+    """A click the browser reported, checked (it is visitor input): {"curve": int, "point": int or [int, int]}."""
+    if not isinstance(raw, str) or len(raw) > 200:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("curve"), int):
+        return None
+    point = value.get("point")
+    ok = isinstance(point, int) or (
+        isinstance(point, list) and len(point) == 2 and all(isinstance(i, int) for i in point)
+    )
+    return {"curve": value["curve"], "point": point} if ok else None
+
+
+def encode(fig: go.Figure, key: str, *, clickable: bool = False) -> tuple[bytes, int]:
+    """The bytes sent for `fig` and the height (px) reserved for it on the page."""
+    data, layout = _raw(fig)
+    layout = dict(layout)
+    templates = None
+    if layout.get("template") in _known_templates().values():
+        layout.pop("template")
+        templates = _templates_file()
+    height = layout.get("height")
+    payload = {"f": {"data": data, "layout": layout}, "n": key.replace(".", "_"), "t": templates}
+    if clickable:
+        payload["c"] = 1  # chart.js reports a click on a point (draw's return value)
+    try:
+        text = json.dumps(_plain(payload), separators=(",", ":"), allow_nan=False, default=_refuse)
+    except (TypeError, ValueError):  # something only Plotly's own encoder knows (NaN as a number, dates, ...)
+        text = to_json_plotly(payload)
+    return text.encode("utf-8"), int(height) if isinstance(
+        height, int | float
+    ) and height > 0 else _DEFAULT_HEIGHT
+
+
+# Plotly's typed arrays: numpy dtype -> plotly.js dtype (the ones plotly.js reads; 64-bit integers are narrowed
+# first, as Plotly does); keys whose arrays Plotly sends as plain lists.
+_TYPED = {"int8": "i1", "uint8": "u1", "int16": "i2", "uint16": "u2", "int32": "i4", "uint32": "u4"}
+_TYPED |= {"float32": "f4", "float64": "f8"}
+_AS_LISTS = {"geojson", "layer", "layers", "range"}
+
+
+def _raw(fig: go.Figure) -> tuple[list[Any], dict[str, Any]]:
+    """The figure's traces and layout as the dicts it holds (no copy: they are only read). Figure.to_dict would
+    deep-copy them and walk every key through Plotly's array checks: 15-35 ms a chart, most of encode."""
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if isinstance(data, list) and isinstance(layout, dict):
+        return data, layout
+    spec = fig.to_plotly_json()
+    return spec.get("data") or [], spec.get("layout") or {}
+
+
+def _plain(value: Any, key: str | None = None) -> Any:
+    """JSON-ready: numpy arrays under a dict key as Plotly's typed arrays {dtype, bdata, shape} (what
+    plotly.io.to_json writes), in lists as lists; numpy scalars as numbers."""
+    if isinstance(value, dict):
+        return {k: _plain(v, k) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [v.tolist() if isinstance(v, np.ndarray) else _plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist() if key in _AS_LISTS else _typed(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _typed(a: np.ndarray) -> Any:
+    if a.size == 0:
+        return a.tolist()
+    if a.dtype.kind in "iu" and a.dtype.itemsize == 8:
+        for small in (
+            (np.int8, np.int16, np.int32) if a.dtype.kind == "i" else (np.uint8, np.uint16, np.uint32)
+        ):
+            info = np.iinfo(small)
+            if info.min <= a.min() and a.max() <= info.max:
+                a = a.astype(small)
+                break
+    name = _TYPED.get(a.dtype.name)
+    if name is None:
+        return a.tolist()
+    a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("<"))
+    spec = {"dtype": name, "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
+    if a.ndim > 1:
+        spec["shape"] = ", ".join(str(n) for n in a.shape)
+    return spec
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def spec_of(proto: Any) -> dict[str, Any] | None:
+    """The figure (plain JSON: data and layout) that a chart element's proto carries; None for another
+    component. Its template, when cut, is the light or dark one of explorer.views.figures."""
+    if getattr(proto, "component_name", None) != NAME or proto.WhichOneof("data") != "bytes":
+        return None
+    return json.loads(proto.bytes.decode("utf-8"))["f"]
+
+
+def key_of(proto: Any) -> str:
+    """The key a chart was drawn with (its element id is "$$ID-<hash>-<key>")."""
+    return proto.id.split("-", 2)[-1] if proto.id.startswith("$$ID-") else proto.id
+
+
+# ------------------------------------------------------------------------------------------ registration
+
+
+@functools.cache
+def _known_templates() -> dict[str, Any]:
+    """The templates the figure builders use (light and dark): sent once per tab as a file, not per chart."""
+    from explorer.views import figures
+
+    return {
+        "light": figures.template_of(figures.Style()),
+        "dark": figures.template_of(figures.Style(dark=True)),
+    }
+
+
+@functools.cache
+def _templates_dir() -> Path:
+    """A private directory (this process's) holding the templates file, removed when the process exits."""
+    path = Path(tempfile.mkdtemp(prefix="attention-explorer-chart-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
+@functools.cache
+def _templates_file() -> str:
+    """The templates file's name: its content's hash, so a changed template is a new URL (no stale cache)."""
+    text = json.dumps(_known_templates(), separators=(",", ":"), sort_keys=True)
+    name = f"templates-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
+    (_templates_dir() / name).write_text(text, encoding="utf-8")
+    return name
+
+
+def _register(manager: Any) -> None:
+    """Declare the three asset directories on a component manager (what a pyproject.toml manifest would
+    declare for an installed package; this app is not one) and the chart component itself."""
+    from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
+
+    roots = {
+        NAME: (_HERE, "assets"),
+        _PLOTLYJS: (Path(plotly.__file__).resolve().parent, "package_data"),
+        _TEMPLATES: (_templates_dir().parent, _templates_dir().name),
+    }
+    for full, (root, asset_dir) in roots.items():
+        base, name = full.split(".")
+        manager.register_from_manifest(ComponentManifest(base, "1", [ComponentConfig(name, asset_dir)]), root)
+    _templates_file()
+
+
+def _mount() -> Any:
+    """The component's mount function, with its assets declared on the running Streamlit runtime (each
+    AppTest has a runtime, and a component manager, of its own)."""
+    from streamlit.runtime import Runtime
+
+    if Runtime.exists():
+        manager = Runtime.instance().bidi_component_registry
+        with _lock:
+            if manager.get_component_path(_TEMPLATES) is None:
+                _register(manager)
+                manager.register(
+                    manager.build_definition_with_validation(
+                        component_key=NAME, html=None, css="chart.css", js=_LOADER
+                    )
+                )
+    return _component()
+
+
+# The component's script, sent with every chart (so it is kept short): the first time, it imports
+# assets/chart.js from the address Streamlit gave the element's style sheet (the <link> it puts in the element
+# before the script runs, so the app's base URL is respected); chart.js then leaves its entry point on window,
+# and every later call goes straight to it (no import, so no task and maybe a frame between the data and the
+# draw). Inline, Streamlit imports this loader once per tab; as a file (js="chart.js") it would add a <script>
+# tag and wait for its load event on every update.
+_LOADER = (  # two lines: Streamlit takes a one-line string with a "/" for a file's path
+    "export default c=>window.__explorerChart?window.__explorerChart(c):import(c.parentElement.querySelector(\n"
+    "'link[href$=\"/attention_explorer.chart/chart.css\"]').href.slice(0,-3)+'js').then(m=>m.default(c))"
+)
+
+
+@functools.cache
+def _component() -> Any:
+    import streamlit as st
+
+    # isolate_styles=False: the chart is in the page's DOM, not a shadow root, so Plotly's own style sheet
+    # (added to document.head) applies to it and the browser tests find it with document.querySelector.
+    return st.components.v2.component(NAME, css="chart.css", js=_LOADER, isolate_styles=False)

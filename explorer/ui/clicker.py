@@ -1,0 +1,85 @@
+"""The presenter's clicker: keys that walk the step-through (issue 13 item 10).
+
+A clicker sends → / PageDown / Space for "next" and ← / PageUp for "back". A small keyed st.components.v2
+component (no visible content) listens for them on the app's document while presentation mode is on and
+follows the step-through's own links ("step-next" / "step-prev", explorer.ui.frame.step_controls), so a key
+does exactly what a click on the link does. Keys typed into a text box, a number box, a select box or a
+data editor are left alone, as are keys with Ctrl, Alt or Meta (the browser's own shortcuts).
+
+The script is ours and static (no user text reaches it): NEXT_KEYS / BACK_KEYS below are its only data.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from typing import Any
+
+NAME = "attention_explorer.clicker"
+KEY = "frame.clicker"
+NEXT_KEYS = ("ArrowRight", "PageDown", " ")
+BACK_KEYS = ("ArrowLeft", "PageUp")
+NEXT_LINK = "step-next"  # the st.container keys of the step-through's links
+BACK_LINK = "step-prev"
+REVEAL = "reveal"  # the key of the Reveal button of a question (explorer.ui.widgets.question_hides)
+
+JS = """
+const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], [role="textbox"], '
+  + '[role="combobox"], [role="listbox"], [data-testid="stDataFrame"], [data-testid="stDataFrameResizable"], '
+  + '.gdg-overlay-editor, #portal';
+
+function typingIn(event) {
+  const path = event.composedPath ? event.composedPath() : [event.target];
+  return path.some((el) => el instanceof Element && el.matches && el.matches(TYPING));
+}
+
+export default function (component) {
+  const { data } = component;
+  const keys = data || {};
+  const doc = window.document;
+  function onKey(event) {
+    if (event.defaultPrevented || event.repeat || event.ctrlKey || event.altKey || event.metaKey) return;
+    const next = (keys.next || []).includes(event.key);
+    const back = (keys.back || []).includes(event.key);
+    if ((!next && !back) || typingIn(event)) return;
+    const reveal = next && doc.querySelector(`.st-key-${keys.reveal} button`);
+    if (reveal) { // predict, then reveal: "next" shows the hidden answer first
+      event.preventDefault();
+      reveal.click();
+      return;
+    }
+    const link = doc.querySelector(`.st-key-${next ? keys.next_link : keys.back_link} a`);
+    if (!link) return; // the first or last step: nothing that way
+    event.preventDefault(); // Space and PageDown would scroll the page first
+    link.click();
+  }
+  // One listener per document, however often Streamlit calls this (mount, data change).
+  if (window.__aeClicker) doc.removeEventListener('keydown', window.__aeClicker, true);
+  window.__aeClicker = onKey;
+  doc.addEventListener('keydown', onKey, true);
+  return () => {
+    doc.removeEventListener('keydown', onKey, true);
+    if (window.__aeClicker === onKey) window.__aeClicker = null;
+  };
+}
+"""
+
+
+def listen() -> None:
+    """Mount the (invisible) key listener: call it on every run while presenting, never otherwise (when it
+    is not mounted, its clean-up removes the listener)."""
+    data = {
+        "next": list(NEXT_KEYS),
+        "back": list(BACK_KEYS),
+        "next_link": NEXT_LINK,
+        "back_link": BACK_LINK,
+        "reveal": REVEAL,
+    }
+    _component()(key=KEY, data=json.loads(json.dumps(data)), height=0)
+
+
+@functools.cache
+def _component() -> Any:
+    import streamlit as st
+
+    return st.components.v2.component(NAME, js=JS, isolate_styles=False)

@@ -1,0 +1,235 @@
+"""The parts of the frame (app.py) that every page shares: URL, sidebar controls, sentence box, messages."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import sharing
+from explorer.model import models
+from explorer.model import settings_table as table
+from explorer.model.example import tokens_for
+from explorer.sharing import url as links
+from explorer.ui import clicker, export_ui, grid_guard, model_ui, page_table, present, preset_ui, state
+from explorer.ui import share_panel as share_panel
+from explorer.ui import widgets as ui
+from explorer.views.text import literal
+
+
+def read_url() -> None:
+    """Once per session: take the example from the URL (sync_url then keeps the address bar in step)."""
+    if state.first_run():
+        got = links.read({k: st.query_params.get(k) for k in st.query_params}, state.current())
+        if got.example is not None:
+            state.apply_example(got.example, remember=False)
+        if got.preset:
+            state.set_preset(got.preset)
+        if got.present is not None:
+            state.set_present(got.present)
+        if got.ask is not None:
+            state.set_ask(got.ask)
+        if got.ask_model is not None:
+            state.set_model_questions(got.ask_model)
+        for kind, text in got.messages:
+            state.say(kind, text)
+        state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
+
+
+def _address() -> tuple[dict[str, str], int]:
+    ex, name = state.current(), preset_ui.active()
+    as_loaded = bool(name) and ex.digest() == preset_ui.preset_digest(name)
+    return share_panel.address(ex, state.draws(), state.present(), name, as_loaded=as_loaded)
+
+
+def sync_url() -> None:
+    """After every run, the address bar holds the whole state, as the Share link does (F5 in class and a
+    copied address lose nothing): every setting, the edited matrices, presentation mode and its step. Query
+    parameters Streamlit clears on a change of page are written again here; beside them the real model's
+    (model=, layer=, head=, off=)."""
+    want, _ = _address()
+    picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
+    want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
+    asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
+    if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
+        want["ask"] = ",".join(asked)
+    step = st.query_params.get("step")
+    if step is not None and state.present():
+        want["step"] = step
+    if {k: st.query_params.get(k) for k in st.query_params} != want:
+        st.query_params.from_dict(want)
+
+
+def address_note() -> None:
+    """Past the link's length the address bar keeps the settings, not the edits: say so, once, above the page."""
+    _, chars = _address()
+    if chars > sharing.LINK_LIMIT:
+        st.warning(
+            f"This example's edits are too large for the address bar ({chars:,} characters; at most "
+            f"{sharing.LINK_LIMIT:,}): a reload or a copied address keeps the sentence and the settings but "
+            "not the edited matrices. To keep them, download the example as a JSON file (Share and export, "
+            "in the sidebar).",
+            icon=":material/link_off:",
+        )
+
+
+def sidebar() -> None:
+    """Model size controls shared by every page, and the display options."""
+    with st.sidebar:
+        model_ui.picker()
+        preset_ui.picker()
+        st.subheader("Model size", anchor=False)
+        c1, c2 = st.columns(2)
+        for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
+            ui.setting(name, col)
+        st.divider()
+        st.toggle(
+            "Presentation mode",
+            key=state.K_PRESENT,
+            persist_state="session",
+            help="Large type for a projector.",
+        )
+        from explorer.views.figures import PALETTES
+
+        toks = state.tokens()
+        st.selectbox(
+            "Predict, then reveal",
+            [-1, *range(len(toks))],
+            key=state.K_ASK,
+            format_func=lambda i: "no question" if i < 0 else f"hide what {i}: {toks[i]} attends to",
+            on_change=state.hide_answer,
+            persist_state="session",
+            help="Scores and softmax: the weights of this query stay hidden behind a question until Reveal "
+            "(or the clicker's next key). The share link and the QR code carry the question.",
+        )
+        st.selectbox(
+            "Colours",
+            list(PALETTES),
+            key=state.K_COLORS,
+            format_func=lambda p: PALETTES[p][2],
+            persist_state="session",
+            help="Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. "
+            "Strong contrast: Inferno and brown-teal. Greyscale: for printing and any colour vision.",
+        )
+        st.toggle(
+            "Weights: colours fitted to their range",
+            key=state.K_FIT,
+            persist_state="session",
+            help="On: the colours of attention weights span their lowest to highest value (written on the "
+            "colour bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale.",
+        )
+        if state.can_undo():
+            st.button(
+                "Undo the last change",
+                on_click=state.undo,
+                key="frame.undo",
+                icon=":material/undo:",
+                help="Takes back the last cell edit, reset, re-randomize, preset or imported file.",
+            )
+        share_panel.panel()
+        # The link without presentation mode: students open the example on their laptops.
+        export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
+        grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
+
+
+def sentence_box() -> None:
+    """The sentence, above every page: typing and pressing Enter updates every chart."""
+    row = table.row("sentence")
+    st.text_input(
+        row.widget,
+        key=row.key,
+        persist_state="session",
+        max_chars=table.MAX_SENTENCE_CHARS,  # Streamlit also cuts what a browser sends to this length
+        placeholder="Type a sentence and press Enter",
+        help=row.help,
+        label_visibility="collapsed" if state.present() else "visible",  # the projector's screen is short
+    )
+    sentence = state.sentence()
+    toks, cut = tokens_for(state.current())
+    if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
+        st.info(
+            f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
+            "(typed, pasted, in a link or a file) was cut there.",
+            icon=":material/content_cut:",
+        )
+    if cut:
+        st.warning(
+            f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
+            f"{table.MAX_TOKENS}. Shorten it to see the rest.",
+            icon=":material/content_cut:",
+        )
+    elif sentence and not toks:
+        st.info("The sentence has no tokens (only spaces): type a few words.", icon=":material/edit:")
+
+
+def show_messages() -> None:
+    """Messages queued by callbacks (refused edits, restored state) shown once, as plain text; a refused
+    cell as a toast, which does not push the page down (an alert above the page moved the editor away).
+
+    They quote what people typed, pasted or put in a URL, so they are never read as Markdown (text.literal).
+    """
+    for kind, text in state.take_messages():
+        if kind == "refused":  # a refused cell: in a corner until closed, the page stays where it is
+            st.toast(literal(text), icon=":material/block:", duration="infinite")
+            continue
+        {"info": st.info, "warning": st.warning, "error": st.error, "success": st.success}.get(kind, st.info)(
+            literal(text)
+        )
+
+
+def presentation_css() -> None:
+    """While presenting: the static projector CSS (larger type, full width; never any user text)."""
+    if state.present():
+        st.html(present.CSS)
+
+
+def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the st.Page running
+    """Previous / next step: walk the pipeline in order, like slides (present.STEPS).
+
+    At the bottom of every page; with top=True (presentation mode) also above the page, large, with what
+    to look at in this step.
+    """
+    i = present.step_index(current.url_path, st.query_params.get("step"))
+    if not top and state.present():
+        return  # presenting: the controls above the page (and the clicker's keys) are enough
+    if i is None:
+        return
+    prev, nxt = present.neighbours(i)
+    step = present.STEPS[i]
+    box = st.container(key="step-top" if top else "step-bottom")
+    if not top:
+        box.divider()
+    left, mid, right = box.columns([1, 2, 1], vertical_alignment="center")
+    for col, target, label, key in (
+        (left, prev, "← {}", clicker.BACK_LINK),
+        (right, nxt, "{} →", clicker.NEXT_LINK),
+    ):
+        page = None if target is None else page_table.by_path(target.url_path)
+        if page is not None:
+            # In a keyed container: the clicker's keys follow this very link (explorer.ui.clicker).
+            col.container(key=key).page_link(
+                page.script,
+                label=label.format(target.title),
+                icon=page.icon,
+                query_params=present.query_of(target) or None,
+                width="stretch",
+            )
+    if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
+        mid.markdown(f"**{present.caption(i)}**")
+        box.container(key="step-look").markdown(step.look)
+        with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
+            export_ui.qr_button("present.qr", label="QR")
+        with box:
+            clicker.listen()
+    else:
+        mid.caption(present.caption(i))
+
+
+def pipeline_map() -> None:
+    """Links to every step, in order (plain text where the page registry is not there, e.g. a bare run)."""
+    cols = st.columns(4)
+    for i, p in enumerate(page_table.listed()):
+        with cols[i % 4]:
+            try:
+                st.page_link(p.script, label=f"{i + 1}. {p.title}")
+            except Exception:  # noqa: BLE001 - a page run on its own has no navigation to link into
+                st.markdown(f"**{i + 1}. {p.title}**")
+            st.caption(p.summary)

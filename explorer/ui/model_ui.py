@@ -1,0 +1,251 @@
+"""Page helpers shared by the real-model pages: the model picker, the opening run, layer and head pickers.
+
+Every real-model page starts with ``begin()``: it says which model is shown (and that SmolLM2 runs 4-bit
+weights), says in one sentence how to install a model that is missing, and runs the sentence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from attention_core import analysis
+from explorer.compute import model_compute
+from explorer.model import models
+from explorer.ui import state
+from explorer.ui import widgets as ui
+from explorer.views.text import literal
+
+
+def picker() -> None:
+    """The model picker of the sidebar (shared by every page): toy / MiniLM / SmolLM2."""
+    st.radio(
+        "Model",
+        list(models.MODELS),
+        key=state.K_MODEL,
+        format_func=lambda k: models.MODELS[k].title,
+        persist_state="session",
+        on_change=_model_changed,
+        help="The toy model is the explorer's own; the real models run on the pages under Real model.",
+    )
+    st.caption(models.choice(state.model_key()).about)
+    # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
+    if state.loaded():
+        ex = state.current()
+        st.caption(
+            f"The explorer's pages hold layer {ex.real_layer + 1} of {models.choice(ex.real).title}; "
+            "*Back to the toy model* on any of them returns to it."
+        )
+
+
+def _model_changed() -> None:
+    state.set_off_heads(())  # switched-off heads belong to the model they were switched off in
+
+
+def begin(*, decoder_only: bool = False) -> tuple[str, Any] | None:
+    """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run."""
+    picked = state.model_key()
+    key = models.real_key(picked)
+    row = models.choice(key)
+    if decoder_only and not row.decoder:
+        key, row = "smollm2", models.choice("smollm2")
+    missing = model_compute.missing(key)
+    if missing:
+        st.info(f"{row.title}: {literal(missing)}", icon=":material/download:")
+        return None
+    if picked != key:
+        why = "predicts the next word" if decoder_only else "is a real model"
+        note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
+    else:
+        note = f"**{row.title}**"
+    st.caption(f"{note} · {row.about}")
+    text = state.sentence().strip()
+    if not text:
+        st.info(
+            "Type a sentence in the box above to see what the model does with it.", icon=":material/edit:"
+        )
+        return None
+    try:
+        trace = model_compute.run(key, text)
+    except ValueError as exc:
+        st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
+        return None
+    if trace.message:
+        st.warning(literal(trace.message), icon=":material/content_cut:")
+    return key, trace
+
+
+def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
+    """Layer and head selectors bound to the shared picked head (1-based for people, 0-based inside)."""
+    layer, head = state.layer_head(n_layers, n_heads)
+    a, b = st.columns(2)
+    for col, name, count, value, shared in (
+        (a, "layer", n_layers, layer, state.K_LAYER),
+        (b, "head", n_heads, head, state.K_MODEL_HEAD),
+    ):
+        widget = f"{page}.{name}"
+        st.session_state[widget] = value
+        col.selectbox(
+            name.capitalize(),
+            list(range(count)),
+            format_func=lambda i, name=name: f"{name} {i + 1}",
+            key=widget,
+            on_change=_sync,
+            args=(widget, shared),
+        )
+    return state.layer_head(n_layers, n_heads)
+
+
+def _sync(widget: str, shared: str) -> None:
+    state.set_picked(shared, int(st.session_state[widget]))
+
+
+def label_rules() -> None:
+    """The rules behind the head labels, as a table (from analysis.HEAD_RULES)."""
+    with st.expander("How the labels are measured"):
+        rows = [
+            {"label": r.label, "the weight on": r.keys, "at least": r.threshold, "and × uniform": r.min_lift}
+            for r in analysis.HEAD_RULES
+        ]
+        st.dataframe(rows, hide_index=True)
+        st.markdown(
+            "A head's score for a rule is the weight its queries put on those keys, averaged over the queries "
+            "for which the rule picks some but not all of the keys they may see. The label is the passing rule "
+            f"with the highest score. None passes: **broad** when the rows are spread out (mean entropy ÷ "
+            f"log(keys seen) ≥ {analysis.BROAD_THRESHOLD}), else **mixed**. The labels describe this sentence "
+            "only."
+        )
+
+
+def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -> None:
+    """One row of head switches per layer (selected = on), bound to the switched-off heads in state."""
+    off_set = set(off)
+    for layer in range(n_layers):
+        widget = f"ablation.switch.{layer}"
+        st.session_state[widget] = [h for h in range(n_heads) if (layer, h) not in off_set]
+        st.pills(
+            f"layer {layer + 1}",
+            list(range(n_heads)),
+            selection_mode="multi",
+            format_func=lambda h: str(h + 1),
+            key=widget,
+            on_change=_switched,
+            args=(layer, n_heads),
+        )
+
+
+def _switched(layer: int, n_heads: int) -> None:
+    on = set(st.session_state.get(f"ablation.switch.{layer}") or [])
+    others = [p for p in state.off_heads() if p[0] != layer]
+    state.set_off_heads(tuple(others) + tuple((layer, h) for h in range(n_heads) if h not in on))
+
+
+RANKING_HOW = {
+    False: "Each of the heads is switched off alone and the sentence run again; a head matters as much as "
+    "the sentence's embedding turns away from the untouched one (1 − cosine).",
+    True: "Each layer is switched off whole first (one run per layer), then each head of the three layers "
+    "that mattered most alone; a head matters as much as the share of next-token probability that moves.",
+}
+
+
+def ranking(key: str, text: str) -> Any:
+    """The "which heads matter" ranking of this sentence: a button runs it with a progress bar; the finished
+    ranking is kept for the session. Returns the last RankingStep, or None before it has run."""
+    done = state.ranking(key, text)
+    if done is None and st.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
+        bar = st.progress(0.0, text="starting")
+        for step in model_compute.ranking(key, text):
+            bar.progress(step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)")
+            done = step
+        bar.empty()
+        state.set_ranking(key, text, done)
+    return done
+
+
+def sync_layer(widget: str) -> None:
+    """A page's own layer widget -> the shared picked layer."""
+    state.set_picked(state.K_LAYER, int(st.session_state[widget]))
+
+
+def open_in_explorer(key: str, layer: int, head: int) -> None:
+    """The bridge's button: layer `layer` of model `key` becomes the explorer's example (explorer.model.bridge), and
+    the scores page opens on head `head` with the layer's real numbers, every weight editable."""
+    label = f"Open layer {layer + 1} in the explorer"
+    help_ = (
+        "Loads this layer's input X, its W_Q, W_K, W_V, W_O and feed-forward into the explorer's pages "
+        "(Projections, Scores, Heads, One token, Encoder block), where every weight can be edited."
+    )
+    clicked = st.button(
+        label, key="bridge.open", icon=":material/open_in_new:", help=help_, on_click=state.open_layer,
+        args=(key, layer, head),
+    )  # fmt: skip
+    if clicked:  # the layer was opened by the callback (before any widget of this run): go to its scores
+        switch_to("pages/scores.py")
+
+
+def toy_run(text: str) -> tuple[Any, Any]:
+    """The explorer's toy example on `text` (its settings and weights as the student left them; a fresh one
+    while a real layer is open), and its traced run: for showing toy heads beside real ones."""
+    from explorer.compute import cached as compute
+    from explorer.model import example as exm
+
+    ex = state.current()
+    if exm.loaded(ex):
+        ex = state.toy_example()
+    ex = exm.conform(ex.with_(sentence=text), old_tokens=exm.tokens_for(ex)[0])
+    return ex, compute.run(ex)
+
+
+def toy_head(text: str, head: int, sty: Any) -> None:
+    """The toy model's head `head` (or its last) on the same sentence, beside a real head (/head)."""
+    from explorer.views import figures as fg
+
+    toy_ex, toy = toy_run(text)
+    if toy.attention is None:
+        st.info(f"The toy model cannot run on this sentence: {toy.error}")
+        return
+    th = min(head, toy_ex.n_heads - 1)
+    tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
+    title = f"Toy model, head {th + 1} (rows sum to 1)"
+    fig = fg.heatmap(tw, toy.labels, toy.labels, weights=True, row_sums=True, masked=toy.blocked, style=sty,
+                     title=title, width_px=ui.HALF)  # fmt: skip
+    ui.chart(fig, "head.toy_w")
+    st.caption(
+        f"The explorer's toy model (head {th + 1} of {toy_ex.n_heads}, d_model {toy_ex.d_model}, "
+        f"{'random' if toy_ex.emb_source == 'random' else 'hand-set'} weights, its own word tokens): "
+        "a pattern it shows comes from positions and word vectors, not from training."
+    )
+
+
+def switch_to(path: str) -> None:
+    """Go to another page of the app (the model, layer and head travel in the session state)."""
+    try:
+        st.switch_page(path)
+    except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to switch in
+        st.rerun()
+
+
+def page_link(path: str, label: str) -> None:
+    """A link to another page of the app (the model, layer and head travel in the session state)."""
+    try:
+        st.page_link(path, label=label, icon=":material/zoom_in:")
+    except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to link into
+        st.markdown(f"**{label}**")
+
+
+def layer_slider(n_layers: int, n_heads: int, page: str) -> int:
+    """A layer slider bound to the shared picked layer."""
+    layer, _ = state.layer_head(n_layers, n_heads)
+    widget = f"{page}.layer"
+    st.session_state[widget] = layer
+    st.select_slider(
+        "Layer",
+        list(range(n_layers)),
+        format_func=lambda i: f"layer {i + 1}",
+        key=widget,
+        on_change=sync_layer,
+        args=(widget,),
+    )
+    return state.layer_head(n_layers, n_heads)[0]

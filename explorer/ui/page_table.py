@@ -1,0 +1,289 @@
+"""The page table: one row per page, read by the navigation (app.py), the pipeline map, the step-through
+(explorer.ui.present) and the tests. Adding a page is one row below plus its script. Pure: no Streamlit.
+
+A page's steps are the slides of the step-through: one per page, or several where one page holds several
+steps (/scores: scores, masking, softmax), each with a `?step=` name and one line of what to look at.
+A row with listed=False stays out of the navigation, the step-through and the map: a half-built page
+lands that way, unreachable. `section` groups pages in the navigation ("" = the first group, no header).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # the ?step= value, unique
+    title: str
+    look: str  # one line for the room: what to look at (static Markdown, ours)
+    url_path: str = ""  # the page's url_path ("" = the first page); set from the page's row
+
+
+@dataclass(frozen=True)
+class Page:
+    script: str  # relative to the repository root (or absolute)
+    url_path: str  # the page's address ("" = the default page)
+    title: str  # the one title: menu, heading of the map, step links
+    icon: str
+    summary: str  # one line in the pipeline map
+    steps: tuple[Step, ...]
+    section: str = ""  # the navigation section ("": no header, first)
+    listed: bool = True  # False: not in the navigation, the step-through or the map
+    attention: bool = False  # it shows the attention trace: in pre-norm it says that attention reads LN(X)
+
+
+def page(
+    script: str,
+    url_path: str,
+    title: str,
+    icon: str,
+    summary: str,
+    steps: tuple[Step, ...],
+    *,
+    section: str = "",
+    listed: bool = True,
+    attention: bool = False,
+) -> Page:
+    """A row, its steps stamped with its url_path."""
+    stamped = tuple(replace(s, url_path=url_path) for s in steps)
+    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention)
+
+
+PAGES: tuple[Page, ...] = (
+    page(
+        "pages/sentence.py",
+        "",
+        "Sentence",
+        ":material/edit_note:",
+        "tokens and their embeddings E",
+        (
+            Step(
+                "sentence",
+                "Sentence and tokens",
+                "The sentence becomes tokens, and each token a vector: its embedding.",
+            ),
+        ),
+    ),
+    page(
+        "pages/positional-encoding.py",
+        "positional-encoding",
+        "Positional encoding",
+        ":material/waves:",
+        "X = E + P: where each token stands",
+        (
+            Step(
+                "position",
+                "Positional encoding",
+                "Attention alone ignores order: a pattern of waves, one per position, is added to each "
+                "embedding.",
+            ),
+        ),
+    ),
+    page(
+        "pages/projections.py",
+        "projections",
+        "Q, K, V projections",
+        ":material/calculate:",
+        "Q = X W_Q, K = X W_K, V = X W_V per head",
+        (
+            Step(
+                "projections",
+                "Q, K, V projections",
+                "Each head multiplies X by its own W_Q, W_K and W_V: what a token looks for, offers, and "
+                "passes on.",
+            ),
+        ),
+        attention=True,
+    ),
+    page(
+        "pages/scores.py",
+        "scores",
+        "Scores, mask, softmax",
+        ":material/grid_on:",
+        "softmax(Q K^T / sqrt(d_k) + mask)",
+        (
+            Step(
+                "scores",
+                "Scores",
+                "Every query is compared with every key: a large score means *this key answers the query*.",
+            ),
+            Step(
+                "masking",
+                "Masking",
+                "Choose a mask: a key a query may not see turns grey in M, and its score becomes −∞.",
+            ),
+            Step(
+                "softmax",
+                "Softmax",
+                "Softmax turns each row of scores into weights that are ≥ 0 and sum to 1.",
+            ),
+        ),
+        attention=True,
+    ),
+    page(
+        "pages/heads.py",
+        "heads",
+        "Heads and W_O",
+        ":material/view_module:",
+        "every head, concatenated, times W_O",
+        (
+            Step(
+                "heads",
+                "Heads and W_O",
+                "Each head attends differently; their outputs are concatenated and mixed by W_O.",
+            ),
+        ),
+        attention=True,
+    ),
+    page(
+        "pages/token.py",
+        "token",
+        "One token's view",
+        ":material/person_search:",
+        "one output row as a weighted sum of values",
+        (
+            Step(
+                "token",
+                "One token's view",
+                "One output row is the weighted sum of the value vectors, with the weights of its row.",
+            ),
+        ),
+        attention=True,
+    ),
+    page(
+        "pages/encoder.py",
+        "encoder",
+        "Encoder block",
+        ":material/layers:",
+        "residual, layer norm, feed-forward",
+        (
+            Step(
+                "encoder",
+                "Encoder block",
+                "Attention, a residual connection, layer norm and a feed-forward network make one encoder "
+                "layer.",
+            ),
+        ),
+    ),
+    page(
+        "pages/why-scale.py",
+        "why-scale",
+        "Why divide by √d_k?",
+        ":material/straighten:",
+        "variance and saturation as d_k grows",
+        (
+            Step(
+                "why-scale",
+                "Why divide by √d_k?",
+                "Without the scale, scores grow with d_k and the softmax saturates: one key takes all the "
+                "weight.",
+            ),
+        ),
+        attention=True,
+    ),
+    # The real model (issue 17): MiniLM or SmolLM2 from attention_core.pretrained, picked in the sidebar.
+    page(
+        "pages/model.py",
+        "model",
+        "Every layer and head",
+        ":material/grid_view:",
+        "a real model's attention, every layer x head, each labelled",
+        (
+            Step(
+                "model",
+                "Every layer and head",
+                "A real model on your sentence: each square is one head. Look for the diagonals (previous or "
+                "next token) and the bright first column (a sink).",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/head.py",
+        "head",
+        "One head",
+        ":material/zoom_in:",
+        "one real head: weights, one cell's numbers, Q, K, V",
+        (
+            Step(
+                "head",
+                "One head",
+                "One real head, large: the same softmax(q·k / √d_k) as the toy, with 32 or 64 numbers per "
+                "vector.",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/next-token.py",
+        "next-token",
+        "The next word",
+        ":material/keyboard_double_arrow_right:",
+        "a decoder's top 10 next tokens, temperature, add one",
+        (
+            Step(
+                "next-token",
+                "The next word",
+                "The decoder's guesses for the next token: add one and watch the sentence, and the causal "
+                "mask, grow.",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/ablation.py",
+        "ablation",
+        "Switch heads off",
+        ":material/toggle_off:",
+        "remove heads and compare with the untouched model",
+        (
+            Step(
+                "ablation",
+                "Switch heads off",
+                "Remove heads and compare: most heads change little alone; a few matter a lot.",
+            ),
+        ),
+        section="Real model",
+    ),
+    page(
+        "pages/rollout.py",
+        "rollout",
+        "Attention through the layers",
+        ":material/timeline:",
+        "attention rollout through every layer",
+        (
+            Step(
+                "rollout",
+                "Attention through the layers",
+                "Attention multiplied through the layers: where each position's information comes from, "
+                "roughly.",
+            ),
+        ),
+        section="Real model",
+    ),
+)
+
+
+def sections() -> dict[str, list[Page]]:
+    """The listed pages by navigation section, sections in the order of their first page."""
+    out: dict[str, list[Page]] = {}
+    for p in PAGES:
+        if p.listed:
+            out.setdefault(p.section, []).append(p)
+    return out
+
+
+def listed() -> tuple[Page, ...]:
+    """The pages a visitor can reach, in the menu's order (section by section)."""
+    return tuple(p for group in sections().values() for p in group)
+
+
+def steps() -> tuple[Step, ...]:
+    """Every step of the step-through, in order (the listed pages' steps, page by page)."""
+    return tuple(s for p in listed() for s in p.steps)
+
+
+def by_path(url_path: str) -> Page | None:
+    """The listed page at this url_path, or None."""
+    return next((p for p in listed() if p.url_path == url_path), None)

@@ -1,0 +1,189 @@
+"""The preset picker (sidebar) and the preset panel: its note, the notebook's printed numbers beside the app's.
+
+Streamlit views over explorer.presets and explorer.lessons; the state goes through explorer.ui.state.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer import lessons
+from explorer.compute import cache
+from explorer.compute import cached as compute
+from explorer.lessons import PRESETS
+from explorer.ui import state
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+
+_NONE = ""
+
+
+def picker() -> None:
+    """ "Load an example": a selectbox over the presets; choosing one loads it at once (undo restores)."""
+    if state.preset() not in PRESETS:
+        state.set_preset(_NONE)
+    st.selectbox(
+        "Load an example",
+        [_NONE, *PRESETS],
+        key=state.K_PRESET,
+        format_func=lambda n: PRESETS[n].title if n else "— your own sentence —",
+        on_change=_picked,
+        help="Each example teaches one idea; where it comes from is in a detail below its note.",
+    )
+
+
+def _picked() -> None:
+    name = state.preset()
+    if name in PRESETS:
+        load(name)
+
+
+def load(name: str) -> None:
+    """Make preset `name` the current example (the previous one can be restored with undo)."""
+    preset = PRESETS[name]
+    state.apply_example(preset.build())
+    state.set_preset(name)
+    state.say("success", f"Loaded the example “{preset.title}”. Its note is on the Sentence page.")
+
+
+def _close() -> None:
+    state.set_preset(_NONE)
+
+
+@cache.shared(max_bytes=cache.MB)
+def preset_digest(name: str) -> str:
+    return PRESETS[name].build().digest()
+
+
+def active() -> str:
+    """The name of the preset last loaded, or ""."""
+    name = state.preset()
+    return name if name in PRESETS else _NONE
+
+
+def panel() -> None:
+    """The active preset's note, the notebook's printed numbers beside the app's, and what it could not show."""
+    name = active()
+    if not name:
+        return
+    preset = PRESETS[name]
+    ex = state.current()
+    res = compute.run(ex)
+    with st.container(border=True):
+        st.subheader(f":material/menu_book: {preset.title}", anchor=False)
+        st.markdown(preset.note)
+        changed = ex.digest() != preset_digest(name)
+        checks = lessons.checks(name, res)
+        if changed:
+            st.info(
+                "You have changed the example since loading it"
+                + (
+                    ": a ✗ under “Where this comes from” marks a printed number that no longer comes out."
+                    if checks
+                    else "; “Reload the example” brings it back."
+                ),
+                icon=":material/edit:",
+            )
+        tables = lessons.extras(name, ex, res, run=compute.run)
+        lesson = [t for t in tables if not t.source]
+        if lesson:
+            st.markdown("**What to look at**")
+            _tables(lesson, f"preset.{name}")
+        # The notebook and its cell numbers are a detail: students do not have the notebooks.
+        with st.expander("Where this comes from", icon=":material/history_edu:"):
+            st.markdown(preset.source)
+            if checks:
+                _comparison(checks)
+            _tables([t for t in tables if t.source], f"preset.{name}.source")
+        b1, b2, _ = st.columns([2, 2, 3])
+        b1.button(
+            "Reload the example",
+            key="preset.reload",
+            icon=":material/restart_alt:",
+            on_click=load,
+            args=(name,),
+            disabled=not changed,
+            width="stretch",
+        )
+        b2.button("Hide this note", key="preset.close", on_click=_close, width="stretch")
+
+
+def _comparison(checks: list[lessons.Check]) -> None:
+    rows = lessons.rows(checks)
+    ok = sum(r.agrees for r in rows)
+    if ok == len(rows):
+        fewer = any(r.agree_to < r.decimals for r in rows)
+        st.success(
+            f"All {len(rows)} printed lines come out in the app, to the printed digits"
+            + (
+                ". ✓ (7 dp): the notebook's inputs reach us rounded to 8 decimals, so the 8th digit can move."
+                if fewer
+                else "."
+            ),
+            icon=":material/check_circle:",
+        )
+    else:
+        st.warning(
+            f"{ok} of {len(rows)} printed lines come out in the app; ✗ marks the others.",
+            icon=":material/warning:",
+        )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "printed": [r.what for r in rows],
+                "cell": [r.cell for r in rows],
+                "same": [r.verdict for r in rows],
+                "the notebook printed": [r.notebook for r in rows],
+                "the app computes": [r.app for r in rows],
+                "the app's number is": [r.source for r in rows],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={"same": st.column_config.TextColumn(width="small")},
+    )
+
+
+def _tables(tables: list[lessons.Table], key: str) -> None:
+    """The tables in order; consecutive tables of one group side by side."""
+    i = 0
+    while i < len(tables):
+        group = [tables[i]]
+        while (
+            tables[i].group
+            and i + len(group) < len(tables)
+            and tables[i + len(group)].group == tables[i].group
+        ):
+            group.append(tables[i + len(group)])
+        if len(group) == 1:
+            _table(group[0], f"{key}.{i}")
+        else:
+            for j, (t, col) in enumerate(zip(group, st.columns(len(group)), strict=True)):
+                with col:
+                    _table(t, f"{key}.{i + j}")
+        i += len(group)
+
+
+def _table(t: lessons.Table, key: str) -> None:
+    st.markdown(f"**{t.title}**")
+    if t.kind in ("weights", "signed") and t.values.size:
+        fig = fg.heatmap(
+            t.values,
+            t.rows,
+            t.cols,
+            title="",
+            style=ui.style(),
+            weights=t.kind == "weights",
+            digits=min(t.decimals, 3),
+        )
+        ui.chart(fig, key)
+    elif t.values.size:
+        df = pd.DataFrame(t.values, index=t.rows, columns=t.cols)
+        st.dataframe(
+            df,
+            width="stretch",
+            column_config={c: st.column_config.NumberColumn(format=f"%.{t.decimals}f") for c in t.cols},
+        )
+    if t.caption:
+        st.markdown(t.caption)

@@ -1,0 +1,180 @@
+"""The sidebar's "Share and export": a link to this example, the JSON file (export and import), CSV files.
+
+The formats live in the other modules of explorer.sharing (pure); this one only draws and routes through
+explorer.ui.state.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from urllib.parse import parse_qsl
+
+import streamlit as st
+
+from explorer import sharing
+from explorer.compute import cache
+from explorer.model.example import MATRIX_NAMES, Example
+from explorer.sharing import url as links
+from explorer.ui import export_ui, state
+
+K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
+LINK_BYTES = 8 * cache.MB  # the share-link cache (a link of the largest, fully edited example is 1.7 MB)
+
+MATRIX_TITLES = {
+    "emb": "Embeddings E",
+    "pe_table": "Position table P (learned)",
+    "w_q": "W_Q (every head)",
+    "w_k": "W_K (every head)",
+    "w_v": "W_V (every head)",
+    "w_o": "W_O",
+    "w1": "W1 (feed-forward in)",
+    "w2": "W2 (feed-forward out)",
+    "custom_mask": "Custom mask (1 = may attend)",
+    "b_q": "b_Q (every head)",
+    "b_k": "b_K (every head)",
+    "b_v": "b_V (every head)",
+    "b_o": "b_O",
+    "b1": "b1 (feed-forward in)",
+    "b2": "b2 (feed-forward out)",
+    "w_up": "W_up (SwiGLU's up projection)",
+}
+
+
+def base_url() -> str:
+    """The page's own address as the browser sees it (st.context.url), or "" (then the link is "?...")."""
+    try:
+        return st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (bare runs): a relative link
+        return ""
+
+
+@cache.shared(max_bytes=LINK_BYTES)
+def _query(
+    digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example, ask: int | str | None = None
+) -> str:
+    # `digest` is the content hash of `_ex` (the key); encoding a large edited state takes a moment, once.
+    return links.query(_ex, dict(draws), present=present, ask=ask)
+
+
+def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
+    """The link to this example (with the question asked, if any: it opens with the answer hidden)."""
+    asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
+    query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, ",".join(asked) or None)
+    return f"{base_url().split('?', 1)[0]}?{query}"
+
+
+@cache.shared(max_bytes=cache.MB)
+def _address(
+    digest: str, draws: tuple[tuple[str, int], ...], present: bool, base_chars: int, _ex: Example
+) -> tuple[tuple[tuple[str, str], ...], int]:
+    query = _query(digest, draws, present, _ex)
+    chars = base_chars + 1 + len(query)  # the Share link's length
+    params = parse_qsl(query, keep_blank_values=True)
+    if chars > sharing.LINK_LIMIT:  # the settings only: the edited matrices need the JSON file
+        params = [(k, v) for k, v in params if k != sharing.STATE_PARAM]
+    return tuple(params), chars
+
+
+def address(
+    ex: Example, draws: dict[str, int], present: bool, preset: str = "", *, as_loaded: bool = False
+) -> tuple[dict[str, str], int]:
+    """What the address bar holds, and the Share link's length: the Share link's parameters (every setting,
+    the edited matrices, present=1) after preset=<name> when one is loaded, or only preset=<name> while the
+    example is that preset's as loaded (`as_loaded`). Past sharing.LINK_LIMIT the edited matrices (s=) are
+    left out: the page says they need the JSON file."""
+    base = len(base_url().split("?", 1)[0])
+    head = {"preset": preset} if preset else {}
+    if preset and as_loaded:
+        params = {**head, **({"present": "1"} if present else {})}
+        return params, base + 1 + len(links.query_of_params(params))
+    params, chars = _address(ex.digest(), tuple(sorted(draws.items())), present, base, ex)
+    return {**head, **dict(params)}, chars
+
+
+def panel() -> None:
+    """Draw the share and export controls (inside the sidebar), while the panel is open.
+
+    Closed (as it opens), its dozen elements are neither made nor sent: each element on the page costs the
+    browser about 0.8 ms of every Enter (benchmarks/element_cost.py). Opening it reruns the app, which draws
+    them.
+    """
+    box = st.expander("Share and export", icon=":material/share:", key=state.K_SHARE_OPEN, on_change="rerun")
+    if not box.open:
+        return
+    ex, draws = state.current(), state.draws()
+    with box:
+        st.markdown("**Link to this example**")
+        url = link_for(ex, draws, state.present())
+        if links.too_long(url):
+            st.warning(
+                f"This example is too large for a link ({len(url):,} characters; links stay under "
+                f"{sharing.LINK_LIMIT:,}): download it as a JSON file below and send the file instead.",
+                icon=":material/link_off:",
+            )
+        else:
+            st.code(url, language=None, wrap_lines=True, height=min(80 + len(url) // 6, 220))
+            st.caption(
+                f"{len(url):,} characters. Copy it with the button at the top right of the box: it opens "
+                "this page with the same sentence, settings and every edited matrix."
+            )
+        export_ui.qr_button(key="share.qr")
+        st.markdown("**Files**")
+        export_ui.downloads(ex, link_for(ex, draws, False))
+        st.download_button(
+            "Download the example (JSON)",
+            data=partial(sharing.to_json, ex, draws),
+            file_name="attention-example.json",
+            mime="application/json",
+            on_click="ignore",
+            icon=":material/download:",
+            width="stretch",
+            key="share.json",
+        )
+        st.file_uploader(
+            "Open an example (JSON)",
+            type=["json"],
+            key=state.K_UPLOAD,
+            on_change=_on_upload,
+            max_upload_size=max(1, sharing.MAX_JSON_BYTES // 1_000_000),
+            help="A file downloaded with the button above. The current example can be restored with Undo.",
+        )
+        names = [n for n in MATRIX_NAMES if getattr(ex, n).size]  # (the toy model has no biases)
+        name = st.selectbox("Matrix as CSV", names, key=K_CSV, format_func=MATRIX_TITLES.get)
+        st.download_button(
+            "Download the matrix (CSV)",
+            data=partial(_csv, ex, str(name)),
+            file_name=f"{name}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/table:",
+            width="stretch",
+            key="share.csv",
+        )
+
+
+def _csv(ex: Example, name: str) -> str:
+    return sharing.to_csv(ex, name, sharing.tokens(ex))
+
+
+def _on_upload() -> None:
+    data = state.uploaded()
+    if data is not None:
+        import_json(data)
+
+
+def import_json(data: bytes) -> bool:
+    """Open an exported example; on any problem say why and change nothing. True if it was opened."""
+    notes: list[str] = []
+    try:
+        ex = sharing.from_json(data, notes)
+    except sharing.ShareError as e:
+        state.say("error", f"That file could not be opened: {e}. Nothing was changed.")
+        return False
+    state.apply_example(ex)
+    state.set_preset("")
+    state.say(
+        "success", "Opened the example from the file. Undo (in the sidebar) brings back the one before."
+    )
+    for note in notes:
+        state.say("warning", note)
+    return True

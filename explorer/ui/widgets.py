@@ -1,0 +1,295 @@
+"""Small page-building helpers shared by every page: the opening, the style, charts, readable errors."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from explorer.compute import cached as compute
+from explorer.compute.pipeline import Result
+from explorer.model import settings_table as table
+from explorer.model.example import Example, loaded
+from explorer.ui import chart as explorer_chart
+from explorer.ui import page_table, present, state
+from explorer.views import figures
+from explorer.views.text import literal
+
+# About how wide a chart is drawn in half and in a third of the page on a 1280 px laptop screen; the
+# heatmaps fit their labels and cell values to it (figures.heatmap width_px).
+HALF = figures.HALF_PX
+THIRD = figures.THIRD_PX
+
+
+def style() -> figures.Style:
+    """The figure style of this session (presentation mode, palette, light/dark theme)."""
+    dark = False
+    try:
+        dark = st.context.theme.type == "dark"
+    except Exception:  # noqa: BLE001 - st.context is unavailable in bare runs; light is the default
+        dark = False
+    return figures.Style(
+        present=state.present(), palette=state.colors(), dark=dark, fit_weights=state.fit_weights()
+    )
+
+
+def step() -> str | None:
+    """The step of the step-through this page is showing while presenting (its present.STEPS name), else
+    None (not presenting, or a page outside the step-through)."""
+    if not state.present():
+        return None
+    i = present.step_index(state.page() or "", st.query_params.get("step"))
+    return None if i is None else present.STEPS[i].name
+
+
+def shows(*steps: str) -> bool:
+    """Whether to draw a part of a page: always, except while presenting a step not among `steps`. While
+    presenting, a step fits one 1920 x 1080 screen: its main chart and its controls, nothing else (the
+    rest is one click away with presentation mode off)."""
+    current = step()
+    return current is None or current in steps
+
+
+def opening(title: str, text: str, formula: str | None = None) -> None:
+    """Every page opens with what the step does and why, and its formula. While presenting, the step bar
+    above says the title and what to look at, so only the formula is drawn."""
+    if step() is None:
+        st.title(title, anchor=False)
+        st.markdown(text)
+    if formula:
+        st.latex(formula)
+
+
+def setting(name: str, where: object = st, **extra: object) -> object:
+    """The widget of setting `name` as its row in the settings table describes it (label, bounds, choices
+    and their titles, help), bound to its key; `where` is st or a column; `extra` goes to the widget
+    (e.g. disabled=). Numbers get a number_input, choices and titled bools a horizontal radio, bools a toggle.
+    """
+    row = table.row(name)
+    ex = state.current()
+    if name in table.FIXED_BY_LAYER and loaded(ex):  # a real layer fixes it: shown, not changeable
+        value = getattr(ex, name)
+        why = f"Fixed by the real model's layer open in the explorer ({ex.real}, layer {ex.real_layer + 1})."
+        shown_value = row.titles.get(value, value) if row.titles else value
+        where.text_input(row.widget, str(shown_value), disabled=True, help=why, key=f"fixed.{name}.{value}")
+        return value
+    common: dict[str, object] = {"key": row.key, "persist_state": "session", **extra}
+    if row.help:
+        common["help"] = row.help
+    if row.kind in ("int", "float"):
+        lo, hi = row.bounds
+        if row.kind == "int":
+            return where.number_input(row.widget, int(lo), int(hi), step=1, **common)
+        options = {"step": row.step, "format": row.fmt}
+        return where.number_input(
+            row.widget,
+            min_value=lo,
+            max_value=hi,
+            **{k: v for k, v in options.items() if v is not None},
+            **common,
+        )
+    if row.kind == "bool" and not row.titles:
+        return where.toggle(row.widget, **common)
+    options = list(row.choices) if row.kind == "choice" else [False, True]
+    return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
+
+
+def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
+    """A Plotly chart at full width that stays on the page across reruns and redraws in place (explorer.ui.chart);
+    its camera button saves a PNG at twice the resolution (for slides), named after the key. clickable: return
+    the point a click picked, on the run the click starts (explorer.ui.chart.draw), else None."""
+    return explorer_chart.draw(fig, key, clickable=clickable)
+
+
+def charts_in_row(charts: Sequence[tuple[go.Figure, str]], columns: int | None = None) -> None:
+    """(figure, key) pairs drawn side by side, one column each of `columns` (default: as many as charts; a
+    last row with fewer charts keeps the others' width), their plots level (figures.level: a title that
+    wraps or key labels set on top in one of them move none of the plots)."""
+    figs = figures.level([fig for fig, _ in charts])
+    for col, fig, (_, key) in zip(st.columns(columns or len(charts)), figs, charts, strict=False):
+        with col:
+            chart(fig, key)
+
+
+def pair_width(n_tokens: int, sty: figures.Style) -> int:
+    """The width two n x n charts are drawn at: half each, side by side, while every label fits in half the
+    width; a long sentence, or a projector, gets the whole width (numbers large enough for the back of the
+    room), one chart above the other."""
+    return HALF if n_tokens <= 16 and not sty.present else figures.FULL_PX
+
+
+# A table of tokens wider than this scrolled sideways at 1280 px (33 tokens: 3 screens); a projector's 1920 px
+# hold more, and the step must stay one screen.
+TOKENS_PER_TABLE = 12
+TOKENS_PER_TABLE_PRESENTING = 16
+
+
+def token_table(tokens: list[str], labels: list[str]) -> None:
+    """Each token and its label in the charts, by position, in tables of TOKENS_PER_TABLE positions (more
+    while presenting) one under the other: every token in view, none behind a scroll bar."""
+    per = TOKENS_PER_TABLE_PRESENTING if state.present() else TOKENS_PER_TABLE
+    for start in range(0, len(tokens), per):
+        end = min(start + per, len(tokens))
+        st.dataframe(
+            pd.DataFrame(
+                [tokens[start:end], labels[start:end]],
+                index=["token", "label in charts"],
+                columns=[str(i) for i in range(start, end)],
+            ),
+            width="stretch",
+        )
+
+
+def token_matrices(
+    items: list[tuple[str, np.ndarray, list[str], str]],
+    rows: list[str],
+    zrange: tuple[float, float] | None = None,
+    per_row: int = 3,
+    height_px: int | None = None,
+) -> None:
+    """Matrices with one row per token, `per_row` side by side: (title, values (n, d), column labels, chart
+    key); zrange: one colour range for all of them (None: each its own); height_px: each chart's height."""
+    sty = style()
+    width = {2: HALF, 3: THIRD}.get(per_row, int(figures.FULL_PX / per_row - 16))
+    for start in range(0, len(items), per_row):
+        charts_in_row([
+            (figures.heatmap(
+                z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=zrange,
+                width_px=width, height_px=height_px,
+                nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+            ), key)
+            for title, z, cols, key in items[start : start + per_row]
+        ], per_row)  # fmt: skip
+
+
+def result() -> tuple[Example, Result | None]:
+    """The current example and its traced result; shows the reason and returns None if it cannot run.
+
+    On a page that shows the attention trace (its row in the page table), in pre-norm: say that attention
+    reads LN(X).
+    """
+    ex = state.current()
+    if loaded(ex):
+        layer_banner(ex)
+    res = compute.run(ex)
+    if res.n == 0:
+        st.info(
+            "Type a sentence in the box above to see its tokens go through self-attention.",
+            icon=":material/edit:",
+        )
+        return ex, None
+    if res.error:
+        st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
+        return ex, None
+    page = page_table.by_path(state.page())
+    if res.attention_input != "X" and page is not None and page.attention:
+        st.info(
+            f"Pre-norm: attention reads {res.attention_input}, each token's vector of X normalised "
+            f"(page Encoder block), so the numbers on this page are computed from {res.attention_input}, not X.",
+            icon=":material/info:",
+        )
+    return ex, res
+
+
+def layer_banner(ex: Example) -> None:
+    """Above an explorer page showing a real model's layer: which model and layer, what stays the model's,
+    and the way back to the toy model."""
+    from explorer.model import bridge
+
+    b = bridge.base(ex.real, ex.real_layer)
+    with st.container(border=True):
+        left, right = st.columns([3, 1], vertical_alignment="center")
+        if step() is None:
+            left.markdown(f"**Real model:** {literal(bridge.describe(ex.real, ex.real_layer))}")
+        else:  # presenting: one line
+            left.markdown(
+                f"**Real model: {literal(b.title)}, layer {b.layer + 1}** (trained weights, editable)"
+            )
+        right.button(
+            "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
+        )
+
+
+def head_picker(n_heads: int) -> int:
+    """The head selector (1-based for people, 0-based inside), bound to the shared head (state.K_HEAD).
+
+    Like the token pickers it keeps its choice across pages (persist_state): one choice, every page.
+    """
+    if n_heads <= 1:
+        return 0
+    state.take_picked_head()
+    st.segmented_control(
+        "Head",
+        list(range(n_heads)),
+        format_func=lambda h: f"head {h + 1}",
+        key=state.K_HEAD,
+        required=True,  # a head is always chosen (a second click does not clear it)
+        persist_state="session",
+        label_visibility="collapsed" if step() is not None else "visible",  # "head 1" says it
+    )
+    return state.head()
+
+
+def token_picker(label: str, labels: list[str], key: str) -> int:
+    """A selectbox over token positions showing the (escaped-by-Streamlit) labels, bound to a shared choice
+    (state.K_QUERY or state.K_KEY) and kept across pages like the head picker."""
+    idx = st.selectbox(
+        label,
+        list(range(len(labels))),
+        format_func=lambda i: f"{i}: {labels[i]}",
+        key=key,
+        persist_state="session",  # the chosen token stays chosen on the way to another page and back
+    )
+    return int(idx or 0)
+
+
+def model_question_hides(word: str, what: str, question: str, answer: str) -> bool:
+    """Predict, then reveal on a real-model page: while question `word` ("next", "heads") is on and its answer
+    not yet revealed for `what` (the model and sentence), show the question and a Reveal button (the clicker's
+    next key presses it) and return True: the page then draws no answer. Once revealed, say `answer` (our
+    own Markdown, with any model token already made literal) and return False."""
+    if word not in state.model_questions():
+        return False
+    if not state.model_revealed(word, what):
+        with st.container(key="ask-box", border=True):
+            st.subheader(question, anchor=False)
+            st.caption("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
+            st.button(
+                "Reveal", key="reveal", on_click=state.reveal_model, args=(word, what),
+                icon=":material/visibility:", type="primary",
+            )  # fmt: skip
+        return True
+    st.success(answer, icon=":material/lightbulb:")
+    return False
+
+
+def question_hides(res: Result, head: int, labels: list[str]) -> bool:
+    """Predict, then reveal (issue 18 item 4): while a question is asked (state.ask) and not yet answered,
+    show it and a Reveal button in place of the weights, and return True (the page then draws no weights).
+    Once revealed, say the answer above the weights and return False. The clicker's "next" key reveals too.
+    """
+    q = state.ask()
+    if q is None or q >= res.n or res.attention is None:
+        return False
+    who = literal(labels[q])
+    if not state.revealed():
+        with st.container(key="ask-box", border=True):
+            st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
+            st.caption(
+                f"Head {head + 1}. Think, vote, then reveal (the button, or → on the keyboard or clicker)."
+            )
+            st.button(
+                "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
+            )
+        return True
+    k = res.strongest_key(head, q)
+    w = float(res.attention.weights[head, q, k])
+    st.success(
+        f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
+        f"below.",
+        icon=":material/visibility:",
+    )
+    return False

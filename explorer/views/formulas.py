@@ -1,0 +1,112 @@
+"""LaTeX with the actual numbers substituted (pure: strings out, no Streamlit)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from explorer.compute.pipeline import Result
+
+MAX_TERMS = 6  # products written out in a dot product before "+ ..."
+
+
+def num(v: float, digits: int = 3) -> str:
+    """A number for LaTeX: fixed digits, minus sign, infinities as \\infty."""
+    if math.isinf(v):
+        return r"-\infty" if v < 0 else r"\infty"
+    s = f"{v:.{digits}f}"
+    return s.replace("-", "{-}") if s.startswith("-") else s
+
+
+def sub(*indices: object) -> str:
+    """A LaTeX subscript of several indices, comma-separated: a_{7,10}, never a_{710} (is it 71, 0 or 7, 10?)."""
+    return "_{" + ",".join(str(i) for i in indices) + "}"
+
+
+def dot_terms(q: np.ndarray, k: np.ndarray, digits: int = 2) -> str:
+    """q . k written out: (q0)(k0) + (q1)(k1) + ..., cut after MAX_TERMS products."""
+    terms = [
+        f"({num(a, digits)})({num(b, digits)})" for a, b in zip(q[:MAX_TERMS], k[:MAX_TERMS], strict=True)
+    ]
+    more = r" + \dots" if len(q) > MAX_TERMS else ""
+    return " + ".join(terms) + more
+
+
+def score_cell(
+    q: np.ndarray,
+    k: np.ndarray,
+    raw: float,
+    scale: float,
+    bias: float | None,
+    masked: bool,
+    weight: float,
+    row_scaled: np.ndarray,
+    i: int,
+    j: int,
+    d_k: int,
+) -> list[str]:
+    """The lines of the formula for cell (i, j): raw score, scaled (+ bias), mask, softmax weight.
+
+    q, k (d_k,) the query and key vectors; raw = q . k; scale the factor; row_scaled (n_keys,) the query's
+    scaled and masked scores (masked = -inf) used by the softmax.
+    """
+    scale_tex = (
+        r"\frac{1}{\sqrt{" + str(d_k) + "}}" if math.isclose(scale, 1 / math.sqrt(d_k)) else num(scale, 4)
+    )
+    lines = [rf"q{sub(i)} \cdot k{sub(j)} = {dot_terms(q, k)} = {num(raw, 4)}"]
+    scaled = raw * scale + (bias or 0.0)
+    bias_tex = f" + ({num(bias, 3)})" if bias is not None else ""
+    s_ij, a_ij = f"s{sub(i, j)}", f"a{sub(i, j)}"
+    lines.append(rf"{s_ij} = {num(raw, 4)} \times {scale_tex}{bias_tex} = {num(scaled, 4)}")
+    if masked:
+        lines.append(rf"\text{{masked: }} {s_ij} = -\infty \;\Rightarrow\; {a_ij} = 0")
+        return lines
+    finite = row_scaled[np.isfinite(row_scaled)]
+    m = float(finite.max())
+    denom = float(np.exp(finite - m).sum())
+    s_ij_row = "s" + sub(i, "j'")  # s_{i,j'}: every key of the row
+    lines.append(
+        rf"{a_ij} = \frac{{e^{{{s_ij} - \max_{{j'}} {s_ij_row}}}}}{{\sum_{{j'}} e^{{{s_ij_row} - \max}}}}"
+        rf" = \frac{{e^{{{num(scaled - m, 4)}}}}}{{{num(denom, 4)}}} = {num(weight, 4)}"
+    )
+    return lines
+    finite = row_scaled[np.isfinite(row_scaled)]
+    m = float(finite.max())
+    denom = float(np.exp(finite - m).sum())
+    lines.append(
+        rf"a_{{{i}{j}}} = \frac{{e^{{s_{{{i}{j}}} - \max_j s_{{{i}j}}}}}}{{\sum_{{j'}} e^{{s_{{{i}j'}} - \max}}}}"
+        rf" = \frac{{e^{{{num(scaled - m, 4)}}}}}{{{num(denom, 4)}}} = {num(weight, 4)}"
+    )
+    return lines
+
+
+def cell_of(res: Result, head: int, i: int, j: int) -> list[str]:
+    """score_cell for cell (i, j) of head `head` of a traced run (the scores page's "one cell")."""
+    tr, blocked = res.attention, res.blocked
+    assert tr is not None
+    bias = None if res.bias is None else float(res.bias[head, i, j])
+    masked = bool(blocked is not None and blocked[i, j])
+    raw, weight = float(tr.scores[head, i, j]), float(tr.weights[head, i, j])
+    return score_cell(
+        tr.q[head, i], tr.k[head, j], raw, res.scale, bias, masked, weight, tr.masked[head, i], i, j, tr.d_k
+    )
+
+
+SHOWN_DIMS = 8  # vector entries written out in a formula (the charts show them all)
+
+
+def vec(values: np.ndarray, digits: int) -> str:
+    """[a, b, ...] for LaTeX, cut after SHOWN_DIMS entries."""
+    parts = [f"{x:.{digits}f}" for x in values[:SHOWN_DIMS]]
+    return "[" + ", ".join(parts) + (r", \dots" if len(values) > SHOWN_DIMS else "") + "]"
+
+
+def token_sum(i: int, out: np.ndarray, row: np.ndarray) -> list[str]:
+    """The token page's two lines: the weighted sum of the values, and the row of A V it equals."""
+    return [rf"\sum_j a{sub(i, 'j')}\, v_j = {vec(out, 6)}", rf"(A V)_{{{i}}} = {vec(row, 6)}"]
+
+
+def token_term(i: int, j: int, weight: float, value: np.ndarray, part: np.ndarray) -> str:
+    """One term of that sum: a_ij v_j with its numbers."""
+    return rf"a{sub(i, j)}\, v{sub(j)} = {weight:.4f} \times {vec(value, 3)} = {vec(part, 4)}"

@@ -1,0 +1,268 @@
+"""Pure Plotly builders for the real-model pages: arrays and labels in, a go.Figure out (no Streamlit, no state).
+
+The grid of every layer and head is ONE figure, not 72 or 270 charts, and one heatmap: every layer's row of
+panels (its heads side by side, a few empty columns apart) under a band of empty rows for the head labels,
+plus one text trace for the labels, on categorical axes whose category names say where a cell is ("layer 3 ·
+query 4 it", "head 6 · key 1 the"), so the hover names every cell without sending a label per cell. (One
+heatmap per layer on axes of their own took twice as long for Plotly to draw: benchmarks/bench_grid.py.)
+Rows are queries, columns are keys, first token on top, on the fixed 0..1 scale of every attention heatmap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from plotly.colors import sample_colorscale
+
+from attention_core import token_labels as unique_labels
+from explorer.compute.pipeline import short
+from explorer.views.figures import MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
+
+# What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
+# attention_core.analysis.HEAD_RULES, plus "broad" and "mixed").
+SHORT_LABELS: dict[str, str] = {
+    "previous": "← previous",
+    "next": "next →",
+    "self": "itself",
+    "same_word": "same word",
+    "cls": "[CLS]",
+    "sep": "[SEP]",
+    "first": "first token",
+    "broad": "broad",
+    "mixed": "mixed",
+}
+
+
+def show_token(token: str) -> str:
+    """A token as shown on the model pages: a leading space (a new word in byte-level BPE) as "␣"."""
+    return "␣" + token[1:] if token.startswith(" ") else token
+
+
+def token_labels(tokens: Sequence[str]) -> list[str]:
+    """The model pages' tick labels: shown tokens (``show_token``), cut like the toy's (pipeline.short), and
+    made unique like the toy's (a repeated token gets " ·i", its position)."""
+    return unique_labels([short(show_token(t)) for t in tokens])
+
+
+GRID_CELLS = 200_000  # weights drawn in the grid at most: about 1 MB sent, drawn in well under a second
+
+
+def grid_tokens(n_layers: int, n_heads: int, n: int) -> int:
+    """How many tokens the grid shows: all n, or the first m with n_layers * n_heads * m * m <= GRID_CELLS
+    (MiniLM: 52, SmolLM2: 27); the single-head pages show every token."""
+    return min(n, max(2, math.isqrt(GRID_CELLS // (n_layers * n_heads))))
+
+
+def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int) -> dict[str, Any]:
+    """Sizes of the grid: px of a panel's row, the label band above each layer's panels in rows of that
+    height, the margins, the font; and the empty columns between heads (about 5 px)."""
+    left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
+    panel_w = max(40.0, (width_px - left - right) / H * 0.92)
+    panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
+    font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
+    row = panel_h / n  # px of one query row
+    band = max(1, math.ceil(font * 1.7 / row))  # rows of the label band
+    gap = max(1, math.ceil(5 / (panel_w / n)))
+    plot_h = L * (band + n) * row
+    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap,
+            "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
+
+
+def model_grid(
+    attentions: NDArray[np.floating],
+    tokens: Sequence[str],
+    rules: NDArray[np.object_],
+    scores: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    selected: tuple[int, int] | None = None,
+    off: NDArray[np.bool_] | None = None,
+    width_px: int = 1000,
+) -> Any:
+    """Every layer x head of a model as one mosaic with each head's label above its panel.
+
+    One heatmap: layer l's rows are ``band`` empty rows (its heads' labels, one text trace) then its n query
+    rows, its heads side by side n key columns wide, ``gap`` empty columns apart; ``panels`` reads it back.
+    attentions (L, H, n, n) rows are queries; rules (L, H) rule names (analysis.HeadLabels.rules) and scores
+    (L, H) the label's score; selected (layer, head) 0-based gets a frame; off (L, H) True marks switched-off
+    heads (greyed, labelled "off"). Beyond ``grid_tokens`` tokens only the first rows and columns are drawn
+    (the page says so). layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``).
+    """
+    A = np.asarray(attentions)
+    m = grid_tokens(A.shape[0], A.shape[1], A.shape[2])
+    A, tokens = A[:, :, :m, :m], list(tokens)[:m]
+    L, H, n, _ = A.shape
+    g = _grid_geometry(L, H, n, style, width_px)
+    gap, band, plot_h = g["gap"], g["band"], g["plot_h"]
+    per, cols = band + n, H * n + (H - 1) * gap
+    z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
+    z[:, band:, :, :n] = A.transpose(0, 2, 1, 3)
+    z = z.reshape(L * per, H * (n + gap))[:, :cols]
+    shown = [esc(show_token(t)) for t in tokens]
+    x_cats = [
+        f"head {c // (n + gap) + 1} · "
+        + (f"key {c % (n + gap)} {shown[c % (n + gap)]}" if c % (n + gap) < n else f"gap {c % (n + gap)}")
+        for c in range(cols)
+    ]
+    y_cats = [
+        f"layer {r // per + 1} · " + (f"query {r % per - band} {shown[r % per - band]}" if r % per >= band
+                                      else f"label {r % per}")
+        for r in range(L * per)
+    ]  # fmt: skip
+    colorbar = {"thickness": 14, "tickfont": {"size": style.font}, "len": min(1.0, 700 / plot_h), "y": 1,
+                "yanchor": "top"}  # fmt: skip
+    off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)
+    words = [
+        "off" if off[l, h] else SHORT_LABELS.get(str(rules[l, h]), str(rules[l, h]))
+        for l in range(L)
+        for h in range(H)
+    ]
+    hover = [
+        f"layer {l + 1}, head {h + 1}: {words[l * H + h]} (score {scores[l, h]:.2f})"
+        for l in range(L)
+        for h in range(H)
+    ]
+    at = (band - 1) // 2  # the label's row in its band: the middle one (between the two middle ones if even)
+    data: list[dict[str, Any]] = [
+        {
+            "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
+            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
+            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
+        },
+        {
+            "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
+            "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
+            "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
+            "textposition": "middle center" if band % 2 else "bottom center",
+        },
+    ]  # fmt: skip
+    shapes = [
+        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
+    ]
+    if selected is not None:
+        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
+    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": g["font"]}}
+    # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
+    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
+             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
+    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
+             "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
+    layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
+    layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
+    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    layout["meta"] = {"grid": [L, H, n, gap, band]}  # how picked_head and panels read the grid
+    return _figure(data, layout)
+
+
+def panels(z: NDArray[np.floating], grid: Sequence[int]) -> NDArray[np.float64]:
+    """The (L, H, n, n) weights a model_grid heatmap draws: its z (rows, columns) and layout.meta.grid."""
+    L, H, n, gap, band = (int(v) for v in grid)
+    z = np.asarray(z, dtype=np.float64)
+    per = band + n
+    rows = np.concatenate([np.arange(l * per + band, (l + 1) * per) for l in range(L)])
+    cols = np.concatenate([np.arange(h * (n + gap), h * (n + gap) + n) for h in range(H)])
+    return z[np.ix_(rows, cols)].reshape(L, n, H, n).transpose(0, 2, 1, 3)
+
+
+def picked_head(fig: Any, click: dict[str, Any] | None) -> tuple[int, int] | None:
+    """The (layer, head) of model_grid's figure `fig` a click picked (explorer.ui.chart.draw's value): a cell of a
+    head's panel or of the band above it (its label), or its label's text; None for a gap or anything else."""
+    meta = (fig.layout.meta or {}) if hasattr(fig, "layout") else {}
+    if not click or "grid" not in meta:
+        return None
+    L, H, n, gap, band = (int(v) for v in meta["grid"])
+    curve, point = click["curve"], click["point"]
+    if curve == 0 and isinstance(point, list):
+        layer = int(point[0]) // (band + n)
+        head, at = divmod(int(point[1]), n + gap)
+        return (layer, head) if at < n and 0 <= head < H and 0 <= layer < L else None
+    if curve == 1 and isinstance(point, int) and 0 <= point < L * H:
+        return divmod(point, H)
+    return None
+
+
+def _frame(layer: int, head: int, n: int, gap: int, band: int, color: str, *, fill: bool) -> dict[str, Any]:
+    """A rectangle over one panel of the grid, in category positions (cell i spans i - 0.5 .. i + 0.5)."""
+    x0, y0 = head * (n + gap) - 0.5, layer * (band + n) + band - 0.5
+    shape: dict[str, Any] = {
+        "type": "rect", "xref": "x", "yref": "y",
+        "x0": x0, "x1": x0 + n, "y0": y0, "y1": y0 + n, "line": {"color": color, "width": 4},
+    }  # fmt: skip
+    if fill:
+        shape.update(fillcolor=color, opacity=0.75, line={"width": 0})
+    return shape
+
+
+def token_bars(
+    tokens: Sequence[str],
+    probs: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    after: NDArray[np.float64] | None = None,
+    names: tuple[str, str] = ("untouched model", "heads switched off"),
+) -> Any:
+    """Horizontal bars of next-token probabilities, most likely on top; with ``after``, a second bar per token
+    (the changed model) beside the first. Each probability is printed on its bar."""
+    labels = [f"{i + 1}. “{esc(show_token(t))}”" for i, t in enumerate(tokens)]
+    ys = np.arange(len(labels))
+    colors = sample_colorscale(style.sequential, [0.35, 0.8])
+    series = [(probs, names[0] if after is not None else "probability", colors[0])]
+    if after is not None:
+        series.append((after, names[1], colors[1]))
+    data = [
+        {
+            "type": "bar", "orientation": "h", "x": p, "y": ys, "name": esc(name), "marker": {"color": color},
+            "text": [f"{v:.3f}" for v in p], "textposition": "outside", "textfont": {"size": style.cell_font},
+            "customdata": labels, "hovertemplate": "%{customdata}: %{x:.4f}<extra>" + esc(name) + "</extra>",
+        }
+        for p, name, color in series
+    ]  # fmt: skip
+    top = float(max(np.max(probs), 0.0 if after is None else np.max(after)))
+    per_row = (2 if after is not None else 1) * (style.font + 14)
+    layout = _layout(
+        style, title, int(140 + len(labels) * per_row), barmode="group", showlegend=after is not None,
+        legend={"font": {"size": style.font}, "orientation": "h", "y": -0.08},
+        xaxis={"title": {"text": "probability"}, "range": [0, min(1.0, top * 1.25 + 0.02)]},
+        yaxis={"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed",
+               "tickfont": {"size": style.font}},
+    )  # fmt: skip
+    return _figure(data, layout)
+
+
+def value_bars(
+    names: Sequence[str],
+    values: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    digits: int = 3,
+) -> Any:
+    """Horizontal bars, one per name in the given order (first on top), each value printed beside its bar."""
+    ys = np.arange(len(names))
+    vals = np.asarray(values, dtype=np.float64)
+    top = float(np.nanmax(vals)) if vals.size and np.isfinite(vals).any() else 0.0
+    top = top if top > 0 else 1.0  # all zero (nothing moved): an axis 0..1.3, not 0..1e-9
+    bar = {
+        "type": "bar", "orientation": "h", "x": vals, "y": ys,
+        "marker": {"color": sample_colorscale(style.sequential, [0.6])[0]},
+        "text": [f"{v:.{digits}f}" for v in vals], "textposition": "outside",
+        "textfont": {"size": style.cell_font}, "customdata": [esc(s) for s in names],
+        "hovertemplate": "%{customdata}: %{x:.6f}<extra></extra>",
+    }  # fmt: skip
+    left = max((text_px(s, style.font) for s in names), default=0.0) + 20
+    layout = _layout(
+        style, title, int(140 + len(names) * (style.font + 14)),
+        xaxis={"title": {"text": esc(x_title)}, "range": [0, top * 1.3]},
+        yaxis={"tickmode": "array", "tickvals": ys, "ticktext": [esc(s) for s in names], "autorange": "reversed",
+               "tickfont": {"size": style.font}, "automargin": False},
+    )  # fmt: skip
+    layout["margin"]["l"] = int(left)
+    return _figure([bar], layout)

@@ -1,0 +1,51 @@
+"""Text shown literally where Streamlit renders Markdown (pure: strings in, strings out, no Streamlit).
+
+Streamlit renders Markdown in st.markdown, st.caption, st.info / warning / error / success, st.subheader,
+widget labels and radio / segmented-control options. Its Markdown goes well beyond CommonMark: KaTeX maths
+(`$x^2$`), colour directives (`:red[...]`), emoji and icon shortcodes (`:smile:`, `:material/home:`,
+`:streamlit:`) and bare URLs or e-mail addresses turned into links. Anything a person typed, pasted or put in
+a URL goes through `literal()` before it reaches one of those places, so it is shown as exactly what they
+wrote. (Streamlit never renders raw HTML there without unsafe_allow_html, which this app never uses.)
+
+Plotly labels have their own escaping: `explorer.views.figures.esc`.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ASCII punctuation with a meaning in Streamlit's Markdown; CommonMark lets any of it be backslash-escaped.
+# Quotes, commas, semicolons, question marks, % and @ mean nothing there and stay as they are.
+_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&=/^])")
+# Sequences Streamlit turns into links or logos even when their punctuation is escaped (they are found in
+# the text after escapes are resolved): a word joiner (U+2060, invisible) breaks them without changing what
+# is seen.
+_WJ = "\u2060"
+_AUTOLINK = re.compile(r"(?i)\b(https?|ftp|mailto|xmpp|www)(?=[:.])")
+_LOGO = re.compile(r"(?i):(?=streamlit:)")
+
+
+def literal(text: object) -> str:
+    """Markdown source that Streamlit displays as exactly `text` (whitespace runs shown as one space).
+
+    "**hi** $x$" -> "\\*\\*hi\\*\\* \\$x\\$"; line breaks become spaces, so a pasted value cannot start a
+    heading, list, quote or code block.
+    """
+    s = " ".join(str(text).split())
+    s = _AUTOLINK.sub(lambda m: m.group(1) + _WJ, s)
+    s = _LOGO.sub(":" + _WJ, s)
+    s = s.replace("@", _WJ + "@")
+    return _SPECIAL.sub(r"\\\1", s)
+
+
+def tail(text: str, limit: int = 40) -> str:
+    """The end of `text` in at most about `limit` characters, for a title: cut before a whole word, with "…"
+    in front when anything was cut ("The cat sat on the mat" -> "…on the mat" at limit 12). A last word
+    longer than the limit is cut inside it (still with "…")."""
+    s = " ".join(str(text).split())
+    if len(s) <= limit:
+        return s
+    end = s[-limit:]
+    if s[-limit - 1] != " " and " " in end:  # the cut fell inside a word: start at the next one
+        end = end.split(" ", 1)[1]
+    return "…" + end.lstrip()
