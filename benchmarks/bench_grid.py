@@ -32,7 +32,8 @@ from numpy.typing import NDArray
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer import figures  # noqa: E402
+from explorer.views import figures  # noqa: E402
+from explorer.views import style as figures_style  # noqa: E402
 
 
 def mosaic(att: NDArray[np.float64], labels: Sequence[str], *, title: str, side_px: int = 1500) -> go.Figure:
@@ -70,7 +71,7 @@ def mosaic(att: NDArray[np.float64], labels: Sequence[str], *, title: str, side_
     ]  # fmt: skip
     trace = {
         "type": "heatmap", "z": z, "x": x, "y": y, "zmin": 0.0, "zmax": 1.0, "hoverongaps": False,
-        "colorscale": [list(p) for p in figures._colorscale("Viridis")],
+        "colorscale": [list(p) for p in figures_style._colorscale("Viridis")],
         "hovertemplate": "%{y} → %{x}<br>weight %{z:.4f}<extra></extra>",
     }  # fmt: skip
     axis = {"showticklabels": False, "showgrid": False, "zeroline": False, "ticks": ""}

@@ -17,7 +17,7 @@ from _common import save  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 import attention_core as ac  # noqa: E402
-from explorer import pipeline  # noqa: E402
+from explorer.compute import pipeline  # noqa: E402
 
 PAGES = ("sentence", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale")
 COUNTS = {"tokenize": 0, "pipeline.run": 0}

@@ -16,8 +16,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _sentence_heatmaps import heatmaps  # noqa: E402
 
-from explorer import chart  # noqa: E402
-from explorer.ui import boot
+from explorer.ui import (
+    boot,
+    chart,  # noqa: E402
+)
 
 boot.freeze_imports()  # as the app does
 st.set_page_config(page_title="element cost", layout="wide")

@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _sentence_heatmaps import heatmaps  # noqa: E402
 
-from explorer import boot  # noqa: E402
+from explorer.ui import boot  # noqa: E402
 
 boot.freeze_imports()  # as the app does: Streamlit's collection after every run skips what imports made
 st.set_page_config(page_title="floor", layout="wide")

@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench_grid import mosaic  # noqa: E402
 
 import attention_core as ac  # noqa: E402
-from explorer import figures  # noqa: E402
 from explorer.ui import chart
+from explorer.views import figures  # noqa: E402
 
 st.set_page_config(page_title="grid", layout="wide")
 q = st.query_params

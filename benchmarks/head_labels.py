@@ -16,7 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from explorer import model_compute  # noqa: E402
+from explorer.compute import model_compute  # noqa: E402
 from explorer.views.model_figures import show_token  # noqa: E402
 
 SENTENCES = {

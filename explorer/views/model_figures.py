@@ -20,7 +20,7 @@ from plotly.colors import sample_colorscale
 
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
-from explorer.views.figures import MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
+from explorer.views.style import MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
 # attention_core.analysis.HEAD_RULES, plus "broad" and "mixed").

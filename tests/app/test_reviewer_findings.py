@@ -10,6 +10,7 @@ from streamlit.testing.v1.element_tree import Block
 
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
+from explorer.views import style as style_mod
 
 THIRTY_THREE = " ".join(f"w{i}" for i in range(33))
 
@@ -44,9 +45,9 @@ def test_bar_numbers_at_33_tokens_are_legible_or_upright_never_shrunk() -> None:
                       y_title="weight", width_px=width)  # fmt: skip
         bar = fig.data[0]
         assert bar.constraintext == "none"  # Plotly would shrink the text to fit (7 px at 33 tokens)
-        bar_px = (fg._drawn_px(width, style) - 110) / 33
+        bar_px = (style_mod._drawn_px(width, style) - 110) / 33
         if bar.text is not None:
-            assert bar.textfont.size >= fg._min_font(style, cell=True)
+            assert bar.textfont.size >= style_mod._min_font(style, cell=True)
             if bar.textangle == 0:
                 assert fg.text_px("0.030", bar.textfont.size) + 4 <= bar_px
             else:

@@ -127,7 +127,7 @@ LEVEL = """() => [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
 def test_the_encoder_steps_four_charts_stand_level_though_one_title_wraps(shared_app) -> None:  # noqa: ANN001
     """Presenting, /encoder's four stages share one row; "Output = LN(H + FFN(H))" takes two lines there. The
     four plots start at one height and the four titles' first lines too (Plotly draws a title of several
-    lines 0.7 em higher than one of one line: explorer.views.figures._pin_title)."""
+    lines 0.7 em higher than one of one line: explorer.views.style._pin_title)."""
     app = shared_app
     app.open("encoder", min_charts=4, present="1")
     wait_charts(app, 4)

@@ -1,0 +1,190 @@
+"""Bar charts: the next-token probabilities and a token's output as stacked contributions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+from plotly.colors import sample_colorscale
+
+from explorer.views.style import (
+    _TICKS,
+    FULL_PX,
+    MASKED_GREY,
+    PRESENT_CHART_PX,
+    Style,
+    _drawn_px,
+    _figure,
+    _layout,
+    _min_font,
+    dims,
+    esc,
+    text_px,
+)
+
+
+def bar_text(texts: Sequence[str], n_bars: int, width_px: int, style: Style) -> tuple[int, int]:
+    """(font px, angle) for the numbers over ``n_bars`` bars of a chart ``width_px`` wide: level while the
+    widest fits its bar, else turned upright (-90) while a line of text fits the bar's width; (0, 0): no
+    numbers (the hover still has them), never one smaller than the legible minimum."""
+    bar_px = (_drawn_px(width_px, style) - 110) / max(n_bars, 1)  # the plot's width less the axis margins
+    ems = max((text_px(t, 1.0) for t in texts), default=0.0)
+    for size in range(style.cell_font, _min_font(style, cell=True) - 1, -1):
+        if ems * size + 4 <= bar_px:
+            return size, 0
+    size = style.cell_font
+    while size >= _min_font(style, cell=True):
+        if size + 4 <= bar_px:
+            return size, -90
+        size -= 1
+    return 0, 0
+
+
+def bars(
+    categories: Sequence[str],
+    values: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    y_title: str,
+    y_range: tuple[float, float] | None = None,
+    width_px: int = FULL_PX,
+) -> go.Figure:
+    """One bar per category, its value printed on it. Categories are positions (repeats stay apart).
+    width_px: as heatmap's (the title wraps to it)."""
+    cats = [esc(c) for c in categories]
+    texts = [f"{v:.3f}" for v in values]
+    size, angle = bar_text(texts, len(cats), width_px, style)
+    bar = {
+        "type": "bar",
+        "x": np.arange(len(cats)),
+        "y": values,
+        "text": texts if size else None,
+        "textposition": "outside",
+        "textangle": angle,
+        "constraintext": "none",  # Plotly would shrink a number that does not fit its bar to ~7 px
+        "cliponaxis": False,
+        "textfont": {"size": size or style.cell_font},
+        # Colours from the sequential scale (0..1), as colour strings: numbers for Plotly to map made it warn
+        # ("Invalid color specifier") for every bar on every draw, 0.1 s per chart at 64 tokens.
+        "marker": {"color": sample_colorscale(style.sequential, np.clip(values, 0.0, 1.0).tolist())},
+        "customdata": cats,
+        "hovertemplate": "%{customdata}: %{y:.10g}<extra></extra>",
+    }
+    xaxis = {
+        "tickmode": "array",
+        "tickvals": np.arange(len(cats)),
+        "ticktext": cats,
+        "title": {"text": esc(x_title)},
+        **_TICKS,
+    }
+    yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}}
+    if y_range:
+        yaxis["range"] = list(y_range)
+    height = PRESENT_CHART_PX if style.present else 380
+    return _figure([bar], _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis))
+
+
+# One colour per key bar, all different and none grey (grey is the "other keys" bar): Paul Tol's colour-blind
+# safe "muted" scheme plus three of his "bright" and "vibrant" ones, as many as stacked_contributions draws
+# bars of keys (max_keys); Plotly's default cycle repeats after 10.
+KEY_COLOURS = (
+    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499",
+    "#EE6677", "#4477AA", "#EE7733",
+)  # fmt: skip
+
+
+NOTED_DIMS = 16  # stacked_contributions prints each output's value up to this many dimensions
+
+
+def stacked_contributions(
+    contributions: NDArray[np.float64],
+    key_labels: Sequence[str],
+    total: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    max_keys: int = 12,
+    width_px: int = FULL_PX,
+) -> go.Figure:
+    """Per output dimension, the stacked contributions a_ij v_j of every key j, and their sum (a marker).
+    width_px: as heatmap's (the title wraps to it).
+
+    contributions (n_keys, d_v); total (d_v,) = contributions.sum(axis=0), the query's output row.
+    With more than ``max_keys`` keys, the max_keys - 1 keys that contribute most (sum of |a_ij v_j| over the
+    dimensions) keep their own bars, in sentence order, and the rest are stacked as one grey "other keys"
+    bar: sixty colours cannot be told apart, and a legend of sixty entries took most of a second to draw.
+    """
+    n_keys, d_v = contributions.shape
+    names = dims("v", d_v)
+    if n_keys > max_keys:
+        strength = np.abs(contributions).sum(axis=1)  # (n_keys,)
+        shown = np.sort(np.argsort(-strength, kind="stable")[: max_keys - 1])
+    else:
+        shown = np.arange(n_keys)
+    data: list[dict[str, Any]] = [
+        {
+            "type": "bar",
+            "x": names,
+            "y": contributions[j],
+            "name": esc(key_labels[j]),
+            "marker": {"color": KEY_COLOURS[c % len(KEY_COLOURS)]},
+            "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
+        }
+        for c, j in enumerate(shown)
+    ]
+    rest = np.setdiff1d(np.arange(n_keys), shown)
+    if rest.size:
+        name = f"{rest.size} other keys"
+        data.append(
+            {
+                "type": "bar",
+                "x": names,
+                "y": contributions[rest].sum(axis=0),
+                "name": name,
+                "marker": {"color": MASKED_GREY},
+                "hovertemplate": f"{name} together<br>%{{x}}: %{{y:.6f}}<extra></extra>",
+            }
+        )
+    data.append(
+        {
+            "type": "scatter",
+            "x": names,
+            "y": total,
+            "mode": "markers",
+            "name": "output (sum)",
+            "marker": {
+                "symbol": "diamond",
+                "size": 16 if style.present else 11,
+                "color": "black",
+                "line": {"width": 2, "color": "white"},
+            },
+            "hovertemplate": "output %{x}: %{y:.6f}<extra></extra>",
+        }
+    )
+    # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars; beyond
+    # NOTED_DIMS dimensions (a real layer's 64) the boxes would cover each other and the bars: hover tells.
+    notes = [
+        {
+            "x": names[c], "y": float(t), "text": f"{t:.3f}", "showarrow": False, "xanchor": "left", "xshift": 12,
+            "font": {"size": style.cell_font}, "bgcolor": "rgba(17,17,17,0.85)" if style.dark else "rgba(255,255,255,0.85)",
+        }
+        for c, t in enumerate(total)
+        if d_v <= NOTED_DIMS
+    ]  # fmt: skip
+    layout = _layout(
+        style,
+        title,
+        PRESENT_CHART_PX if style.present else 440,
+        width_px,
+        barmode="relative",
+        legend={"font": {"size": style.font}},
+        xaxis={},
+        yaxis={"title": {"text": "contribution aᵢⱼ · vⱼ"}, "zeroline": True, "zerolinewidth": 2},
+        annotations=notes,
+    )
+    return _figure(data, layout)

@@ -1,0 +1,450 @@
+"""The heatmap builder: one for attention weights (fixed or fitted range, row sums) and signed matrices
+(a diverging scale centred on 0), masks, labels fitted to the width, cell values where they fit."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+from numpy.typing import NDArray
+
+from explorer.views.style import (
+    _GAP_MIN_CELLS,
+    _TICKS,
+    FULL_PX,
+    MASKED_GREY,
+    PRESENT_SCALE,
+    Style,
+    _colorscale,
+    _figure,
+    _height,
+    _layout,
+    _min_font,
+    _pin_title,
+    _title,
+    _upper_half,
+    esc,
+    label_step,
+    text_px,
+)
+
+
+def heatmap(
+    z: NDArray[np.float64],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    title: str,
+    style: Style,
+    weights: bool = False,
+    masked: NDArray[np.bool_] | None = None,
+    row_sums: bool = False,
+    x_title: str = "key",
+    y_title: str = "query",
+    digits: int = 2,
+    zrange: tuple[float, float] | None = None,
+    groups: Sequence[str] = (),
+    width_px: int = FULL_PX,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
+    height_px: int | None = None,
+    nonneg: bool = False,
+) -> go.Figure:
+    """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
+    weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
+
+    weights=True: a sequential scale, fitted to the finite values (style.fit_weights, the range written on
+    the colour bar) or fixed 0..1. Otherwise a diverging scale centred on 0 (or `zrange`, e.g. one range
+    shared by several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper
+    half over 0..max, so the colour bar holds no negative values.
+    row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
+    groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
+    each block is named above its columns and blocks are divided by lines.
+    width_px: about how wide the chart is drawn at 1280 px with the sidebar open (FULL_PX, or HALF_PX /
+    THIRD_PX in columns); presentation mode scales it by PRESENT_SCALE. Every label is drawn while it fits
+    (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
+    the selected query and the key it attends to most) always keep theirs. A cell prints its value only
+    when the number fits in it. height_px: the chart's height (default: by its rows, at most 1100 px, or
+    PRESENT_CHART_PX while presenting).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    n_rows, n_cols = z.shape
+    shown = z.copy()
+    if masked is not None and masked.any():
+        shown[masked] = np.nan
+    finite = shown[np.isfinite(shown)]
+    colorbar: dict[str, Any] = {"thickness": 14, "tickfont": {"size": style.font}}
+    if weights:
+        zmin, zmax = weight_range(finite, style)
+        zmid, scale = None, style.sequential
+        colorbar.update(_range_note(zmin, zmax, style))
+    elif zrange is not None:
+        zmin, zmax, zmid, scale = zrange[0], zrange[1], None, style.diverging
+    elif nonneg:
+        zmin, zmax, zmid, scale = (
+            0.0,
+            float(finite.max()) if finite.size and finite.max() > 0 else 1.0,
+            None,
+            "",
+        )
+    else:
+        bound = float(np.max(np.abs(finite))) if finite.size else 1.0
+        bound = bound or 1.0
+        zmin, zmax, zmid, scale = -bound, bound, 0.0, style.diverging
+    small = n_rows * n_cols <= 1024
+    gap = 1 if max(n_rows, n_cols) <= _GAP_MIN_CELLS else 0
+    # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
+    # element by element, twice per chart).
+    xs, ys = np.arange(n_cols), np.arange(n_rows)
+    if small:
+        where = f"{y_title} %{{customdata[0]}}<br>{x_title} %{{customdata[1]}}"
+    else:
+        where = f"{y_title} %{{y}}<br>{x_title} %{{x}}"
+    trace: dict[str, Any] = {
+        "type": "heatmap",
+        "z": shown,
+        "x": xs,
+        "y": ys,
+        "zmin": zmin,
+        "zmax": zmax,
+        "colorscale": _colorscale(scale) if scale else _upper_half(style.diverging),
+        "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>",
+        "colorbar": colorbar,
+    }
+    if zmid is not None:
+        trace["zmid"] = zmid
+    if small:
+        # (row label, column label) of every cell, as a numpy string array: copied whole, not cell by cell.
+        rows_esc, cols_esc = [esc(s) for s in row_labels], [esc(s) for s in col_labels]
+        width = max(1, *map(len, rows_esc), *map(len, cols_esc))
+        pairs = np.empty((len(rows_esc), len(cols_esc), 2), dtype=f"<U{width}")
+        pairs[:, :, 0] = np.array(rows_esc)[:, None]
+        pairs[:, :, 1] = np.array(cols_esc)[None, :]
+        trace["customdata"] = pairs
+    # Right of the plot: the row sums, or the colour bar and its tick labels; under it, with the row sums,
+    # the colour bar (and its range).
+    right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.000", style.font)
+    bottom = 40 + int(style.font * 2.6) if row_sums else 10
+    height = (height_px or _height(n_rows, style)) + (bottom if row_sums else 0)
+    width = width_px * (PRESENT_SCALE if style.present else 1.0)
+    more = _title(title, style, width)[1]  # a title too long for one line takes more
+    xaxis, yaxis, margin = _axes(
+        row_labels, col_labels, style, x_title, y_title, (width, height), right, bottom, keep_rows, keep_cols
+    )
+    cell = (
+        (width - margin["l"] - right) / max(n_cols, 1),
+        (height - margin["t"] - margin["b"]) / max(n_rows, 1),
+    )
+    cell_font = cell_text_font(
+        finite, digits, cell, style, masked_value(weights) if masked is not None else ""
+    )
+    if cell_font:
+        trace["texttemplate"] = f"%{{z:.{digits}f}}"
+        trace["textfont"] = {"size": cell_font}
+    data = [trace]
+    if masked is not None and masked.any():
+        grey = _masked_overlay(masked, weights, style, cell_font, where)
+        if small:
+            grey["customdata"] = trace["customdata"]
+        data.append(grey)
+    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
+    if gap:
+        extra["shapes"] = [cell_lines(n_rows, n_cols, gap)]
+    if groups:
+        marks = _group_marks(groups, n_cols, style, margin)  # measured below the title's first line
+        extra.update(marks, shapes=extra.get("shapes", []) + marks["shapes"])
+    margin["t"] += int(more)  # the title's other lines
+    if row_sums:
+        sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
+        font = min(style.cell_font, yaxis["tickfont"]["size"])
+        data.append(_row_sums(sums, font))
+        extra["xaxis2"] = {"overlaying": "x", "range": [0, 1], "visible": False, "fixedrange": True}
+        extra["yaxis2"] = {
+            "overlaying": "y",
+            "range": [n_rows - 0.5, -0.5],
+            "visible": False,
+            "fixedrange": True,
+        }
+        # The sums take the right-hand side, so the colour bar lies under the chart instead.
+        colorbar.update(
+            {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02, "yanchor": "top", "len": 0.8}
+        )
+        if "title" in colorbar:
+            colorbar["title"]["side"] = "bottom"
+        margin["r"] = int(right)
+    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra)))
+
+
+def mask_matrix(
+    blocked: NDArray[np.bool_] | None,
+    labels: Sequence[str],
+    *,
+    mask_title: str,
+    style: Style,
+    width_px: int = FULL_PX,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
+) -> go.Figure:
+    """The mask M itself (n, n), added to the scores: 0 (white) where a query may attend, -inf (grey) where it
+    may not; blocked (n, n) True = may not, None = no mask (no grey cell, and the title says so)."""
+    n = len(labels)
+    masked = None if blocked is None or not np.asarray(blocked).any() else np.asarray(blocked, dtype=bool)
+    title = (
+        f"Mask M ({mask_title}): grey −∞ = may not attend"
+        if masked is not None
+        else f"Mask M ({mask_title}): all 0, nothing masked"
+    )
+    fig = heatmap(
+        np.zeros((n, n)), labels, labels, title=title, style=style, masked=masked, zrange=(-1.0, 1.0),
+        digits=0, width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols,
+    )  # fmt: skip
+    fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
+    return fig
+
+
+def shared_range(*matrices: NDArray[np.float64]) -> tuple[float, float]:
+    """One symmetric colour range (-b, b) for several signed matrices drawn side by side, b the largest
+    |value| among them: the same number gets the same colour in each (E + P = X can be read off)."""
+    finite = [np.abs(m[np.isfinite(m)]) for m in matrices]
+    bound = max((float(f.max()) for f in finite if f.size), default=1.0)
+    return -(bound or 1.0), bound or 1.0
+
+
+def weight_range(finite: NDArray[np.float64], style: Style) -> tuple[float, float]:
+    """The colour range of weights: 0..1, or fitted to the finite values (style.fit_weights).
+
+    Fitted, a flat row of 30 weights near 1/30 still shows which keys get a little more: 0..1 paints them
+    all one colour. A range narrower than 0.01 is widened to 0.01 around its middle (inside 0..1).
+    """
+    if not style.fit_weights or not finite.size:
+        return 0.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    if hi - lo < 0.01:
+        mid = min(max((lo + hi) / 2, 0.005), 0.995)
+        lo, hi = mid - 0.005, mid + 0.005
+    return lo, hi
+
+
+def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
+    """Colour bar ticks at both ends of a fitted range, and its title saying so."""
+    if (lo, hi) == (0.0, 1.0):
+        return {}
+    ticks = np.linspace(lo, hi, 5)
+    return {
+        "tickmode": "array",
+        "tickvals": ticks,
+        "ticktext": [f"{t:.3f}" if i in (0, 4) else f"{t:.2f}" for i, t in enumerate(ticks)],
+        "title": {"text": "fitted", "font": {"size": style.font}, "side": "top"},
+    }
+
+
+def cell_text_font(
+    finite: NDArray[np.float64], digits: int, cell: tuple[float, float], style: Style, also: str = ""
+) -> int:
+    """The largest font (style.cell_font down to a legible minimum) at which every cell's value fits in a
+    cell of ``cell`` = (width, height) px; 0 when none does (then no cell prints its value)."""
+    texts = [also]
+    if finite.size:
+        texts += [f"{float(finite.min()):.{digits}f}", f"{float(finite.max()):.{digits}f}"]
+    ems = max(text_px(t, 1.0) for t in texts)
+    for size in range(style.cell_font, _min_font(style, cell=True) - 1, -1):
+        if ems * size + 6 <= cell[0] and size + 4 <= cell[1]:
+            return size
+    return 0
+
+
+MASKED_TEXT = "#1a1a1a"  # the value printed on a masked cell: 7.6:1 against MASKED_GREY
+
+
+def cell_lines(n_rows: int, n_cols: int, width: int = 1, xref: str = "x", yref: str = "y") -> dict[str, Any]:
+    """One path along every border between two cells of an (n_rows, n_cols) heatmap, drawn over it in the
+    page's colour (the template's shapedefaults): the cells stand apart as with Plotly's xgap/ygap. Those
+    make Plotly paint every cell on a canvas the size of the chart and encode it as a PNG on each redraw
+    (a third of a full-width weights chart's redraw); without them the heatmap is an n x n image the
+    browser scales up, and the lines are one SVG path."""
+    cols = "".join(f"M{j - 0.5},-0.5V{n_rows - 0.5}" for j in range(1, n_cols))
+    rows = "".join(f"M-0.5,{i - 0.5}H{n_cols - 0.5}" for i in range(1, n_rows))
+    return {"type": "path", "path": cols + rows, "xref": xref, "yref": yref, "layer": "above",
+            "line": {"width": width}}  # fmt: skip
+
+
+def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:
+    """Each row's sum, just right of the plot (x2 is 0..1 across it, y2 the rows): a text trace, drawn in one
+    pass (one annotation a row took Plotly half a 64-row chart's redraw). At x = 1, the range's end: Plotly
+    hides a point past its axis's range when the trace is not clipped (exported PNGs lost the sums at 1.01);
+    an en space sets the text off the plot. ``row_sums_of`` reads it back."""
+    return {
+        "type": "scatter", "mode": "text", "x": np.ones(len(sums)), "y": np.arange(len(sums)),
+        "text": [f"Σ {s:.3f}" for s in sums], "texttemplate": "\u2002%{text}", "textposition": "middle right",
+        "textfont": {"size": font},
+        "xaxis": "x2", "yaxis": "y2", "cliponaxis": False, "hoverinfo": "skip", "showlegend": False,
+        "meta": {"row_sums": True},
+    }  # fmt: skip
+
+
+def row_sums_of(fig: dict[str, Any]) -> list[str]:
+    """The row sums a heatmap prints (its figure as plain JSON), e.g. ["Σ 1.000", ...]; [] when none."""
+    for trace in fig.get("data") or []:
+        if (trace.get("meta") or {}).get("row_sums"):
+            return list(trace.get("text") or [])
+    return []
+
+
+def masked_value(weights: bool) -> str:
+    """What a masked cell holds: its weight after the softmax is 0, its score before it is -inf."""
+    return "0" if weights else "-inf"
+
+
+def _masked_overlay(
+    masked: NDArray[np.bool_], weights: bool, style: Style, cell_font: int, where: str
+) -> dict[str, Any]:
+    """Grey cells over the masked positions (n_rows, n_cols), True = masked: a weights chart marks them 0
+    (the weight the softmax gives them), a scores chart -inf (the score the mask writes); the hover names the
+    cell (``where``, a hover-template fragment) and says "masked" and its value either way. The value is
+    printed at ``cell_font`` (0: not printed, like the other cells)."""
+    value = masked_value(weights)
+    what = "weight 0 (its score is -inf)" if weights else "score -inf (its weight is 0)"
+    grey: dict[str, Any] = {
+        "type": "heatmap",
+        "z": np.where(masked, 1.0, np.nan),
+        "x": np.arange(masked.shape[1]),
+        "y": np.arange(masked.shape[0]),
+        "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
+        "showscale": False,
+        "hovertemplate": f"{where}<br>masked: {what}<extra></extra>",
+        "meta": {"masked_value": value},
+    }
+    if cell_font:
+        grey["text"] = np.where(masked, value, "").tolist()
+        grey["texttemplate"] = "%{text}"
+        grey["textfont"] = {"size": cell_font, "color": MASKED_TEXT}
+    return grey
+
+
+def _group_marks(groups: Sequence[str], n_cols: int, style: Style, margin: dict[str, int]) -> dict[str, Any]:
+    """Lines between equal blocks of columns and each block's name above it (margin["t"] grows to hold it).
+
+    Block g covers columns g * width .. (g + 1) * width - 1, width = n_cols / len(groups).
+    """
+    width, rest = divmod(n_cols, len(groups))
+    if rest or not width:
+        raise ValueError(f"{n_cols} columns do not split into {len(groups)} equal groups")
+    x_top = margin["t"] - 8 - style.title_font * 1.5  # from the plot's top edge up to below the title
+    margin["t"] += int(style.font * 1.6)
+    shapes = [
+        {
+            "type": "line", "xref": "x", "yref": "paper", "x0": g * width - 0.5, "x1": g * width - 0.5,
+            "y0": 0, "y1": 1, "line": {"width": 3, "color": "black" if not style.dark else "white"},
+        }
+        for g in range(1, len(groups))
+    ]  # fmt: skip
+    notes = [
+        {
+            "x": g * width + (width - 1) / 2, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
+            "yshift": int(x_top), "showarrow": False, "text": esc(name), "font": {"size": style.font},
+        }
+        for g, name in enumerate(groups)
+    ]  # fmt: skip
+    return {"shapes": shapes, "annotations": notes}
+
+
+def thinned(n: int, step: int, keep: Sequence[int] = ()) -> list[int]:
+    """The positions of n that keep a label: every ``step``-th, and every position in ``keep``, whose
+    neighbours on the grid closer than ``step`` give way (so no two labels get closer than a step)."""
+    ticks = set(range(0, n, max(step, 1)))
+    for k in keep:
+        if 0 <= k < n and k not in ticks:
+            ticks = {t for t in ticks if abs(t - k) >= step or t in keep}
+            ticks.add(int(k))
+    return sorted(ticks)
+
+
+def _fit_rows(ems: list[float], space: float, style: Style) -> tuple[int, int]:
+    """(font, step) of labels stacked in ``space`` px (one line each): the largest font from style.font
+    down to the minimum at which all fit; else the minimum and every step-th."""
+    n = max(len(ems), 1)
+    for size in range(style.font, _min_font(style) - 1, -1):
+        if size + 3 <= space / n:
+            return size, 1
+    size = _min_font(style)
+    return size, label_step(n, space, size)
+
+
+def _fit_cols(ems: list[float], space: float, style: Style) -> tuple[int, int, int]:
+    """(font, angle, step) of labels side by side in ``space`` px: the largest font at which all fit
+    upright (up to 24 labels), else at -45 degrees, else at -90; below the minimum font, every step-th at
+    -90 degrees."""
+    n = max(len(ems), 1)
+    each = space / n
+    widest = max(ems, default=0.0)
+    for size in range(style.font, _min_font(style) - 1, -1):
+        if n <= 24 and widest * size + 6 <= each:
+            return size, 0, 1
+        if (size + 2) * 1.42 <= each:
+            return size, -45, 1
+        if size + 3 <= each:
+            return size, -90, 1
+    size = _min_font(style)
+    return size, -90, label_step(n, space, size)
+
+
+def _axes(
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    style: Style,
+    x_title: str,
+    y_title: str,
+    size: tuple[float, float],
+    right: float,
+    bottom: int = 10,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+    """The x (keys, on top) and y (queries, first on top) axes of a heatmap, and the margins that hold them.
+
+    size: (width, height) of the chart in px; right, bottom: the margins right of and under the plot.
+    Every label is shown while it fits: query labels at the largest font that gives each row its line, key
+    labels at the largest font that fits upright, else at -45, else at -90 degrees (_fit_cols); past the
+    smallest font, every k-th label, always with those in keep_rows / keep_cols.
+    Margins are computed from the labels' lengths (no automargin: Plotly's measuring pass drew every chart
+    twice). From the top: the title (pinned to the top of the figure), the x-axis title, the key labels (one
+    line high upright; at -45 degrees width * sin 45 + height * cos 45; at -90 their width), the plot; on the
+    left the query labels and the y-axis title.
+    """
+    n_rows, n_cols = len(row_labels), len(col_labels)
+    row_ems = [text_px(r, 1.0) for r in row_labels]
+    col_ems = [text_px(c, 1.0) for c in col_labels]
+    head = 8 + style.title_font * 1.5 + style.font * 1.4 + 15 + 6  # title and axis title above the labels
+    y_font, y_step = _fit_rows(row_ems, size[1] - head - style.font * 3 - bottom, style)
+    y_ticks = thinned(n_rows, y_step, keep_rows)
+    left = max((row_ems[i] * y_font for i in y_ticks), default=0.0) + 8 + style.font * 1.4 + 15
+    plot_w = max(100.0, size[0] - left - right)
+    x_font, angle, x_step = _fit_cols(col_ems, plot_w, style)
+    x_ticks = thinned(n_cols, x_step, keep_cols)
+    x_w = max((col_ems[j] * x_font for j in x_ticks), default=0.0)
+    x_depth = {0: x_font * 1.3, -45: (x_w + x_font) * 0.71, -90: x_w + 6}[angle]
+    top = head + x_depth
+    common = {"showgrid": False, "zeroline": False, "automargin": False, **_TICKS}
+    xaxis = {
+        "tickmode": "array",
+        "tickvals": np.array(x_ticks),
+        "ticktext": [esc(col_labels[j]) for j in x_ticks],
+        "side": "top",
+        "tickangle": angle,
+        "title": {"text": x_title, "font": {"size": style.font}},
+        "tickfont": {"size": x_font},
+        **common,
+    }
+    yaxis = {
+        "tickmode": "array",
+        "tickvals": np.array(y_ticks),
+        "ticktext": [esc(row_labels[i]) for i in y_ticks],
+        "autorange": "reversed",
+        "title": {"text": y_title, "font": {"size": style.font}},
+        "tickfont": {"size": y_font},
+        **common,
+    }
+    # The right margin is Plotly's to grow for the colour bar; the row sums set theirs (heatmap).
+    return xaxis, yaxis, {"l": int(left), "r": 10, "t": int(top), "b": int(bottom)}
