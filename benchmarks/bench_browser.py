@@ -472,8 +472,8 @@ def main() -> None:
         with sync_playwright() as pw:
             exe = args.chromium if Path(args.chromium).exists() else None
             browser = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS)
-            # A fresh server that is first asked for /<page> runs pages/<page>.py on its own (Streamlit's
-            # pages/ directory mode) until app.py has called st.navigation once: open "/" first.
+            # A fresh server that is first asked for /<page> runs app_pages/<page>.py on its own (Streamlit's
+            # app_pages/ directory mode) until app.py has called st.navigation once: open "/" first.
             for url in [base] + ([before_base] if before_base else []):
                 first = browser.new_page()
                 first.goto(f"{url}/")

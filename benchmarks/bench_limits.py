@@ -53,7 +53,7 @@ def largest_sent(page_file: str) -> tuple[int, str]:
     for key, value in LARGEST.items():
         at.session_state[key] = value
     at.run()
-    if page_file != "pages/sentence.py":
+    if page_file != "app_pages/sentence.py":
         at.switch_page(page_file).run()
     if at.exception:
         raise RuntimeError(f"{page_file}: {at.exception[0].message}")

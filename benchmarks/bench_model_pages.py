@@ -52,7 +52,7 @@ def app_on(page: str, model: str, sentence: str):  # noqa: ANN201 - AppTest
     at.session_state["rm.model"] = model
     at.session_state["sentence"] = sentence
     at.run()
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(f"app_pages/{page}.py").run()
     if at.exception:
         raise RuntimeError(f"/{page} on {model}: {at.exception[0].message}")
     return at
@@ -83,7 +83,7 @@ def layer_rerun(page: str, model: str, runs: int) -> tuple[float, float]:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.query_params.update({"real": model, "real_layer": str(LAYERS[model]), "sentence": new_sentence()})
     at.run()
-    at.switch_page(f"pages/{page}.py").run()
+    at.switch_page(f"app_pages/{page}.py").run()
     if at.exception or at.session_state["explorer.real"] != model:
         raise RuntimeError(f"/{page} with {model}'s layer: {at.exception or 'the layer did not open'}")
     return median_ms(at.run, runs)

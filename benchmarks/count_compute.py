@@ -55,7 +55,7 @@ def main() -> None:
     for i, name in enumerate(PAGES):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         if name != "sentence":
-            at.switch_page(f"pages/{name}.py").run()
+            at.switch_page(f"app_pages/{name}.py").run()
         at.text_input(key="sentence").set_value(f"A new sentence number {i} for the count")
         typed, again = counted(at), counted(at)
         data[name] = {"new_sentence": typed, "unchanged": again}

@@ -1,11 +1,4 @@
-"""Make sure every page runs inside the frame (app.py), even on a fresh server's first request.
-
-Streamlit keeps a relic of its first multipage design: until some session has called st.navigation, a
-server whose entrypoint has a `pages/` folder serves `/<name>` by running `pages/<name>.py` alone (no frame,
-an automatic menu). So the first visitor of a deep link such as `/encoder` after a restart would see the
-page without its sentence box and sidebar. A page that finds itself run that way switches the process to
-st.navigation mode and reruns: the rerun goes through app.py and shows the same page, framed.
-"""
+"""Process-wide start-up work of the app (run once per process, from app.py)."""
 
 from __future__ import annotations
 
@@ -13,25 +6,6 @@ import functools
 import gc
 import importlib
 import pkgutil
-
-import streamlit as st
-
-
-def ensure_frame() -> None:
-    """Rerun through app.py if this page was started alone by the `pages/` folder relic (see module doc).
-
-    Only a page script run by the relic qualifies: app.py itself (the relic's "main page") is the frame.
-    """
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if not PagesManager.uses_pages_directory or ctx is None:
-        return
-    manager = ctx.pages_manager
-    if manager.current_page_script_hash and manager.current_page_script_hash != manager.main_script_hash:
-        PagesManager.uses_pages_directory = False
-        st.rerun()
 
 
 @functools.cache  # once per process

@@ -182,7 +182,7 @@ def open_in_explorer(key: str, layer: int, head: int) -> None:
         args=(key, layer, head),
     )  # fmt: skip
     if clicked:  # the layer was opened by the callback (before any widget of this run): go to its scores
-        switch_to("pages/scores.py")
+        switch_to("app_pages/scores.py")
 
 
 def toy_run(text: str) -> tuple[Any, Any]:

@@ -52,7 +52,7 @@ def page(
 
 PAGES: tuple[Page, ...] = (
     page(
-        "pages/sentence.py",
+        "app_pages/sentence.py",
         "",
         "Sentence",
         ":material/edit_note:",
@@ -66,7 +66,7 @@ PAGES: tuple[Page, ...] = (
         ),
     ),
     page(
-        "pages/positional-encoding.py",
+        "app_pages/positional-encoding.py",
         "positional-encoding",
         "Positional encoding",
         ":material/waves:",
@@ -81,7 +81,7 @@ PAGES: tuple[Page, ...] = (
         ),
     ),
     page(
-        "pages/projections.py",
+        "app_pages/projections.py",
         "projections",
         "Q, K, V projections",
         ":material/calculate:",
@@ -97,7 +97,7 @@ PAGES: tuple[Page, ...] = (
         attention=True,
     ),
     page(
-        "pages/scores.py",
+        "app_pages/scores.py",
         "scores",
         "Scores, mask, softmax",
         ":material/grid_on:",
@@ -122,7 +122,7 @@ PAGES: tuple[Page, ...] = (
         attention=True,
     ),
     page(
-        "pages/heads.py",
+        "app_pages/heads.py",
         "heads",
         "Heads and W_O",
         ":material/view_module:",
@@ -137,7 +137,7 @@ PAGES: tuple[Page, ...] = (
         attention=True,
     ),
     page(
-        "pages/token.py",
+        "app_pages/token.py",
         "token",
         "One token's view",
         ":material/person_search:",
@@ -152,7 +152,7 @@ PAGES: tuple[Page, ...] = (
         attention=True,
     ),
     page(
-        "pages/encoder.py",
+        "app_pages/encoder.py",
         "encoder",
         "Encoder block",
         ":material/layers:",
@@ -167,7 +167,7 @@ PAGES: tuple[Page, ...] = (
         ),
     ),
     page(
-        "pages/why-scale.py",
+        "app_pages/why-scale.py",
         "why-scale",
         "Why divide by √d_k?",
         ":material/straighten:",
@@ -184,7 +184,7 @@ PAGES: tuple[Page, ...] = (
     ),
     # The real model (issue 17): MiniLM or SmolLM2 from attention_core.pretrained, picked in the sidebar.
     page(
-        "pages/model.py",
+        "app_pages/model.py",
         "model",
         "Every layer and head",
         ":material/grid_view:",
@@ -200,7 +200,7 @@ PAGES: tuple[Page, ...] = (
         section="Real model",
     ),
     page(
-        "pages/head.py",
+        "app_pages/head.py",
         "head",
         "One head",
         ":material/zoom_in:",
@@ -216,7 +216,7 @@ PAGES: tuple[Page, ...] = (
         section="Real model",
     ),
     page(
-        "pages/next-token.py",
+        "app_pages/next-token.py",
         "next-token",
         "The next word",
         ":material/keyboard_double_arrow_right:",
@@ -232,7 +232,7 @@ PAGES: tuple[Page, ...] = (
         section="Real model",
     ),
     page(
-        "pages/ablation.py",
+        "app_pages/ablation.py",
         "ablation",
         "Switch heads off",
         ":material/toggle_off:",
@@ -247,7 +247,7 @@ PAGES: tuple[Page, ...] = (
         section="Real model",
     ),
     page(
-        "pages/rollout.py",
+        "app_pages/rollout.py",
         "rollout",
         "Attention through the layers",
         ":material/timeline:",

@@ -20,7 +20,6 @@ import streamlit as st
 from explorer.model import example as exm
 from explorer.model import settings_table as table
 from explorer.model.example import Example
-from explorer.ui import boot
 
 # Widget keys of the scalar settings (explorer.model.settings_table); each maps to an Example field.
 SETTING_KEYS: dict[str, str] = {s.name: s.key for s in table.SETTINGS}
@@ -78,11 +77,7 @@ UI_DEFAULTS: dict[str, Any] = {
 
 
 def init() -> None:
-    """Idempotent: default every key (setdefault), then conform the matrices to the current settings.
-
-    Every page calls it first, so it is also where a page makes sure it runs inside the frame (boot).
-    """
-    boot.ensure_frame()
+    """Idempotent: default every key (setdefault), then conform the matrices to the current settings."""
     ss = st.session_state
     for s in table.SETTINGS:
         ss.setdefault(s.key, s.default)

@@ -30,10 +30,7 @@ def open_app(sentence: str | None = None) -> AppTest:
 
 def home(at: AppTest) -> AppTest:
     """Back to the first page through app.py (the frame: sentence box, messages, sidebar with Undo)."""
-    try:
-        at.switch_page("app.py")
-    except ValueError:  # app.py is not a page of its own once pages/ is not auto-discovered
-        at.switch_page("pages/sentence.py")
+    at.switch_page("app_pages/sentence.py")
     at.run()
     assert not at.exception, at.exception
     return at

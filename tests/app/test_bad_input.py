@@ -124,7 +124,7 @@ def labels_of(sentence: str, page: str = "") -> list[str]:
         from attention_core import pretrained
         from explorer.views.model_figures import token_labels
 
-        name = "SmolLM2-135M" if page == "pages/next-token.py" else "all-MiniLM-L6-v2"
+        name = "SmolLM2-135M" if page == "app_pages/next-token.py" else "all-MiniLM-L6-v2"
         return token_labels(pretrained.load(name).run(sentence).tokens)
     toks = ac.tokenize(sentence)[: settings_table.MAX_TOKENS]
     return ac.token_labels([pipeline.short(t) for t in toks])
@@ -177,7 +177,7 @@ def test_hostile_sentence_is_literal_on_every_page(case: str) -> None:
     for page in PAGES:
         at.switch_page(page).run()
         check_literal_page(at, sentence, page)
-        if page == "pages/token.py":  # the token picker lists every label as plain text (no Markdown)
+        if page == "app_pages/token.py":  # the token picker lists every label as plain text (no Markdown)
             options = at.selectbox(key="ui.query").options
             assert options == [f"{i}: {lab}" for i, lab in enumerate(labels_of(sentence))]
 
@@ -200,7 +200,7 @@ def test_no_tokens_gives_a_message(case: str) -> None:
     if case == "spaces":
         assert "no tokens" in infos
     assert not charts(at).get("sentence.embeddings")
-    for page in ("pages/scores.py", "pages/token.py", "pages/encoder.py"):
+    for page in ("app_pages/scores.py", "app_pages/token.py", "app_pages/encoder.py"):
         at.switch_page(page).run()
         assert not at.exception and "Type a sentence" in " ".join(i.value for i in at.info)
 
@@ -327,7 +327,7 @@ def test_parse_cell(value: object, expected: float | None, why: str | None) -> N
 
 
 def projections_app() -> AppTest:
-    return go(open_app(), "pages/projections.py")
+    return go(open_app(), "app_pages/projections.py")
 
 
 def test_refused_cells_keep_the_last_good_value_and_say_why() -> None:
@@ -457,7 +457,7 @@ APP_CODE = [
     ROOT / "app.py",
     # explorer/ and its packages (sharing/, lessons/, export/, chart/)
     *sorted((ROOT / "explorer").rglob("*.py")),
-    *sorted((ROOT / "pages").glob("*.py")),
+    *sorted((ROOT / "app_pages").glob("*.py")),
 ]
 
 

@@ -23,14 +23,14 @@ def opened(key: str, sentence: str, layer: int, head: int) -> AppTest:
     at = flows.open_app(sentence)
     for k, v in ((state.K_MODEL, key), (state.K_LAYER, layer), (state.K_MODEL_HEAD, head)):
         at.session_state[k] = v
-    flows.go(at, "pages/head.py")
+    flows.go(at, "app_pages/head.py")
     button = next(b for b in at.button if b.key == "bridge.open")
     assert button.label == f"Open layer {layer + 1} in the explorer"
     button.click().run()
     assert not at.exception, at.exception
     # In the browser the button then switches to /scores (tests/e2e/test_bridge_browser.py); AppTest does not
     # follow st.switch_page, so the test goes there itself.
-    return flows.go(at, "pages/scores.py")
+    return flows.go(at, "app_pages/scores.py")
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ def test_a_real_layers_biases_are_edited_cell_by_cell_and_travel_in_a_link(
     /heads, b1 and b2 on /encoder are there too; a link carries the edited bias."""
     m = need(key)
     at = opened(key, CAT, layer, head)
-    flows.go(at, "pages/projections.py")
+    flows.go(at, "app_pages/projections.py")
     bq_key = next(e.key for e in at.data_editor if e.key.startswith("ed.b_q."))
     bq = flows.matrix(at, "b_q")
     want = np.zeros((m.config.n_heads, m.config.d_k))
@@ -97,10 +97,10 @@ def test_a_real_layers_biases_are_edited_cell_by_cell_and_travel_in_a_link(
     back, messages = sharing.from_params(sharing.to_params(ex), state.Example())
     assert messages == [] and back.b_q[head, 5] == after[head, 5]
     np.testing.assert_array_equal(back.b_o, ex.b_o)
-    flows.go(at, "pages/heads.py")
+    flows.go(at, "app_pages/heads.py")
     assert any(e.key.startswith("ed.b_o.") for e in at.data_editor)
     at.session_state[state.K_FFN_EDITORS] = True
-    flows.go(at, "pages/encoder.py")
+    flows.go(at, "app_pages/encoder.py")
     assert {"b1", "b2"} <= {e.key.split(".")[1] for e in at.data_editor}
 
 
@@ -119,7 +119,7 @@ def test_swiglus_up_projection_is_edited_beside_w1_and_the_block_follows(kit) ->
     np.testing.assert_array_equal(flows.matrix(at, "w_up"), m.layer_weights(7).w_up)
     at.session_state[state.K_FFN_EDITORS] = True
     at.session_state["encoder.ffn_window"] = 64
-    flows.go(at, "pages/encoder.py")
+    flows.go(at, "app_pages/encoder.py")
     before = compute.run(_example(at)).encoder.output
     up_key = next(e.key for e in at.data_editor if e.key.startswith("ed.w_up."))
     np.testing.assert_array_equal(flows.editor_values(at, up_key), flows.matrix(at, "w_up")[:, 64:128])
@@ -210,7 +210,7 @@ def test_a_real_layers_large_matrices_are_edited_a_window_at_a_time() -> None:
     at = opened("minilm", CAT, 1, 3)
     at.session_state[state.K_FFN_EDITORS] = True
     at.session_state["encoder.ffn_window"] = 128
-    flows.go(at, "pages/encoder.py")
+    flows.go(at, "app_pages/encoder.py")
     w1_key = next(e.key for e in at.data_editor if e.key.startswith("ed.w1."))
     shown = flows.editor_values(at, w1_key)
     w1 = flows.matrix(at, "w1")
@@ -220,7 +220,7 @@ def test_a_real_layers_large_matrices_are_edited_a_window_at_a_time() -> None:
     assert not at.exception, at.exception
     after = flows.matrix(at, "w1")
     assert after[5, 131] == 2.5 and np.count_nonzero(after != w1) == 1
-    flows.go(at, "pages/heads.py")
+    flows.go(at, "app_pages/heads.py")
     wo_key = next(e.key for e in at.data_editor if e.key.startswith("ed.w_o."))
     assert flows.editor_values(at, wo_key).shape == (32, 384)  # head 4's rows (3 * 32 .. 4 * 32)
     wo = flows.matrix(at, "w_o")
@@ -236,7 +236,7 @@ def test_the_toy_models_head_beside_the_real_one_on_the_same_sentence(kit) -> No
     at = flows.open_app(CAT)
     for k, v in ((state.K_MODEL, "minilm"), (state.K_LAYER, 2), (state.K_MODEL_HEAD, 1)):
         at.session_state[k] = v
-    flows.go(at, "pages/head.py")
+    flows.go(at, "app_pages/head.py")
     at.toggle(key="head.toy").set_value(True).run()
     assert not at.exception, at.exception
     toy = compute.run(exm.conform(state.Example(sentence=CAT)))

@@ -68,7 +68,7 @@ def test_a_rerun_with_a_real_layer_open_hashes_none_of_its_matrices_again(hashed
     assert all(
         not m.flags.writeable for m in at.session_state["m.matrices"].values()
     )  # never changed in place
-    for page in ("pages/scores.py", "pages/heads.py", "pages/encoder.py"):
+    for page in ("app_pages/scores.py", "app_pages/heads.py", "app_pages/encoder.py"):
         flows.go(at, page)
         hashed.clear()
         at.run()

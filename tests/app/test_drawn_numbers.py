@@ -73,7 +73,7 @@ def test_softmax_of_the_drawn_input_is_the_drawn_weights(kit) -> None:
 
 
 def test_alibi_is_drawn_in_the_softmax_input(kit) -> None:
-    """With ALiBi the drawn input is the scaled scores plus the bias (pages/scores.py drew them without)."""
+    """With ALiBi the drawn input is the scaled scores plus the bias (app_pages/scores.py drew them without)."""
     at = kit.open("scores", via_app=False)
     at.toggle(key="scores.alibi").set_value(True).run()
     ref = kit.reference()

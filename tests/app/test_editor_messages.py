@@ -74,7 +74,7 @@ def toasts(at) -> list[str]:  # noqa: ANN001
 
 @pytest.mark.parametrize("case", list(CRAFTED))
 def test_a_crafted_editor_message_is_refused_with_a_message_and_nothing_is_lost(case: str) -> None:
-    at = go(open_app(), "pages/projections.py")
+    at = go(open_app(), "app_pages/projections.py")
     key = editor_key(at, "w_q", 0)
     send(at, key, msg({"1": {"c1": 0.25}}))  # a good edit first: it must survive what follows
     assert not at.exception

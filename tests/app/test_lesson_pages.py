@@ -19,9 +19,9 @@ from explorer.lessons import PRESETS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 LESSON_PAGES = {
-    "pages/token.py": ("token.weights", "token.stack"),
-    "pages/encoder.py": ("encoder.X (input)",),
-    "pages/why-scale.py": ("why.variance", "why.maxweight", "why.entropy"),
+    "app_pages/token.py": ("token.weights", "token.stack"),
+    "app_pages/encoder.py": ("encoder.X (input)",),
+    "app_pages/why-scale.py": ("why.variance", "why.maxweight", "why.entropy"),
 }
 TYPED = "Hello there, General Kenobi! It's 4 o'clock."
 
@@ -53,10 +53,10 @@ def test_lesson_pages_run_on_every_preset(kit, name: str) -> None:
         go(at, page)
         cs = kit.charts(at)
         assert set(keys) <= set(cs), (page, sorted(cs))
-        if page == "pages/token.py":
+        if page == "app_pages/token.py":
             assert_allclose(kit.array(cs["token.stack"]["data"][-1]["y"]), res.attention.head_outputs[0, 0])
             assert "Equal" in token_statement(at)
-        elif page == "pages/encoder.py":
+        elif page == "app_pages/encoder.py":
             out = next(v for k, v in cs.items() if k.startswith("encoder.Output"))
             assert_allclose(kit.z(out), res.encoder.output, rtol=1e-10, atol=1e-12)
         else:
@@ -74,14 +74,14 @@ def test_lesson_pages_on_a_typed_sentence(kit) -> None:
     table = at.dataframe[0].value
     assert_allclose(table["var(QKᵀ)"], raw.var(axis=(1, 2)), rtol=1e-10)
     assert_allclose(table["var(QKᵀ/√d_k)"], (raw / np.sqrt(ref.ex.d_k)).var(axis=(1, 2)), rtol=1e-10)
-    go(at, "pages/token.py")
+    go(at, "app_pages/token.py")
     bars = kit.charts(at)["token.weights"]
     assert kit.labels(bars, "xaxis")[:3] == ["Hello", "there", ","]
     assert_allclose(kit.array(bars["data"][0]["y"]), ref.trace.weights[0, 0], rtol=1e-12)
 
 
 def test_token_page_states_the_equality_with_numbers(kit) -> None:
-    at = go(open_app("three-inputs"), "pages/token.py")
+    at = go(open_app("three-inputs"), "app_pages/token.py")
     assert "largest difference 0.0e+00" in token_statement(at)
     formulas = [e.value for e in at.latex]
     assert any("(A V)_{0} = [1.936621, 6.683105, 1.595068]" in f for f in formulas)
@@ -97,7 +97,7 @@ def test_token_page_states_the_equality_with_numbers(kit) -> None:
 
 
 def test_encoder_pre_and_post_norm_differ(kit) -> None:
-    at = go(open_app(), "pages/encoder.py")
+    at = go(open_app(), "app_pages/encoder.py")
     ref = kit.reference()
     post = kit.z(kit.charts(at)["encoder.Output = LN(H + FFN(H))"])
     assert_allclose(post, ref.encoder.output, rtol=1e-10, atol=1e-12)
@@ -119,7 +119,7 @@ def test_encoder_pre_and_post_norm_differ(kit) -> None:
 
 
 def test_why_scale_variance_grows_as_d_k(kit) -> None:
-    at = go(open_app(), "pages/why-scale.py")
+    at = go(open_app(), "app_pages/why-scale.py")
     curves = kit.charts(at)["why.variance"]["data"]
     d_k = kit.array(curves[0]["x"])
     raw, scaled = kit.array(curves[0]["y"]), kit.array(curves[1]["y"])
@@ -133,7 +133,7 @@ def test_why_scale_variance_grows_as_d_k(kit) -> None:
 
 
 def test_why_scale_sets_notebook_003_beside_the_app(kit) -> None:
-    at = go(open_app("causal-mask"), "pages/why-scale.py")
+    at = go(open_app("causal-mask"), "app_pages/why-scale.py")
     note = next(i.value for i in at.info if "source measured it" in i.value)
     assert "7.9681" in note and "0.9960" in note and "(the same)" in note
     table = at.dataframe[0].value

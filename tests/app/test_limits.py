@@ -173,7 +173,7 @@ def test_streamlit_limits_are_lowered_to_what_the_app_needs(monkeypatch: pytest.
     at.session_state[state.K_FFN_EDITORS] = at.session_state[state.K_TERMS] = True
     at.run()
     sent = {}
-    for page in ("pages/sentence.py", *PAGES):
+    for page in ("app_pages/sentence.py", *PAGES):
         at.switch_page(page).run()
         assert not at.exception, page
         sent[page] = max(len(m.SerializeToString()) for m in captured)

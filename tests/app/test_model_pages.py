@@ -36,7 +36,7 @@ def need(key: str) -> pretrained.Model:
 
 
 def page(name: str, model: str, sentence: str | None = None, **extra: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=TIMEOUT)
     at.session_state[state.K_MODEL] = model
     if sentence is not None:
         at.session_state[state.K_SENTENCE] = sentence

@@ -18,14 +18,14 @@ from explorer.ui import state
 
 
 def projections() -> AppTest:
-    return go(open_app(), "pages/projections.py")
+    return go(open_app(), "app_pages/projections.py")
 
 
 def test_edits_survive_every_page_and_reruns() -> None:
     at = projections()
     edit_cells(at, editor_key(at, "w_q", 0), {"0": {"c0": 0.5}, "3": {"c2": -1.25}})
     edit_cells(at, editor_key(at, "w_v", 0), {"7": {"c3": 2.0}})
-    go(at, "pages/scores.py")
+    go(at, "app_pages/scores.py")
     at.radio(key="scores.scale_mode").set_value("none").run()
     at.toggle(key="scores.rope").set_value(True).run()
     edited = {name: matrix(at, name) for name in ("w_q", "w_k", "w_v")}
@@ -36,10 +36,10 @@ def test_edits_survive_every_page_and_reruns() -> None:
         for name, value in edited.items():
             assert_array_equal(matrix(at, name), value, err_msg=f"{name} after {page}")
     home(at)
-    go(at, "pages/projections.py")
+    go(at, "app_pages/projections.py")
     shown = editor_values(at, editor_key(at, "w_q", 0))
     assert shown[0, 0] == 0.5 and shown[3, 2] == -1.25  # the editor shows the edit, not the seed's value
-    go(at, "pages/scores.py")
+    go(at, "app_pages/scores.py")
     assert at.radio(key="scores.scale_mode").value == "none"  # page settings survive too
     assert at.toggle(key="scores.rope").value is True
 
@@ -71,7 +71,7 @@ def test_sentence_change_keeps_rows_of_words_that_stay() -> None:
 
 
 def test_positional_table_keeps_positions_when_the_sentence_changes() -> None:
-    at = go(open_app("one two three"), "pages/positional-encoding.py")
+    at = go(open_app("one two three"), "app_pages/positional-encoding.py")
     at.radio(key="pe.kind").set_value("learned").run()
     edit_cells(at, editor_key(at, "pe_table"), {"0": {"c0": 9.0}, "2": {"c3": -9.0}})
     home(at)
@@ -105,7 +105,7 @@ def test_dimension_changes_keep_the_overlapping_block() -> None:
     heads = matrix(at, "w_q")
     assert heads.shape == (3, 10, 4) and heads[0, 0, 0] == 0.5
     assert matrix(at, "w_o").shape == (12, 10)
-    go(at, "pages/projections.py")
+    go(at, "app_pages/projections.py")
     assert editor_values(at, editor_key(at, "w_q", 0))[0, 0] == 0.5
 
 
@@ -120,7 +120,7 @@ def test_reset_and_rerandomize_can_be_undone() -> None:
     at.button(key="frame.undo").click().run()
     assert_array_equal(matrix(at, "w_q"), edited)
     assert any("Restored" in i.value for i in at.info)
-    go(at, "pages/projections.py")
+    go(at, "app_pages/projections.py")
     at.button(key="projections.rand.w_q").click().run()
     drawn = matrix(at, "w_q")
     assert_array_equal(drawn, seeding.projection(0, "w_q", 2, 8, 4, draw=1))
@@ -130,7 +130,7 @@ def test_reset_and_rerandomize_can_be_undone() -> None:
 
 
 def test_resetting_both_ffn_weights_is_one_undo_step() -> None:
-    at = go(open_app(), "pages/encoder.py")
+    at = go(open_app(), "app_pages/encoder.py")
     assert not any(e.key and "w1" in e.key for e in at.data_editor)  # closed: the editors do not run
     at.session_state[state.K_FFN_EDITORS] = True  # the expander opened
     at.run()
@@ -170,7 +170,7 @@ def test_refused_edit_loses_nothing() -> None:
 
 def test_an_ffn_edit_survives_closing_its_expander() -> None:
     """The W1/W2 editors run only while their expander is open: closing it must not lose an edit."""
-    at = go(open_app(), "pages/encoder.py")
+    at = go(open_app(), "app_pages/encoder.py")
     at.session_state[state.K_FFN_EDITORS] = True
     at.run()
     edit_cells(at, editor_key(at, "w1"), {"2": {"c3": 0.875}})

@@ -20,25 +20,6 @@ ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
 
 
-@pytest.fixture(autouse=True)
-def warm_server(monkeypatch):
-    """Run switched-to pages through app.py's frame, as a running server does once one session has called
-    st.navigation. With a folder named `pages/` beside app.py, Streamlit treats the first run of a process
-    as an old-style multipage app, and AppTest resets that flag before every run: switch_page would run
-    the page script alone, without the frame (no sidebar, no step-through) that these tests are about."""
-    import streamlit.testing.v1.app_test as app_test
-    from streamlit.runtime.pages_manager import PagesManager
-
-    class Warm(PagesManager):
-        def __init__(self, *args, **kwargs) -> None:
-            super().__init__(*args, **kwargs)
-            PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(app_test, "PagesManager", Warm)
-    yield
-    PagesManager.uses_pages_directory = None
-
-
 def run_app(url_path: str = "", params: dict[str, str] | None = None, scripts: dict[str, str] | None = None):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for key, value in (params or {}).items():

@@ -106,7 +106,7 @@ def test_url_preset_shows_every_printed_number_agreeing(kit, name: str) -> None:
 
 def test_three_inputs_digits_in_the_charts(kit) -> None:
     at = load("three-inputs")
-    at.switch_page("pages/token.py").run()
+    at.switch_page("app_pages/token.py").run()
     assert not at.exception, at.exception
     cs = kit.charts(at)
     weights = kit.array(cs["token.weights"]["data"][0]["y"])
@@ -125,7 +125,7 @@ def test_three_inputs_digits_in_the_charts(kit) -> None:
 )
 def test_scores_page_carries_the_printed_digits(kit, name: str, chart: str, printed: lessons.Printed) -> None:
     at = load(name)
-    at.switch_page("pages/scores.py").run()
+    at.switch_page("app_pages/scores.py").run()
     assert not at.exception, at.exception
     z = kit.z(kit.charts(at)[chart])
     drawn = np.isfinite(z)  # masked cells are not drawn (NaN): the notebook's 0 there
@@ -209,7 +209,7 @@ def test_the_panel_keeps_the_notebook_in_where_this_comes_from(kit, name: str) -
     assert not [t for t in texts if NOTEBOOK_WORDS.search(t)]
     if name not in ("me-gusta", "three-inputs", "causal-mask"):  # the pages that tie in these three
         return
-    for page in ("pages/token.py", "pages/why-scale.py"):  # nor on the pages that mention a preset
+    for page in ("app_pages/token.py", "app_pages/why-scale.py"):  # nor on the pages that mention a preset
         at.switch_page(page).run()
         assert not at.exception, at.exception
         assert not [t for t in outside_the_detail(at) if NOTEBOOK_WORDS.search(t)], page

@@ -148,7 +148,7 @@ def test_refused_cell_is_a_toast_not_an_alert_above_the_page() -> None:
     """An alert above the page pushed the editor down, away from the cell just typed in."""
     from flows import edit_cells, editor_key, go, open_app
 
-    at = go(open_app(), "pages/projections.py")
+    at = go(open_app(), "app_pages/projections.py")
     edit_cells(at, editor_key(at, "w_q", 0), {"0": {"c0": "abc"}})
     assert not at.exception, at.exception
     assert any("'abc' is not a number" in t.value for t in at.toast)
@@ -169,7 +169,7 @@ def test_no_emoji_in_what_the_app_shows() -> None:
 
     root = Path(__file__).resolve().parents[2]
     found = []
-    for path in [root / "app.py", *(root / "explorer").rglob("*.py"), *(root / "pages").glob("*.py")]:
+    for path in [root / "app.py", *(root / "explorer").rglob("*.py"), *(root / "app_pages").glob("*.py")]:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             bad = [c for c in line if ord(c) >= 0x1F000 or c == "\ufe0f" or c in EMOJI_BMP]
             if bad:

@@ -18,7 +18,7 @@ IT = 7  # "The animal didn't cross the street because it was too tired": token 7
 
 def _open(page: str = "scores", **params: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.switch_page(f"pages/{page}.py")
+    at.switch_page(f"app_pages/{page}.py")
     for k, v in params.items():
         at.query_params[k] = v
     at.run()

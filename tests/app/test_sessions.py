@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CODE = [
     ROOT / "app.py",
     *sorted((ROOT / "explorer").rglob("*.py")),
-    *sorted((ROOT / "pages").glob("*.py")),
+    *sorted((ROOT / "app_pages").glob("*.py")),
     *sorted((ROOT / "attention_core").glob("*.py")),
 ]
 MUTATORS = {
@@ -60,7 +60,7 @@ def test_two_sessions_see_only_their_own_sentence_and_edits() -> None:
     bob = open_app("bob prefers quokkas")
     assert "zebras" in texts(alice) and "quokkas" not in texts(alice)
     assert "quokkas" in texts(bob) and "zebras" not in texts(bob)
-    go(alice, "pages/projections.py")
+    go(alice, "app_pages/projections.py")
     edit_cells(alice, editor_key(alice, "w_q", 0), {"0": {"c0": 42.0}})
     for page in PAGES:
         go(bob, page)

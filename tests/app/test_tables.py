@@ -68,18 +68,10 @@ page_table.PAGES = (*page_table.PAGES,
     page_table.page(HIDDEN, "hidden", "Hidden", ":material/science:", "a half-built page",
                     (Step("hidden", "Hidden step", "Not yet."),), listed=False))
 
-import streamlit.testing.v1.app_test as app_test
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 from explorer import sharing
 from explorer.sharing import url as links
 
-class Warm(PagesManager):  # as a running server: st.navigation mode, not the pages/ folder (test_present)
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-app_test.PagesManager = Warm
 from explorer.model.example import Example, conform
 
 out = {}

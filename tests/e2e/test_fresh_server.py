@@ -1,6 +1,6 @@
 """A link to a page opened on a server that has not run the app yet (the first visitor after a deploy).
 
-Streamlit decides on its very first script run whether the app is a `pages/`-directory app; a link to
+Streamlit decides on its very first script run whether the app is a `app_pages/`-directory app; a link to
 /scores must still get the frame (sentence box, model size) around the page, not the page script alone.
 """
 

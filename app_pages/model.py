@@ -46,9 +46,9 @@ if got is not None:
     if picked is not None:  # a click on a head's panel (or its label) opens it
         state.set_picked(state.K_LAYER, picked[0])
         state.set_picked(state.K_MODEL_HEAD, picked[1])
-        model_ui.switch_to("pages/head.py")
+        model_ui.switch_to("app_pages/head.py")
     model_ui.page_link(
-        "pages/head.py",
+        "app_pages/head.py",
         f"Open layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]} "
         f"(score {labels.scores[layer, head]:.2f})",
     )
