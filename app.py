@@ -32,7 +32,7 @@ st.set_page_config(
 )
 page = st.navigation(PAGES, position="sidebar", expanded=True)  # every page listed (13: no "View 3 more")
 frame.presentation_css()
-frame.sidebar()
+frame.sidebar(page_table.by_path(page.url_path))
 if state.present():
     frame.step_controls(page, top=True)
 frame.sentence_box()

@@ -19,7 +19,7 @@ ui.opening(
 got = model_ui.begin()
 if got is not None:
     key, trace = got
-    L, H = model_compute.shape(key)
+    L, H = models.shape(key)
     layer, head = model_ui.head_pickers(L, H, "ablation")
     off = state.off_heads()
     a, b, c = st.columns(3)

@@ -7,6 +7,7 @@ from explorer.compute.pipeline import BRIEF_STAGES, encoder_stages
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
+from explorer.views import formulas
 from explorer.views.text import literal
 
 state.init()
@@ -17,11 +18,7 @@ ui.opening(
     "variance 1); then every token goes on its own through the same small two-layer network, the "
     "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
     "pre-norm, used by GPT-2 and most models since, normalises before each part instead.",
-    # Two lines: on one, the formula ran past the page's edge at 1400 px.
-    r"\begin{gathered}\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\quad "
-    r"Y = \mathrm{LN}(H + \mathrm{FFN}(H))\\"
-    r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
-    r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}\end{gathered}",
+    formulas.block(state.description()),
 )
 c1, c2 = st.columns(2)
 ui.setting("d_ff", c1)
@@ -42,8 +39,8 @@ if res is not None:
             res.labels,
             per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
         )
-        # The note compares with the toy block's other norm order: a real layer's block is the model's own.
-        note = compute.encoder_note(ex, res) if not presenting and not state.loaded() else None
+        other_order = not state.description().fixes("norm_first")  # a trained layer's order is its own
+        note = compute.encoder_note(ex, res) if not presenting and other_order else None
     if res.encoder is not None and note is not None:
         rs = note.stats
         if ex.norm_first:

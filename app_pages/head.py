@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import model_compute
+from explorer.model import models
 from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -21,7 +22,7 @@ ui.opening(
 got = model_ui.begin()
 if got is not None:
     key, trace = got
-    cfg = model_compute.model(key).config
+    cfg = models.model(key).config
     layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
     att, sty = trace.layers[layer].attention, ui.style()
     lab = token_labels(trace.tokens)

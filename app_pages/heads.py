@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
+from explorer.views import formulas
 
 state.init()
 ui.opening(
@@ -12,8 +13,7 @@ ui.opening(
     "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
     "(**concatenated**) and multiplied by **W_O**, which mixes what the heads found back into one "
     "d_model-wide vector per token.",
-    r"\mathrm{head}_h = A_h V_h,\quad \mathrm{MultiHead}(X) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_O"
-    r"\qquad (n \times H d_v)(H d_v \times d_{model})",
+    formulas.heads(state.description()),
 )
 ex, res = ui.result()
 if res is not None:

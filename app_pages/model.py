@@ -5,6 +5,7 @@ from collections import Counter
 import streamlit as st
 
 from explorer.compute import model_compute
+from explorer.model import models
 from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
@@ -19,7 +20,7 @@ ui.opening(
 got = model_ui.begin()
 if got is not None:
     key, trace = got
-    L, H = model_compute.shape(key)
+    L, H = models.shape(key)
     labels = model_compute.labels(key, trace.text)
     counts = Counter(labels.labels.ravel().tolist()).most_common()
     st.markdown(

@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from explorer.compute import model_compute
+from explorer.model import models
 from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -44,7 +45,7 @@ if got is not None:
                 args=(tok,),
                 width="stretch",
             )
-    cfg = model_compute.model(key).config
+    cfg = models.model(key).config
     layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "next")
     lab = token_labels(trace.tokens)
     n = len(lab)

@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
+from explorer.views import formulas
 
 state.init()
 ui.opening(
@@ -12,7 +13,7 @@ ui.opening(
     "Each head learns three matrices. Multiplying the tokens X by **W_Q** gives each token's *query* "
     "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
     "(what it passes on when attended to). Edit any weight and every later step follows.",
-    r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad (n \times d_{model}) (d_{model} \times d_k) = (n \times d_k)",
+    formulas.projections(state.description()),
 )
 ex, res = ui.result()
 if res is not None:

@@ -3,6 +3,7 @@
 import numpy as np
 
 from explorer.compute import model_compute
+from explorer.model import models
 from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -21,7 +22,7 @@ ui.opening(
 got = model_ui.begin()
 if got is not None:
     key, trace = got
-    L, H = model_compute.shape(key)
+    L, H = models.shape(key)
     layer = model_ui.layer_slider(L, H, "rollout")
     R = model_compute.rollout(key, trace.text)
     lab = token_labels(trace.tokens)

@@ -14,8 +14,7 @@ ui.opening(
     "Each query is compared with every key by a dot product: a large score means *this key answers what "
     "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
     "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1.",
-    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + B + M\right),\quad "
-    r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}",
+    formulas.scores(state.description()),
 )
 # While presenting, each of the page's three steps shows its own controls and chart (ui.shows), in one row.
 c1, c2, c3 = st.columns([2, 2, 1]) if ui.step() is None else (lambda a, b: (a, a, b))(*st.columns([3, 1]))

@@ -6,6 +6,7 @@ from explorer.ui import editors, preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.ui.frame import pipeline_map
 from explorer.views import figures as fg
+from explorer.views import formulas
 
 state.init()
 ui.opening(
@@ -13,7 +14,7 @@ ui.opening(
     "A transformer first cuts a sentence into **tokens** and turns each token into a vector, its "
     "**embedding**. Self-attention then lets every token look at every other token and mix in what it "
     "finds useful. Type a sentence above and follow it through every step; every matrix can be edited.",
-    r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}",
+    formulas.embeddings(state.description()),
 )
 presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen
 if not presenting:
@@ -34,7 +35,7 @@ if res is not None:
             res.emb,
             res.labels,
             fg.dims("d", ex.d_model),
-            title="Embeddings E",
+            title=state.description().input_title,
             style=ui.style(),
             x_title="dimension",
             y_title="token",

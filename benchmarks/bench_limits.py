@@ -1,13 +1,13 @@
 """The largest messages the app legitimately sends and receives, and the size of its cache entries.
 
 What `.streamlit/config.toml`'s limits (server.maxMessageSize, server.maxWidgetStateSize) and the caches'
-byte budgets (explorer.compute.cache) are chosen from. Every page is run under AppTest at the LARGEST example the
+byte budgets (explorer.cache) are chosen from. Every page is run under AppTest at the LARGEST example the
 app allows (64 tokens, d_model 64, 8 heads, d_k 64, d_ff 256, every expander open):
 
 - "largest sent": the largest single ForwardMsg of the page's run (what server.maxMessageSize must pass);
 - "largest received": the widget state of the largest legitimate browser message: every cell of the
   largest editor (W_O, 512 x 64, or W1/W2) edited at once (a paste of the whole matrix);
-- "result entry": the bytes of one cached pipeline.Result (explorer.compute.cache.nbytes), and the share link.
+- "result entry": the bytes of one cached pipeline.Result (explorer.cache.nbytes), and the share link.
 
 Usage: .venv/bin/python benchmarks/bench_limits.py [--out limits.md]
 """
@@ -85,7 +85,8 @@ def entry_bytes() -> dict[str, int]:
     """Bytes held by one cached result and one share link of the largest example (all matrices edited)."""
     import numpy as np
 
-    from explorer.compute import cache, pipeline
+    from explorer import cache
+    from explorer.compute import pipeline
     from explorer.model.example import Example, conform
     from explorer.sharing import url as links
 

@@ -17,6 +17,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from explorer.compute import model_compute  # noqa: E402
+from explorer.model import models
 from explorer.views.model_figures import show_token  # noqa: E402
 
 SENTENCES = {
@@ -65,7 +66,7 @@ def report(key: str, text: str) -> str:
 
 def main() -> None:
     for key, texts in SENTENCES.items():
-        why = model_compute.missing(key)
+        why = models.missing(key)
         if why:
             print(f"{key}: {why}")
             continue

@@ -93,12 +93,12 @@ HEAD_RULES: tuple[HeadRule, ...] = (
         0.5,
         2.0,
     ),
-    HeadRule("cls", "[CLS]", "the [CLS] token (from every other query)", 0.5, 2.0),
     HeadRule("sep", "[SEP]", "the [SEP] token (from every other query)", 0.5, 2.0),
     HeadRule(
         "first",
         "first token",
-        "the first token when it is an ordinary token (an attention sink), from every other query",
+        "the first token, from every other query: [CLS] in an encoder; in a decoder an ordinary word whose "
+        "weight works as an attention sink (a place to put weight that changes nothing)",
         0.5,
         2.0,
     ),
@@ -192,13 +192,10 @@ def rule_targets(name: str, tokens: Sequence[str], ids: IntArray) -> np.ndarray:
         sink = np.zeros(n, dtype=bool)
         sink[0] = n > 0 and tokens[0] not in _SPECIAL
         return same & (i != j) & ~special[:, None] & ~special[None, :] & ~sink[None, :]
-    if name in ("cls", "sep", "first"):
-        if name == "first":
-            key = np.zeros(n, dtype=bool)
-            key[0] = tokens[0] not in _SPECIAL
-        else:
-            key = toks == ("[CLS]" if name == "cls" else "[SEP]")
-        return key[None, :] & (i != j)
+    if name == "first":  # one rule whatever the first token is: [CLS], or a decoder's first word
+        return (j == 0) & (i != j)
+    if name == "sep":
+        return (toks == "[SEP]")[None, :] & (i != j)
     raise ValueError(f"unknown rule {name!r}: expected one of {[r.name for r in HEAD_RULES]}")
 
 

@@ -1,12 +1,13 @@
 """Cached compute: the pure pipeline behind caches shared by every session, bounded in bytes, keyed by digest.
 
-Budgets (explorer.compute.cache; benchmarks/bench_limits.py measures an entry): one result of the largest example
+Budgets (explorer.cache; benchmarks/bench_limits.py measures an entry): one result of the largest example
 holds about 6 MB, so RESULT_BYTES keeps the last 10 of those, or thousands of the default example's.
 """
 
 from __future__ import annotations
 
-from explorer.compute import cache, pipeline
+from explorer import cache
+from explorer.compute import pipeline
 from explorer.model.example import Example
 
 RESULT_BYTES = 64 * cache.MB  # traced runs (pipeline.Result)

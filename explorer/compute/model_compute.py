@@ -2,7 +2,7 @@
 
 Runs are cached by the engine itself (attention_core.pretrained: per (model, text, head_mask), bounded in
 bytes), so ``run`` is a plain call; the small results derived from a run (labels, rollout, comparisons) are
-in caches shared by every session, bounded in bytes (explorer.compute.cache.shared), keyed on plain values (model
+in caches shared by every session, bounded in bytes (explorer.cache.shared), keyed on plain values (model
 key, text, switched-off heads). Nothing here draws.
 """
 
@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_core import analysis
-from explorer.compute import cache
+from explorer import cache
 from explorer.model import models
 
 SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64 x 64 floats), comparisons
@@ -24,45 +24,10 @@ SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64
 Off = tuple[tuple[int, int], ...]  # switched-off heads, 0-based (layer, head), sorted
 
 
-def pretrained() -> Any:
-    """The engine's pretrained module, or None where this build of the engine has none."""
-    try:
-        from attention_core import pretrained as module
-    except ImportError:
-        return None
-    return module
-
-
-def missing(key: str) -> str | None:
-    """One sentence saying how to get model ``key`` when it is not installed, else None."""
-    module = pretrained()
-    name = models.choice(key).engine
-    if module is None:
-        return "The real models need a newer engine (attention_core.pretrained): update the app."
-    if name is None:
-        return None
-    if name not in getattr(module, "MODELS", {}):
-        return f"{name} is not in this version of the engine yet."
-    if module.available(name):
-        return None
-    return str(module.how_to_install(name))
-
-
-def model(key: str) -> Any:
-    """The loaded model (loaded once per process by the engine, shared read-only)."""
-    return pretrained().load(models.choice(key).engine)
-
-
-def shape(key: str) -> tuple[int, int]:
-    """(n_layers, n_heads) of model ``key``."""
-    c = model(key).config
-    return int(c.n_layers), int(c.n_heads)
-
-
 def run(key: str, text: str, off: Off = ()) -> Any:
     """The traced run (a ModelTrace) of ``text`` with the heads ``off`` removed; the engine caches it."""
-    m = model(key)
-    return m.run(text, models.head_mask(shape(key), off))
+    m = models.model(key)
+    return m.run(text, models.head_mask(models.shape(key), off))
 
 
 @cache.shared(max_bytes=SMALL_BYTES)
@@ -77,7 +42,7 @@ def labels(key: str, text: str) -> analysis.HeadLabels:
 def rollout(key: str, text: str, off: Off = ()) -> NDArray[np.float64]:
     """(L, n, n) attention rollout after each layer, switched-off heads left out of the average."""
     trace = run(key, text, off)
-    weights = models.head_mask(shape(key), off)
+    weights = models.head_mask(models.shape(key), off)
     return analysis.attention_rollout(trace.attentions, 0.5, weights)
 
 
@@ -100,7 +65,7 @@ def compare(key: str, text: str, off: Off, other: str) -> Comparison:
     shift = analysis.hidden_state_shift(base.hidden_states, changed.hidden_states)
     if models.choice(key).decoder:
         nt = analysis.compare_next_tokens(base.logits[-1], changed.logits[-1], k=10)
-        strings = tuple(model(key).token_strings([int(i) for i in nt.ids]))
+        strings = tuple(models.model(key).token_strings([int(i) for i in nt.ids]))
         return Comparison(shift, nt, strings, None, None)
     if not other.strip():
         return Comparison(shift, None, (), None, None)
@@ -117,7 +82,7 @@ def effect_of(key: str, text: str) -> Any:
     Decoder: the total variation between the next-token distributions (the share of probability that
     moved). Encoder: 1 - cosine between the sentence embeddings (0 = the same direction).
     """
-    m, base = model(key), run(key, text)
+    m, base = models.model(key), run(key, text)
     if models.choice(key).decoder:
         p = analysis.next_token_probs(base.logits[-1])
         return lambda mask: analysis.total_variation(
@@ -131,7 +96,7 @@ def effect_of(key: str, text: str) -> Any:
 
 def ranking(key: str, text: str) -> Iterator[analysis.RankingStep]:
     """The "which heads matter" ranking as progress steps (MiniLM: every head; SmolLM2: layers first)."""
-    L, H = shape(key)
+    L, H = models.shape(key)
     decoder = models.choice(key).decoder
     return analysis.rank_heads(effect_of(key, text), L, H, layers_first=decoder, top_layers=3)
 
@@ -141,4 +106,4 @@ def next_tokens(key: str, text: str, temperature: float, k: int = 10) -> tuple[l
     trace = run(key, text)
     ids, probs = analysis.top_next_tokens(trace.logits[-1], k, temperature)
     id_list = [int(i) for i in ids]
-    return id_list, list(model(key).token_strings(id_list)), probs
+    return id_list, list(models.model(key).token_strings(id_list)), probs

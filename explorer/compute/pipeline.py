@@ -13,8 +13,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer.model import description
 from explorer.model.arrays import F64
-from explorer.model.example import Example, loaded, tokens_for
+from explorer.model.example import Example, tokens_for
 
 PAD = "[PAD]"
 MAX_LABEL = 24  # characters of a token shown in chart labels and editor headers
@@ -155,51 +156,12 @@ def run(ex: Example) -> Result:
     except ValueError as err:
         e = locals().get("emb", empty)
         return Result(tokens, labels, truncated, e, empty, empty, 1.0, None, None, None, None, error=str(err))
-    if loaded(ex):  # a real model's layer: the engine's own layer, with the explorer's weights
-        from explorer.model import bridge
-
-        reads = (
-            ("RMSNorm(X)" if bridge.base(ex.real, ex.real_layer).config.norm == "rms_norm" else "LN(X)")
-            if ex.norm_first
-            else "X"
-        )
-        try:
-            encoder = bridge.run(ex, x, mask)
-        except ValueError as err:
-            return Result(
-                tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err)
-            )
-        return Result(
-            tokens,
-            labels,
-            truncated,
-            emb,
-            pe,
-            x,
-            scale,
-            mask,
-            bias,
-            encoder.attention,
-            encoder,
-            None,
-            None,
-            reads,
-        )
-    heads = (ex.w_q, ex.w_k, ex.w_v, ex.w_o)
-    options = {"mask": mask, "scale": scale, "bias": bias, "use_rope": ex.rope}
-    reads = "LN(X)" if ex.norm_first else "X"
-    encoder, enc_error = None, None
     try:  # the block computes the attention once; every page reads that trace
-        encoder = ac.encoder_layer(x, *heads, ex.w1, ex.w2, norm_first=ex.norm_first, **options)
-        trace = encoder.attention
-    except ValueError as err:  # the block failed: the attention alone, if it can be computed
-        enc_error = str(err)
-        try:
-            trace = ac.multi_head_attention(ac.layer_norm(x) if ex.norm_first else x, *heads, **options)
-        except ValueError as err2:
-            return Result(
-                tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err2)
-            )
+        encoder, trace, enc_error, reads = description.implementation(ex).run_block(ex, x, mask, scale, bias)
+    except ValueError as err:
+        return Result(
+            tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err)
+        )
     return Result(
         tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error, reads
     )

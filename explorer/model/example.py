@@ -12,13 +12,12 @@ from dataclasses import field, fields, make_dataclass, replace
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.compute import cache
-from explorer.model import defaults, seeding
+from explorer import cache
+from explorer.model import defaults, description, toy
 from explorer.model import settings_table as table
 from explorer.model.arrays import F64, Mask
 
 DEFAULT_SENTENCE = table.DEFAULT_SENTENCE
-TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
 
 # Names of the matrices an Example holds; the order is the export order (and a link's matrix numbers: new
 # names go at the end). The biases and W_up are a real layer's (explorer.model.bridge); the toy model has none (empty).
@@ -92,82 +91,29 @@ field per row) and the matrices (MATRIX_NAMES, shapes in the comment above)."""
 
 
 def tokens_of(sentence: str) -> tuple[list[str], bool]:
-    """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut.
-
-    Only the first MAX_SENTENCE_CHARS characters are ever read (every way in cuts the sentence there first;
-    this is the last guard: a longer text is never tokenized whole). A sentence is tokenized once: state,
-    frame, pipeline and links all ask here, and a rerun with the same sentence tokenizes nothing.
-    """
-    toks, cut = _tokenized(sentence[: table.MAX_SENTENCE_CHARS])
-    return list(toks), cut
-
-
-@cache.shared(max_bytes=TOKEN_BYTES)
-def _tokenized(sentence: str) -> tuple[tuple[str, ...], bool]:
-    import attention_core as ac
-
-    toks = ac.tokenize(sentence)
-    return tuple(toks[: table.MAX_TOKENS]), len(toks) > table.MAX_TOKENS
-
-
-def loaded(ex: Example) -> bool:
-    """True when the example is a real model's layer opened in the explorer (explorer.model.bridge)."""
-    return ex.real != "toy"
+    """The toy tokenizer's tokens of a sentence, cut to MAX_TOKENS (explorer.model.toy.tokens_of)."""
+    return toy.tokens_of(sentence)
 
 
 def tokens_for(ex: Example) -> tuple[list[str], bool]:
-    """The example's tokens: the toy tokenizer's (tokens_of), or a loaded layer's model's, cut to MAX_TOKENS."""
-    if not loaded(ex):
-        return tokens_of(ex.sentence)
-    from explorer.model import bridge
-
-    return bridge.tokens_of(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS])
-
-
-def empty_layer_only() -> dict[str, NDArray]:
-    """The toy model's LAYER_ONLY matrices (biases, W_up): empty (a real layer's come from explorer.model.bridge)."""
-    return {name: np.zeros(_EMPTY[name]) for name in LAYER_ONLY}
-
-
-def _swiglu(ex: Example) -> bool:
-    """The loaded layer's feed-forward is SwiGLU (it has an up projection W_up)."""
-    from explorer.model import bridge
-
-    return bridge.base(ex.real, ex.real_layer).config.activation == "swiglu"
+    """The example's tokens as its model cuts them (the toy's words, or a real layer's model's tokens)."""
+    return description.implementation(ex).tokens(ex)
 
 
 def default_matrices(
     ex: Example, tokens: list[str], draws: dict[str, int] | None = None
 ) -> dict[str, NDArray]:
-    """The app's default of every matrix at the example's shapes (what "reset" returns to): seeding scheme 1.
-
-    Links and files are written against scheme 1 whatever this returns (explorer.model.seeding). A loaded layer's
-    defaults are the layer itself: its trained weights, and X = its input for the sentence (explorer.model.bridge);
-    links and files of a loaded layer carry the cells that differ from it.
-    """
-    if not loaded(ex):
-        return {**seeding.matrices(ex, tokens, draws), **empty_layer_only()}
-    from explorer.model import bridge
-
-    b = bridge.base(ex.real, ex.real_layer)
-    _, x, _ = bridge.layer_input(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS], ex.real_layer)
-    n = x.shape[0]
-    return {
-        **b.weights,  # W_Q, W_K, W_V, W_O, W1, W2 and the biases
-        "emb": x,
-        "pe_table": np.zeros((n, ex.d_model)),
-        "custom_mask": np.tril(np.ones((n, n), dtype=bool)),
-    }
+    """The app's default of every matrix at the example's shapes (what "reset" returns to): the toy's seeded
+    draws (scheme 1, explorer.model.seeding), or a real layer's trained weights and X, its input for the
+    sentence (explorer.model.bridge)."""
+    return description.implementation(ex).defaults(ex, tokens, draws)
 
 
 def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
     """The shape every matrix must have for these settings and n tokens."""
     d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
-    real = loaded(ex)
-    biases = {"b_q": (h, k), "b_k": (h, k), "b_v": (h, k), "b_o": (d,), "b1": (f,), "b2": (d,)}
     return {
-        **{name: shape if real else _EMPTY[name] for name, shape in biases.items()},
-        "w_up": (d, f) if real and _swiglu(ex) else _EMPTY["w_up"],
+        **description.implementation(ex).layer_only_shapes(ex),
         "emb": (n, d),
         "pe_table": (n, d),
         "w_q": (h, d, k),
@@ -191,12 +137,13 @@ def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, i
     if all(getattr(ex, m).shape == want[m] for m in MATRIX_NAMES) and (old_tokens in (None, tokens)):
         return ex
     base = default_matrices(ex, tokens, draws)
+    x_from_model = description.implementation(ex).model_input(ex, ex.sentence) is not None
     out: dict[str, NDArray] = {}
     for name in MATRIX_NAMES:
         old = getattr(ex, name)
         new = base[name]
-        if name == "emb" and loaded(ex) and (old.shape != new.shape or old_tokens not in (None, tokens)):
-            out[name] = new  # a loaded layer's X is the model's for this sentence (no row follows a word)
+        if name == "emb" and x_from_model and (old.shape != new.shape or old_tokens not in (None, tokens)):
+            out[name] = new  # a real layer's X is the model's for this sentence (no row follows a word)
         elif old.shape == new.shape and not (name == "emb" and old_tokens not in (None, tokens)):
             out[name] = old
         elif old.size == 0:

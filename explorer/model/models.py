@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_core import analysis
+from attention_core import analysis, pretrained
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,25 @@ def choice(key: str) -> ModelChoice:
     if key not in MODELS:
         raise ValueError(f"unknown model {key!r}: choose one of {', '.join(MODELS)}")
     return MODELS[key]
+
+
+def missing(key: str) -> str | None:
+    """One sentence saying how to get model ``key`` when it is not installed, else None."""
+    name = choice(key).engine
+    if name is None or pretrained.available(name):
+        return None
+    return str(pretrained.how_to_install(name))
+
+
+def model(key: str) -> Any:
+    """The loaded model (loaded once per process by the engine, shared read-only)."""
+    return pretrained.load(choice(key).engine)
+
+
+def shape(key: str) -> tuple[int, int]:
+    """(n_layers, n_heads) of model ``key``."""
+    c = model(key).config
+    return int(c.n_layers), int(c.n_heads)
 
 
 def real_key(key: str) -> str:

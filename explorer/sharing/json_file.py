@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.model import description
 from explorer.model import example as exm
 from explorer.model import settings_table as table
 from explorer.model.example import MATRIX_NAMES, Example
@@ -63,15 +64,16 @@ def _listed(ex: Example, draws: Mapping[str, int] | None, everything: bool) -> d
 def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
     """The example as a human-readable JSON text (every matrix while that stays under the import limit)."""
     draws = {n: int(d) for n, d in (draws or {}).items() if int(d) and n in MATRIX_NAMES}
+    seeded = description.describe(ex).seeded
     doc: dict[str, Any] = {
         "format": FORMAT,
         "version": JSON_VERSION,
         "settings": plain_settings(ex),
         "tokens": tokens(ex),
         "draws": draws,
-        "matrices": {} if exm.loaded(ex) else _listed(ex, draws, everything=True),
+        "matrices": _listed(ex, draws, everything=True) if seeded else {},
     }
-    if exm.loaded(ex):  # a real layer: the cells that differ from the model's layer, as a link writes them
+    if not seeded:  # a trained layer: the cells that differ from the model's layer, as a link writes them
         del doc["matrices"], doc["draws"]
         doc["state"] = encode_state(ex, draws)
         return json.dumps(doc, ensure_ascii=False, allow_nan=False)

@@ -22,8 +22,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer.model import description, seeding
 from explorer.model import example as exm
-from explorer.model import seeding
 from explorer.model import settings_table as table
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.values import (
@@ -169,7 +169,7 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
     else:
         code, vals = _values(flat[diff])
         bodies[_SPARSE] = struct.pack("<IB", diff.size, code) + deltas + vals
-        real = exm.loaded(ex)  # a real layer's matrices: written against the layer, never a seeded size
+        real = not description.describe(ex).seeded  # a trained layer: written against it, no seeded size
         if not real or diff.size * 2 > flat.size:
             dcode, dvals = _values(flat)
             bodies[_DENSE] = struct.pack("<B", dcode) + dvals
@@ -194,7 +194,8 @@ def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         ref = based[name] if d else base0[name]
         if cur.shape != ref.shape:
             raise ValueError(f"{name} has shape {cur.shape}, its settings ask for {ref.shape}")
-        records.append(_record(i, d, cur.astype(ref.dtype, copy=False), ref, ex))
+        kind = bool if ref.dtype == bool else np.float64  # a trained layer's float32 matrix is edited in float64
+        records.append(_record(i, d, cur.astype(kind, copy=False), ref, ex))
     if not records:
         return ""
     body = zlib.compress(b"".join(records), 9)
@@ -312,9 +313,9 @@ def _read_matrix(
     is_mask = base0.dtype == bool
     if tuple(shape) == base0.shape:
         ref = seeded(ex, {name: draw})[name] if draw else base0
-        out = np.array(ref, copy=True).reshape(-1)
+        out = np.array(ref, dtype=bool if is_mask else np.float64, copy=True).reshape(-1)
     else:
-        out = np.zeros(size, dtype=base0.dtype)
+        out = np.zeros(size, dtype=bool if is_mask else np.float64)
     if mode == _SPARSE:
         (count, code) = r.unpack("<IB")
         if count > size:

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.model import description
 from explorer.model import example as exm
-from explorer.model import seeding
 from explorer.model import settings_table as table
 from explorer.model.example import MATRIX_NAMES, Example
 
@@ -51,7 +51,6 @@ class ShareError(ValueError):
 def layer_settings(real: object, layer: object) -> dict[str, object]:
     """The settings of a real model's layer named by a link or a file (`real`, `real_layer`): the layer's
     sizes and the rest it fixes (explorer.model.bridge.settings_of). ShareError names what is wrong."""
-    from explorer.compute import model_compute
     from explorer.model import bridge, models
 
     key = check_setting("real", real, from_text=isinstance(real, str))
@@ -63,7 +62,7 @@ def layer_settings(real: object, layer: object) -> dict[str, object]:
         raise ShareError(
             f"real model's layer must be 0 to {n - 1} ({models.choice(str(key)).title} has {n} layers), not {shown(i)}."
         )
-    why = model_compute.missing(str(key))
+    why = models.missing(str(key))
     if why:
         raise ShareError(f"real model {models.choice(str(key)).title} is not installed here: {why}")
     return bridge.settings_of(str(key), int(i))
@@ -76,20 +75,24 @@ def tokens(ex: Example) -> list[str]:
 def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDArray]:
     """The seeded matrices (scheme 1, explorer.model.seeding) of the example's settings, each at its draw (0 = reset,
     k = the k-th re-randomize): what links and files are written against, whatever the app's defaults are."""
-    if exm.loaded(ex):  # a real model's layer: its cells are written against the layer itself
-        return exm.default_matrices(ex, tokens(ex))
-    return {**seeding.matrices(ex, tokens(ex), dict(draws or {})), **exm.empty_layer_only()}
+    return description.implementation(ex).reference(ex, tokens(ex), dict(draws or {}))
 
 
 def bits(a: NDArray) -> NDArray:
-    """An array's raw bits, so that -0.0 and 0.0 differ (the link is exact bit for bit)."""
-    a = np.ascontiguousarray(a)
-    return a.view(np.uint8) if a.dtype == bool else a.view(np.uint64)
+    """An array's raw bits as float64, so that -0.0 and 0.0 differ (the link is exact bit for bit); a real
+    layer's untouched float32 matrices compare by their exact float64 values."""
+    if a.dtype == bool:
+        return np.ascontiguousarray(a).view(np.uint8)
+    return np.ascontiguousarray(a, dtype=np.float64).view(np.uint64)
 
 
 def same(a: NDArray, b: NDArray) -> bool:
-    """Equal shape, dtype and bits."""
-    return a.shape == b.shape and a.dtype == b.dtype and bool(np.array_equal(bits(a), bits(b)))
+    """Equal shape, kind (bool or number) and bits."""
+    return (
+        a.shape == b.shape
+        and (a.dtype == bool) == (b.dtype == bool)
+        and bool(np.array_equal(bits(a), bits(b)))
+    )
 
 
 def shown(value: object, limit: int = 60) -> str:

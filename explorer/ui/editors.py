@@ -124,7 +124,7 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
     A message that is not an edit at all (see the module's docstring) is refused as a whole; a cell that is
     not in this editor (a row or column it does not have, the row labels) is ignored, with a message."""
     reported = state.editor_state(key)
-    m = np.array(state.matrix(name), copy=True)
+    m = state.editable(name)
     sub = m[index] if index else m
     why = reported.get(REFUSED) or problem_of(reported)
     if why:
@@ -215,14 +215,10 @@ def bias_editor(
     index: tuple[int | slice | None, ...] = (slice(head, head + 1),) if head is not None else (None,)
     if part != slice(None):
         index = (*index, part)
-    from explorer.model import bridge
-
-    ex = state.current()
-    trained = bridge.base(ex.real, ex.real_layer).weights[name].any()  # SmolLM2 was trained without biases
     what = (
         "the model's trained bias"
-        if trained
-        else "zeros: the model has no bias here; set one to see its effect"
+        if state.description().biases
+        else "zeros: the model has no bias here; set one to see its effect"  # SmolLM2 was trained without
     )
     st.caption(f"{title} ({what}), added to every token's row")
     matrix_editor(name, title=title, row_labels=["bias"], col_labels=col_labels, index=index)  # type: ignore[arg-type]
@@ -281,7 +277,7 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
     what: the matrices as people read them ("W_O", "W1 and W2"); keys: the two buttons' widget keys; short: labels without `what` (it is in the heading above), `what` in the help.
     """
     b1, b2 = st.columns(2)
-    real = state.loaded()
+    seeded = state.description().seeded
     b1.button(
         "Re-randomize" if short else f"Re-randomize {what}",
         key=keys[0],
@@ -289,10 +285,10 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
         on_click=state.rerandomize,
         args=names,
         help=f"A new seeded draw of {what} (undo from the sidebar)."
-        if not real
+        if seeded
         else "A real model's layer keeps its trained weights: Reset returns to them.",
         width="stretch",
-        disabled=real,
+        disabled=not seeded,
     )
     b2.button(
         "Reset" if short else f"Reset {what}",
@@ -300,6 +296,6 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
         icon=":material/restart_alt:",
         on_click=state.reset_matrix,
         args=names,
-        help=f"Back to the {'trained' if real else 'seed' + chr(39) + 's'} {what} (undo from the sidebar).",
+        help=f"Back to the {'seed' + chr(39) + 's' if seeded else 'trained'} {what} (undo from the sidebar).",
         width="stretch",
     )

@@ -8,13 +8,14 @@ they run outside the script.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 
 import streamlit as st
 
 from explorer.compute import cached as compute
 from explorer.export import html, layer_notebook, notebook, qr, walkthrough
-from explorer.model import example as exm
+from explorer.model.description import describe
 from explorer.model.example import Example
 from explorer.sharing import url as links
 from explorer.ui import state
@@ -25,24 +26,16 @@ def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.W
 
 
 def notebook_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
-    if exm.loaded(ex):  # a real model's layer: the head on screen, from the layer's own numbers
+    if describe(ex).trained:  # a trained layer: the head on screen, from the layer's own numbers
         return layer_notebook.to_bytes(ex, compute.run(ex), head, link)
     return notebook.to_bytes(_walkthrough(ex, query, head, link))
 
 
 def html_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
     w = _walkthrough(ex, query, head, link)
-    if exm.loaded(
-        ex
-    ):  # a real model's layer: say where the numbers come from, and what the formulas leave out
-        from dataclasses import replace
-
-        from explorer.model import bridge
-
-        said = (
-            f"Real model: {bridge.describe(ex.real, ex.real_layer)} The formulas below are the explorer's "
-            "general ones; every chart shows this layer's own numbers."
-        )
+    shown = describe(ex)
+    if shown.trained:  # say where the numbers come from
+        said = f"Real model: {shown.banner()} Every chart shows this layer's own numbers."
         w = replace(w, notes=(said, *w.notes))
     return html.to_bytes(w)
 
@@ -67,7 +60,7 @@ def downloads(ex: Example, link: str) -> None:
         help=f"A Jupyter notebook that recomputes head {head + 1} of this real layer from its own numbers "
         "(X, the head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it "
         "gets the app's numbers."
-        if exm.loaded(ex)
+        if describe(ex).trained
         else "A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
         "matrix written out; its last cell checks it gets the app's numbers.",
     )

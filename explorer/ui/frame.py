@@ -71,15 +71,21 @@ def address_note() -> None:
         )
 
 
-def sidebar() -> None:
-    """Model size controls shared by every page, and the display options."""
+def sidebar(page: page_table.Page | None) -> None:
+    """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
         model_ui.picker()
         preset_ui.picker()
         st.subheader("Model size", anchor=False)
-        c1, c2 = st.columns(2)
-        for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
-            ui.setting(name, col)
+        shown = (
+            model_ui.shown_model() if page is not None and page.real_model else None
+        ) or state.description()
+        if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
+            st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
+        else:
+            c1, c2 = st.columns(2)
+            for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
+                ui.setting(name, col)
         st.divider()
         st.toggle(
             "Presentation mode",

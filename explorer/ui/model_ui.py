@@ -14,6 +14,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.model import models
+from explorer.model.description import Description, of_model
 from explorer.ui import state
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
@@ -32,12 +33,18 @@ def picker() -> None:
     )
     st.caption(models.choice(state.model_key()).about)
     # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
-    if state.loaded():
-        ex = state.current()
+    shown = state.description()
+    if shown.trained:
         st.caption(
-            f"The explorer's pages hold layer {ex.real_layer + 1} of {models.choice(ex.real).title}; "
-            "*Back to the toy model* on any of them returns to it."
+            f"The explorer's pages hold {shown.title}; *Back to the toy model* on any of them returns to it."
         )
+
+
+def shown_model() -> Description | None:
+    """The real model the real-model pages show (the picked one, or the default while the toy is picked);
+    None when it is not installed here (the page says so)."""
+    key = models.real_key(state.model_key())
+    return None if models.missing(key) else of_model(key)
 
 
 def _model_changed() -> None:
@@ -51,7 +58,7 @@ def begin(*, decoder_only: bool = False) -> tuple[str, Any] | None:
     row = models.choice(key)
     if decoder_only and not row.decoder:
         key, row = "smollm2", models.choice("smollm2")
-    missing = model_compute.missing(key)
+    missing = models.missing(key)
     if missing:
         st.info(f"{row.title}: {literal(missing)}", icon=":material/download:")
         return None
@@ -191,9 +198,7 @@ def toy_run(text: str) -> tuple[Any, Any]:
     from explorer.compute import cached as compute
     from explorer.model import example as exm
 
-    ex = state.current()
-    if exm.loaded(ex):
-        ex = state.toy_example()
+    ex = state.toy_example()
     ex = exm.conform(ex.with_(sentence=text), old_tokens=exm.tokens_for(ex)[0])
     return ex, compute.run(ex)
 

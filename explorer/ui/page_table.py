@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+REAL_MODEL = "Real model"  # the navigation section of the pages that show a whole real model
+
 
 @dataclass(frozen=True)
 class Step:
@@ -31,6 +33,11 @@ class Page:
     section: str = ""  # the navigation section ("": no header, first)
     listed: bool = True  # False: not in the navigation, the step-through or the map
     attention: bool = False  # it shows the attention trace: in pre-norm it says that attention reads LN(X)
+
+    @property
+    def real_model(self) -> bool:
+        """It shows a whole real model (the sidebar describes that model, not the explorer's example)."""
+        return self.section == REAL_MODEL
 
 
 def page(
@@ -197,7 +204,7 @@ PAGES: tuple[Page, ...] = (
                 "next token) and the bright first column (a sink).",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
     page(
         "app_pages/head.py",
@@ -213,7 +220,7 @@ PAGES: tuple[Page, ...] = (
                 "vector.",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
     page(
         "app_pages/next-token.py",
@@ -229,7 +236,7 @@ PAGES: tuple[Page, ...] = (
                 "mask, grow.",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
     page(
         "app_pages/ablation.py",
@@ -244,7 +251,7 @@ PAGES: tuple[Page, ...] = (
                 "Remove heads and compare: most heads change little alone; a few matter a lot.",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
     page(
         "app_pages/rollout.py",
@@ -260,7 +267,7 @@ PAGES: tuple[Page, ...] = (
                 "roughly.",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
 )
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import lessons
-from explorer.compute import cache
+from explorer import cache, lessons
 from explorer.compute import cached as compute
 from explorer.lessons import PRESETS
 from explorer.ui import state

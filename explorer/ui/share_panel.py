@@ -11,8 +11,7 @@ from urllib.parse import parse_qsl
 
 import streamlit as st
 
-from explorer import sharing
-from explorer.compute import cache
+from explorer import cache, sharing
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing import url as links
 from explorer.ui import export_ui, state

@@ -19,6 +19,7 @@ import streamlit as st
 
 from explorer.model import example as exm
 from explorer.model import settings_table as table
+from explorer.model.description import Description, describe, implementation
 from explorer.model.example import Example
 
 # Widget keys of the scalar settings (explorer.model.settings_table); each maps to an Example field.
@@ -107,11 +108,23 @@ def _cut_sentence() -> None:
         say("warning", f"The sentence had {len(text):,} characters; it was cut to {limit:,}.")
 
 
+_BUILT = "m.built"  # (what the last Example was built from, that Example)
+
+
 def _settings_example() -> Example:
+    """The Example of the session's settings and matrices, built again only when one of them changed (a
+    matrix changes only by being replaced: its identity says whether it did)."""
     ss = st.session_state
     values = {name: ss[key] for name, key in SETTING_KEYS.items()}
     values["sentence"] = str(values["sentence"] or "")
-    return Example(**values, **ss[_MATRICES])
+    matrices = ss[_MATRICES]
+    made_from = (tuple(values.values()), tuple((name, id(m)) for name, m in matrices.items()))
+    built = ss.get(_BUILT)
+    if built is not None and built[0] == made_from:
+        return built[1]
+    ex = Example(**values, **matrices)
+    ss[_BUILT] = (made_from, ex)
+    return ex
 
 
 def _conform() -> None:
@@ -139,14 +152,13 @@ def _say_if_x_edits_go(ex: Example, old_tokens: list[str] | None, tokens: list[s
     """A real layer's X is the model's for the sentence: a new sentence brings a new X. If the student had
     edited X for the old one, say that those edits are gone (never silently)."""
     ss = st.session_state
-    if not exm.loaded(ex):
+    model = implementation(ex)
+    if model.model_input(ex, ex.sentence) is None:  # X is not the model's: nothing recomputes it
         ss.pop(_X_FOR, None)
         return
     before = ss.get(_X_FOR)
     if before is not None and old_tokens not in (None, tokens):
-        from explorer.model import bridge
-
-        _, x_old, _ = bridge.layer_input(ex.real, before, ex.real_layer)
+        x_old = model.model_input(ex, before)
         if x_old.shape == ex.emb.shape and not np.array_equal(x_old, ex.emb):
             say(
                 "warning",
@@ -220,9 +232,9 @@ def take_picked_head() -> None:
         ss[K_HEAD] = int(min(max(ss.pop(_HEAD_NEXT), 0), max(current().n_heads - 1, 0)))
 
 
-def loaded() -> bool:
-    """A real model's layer is open in the explorer (explorer.model.bridge)."""
-    return exm.loaded(current())
+def description() -> Description:
+    """What the explorer's pages show, described once (explorer.model.description)."""
+    return describe(current())
 
 
 def tokens() -> list[str]:
@@ -300,6 +312,13 @@ def draws() -> dict[str, int]:
 # ---------------------------------------------------------------- writing
 
 
+def editable(name: str) -> np.ndarray:
+    """A writable copy of a canonical matrix to edit, in float64 (a real layer's trained matrices are the
+    model's shared float32 arrays: an edit in float32 would round the number typed)."""
+    arr = matrix(name)
+    return np.array(arr, dtype=np.float64 if arr.dtype.kind == "f" else arr.dtype, copy=True)
+
+
 def set_matrix(name: str, value: np.ndarray, *, from_editor: bool = False) -> None:
     """Replace a canonical matrix. Changes from outside its editor bump its version (fresh editor)."""
     st.session_state[_MATRICES][name] = _kept(value)
@@ -365,7 +384,7 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     from explorer.model import bridge
 
     ss, ex = st.session_state, current()
-    if not exm.loaded(ex):
+    if describe(ex).seeded:  # the toy example, kept for "Back to the toy model"
         ss[_TOY] = ex
     new = ex.with_(**bridge.settings_of(key, int(layer)))
     toks, _ = exm.tokens_for(new)
@@ -375,20 +394,24 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     ):  # the page switch replays the picker's old value: the picker takes this one when drawn
         ss[_HEAD_NEXT] = int(head)  # taken by the explorer's head picker (take_picked_head)
     clamp_ui(len(toks), new.n_heads)
-    say("info", f"Opened {bridge.base(key, int(layer)).title}, layer {int(layer) + 1}, in the explorer.")
+    say("info", f"Opened {describe(new).title} in the explorer.")
 
 
 def toy_example() -> Example:
-    """The toy example kept while a real layer is open (or a new one): what close_layer goes back to."""
+    """The toy example: the current one, or while a real layer is open the one kept when it was opened (or a
+    new one): what close_layer goes back to."""
+    ex = current()
+    if describe(ex).seeded:
+        return ex
     toy = st.session_state.get(_TOY)
-    return toy if toy is not None and not exm.loaded(toy) else Example(sentence=current().sentence)
+    return toy if toy is not None else Example(sentence=ex.sentence)
 
 
 def close_layer() -> None:
     """Back to the toy model (as it was before the layer was opened), on the current sentence."""
     ss, ex = st.session_state, current()
     toy = ss.pop(_TOY, None)
-    if toy is None or exm.loaded(toy):
+    if toy is None:
         toy = Example(sentence=ex.sentence)
     apply_example(exm.conform(toy.with_(sentence=ex.sentence), old_tokens=exm.tokens_for(toy)[0]))
 

@@ -12,7 +12,8 @@ import streamlit as st
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import Result
 from explorer.model import settings_table as table
-from explorer.model.example import Example, loaded
+from explorer.model.description import Description
+from explorer.model.example import Example
 from explorer.ui import chart as explorer_chart
 from explorer.ui import page_table, present, state
 from explorer.views import figures
@@ -69,13 +70,10 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     (e.g. disabled=). Numbers get a number_input, choices and titled bools a horizontal radio, bools a toggle.
     """
     row = table.row(name)
-    ex = state.current()
-    if name in table.FIXED_BY_LAYER and loaded(ex):  # a real layer fixes it: shown, not changeable
-        value = getattr(ex, name)
-        why = f"Fixed by the real model's layer open in the explorer ({ex.real}, layer {ex.real_layer + 1})."
-        shown_value = row.titles.get(value, value) if row.titles else value
-        where.text_input(row.widget, str(shown_value), disabled=True, help=why, key=f"fixed.{name}.{value}")
-        return value
+    shown = state.description()
+    if shown.fixes(name):  # the model fixes it: said as what it is, not offered as a control
+        where.markdown(f"**{row.widget}:** {literal(shown.fixed[name])}", help=f"Fixed by {shown.title}.")
+        return getattr(state.current(), name)
     common: dict[str, object] = {"key": row.key, "persist_state": "session", **extra}
     if row.help:
         common["help"] = row.help
@@ -172,8 +170,9 @@ def result() -> tuple[Example, Result | None]:
     reads LN(X).
     """
     ex = state.current()
-    if loaded(ex):
-        layer_banner(ex)
+    shown = state.description()
+    if shown.trained:
+        layer_banner(shown)
     res = compute.run(ex)
     if res.n == 0:
         st.info(
@@ -194,20 +193,15 @@ def result() -> tuple[Example, Result | None]:
     return ex, res
 
 
-def layer_banner(ex: Example) -> None:
-    """Above an explorer page showing a real model's layer: which model and layer, what stays the model's,
-    and the way back to the toy model."""
-    from explorer.model import bridge
-
-    b = bridge.base(ex.real, ex.real_layer)
+def layer_banner(shown: Description) -> None:
+    """Above an explorer page showing a trained layer: which model and layer, what stays the model's, and
+    the way back to the toy model."""
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
         if step() is None:
-            left.markdown(f"**Real model:** {literal(bridge.describe(ex.real, ex.real_layer))}")
+            left.markdown(f"**Real model:** {literal(shown.banner())}")
         else:  # presenting: one line
-            left.markdown(
-                f"**Real model: {literal(b.title)}, layer {b.layer + 1}** (trained weights, editable)"
-            )
+            left.markdown(f"**Real model: {literal(shown.title)}** (trained weights, editable)")
         right.button(
             "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
         )

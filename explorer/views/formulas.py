@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from explorer.compute.pipeline import Result
+from explorer.model.description import Description
 
 MAX_TERMS = 6  # products written out in a dot product before "+ ..."
 
@@ -71,14 +72,6 @@ def score_cell(
         rf" = \frac{{e^{{{num(scaled - m, 4)}}}}}{{{num(denom, 4)}}} = {num(weight, 4)}"
     )
     return lines
-    finite = row_scaled[np.isfinite(row_scaled)]
-    m = float(finite.max())
-    denom = float(np.exp(finite - m).sum())
-    lines.append(
-        rf"a_{{{i}{j}}} = \frac{{e^{{s_{{{i}{j}}} - \max_j s_{{{i}j}}}}}}{{\sum_{{j'}} e^{{s_{{{i}j'}} - \max}}}}"
-        rf" = \frac{{e^{{{num(scaled - m, 4)}}}}}{{{num(denom, 4)}}} = {num(weight, 4)}"
-    )
-    return lines
 
 
 def cell_of(res: Result, head: int, i: int, j: int) -> list[str]:
@@ -110,3 +103,81 @@ def token_sum(i: int, out: np.ndarray, row: np.ndarray) -> list[str]:
 def token_term(i: int, j: int, weight: float, value: np.ndarray, part: np.ndarray) -> str:
     """One term of that sum: a_ij v_j with its numbers."""
     return rf"a{sub(i, j)}\, v{sub(j)} = {weight:.4f} \times {vec(value, 3)} = {vec(part, 4)}"
+
+
+# ------------------------------------------------------------------ each page's formula, from the description
+
+
+def _norm_tex(d: Description) -> str:
+    """The norm the layer applies: the toy's plain LN, a trained LN with gain and bias, or RMSNorm."""
+    if d.norm == "rms_norm":
+        return r"\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}"
+    core = r"\frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}"
+    return r"\mathrm{LN}(x) = " + (rf"\gamma \odot {core} + \beta" if d.norm_learned else core)
+
+
+def _ffn_tex(d: Description) -> str:
+    """The feed-forward network the layer computes: ReLU (toy), GELU with biases, or SwiGLU."""
+    b1, b2 = (" + b_1", " + b_2") if d.biases else ("", "")
+    if d.activation == "swiglu":
+        return rf"\mathrm{{FFN}}(h) = \big(\mathrm{{silu}}(h W_1{b1}) \odot h W_{{up}}\big)\, W_2{b2}"
+    if d.activation == "gelu":
+        return rf"\mathrm{{FFN}}(h) = \mathrm{{GELU}}(h W_1{b1})\, W_2{b2}"
+    return rf"\mathrm{{FFN}}(h) = \max(0,\, h W_1{b1})\, W_2{b2}"
+
+
+def block(d: Description) -> str:
+    """/encoder: the block in the order this layer computes it, its norm and its feed-forward."""
+    n = r"\mathrm{" + d.norm_name + "}"
+    order = (
+        rf"\text{{pre-norm: }} H = X + \mathrm{{MHA}}({n}(X)),\quad Y = H + \mathrm{{FFN}}({n}(H))"
+        if d.norm_first
+        else rf"\text{{post-norm: }} H = {n}(X + \mathrm{{MHA}}(X)),\quad Y = {n}(H + \mathrm{{FFN}}(H))"
+    )
+    # Two lines: on one, the formula ran past the page's edge at 1400 px.
+    return rf"\begin{{gathered}}{order}\\{_ffn_tex(d)},\quad {_norm_tex(d)}\end{{gathered}}"
+
+
+def embeddings(d: Description) -> str:
+    """/: what the first chart holds: the toy's embeddings, or the real layer's input."""
+    if d.layer is None:
+        return r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}"
+    before = "" if d.layer == 0 else rf"\text{{ after layers }} 1..{d.layer}"
+    return rf"X = \text{{the residual stream}}{before} \in \mathbb{{R}}^{{n \times {d.d_model}}}"
+
+
+def scores(d: Description) -> str:
+    """/scores: the softmax's input as this model forms it (RoPE, ALiBi, the mask)."""
+    q, k = (r"\tilde Q", r"\tilde K") if d.rope else ("Q", "K")
+    bias = " + B" if d.alibi else ""
+    mask = r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}"
+    rope = (
+        rf",\quad \tilde q_i = R_i\, q_i,\ \tilde k_j = R_j\, k_j\ (\text{{RoPE, base }} {d.rope_base:,.0f})"
+        if d.rope and d.rope_base
+        else ""
+    )
+    return (
+        rf"A = \mathrm{{softmax}}\!\left(\frac{{{q} {k}^\top}}{{\sqrt{{d_k}}}}{bias} + M\right),\quad {mask}"
+        + rope
+    )
+
+
+def projections(d: Description) -> str:
+    """/projections: each head's Q, K, V from what attention reads (X, or its norm before attention)."""
+    x = rf"\mathrm{{{d.norm_name}}}(X)" if d.norm_first else "X"
+    b = (lambda s: rf" + b_{s}") if d.biases else (lambda s: "")
+    shared = r",\quad K_h = K_{g(h)},\ V_h = V_{g(h)}\ (\text{shared})" if d.shares_kv else ""
+    return (
+        rf"Q_h = {x} W_Q^h{b('Q')},\quad K_h = {x} W_K^h{b('K')},\quad V_h = {x} W_V^h{b('V')}{shared}"
+        rf"\qquad (n \times {d.d_model}) ({d.d_model} \times {d.d_k}) = (n \times {d.d_k})"
+    )
+
+
+def heads(d: Description) -> str:
+    """/heads: the heads' outputs side by side, through W_O (and b_O where the layer has one)."""
+    b = " + b_O" if d.biases else ""
+    return (
+        rf"\mathrm{{head}}_h = A_h V_h,\quad \mathrm{{MultiHead}}(X) = [\mathrm{{head}}_1, \dots, "
+        rf"\mathrm{{head}}_{{{d.n_heads}}}]\, W_O{b}\qquad ({{n}} \times {d.n_heads * d.d_k})"
+        rf"({d.n_heads * d.d_k} \times {d.d_model})"
+    )

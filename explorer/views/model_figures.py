@@ -29,7 +29,6 @@ SHORT_LABELS: dict[str, str] = {
     "next": "next →",
     "self": "itself",
     "same_word": "same word",
-    "cls": "[CLS]",
     "sep": "[SEP]",
     "first": "first token",
     "broad": "broad",

@@ -51,10 +51,11 @@ def test_an_opened_layer_draws_the_models_weights_on_scores(
     assert_allclose(w, trace.attentions[layer, head], rtol=1e-5, atol=1e-6)  # /head draws these same numbers
     banner = " ".join(md.value for md in at.markdown)
     assert f"layer {layer + 1} of {m.config.n_layers}" in banner
-    tokens = [t.value for t in at.text_input if t.key == "fixed.d_model." + str(m.config.d_model)]
-    assert tokens == [str(m.config.d_model)]  # the size is shown, fixed by the layer
+    sizes = " ".join(md.value for md in at.sidebar.markdown).replace("\\", "")  # as shown  # the layer's sizes, not the toy's controls
+    assert f"d_model {m.config.d_model} · {m.config.n_heads} heads" in sizes
+    assert not [n for n in at.sidebar.number_input if n.key in (state.SETTING_KEYS["d_model"], "cfg.d_model")]
     side = " ".join(c.value for c in at.sidebar.caption)  # the sidebar says what the explorer holds
-    assert f"hold layer {layer + 1} of {models.choice(key).title}" in side
+    assert f"hold {m.config.name}, layer {layer + 1} of {m.config.n_layers}" in side
 
 
 @pytest.mark.parametrize(("key", "layer", "head"), [("minilm", 1, 3), ("smollm2", 4, 2)])
@@ -82,7 +83,7 @@ def test_a_real_layers_biases_are_edited_cell_by_cell_and_travel_in_a_link(
     flows.edit_cells(at, bq_key, {"0": {"c5": float(bq[head, 5]) + 1.0}})
     assert not at.exception, at.exception
     after = flows.matrix(at, "b_q")
-    assert np.count_nonzero(after != bq) == 1 and after[head, 5] == bq[head, 5] + 1.0
+    assert np.count_nonzero(after != bq) == 1 and after[head, 5] == float(bq[head, 5]) + 1.0
     shift = kit.z(kit.charts(at)["projections.w_q"]) - q_before
     moved = np.flatnonzero(np.abs(shift).max(axis=0) > 1e-9)
     if m.config.rope_base is None:
@@ -160,7 +161,7 @@ def _edited_layer() -> state.Example:
 
     ex = replace(state.Example(sentence=CAT), **bridge.settings_of("minilm", 1))
     ex = replace(ex, **exm.default_matrices(ex, exm.tokens_for(ex)[0]))
-    w_q, w1 = np.array(ex.w_q), np.array(ex.w1)
+    w_q, w1 = np.array(ex.w_q, dtype=np.float64), np.array(ex.w1, dtype=np.float64)  # as an edit makes them
     w_q[3, 10, 7] = 1.25
     w1[5, 1000] = -2.5
     return replace(ex, w_q=w_q, w1=w1)

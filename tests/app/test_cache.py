@@ -1,4 +1,4 @@
-"""explorer.compute.cache.ArrayDigests: a read-only array is hashed once while it lives; anything that could change in
+"""explorer.cache.ArrayDigests: a read-only array is hashed once while it lives; anything that could change in
 place is hashed every time. With a real layer open, a rerun hashes none of the layer's matrices again."""
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ import gc
 import numpy as np
 import pytest
 
-from explorer.compute import cache
+from explorer import cache
 from explorer.ui import state
 from tests.app import flows
 
 
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The sizes (bytes) of the arrays explorer.compute.cache hashes from now on."""
+    """The sizes (bytes) of the arrays explorer.cache hashes from now on."""
     sizes: list[int] = []
     real = cache.hash_bytes
 

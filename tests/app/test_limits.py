@@ -2,7 +2,7 @@
 
 - the sentence: at most MAX_SENTENCE_CHARS characters from the box, a link or any other way in, cut before it
   is tokenized; the address bar that holds it stays under ADDRESS_LIMIT characters;
-- the caches: bounded in bytes (explorer.compute.cache), keyed by a digest; the memory they hold after many large
+- the caches: bounded in bytes (explorer.cache), keyed by a digest; the memory they hold after many large
   examples stays within their budgets;
 - Streamlit's own limits (.streamlit/config.toml): lowered to what the app needs, and still above the
   largest legitimate messages (measured here as in benchmarks/bench_limits.py).
@@ -23,7 +23,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
-from explorer.compute import cache
+from explorer import cache
 from explorer.compute import cached as compute
 from explorer.model import settings_table as table
 from explorer.model.example import Example, conform

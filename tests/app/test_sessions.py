@@ -2,7 +2,7 @@
 
 - two sessions side by side never see each other's sentence or edits;
 - no module-level mutable state in the app or the engine (nothing a session could write for another to read);
-- nothing per-user in st.cache_resource; every cache is bounded in bytes (explorer.compute.cache.shared(max_bytes=)),
+- nothing per-user in st.cache_resource; every cache is bounded in bytes (explorer.cache.shared(max_bytes=)),
   none is st.cache_data (bounded only in entries: issue 14).
 
 The load test with 30+ real sessions against one server is tests/load (short form) and
@@ -181,9 +181,7 @@ def _decorators(path: Path) -> list[tuple[str, ast.AST, ast.FunctionDef]]:
 @pytest.mark.parametrize("path", CODE, ids=lambda p: str(p.relative_to(ROOT)))
 def test_caches_are_bounded_and_hold_nothing_per_user(path: Path) -> None:
     for name, dec, fn in _decorators(path):
-        assert not name.endswith("cache_data"), (
-            f"{path}: @{name} on {fn.name}: use explorer.compute.cache.shared"
-        )
+        assert not name.endswith("cache_data"), f"{path}: @{name} on {fn.name}: use explorer.cache.shared"
         if name.endswith("cache.shared"):
             kws = {k.arg for k in dec.keywords} if isinstance(dec, ast.Call) else set()
             assert "max_bytes" in kws, f"{path}: @{name} on {fn.name} without max_bytes"

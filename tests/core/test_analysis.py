@@ -74,12 +74,14 @@ def test_labels_of_hand_made_encoder_heads() -> None:
     assert result.scores[0, 0] == pytest.approx(1.0)
     # [SEP]: rows 0..3 put 0.9 on it (row 4 is [SEP] itself and does not count)
     assert result.scores[0, 3] == pytest.approx(0.9)
-    assert result.rule_scores["cls"][0, 3] == pytest.approx(0.1)
+    assert result.rule_scores["first"][0, 3] == pytest.approx(0.1)  # [CLS] is the first token
     # a uniform head: entropy / log(5) = 1 on every row
     assert result.broadness[0, 2] == pytest.approx(1.0)
     assert result.scores[0, 2] == pytest.approx(1.0)
-    # no first-token rule when the first token is [CLS]
-    assert np.isnan(result.rule_scores["first"]).all()
+    # one rule names attention to the first token, whatever it is: [CLS] here, an ordinary word in a decoder
+    cls_head = np.full((1, 1, 5, 5), 0.025)
+    cls_head[..., 0] = 0.9
+    assert an.label_heads(cls_head, tokens, causal=False).labels[0, 0] == "first token"
 
 
 def test_causal_first_token_sink_and_broad_and_no_next_token() -> None:
@@ -123,7 +125,7 @@ def test_same_word_head_and_mixed_head() -> None:
 
 def test_every_rule_is_data_with_a_documented_threshold() -> None:
     names = [r.name for r in an.HEAD_RULES]
-    assert names == ["previous", "next", "self", "same_word", "cls", "sep", "first"]
+    assert names == ["previous", "next", "self", "same_word", "sep", "first"]
     for rule in an.HEAD_RULES:
         assert 0 < rule.threshold <= 1 and rule.min_lift >= 1 and rule.keys and rule.label
 

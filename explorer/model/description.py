@@ -1,0 +1,251 @@
+"""What is on screen, described once: the toy example or a real model's layer.
+
+A page never asks "is this a real model?". It asks the description: the norm and where it sits, the
+activation, the positions, the mask, the heads and how they share keys and values, the biases, the sizes,
+the tokenizer and how a token is written, which settings the model fixes (and what they are, in words), and
+where the weights come from. Formulas (explorer.views.formulas), chart titles, the sidebar, the banner,
+links and both exports read it. `describe` is the one place that tells the toy from a real layer; `of_model`
+describes a whole real model for the pages that show every layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+from explorer.model import settings_table as table
+
+TOY = "toy"
+VISIBLE_SPACE = "␣"  # a token's leading space (a new word in byte-level BPE), written so it can be seen
+
+
+def show_token(token: str) -> str:
+    """A token as every page writes it: a leading space (a new word in byte-level BPE) as "␣"."""
+    return VISIBLE_SPACE + token[1:] if token.startswith(" ") else token
+
+
+@dataclass(frozen=True)
+class Description:
+    """One model on screen (a toy example, a real layer, or a whole real model).
+
+    model: the link's name ("toy", "minilm", "smollm2"); layer: the real model's layer (0-based) or None;
+    title: what the sidebar and banner call it; origin: where its weights come from, in one sentence;
+    n_layers: layers of the model it comes from (1 for the toy); sizes d_model, n_heads, n_kv_heads (fewer
+    than n_heads: grouped-query attention), d_k, d_ff; norm "layer_norm" or "rms_norm", norm_first (pre-norm),
+    norm_learned (trained gains); activation "relu", "gelu" or "swiglu"; positions "sinusoidal", "learned",
+    "none" (added to E: the toy), "rope" (q and k rotated in every layer) or "in_x" (learned positions added
+    before the first layer, so already in X); rope_base; alibi; biases (b_Q ... b2 are part of the layer);
+    causal (True/False when the model fixes the mask, None when it is a setting); tokenizer (in words);
+    fixed: setting name -> what the model fixes it to, in words (shown instead of a control).
+    """
+
+    model: str
+    layer: int | None
+    title: str
+    origin: str
+    n_layers: int
+    d_model: int
+    n_heads: int
+    n_kv_heads: int
+    d_k: int
+    d_ff: int
+    norm: str
+    norm_first: bool
+    norm_learned: bool
+    activation: str
+    positions: str
+    rope_base: float | None
+    alibi: bool
+    biases: bool
+    causal: bool | None
+    tokenizer: str
+    fixed: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def norm_name(self) -> str:
+        """The norm's short name in formulas and titles: LN or RMSNorm."""
+        return "RMSNorm" if self.norm == "rms_norm" else "LN"
+
+    @property
+    def ffn_name(self) -> str:
+        return {"relu": "ReLU", "gelu": "GELU", "swiglu": "SwiGLU"}.get(self.activation, self.activation)
+
+    @property
+    def rope(self) -> bool:
+        return self.positions == "rope"
+
+    @property
+    def shares_kv(self) -> bool:
+        return self.n_kv_heads < self.n_heads
+
+    @property
+    def trained(self) -> bool:
+        """The weights come from a trained model (a banner says which, with the way back to the toy)."""
+        return self.model != TOY
+
+    @property
+    def seeded(self) -> bool:
+        """The weights are seeded draws: re-randomize draws again, links carry each matrix's draw."""
+        return not self.trained
+
+    @property
+    def input_title(self) -> str:
+        """What the first page's chart shows: the toy's embeddings E, or the layer's input X."""
+        if self.layer is None:
+            return "Embeddings E"
+        return (
+            f"X: the input of layer {self.layer + 1} (what the model's layers before it made of the tokens)"
+        )
+
+    def fixes(self, setting: str) -> bool:
+        """Whether the model fixes this setting (it is then described, not offered as a control)."""
+        return setting in self.fixed
+
+    def sizes_line(self) -> str:
+        """The sizes in one line: d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536."""
+        heads = f"{self.n_heads} heads" + (f" ({self.n_kv_heads} key/value heads)" if self.shares_kv else "")
+        layers = f"{self.n_layers} layers · " if self.layer is None and self.trained else ""
+        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · d_ff {self.d_ff}"
+
+    def banner(self) -> str:
+        """One paragraph above an explorer page showing a trained layer: which one, what stays the model's."""
+        norm = "RMSNorm" if self.norm == "rms_norm" else "layer norm"
+        order = (
+            "before attention and before the feed-forward (pre-norm)"
+            if self.norm_first
+            else ("after each residual sum (post-norm)")
+        )
+        pos = (
+            f"RoPE (base {self.rope_base:,.0f}) rotates q and k in the layer itself"
+            if self.rope
+            else "its learned positions were added to the embeddings before layer 1, so they are already in X"
+        )
+        shared = (
+            f" Its {self.n_heads} query heads share {self.n_kv_heads} key/value heads; here each query head has "
+            "its own copy of W_K and W_V, so an edit changes that head only."
+            if self.shares_kv
+            else ""
+        )
+        up = ", W_up" if self.activation == "swiglu" else ""
+        return (
+            f"{self.title}: X is that layer's input for this sentence, and W_Q, W_K, W_V, W_O, W1{up}, W2 and "
+            f"their biases are its trained weights (editable). Its {norm} {order} and its {self.ffn_name} "
+            f"feed-forward are applied as trained; {pos}.{shared}"
+        )
+
+
+def implementation(ex: Any) -> ModuleType:
+    """The module that computes what the example's description says: explorer.model.toy, or
+    explorer.model.bridge for a real layer. Both answer the same questions (see explorer.model.toy)."""
+    if ex.real == TOY:
+        from explorer.model import toy
+
+        return toy
+    from explorer.model import bridge
+
+    return bridge
+
+
+def describe(ex: Any) -> Description:
+    """The description of an Example: the toy model with its settings, or the real layer it holds."""
+    return _toy(ex) if ex.real == TOY else of_layer(ex.real, ex.real_layer)
+
+
+def _toy(ex: Any) -> Description:
+    return Description(
+        model=TOY,
+        layer=None,
+        title="the toy model",
+        origin="Seeded random weights (or your own numbers): nothing was trained.",
+        n_layers=1,
+        d_model=int(ex.d_model),
+        n_heads=int(ex.n_heads),
+        n_kv_heads=int(ex.n_heads),
+        d_k=int(ex.d_k),
+        d_ff=int(ex.d_ff),
+        norm="layer_norm",
+        norm_first=bool(ex.norm_first),
+        norm_learned=False,
+        activation="relu",
+        positions=str(ex.pe_kind) if not ex.rope else "rope",
+        rope_base=float(ex.pe_base) if ex.rope else None,
+        alibi=bool(ex.alibi),
+        biases=False,
+        causal=None,
+        tokenizer="words and punctuation (the explorer's own)",
+    )
+
+
+def of_layer(key: str, layer: int) -> Description:
+    """Layer `layer` (0-based) of real model `key` as the explorer holds it (explorer.model.bridge)."""
+    from explorer.model import bridge
+
+    b = bridge.base(key, layer)
+    biases = any(b.weights[name].any() for name in ("b_q", "b_k", "b_v", "b_o", "b1", "b2"))
+    return _of_config(key, layer, b.config, len(set(b.kv_head)), f"{b.title}, layer {b.layer + 1}", biases)
+
+
+def of_model(key: str) -> Description:
+    """A whole real model, as the pages that show every layer and head present it."""
+    from explorer.model import models
+
+    m = models.model(key)
+    lw, c = m.layer_weights(0), m.config
+    biases = lw.b_qkv is not None or lw.b_o is not None or lw.b1 is not None
+    return _of_config(key, None, c, int(c.n_kv_heads), str(c.name), biases)
+
+
+def _of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biases: bool) -> Description:
+    from explorer.model import models
+
+    norm = "RMSNorm" if c.norm == "rms_norm" else "layer norm with gain and bias"
+    where = "before attention and the feed-forward" if c.norm_first else "after each residual sum"
+    rope = c.positions == "rope"
+    fixed = {
+        "d_model": str(c.d_model),
+        "n_heads": f"{c.n_heads}" + (f" (sharing {n_kv} key/value heads)" if n_kv < c.n_heads else ""),
+        "d_k": str(c.d_k),
+        "d_ff": str(c.d_ff),
+        "seed": "trained weights, not drawn",
+        "emb_source": "X, the layer's input, computed by the model",
+        "pe_kind": "RoPE, inside the layer" if rope else "learned, already added into X",
+        "pe_base": f"{c.rope_base:,.0f} (RoPE, as trained)" if rope else "none",
+        "pe_scale": "no (as trained)",
+        "scale_mode": "1/√d_k (as trained)",
+        "scale_custom": "1/√d_k (as trained)",
+        "alibi": "none (as trained)",
+        "rope": f"RoPE, base {c.rope_base:,.0f}, applied by the layer (as trained)"
+        if rope
+        else "none (as trained)",
+        "norm_first": f"{norm}, {where} (as trained)",
+    }
+    return Description(
+        model=key,
+        layer=layer,
+        title=f"{title} of {c.n_layers}" if layer is not None else title,
+        origin=models.choice(key).about,
+        n_layers=int(c.n_layers),
+        d_model=int(c.d_model),
+        n_heads=int(c.n_heads),
+        n_kv_heads=int(n_kv),
+        d_k=int(c.d_k),
+        d_ff=int(c.d_ff),
+        norm=str(c.norm),
+        norm_first=bool(c.norm_first),
+        norm_learned=True,
+        activation=str(c.activation),
+        positions="rope" if rope else "in_x",
+        rope_base=float(c.rope_base) if rope else None,
+        alibi=False,
+        biases=biases,
+        causal=bool(c.causal),
+        tokenizer="byte-level BPE" if models.choice(key).scheme == "bytelevel" else "WordPiece (uncased)",
+        fixed={name: text for name, text in fixed.items() if name in table.FIXED_BY_LAYER},
+    )
+
+
+def shown_tokens(tokens: Sequence[str]) -> list[str]:
+    """Tokens as every page writes them (show_token)."""
+    return [show_token(t) for t in tokens]

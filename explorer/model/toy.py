@@ -1,0 +1,99 @@
+"""The toy model behind an Example: one of the two implementations of what explorer.model.description
+describes (the other, a real model's layer, is explorer.model.bridge). Both answer the same questions:
+
+- tokens(ex): the example's tokens, cut to MAX_TOKENS, and whether anything was cut;
+- defaults(ex, tokens, draws): every matrix's default (what Reset returns to), at the example's shapes;
+- reference(ex, tokens, draws): what links and files are written against (here: seeding scheme 1);
+- layer_only_shapes(ex): the shapes of the matrices only a real layer has (biases, W_up): empty here;
+- model_input(ex, sentence): X as the model computes it for a sentence, or None (the toy's X is E + P);
+- run_block(ex, x, mask, scale, bias): the block on X, traced.
+
+No Streamlit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+import attention_core as ac
+from explorer import cache
+from explorer.model import seeding
+from explorer.model import settings_table as table
+from explorer.model.arrays import F64
+
+TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
+
+# The shapes of the matrices only a real layer has (biases, SwiGLU's W_up): the toy's are empty.
+LAYER_ONLY_EMPTY: dict[str, tuple[int, ...]] = {
+    "b_q": (0, 0),
+    "b_k": (0, 0),
+    "b_v": (0, 0),
+    "b_o": (0,),
+    "b1": (0,),
+    "b2": (0,),
+    "w_up": (0, 0),
+}
+
+
+def tokens_of(sentence: str) -> tuple[list[str], bool]:
+    """The sentence's tokens, cut to MAX_TOKENS; the flag says whether it was cut.
+
+    Only the first MAX_SENTENCE_CHARS characters are ever read (every way in cuts the sentence there first;
+    this is the last guard: a longer text is never tokenized whole). A sentence is tokenized once: state,
+    frame, pipeline and links all ask here, and a rerun with the same sentence tokenizes nothing.
+    """
+    toks, cut = _tokenized(sentence[: table.MAX_SENTENCE_CHARS])
+    return list(toks), cut
+
+
+@cache.shared(max_bytes=TOKEN_BYTES)
+def _tokenized(sentence: str) -> tuple[tuple[str, ...], bool]:
+    toks = ac.tokenize(sentence)
+    return tuple(toks[: table.MAX_TOKENS]), len(toks) > table.MAX_TOKENS
+
+
+def tokens(ex: Any) -> tuple[list[str], bool]:
+    return tokens_of(ex.sentence)
+
+
+def layer_only_shapes(ex: Any) -> dict[str, tuple[int, ...]]:
+    return dict(LAYER_ONLY_EMPTY)
+
+
+def empty_layer_only() -> dict[str, NDArray]:
+    """The toy model's biases and W_up: empty arrays."""
+    return {name: np.zeros(shape) for name, shape in LAYER_ONLY_EMPTY.items()}
+
+
+def defaults(ex: Any, tokens: list[str], draws: dict[str, int] | None = None) -> dict[str, NDArray]:
+    """Seeding scheme 1 at the example's shapes, each matrix at its draw (0: the first)."""
+    return {**seeding.matrices(ex, tokens, draws), **empty_layer_only()}
+
+
+reference = defaults  # links and files are written against the same seeded draws
+
+
+def model_input(ex: Any, sentence: str) -> F64 | None:
+    return None  # the toy's X is E + P, made from the settings: no model computes it
+
+
+def run_block(
+    ex: Any, x: F64, mask: NDArray[np.bool_] | None, scale: float, bias: F64 | None
+) -> tuple[ac.EncoderTrace | None, ac.AttentionTrace, str | None, str]:
+    """(the block's trace or None, the attention trace, the block's error or None, what attention reads).
+
+    When the block fails (a value overflowed in the FFN, say) the attention alone is still shown; a
+    ValueError escapes only when the attention itself cannot be computed.
+    """
+    heads = (ex.w_q, ex.w_k, ex.w_v, ex.w_o)
+    options = {"mask": mask, "scale": scale, "bias": bias, "use_rope": ex.rope}
+    reads = "LN(X)" if ex.norm_first else "X"
+    try:  # the block computes the attention once; every page reads that trace
+        encoder = ac.encoder_layer(x, *heads, ex.w1, ex.w2, norm_first=ex.norm_first, **options)
+        return encoder, encoder.attention, None, reads
+    except ValueError as err:
+        trace = ac.multi_head_attention(ac.layer_norm(x) if ex.norm_first else x, *heads, **options)
+        return None, trace, str(err), reads
