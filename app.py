@@ -36,9 +36,9 @@ frame.sidebar(page_table.by_path(page.url_path))
 if state.present():
     frame.step_controls(page, top=True)
 frame.sentence_box()
-frame.address_note()
+note = st.empty()  # filled after the page when the address bar cannot hold the edits
 frame.show_messages()
 state.set_page(page.url_path)
 page.run()
 frame.step_controls(page)
-frame.sync_url()  # after the page: the address bar holds the state the run ended with
+frame.sync_url(note)  # after the page: the address bar holds the state the run ended with

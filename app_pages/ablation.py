@@ -9,7 +9,6 @@ from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
 
-state.init()
 ui.opening(
     "Switch heads off",
     "Switch a head off and its output is removed from its layer (its slice of the input to W_O becomes 0). "

@@ -10,7 +10,6 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 from explorer.views.text import literal
 
-state.init()
 ui.opening(
     "The encoder block",
     "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "

@@ -6,13 +6,12 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui, state
+from explorer.ui import model_ui
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import formulas
 from explorer.views.model_figures import token_labels
 
-state.init()
 ui.opening(
     "One head",
     "One head's attention weights, large: each row is a query and says how much it takes from each key. "

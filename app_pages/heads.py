@@ -7,7 +7,6 @@ from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import formulas
 
-state.init()
 ui.opening(
     "Many heads, one output",
     "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "

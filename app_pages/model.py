@@ -10,7 +10,6 @@ from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
 
-state.init()
 ui.opening(
     "Every layer and head",
     "Each small square is one head's attention on your sentence: rows are queries (first token on top), "

@@ -12,7 +12,6 @@ from explorer.views import model_figures
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal, tail
 
-state.init()
 ui.opening(
     "The next word",
     "A decoder reads the sentence and gives every token of its vocabulary a score (a logit) for coming "

@@ -6,15 +6,14 @@ from explorer.compute import cached as compute
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
+from explorer.views import formulas
 
-state.init()
 ui.opening(
     "Positional encoding",
     "Attention by itself ignores word order: shuffle the tokens and each one sees the same set of keys. "
     "So every position gets its own vector **P**, added to the embedding. The paper uses sines and cosines "
     "of different frequencies: low dimensions change quickly from one position to the next, high ones slowly.",
-    r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
-    r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P",
+    formulas.positions(state.description()),
 )
 c1, c2, c3 = st.columns([3, 2, 3])  # wide enough for "scale E by √d_model first" at 1280 px
 ui.setting("pe_kind", c1)

@@ -7,7 +7,6 @@ from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import formulas
 
-state.init()
 ui.opening(
     "Queries, keys and values",
     "Each head learns three matrices. Multiplying the tokens X by **W_Q** gives each token's *query* "

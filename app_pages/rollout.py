@@ -4,12 +4,11 @@ import numpy as np
 
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui, state
+from explorer.ui import model_ui
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views.model_figures import token_labels
 
-state.init()
 ui.opening(
     "Attention through the layers",
     "One layer's attention says where each token looks in that layer. Attention rollout (Abnar & Zuidema "

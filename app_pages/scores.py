@@ -8,7 +8,6 @@ from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import formulas
 
-state.init()
 ui.opening(
     "Scores, mask and softmax",
     "Each query is compared with every key by a dot product: a large score means *this key answers what "

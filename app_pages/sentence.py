@@ -8,7 +8,6 @@ from explorer.ui.frame import pipeline_map
 from explorer.views import figures as fg
 from explorer.views import formulas
 
-state.init()
 ui.opening(
     "Self-attention, step by step",
     "A transformer first cuts a sentence into **tokens** and turns each token into a vector, its "

@@ -12,13 +12,12 @@ from explorer.views import formulas
 
 TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
 
-state.init()
 ui.opening(
     "One token's view",
     "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
     "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
     "hand it is a loop over the keys; it is also one row of the matrix product A V.",
-    r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
+    formulas.token_view(state.description()),
 )
 ex, res = ui.result()
 if res is not None:

@@ -17,7 +17,6 @@ SCALES = {
     "custom": f"multiplies its scores by a number you chose (“{seed002.TITLE}” divides them by 1)",
 }
 
-state.init()
 ui.opening(
     "Why divide by √d_k?",
     "A score q·k is a sum of d_k products q_i k_i; if each product has variance 1, the sum has variance "

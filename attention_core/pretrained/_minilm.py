@@ -80,7 +80,11 @@ def _layer(t: dict[str, np.ndarray], i: int, c: ModelConfig) -> LayerWeights:
 
 
 def _weights(c: ModelConfig) -> ModelWeights:
-    tensors = library("safetensors.numpy").load_file(str(_file("model.safetensors")))
+    # Own, read-only arrays: safetensors' arrays sit on a writable buffer, and every view of the weights
+    # (the transposed Linear weights) must be read-only down to its base for the app to trust it unchanged.
+    loaded = library("safetensors.numpy").load_file(str(_file("model.safetensors")))
+    tensors = {name: _ro(np.array(t, copy=True)) for name, t in loaded.items()}
+    del loaded
     e = "embeddings."
     embeddings = EmbeddingWeights(
         token=_ro(tensors[e + "word_embeddings.weight"]),  # (vocab, d_model)

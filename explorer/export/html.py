@@ -36,7 +36,7 @@ from plotly.offline import get_plotlyjs
 
 import attention_core as ac
 from explorer.compute.pipeline import encoder_stages, pe_curves
-from explorer.export.walkthrough import PRE_NORM_FORMULA, STEP, Walkthrough
+from explorer.export.walkthrough import STEP, Walkthrough
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -465,9 +465,7 @@ def page(w: Walkthrough) -> str:
         step = STEP[name]
         first = len(all_charts)
         all_charts += charts
-        formula = mathml(step.formula)
-        if name == "encoder" and w.norm_first:
-            formula += mathml(PRE_NORM_FORMULA)
+        formula = mathml(w.formula(name))
         more = "".join(mathml(tex) for tex in extras.get(name, []))
         body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
         if name == "encoder" and not charts:

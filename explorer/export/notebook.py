@@ -20,7 +20,7 @@ import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from explorer.export import literal as lit
-from explorer.export.walkthrough import NUMBERS, PRE_NORM_FORMULA, STEP, Walkthrough
+from explorer.export.walkthrough import NUMBERS, STEP, Walkthrough
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~&])")
 
@@ -35,9 +35,9 @@ def md(text: object) -> str:
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
-def _section(number: int, step_name: str, extra: str = "") -> object:
+def _section(w: Walkthrough, number: int, step_name: str, extra: str = "") -> object:
     step = STEP[step_name]
-    body = f"## {number}. {step.title}\n\n{step.text}{extra}\n\n$$\n{step.formula}\n$$"
+    body = f"## {number}. {step.title}\n\n{step.text}{extra}\n\n$$\n{w.formula(step_name)}\n$$"
     return new_markdown_cell(body)
 
 
@@ -67,7 +67,7 @@ def _tokens(w: Walkthrough) -> list[object]:
         'print(n, "tokens:", tokens)'
     )
     emb = f"# E: one row per token, (n, d_model). Embeddings: {w.emb_note()}.\nE = {lit.array(w.emb, 4)}"
-    cells = [_section(1, "tokens"), new_code_cell(code), new_code_cell(emb)]
+    cells = [_section(w, 1, "tokens"), new_code_cell(code), new_code_cell(emb)]
     if w.emb_source == "random":
         cells.append(new_markdown_cell("Where these vectors come from: each word seeds its own generator."))
         cells.append(
@@ -123,7 +123,7 @@ def _positions(w: Walkthrough) -> list[object]:
         "learned": " Here P is a table of numbers, one row per position, set by hand (as a model learns it).",
         "none": " Here there is no positional encoding: P = 0.",
     }.get(w.pe_kind, "")
-    return [_section(2, "positions", extra), new_code_cell(code), new_code_cell("X = E + P\nprint(X)")]
+    return [_section(w, 2, "positions", extra), new_code_cell(code), new_code_cell("X = E + P\nprint(X)")]
 
 
 _ROPE = '''def rope(x, base=10000.0):
@@ -165,7 +165,7 @@ def _projections(w: Walkthrough) -> list[object]:
             "X_in = (X - X.mean(axis=-1, keepdims=True)) / np.sqrt(X.var(axis=-1, keepdims=True) + eps)\n"
             + code.replace("X @", "X_in @")
         )
-    cells = [_section(3, "projections"), new_code_cell(weights), new_code_cell(code)]
+    cells = [_section(w, 3, "projections"), new_code_cell(weights), new_code_cell(code)]
     if w.rope:
         cells.append(
             new_markdown_cell(
@@ -249,7 +249,7 @@ def _scores(w: Walkthrough) -> list[object]:
     )
     extra = "" if not w.alibi else " With ALiBi on, B adds −slope·|i − j| to each score: far keys lose."
     return [
-        _section(4, "scores", extra),
+        _section(w, 4, "scores", extra),
         new_code_cell(scores),
         new_markdown_cell(
             "**The mask and the bias.** M sets a score to −∞ where a query may not look "
@@ -269,7 +269,7 @@ def _heads(w: Walkthrough) -> list[object]:
         "out = concat @ W_O  # (n, d_model)\n"
         "print(out)"
     )
-    return [_section(5, "heads"), new_code_cell(code)]
+    return [_section(w, 5, "heads"), new_code_cell(code)]
 
 
 def _token(w: Walkthrough) -> list[object]:
@@ -283,15 +283,13 @@ def _token(w: Walkthrough) -> list[object]:
         'print("row i of A V:     ", heads[h, i])\n'
         'print("the same:", np.allclose(token_sum, heads[h, i]))'
     )
-    return [_section(6, "token"), new_code_cell(code)]
+    return [_section(w, 6, "token"), new_code_cell(code)]
 
 
 def _encoder(w: Walkthrough) -> list[object]:
     lay = w.layer
     extra = f" Here: {'pre-norm' if w.norm_first else 'post-norm (the paper)'}."
-    cells = [_section(7, "encoder", extra)]
-    if w.norm_first:
-        cells.append(new_markdown_cell(f"$$\n{PRE_NORM_FORMULA}\n$$"))
+    cells = [_section(w, 7, "encoder", extra)]
     if w.encoder_error or lay.w1 is None or lay.w2 is None:
         why = w.encoder_error or "this layer has no feed-forward weights shown"
         cells.append(new_markdown_cell(f"The encoder block is not computed for this example: {md(why)}"))

@@ -9,7 +9,7 @@ saying what the notebook does not reproduce), so the builders need no change for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +17,9 @@ from numpy.typing import NDArray
 
 import attention_core as ac
 from explorer.compute.pipeline import Result
+from explorer.model.description import Description, describe
 from explorer.model.example import Example
+from explorer.views import formulas
 
 F64 = NDArray[np.float64]
 
@@ -26,13 +28,13 @@ LN_EPS = 1e-5  # attention_core.encoder_layer's default: the app's layer norm
 
 @dataclass(frozen=True)
 class Step:
-    """One section of the exports: a page's step. `formula` is the LaTeX its page shows (the same string;
-    tests/app/test_export.py checks the pages still show it)."""
+    """One section of the exports: a page's step. `formula` gives the LaTeX its page shows for the model
+    described (explorer.views.formulas: the pages call the same functions)."""
 
     name: str
     title: str
     text: str  # one or two sentences, plain text
-    formula: str  # LaTeX
+    formula: Callable[[Description], str]  # LaTeX of the model described
     url_path: str  # the page of the app that shows it
 
 
@@ -42,7 +44,7 @@ STEPS: tuple[Step, ...] = (
         "Tokens and embeddings",
         "The sentence is cut into tokens (words and punctuation) and each token becomes a vector, its "
         "embedding: the rows of E.",
-        r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}",
+        formulas.embeddings,
         "",
     ),
     Step(
@@ -50,8 +52,7 @@ STEPS: tuple[Step, ...] = (
         "Positional encoding",
         "Attention by itself ignores word order, so every position gets its own vector P, added to the "
         "embedding: X = E + P is what attention reads.",
-        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
-        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P",
+        formulas.positions,
         "positional-encoding",
     ),
     Step(
@@ -59,7 +60,7 @@ STEPS: tuple[Step, ...] = (
         "Queries, keys and values",
         "Each head multiplies X by its own W_Q, W_K and W_V: a token's query (what it looks for), its key "
         "(what it offers) and its value (what it passes on).",
-        r"Q = X W_Q,\quad K = X W_K,\quad V = X W_V \qquad (n \times d_{model}) (d_{model} \times d_k) = (n \times d_k)",
+        formulas.projections,
         "projections",
     ),
     Step(
@@ -68,8 +69,7 @@ STEPS: tuple[Step, ...] = (
         "Every query is compared with every key by a dot product; the scores are scaled, positions that may "
         "not be seen are masked to minus infinity, and a softmax turns each row into weights that are at "
         "least 0 and sum to 1.",
-        r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + B + M\right),\quad "
-        r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}",
+        formulas.scores,
         "scores",
     ),
     Step(
@@ -77,8 +77,7 @@ STEPS: tuple[Step, ...] = (
         "Heads and W_O",
         "Each head's output is its weights times its values; the heads' outputs are laid side by side "
         "(concatenated) and multiplied by W_O, which mixes them back into one d_model-wide vector per token.",
-        r"\mathrm{head}_h = A_h V_h,\quad \mathrm{MultiHead}(X) = [\mathrm{head}_1, \dots, \mathrm{head}_H]\, W_O"
-        r"\qquad (n \times H d_v)(H d_v \times d_{model})",
+        formulas.heads,
         "heads",
     ),
     Step(
@@ -86,7 +85,7 @@ STEPS: tuple[Step, ...] = (
         "One token's view",
         "One token's output is the mix of every value vector, each weighted by its row of attention "
         "weights: one row of the matrix product A V.",
-        r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i",
+        formulas.token_view,
         "token",
     ),
     Step(
@@ -95,18 +94,11 @@ STEPS: tuple[Step, ...] = (
         "Attention's output is added back to its input (a residual connection) and normalised; then every "
         "token goes on its own through the same two-layer feed-forward network, again with a residual and a "
         "norm.",
-        r"\begin{gathered}\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X)),\quad "
-        r"Y = \mathrm{LN}(H + \mathrm{FFN}(H))\\"
-        r"\mathrm{FFN}(h) = \max(0,\, h W_1)\, W_2,\quad "
-        r"\mathrm{LN}(x) = \frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}\end{gathered}",
+        formulas.block,
         "encoder",
     ),
 )
 STEP = {s.name: s for s in STEPS}
-
-PRE_NORM_FORMULA = (
-    r"\text{pre-norm: } H = X + \mathrm{MHA}(\mathrm{LN}(X)),\; Y = H + \mathrm{FFN}(\mathrm{LN}(H))"
-)
 
 # The numbers every export recomputes or shows, in reading order: name -> what it is (with its shape).
 NUMBERS: dict[str, str] = {
@@ -213,6 +205,11 @@ class Walkthrough:
     encoder_error: str | None = None
     eps: float = LN_EPS
     notes: tuple[str, ...] = field(default_factory=tuple)
+    model: Description | None = None  # what is described (explorer.model.description): each step's formula
+
+    def formula(self, step: str) -> str:
+        """The LaTeX of step `step` for this example's model (the page's own formula)."""
+        return STEP[step].formula(self.model if self.model is not None else _toy_of(self))
 
     @property
     def n(self) -> int:
@@ -335,4 +332,11 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
         link=link,
         encoder_error=res.encoder_error,
         notes=(("The tokens were cut to the first 64 of the sentence.",) if res.truncated else ()),
+        model=describe(ex),
     )
+
+
+def _toy_of(w: Walkthrough) -> Description:
+    """The toy model with a walkthrough's settings (for one built field by field, without its model)."""
+    return describe(Example(d_model=w.d_model, n_heads=w.n_heads, d_k=w.d_k, norm_first=w.norm_first,
+                            pe_kind=w.pe_kind, rope=w.rope, alibi=w.alibi))  # fmt: skip

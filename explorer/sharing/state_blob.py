@@ -194,7 +194,9 @@ def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         ref = based[name] if d else base0[name]
         if cur.shape != ref.shape:
             raise ValueError(f"{name} has shape {cur.shape}, its settings ask for {ref.shape}")
-        kind = bool if ref.dtype == bool else np.float64  # a trained layer's float32 matrix is edited in float64
+        kind = (
+            bool if ref.dtype == bool else np.float64
+        )  # a trained layer's float32 matrix is edited in float64
         records.append(_record(i, d, cur.astype(kind, copy=False), ref, ex))
     if not records:
         return ""

@@ -35,7 +35,7 @@ def html_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
     w = _walkthrough(ex, query, head, link)
     shown = describe(ex)
     if shown.trained:  # say where the numbers come from
-        said = f"Real model: {shown.banner()} Every chart shows this layer's own numbers."
+        said = f"Real model: {shown.banner()} The formulas are this layer's; every chart shows this layer's own numbers."
         w = replace(w, notes=(said, *w.notes))
     return html.to_bytes(w)
 

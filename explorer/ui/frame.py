@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import streamlit as st
 
 from explorer import sharing
@@ -40,12 +42,15 @@ def _address() -> tuple[dict[str, str], int]:
     return share_panel.address(ex, state.draws(), state.present(), name, as_loaded=as_loaded)
 
 
-def sync_url() -> None:
+def sync_url(note: Any) -> None:
     """After every run, the address bar holds the whole state, as the Share link does (F5 in class and a
     copied address lose nothing): every setting, the edited matrices, presentation mode and its step. Query
     parameters Streamlit clears on a change of page are written again here; beside them the real model's
-    (model=, layer=, head=, off=)."""
-    want, _ = _address()
+    (model=, layer=, head=, off=). The link is made once, from the state the run ended with; past the
+    address bar's length `note` (a placeholder above the page) says what the address keeps."""
+    want, chars = _address()
+    if chars > sharing.LINK_LIMIT:
+        address_note(note, chars)
     picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
@@ -58,10 +63,9 @@ def sync_url() -> None:
         st.query_params.from_dict(want)
 
 
-def address_note() -> None:
+def address_note(note: Any, chars: int) -> None:
     """Past the link's length the address bar keeps the settings, not the edits: say so, once, above the page."""
-    _, chars = _address()
-    if chars > sharing.LINK_LIMIT:
+    with note.container():
         st.warning(
             f"This example's edits are too large for the address bar ({chars:,} characters; at most "
             f"{sharing.LINK_LIMIT:,}): a reload or a copied address keeps the sentence and the settings but "

@@ -181,3 +181,16 @@ def heads(d: Description) -> str:
         rf"\mathrm{{head}}_{{{d.n_heads}}}]\, W_O{b}\qquad ({{n}} \times {d.n_heads * d.d_k})"
         rf"({d.n_heads * d.d_k} \times {d.d_model})"
     )
+
+
+def positions(d: Description) -> str:
+    """/positional-encoding: the sinusoid of the paper, and X = E + P."""
+    return (
+        r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
+        r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P"
+    )
+
+
+def token_view(d: Description) -> str:
+    """/token: one token's output, a weighted sum of the value vectors."""
+    return r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i"

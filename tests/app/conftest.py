@@ -52,6 +52,15 @@ def open_app() -> AppTest:
     return at
 
 
+def page_alone(script: str) -> AppTest:
+    """One page script run without the frame: the session state initialised as app.py does, then the page."""
+    source = (
+        "import runpy\nfrom explorer.ui import state\n"
+        f"state.init()\nrunpy.run_path({str(ROOT / script)!r}, run_name='__main__')\n"
+    )
+    return AppTest.from_string(source, default_timeout=TIMEOUT)
+
+
 def open_page(url_path: str, *, via_app: bool, state: dict[str, Any] | None = None) -> AppTest:
     """Run one page: alone (AppTest.from_file on the page script) or from app.py then switch_page.
 
@@ -62,7 +71,7 @@ def open_page(url_path: str, *, via_app: bool, state: dict[str, Any] | None = No
         at = open_app()
         at.switch_page(script)
     else:
-        at = AppTest.from_file(str(ROOT / script), default_timeout=TIMEOUT)
+        at = page_alone(script)
     for key, value in (state or {}).items():
         at.session_state[key] = value
     return at.run()

@@ -10,7 +10,6 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 from explorer import sharing
-from explorer.model import models
 from explorer.ui import chart, state
 from tests.app import flows
 from tests.app.test_model_pages import CAPITAL, need
@@ -51,7 +50,9 @@ def test_an_opened_layer_draws_the_models_weights_on_scores(
     assert_allclose(w, trace.attentions[layer, head], rtol=1e-5, atol=1e-6)  # /head draws these same numbers
     banner = " ".join(md.value for md in at.markdown)
     assert f"layer {layer + 1} of {m.config.n_layers}" in banner
-    sizes = " ".join(md.value for md in at.sidebar.markdown).replace("\\", "")  # as shown  # the layer's sizes, not the toy's controls
+    sizes = " ".join(md.value for md in at.sidebar.markdown).replace(
+        "\\", ""
+    )  # as shown  # the layer's sizes, not the toy's controls
     assert f"d_model {m.config.d_model} · {m.config.n_heads} heads" in sizes
     assert not [n for n in at.sidebar.number_input if n.key in (state.SETTING_KEYS["d_model"], "cfg.d_model")]
     side = " ".join(c.value for c in at.sidebar.caption)  # the sidebar says what the explorer holds

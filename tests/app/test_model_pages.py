@@ -19,6 +19,7 @@ from attention_core import analysis, pretrained
 from explorer.model import models
 from explorer.ui import state
 from explorer.views import model_figures
+from tests.app.conftest import page_alone
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
@@ -36,7 +37,7 @@ def need(key: str) -> pretrained.Model:
 
 
 def page(name: str, model: str, sentence: str | None = None, **extra: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    at = page_alone(f"app_pages/{name}.py")
     at.session_state[state.K_MODEL] = model
     if sentence is not None:
         at.session_state[state.K_SENTENCE] = sentence

@@ -66,7 +66,7 @@ def check_page_numbers(kit, url: str, at, ref) -> None:  # noqa: ANN001 - fixtur
         out = cs["encoder.Output = LN(H + FFN(H))"]
         assert_allclose(kit.z(out), ref.encoder.output, rtol=1e-10, atol=1e-12)
     elif url == "why-scale":
-        from explorer.cached import D_KS
+        from explorer.compute.cached import D_KS
 
         var = ac.score_variance_experiment(list(D_KS), n_samples=2000, seed=ref.ex.seed)
         curves = cs["why.variance"]["data"]

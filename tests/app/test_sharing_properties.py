@@ -52,7 +52,7 @@ def assert_valid(ex: Example) -> None:
             assert m.dtype == bool
         else:
             assert (
-                m.dtype == np.float64
+                m.dtype in (np.float64, np.float32)  # float32: a trained layer's untouched matrices
                 and np.isfinite(m).all()
                 and np.abs(m).max(initial=0) <= values.VALUE_LIMIT
             )
