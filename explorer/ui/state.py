@@ -117,14 +117,17 @@ def _settings_example() -> Example:
     ss = st.session_state
     values = {name: ss[key] for name, key in SETTING_KEYS.items()}
     values["sentence"] = str(values["sentence"] or "")
-    matrices = ss[_MATRICES]
-    made_from = (tuple(values.values()), tuple((name, id(m)) for name, m in matrices.items()))
+    made_from = _made_from(values, ss[_MATRICES])
     built = ss.get(_BUILT)
     if built is not None and built[0] == made_from:
         return built[1]
-    ex = Example(**values, **matrices)
+    ex = Example(**values, **ss[_MATRICES])
     ss[_BUILT] = (made_from, ex)
     return ex
+
+
+def _made_from(values: dict[str, Any], matrices: dict[str, np.ndarray]) -> tuple[object, ...]:
+    return tuple(values.values()), tuple((name, id(m)) for name, m in matrices.items())
 
 
 def _conform() -> None:
@@ -137,6 +140,7 @@ def _conform() -> None:
     _say_if_x_edits_go(ex, old_tokens, tokens)
     new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
     ss[_MATRICES] = {name: _kept(getattr(new, name)) for name in exm.MATRIX_NAMES}
+    ss[_BUILT] = (_made_from(new.settings(), ss[_MATRICES]), new)  # the conformed example is the current one
     _reseed(ex.seed, tokens)
     ss[_TOKENS] = tokens
     for name, arr in ss[_MATRICES].items():
