@@ -1,4 +1,4 @@
-"""/model in Chromium (issue 17 targets): the grid of every layer x head drawn at 11 tokens (<= 1.5 s from
+"""/model in Chromium (targets): the grid of every layer x head drawn at 11 tokens (<= 1.5 s from
 opening the page) and updated after a sentence change (<= 1 s from Enter until every panel shows the new
 sentence), on both models, median of --runs.
 

@@ -11,7 +11,7 @@ sentence box, navigation): "wall" is the time AppTest.run() takes, "cpu" the CPU
 time of an empty script: the harness's own share. The scripts are compiled once, as the server does
 (AppTest compiles them anew for every run: --compile-every-run measures that way).
 
-Targets (issue 8): < 100 ms at the default example, < 500 ms at 64 tokens (d_model 64, 8 heads).
+Targets: < 100 ms at the default example, < 500 ms at 64 tokens (d_model 64, 8 heads).
 
 Usage: .venv/bin/python benchmarks/bench_pages.py [--runs 10] [--pages heads,scores] [--sizes default,n64]
        [--modes rerun,changed] [--out pages.md]

@@ -17,8 +17,8 @@ it opens a link to the largest example (64 tokens, d_model 64, 8 heads, d_k 64, 
 1.5 MB sentence with every rerun (the box allows 500 characters; the server cuts what the WebSocket
 brings) and a new seed each time, with no pause (a seed flood: every matrix, the traced run and every
 figure new at the largest size). --compare runs the class without the hostile visitor, then with it,
-alternately (--rounds times), and reports the normal sessions' p90 in each and their ratio (issue 14 item 3:
-at most 2).
+alternately (--rounds times), and reports the normal sessions' p90 in each and their ratio (the
+target: at most 2).
 
 Reported: sessions held (connected to the end), reruns, errors (with the first few), rerun latency
 percentiles (send -> script finished), the server's RSS (baseline after a warm-up, peak under load, after
@@ -332,7 +332,7 @@ LARGEST_KEYS = {"cfg.d_model": 64, "cfg.n_heads": 8, "cfg.d_k": 64, "encoder.d_f
 
 
 class Hostile(Session):
-    """One visitor sending the largest inputs as fast as the server takes them (issue 14 item 3).
+    """One visitor sending the largest inputs as fast as the server takes them.
 
     Opens a link to the largest example on `page`, then until the time is up sends rerun after rerun with no
     pause, each with a new seed and the same 1.5 MB sentence (the server cuts it to 500 characters), until
@@ -502,7 +502,7 @@ async def load(
 
 @dataclass
 class Comparison:
-    """The same class without and with the hostile visitor, alternately on one server (issue 14 item 3)."""
+    """The same class without and with the hostile visitor, alternately on one server."""
 
     quiet: list[Report] = field(default_factory=list)
     hostile: list[Report] = field(default_factory=list)

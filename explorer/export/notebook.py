@@ -158,7 +158,7 @@ def _projections(w: Walkthrough) -> list[object]:
         'print("Q of the first head:")\n'
         "print(Q[0])"
     )
-    if w.norm_first:  # pre-norm: attention reads LN(X), as on the app's pages (issue 12: one attention trace)
+    if w.norm_first:  # pre-norm: attention reads LN(X), as on the app's pages (one attention trace)
         code = (
             "# Pre-norm: attention reads LN(X), each row of X normalised to mean 0 and variance 1\n"
             f"eps = {lit.number(w.eps)}  # the layer norm's epsilon\n"

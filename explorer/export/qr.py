@@ -1,4 +1,4 @@
-"""A QR code of the share link (issue 18 item 3): students scan it and open the same example.
+"""A QR code of the share link: students scan it and open the same example.
 
 Pure (segno, no Streamlit): the link in, an SVG or the module matrix out. The lowest error level that fits
 (L, raised by segno while the symbol does not grow) keeps the symbol small, so each module is large on a

@@ -7,7 +7,7 @@ differ from their seeded draw (scheme 1, explorer.model.seeding) are listed (an 
 of `draws`, default 0). Floats are written by Python's shortest round-trip repr, so they read back exactly.
 When even that is over the limit (the largest example with every cell edited: about 3.9 MB), the matrices
 are written as the link writes them, {"state": "1.…"} (explorer.sharing.state_blob: at most about 2 MB), so
-every file the app writes opens again, exactly (issue 14 item 5).
+every file the app writes opens again, exactly.
 A file that cannot be read is refused as a whole, with the reason: also a number of more than 30 digits,
 a key given twice ("version": 2, "version": 1), or a broken character (a lone surrogate) in the sentence.
 A sentence longer than the box allows is cut, with a message, as a link's is.

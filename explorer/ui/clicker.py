@@ -1,4 +1,4 @@
-"""The presenter's clicker: keys that walk the step-through (issue 13 item 10).
+"""The presenter's clicker: keys that walk the step-through.
 
 A clicker sends → / PageDown / Space for "next" and ← / PageUp for "back". A small keyed st.components.v2
 component (no visible content) listens for them on the app's document while presentation mode is on and

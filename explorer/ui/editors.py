@@ -5,7 +5,7 @@ a key, and num_rows="fixed"; its edits are applied once, in on_change, to the ca
 its return value is never fed back in. Column ids are c0, c1, ... (unique); the labels people see (token
 text, "k0", ...) go through column_config, so repeated words never clash as column names.
 
-What an editor reports comes from the browser, so anyone can craft it (issue 14 item 9): not JSON, numbers
+What an editor reports comes from the browser, so anyone can craft it: not JSON, numbers
 of thousands of digits, rows or columns that do not exist, added or deleted rows, nested values. Streamlit
 reads it before any of the app's code runs, and an exception there stays on the page until the next edit.
 `guard_messages` (installed on import) makes Streamlit's reader give an empty edit plus the reason instead;

@@ -86,7 +86,7 @@ QR_CSS = "<style>.st-key-qr-code img { max-width: min(100%, 64vh) !important; he
 
 @st.dialog("Open this example on your laptop", width="large")
 def qr_dialog(link: str) -> None:
-    """The QR code of the share link, large (issue 18 item 3); Esc or a click outside closes it."""
+    """The QR code of the share link, large; Esc or a click outside closes it."""
     image = qr.svg(link)
     if image is None:
         reason = "there is no link" if not link else f"the link has {len(link):,} characters"

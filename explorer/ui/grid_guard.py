@@ -1,4 +1,4 @@
-"""Nothing typed into a data editor is lost: a small script, mounted once by the frame (issue 14 item 4).
+"""Nothing typed into a data editor is lost: a small script, mounted once by the frame.
 
 Three races in Streamlit 1.67's data editor (glide-data-grid, read in streamlit/static/static/js):
 
@@ -17,7 +17,7 @@ Three races in Streamlit 1.67's data editor (glide-data-grid, read in streamlit/
 
 A paste into a number grid is checked cell by cell (the grid drops "abc", "NaN", "=1+1" silently and reads
 "1,5" as 15): a Unicode minus is read as a minus; any other cell that is not a plain number refuses the
-whole paste with a message naming the cell (issue 14 item 10; the app checks the range of what arrives).
+whole paste with a message naming the cell (the app checks the range of what arrives).
 
 The guard holds Enter and Tab in a cell editor back for two timer turns (the earlier keys' timers then find no
 move and do nothing) and hands the same key to the editor. After an edit it holds a click elsewhere, or a

@@ -189,7 +189,7 @@ PAGES: tuple[Page, ...] = (
         ),
         attention=True,
     ),
-    # The real model (issue 17): MiniLM or SmolLM2 from attention_core.pretrained, picked in the sidebar.
+    # The real model: MiniLM or SmolLM2 from attention_core.pretrained, picked in the sidebar.
     page(
         "app_pages/model.py",
         "model",

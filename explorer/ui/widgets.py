@@ -261,7 +261,7 @@ def model_question_hides(word: str, what: str, question: str, answer: str) -> bo
 
 
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:
-    """Predict, then reveal (issue 18 item 4): while a question is asked (state.ask) and not yet answered,
+    """Predict, then reveal: while a question is asked (state.ask) and not yet answered,
     show it and a Reveal button in place of the weights, and return True (the page then draws no weights).
     Once revealed, say the answer above the weights and return False. The clicker's "next" key reveals too.
     """

@@ -26,7 +26,7 @@ from explorer.ui import chart, page_table
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60  # seconds per AppTest run: generous for a loaded 2-core CI machine
 
-# The fixed URL paths of the pages (issue 3: links and tests use them) and the charts each must draw.
+# The fixed URL paths of the pages (links and tests use them) and the charts each must draw.
 PAGE_CHARTS: dict[str, tuple[str, ...]] = {
     "": ("sentence.embeddings",),
     "positional-encoding": ("pe.curves", "pe.matrix", "pe.similarity", "pe.e", "pe.p", "pe.x"),

@@ -1,4 +1,4 @@
-"""AppTest steps a person takes, shared by the issue 7 tests: open the app, go home through the frame, and
+"""AppTest steps a person takes, shared by the app tests: open the app, go home through the frame, and
 edit a data editor's cells through its real on_change (AppTest itself cannot type into st.data_editor)."""
 
 from __future__ import annotations

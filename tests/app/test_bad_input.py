@@ -1,4 +1,4 @@
-"""Bad input (issue 7): hostile sentences on every page, refused editor cells, engine errors as messages,
+"""Bad input: hostile sentences on every page, refused editor cells, engine errors as messages,
 and the security rules (no raw HTML, no pickle or eval of what people send, XSRF on, pinned dependencies).
 
 Every sentence is shown as the literal text it is: Markdown places get `explorer.views.text.literal`, Plotly labels

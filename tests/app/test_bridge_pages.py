@@ -1,4 +1,4 @@
-"""The bridge on the pages (issue 17): "Open this layer in the explorer" on /head makes a real model's layer
+"""The bridge on the pages: "Open this layer in the explorer" on /head makes a real model's layer
 the explorer's example; the explorer's pages then draw the model's own numbers, editable, and the way back
 to the toy model restores it."""
 

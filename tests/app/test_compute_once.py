@@ -1,4 +1,4 @@
-"""Every number computed once (issue 12): per rerun the sentence is tokenized at most once and the pipeline
+"""Every number computed once: per rerun the sentence is tokenized at most once and the pipeline
 runs at most once, through the cache (lessons included); a rerun with nothing changed computes nothing.
 
 Counted with counters on attention_core.tokenize and explorer.compute.pipeline.run (the uncached run) while AppTest

@@ -117,7 +117,7 @@ ATTENTION_PAGES = ("projections", "scores", "heads", "token")
 
 @pytest.mark.parametrize("url", ATTENTION_PAGES)
 def test_pre_norm_pages_say_they_show_attention_over_ln_x(kit, url: str) -> None:
-    """Issue 13 item 3: in pre-norm the encoder block attends over LN(X); the attention pages show that same
+    """In pre-norm the encoder block attends over LN(X); the attention pages show that same
     attention and say so (post-norm: no such note)."""
     post = kit.open(url, via_app=True)
     assert not any("Pre-norm" in i.value for i in post.info)

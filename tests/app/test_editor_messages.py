@@ -1,4 +1,4 @@
-"""Data-editor messages crafted over the WebSocket (issue 14 item 9): refused with a message, nothing lost.
+"""Data-editor messages crafted over the WebSocket: refused with a message, nothing lost.
 
 A browser reports an edit as JSON ({"edited_rows": {"<row>": {"c<j>": value}}, "added_rows": [],
 "deleted_rows": []}), and anyone can send any text there. Each crafted message below is sent as the widget

@@ -1,4 +1,4 @@
-"""The notebook of a real model's layer open in the explorer (issue 18 item 1, with issue 17's bridge): executed
+"""The notebook of a real model's layer open in the explorer: executed
 in a real kernel, it recomputes the head on screen from the layer's own numbers and gets the app's weights
 and head output to 1e-12; it says where the numbers came from, and holds one head, not the whole layer."""
 

@@ -1,4 +1,4 @@
-"""The QR code of the share link (issue 18 item 3): decoded back by an independent reader (zxing-cpp), it is
+"""The QR code of the share link: decoded back by an independent reader (zxing-cpp), it is
 the link, character for character; too long a link gets a message, not a broken code."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""explorer/views/figures.py: pure Plotly builders (no Streamlit). What every heatmap must do (issue 3)."""
+"""explorer/views/figures.py: pure Plotly builders (no Streamlit). What every heatmap must do."""
 
 from __future__ import annotations
 
@@ -109,7 +109,7 @@ def test_weights_fixed_zero_to_one_sequential() -> None:
 
 
 def test_weights_scale_fitted_to_the_data_by_default_with_its_range_on_the_colour_bar() -> None:
-    """Issue 13 item 5: at 30 words the weights are near 1/30 and a fixed 0..1 scale shows one colour."""
+    """At 30 words the weights are near 1/30 and a fixed 0..1 scale shows one colour."""
     n = 30
     rng = np.random.default_rng(1)
     w = ac.softmax(rng.normal(scale=0.3, size=(n, n)), axis=-1)  # every weight near 1/30
@@ -139,7 +139,7 @@ def test_signed_values_diverge_around_zero() -> None:
 @pytest.mark.parametrize("width", [fg.FULL_PX, fg.HALF_PX, fg.THIRD_PX])
 @pytest.mark.parametrize("n", [1, 6, 11, 16, 24, 40])
 def test_a_cell_prints_its_number_only_where_it_fits(n: int, width: int, present: bool) -> None:
-    """Issue 13 item 4: at 11 tokens in half-width cells the numbers ran together ("-0.06-0.30 0.16-0.43")."""
+    """At 11 tokens in half-width cells the numbers ran together ("-0.06-0.30 0.16-0.43")."""
     style = fg.Style(present=present)
     labels = [f"t{i}" for i in range(n)]
     z = np.random.default_rng(0).normal(size=(n, n)) - 0.5  # negative numbers: the widest text
@@ -160,7 +160,7 @@ def test_a_cell_prints_its_number_only_where_it_fits(n: int, width: int, present
 
 
 def test_every_label_is_shown_up_to_32_tokens_and_the_kept_one_beyond() -> None:
-    """Issue 13 item 4: all row and column labels up to at least 32 tokens (full width, laptop and
+    """All row and column labels up to at least 32 tokens (full width, laptop and
     presentation); past that thinning may drop labels, never the kept ones (the key the query attends to
     most), and kept labels never sit closer than the thinning step to another."""
     for present in (False, True):
@@ -311,7 +311,7 @@ def test_every_builder_gives_a_valid_compact_figure() -> None:
         assert "customdata" not in big[0] and "text" not in big[1]  # no per-cell strings at 40 x 40
 
 
-# Speed (issue 8): margins are computed here instead of by Plotly's automargin pass (which drew every chart
+# Speed: margins are computed here instead of by Plotly's automargin pass (which drew every chart
 # twice in the browser), so they must grow with the labels, or long words would be cut off.
 @pytest.mark.parametrize("present", [False, True])
 def test_heatmap_margins_hold_the_labels(present: bool) -> None:

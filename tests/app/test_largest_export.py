@@ -1,5 +1,5 @@
 """The largest example the app allows goes out and comes back exactly; an over-long sentence is cut the same
-way everywhere (issue 14 item 5).
+way everywhere.
 
 The largest example: a 500-character sentence of at least 64 tokens, d_model 64, 8 heads, d_k 64, d_ff 256.
 A link carries it while it is short enough (the panel offers the JSON file otherwise), the JSON file always

@@ -1,4 +1,4 @@
-"""One visitor cannot slow the others (issue 14, items 1, 2 and 6): what a visitor sends is bounded.
+"""One visitor cannot slow the others: what a visitor sends is bounded.
 
 - the sentence: at most MAX_SENTENCE_CHARS characters from the box, a link or any other way in, cut before it
   is tokenized; the address bar that holds it stays under ADDRESS_LIMIT characters;
@@ -120,7 +120,7 @@ def test_caches_are_keyed_by_a_digest_and_bounded_in_bytes() -> None:
 
 
 def test_memory_held_by_the_caches_stays_bounded_at_the_largest_sizes() -> None:
-    """A seed flood at the largest example (each result about 3 MB since issue 12 holds one attention trace; 6 MB
+    """A seed flood at the largest example (each result about 3 MB since the run holds one attention trace; 6 MB
     before), and its share links: the caches keep at most their budgets, and the memory the process holds
     grows by no more than that."""
     for c in (compute._run.cache, share_ui._query.cache):

@@ -1,4 +1,4 @@
-"""Links and files between sessions (issue 6), and bad URL parameters and files (issue 7), under AppTest.
+"""Links and files between sessions, and bad URL parameters and files, under AppTest.
 
 A link is read from the "Share and export" panel of one session and opened in a new session; a JSON export
 of one session is imported into another. Every bad URL parameter or file gives a message and keeps the
@@ -155,7 +155,7 @@ def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
     assert example_of(open_app(address)).settings() == example_of(at).settings()
 
 
-# ------------------------------------------------ the address bar holds the state (issue 13 item 8)
+# ------------------------------------------------ the address bar holds the state
 
 
 def test_after_every_change_the_address_bar_reopens_the_identical_example() -> None:

@@ -98,7 +98,7 @@ def test_head_page_draws_the_heads_weights_and_q(key: str, layer: int, head: int
     w = np.where(np.isnan(w), 0.0, w)
     assert_allclose(w, trace.attentions[layer, head], rtol=1e-6, atol=1e-7)
     query = 8 if key == "minilm" else 4  # "it" / the last token
-    assert_allclose(w[query], row, atol=6e-5)  # the reference implementation's numbers (issue 16)
+    assert_allclose(w[query], row, atol=6e-5)  # the reference implementation's numbers
     assert_allclose(kit.z(cs["head.q"]), trace.layers[layer].attention.q[head], rtol=1e-6, atol=1e-6)
     assert len(at.latex) >= 4  # the page's formula and the cell worked out in three lines
     if key == "smollm2":

@@ -1,4 +1,4 @@
-"""Nothing lost (issue 7): edits made in the data editors survive page changes, reruns, sentence changes
+"""Nothing lost: edits made in the data editors survive page changes, reruns, sentence changes
 (rows of words that stay keep their values) and dimension changes (the overlapping block is kept); resets
 and re-draws can be undone from the sidebar.
 
@@ -185,7 +185,7 @@ def test_an_ffn_edit_survives_closing_its_expander() -> None:
 
 
 def test_a_cell_edit_can_be_undone() -> None:
-    """Undo covers data-editor cell edits too (issue 13 item 9), one edit per step."""
+    """Undo covers data-editor cell edits too, one edit per step."""
     at = projections()
     seeded = matrix(at, "w_q")
     assert not [b for b in at.sidebar.button if b.key == "frame.undo"]  # nothing to undo yet

@@ -1,4 +1,4 @@
-"""The head and token pickers keep their choice across pages, the same way (issue 12): each is bound to its
+"""The head and token pickers keep their choice across pages, the same way: each is bound to its
 shared key in explorer.ui.state with persist_state="session"."""
 
 from __future__ import annotations

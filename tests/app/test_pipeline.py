@@ -16,7 +16,7 @@ def _ex(**settings: object) -> Example:
 
 
 def _core(ex: Example, mask: np.ndarray | None, scale: float, bias: np.ndarray | None, x: np.ndarray):
-    # The attention every page shows is the encoder block's own (issue 12): over LN(X) in pre-norm.
+    # The attention every page shows is the encoder block's own: over LN(X) in pre-norm.
     mha = ac.multi_head_attention(
         ac.layer_norm(x) if ex.norm_first else x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, mask=mask, scale=scale,
         bias=bias, use_rope=ex.rope,

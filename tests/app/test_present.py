@@ -1,4 +1,4 @@
-"""Presentation mode and the step-through (issue 6): larger page and chart text, the slides' order, and
+"""Presentation mode and the step-through: larger page and chart text, the slides' order, and
 colour scales that keep their order on a washed-out projector and for any colour vision."""
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def test_colour_scales_keep_their_order_in_lightness(palette: str) -> None:
         assert contrast(washed_out(div[centre]), washed_out(end)) >= 3.0
 
 
-# ------------------------------------------- /scores' three steps show three things (issue 13 item 11)
+# ------------------------------------------- /scores' three steps show three things
 
 
 def scores_step(kit, step: str, mask: str = "none") -> AppTest:  # noqa: ANN001

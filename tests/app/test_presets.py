@@ -162,7 +162,7 @@ def test_unknown_preset_in_the_url_warns(kit) -> None:
     assert not comparison_tables(at)
 
 
-# Issue 13 item 13: students do not have the seed notebooks. A preset is named by what it teaches; the notebook
+# Students do not have the seed notebooks. A preset is named by what it teaches; the notebook
 # and its cell numbers are a detail ("Where this comes from"), with the printed numbers beside the app's.
 NOTEBOOK_WORDS = re.compile(r"[Nn]otebook \d|notebooks \d|In \[\d|[Ss]eed \d|\bOurs\b")
 

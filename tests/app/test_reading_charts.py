@@ -1,4 +1,4 @@
-"""Charts a student can read (issue 13 items 4-7), checked on the figures the pages send (AppTest)."""
+"""Charts a student can read, checked on the figures the pages send (AppTest)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Predict, then reveal (issue 18 item 4): a question hides the weights of one query until Reveal; the link
+"""Predict, then reveal: a question hides the weights of one query until Reveal; the link
 carries the question, so a teacher prepares them before class; bad values get a message."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Predict, then reveal on the real-model pages (issue 18 item 4): ask=next hides /next-token's next words until
+"""Predict, then reveal on the real-model pages: ask=next hides /next-token's next words until
 Reveal, ask=heads hides /ablation's "which heads matter" ranking; the link and the address bar carry them; a
 new sentence asks again; bad values get a message."""
 

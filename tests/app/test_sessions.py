@@ -1,9 +1,9 @@
-"""Many users (issue 7): every person's example lives in their own session only.
+"""Many users: every person's example lives in their own session only.
 
 - two sessions side by side never see each other's sentence or edits;
 - no module-level mutable state in the app or the engine (nothing a session could write for another to read);
 - nothing per-user in st.cache_resource; every cache is bounded in bytes (explorer.cache.shared(max_bytes=)),
-  none is st.cache_data (bounded only in entries: issue 14).
+  none is st.cache_data (bounded only in entries).
 
 The load test with 30+ real sessions against one server is tests/load (short form) and
 benchmarks/load_test.py (full form).

@@ -1,5 +1,5 @@
 """explorer.sharing: links and JSON files reproduce an example bit for bit; every bad input is refused
-with a readable message (issue 6: sharing; issue 7: URL parameters and imported JSON)."""
+with a readable message (sharing; URL parameters and imported JSON)."""
 
 from __future__ import annotations
 
@@ -203,7 +203,7 @@ def test_link_lengths_of_the_largest_allowed_example() -> None:
     )
     url = links.make_url("", every)
     assert links.too_long(url) and len(url) > 1_500_000  # the UI says so and offers the JSON file
-    text = sharing.to_json(every)  # which opens again, exactly (written compactly: issue 14 item 5)
+    text = sharing.to_json(every)  # which opens again, exactly (written compactly)
     assert len(text.encode()) <= sharing.MAX_JSON_BYTES and "state" in json.loads(text)
     assert_identical(sharing.from_json(text), every)
     print(

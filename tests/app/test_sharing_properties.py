@@ -1,4 +1,4 @@
-"""Property tests of everything a link or a file brings in (issue 14 items 7 and 8), with hypothesis.
+"""Property tests of everything a link or a file brings in, with hypothesis.
 
 Reading never raises: any query string, `s=` parameter, JSON text or bytes gives either a valid example
 (every setting within its bounds, every matrix of the shape its settings ask for, finite, within the value

@@ -1,6 +1,6 @@
 """explorer/ui/state.py (through AppTest runs) and explorer/model/example.py's conform: edits survive.
 
-Issue 3: changing page, the sentence, or rerunning keeps every edited matrix; changing d_model, d_k or the
+Changing page, the sentence, or rerunning keeps every edited matrix; changing d_model, d_k or the
 number of heads keeps the values that still fit and fills only the new cells (with the seeded defaults).
 """
 

@@ -1,4 +1,4 @@
-"""The settings table and the page table (issue 12): each idea declared once, read everywhere.
+"""The settings table and the page table: each idea declared once, read everywhere.
 
 The throwaway test adds one row to each table, in a fresh interpreter (the tables are read when the modules
 are imported, as a real new row would be), and finds the new setting in the Example, its widget, the link

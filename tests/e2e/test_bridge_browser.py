@@ -1,4 +1,4 @@
-"""The bridge in a real Chromium (issue 17): on /head, "Open layer L in the explorer" switches to /scores,
+"""The bridge in a real Chromium: on /head, "Open layer L in the explorer" switches to /scores,
 which draws the real model's weights for that head; an edit to a real weight moves them; the address bar
 reopens the opened layer with the edit; "Back to the toy model" returns. Screenshots of /scores and /encoder
 with a real layer, at 1920x1080 presenting and at 1280x800, go to test-output/."""

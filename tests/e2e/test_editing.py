@@ -1,4 +1,4 @@
-"""Nothing typed into a data editor is lost (issue 14 item 4), in a real Chromium.
+"""Nothing typed into a data editor is lost, in a real Chromium.
 
 Streamlit's grid lost an edit when Enter came before the timers of the keys typed just before it (about 1
 typed edit in 6 to 8 on a loaded machine), and when a click on another page came within its 150 ms send
@@ -96,7 +96,7 @@ def paste_into(app, row: int, col: int, text: str) -> None:  # noqa: ANN001
 def test_a_pasted_cell_that_is_not_a_number_is_refused_with_a_message_naming_it(
     app, text: str, why: str
 ) -> None:  # noqa: ANN001
-    """Issue 14 item 10: the grid dropped these without a word (or read 1,5 as 15); now nothing is pasted
+    """The grid dropped these without a word (or read 1,5 as 15); now nothing is pasted
     and a message names the cell and says why."""
     app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     app.open("projections", min_charts=3)

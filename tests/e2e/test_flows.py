@@ -123,7 +123,7 @@ def _inputs(sentence: str) -> tuple[np.ndarray, ...]:
 
 
 def test_reload_keeps_the_whole_state(app) -> None:
-    """F5 in class (issue 13 item 8): the address bar carries every setting and edit, not just the sentence."""
+    """F5 in class: the address bar carries every setting and edit, not just the sentence."""
     app.open("scores", min_charts=3, mask="causal", alibi="1")
     app.type_sentence("the cat sat on the mat")
     app.wait_labels("scores-weights", ["the ·0", "cat", "sat", "on", "the ·4", "mat"])

@@ -1,4 +1,4 @@
-"""Bad input in a real Chromium (issue 7): a hostile sentence is shown as literal text in chart labels,
+"""Bad input in a real Chromium: a hostile sentence is shown as literal text in chart labels,
 hover text and messages (no link, image, bold, maths or colour appears, no script runs); the data editor
 keeps the last good value of a cell typed or pasted wrong, and says which cell and why when the app refuses it.
 

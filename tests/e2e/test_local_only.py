@@ -1,4 +1,4 @@
-"""Everything the page loads comes from the app itself (issue 13 item 14): no font server, no CDN.
+"""Everything the page loads comes from the app itself: no font server, no CDN.
 
 A visitor's browser (or a classroom offline) must not reach a third party: the page icon was a
 `:material/visibility:` icon, which Streamlit's frontend fetches from fonts.gstatic.com.

@@ -1,4 +1,4 @@
-"""A presentation a clicker can drive (issue 13 item 10), in Chromium.
+"""A presentation a clicker can drive, in Chromium.
 
 A presenter's clicker sends → / PageDown / Space ("next") and ← / PageUp ("back"). While presenting, the
 step-through follows them; keys typed into the sentence box or a data editor stay there.

@@ -1,4 +1,4 @@
-"""A step of the presentation fits the projector's screen (issue 13 items 11 and 12), in Chromium at 1920x1080.
+"""A step of the presentation fits the projector's screen, in Chromium at 1920x1080.
 
 Each step's page is one screen: its charts are in view without scrolling; the three steps of /scores show
 three different charts; tables and data editors grow with the rest of the text; axis labels, ticks and

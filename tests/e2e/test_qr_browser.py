@@ -1,4 +1,4 @@
-"""The QR code as a phone sees it (issue 18 item 3): the presenter's "QR" button opens it large; a screenshot
+"""The QR code as a phone sees it: the presenter's "QR" button opens it large; a screenshot
 of the screen, read by zxing-cpp, is the link of the example, without presentation mode."""
 
 from __future__ import annotations

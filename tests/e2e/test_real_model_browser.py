@@ -1,4 +1,4 @@
-"""The real-model pages in a real Chromium, as a student uses them (issue 17): the grid of every head on each
+"""The real-model pages in a real Chromium, as a student uses them: the grid of every head on each
 model, a head picked, a head switched off on /ablation moving the next word's probability, " Paris" on
 /next-token and a token added, and links that reopen the same view. Screenshots of every real-model page at
 1920x1080 in presentation mode and at 1280x800 go to test-output/.
@@ -206,7 +206,7 @@ def test_a_link_with_layer_head_and_off_reopens_the_head(app) -> None:  # noqa: 
     app.open("head", min_charts=4, model="minilm", layer="4", head="7", off="2.3,6.12")
     assert app.exceptions() == []
     # The address bar keeps the real model's view as opened, beside the explorer's own state (its settings and
-    # the sentence: the whole state, issue 13 item 8), and nothing else.
+    # the sentence: the whole state), and nothing else.
     opened = {"model": "minilm", "layer": "4", "head": "7", "off": "2.3,6.12"}
     address = query(app)
     assert {k: address.get(k) for k in opened} == opened

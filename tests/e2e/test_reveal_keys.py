@@ -1,4 +1,4 @@
-"""Predict, then reveal in Chromium (issue 18 item 4): a link with a question opens the softmax step with the
+"""Predict, then reveal in Chromium: a link with a question opens the softmax step with the
 weights hidden; the clicker's "next" key reveals them, and the next press walks on to the next step."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The classroom load test (issue 7): 30 sessions against one local `streamlit run app.py`.
+"""The classroom load test: 30 sessions against one local `streamlit run app.py`.
 
 The short form runs in the default suite (30 sessions, 10 s, at least one sentence change and one matrix
 edit each); the full form (30 sessions for a minute, twice) is marked `load`, deselected by default, and
@@ -9,7 +9,7 @@ the server log, no rerun slower than 2 minutes), each session saw only its own s
 charts and its address bar, never another session's), its edits came back in its data editor, and the
 server's memory stayed bounded and did not keep growing once the sessions were gone.
 
-With a hostile visitor (issue 14 item 3: the largest example, a 1.5 MB sentence with every rerun and a new
+With a hostile visitor (the largest example, a 1.5 MB sentence with every rerun and a new
 seed each time, no pause) the class runs alternately without and with it: no error, and its p90 rerun with
 the hostile visitor within 2x of its p90 without (`python benchmarks/load_test.py --compare`).
 """
@@ -48,7 +48,7 @@ def run_compare(**kwargs: object) -> Comparison:
 
 
 def check_hostile(c: Comparison, sessions: int) -> None:
-    """Issue 14 item 3: beside one visitor sending the largest inputs as fast as the server takes them, the
+    """Beside one visitor sending the largest inputs as fast as the server takes them, the
     class has no error and its p90 rerun stays within 2x of the same class without that visitor."""
     print_comparison(c)
     assert c.errors == 0, [r.error_samples for r in c.quiet + c.hostile] + [c.server_error]

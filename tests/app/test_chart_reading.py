@@ -1,5 +1,5 @@
-"""The reviewer's chart findings (issue 13 item 7 and the review after it), on the figures the builders
-return (pure functions) and the pages send (AppTest)."""
+"""Charts read as a student reads them: labels that fit, numbers that do not run together, on the figures the
+builders return (pure functions) and the pages send (AppTest)."""
 
 from __future__ import annotations
 
@@ -118,7 +118,7 @@ MAIN_PX = 880  # the main column at 1280 px with the sidebar open
 
 
 def test_sidebar_and_control_labels_fit_their_boxes(kit) -> None:
-    """The reviewer saw "...colour-blind safe" and "...√d_model first" cut short at 1280 px."""
+    """Labels such as "...colour-blind safe" and "...√d_model first" are not cut short at 1280 px."""
     for _seq, _div, description in fg.PALETTES.values():
         assert fg.text_px(description, 14) <= SIDEBAR_SELECT_PX, description
     at = kit.open("positional-encoding", via_app=False)
