@@ -270,6 +270,21 @@ class App:
         self.poll(js, [key, labels], what=f"chart {key} to show rows {labels}")
         self.settle()
 
+    def after_a_marker_run(self, word: str = "zzmarker") -> None:
+        """Add `word` to the sentence, press Enter and wait until some chart shows it: every key, click or
+        rerun sent before has then been handled (one session's events and runs go in order), so a test can
+        assert that they changed nothing, without a fixed wait."""
+        box = self.sentence_box()
+        box.click()
+        box.press("End")
+        box.type(f" {word}")
+        box.press("Enter")
+        js = """w => Array.from(document.querySelectorAll('.js-plotly-plot')).some(el =>
+          ['xaxis', 'yaxis'].some(a => el.layout && el.layout[a] && Array.from(el.layout[a].ticktext || [])
+            .some(t => String(t).includes(w))))"""
+        self.poll(js, word, what=f"a chart showing {word!r}")
+        self.wait_run_over()
+
     def exceptions(self) -> list[str]:
         return self.page.locator('[data-testid="stException"]').all_inner_texts()
 

@@ -246,10 +246,9 @@ def test_pasted_text_and_huge_numbers_keep_the_cell(app) -> None:  # noqa: ANN00
     app.settle(3)
     for text in ("[x](javascript:alert(1))", "1e300"):  # refused by the grid itself
         paste(text)
-        app.page.wait_for_timeout(1000)
-        app.settle(3)
-        assert float(ed.locator("#glide-cell-1-1").inner_text()) == 0.25, text
-        assert app.exceptions() == []
+    app.after_a_marker_run()  # the pastes were handled (and a rerun since): the cell kept its number
+    assert float(ed.locator("#glide-cell-1-1").inner_text()) == 0.25
+    assert app.exceptions() == []
     paste("1e7")  # reaches the app, which refuses it and says where and why
     app.poll(ALERT_HAS, "row 'd1', column 'q0'", what="the refusal message")
     app.settle(3)

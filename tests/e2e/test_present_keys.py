@@ -83,7 +83,7 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
         app.page.keyboard.press(key)
         app.page.wait_for_timeout(300)
     app.page.keyboard.press("Escape")
-    app.page.wait_for_timeout(1500)
+    app.after_a_marker_run("zzgrid")
     assert app.page.evaluate(CAPTION).startswith(f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3")
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
     # The sentence box: the keys edit the text.
@@ -92,9 +92,9 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
     box.press("End")
     for key in ("Space", "ArrowLeft", "ArrowRight", "PageDown", "PageUp"):
         box.press(key)
-    app.page.wait_for_timeout(1500)
-    assert app.page.evaluate(CAPTION).startswith(f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3")
     assert box.input_value().endswith(" ")  # the space went into the box
+    app.after_a_marker_run("zzbox")
+    assert app.page.evaluate(CAPTION).startswith(f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3")
     assert app.exceptions() == []
 
 
@@ -103,6 +103,6 @@ def test_no_key_listener_outside_presentation_mode(app) -> None:  # noqa: ANN001
     app.page.wait_for_timeout(500)
     assert app.page.evaluate("() => !window.__aeClicker")
     press(app, "ArrowRight")
-    app.page.wait_for_timeout(1500)
+    app.after_a_marker_run()
     assert app.page.evaluate("() => new URLSearchParams(location.search).get('step')") is None
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")

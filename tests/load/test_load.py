@@ -47,15 +47,18 @@ def run_compare(**kwargs: object) -> Comparison:
         return pool.submit(asyncio.run, compare(**kwargs)).result()
 
 
-def check_hostile(c: Comparison, sessions: int) -> None:
-    """Beside one visitor sending the largest inputs as fast as the server takes them, the
-    class has no error and its p90 rerun stays within 2x of the same class without that visitor."""
+def check_hostile(c: Comparison, sessions: int, *, timed: bool) -> None:
+    """Beside one visitor sending the largest inputs as fast as the server takes them, the class has no
+    error and every session is served; `timed` (the long form, under -m load): its p90 rerun stays within 2x
+    of the same class without that visitor (a ratio of times: it belongs with the load tests, not the
+    default suite, where a busy machine would decide it)."""
     print_comparison(c)
     assert c.errors == 0, [r.error_samples for r in c.quiet + c.hostile] + [c.server_error]
     assert all(r.sessions_held == sessions for r in c.quiet + c.hostile)
     assert all(r.hostile_reruns >= 1 for r in c.hostile)  # the hostile visitor did get through
     assert all(r.reruns >= sessions for r in c.quiet + c.hostile)
-    assert c.ratio_p90 <= 2.0, (c.quiet_ms, c.hostile_ms)
+    if timed:
+        assert c.ratio_p90 <= 2.0, (c.quiet_ms, c.hostile_ms)
 
 
 def check(report: Report, sessions: int) -> None:
@@ -86,10 +89,10 @@ def test_thirty_sessions_for_a_minute() -> None:
 
 def test_a_hostile_visitor_beside_thirty_sessions_short() -> None:
     c = run_compare(sessions=SESSIONS, duration=10, port=free_port(8646), ttl=3, rounds=2)
-    check_hostile(c, SESSIONS)
+    check_hostile(c, SESSIONS, timed=False)
 
 
 @pytest.mark.load
 def test_a_hostile_visitor_beside_thirty_sessions() -> None:
     c = run_compare(sessions=SESSIONS, duration=30, port=free_port(8645), ttl=3, rounds=3)
-    check_hostile(c, SESSIONS)
+    check_hostile(c, SESSIONS, timed=True)
