@@ -1,0 +1,287 @@
+"""The session's example: init (once per run, from app.py), the matrices conformed to the settings,
+and reading what the pages show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from explorer.model import example as exm
+from explorer.model import settings_table as table
+from explorer.model.description import Description, describe, implementation
+from explorer.model.example import Example
+from explorer.ui.state.keys import (
+    _BUILT,
+    _DRAWS,
+    _HEAD_NEXT,
+    _MATRICES,
+    _MESSAGES,
+    _PAGE,
+    _SEED,
+    _TOKENS,
+    _UNDO,
+    _UNDO_DRAWS,
+    _URL_READ,
+    _VERSIONS,
+    _X_FOR,
+    K_ASK,
+    K_COLORS,
+    K_FIT,
+    K_HEAD,
+    K_KEY,
+    K_PRESENT,
+    K_PRESET,
+    K_QUERY,
+    K_SENTENCE,
+    K_UPLOAD,
+    MODEL_DEFAULTS,
+    SETTING_KEYS,
+    UI_DEFAULTS,
+)
+
+
+def init() -> None:
+    """Idempotent: default every key (setdefault), then conform the matrices to the current settings."""
+    ss = st.session_state
+    for s in table.SETTINGS:
+        ss.setdefault(s.key, s.default)
+    _cut_sentence()
+    for key, value in {**UI_DEFAULTS, **MODEL_DEFAULTS}.items():
+        ss.setdefault(key, value)
+    ss.setdefault(_VERSIONS, {})
+    ss.setdefault(_DRAWS, {})
+    ss.setdefault(_MESSAGES, [])
+    if _MATRICES not in ss:
+        ss[_MATRICES] = {}
+    _conform()
+
+
+def _cut_sentence() -> None:
+    """The sentence cut to MAX_SENTENCE_CHARS before anything reads it (runs before the box is drawn).
+
+    The box has max_chars (Streamlit cuts what the browser sends there too) and links cut the sentence they
+    carry; this catches any other way a longer text reached the state.
+    """
+    ss, limit = st.session_state, table.MAX_SENTENCE_CHARS
+    text = ss[K_SENTENCE]
+    if not isinstance(text, str):
+        ss[K_SENTENCE] = text = str(text or "")[:limit]
+    if len(text) > limit:
+        ss[K_SENTENCE] = text[:limit]
+        say("warning", f"The sentence had {len(text):,} characters; it was cut to {limit:,}.")
+
+
+def _settings_example() -> Example:
+    """The Example of the session's settings and matrices, built again only when one of them changed (a
+    matrix changes only by being replaced: its identity says whether it did)."""
+    ss = st.session_state
+    values = {name: ss[key] for name, key in SETTING_KEYS.items()}
+    values["sentence"] = str(values["sentence"] or "")
+    made_from = _made_from(values, ss[_MATRICES])
+    built = ss.get(_BUILT)
+    if built is not None and built[0] == made_from:
+        return built[1]
+    ex = Example(**values, **ss[_MATRICES])
+    ss[_BUILT] = (made_from, ex)
+    return ex
+
+
+def _made_from(values: dict[str, Any], matrices: dict[str, np.ndarray]) -> tuple[object, ...]:
+    return tuple(values.values()), tuple((name, id(m)) for name, m in matrices.items())
+
+
+def _conform() -> None:
+    """Bring every matrix to the shapes of the current settings, keeping what fits."""
+    ss = st.session_state
+    ex = _settings_example()
+    tokens, _ = exm.tokens_for(ex)
+    old_tokens = ss.get(_TOKENS)
+    shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
+    _say_if_x_edits_go(ex, old_tokens, tokens)
+    new = exm.conform(ex, old_tokens=old_tokens, draws=ss[_DRAWS])
+    ss[_MATRICES] = {name: _kept(getattr(new, name)) for name in exm.MATRIX_NAMES}
+    ss[_BUILT] = (_made_from(new.settings(), ss[_MATRICES]), new)  # the conformed example is the current one
+    _reseed(ex.seed, tokens)
+    ss[_TOKENS] = tokens
+    for name, arr in ss[_MATRICES].items():
+        if shapes_before.get(name) != arr.shape or (name == "emb" and old_tokens != tokens):
+            _bump(name)
+    clamp_ui(len(tokens), ex.n_heads)
+
+
+def _say_if_x_edits_go(ex: Example, old_tokens: list[str] | None, tokens: list[str]) -> None:
+    """A real layer's X is the model's for the sentence: a new sentence brings a new X. If the student had
+    edited X for the old one, say that those edits are gone (never silently)."""
+    ss = st.session_state
+    model = implementation(ex)
+    if model.model_input(ex, ex.sentence) is None:  # X is not the model's: nothing recomputes it
+        ss.pop(_X_FOR, None)
+        return
+    before = ss.get(_X_FOR)
+    if before is not None and old_tokens not in (None, tokens):
+        x_old = model.model_input(ex, before)
+        if x_old.shape == ex.emb.shape and not np.array_equal(x_old, ex.emb):
+            say(
+                "warning",
+                "X is this layer's input for the new sentence, computed by the model: your edits to X were "
+                "for the old sentence and are not kept (Undo in the sidebar brings them back).",
+            )
+            ss[_UNDO] = ex.with_(sentence=before)
+    ss[_X_FOR] = ex.sentence
+
+
+RESEEDED = ("w_q", "w_k", "w_v", "w_o", "w1", "w2")  # what a new seed draws again
+
+
+def _reseed(seed: int, tokens: list[str]) -> None:
+    """A new seed draws the weights again ("same seed, same numbers"); the old ones can be restored by undo.
+
+    Hand-set tables (embeddings table, learned positions, custom mask) are kept: they are not random.
+    """
+    ss = st.session_state
+    old = ss.get(_SEED)
+    ss[_SEED] = seed
+    if old is None or old == seed:
+        return
+    ss[_UNDO] = Example(**{**_settings_example().settings(), "seed": old}, **ss[_MATRICES])
+    ss[_UNDO_DRAWS] = dict(ss[_DRAWS])
+    ss[_DRAWS] = {}
+    fresh = exm.default_matrices(_settings_example(), tokens)
+    for name in RESEEDED:
+        ss[_MATRICES][name] = _kept(fresh[name])
+        _bump(name)
+    say(
+        "info",
+        f"Seed {seed}: the weights were drawn again (Undo in the sidebar restores those of seed {old}).",
+    )
+
+
+def clamp_ui(n_tokens: int, n_heads: int) -> None:
+    """Keep the selected head / query / key inside the current sizes."""
+    ss = st.session_state
+    ss[K_HEAD] = int(min(max(ss.get(K_HEAD, 0), 0), max(n_heads - 1, 0)))
+    for k in (K_QUERY, K_KEY):
+        ss[k] = int(min(max(ss.get(k, 0), 0), max(n_tokens - 1, 0)))
+    if int(ss.get(K_ASK, -1)) >= n_tokens:  # the question's token is gone: no question
+        ss[K_ASK] = -1
+
+
+def _kept(arr: np.ndarray) -> np.ndarray:
+    """A canonical matrix is never changed in place (a change is a new array): read-only, so its digest is
+    computed once (explorer.model.example)."""
+    arr.flags.writeable = False
+    return arr
+
+
+def _bump(name: str) -> None:
+    versions = st.session_state[_VERSIONS]
+    versions[name] = versions.get(name, 0) + 1
+
+
+# ---------------------------------------------------------------- reading
+
+
+def current() -> Example:
+    """The Example the pages compute from (settings + canonical matrices)."""
+    return _settings_example()
+
+
+def take_picked_head() -> None:
+    """Before the head picker is drawn: the head open_layer picked becomes the shown head (once)."""
+    ss = st.session_state
+    if _HEAD_NEXT in ss:
+        ss[K_HEAD] = int(min(max(ss.pop(_HEAD_NEXT), 0), max(current().n_heads - 1, 0)))
+
+
+def description() -> Description:
+    """What the explorer's pages show, described once (explorer.model.description)."""
+    return describe(current())
+
+
+def tokens() -> list[str]:
+    return list(st.session_state.get(_TOKENS, []))
+
+
+def matrix(name: str) -> np.ndarray:
+    return st.session_state[_MATRICES][name]
+
+
+def editor_key(name: str, *parts: object) -> str:
+    """A data editor's key: namespaced by matrix, part (e.g. head), and the matrix's version."""
+    version = st.session_state[_VERSIONS].get(name, 0)
+    return ".".join(["ed", name, *map(str, parts), f"v{version}"])
+
+
+def sentence() -> str:
+    return str(st.session_state.get(K_SENTENCE) or "")
+
+
+def head() -> int:
+    """The head shown on single-head pages (0-based)."""
+    return int(st.session_state[K_HEAD])
+
+
+def query() -> int:
+    """The query token (row) chosen on /token and /scores (0-based)."""
+    return int(st.session_state[K_QUERY])
+
+
+def preset() -> str:
+    """The name of the preset last loaded, or ""."""
+    return str(st.session_state.get(K_PRESET) or "")
+
+
+def uploaded() -> bytes | None:
+    """The JSON file just given to the uploader, or None."""
+    upload = st.session_state.get(K_UPLOAD)
+    return None if upload is None else upload.getvalue()
+
+
+def page() -> str | None:
+    """The url_path of the page the frame runs in this rerun (None when a page runs without the frame)."""
+    return st.session_state.get(_PAGE)
+
+
+def set_page(url_path: str) -> None:
+    st.session_state[_PAGE] = url_path
+
+
+def first_run() -> bool:
+    """True on the session's first run only (then the frame reads the URL); False ever after."""
+    if st.session_state.get(_URL_READ):
+        return False
+    st.session_state[_URL_READ] = True
+    return True
+
+
+def present() -> bool:
+    return bool(st.session_state[K_PRESENT])
+
+
+def colors() -> str:
+    return str(st.session_state[K_COLORS])
+
+
+def fit_weights() -> bool:
+    return bool(st.session_state.get(K_FIT, True))
+
+
+def draws() -> dict[str, int]:
+    return dict(st.session_state[_DRAWS])
+
+
+# ---------------------------------------------------------------- messages
+
+
+def say(kind: str, text: str) -> None:
+    """Queue a message (kind: info, warning, error, success) for the frame to show once, as plain text
+    (never Markdown: messages quote what people typed, so `**`, `$`, links and `:red[...]` stay literal)."""
+    st.session_state.setdefault(_MESSAGES, []).append((kind, text))
+
+
+def take_messages() -> list[tuple[str, str]]:
+    msgs = list(st.session_state.get(_MESSAGES, []))
+    st.session_state[_MESSAGES] = []
+    return msgs
