@@ -60,7 +60,8 @@ from explorer.model import settings_table as table
 
 # One new setting and two new pages: one row each (and a page script), nothing else.
 table.SETTINGS = (*table.SETTINGS, table.Setting(
-    "zz_knob", "int", 3, "test.knob", "knob", "test knob", "Knob", "A throwaway setting.", (1, 9)))
+    name="zz_knob", kind="int", default=3, key="test.knob", param="knob", label="test knob", widget="Knob",
+    help="A throwaway setting.", bounds=(1, 9)))
 Step = page_table.Step
 page_table.PAGES = (*page_table.PAGES,
     page_table.page(SCRIPT, "throwaway", "Throwaway", ":material/science:", "a throwaway row",
