@@ -21,7 +21,7 @@ DEFAULT_SENTENCE = table.DEFAULT_SENTENCE
 
 # Names of the matrices an Example holds; the order is the export order (and a link's matrix numbers: new
 # names go at the end). The biases and W_up are a real layer's (explorer.model.bridge); the toy model has none (empty).
-LAYER_ONLY = ("b_q", "b_k", "b_v", "b_o", "b1", "b2", "w_up")  # only a real layer has these (the toy: empty)
+LAYER_ONLY = tuple(toy.LAYER_ONLY_EMPTY)  # only a real layer has these (the toy: empty)
 MATRIX_NAMES = ("emb", "pe_table", "w_q", "w_k", "w_v", "w_o", "w1", "w2", "custom_mask", *LAYER_ONLY)
 _EMPTY = {  # a matrix's value in an Example made without it (conform gives it its shape)
     "emb": (0, 0),
@@ -33,13 +33,7 @@ _EMPTY = {  # a matrix's value in an Example made without it (conform gives it i
     "w1": (0, 0),
     "w2": (0, 0),
     "custom_mask": (0, 0),
-    "b_q": (0, 0),
-    "b_k": (0, 0),
-    "b_v": (0, 0),
-    "b_o": (0,),
-    "b1": (0,),
-    "b2": (0,),
-    "w_up": (0, 0),
+    **toy.LAYER_ONLY_EMPTY,
 }
 
 

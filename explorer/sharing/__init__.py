@@ -1,4 +1,4 @@
-"""An Example as a link or a JSON file, and back; one matrix as CSV; the sidebar panel that offers them.
+"""An Example as a link or a JSON file, and back; one matrix as CSV.
 
 Both formats are versioned and exact (every matrix comes back bit for bit), and both list only what differs
 from the seeded matrices of scheme 1 (explorer.model.seeding), which is frozen: a link or file saved today opens
@@ -6,9 +6,8 @@ the same example after any later change of the app's defaults (tests/app/test_sa
 
 Modules: `values` (limits, the link's vocabulary from the settings table, the value checks), `params` (the
 settings as query parameters), `state_blob` (the edited matrices in one `s=` parameter), `url` (reading the
-whole address: ?preset=, ?present=, a shared link, ?sentence=; writing a link), `json_file`, `csv_file`, and
-`panel` (Streamlit: the "Share and export" expander). All but `panel` are pure: no Streamlit, no pickle, no
-eval. Reading never raises on bad input: it returns what it could read and readable messages. A link falls
+whole address: ?preset=, ?present=, a shared link, ?sentence=; writing a link), `json_file` and `csv_file`.
+All are pure: no Streamlit, no pickle, no eval (the "Share and export" panel is explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable messages. A link falls
 back to the current value for each part it could not read; a JSON file is refused as a whole.
 """
 
