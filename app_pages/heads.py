@@ -34,7 +34,7 @@ if res is not None:
                 tr.concat,
                 lab,
                 cols_v,
-                title="Concatenation [head 1, …, head H]: each head's Aₕ Vₕ side by side",
+                title=formulas.CONCAT_TITLE,
                 style=sty,
                 x_title="dimension (head · dimension of its value)",
                 y_title="token",

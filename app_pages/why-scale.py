@@ -10,6 +10,7 @@ from explorer.lessons import seed001, seed002
 from explorer.ui import preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
+from explorer.views import formulas
 
 SCALES = {
     "sqrt": "divides its scores by √d_k, as the paper does",
@@ -23,8 +24,7 @@ ui.opening(
     "**d_k**, so the wider the head, the larger the scores. Large scores make the softmax put almost all "
     "its weight on one key, where its gradient nearly vanishes and learning stalls. Dividing by √d_k brings "
     "the variance back to 1 for every d_k: below, measured on seeded random vectors, then on your sentence.",
-    r"\mathrm{Var}(q \cdot k) = \sum_{i=1}^{d_k} \mathrm{Var}(q_i k_i) = d_k \quad\Rightarrow\quad "
-    r"\mathrm{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1",
+    formulas.why_scale(),
 )
 sty = ui.style()
 c1, c2 = st.columns(2)

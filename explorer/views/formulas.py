@@ -194,3 +194,14 @@ def positions(d: Description) -> str:
 def token_view(d: Description) -> str:
     """/token: one token's output, a weighted sum of the value vectors."""
     return r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i"
+
+
+def why_scale() -> str:
+    """/why-scale: the variance of q·k grows with d_k; divided by √d_k it is 1."""
+    return (
+        r"\mathrm{Var}(q \cdot k) = \sum_{i=1}^{d_k} \mathrm{Var}(q_i k_i) = d_k \quad\Rightarrow\quad "
+        r"\mathrm{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1"
+    )
+
+
+CONCAT_TITLE = "Concatenation [head 1, …, head H]: each head's Aₕ Vₕ side by side"  # /heads and the exports
