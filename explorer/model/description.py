@@ -216,7 +216,7 @@ def _of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biase
         "scale_mode": "1/√d_k (as trained)",
         "scale_custom": "1/√d_k (as trained)",
         "alibi": "none (as trained)",
-        "rope": f"RoPE, base {c.rope_base:,.0f}, applied by the layer (as trained)"
+        "rope": f"base {c.rope_base:,.0f}, applied inside the layer (as trained)"
         if rope
         else "none (as trained)",
         "norm_first": f"{norm}, {where} (as trained)",

@@ -151,15 +151,16 @@ def scores(d: Description) -> str:
     q, k = (r"\tilde Q", r"\tilde K") if d.rope else ("Q", "K")
     bias = " + B" if d.alibi else ""
     mask = r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}"
-    rope = (
-        rf",\quad \tilde q_i = R_i\, q_i,\ \tilde k_j = R_j\, k_j\ (\text{{RoPE, base }} {d.rope_base:,.0f})"
-        if d.rope and d.rope_base
-        else ""
-    )
-    return (
+    main = (
         rf"A = \mathrm{{softmax}}\!\left(\frac{{{q} {k}^\top}}{{\sqrt{{d_k}}}}{bias} + M\right),\quad {mask}"
-        + rope
     )
+    if not (d.rope and d.rope_base):
+        return main
+    # Two lines: on one, RoPE's rotation ran past the page's edge at 1280 px.
+    rope = (
+        rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {d.rope_base:,.0f})"
+    )
+    return rf"\begin{{gathered}}{main}\\{rope}\end{{gathered}}"
 
 
 def projections(d: Description) -> str:

@@ -52,7 +52,7 @@ def test_a_smollm2_layer_is_described_as_the_model_computes_it() -> None:
     assert r"\tilde Q \tilde K^\top" in formulas.scores(d) and "100,000" in formulas.scores(d)
     assert r"K_{g(h)}" in formulas.projections(d)  # nine query heads read three key/value heads
     # settings the layer fixes are said in words, never as True/False
-    assert d.fixed["rope"] == "RoPE, base 100,000, applied by the layer (as trained)"
+    assert d.fixed["rope"] == "base 100,000, applied inside the layer (as trained)"
     assert d.fixed["norm_first"] == "RMSNorm, before attention and the feed-forward (as trained)"
     assert not any(v in ("True", "False") for v in d.fixed.values())
     assert d.input_title.startswith("X: the input of layer 16")
@@ -119,7 +119,7 @@ def test_the_page_sends_the_formula_of_the_layer_it_shows(page, key, formula_has
     fixed = " ".join(md.value for md in at.markdown).replace("\\", "")  # as shown: Markdown escapes gone
     assert "False" not in fixed and "True" not in fixed
     if page.endswith("scores.py"):
-        assert "RoPE, base 100,000, applied by the layer (as trained)" in fixed  # not a greyed "False"
+        assert "**RoPE:** base 100,000, applied inside the layer (as trained)" in fixed  # not a greyed "False"
 
 
 def test_the_toy_pages_send_the_toys_formulas() -> None:
