@@ -21,6 +21,7 @@ PAGES = {
 }
 
 boot.freeze_imports()  # once per process: Streamlit's collection after every run skips what imports made
+boot.bound_memory()  # once per process: freed memory goes back to the system
 state.init()
 frame.read_url()
 st.set_page_config(

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import functools
 import gc
 import importlib
 import pkgutil
+import threading
+import time
 
 
 @functools.cache  # once per process
@@ -26,3 +30,31 @@ def freeze_imports() -> None:
             importlib.import_module(module.name)
     gc.collect()
     gc.freeze()
+
+
+M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may create
+TRIM_EVERY_S = 30.0
+
+
+@functools.cache  # once per process
+def bound_memory() -> None:
+    """Give memory back to the system once sessions are gone (glibc only; elsewhere nothing to do).
+
+    Every script run happens on a thread of its own, and glibc gives busy threads arenas of their own (up
+    to 8 per core), whose freed memory it keeps: after a class of 66 real-layer sessions closed, the server
+    kept 818 MB over its idle figure (benchmarks/layer_memory.py). Two arenas, and a trim of the free pages
+    every TRIM_EVERY_S seconds, return it.
+    """
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.mallopt(M_ARENA_MAX, 2)
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return
+
+    def trim_forever() -> None:
+        while True:
+            time.sleep(TRIM_EVERY_S)
+            trim(0)
+
+    threading.Thread(target=trim_forever, name="malloc-trim", daemon=True).start()

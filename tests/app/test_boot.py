@@ -42,3 +42,12 @@ def test_every_module_is_imported_then_frozen_once_and_nothing_made_later_is_fro
     assert out["frozen"] > out["tracked_before"], out
     assert out["tracked_after"] < 0.05 * out["frozen"], out
     assert out["frozen_again"] == out["frozen"], out  # once per process: a visitor's objects stay collectable
+
+
+def test_bound_memory_starts_one_trimming_thread_per_process() -> None:
+    import threading
+
+    boot.bound_memory()
+    boot.bound_memory()
+    names = [t.name for t in threading.enumerate()]
+    assert names.count("malloc-trim") == 1  # glibc (this machine and CI): the thread runs, once
