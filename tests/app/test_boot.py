@@ -1,4 +1,5 @@
-"""explorer.ui.boot.freeze_imports: what the imports made is kept out of the collector's sight, once per process."""
+"""explorer.ui.boot: what the imports made is kept out of the collector's sight, and freed memory is given back,
+once per process."""
 
 from __future__ import annotations
 
@@ -46,6 +47,8 @@ def test_every_module_is_imported_then_frozen_once_and_nothing_made_later_is_fro
 
 def test_bound_memory_starts_one_trimming_thread_per_process() -> None:
     import threading
+
+    from explorer.ui import boot
 
     boot.bound_memory()
     boot.bound_memory()
