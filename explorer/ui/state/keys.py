@@ -74,6 +74,13 @@ K_OFF = "rm.off"  # the switched-off heads of the picked model, ((layer, head), 
 K_TEMPERATURE = "rm.temperature"  # /next-token
 K_OTHER = "rm.other"  # /ablation: the second sentence (MiniLM's cosine)
 _RANKINGS = "rm.rankings"  # (model, text) -> the finished "which heads matter" RankingStep
+K_PATCH_CORRUPT = (
+    "rm.patch.corrupt"  # /patching: the corrupt sentence (the clean one is the sentence); corrupt=
+)
+_PATCH_IDS = (
+    "rm.patch.ids"  # "answer" | "wrong" -> (the sentence it was picked for, token id); answer=, wrong=
+)
+_PATCH_LOCK = "rm.patch.lock"  # held while this session runs a patching sweep: one sweep at a time
 
 MODEL_DEFAULTS: dict[str, Any] = {
     K_MODEL: "toy",
@@ -82,4 +89,5 @@ MODEL_DEFAULTS: dict[str, Any] = {
     K_OFF: (),
     K_TEMPERATURE: 1.0,
     K_OTHER: "A cat was sitting on the rug.",
+    K_PATCH_CORRUPT: "",
 }
