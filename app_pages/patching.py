@@ -28,3 +28,4 @@ if got is not None:
                 "seconds); a pair someone has run already shows at once."
             )
         patching_ui.draw(pair, done)
+        patching_ui.four_views(key, pair, done["head"])

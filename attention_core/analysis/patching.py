@@ -14,6 +14,10 @@ at position p; "head", head h's output of layer l (its A V, before W_O) at every
 reuses the corrupt run up to the patched layer and runs only the layers from there on, every position (or
 every head) of one layer as one batch.
 
+Head ablation, in batches: the total variation between the next-token distributions with and without each head
+(its output removed, as ``head_mask`` removes it), every head of a layer as one batch run from that layer on:
+the one-at-a-time effects of ``rank_heads`` for a decoder, at the cost of one patching sweep.
+
 Occlusion: for each input token i, p(target | the text without token i) - p(target | the whole text), the
 probability of the target as the next token after the last one; the other tokens keep their order. Negative
 where the token helped the target, positive where it held it back.
@@ -44,6 +48,7 @@ __all__ = [
     "PATCH_SITES",
     "PatchPair",
     "PatchStep",
+    "ablation_effects",
     "occlusion",
     "patch",
     "patch_pair",
@@ -310,3 +315,31 @@ def occlusion(model: Model, text: str, target: int | str) -> FloatArray:
     out = run_layers(batch, weights, cfg)  # (n, n - 1, d_model)
     probs = softmax(output_logits(out[:, -1], weights, cfg).astype(np.float64))  # (n, vocab)
     return probs[:, t] - run.next_token_probs()[t]
+
+
+def ablation_effects(model: Model, text: str) -> FloatArray:
+    """How much removing each head alone moves the next-token distribution: TV(p, p without head (l, h)).
+
+    TV is the total variation, half the L1 distance (0..1, the share of probability that moves); removing a
+    head sets its block of the concatenation to 0 (``head_mask``). Every head of a layer runs as one batch.
+
+    Args:
+        model: a loaded decoder.
+        text: the input.
+
+    Returns:
+        (n_layers, n_heads) float64.
+    """
+    _decoder(model)
+    run, c = model.run(text), model.config
+    base = run.next_token_probs()  # (vocab,)
+    keep = 1.0 - np.eye(c.n_heads)  # (H, H): sequence h removes head h
+    mask = causal_mask(run.n_tokens) if c.causal else None
+    out = np.empty((c.n_layers, c.n_heads))
+    for layer in range(c.n_layers):
+        x = np.broadcast_to(run.layers[layer].x, (c.n_heads, *run.layers[layer].x.shape))  # (H, n, d)
+        y = transformer_layer(x, model.weights.layers[layer], c, mask, keep).output
+        y = run_layers(y, model.weights, c, layer + 1)  # (H, n, d_model)
+        probs = softmax(output_logits(y[:, -1], model.weights, c).astype(np.float64))  # (H, vocab)
+        out[layer] = 0.5 * np.abs(probs - base).sum(axis=1)
+    return out

@@ -8,6 +8,7 @@ runs a layer at a time (``sweeps`` yields progress) and is stored when it is com
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -67,3 +68,23 @@ def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
 def candidates(key: str, text: str, k: int) -> tuple[list[int], list[str], Any]:
     """The k most likely next tokens after ``text`` (T = 1): ids, display strings, probabilities."""
     return mc.next_tokens(key, text, 1.0, k)
+
+
+@dataclass(frozen=True)
+class Views:
+    """One prediction seen four ways (the page normalises each to its own largest value). n tokens."""
+
+    attention: NDArray[np.float64]  # (n,) the last layer's attention from the last token, mean of its heads
+    rollout: NDArray[np.float64]  # (n,) attention rollout: the last token's row after the last layer
+    occlusion: NDArray[np.float64]  # (n,) p(answer) - p(answer without the token): how much each token helped
+    ablation: NDArray[np.float64]  # (L, H) TV of the next-token distribution without each head
+
+
+@cache.shared(max_bytes=SWEEP_BYTES)
+def views(key: str, text: str, answer: int) -> Views:
+    """The attention, rollout, occlusion and head-ablation views of the prediction after ``text``."""
+    run = mc.run(key, text)
+    attention = np.asarray(run.attentions[-1, :, -1, :], dtype=np.float64).mean(axis=0)  # (n,)
+    rollout = analysis.attention_rollout(run.attentions)[-1, -1]  # (n,)
+    helped = -occlusion(key, text, answer)
+    return Views(attention, rollout, helped, analysis.ablation_effects(models.model(key), text))

@@ -149,6 +149,38 @@ def draw(pair: analysis.PatchPair, done: dict[str, Any]) -> None:
         st.markdown(HOW_TO_READ)
 
 
+FOUR_VIEWS = (
+    "**Why they disagree.** Attention and rollout say where the last token *looks*: a head may look hard at a "
+    "token whose value it then barely passes on, and much of the weight lands on the first token as a resting "
+    "place (a sink). Occlusion removes a token and shifts every later one, so it mixes what the token says with "
+    "where the others stand. Switching a head off measures how much the output needs that head at all, for "
+    "any reason; patching it measures how much of the *difference* between the two sentences flows through it. "
+    "Only the two experiments that change the run (occlusion, and above all patching) answer “what caused "
+    "it”; the attention views describe the route, not the cause."
+)
+
+
+def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
+    """One prediction, four views, in an expander that computes only while it is open."""
+    with st.expander("One prediction, four views: attention, rollout, occlusion, heads switched off and "
+                     "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
+        if not box.open:
+            return
+        with st.spinner("Removing each token, then each head, in turn"):
+            v = pc.views(key, pair.clean, pair.answer)
+        sty, answer = ui.style(), show_token(pair.answer_text)
+        rows = [("attention, last layer (mean of heads)", v.attention), ("attention rollout", v.rollout),
+                (f"occlusion: p(“{answer}”) lost without it", v.occlusion)]  # fmt: skip
+        ui.chart(pv.token_views(pair.clean_tokens, rows, style=sty), "patching.views.tokens")
+        charts = [(pv.head_view(v.ablation, "Switched off alone: the next-token probability that moves",
+                                "total variation", style=sty, width_px=ui.HALF), "patching.views.ablation")]  # fmt: skip
+        if heads is not None:
+            charts.append((pv.head_view(heads, "Patched: the restored fraction (the sweep above)",
+                                        "restored fraction", style=sty, width_px=ui.HALF), "patching.views.patched"))  # fmt: skip
+        ui.charts_in_row(charts, 2)
+        st.markdown(FOUR_VIEWS)
+
+
 def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
     """/next-token: the sentence as tokens coloured by how much each matters for ``target`` (occlusion)."""
     if trace.n_tokens < 2:

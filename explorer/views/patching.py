@@ -22,7 +22,7 @@ HOVER = "%{customdata}<br>restored fraction %{z:.3f}<extra></extra>"
 
 def position_labels(clean: Sequence[str], corrupt: Sequence[str]) -> list[str]:
     """The columns of the residual sweep: the clean token, "clean/corrupt" where the two differ."""
-    shown = [c if c == k else f"{c}/{k}" for c, k in zip(clean, corrupt, strict=True)]
+    shown = [c if c == k else f"{show_token(c)}/{show_token(k)}" for c, k in zip(clean, corrupt, strict=True)]
     return token_labels(shown)
 
 
@@ -102,3 +102,49 @@ def occlusion_strip(
     layout = _layout(style, title, int(40 + style.title_font * 2 + 3 * style.cell_font + 24), width_px,
                      xaxis={**axis, "range": [0, float(edges[-1])]}, yaxis={**axis, "range": [0, 1]})  # fmt: skip
     return _figure([trace], layout)
+
+
+def _normalised(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """z / max |z| (z itself when it is all 0)."""
+    top = float(np.abs(z).max())
+    return z / top if top > 0 else z
+
+
+def token_views(
+    tokens: Sequence[str],
+    rows: Sequence[tuple[str, NDArray[np.float64]]],
+    *,
+    style: Style,
+    width_px: int = FULL_PX,
+) -> Any:
+    """Views that give each input token a number, one row each, every row divided by its own largest |value|
+    (so 1 is each view's most important token); the hover gives the value before dividing."""
+    z = np.stack([_normalised(np.asarray(v, dtype=np.float64)) for _, v in rows])  # (views, n)
+    cols = token_labels(tokens)
+    names = [name for name, _ in rows]
+    fig = heatmap(z, names, cols, title="Which tokens matter: each view divided by its largest value",
+                  style=style, x_title="token", y_title="view", zrange=(-1.0, 1.0), width_px=width_px,
+                  height_px=int(150 + len(rows) * style.cell_px))  # fmt: skip
+    cells = np.array(
+        [
+            [esc(f"{name}, “{show_token(t)}”: {float(v[j]):.4g}") for j, t in enumerate(tokens)]
+            for name, v in rows
+        ]
+    )
+    fig.data[0].customdata = cells
+    fig.data[0].hovertemplate = "%{customdata}<br>of its largest: %{z:.3f}<extra></extra>"
+    return fig
+
+
+def head_view(z: NDArray[np.float64], title: str, what: str, *, style: Style, width_px: int = FULL_PX) -> Any:
+    """An (n_layers, n_heads) view divided by its largest |value|; the hover gives the value before dividing."""
+    L, H = z.shape
+    rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
+    fig = heatmap(_normalised(z), rows, cols, title=title, style=style, x_title="head", y_title="layer",
+                  zrange=(-1.0, 1.0), width_px=width_px)  # fmt: skip
+    cells = np.array(
+        [[esc(f"head {h + 1} of layer {i + 1}: {what} {z[i, h]:.4g}") for h in range(H)] for i in range(L)]
+    )
+    fig.data[0].customdata = cells
+    fig.data[0].hovertemplate = "%{customdata}<br>of the largest: %{z:.3f}<extra></extra>"
+    return fig

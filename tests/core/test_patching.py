@@ -159,3 +159,15 @@ def test_occlusion_on_smollm2_equals_runs_without_each_token(smol) -> None:
         p = np.exp(z - z.max())
         assert got[i] == pytest.approx(p[paris] / p.sum() - base, abs=1e-4)
     assert got.shape == (len(ids),) and got.min() < -0.3  # some token is needed for " Paris"
+
+
+def test_ablation_effects_find_the_mover_and_equal_runs_with_a_head_mask(circuit, smol) -> None:
+    got = an.ablation_effects(circuit, "x a y")
+    assert got[1, 1] > 0.1 and np.count_nonzero(np.abs(got) > 1e-12) == 1  # only the mover matters
+    effects = an.ablation_effects(smol, CLEAN)
+    base = smol.run(CLEAN).next_token_probs()
+    for layer, head in ((0, 3), (23, 4), (29, 8)):
+        mask = np.ones((30, 9))
+        mask[layer, head] = 0.0
+        want = an.total_variation(base, smol.run(CLEAN, mask).next_token_probs())
+        assert effects[layer, head] == pytest.approx(want, abs=1e-4)

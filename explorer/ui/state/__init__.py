@@ -116,6 +116,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     K_TEMPERATURE,
     K_TERMS,
     K_UPLOAD,
+    K_VIEWS,
     MODEL_DEFAULTS,
     MODEL_QUESTIONS,
     SETTING_KEYS,

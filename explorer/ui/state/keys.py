@@ -31,6 +31,7 @@ _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was reveal
 # cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
 K_TERMS = "ui.open.terms"  # /token: the sum term by term
+K_VIEWS = "ui.open.patching_views"  # /patching: one prediction, four views
 K_UPLOAD = "share.upload"  # the JSON file uploader (its file is opened in its on_change)
 K_SHARE_OPEN = "share.panel"  # "Share and export" is open (the expander's own state: its contents drawn)
 # A picker whose choice holds across pages (head, query token, key token) is bound to its key here with
