@@ -79,14 +79,14 @@ def measure(runs: int, one_thread: bool) -> list[dict]:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def report(rows: list[tuple[str, list[dict]]], runs: int) -> str:
+def report(rows: list[tuple[str, str, list[dict]]], runs: int) -> str:
     lines = [
-        f"Activation patching and occlusion on SmolLM2-135M, {load()}, {os.cpu_count()} CPUs, median of {runs}",
+        f"Activation patching and occlusion on SmolLM2-135M, {os.cpu_count()} CPUs, median of {runs}",
         "",
         "| what | tokens | result | BLAS threads | wall s (CPU s) | best wall s (CPU s) | target |",
         "|---|---:|---|---|---|---|---|",
     ]
-    for threads, results in rows:
+    for threads, _, results in rows:
         for r in results:
             target = "" if r["target"] is None else f"<= {r['target']:g} s"
             shape = " x ".join(map(str, r["shape"]))
@@ -94,6 +94,8 @@ def report(rows: list[tuple[str, list[dict]]], runs: int) -> str:
                 f"| {r['name']} | {r['tokens']} | {shape} | {threads} | {r['wall']:.2f} ({r['cpu']:.2f}) "
                 f"| {r['best']:.2f} ({r['best_cpu']:.2f}) | {target} |"
             )
+    lines.append("")
+    lines += [f"BLAS threads {threads}: {loads}" for threads, loads, _ in rows]
     return "\n".join(lines)
 
 
@@ -105,9 +107,11 @@ def main() -> int:
     args = parser.parse_args()
     rows = []
     for one in (False, True):
-        rows.append(("1" if one else "all", measure(args.runs, one)))
+        before = load()
+        results = measure(args.runs, one)
+        rows.append(("1" if one else "all", f"{before} before, {load()} after", results))
         print(rows[-1], flush=True)
-    data = {"rows": [{"threads": t, "results": r} for t, r in rows], "load": load(), "runs": args.runs}
+    data = {"rows": [{"threads": t, "load": w, "results": r} for t, w, r in rows], "runs": args.runs}
     save("bench_patching.md", report(rows, args.runs), data)
     return 0
 

@@ -52,6 +52,9 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     ids, strings, probs = pc.candidates(key, sentence, pm.CANDIDATES)
     vocab = models.model(key).config.vocab_size
     value = state.patch_id(which, sentence)
+    if value is not None and value >= vocab:
+        st.warning(f"The link's {which}= is not a token id of this model (0 to {vocab - 1}): the most likely "
+                   "next token is picked instead.", icon=":material/link_off:")  # fmt: skip
     if value is None or value >= vocab:
         value = default
     options = list(ids) + ([value] if value not in ids else [])
