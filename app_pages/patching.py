@@ -2,10 +2,9 @@
 
 import streamlit as st
 
-from explorer.ui import model_ui, patching_ui, state
+from explorer.ui import model_ui, patching_ui
 from explorer.ui import widgets as ui
 
-state.init()
 ui.opening(
     "What caused the answer?",
     "Attention shows where a head looks, not what made the answer. Activation patching asks the model "
@@ -24,8 +23,8 @@ if got is not None:
         done = patching_ui.sweeps(key, pair)
         if all(v is None for v in done.values()):
             st.caption(
-                "Both sweeps together run the model's later layers about 30 × (tokens + 9) times (a few "
-                "seconds); a pair someone has run already shows at once."
+                "Both sweeps together are 30 × (tokens + 9) runs of the model from the patched layer on (a "
+                "few seconds); a pair someone has run already shows at once."
             )
         patching_ui.draw(pair, done)
         patching_ui.four_views(key, pair, done["head"])

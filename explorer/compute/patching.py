@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_core import analysis
-from explorer.compute import cache
+from explorer import cache
 from explorer.compute import model_compute as mc
 from explorer.model import models
 

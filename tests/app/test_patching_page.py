@@ -19,6 +19,7 @@ from attention_core import analysis, pretrained
 from explorer.compute import patching as pc
 from explorer.model import patching as pm
 from explorer.ui import state
+from tests.app.conftest import page_alone
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300  # a sweep on a loaded 2-CPU machine
@@ -33,7 +34,8 @@ def smol() -> pretrained.Model:
 
 
 def page(name: str = "patching", sentence: str = CLEAN, **extra: object) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app_pages" / f"{name}.py"), default_timeout=TIMEOUT)
+    at = page_alone(f"app_pages/{name}.py")
+    at.default_timeout = TIMEOUT
     at.session_state[state.K_MODEL] = "smollm2"
     at.session_state[state.K_SENTENCE] = sentence
     for key, value in extra.items():
