@@ -1,11 +1,12 @@
-"""/next-token: the decoder's top 10 next tokens, a temperature, and "add it" to grow the sentence."""
+"""/next-token: the decoder's top 10 next tokens, a temperature, "add it" to grow the sentence, and which tokens
+the top prediction needs (occlusion)."""
 
 import numpy as np
 import streamlit as st
 
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui, state
+from explorer.ui import model_ui, patching_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import model_figures
@@ -44,6 +45,7 @@ if got is not None:
                 args=(tok,),
                 width="stretch",
             )
+        patching_ui.occlusion(key, trace, ids[0], strings[0])  # which tokens the top prediction needs
     cfg = models.model(key).config
     layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "next")
     lab = token_labels(trace.tokens)

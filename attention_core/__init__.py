@@ -46,6 +46,8 @@ from .transformer import (
     ModelConfig,
     ModelWeights,
     embed_tokens,
+    output_logits,
+    run_layers,
     run_transformer,
     transformer_layer,
 )
@@ -61,7 +63,9 @@ __all__ = [
     "embed_tokens",
     "erf",
     "gelu",
+    "output_logits",
     "rms_norm",
+    "run_layers",
     "run_transformer",
     "silu",
     "transformer_layer",

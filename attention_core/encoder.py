@@ -86,7 +86,11 @@ def _check_activation(activation: str, w1: FloatArray, w_up: ArrayLike | None) -
 
 
 def _linear(x: Floats, w: Floats, b: Floats | None) -> Floats:
-    """x W + b: x (n, d_in), w (d_in, d_out), b (d_out,) or None -> (n, d_out), in x's dtype."""
+    """x W + b: x (..., n, d_in), w (d_in, d_out), b (d_out,) or None -> (..., n, d_out), in x's dtype."""
+    if (
+        x.ndim > 2
+    ):  # a batch: one matrix product over every row (numpy's stacked matmul is a product per item)
+        return _linear(x.reshape(-1, x.shape[-1]), w, b).reshape(*x.shape[:-1], w.shape[1])
     out = x @ w
     if b is not None:
         out += b

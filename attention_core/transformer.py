@@ -34,6 +34,8 @@ __all__ = [
     "ModelWeights",
     "check_head_mask",
     "embed_tokens",
+    "output_logits",
+    "run_layers",
     "run_transformer",
     "transformer_layer",
 ]
@@ -284,40 +286,57 @@ def embed_tokens(token_ids: ArrayLike, weights: EmbeddingWeights, config: ModelC
 
 
 def _split_heads(qkv: Floats, config: ModelConfig) -> tuple[Floats, Floats, Floats]:
-    """qkv (n, (h + 2 g) d) -> q (h, n, d), k (g, n, d), v (g, n, d), views."""
-    n, h, g, d = qkv.shape[0], config.n_heads, config.n_kv_heads, config.d_k
-    q = qkv[:, : h * d].reshape(n, h, d).transpose(1, 0, 2)  # (h, n, d)
-    k = qkv[:, h * d : (h + g) * d].reshape(n, g, d).transpose(1, 0, 2)  # (g, n, d)
-    v = qkv[:, (h + g) * d :].reshape(n, g, d).transpose(1, 0, 2)  # (g, n, d)
+    """qkv (..., n, (h + 2 g) d) -> q (..., h, n, d), k (..., g, n, d), v (..., g, n, d), views."""
+    lead, n, h, g, d = qkv.shape[:-2], qkv.shape[-2], config.n_heads, config.n_kv_heads, config.d_k
+    q = qkv[..., : h * d].reshape(*lead, n, h, d).swapaxes(-2, -3)  # (..., h, n, d)
+    k = qkv[..., h * d : (h + g) * d].reshape(*lead, n, g, d).swapaxes(-2, -3)  # (..., g, n, d)
+    v = qkv[..., (h + g) * d :].reshape(*lead, n, g, d).swapaxes(-2, -3)  # (..., g, n, d)
     return q, k, v
 
 
 def _per_query_head(arr: Floats | None, config: ModelConfig) -> Floats | None:
-    """(g, n, d) key/value heads -> (h, n, d), each repeated for the query heads that share it (GQA)."""
+    """(..., g, n, d) key/value heads -> (..., h, n, d), each repeated for the query heads sharing it (GQA)."""
     if arr is None or config.n_kv_heads == config.n_heads:
         return arr
-    return arr[np.asarray(config.kv_head)]  # (h, n, d)
+    return np.take(arr, np.asarray(config.kv_head), axis=-3)  # (..., h, n, d)
+
+
+def _attend_batch(
+    q: Floats, k: Floats, v: Floats, scale: float, mask: NDArray[np.bool_] | None
+) -> tuple[Floats, ...]:
+    """attention._attend over (..., h, n, d) inputs: the leading axes and the heads as one axis of heads."""
+    lead, n, d = q.shape[:-2], q.shape[-2], q.shape[-1]
+    flat = [a.reshape(-1, n, d) for a in (q, k, v)]  # (batch * h, n, d)
+    out = _attend(*flat, scale, None, None if mask is None else mask[None])
+    return tuple(a.reshape(*lead, n, a.shape[-1]) for a in out)  # (..., h, n, n) x 4, (..., h, n, d)
 
 
 def _attention(
-    x: Floats, w: LayerWeights, config: ModelConfig, mask: NDArray[np.bool_] | None, head_mask: Floats | None
+    x: Floats,
+    w: LayerWeights,
+    config: ModelConfig,
+    mask: NDArray[np.bool_] | None,
+    head_mask: Floats | None,
+    head_replacement: tuple[Floats, NDArray[np.bool_]] | None = None,
 ) -> AttentionTrace:
-    """Multi-head (or grouped-query) self-attention of x (n, d_model), traced; head_mask: (h,) or None."""
-    q, k, v = _split_heads(_linear(x, w.w_qkv, w.b_qkv), config)  # (h|g, n, d)
+    """Multi-head (or grouped-query) self-attention of x (..., n, d_model), traced; head_mask: (..., h) or
+    None; head_replacement: (outputs (..., h, n, d), which (..., h) bool) or None (see transformer_layer)."""
+    q, k, v = _split_heads(_linear(x, w.w_qkv, w.b_qkv), config)  # (..., h|g, n, d)
     q_pre = k_pre = None
     if config.rope_base is not None:
-        positions = np.arange(x.shape[0], dtype=np.float64)
+        positions = np.arange(x.shape[-2], dtype=np.float64)
         q_pre, k_pre = q, k
         q, k = _rotate(q, positions, config.rope_base), _rotate(k, positions, config.rope_base)
-    k, v = _per_query_head(k, config), _per_query_head(v, config)  # (h, n, d)
+    k, v = _per_query_head(k, config), _per_query_head(v, config)  # (..., h, n, d)
     scale = 1.0 / math.sqrt(config.d_k)
-    scores, scaled, masked, weights, heads = _attend(
-        q, k, v, scale, None, None if mask is None else mask[None]
-    )
-    n, h, d = x.shape[0], config.n_heads, config.d_k
-    concat = heads.transpose(1, 0, 2).reshape(n, h * d)  # (n, h * d), head 0 first
-    if head_mask is not None:
-        concat = concat * np.repeat(head_mask.astype(concat.dtype), d)  # each head's block scaled
+    scores, scaled, masked, weights, heads = _attend_batch(q, k, v, scale, mask)
+    if head_replacement is not None:
+        outputs, which = head_replacement
+        heads = np.where(np.asarray(which)[..., None, None], outputs, heads).astype(heads.dtype, copy=False)
+    n, h, d = x.shape[-2], config.n_heads, config.d_k
+    concat = heads.swapaxes(-2, -3).reshape(*heads.shape[:-3], n, h * d)  # (..., n, h * d), head 0 first
+    if head_mask is not None:  # each head's block scaled: (..., 1, h * d)
+        concat = concat * np.repeat(head_mask.astype(concat.dtype), d, axis=-1)[..., None, :]
     output = _linear(concat, w.w_o, w.b_o)  # (n, d_model)
     grouped = config.n_kv_heads != config.n_heads
     values = dict(x=x, q=q, k=k, v=v, scores=scores, scaled=scaled, masked=masked, weights=weights)
@@ -336,6 +355,7 @@ def transformer_layer(
     config: ModelConfig,
     mask: NDArray[np.bool_] | None = None,
     head_mask: Floats | None = None,
+    head_replacement: tuple[Floats, NDArray[np.bool_]] | None = None,
 ) -> EncoderTrace:
     """One layer of a real transformer, traced (inputs are trusted: the model's own weights).
 
@@ -345,19 +365,26 @@ def transformer_layer(
     model has them, RoPE on q and k where it uses RoPE, shared key/value heads where n_kv_heads < n_heads;
     FFN is GELU(x W1 + b1) W2 + b2 (BERT) or (silu(x W_gate) * x W_up) W_down (SwiGLU).
 
+    A batch of sequences runs at once when x has leading axes (..., n, d_model): every array of the trace
+    then has them too (the matrix products take all the rows together, see encoder._linear).
+
     Args:
-        x: (n, d_model) the layer's input, in the weights' dtype.
+        x: (n, d_model) the layer's input, in the weights' dtype; or (..., n, d_model) a batch.
         weights: LayerWeights.
         config: ModelConfig.
         mask: (n, n) bool, True = may attend (causal for a decoder), or None.
-        head_mask: (n_heads,) the weight of each head's output in concat (0 removes a head), or None.
+        head_mask: (n_heads,) the weight of each head's output in concat (0 removes a head), or (..., n_heads)
+            one per sequence of a batch; or None.
+        head_replacement: (outputs, which) or None. outputs (..., n_heads, n, d_k) is taken instead of a head's
+            A V (its output before W_O, at every position) where which (..., n_heads) is True: activation
+            patching puts another run's head output there. The trace's head_outputs hold the replaced ones.
 
     Returns:
         EncoderTrace (attention: an AttentionTrace; ffn_up, activation and norm set).
     """
     w = weights
     attn_input = _norm(config, x, w.attn_norm_gain, w.attn_norm_bias) if config.norm_first else x
-    attention = _attention(attn_input, w, config, mask, head_mask)
+    attention = _attention(attn_input, w, config, mask, head_mask, head_replacement)
     sum1 = x + attention.output  # (n, d_model)
     norm1 = _norm(config, sum1, w.norm1_gain, w.norm1_bias)  # (n, d_model)
     ffn = _ffn(norm1, w.w1, w.w2, w.b1, w.b2, config.activation, w.w_up)
@@ -438,6 +465,55 @@ def run_transformer(
         head = weights.embeddings.token.T if weights.lm_head is None else weights.lm_head  # (d_model, vocab)
         logits = (x if final is None else final) @ head  # (n, vocab_size)
     return embeddings, tuple(layers), None if final is None else readonly(final), _ro(logits)
+
+
+def run_layers(
+    x: Floats, weights: ModelWeights, config: ModelConfig, start: int = 0, stop: int | None = None
+) -> Floats:
+    """x_{l+1} = transformer_layer(x_l) for l = start .. stop - 1, keeping only the last output.
+
+    The rest of a run from a given layer on: activation patching changes the residual stream entering a
+    layer and reuses everything before it. Inputs are trusted (the model's own states).
+
+    Args:
+        x: (..., n, d_model) the residual stream entering layer ``start`` (a batch when there are leading
+            axes: each sequence runs on its own, all in one set of matrix products).
+        weights: ModelWeights.
+        config: ModelConfig.
+        start: the first layer to run, 0 .. n_layers.
+        stop: one past the last layer to run (n_layers when None).
+
+    Returns:
+        (..., n, d_model) the output of layer stop - 1 (x itself when start == stop).
+    """
+    stop = config.n_layers if stop is None else stop
+    assert 0 <= start <= stop <= config.n_layers, (start, stop)
+    mask = causal_mask(x.shape[-2]) if config.causal else None  # (n, n)
+    for w in weights.layers[start:stop]:  # layer after layer: each needs the one before
+        x = transformer_layer(x, w, config, mask).output
+    return x
+
+
+def output_logits(
+    x: Floats, weights: ModelWeights, config: ModelConfig, token_ids: ArrayLike | None = None
+) -> Floats:
+    """logits = N(x) E^T (tied) or N(x) @ lm_head, N the final norm (if any): the next-token scores.
+
+    Args:
+        x: (..., d_model) the last layer's output at some positions.
+        weights: ModelWeights.
+        config: ModelConfig (a decoder: has_logits).
+        token_ids: (k,) ints: only these tokens' logits (cheaper than the whole vocabulary), or None.
+
+    Returns:
+        (..., vocab_size), or (..., k) for the given tokens.
+    """
+    assert config.has_logits, config.name
+    final = x if weights.final_norm_gain is None else _norm(config, x, weights.final_norm_gain, None)
+    head = weights.embeddings.token.T if weights.lm_head is None else weights.lm_head  # (d_model, vocab)
+    if token_ids is not None:
+        head = head[:, np.asarray(token_ids)]  # (d_model, k)
+    return final @ head
 
 
 def _ro(arr: Floats | None) -> Floats | None:

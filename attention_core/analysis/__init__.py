@@ -3,6 +3,7 @@
 Pure numpy; nothing here loads a model (functions that rerun one take the model or its run as an argument).
 
 - ``heads``: head labels by stated rules, attention rollout, next-token comparisons, head ablation rankings.
+- ``patching``: what caused a prediction: activation patching (residual stream, heads) and occlusion.
 """
 
 from __future__ import annotations
@@ -57,4 +58,30 @@ __all__ = [
     "top_next_tokens",
     "total_variation",
     "word_ids",
+]
+
+from .patching import (  # noqa: E402
+    MIN_GAP,
+    PATCH_SITES,
+    PatchPair,
+    PatchStep,
+    ablation_effects,
+    occlusion,
+    patch,
+    patch_pair,
+    patch_sweep,
+    restored_fraction,
+)
+
+__all__ += [
+    "MIN_GAP",
+    "PATCH_SITES",
+    "PatchPair",
+    "PatchStep",
+    "ablation_effects",
+    "occlusion",
+    "patch",
+    "patch_pair",
+    "patch_sweep",
+    "restored_fraction",
 ]

@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
-from explorer.model import models
+from explorer.model import models, patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.sharing import url as links
@@ -34,6 +34,7 @@ def read_url() -> None:
         for kind, text in got.messages:
             state.say(kind, text)
         state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
+        state.apply_patch_link(patching.read_link({k: st.query_params.get(k) for k in st.query_params}))
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -53,6 +54,7 @@ def sync_url(note: Any) -> None:
         address_note(note, chars)
     picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
+    want.update(patching.link_params(*state.patch_link_state()))  # /patching: corrupt sentence, answers
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)

@@ -269,6 +269,22 @@ PAGES: tuple[Page, ...] = (
         ),
         section=REAL_MODEL,
     ),
+    page(
+        "app_pages/patching.py",
+        "patching",
+        "What caused the answer?",
+        ":material/science:",
+        "activation patching: which layers, positions and heads carry the answer",
+        (
+            Step(
+                "patching",
+                "What caused the answer?",
+                "Copy one activation from a clean run into a corrupt one: where the answer comes back is "
+                "where the model keeps it.",
+            ),
+        ),
+        section="Real model",
+    ),
 )
 
 

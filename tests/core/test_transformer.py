@@ -8,7 +8,20 @@ import threading
 import numpy as np
 import pytest
 
-from attention_core import LayerWeights, ModelConfig, causal_mask, encoder_layer, rms_norm, rope, silu
+from attention_core import (
+    EmbeddingWeights,
+    LayerWeights,
+    ModelConfig,
+    ModelWeights,
+    causal_mask,
+    encoder_layer,
+    output_logits,
+    rms_norm,
+    rope,
+    run_layers,
+    run_transformer,
+    silu,
+)
 from attention_core.pretrained._cache import ByteLRU
 from attention_core.transformer import check_head_mask, transformer_layer
 
@@ -111,3 +124,44 @@ def test_byte_lru_evicts_by_bytes() -> None:
         th.join()
     info = cache.info()
     assert info["bytes"] <= 100 and info["bytes"] == 7 * info["entries"]
+
+
+def test_a_batch_of_sequences_is_each_sequence_run_alone() -> None:
+    rng = np.random.default_rng(3)
+    c = _config(n_heads=6, n_kv_heads=2, d_model=12, norm="rms_norm", norm_first=True, activation="swiglu",
+                rope_base=10000.0, positions="rope", causal=True)  # fmt: skip
+    w = _weights(rng, c, w_up=rng.standard_normal((12, 16)) / 3, attn_norm_gain=rng.standard_normal(12),
+                 norm1_gain=rng.standard_normal(12))  # fmt: skip
+    x = rng.standard_normal((2, 3, 5, 12))  # (2, 3) sequences of 5 tokens
+    head_mask = rng.uniform(0, 1, (2, 3, 6))
+    replacement = rng.standard_normal((6, 5, 2)), rng.uniform(size=(2, 3, 6)) < 0.5
+    got = transformer_layer(x, w, c, causal_mask(5), head_mask, replacement)
+    for i, j in np.ndindex(2, 3):
+        one = transformer_layer(
+            x[i, j], w, c, causal_mask(5), head_mask[i, j], (replacement[0], replacement[1][i, j])
+        )
+        np.testing.assert_allclose(got.output[i, j], one.output, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got.weights[i, j], one.weights, rtol=1e-12, atol=1e-15)
+    # The replaced heads hold the given outputs, the others their own A V.
+    alone = transformer_layer(x[1, 2], w, c, causal_mask(5))
+    kept = ~replacement[1][1, 2]
+    np.testing.assert_allclose(got.head_outputs[1, 2][kept], alone.head_outputs[kept], rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(got.head_outputs[1, 2][~kept], replacement[0][~kept])
+
+
+def test_run_layers_and_output_logits_continue_a_run() -> None:
+    rng = np.random.default_rng(4)
+    c = _config(
+        n_layers=3, norm="rms_norm", norm_first=True, causal=True, has_logits=True, tied_embeddings=True
+    )
+    layers = tuple(_weights(rng, c) for _ in range(3))
+    weights = ModelWeights(EmbeddingWeights(rng.standard_normal((10, 8)), rng.standard_normal((32, 8))), layers,
+                           final_norm_gain=rng.standard_normal(8))  # fmt: skip
+    ids = np.array([1, 4, 2, 7])
+    emb, trace, final, logits = run_transformer(ids, weights, c)
+    np.testing.assert_allclose(run_layers(trace[1].x, weights, c, 1), trace[-1].output, rtol=1e-12)
+    np.testing.assert_array_equal(run_layers(trace[2].x, weights, c, 2, 2), trace[2].x)
+    np.testing.assert_allclose(output_logits(trace[-1].output, weights, c), logits, rtol=1e-12)
+    np.testing.assert_allclose(
+        output_logits(trace[-1].output, weights, c, [7, 3]), logits[:, [7, 3]], rtol=1e-12
+    )

@@ -1,5 +1,5 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
-actions.py changes; models.py holds the real-model pages' choices).
+actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's).
 
 Layout of the session state:
 - widget keys (`K_*`, keys.py): the scalar settings, owned by their widgets; widgets are created without a
@@ -80,6 +80,8 @@ from explorer.ui.state.keys import (  # noqa: F401
     _MATRICES,
     _MESSAGES,
     _PAGE,
+    _PATCH_IDS,
+    _PATCH_LOCK,
     _QR,
     _RANKINGS,
     _REVEALED,
@@ -105,6 +107,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     K_MODEL_HEAD,
     K_OFF,
     K_OTHER,
+    K_PATCH_CORRUPT,
     K_PRESENT,
     K_PRESET,
     K_QUERY,
@@ -113,6 +116,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     K_TEMPERATURE,
     K_TERMS,
     K_UPLOAD,
+    K_VIEWS,
     MODEL_DEFAULTS,
     MODEL_QUESTIONS,
     SETTING_KEYS,
@@ -129,4 +133,12 @@ from explorer.ui.state.models import (  # noqa: F401
     set_off_heads,
     set_picked,
     set_ranking,
+)
+from explorer.ui.state.patching import (  # noqa: F401
+    apply_patch_link,
+    patch_id,
+    patch_link_state,
+    set_patch_id,
+    set_patch_pair,
+    sweep_lock,
 )

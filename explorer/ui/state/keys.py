@@ -31,6 +31,7 @@ _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was reveal
 # cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
 K_TERMS = "ui.open.terms"  # /token: the sum term by term
+K_VIEWS = "ui.open.patching_views"  # /patching: one prediction, four views
 K_UPLOAD = "share.upload"  # the JSON file uploader (its file is opened in its on_change)
 K_SHARE_OPEN = "share.panel"  # "Share and export" is open (the expander's own state: its contents drawn)
 # A picker whose choice holds across pages (head, query token, key token) is bound to its key here with
@@ -74,6 +75,13 @@ K_OFF = "rm.off"  # the switched-off heads of the picked model, ((layer, head), 
 K_TEMPERATURE = "rm.temperature"  # /next-token
 K_OTHER = "rm.other"  # /ablation: the second sentence (MiniLM's cosine)
 _RANKINGS = "rm.rankings"  # (model, text) -> the finished "which heads matter" RankingStep
+K_PATCH_CORRUPT = (
+    "rm.patch.corrupt"  # /patching: the corrupt sentence (the clean one is the sentence); corrupt=
+)
+_PATCH_IDS = (
+    "rm.patch.ids"  # "answer" | "wrong" -> (the sentence it was picked for, token id); answer=, wrong=
+)
+_PATCH_LOCK = "rm.patch.lock"  # held while this session runs a patching sweep: one sweep at a time
 
 MODEL_DEFAULTS: dict[str, Any] = {
     K_MODEL: "toy",
@@ -82,4 +90,5 @@ MODEL_DEFAULTS: dict[str, Any] = {
     K_OFF: (),
     K_TEMPERATURE: 1.0,
     K_OTHER: "A cat was sitting on the rug.",
+    K_PATCH_CORRUPT: "",
 }

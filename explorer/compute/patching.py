@@ -1,0 +1,90 @@
+"""Cached compute for /patching and the occlusion on /next-token (attention_core.analysis.patching).
+
+Every result lives in a cache shared by every session and bounded in bytes, keyed on plain values (model key,
+texts, token ids, site): a sweep a teacher ran shows at once for a student opening the same link. A sweep
+runs a layer at a time (``sweeps`` yields progress) and is stored when it is complete. Nothing here draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from attention_core import analysis
+from explorer import cache
+from explorer.compute import model_compute as mc
+from explorer.model import models
+
+SWEEP_BYTES = 4 * cache.MB  # a sweep is (30, n) or (30, 9) floats: under 4 KB each, about a thousand
+OCCLUSION_BYTES = 2 * cache.MB  # (n,) floats each
+
+_SWEEPS = cache.ByteCache("explorer.compute.patching.sweeps", SWEEP_BYTES)
+
+
+@cache.shared(max_bytes=SWEEP_BYTES)
+def pair(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> analysis.PatchPair:
+    """The checked experiment with both runs' logit differences; a ValueError a student can read otherwise."""
+    return analysis.patch_pair(models.model(key), clean, corrupt, int(answer), int(wrong))
+
+
+def _sweep_key(key: str, clean: str, corrupt: str, answer: int, wrong: int, site: str) -> str:
+    return cache.key_of((key, clean, corrupt, int(answer), int(wrong), site))
+
+
+def sweep(
+    key: str, clean: str, corrupt: str, answer: int, wrong: int, site: str
+) -> NDArray[np.float64] | None:
+    """The finished sweep of ``site`` ("resid" or "head") of this experiment, or None when it has not run."""
+    found, value = _SWEEPS.get(_sweep_key(key, clean, corrupt, answer, wrong, site))
+    return value if found else None  # type: ignore[return-value]
+
+
+def sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> Iterator[tuple[str, float, str]]:
+    """Run the sweeps not yet cached, residual stream first: yields (site, share of the work done, what was
+    measured) after every layer, and stores each sweep when its last layer is done."""
+    p = pair(key, clean, corrupt, answer, wrong)
+    sites = [s for s in analysis.PATCH_SITES if sweep(key, clean, corrupt, answer, wrong, s) is None]
+    # A patched run costs about as much as the rows it runs: n per position patched, n per head patched.
+    widths = {"resid": p.n_tokens, "head": models.model(key).config.n_heads}
+    total, before = sum(widths[s] for s in sites), 0.0
+    for site in sites:
+        for step in analysis.patch_sweep(models.model(key), p, site):
+            share = (before + widths[site] * step.done / step.total) / total
+            yield site, share, step.message
+        _SWEEPS.put(_sweep_key(key, clean, corrupt, answer, wrong, site), step.restored)
+        before += widths[site]
+
+
+@cache.shared(max_bytes=OCCLUSION_BYTES)
+def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
+    """(n,) p(target | text without token i) - p(target | text), for every token i of ``text``."""
+    return analysis.occlusion(models.model(key), text, int(target))
+
+
+def candidates(key: str, text: str, k: int) -> tuple[list[int], list[str], Any]:
+    """The k most likely next tokens after ``text`` (T = 1): ids, display strings, probabilities."""
+    return mc.next_tokens(key, text, 1.0, k)
+
+
+@dataclass(frozen=True)
+class Views:
+    """One prediction seen four ways (the page normalises each to its own largest value). n tokens."""
+
+    attention: NDArray[np.float64]  # (n,) the last layer's attention from the last token, mean of its heads
+    rollout: NDArray[np.float64]  # (n,) attention rollout: the last token's row after the last layer
+    occlusion: NDArray[np.float64]  # (n,) p(answer) - p(answer without the token): how much each token helped
+    ablation: NDArray[np.float64]  # (L, H) TV of the next-token distribution without each head
+
+
+@cache.shared(max_bytes=SWEEP_BYTES)
+def views(key: str, text: str, answer: int) -> Views:
+    """The attention, rollout, occlusion and head-ablation views of the prediction after ``text``."""
+    run = mc.run(key, text)
+    attention = np.asarray(run.attentions[-1, :, -1, :], dtype=np.float64).mean(axis=0)  # (n,)
+    rollout = analysis.attention_rollout(run.attentions)[-1, -1]  # (n,)
+    helped = -occlusion(key, text, answer)
+    return Views(attention, rollout, helped, analysis.ablation_effects(models.model(key), text))

@@ -1,0 +1,203 @@
+"""/patching's widgets: the corrupt sentence and example pairs, the two answers, the sweeps' button with its
+progress bar; and the occlusion strip of /next-token. The compute is explorer.compute.patching."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import streamlit as st
+
+from attention_core import analysis
+from explorer.compute import model_compute as mc
+from explorer.compute import patching as pc
+from explorer.model import models
+from explorer.model import patching as pm
+from explorer.ui import state
+from explorer.ui import widgets as ui
+from explorer.views import patching as pv
+from explorer.views.model_figures import show_token
+from explorer.views.text import literal
+
+SITE_NAMES = {"resid": "residual stream", "head": "heads"}
+
+HOW_TO_READ = (
+    "**How to read it.** Each cell is one experiment: the corrupt sentence runs again with that one activation "
+    "taken from the clean run. **1** (the strongest colour) means that activation alone brings back the clean "
+    "answer's whole lead over the wrong token; **0** means it changes nothing; below 0 it helps the wrong token. "
+    "In the residual stream, look for the word that differs early on (the information is still where the word "
+    "is) and the last position late (it has been moved there, where the next token is read off); the layers "
+    "where the strong cell jumps from one to the other are where attention moves it, and the head sweep names "
+    "the heads that do. Attention maps show where heads look; patching shows what the answer needs."
+)
+
+
+def corrupt_box() -> str:
+    """Example pairs (each sets both sentences) and the corrupt sentence's box; returns it, stripped."""
+    cols = st.columns(len(pm.PAIRS))
+    for col, pair in zip(cols, pm.PAIRS, strict=True):
+        col.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="stretch",
+                   on_click=state.set_patch_pair, args=(pair.clean, pair.corrupt))  # fmt: skip
+    text = st.text_input(
+        "Corrupt sentence: the sentence above with a word changed (as many tokens)",
+        key=state.K_PATCH_CORRUPT,
+        max_chars=500,
+        placeholder="e.g. the sentence above with one name or place changed",
+    )
+    return str(text).strip()
+
+
+def _picker(which: str, key: str, sentence: str, label: str, default: int) -> int:
+    """A select box of the sentence's most likely next tokens (and the one a link picked), bound to state."""
+    ids, strings, probs = pc.candidates(key, sentence, pm.CANDIDATES)
+    vocab = models.model(key).config.vocab_size
+    value = state.patch_id(which, sentence)
+    if value is not None and value >= vocab:
+        st.warning(f"The link's {which}= is not a token id of this model (0 to {vocab - 1}): the most likely "
+                   "next token is picked instead.", icon=":material/link_off:")  # fmt: skip
+    if value is None or value >= vocab:
+        value = default
+    options = list(ids) + ([value] if value not in ids else [])
+    shown = dict(zip(ids, strings, strict=True)) | {value: models.model(key).token_strings([value])[0]}
+    p = dict(zip(ids, probs, strict=True))
+    if value not in p:
+        p[value] = float(mc.run(key, sentence).next_token_probs()[value])
+    widget = f"patching.{which}"
+    st.session_state[widget] = value
+    st.selectbox(label, options, key=widget, format_func=lambda t: f"“{show_token(shown[t])}”  p = {p[t]:.3f}",
+                 on_change=_picked, args=(which, sentence, widget))  # fmt: skip
+    return value
+
+
+def _picked(which: str, sentence: str, widget: str) -> None:
+    state.set_patch_id(which, sentence, int(st.session_state[widget]))
+
+
+def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
+    """The answers and the checked pair (with both runs' logit differences), or None with a message drawn."""
+    if not corrupt:
+        st.info("Type a corrupt sentence, or pick an example pair above.", icon=":material/edit:")
+        return None
+    try:
+        other = mc.run(key, corrupt)
+    except ValueError as exc:
+        st.error(f"The model cannot read the corrupt sentence: {literal(exc)}", icon=":material/warning:")
+        return None
+    longest = max(clean.n_tokens, other.n_tokens)
+    if longest > pm.MAX_PATCH_TOKENS:
+        st.warning(f"Patching runs the model's later layers once per layer and token: here sentences of up to "
+                   f"{pm.MAX_PATCH_TOKENS} tokens (these have {clean.n_tokens} and {other.n_tokens}).",
+                   icon=":material/timer:")  # fmt: skip
+        return None
+    first = pm.default_ids(pc.candidates(key, clean.text, pm.CANDIDATES)[0],
+                           pc.candidates(key, corrupt, pm.CANDIDATES)[0])  # fmt: skip
+    a, b = st.columns(2)
+    with a:
+        answer = _picker(
+            "answer", key, clean.text, "Answer: a likely next token of the clean sentence", first[0]
+        )
+    with b:
+        wrong = _picker("wrong", key, corrupt, "Wrong: a likely next token of the corrupt sentence", first[1])
+    try:
+        pair = pc.pair(key, clean.text, corrupt, answer, wrong)
+    except ValueError as exc:
+        st.warning(f"This pair cannot be patched: {literal(exc)}", icon=":material/warning:")
+        return None
+    lead = f"logit(“{show_token(pair.answer_text)}”) − logit(“{show_token(pair.wrong_text)}”)"
+    m1, m2 = st.columns(2)
+    m1.metric(f"clean: {lead}", f"{pair.ld_clean:.3f}")
+    m2.metric(f"corrupt: {lead}", f"{pair.ld_corrupt:.3f}")
+    return pair
+
+
+def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
+    """Both sweeps of the pair: cached ones at once; the others behind a button that runs them with a
+    progress bar, one sweep at a time per session. site -> (n_layers, n | n_heads) or None."""
+    args = (key, pair.clean, pair.corrupt, pair.answer, pair.wrong)
+    got = {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
+    todo = [SITE_NAMES[s] for s, v in got.items() if v is None]
+    slot = st.empty()  # the button, gone once the sweeps are done
+    if not todo or not slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
+                                   icon=":material/play_arrow:", type="primary"):  # fmt: skip
+        return got
+    lock = state.sweep_lock()
+    if not lock.acquire(blocking=False):
+        st.info("A sweep is already running in this session: its result shows here when it is done.",
+                icon=":material/hourglass_top:")  # fmt: skip
+        return got
+    try:
+        bar = st.progress(0.0, text="starting")
+        for site, share, message in pc.sweeps(*args):
+            bar.progress(min(share, 1.0), text=f"Patching the {SITE_NAMES[site]}: {message}")
+        bar.empty()
+        slot.empty()
+    finally:
+        lock.release()
+    return {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
+
+
+def draw(pair: analysis.PatchPair, done: dict[str, Any]) -> None:
+    """The sweeps that have run, side by side, and how to read them."""
+    sty = ui.style()
+    charts = []
+    if done["resid"] is not None:
+        fig = pv.resid_sweep(
+            done["resid"], pair.clean_tokens, pair.corrupt_tokens, style=sty, width_px=ui.HALF
+        )
+        charts.append((fig, "patching.resid"))
+    if done["head"] is not None:
+        charts.append((pv.head_sweep(done["head"], style=sty, width_px=ui.HALF), "patching.head"))
+    if charts:
+        ui.charts_in_row(charts, 2)
+        st.markdown(HOW_TO_READ)
+
+
+FOUR_VIEWS = (
+    "**Why they disagree.** Attention and rollout say where the last token *looks*: a head may look hard at a "
+    "token whose value it then barely passes on, and much of the weight lands on the first token as a resting "
+    "place (a sink). Occlusion removes a token and shifts every later one, so it mixes what the token says with "
+    "where the others stand. Switching a head off measures how much the output needs that head at all, for "
+    "any reason; patching it measures how much of the *difference* between the two sentences flows through it. "
+    "Only the two experiments that change the run (occlusion, and above all patching) answer “what caused "
+    "it”; the attention views describe the route, not the cause."
+)
+
+
+def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
+    """One prediction, four views, in an expander that computes only while it is open."""
+    with st.expander("One prediction, four views: attention, rollout, occlusion, heads switched off and "
+                     "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
+        if not box.open:
+            return
+        with st.spinner("Removing each token, then each head, in turn"):
+            v = pc.views(key, pair.clean, pair.answer)
+        sty, answer = ui.style(), show_token(pair.answer_text)
+        rows = [("attention, last layer (mean of heads)", v.attention), ("attention rollout", v.rollout),
+                (f"occlusion: p(“{answer}”) lost without it", v.occlusion)]  # fmt: skip
+        ui.chart(pv.token_views(pair.clean_tokens, rows, style=sty), "patching.views.tokens")
+        charts = [(pv.head_view(v.ablation, "Switched off alone: the next-token probability that moves",
+                                "total variation", style=sty, width_px=ui.HALF), "patching.views.ablation")]  # fmt: skip
+        if heads is not None:
+            charts.append((pv.head_view(heads, "Patched: the restored fraction (the sweep above)",
+                                        "restored fraction", style=sty, width_px=ui.HALF), "patching.views.patched"))  # fmt: skip
+        ui.charts_in_row(charts, 2)
+        st.markdown(FOUR_VIEWS)
+
+
+def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
+    """/next-token: the sentence as tokens coloured by how much each matters for ``target`` (occlusion)."""
+    if trace.n_tokens < 2:
+        return
+    if trace.n_tokens > pm.MAX_OCCLUSION_TOKENS:
+        st.caption(f"Which tokens matter (each removed in turn): shown for sentences of up to "
+                   f"{pm.MAX_OCCLUSION_TOKENS} tokens.")  # fmt: skip
+        return
+    delta = pc.occlusion(key, trace.text, target)
+    fig = pv.occlusion_strip(trace.tokens, np.asarray(delta), target_text, style=ui.style())
+    ui.chart(fig, "next.occlusion")
+    st.caption(
+        f"Each token removed in turn (the others keep their order) and the sentence run again: the colour is "
+        f"how p(“{literal(show_token(target_text))}”) changes without it. A token whose removal lowers the "
+        "probability helped the prediction; one whose removal raises it held it back. This measures what the "
+        "prediction needs, which is not always where the attention goes."
+    )

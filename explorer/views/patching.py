@@ -1,0 +1,150 @@
+"""Pure Plotly builders for /patching and the occlusion strip on /next-token (no Streamlit, no state).
+
+The sweeps are signed heatmaps (explorer.views.heatmap): a diverging scale centred on 0 and spanning at least
+-1 .. 1, so a restored fraction of 1 has the same colour in every sweep; rows are layers, layer 1 on top.
+Each cell's hover says what was patched and its restored fraction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from explorer.views.heatmap import heatmap
+from explorer.views.model_figures import show_token, token_labels
+from explorer.views.style import FULL_PX, Style, _colorscale, _figure, _layout, esc, text_px
+
+HOVER = "%{customdata}<br>restored fraction %{z:.3f}<extra></extra>"
+
+
+def position_labels(clean: Sequence[str], corrupt: Sequence[str]) -> list[str]:
+    """The columns of the residual sweep: the clean token, "clean/corrupt" where the two differ."""
+    shown = [c if c == k else f"{show_token(c)}/{show_token(k)}" for c, k in zip(clean, corrupt, strict=True)]
+    return token_labels(shown)
+
+
+def _span(restored: NDArray[np.float64]) -> tuple[float, float]:
+    finite = restored[np.isfinite(restored)]
+    bound = max(1.0, float(np.abs(finite).max()) if finite.size else 1.0)
+    return -bound, bound
+
+
+def _with_hover(fig: Any, cells: NDArray[np.str_]) -> Any:
+    """The sweep's heatmap trace with a sentence per cell on hover (what was patched)."""
+    fig.data[0].customdata = cells
+    fig.data[0].hovertemplate = HOVER
+    return fig
+
+
+def resid_sweep(
+    restored: NDArray[np.float64],
+    clean: Sequence[str],
+    corrupt: Sequence[str],
+    *,
+    style: Style,
+    width_px: int = FULL_PX,
+) -> Any:
+    """(n_layers, n) restored fractions of the residual stream, layer x position."""
+    L, n = restored.shape
+    cols = position_labels(clean, corrupt)
+    rows = [f"layer {i + 1}" for i in range(L)]
+    cells = np.empty((L, n), dtype=object)
+    for p in range(n):
+        what = f"“{show_token(clean[p])}”"
+        if clean[p] != corrupt[p]:
+            what += f" (clean) in place of “{show_token(corrupt[p])}” (corrupt)"
+        for layer in range(L):
+            cells[layer, p] = esc(f"the residual stream entering layer {layer + 1} at position {p}: {what}")
+    fig = heatmap(restored, rows, cols, title="Residual stream: restored fraction by layer and position",
+                  style=style, x_title="position", y_title="layer", zrange=_span(restored), width_px=width_px)  # fmt: skip
+    return _with_hover(fig, cells.astype(str))
+
+
+def head_sweep(restored: NDArray[np.float64], *, style: Style, width_px: int = FULL_PX) -> Any:
+    """(n_layers, n_heads) restored fractions of the heads' outputs, layer x head."""
+    L, H = restored.shape
+    rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
+    cells = np.array(
+        [[esc(f"head {h + 1} of layer {i + 1}: its output (A V, before W_O) at every position, from the clean run")
+          for h in range(H)] for i in range(L)]
+    )  # fmt: skip
+    fig = heatmap(restored, rows, cols, title="Heads: restored fraction by layer and head", style=style,
+                  x_title="head", y_title="layer", zrange=_span(restored), width_px=width_px)  # fmt: skip
+    return _with_hover(fig, cells)
+
+
+def occlusion_strip(
+    tokens: Sequence[str], delta: NDArray[np.float64], target: str, *, style: Style, width_px: int = FULL_PX
+) -> Any:
+    """The sentence as a row of coloured tokens: each token's cell coloured by how p(target) changes when that
+    token is removed (diverging, centred on 0), the token and the change written in its cell and on hover."""
+    shown = [show_token(t) for t in tokens]
+    bound = float(np.abs(delta).max()) or 1.0
+    widths = np.array(
+        [max(text_px(s, style.cell_font), text_px("+0.00", style.cell_font)) + 14 for s in shown]
+    )
+    edges = np.concatenate([[0.0], np.cumsum(widths)])  # each token as wide as its text
+    trace = {
+        "type": "heatmap", "z": np.asarray(delta, dtype=np.float64)[None, :], "x": edges, "y": [0.0, 1.0],
+        "zmin": -bound, "zmax": bound, "zmid": 0.0, "colorscale": _colorscale(style.diverging),
+        "showscale": False, "xgap": 2, "text": np.array([[esc(s) for s in shown]]),
+        "texttemplate": "%{text}<br>%{z:+.2f}", "textfont": {"size": style.cell_font},
+        "customdata": np.array([[esc(f"without token {i}, “{s}”") for i, s in enumerate(shown)]]),
+        "hovertemplate": "%{customdata}: p(" + esc(show_token(target)) + ") changes by %{z:+.4f}<extra></extra>",
+    }  # fmt: skip
+    axis = {"visible": False, "fixedrange": True}
+    title = (
+        f"Which tokens matter for “{show_token(target)}”: the change in its probability without each token"
+    )
+    layout = _layout(style, title, int(40 + style.title_font * 2 + 3 * style.cell_font + 24), width_px,
+                     xaxis={**axis, "range": [0, float(edges[-1])]}, yaxis={**axis, "range": [0, 1]})  # fmt: skip
+    return _figure([trace], layout)
+
+
+def _normalised(z: NDArray[np.float64]) -> NDArray[np.float64]:
+    """z / max |z| (z itself when it is all 0)."""
+    top = float(np.abs(z).max())
+    return z / top if top > 0 else z
+
+
+def token_views(
+    tokens: Sequence[str],
+    rows: Sequence[tuple[str, NDArray[np.float64]]],
+    *,
+    style: Style,
+    width_px: int = FULL_PX,
+) -> Any:
+    """Views that give each input token a number, one row each, every row divided by its own largest |value|
+    (so 1 is each view's most important token); the hover gives the value before dividing."""
+    z = np.stack([_normalised(np.asarray(v, dtype=np.float64)) for _, v in rows])  # (views, n)
+    cols = token_labels(tokens)
+    names = [name for name, _ in rows]
+    fig = heatmap(z, names, cols, title="Which tokens matter: each view divided by its largest value",
+                  style=style, x_title="token", y_title="view", zrange=(-1.0, 1.0), width_px=width_px,
+                  height_px=int(150 + len(rows) * style.cell_px))  # fmt: skip
+    cells = np.array(
+        [
+            [esc(f"{name}, “{show_token(t)}”: {float(v[j]):.4g}") for j, t in enumerate(tokens)]
+            for name, v in rows
+        ]
+    )
+    fig.data[0].customdata = cells
+    fig.data[0].hovertemplate = "%{customdata}<br>of its largest: %{z:.3f}<extra></extra>"
+    return fig
+
+
+def head_view(z: NDArray[np.float64], title: str, what: str, *, style: Style, width_px: int = FULL_PX) -> Any:
+    """An (n_layers, n_heads) view divided by its largest |value|; the hover gives the value before dividing."""
+    L, H = z.shape
+    rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
+    fig = heatmap(_normalised(z), rows, cols, title=title, style=style, x_title="head", y_title="layer",
+                  zrange=(-1.0, 1.0), width_px=width_px)  # fmt: skip
+    cells = np.array(
+        [[esc(f"head {h + 1} of layer {i + 1}: {what} {z[i, h]:.4g}") for h in range(H)] for i in range(L)]
+    )
+    fig.data[0].customdata = cells
+    fig.data[0].hovertemplate = "%{customdata}<br>of the largest: %{z:.3f}<extra></extra>"
+    return fig

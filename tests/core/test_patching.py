@@ -1,0 +1,173 @@
+"""attention_core.analysis.patching: activation patching and occlusion, on a hand-built circuit and SmolLM2."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attention_core import analysis as an
+from attention_core import rms_norm, transformer_layer
+from attention_core.masks import causal_mask
+from attention_core.transformer import embed_tokens, run_transformer
+
+from .models import circuit_model, need
+
+CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
+
+
+@pytest.fixture(scope="module")
+def circuit():
+    return circuit_model("circuit (patching tests)")
+
+
+@pytest.fixture(scope="module")
+def smol():
+    return need("SmolLM2-135M")
+
+
+@pytest.fixture(scope="module")
+def smol_heads(smol):
+    return an.patch(smol, CLEAN, CORRUPT, " Paris", " Rome", "head")
+
+
+# ----------------------------------------------------------------------------------- the known circuit
+
+
+def test_the_residual_sweep_finds_the_circuit(circuit) -> None:
+    # Position 1 carries the answer until layer 1's head moves it to the last position; from layer 2 on it
+    # is there and nowhere else. Positions holding the same token in both texts restore nothing.
+    got = an.patch(circuit, "x a y", "x b y", "a", "b", "resid")
+    np.testing.assert_allclose(got, [[0, 1, 0], [0, 1, 0], [0, 0, 1]], atol=1e-12)
+
+
+def test_the_head_sweep_finds_the_mover(circuit) -> None:
+    got = an.patch(circuit, "x a y", "x b y", "a", "b", "head")
+    np.testing.assert_allclose(got, [[0, 0], [0, 1], [0, 0]], atol=1e-12)
+
+
+def test_the_pair_holds_both_runs_metric(circuit) -> None:
+    pair = an.patch_pair(circuit, "x a y", "x b y", 1, "b")
+    runs = [circuit.run(t) for t in ("x a y", "x b y")]
+    lds = [float(r.logits[-1, 1] - r.logits[-1, 2]) for r in runs]
+    assert (pair.ld_clean, pair.ld_corrupt) == pytest.approx(lds, abs=1e-12)
+    assert pair.ld_clean > 0 > pair.ld_corrupt  # the mover makes "a" win after "x a y", "b" after "x b y"
+    assert (pair.answer, pair.wrong, pair.answer_text, pair.clean_tokens) == (1, 2, "a", ["x", "a", "y"])
+
+
+def test_the_sweep_yields_progress_a_layer_at_a_time(circuit) -> None:
+    pair = an.patch_pair(circuit, "x a y", "x b y", "a", "b")
+    steps = list(an.patch_sweep(circuit, pair, "resid"))
+    assert [(s.done, s.total, s.layer) for s in steps] == [(3, 6, 0), (5, 6, 1), (6, 6, 2)]
+    assert np.isnan(steps[0].restored[1:]).all() and not np.isnan(steps[0].restored[0]).any()
+    np.testing.assert_array_equal(steps[-1].restored, an.patch(circuit, "x a y", "x b y", "a", "b"))
+
+
+def test_occluding_a_token_the_model_ignores_changes_nothing(circuit) -> None:
+    # Without the mover the last position reads only itself: removing any earlier token changes nothing.
+    still = circuit_model("circuit without the mover (patching tests)", mover=False)
+    delta = an.occlusion(still, "x a b y", "y")
+    np.testing.assert_allclose(delta[:-1], 0.0, atol=1e-12)
+    assert delta[-1] < -0.1  # the last token itself is what the model reads: it predicts its own word
+    # With it, the token at position 1 is what the answer is read from.
+    moved = an.occlusion(circuit, "x a y", "a")
+    probs = [circuit.run(t).next_token_probs()[1] for t in ("a y", "x y", "x a", "x a y")]
+    np.testing.assert_allclose(moved, np.array(probs[:3]) - probs[3], atol=1e-12)
+
+
+# -------------------------------------------------------------------------------------------- errors
+
+
+def test_texts_of_different_lengths_show_both_tokenizations(circuit) -> None:
+    with pytest.raises(ValueError, match=r"3 tokens \('x' \| 'a' \| 'y'\).*4 \('x' \| 'b' \| 'y' \| 'y'\)"):
+        an.patch(circuit, "x a y", "x b y y", "a", "b")
+
+
+def test_an_answer_must_be_one_token(circuit) -> None:
+    with pytest.raises(
+        ValueError, match=r"answer must be exactly one token .* 'a b' is 2 tokens: 'a' \| 'b'"
+    ):
+        an.patch(circuit, "x a y", "x b y", "a b", "b")
+    with pytest.raises(ValueError, match=r"wrong must be a token id in 0 \.\. 3, got 7"):
+        an.patch(circuit, "x a y", "x b y", "a", 7)
+    with pytest.raises(ValueError, match="the same token"):
+        an.patch_pair(circuit, "x a y", "x b y", "a", 1)
+    with pytest.raises(ValueError, match="target must be exactly one token"):
+        an.occlusion(circuit, "x a y", "x y")
+
+
+def test_nothing_to_restore_a_bad_site_and_a_single_token(circuit) -> None:
+    with pytest.raises(ValueError, match="nothing to restore"):
+        an.patch_pair(circuit, "x a y", "x a y", "a", "b")
+    pair = an.patch_pair(circuit, "x a y", "x b y", "a", "b")
+    with pytest.raises(ValueError, match="site must be one of 'resid', 'head'"):
+        next(an.patch_sweep(circuit, pair, "mlp"))
+    with pytest.raises(ValueError, match="single token"):
+        an.occlusion(circuit, "y", "a")
+
+
+def test_an_encoder_has_no_answer() -> None:
+    m = need("all-MiniLM-L6-v2")
+    with pytest.raises(ValueError, match="encoder"):
+        an.patch(m, "a cat", "a dog", 100, 200)
+
+
+# ------------------------------------------------------------------------------------------- SmolLM2
+
+
+def test_residual_patching_on_smollm2_restores_all_or_nothing_where_it_must(smol) -> None:
+    got = an.patch(smol, CLEAN, CORRUPT, " Paris", " Rome", "resid")
+    assert got.shape == (30, 5)
+    # At layer 0 the two runs differ only at " France" / " Italy": patching it is patching the whole stream.
+    assert got[0, 3] == pytest.approx(1.0, abs=1e-3)
+    # The tokens before it, and every token at layer 0 but it, are the same in both runs (a causal model):
+    # patching them patches nothing.
+    np.testing.assert_allclose(got[:, :3], 0.0, atol=1e-3)
+    np.testing.assert_allclose(got[0, [0, 1, 2, 4]], 0.0, atol=1e-3)
+
+
+@pytest.mark.parametrize(("layer", "head"), [(0, 0), (23, 4), (29, 1)])
+def test_the_head_sweep_equals_a_run_with_that_head_replaced(smol, smol_heads, layer: int, head: int) -> None:
+    c, w = smol.config, smol.weights
+    clean, corrupt = smol.run(CLEAN), smol.run(CORRUPT)
+    which = np.arange(c.n_heads) == head
+    x = embed_tokens(np.array(corrupt.token_ids), w.embeddings, c).output
+    for i, lw in enumerate(w.layers):  # the corrupt text, layer by layer, one head's output taken from clean
+        swap = (clean.layers[i].attention.head_outputs, which) if i == layer else None
+        x = transformer_layer(x, lw, c, causal_mask(x.shape[0]), head_replacement=swap).output
+    logits = rms_norm(x[-1].astype(np.float64), c.eps, w.final_norm_gain) @ w.embeddings.token.T
+    paris, rome = smol.tokenizer.encode(" Paris")[0], smol.tokenizer.encode(" Rome")[0]
+    ld = lambda z: float(z[paris] - z[rome])  # noqa: E731
+    want = (ld(logits) - ld(corrupt.logits[-1])) / (ld(clean.logits[-1]) - ld(corrupt.logits[-1]))
+    assert smol_heads[layer, head] == pytest.approx(want, abs=2e-3)
+
+
+def test_the_head_sweep_names_the_head_that_moves_the_country(smol_heads) -> None:
+    assert smol_heads.shape == (30, 9)
+    layer, head = np.unravel_index(np.argmax(smol_heads), smol_heads.shape)
+    assert smol_heads[layer, head] > 0.5 and np.sort(smol_heads.ravel())[-2] < 0.5
+
+
+def test_occlusion_on_smollm2_equals_runs_without_each_token(smol) -> None:
+    text = "The Eiffel Tower is in the city of"
+    got = an.occlusion(smol, text, " Paris")
+    run = smol.run(text)
+    ids, paris = np.array(run.token_ids), smol.tokenizer.encode(" Paris")[0]
+    base = run.next_token_probs()[paris]
+    for i in (0, 2, len(ids) - 1):
+        logits = run_transformer(np.delete(ids, i), smol.weights, smol.config)[3]
+        z = logits[-1].astype(np.float64)
+        p = np.exp(z - z.max())
+        assert got[i] == pytest.approx(p[paris] / p.sum() - base, abs=1e-4)
+    assert got.shape == (len(ids),) and got.min() < -0.3  # some token is needed for " Paris"
+
+
+def test_ablation_effects_find_the_mover_and_equal_runs_with_a_head_mask(circuit, smol) -> None:
+    got = an.ablation_effects(circuit, "x a y")
+    assert got[1, 1] > 0.1 and np.count_nonzero(np.abs(got) > 1e-12) == 1  # only the mover matters
+    effects = an.ablation_effects(smol, CLEAN)
+    base = smol.run(CLEAN).next_token_probs()
+    for layer, head in ((0, 3), (23, 4), (29, 8)):
+        mask = np.ones((30, 9))
+        mask[layer, head] = 0.0
+        want = an.total_variation(base, smol.run(CLEAN, mask).next_token_probs())
+        assert effects[layer, head] == pytest.approx(want, abs=1e-4)
