@@ -4,7 +4,7 @@ from collections import Counter
 
 import streamlit as st
 
-from explorer.compute import model_compute
+from explorer.compute import interp, model_compute
 from explorer.model import models
 from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
@@ -32,6 +32,13 @@ if got is not None:
         st.caption(f"The grid shows the first {shown} of the {trace.n_tokens} tokens (rows and columns), so it "
                    "stays quick to draw; *One head* shows them all.")  # fmt: skip
     layer, head = model_ui.head_pickers(L, H, "model")
+    induction = interp.standard_induction(key) if models.choice(key).decoder else None
+    if induction is not None:
+        st.caption(
+            f"A second line, *induction*: the head scores at least {models.INDUCTION_THRESHOLD} on "
+            f"{models.INDUCTION_LENGTH} random tokens repeated (seed {models.INDUCTION_SEED}; see *Induction "
+            "heads*), not on your sentence."
+        )
     fig = model_figures.model_grid(
         trace.attentions,
         trace.tokens,
@@ -41,6 +48,8 @@ if got is not None:
         title=f"Attention of every head ({trace.model})",
         selected=(layer, head),
         width_px=1800 if state.present() else 1000,
+        induction=induction,
+        induction_threshold=models.INDUCTION_THRESHOLD,
     )
     picked = model_figures.picked_head(fig, ui.chart(fig, "model.grid", clickable=True))
     if picked is not None:  # a click on a head's panel (or its label) opens it

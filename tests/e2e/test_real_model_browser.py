@@ -260,7 +260,8 @@ def test_a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> 
 
 
 # charts each page draws: /ablation draws MiniLM's cosines as numbers, SmolLM2's next token as a chart
-PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2)}
+PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2),
+         "logit-lens": (2, 2), "induction": (3, 3)}  # fmt: skip
 
 
 @pytest.mark.parametrize("size", ["1920x1080-present", "1280x800"])
@@ -271,7 +272,9 @@ def test_screenshots_of_every_real_model_page(app, size: str) -> None:  # noqa: 
     app.page.set_viewport_size({"width": width, "height": height})
     extra = {"present": "1"} if "present" in size else {}
     for path, charts in PAGES.items():
-        for key in ("minilm", "smollm2") if path != "next-token" else ("smollm2",):
+        for key in (
+            ("minilm", "smollm2") if path not in ("next-token", "logit-lens", "induction") else ("smollm2",)
+        ):
             app.open(path, min_charts=charts[key == "smollm2"], model=key, sentence=CAPITAL if key == "smollm2" else DEFAULT_SENTENCE,
                      **extra)  # fmt: skip
             assert app.exceptions() == [], (path, key)
