@@ -6,9 +6,10 @@ import streamlit as st
 
 from explorer.compute import interp, model_compute
 from explorer.model import models
-from explorer.ui import model_ui, state
+from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
+from explorer.views.model_figures import token_labels
 
 ui.opening(
     "Every layer and head",
@@ -56,6 +57,11 @@ if got is not None:
         state.set_picked(state.K_LAYER, picked[0])
         state.set_picked(state.K_MODEL_HEAD, picked[1])
         model_ui.switch_to("app_pages/head.py")
+    if st.toggle(
+        f"Layer {layer + 1} as lines: who attends to whom, every head in its own colour", key="model.lines"
+    ):
+        interp_ui.lines_chart(trace.attentions[layer], token_labels(trace.tokens), [f"head {h + 1}" for h in range(H)],
+                              "model.lines_view", f"Layer {layer + 1}: a line from each query to each key")  # fmt: skip
     model_ui.page_link(
         "app_pages/head.py",
         f"Open layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]} "

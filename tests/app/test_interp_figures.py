@@ -9,7 +9,7 @@ import pytest
 
 from explorer.views import figures as fg
 from explorer.views import interp_figures as lf
-from explorer.views import model_figures
+from explorer.views import line_view, model_figures
 
 HOSTILE = {0: "<b>bold</b>", 1: " $x$", 2: "%{y}", 3: " Paris", 4: "a" * 40}
 
@@ -98,3 +98,47 @@ def test_model_grid_adds_induction_as_a_second_line_of_the_heads_that_pass() -> 
     plain = model_figures.model_grid(A, list("abcd"), rules, np.ones((2, 3)), style=fg.Style(), title="g")
     assert list(plain.data[-1].text) == ["broad"] * 6
     assert fig.layout.meta["grid"][4] > plain.layout.meta["grid"][4]  # a taller band for two lines
+
+
+# ------------------------------------------------------------------------------------------ the line view
+
+
+def _drawn_lines(fig: go.Figure) -> dict[tuple[str, int, int], float]:
+    """(head name, query, key) -> the line's width, read back from the segment traces."""
+    out = {}
+    for trace in fig.data:
+        if trace.mode != "lines" or trace.showlegend is not False:
+            continue
+        xs, ys = list(trace.x), list(trace.y)
+        for a in range(0, len(xs), 3):
+            assert (xs[a], xs[a + 1], xs[a + 2]) == (0.0, 1.0, None)
+            out[(trace.name, int(ys[a]), int(ys[a + 1]))] = trace.line.width
+    return out
+
+
+def test_line_view_draws_a_line_per_weight_thicker_as_it_grows() -> None:
+    rng = np.random.default_rng(1)
+    w = rng.dirichlet(np.full(6, 0.4), size=(2, 6))  # (2 heads, 6 queries, 6 keys), rows sum to 1
+    fig = line_view.line_view(w, list("abcdef"), ["head 1", "head 4"], style=fg.Style(), title="t")
+    go.Figure(fig.to_dict())
+    drawn = _drawn_lines(fig)
+    names = ["head 1", "head 4"]
+    want = {(names[h], int(i), int(j)) for h, i, j in np.argwhere(w >= 0.02)}
+    assert set(drawn) == want  # every weight of at least LEVELS[0], and no other
+    pairs = sorted((w[names.index(n), i, j], width) for (n, i, j), width in drawn.items())
+    widths = [width for _, width in pairs]
+    assert widths == sorted(widths) and widths[0] < widths[-1]  # a larger weight, a line at least as thick
+
+
+def test_line_view_keeps_one_tokens_lines_and_clicks_pick_tokens() -> None:
+    w = np.full((1, 4, 4), 0.25)
+    fig = line_view.line_view(w, list("abcd"), ["head 1"], style=fg.Style(), title="t", focus=("key", 2))
+    assert {(i, j) for _, i, j in _drawn_lines(fig)} == {(0, 2), (1, 2), (2, 2), (3, 2)}
+    fig = line_view.line_view(w, list("abcd"), ["head 1"], style=fg.Style(), title="t", focus=("query", 1))
+    assert {(i, j) for _, i, j in _drawn_lines(fig)} == {(1, 0), (1, 1), (1, 2), (1, 3)}
+    _, q_curve, k_curve = fig.layout.meta["lines"]
+    assert line_view.picked_token(fig, {"curve": q_curve, "point": 3}) == ("query", 3)
+    assert line_view.picked_token(fig, {"curve": k_curve, "point": 0}) == ("key", 0)
+    assert line_view.picked_token(fig, {"curve": 0, "point": 0}) is None
+    assert line_view.picked_token(fig, {"curve": k_curve, "point": 9}) is None
+    assert "key 0 a 0.250" in fig.data[q_curve].hovertext[1]  # a query's hover: its weights exactly

@@ -145,3 +145,35 @@ def test_bad_numbers_in_links_are_left_out_with_a_message(value: str) -> None:
     assert got.off == ()
     assert len(got.messages) == 7
     assert any("ind_len= takes 5 to 50" in m for m in got.messages)
+
+
+def _lines(spec: dict) -> set[tuple[str, int, int]]:
+    """(head, query, key) of every line a line view draws (its segment traces)."""
+    out = set()
+    for trace in spec["data"]:
+        if trace.get("mode") == "lines" and trace.get("showlegend") is False:
+            ys = trace["y"]
+            out |= {(trace["name"], int(ys[a]), int(ys[a + 1])) for a in range(0, len(ys), 3)}
+    return out
+
+
+def test_head_page_draws_the_heads_weights_as_lines_one_querys_on_request(kit) -> None:  # noqa: ANN001
+    m = need("minilm")
+    at = page("head", "minilm", None, **{state.K_LAYER: 4, state.K_MODEL_HEAD: 10, "head.view": "lines",
+                                         "head.lines.focus": "q3"})  # fmt: skip
+    w = m.run(str(at.session_state[state.K_SENTENCE])).attentions[4, 10]
+    spec = kit.charts(at)["head.lines"]
+    assert _lines(spec) == {("head 11", 3, int(j)) for j in np.flatnonzero(w[3] >= 0.02)}
+    assert "head.w" not in kit.charts(at)  # the heatmap is one click away
+    at.segmented_control(key="head.view").set_value("heatmap").run()
+    assert_allclose(kit.z(kit.charts(at)["head.w"]), w, rtol=1e-6)
+
+
+def test_model_page_draws_a_whole_layer_as_lines_in_one_colour_per_head(kit) -> None:  # noqa: ANN001
+    m = need("smollm2")
+    at = page("model", "smollm2", CAPITAL, **{state.K_LAYER: 17, "model.lines": True})
+    A = m.run(CAPITAL).attentions[17]
+    spec = kit.charts(at)["model.lines_view"]
+    assert _lines(spec) == {(f"head {h + 1}", int(i), int(j)) for h, i, j in np.argwhere(A >= 0.02)}
+    colours = {t["name"]: t["line"]["color"] for t in spec["data"] if t.get("mode") == "lines"}
+    assert len(set(colours.values())) == 9
