@@ -10,10 +10,14 @@ process's CPU time, which other work on a busy machine does not inflate:
   - induction: analysis.run_induction(model, random_tokens(seed, 50, ...)), the model run on 2 x 50 random
     tokens and every head scored, a new seed each run (nothing cached).
 
+With --coretype NAME, a third set on one BLAS thread with OPENBLAS_CORETYPE=NAME: OpenBLAS picks its
+kernels by the CPU it detects (Haswell's AVX2 ones on this machine's AMD EPYC, which has AVX-512 too);
+SkylakeX asks for its AVX-512 kernels. Only on a CPU that has the instructions: elsewhere it crashes.
+
 Targets: the logit lens of a 32-token sentence <= 300 ms beyond the model's run; induction scores for
 2 x 50 random tokens <= 1.5 s.
 
-Usage: .venv/bin/python benchmarks/bench_analysis.py [--runs 7]
+Usage: .venv/bin/python benchmarks/bench_analysis.py [--runs 7] [--coretype SkylakeX]
 """
 
 from __future__ import annotations
@@ -70,8 +74,10 @@ print(json.dumps(out))
 """
 
 
-def measure(runs: int, one_thread: bool) -> dict:
+def measure(runs: int, one_thread: bool, coretype: str | None = None) -> dict:
     env = dict(os.environ)
+    if coretype:
+        env["OPENBLAS_CORETYPE"] = coretype
     if one_thread:
         env["OPENBLAS_NUM_THREADS"] = "1"
     else:
@@ -110,9 +116,12 @@ def report(rows: list[tuple[str, dict]], runs: int, before: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--coretype", help="also on one BLAS thread with OPENBLAS_CORETYPE set to this")
     args = parser.parse_args()
     before = load()
     rows = [("all", measure(args.runs, False)), ("1", measure(args.runs, True))]
+    if args.coretype:
+        rows.append((f"1, {args.coretype}", measure(args.runs, True, args.coretype)))
     save("bench_analysis.md", report(rows, args.runs, before), {threads: r for threads, r in rows})
     return 0
 
