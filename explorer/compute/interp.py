@@ -2,8 +2,8 @@
 sentence, a token followed through the layers, the repeated random tokens' run.
 
 Each is a pure function of plain values (model key, text, token id, seed, length) in a cache shared by every
-session and bounded in bytes (explorer.compute.cache.shared). The model and its run on the sentence come from
-explorer.compute.model_compute (the engine caches the run). Nothing here draws.
+session and bounded in bytes (explorer.cache.shared). The model comes from explorer.model.models, its run on
+the sentence from explorer.compute.model_compute (the engine caches the run). Nothing here draws.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_core import analysis
-from explorer.compute import cache, model_compute
+from explorer import cache
+from explorer.compute import model_compute
 from explorer.model import models
 
 LENS_K = 5  # top tokens kept per cell: the cell shows the first, its hover all five
@@ -35,7 +36,7 @@ class Lens:
 @cache.shared(max_bytes=LENS_BYTES)
 def lens(key: str, text: str) -> Lens:
     """The top LENS_K next tokens after every layer at every position of ``text`` (a decoder's key)."""
-    m = model_compute.model(key)
+    m = models.model(key)
     reading = analysis.read_lens(m, model_compute.run(key, text), LENS_K)
     ids = np.unique(reading.ids).tolist()
     return Lens(reading, dict(zip(ids, m.token_strings(ids), strict=True)))
@@ -44,7 +45,7 @@ def lens(key: str, text: str) -> Lens:
 @cache.shared(max_bytes=model_compute.SMALL_BYTES)
 def follow(key: str, text: str, token: int) -> NDArray[np.float64]:
     """(L + 1, n) the probability of ``token`` after every layer at every position."""
-    return analysis.lens_token_probs(model_compute.model(key), lens(key, text).reading, [token])[0]
+    return analysis.lens_token_probs(models.model(key), lens(key, text).reading, [token])[0]
 
 
 def candidates(reading: analysis.LensReading, at: int) -> list[int]:
@@ -66,7 +67,7 @@ def wins_from(top: NDArray[np.int64], token: int) -> int | None:
 
 def token_string(key: str, token: int) -> str:
     """The display string of a token id."""
-    return str(model_compute.model(key).token_strings([int(token)])[0])
+    return str(models.model(key).token_strings([int(token)])[0])
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ class Induction:
 @cache.shared(max_bytes=INDUCTION_BYTES)
 def induction(key: str, seed: int, length: int) -> Induction:
     """``length`` distinct random tokens (seeded, past the model's special tokens), repeated twice, run."""
-    m, row = model_compute.model(key), models.choice(key)
+    m, row = models.model(key), models.choice(key)
     ids = analysis.random_tokens(seed, length, row.ordinary_from, int(m.config.vocab_size))
     return Induction(analysis.run_induction(m, ids), tuple(m.token_strings(ids.tolist())))
 

@@ -282,7 +282,7 @@ PAGES: tuple[Page, ...] = (
                 "Read each layer as if it were the last: in which layer does the model find its answer?",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
     page(
         "app_pages/induction.py",
@@ -298,7 +298,7 @@ PAGES: tuple[Page, ...] = (
                 "the second copy becomes easy to predict.",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
 )
 

@@ -119,7 +119,9 @@ def test_the_page_sends_the_formula_of_the_layer_it_shows(page, key, formula_has
     fixed = " ".join(md.value for md in at.markdown).replace("\\", "")  # as shown: Markdown escapes gone
     assert "False" not in fixed and "True" not in fixed
     if page.endswith("scores.py"):
-        assert "**RoPE:** base 100,000, applied inside the layer (as trained)" in fixed  # not a greyed "False"
+        assert (
+            "**RoPE:** base 100,000, applied inside the layer (as trained)" in fixed
+        )  # not a greyed "False"
 
 
 def test_the_toy_pages_send_the_toys_formulas() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 
 import streamlit as st
 
-from explorer.ui.state.core import say
 from explorer.model import models
+from explorer.ui.state.core import say
 from explorer.ui.state.keys import (
     _RANKINGS,
     K_FOLLOW,
