@@ -280,3 +280,42 @@ def test_screenshots_of_every_real_model_page(app, size: str) -> None:  # noqa: 
             assert app.exceptions() == [], (path, key)
             app.screenshot(f"model-{path}-{key}-{size}")
             app.page.screenshot(path=str(OUT / f"model-{path}-{key}-{size}-full.png"), full_page=True)
+
+
+LINE_XY = """([side, t]) => {
+  const gd = document.querySelector('.st-key-head-lines .js-plotly-plot');
+  const fl = gd._fullLayout, box = gd.getBoundingClientRect();
+  return [box.left + fl.xaxis._offset + fl.xaxis.l2p(side === 'query' ? 0 : 1),
+          box.top + fl.yaxis._offset + fl.yaxis.l2p(t)];
+}"""
+LINES_DRAWN = """() => {
+  const gd = document.querySelector('.st-key-head-lines .js-plotly-plot');
+  if (!gd || !gd.data) return null;
+  const out = [];
+  for (const t of gd.data) {
+    if (t.mode !== 'lines' || t.showlegend !== false) continue;
+    for (let a = 0; a < t.y.length; a += 3) out.push([t.y[a], t.y[a + 1]]);
+  }
+  return out;
+}"""
+
+
+def test_a_click_on_a_token_in_the_line_view_keeps_its_lines(app) -> None:  # noqa: ANN001
+    m = need("minilm")
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.open("head", min_charts=4, model="minilm", layer="5", head="11")
+    app.page.get_by_text("lines", exact=True).first.click()
+    app.poll("() => !!document.querySelector('.st-key-head-lines .js-plotly-plot')", what="the line view")
+    app.settle()
+    w = m.run(DEFAULT_SENTENCE).attentions[4, 10]
+    every = {(int(i), int(j)) for i, j in np.argwhere(w >= 0.02)}
+    assert {tuple(p) for p in app.page.evaluate(LINES_DRAWN)} == every
+    app.page.locator(".st-key-head-lines .js-plotly-plot").scroll_into_view_if_needed()
+    x, y = app.page.evaluate(LINE_XY, ["query", 3])
+    app.page.mouse.move(x, y)  # hover first: Plotly reports the click of the point under the pointer
+    app.page.mouse.click(x, y)
+    one = {(3, int(j)) for j in np.flatnonzero(w[3] >= 0.02)}
+    app.poll("want => { const d = (" + LINES_DRAWN + ")(); return d && d.length === want && d.every(p => p[0] === 3); }",
+             len(one), what="only query 3's lines")  # fmt: skip
+    assert {tuple(p) for p in app.page.evaluate(LINES_DRAWN)} == one
+    assert app.exceptions() == []
