@@ -6,7 +6,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui
+from explorer.ui import interp_ui, model_ui
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import formulas
@@ -38,9 +38,14 @@ if got is not None:
     with real:
         title = f"layer {layer + 1}, head {head + 1} (rows sum to 1)"
         title = f"Real model, {title}" if compare else f"Weights of {title}"  # (half the width: shorter)
-        fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
-                         width_px=ui.HALF if compare else fg.FULL_PX)  # fmt: skip
-        ui.chart(fig, "head.w")
+        view = st.segmented_control("Show the weights as", ["heatmap", "lines"], default="heatmap",
+                                    key="head.view", required=True)  # fmt: skip
+        if view == "lines":  # the same weights: a line from each query to each key
+            interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
+        else:
+            fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
+                             width_px=ui.HALF if compare else fg.FULL_PX)  # fmt: skip
+            ui.chart(fig, "head.w")
     if toy is not None:
         with toy:
             model_ui.toy_head(trace.text, head, sty)

@@ -40,13 +40,16 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's t
     os.register_at_fork(after_in_child=_pool.cache_clear)
 
 
-def for_row_blocks(work: Callable[[slice], None], n_rows: int, row_size: int) -> None:
+def for_row_blocks(
+    work: Callable[[slice], None], n_rows: int, row_size: int, block_rows: int | None = None
+) -> None:
     """Call ``work(rows)`` for consecutive slices of 0 .. n_rows-1 that together cover every row once.
 
-    ``row_size`` is the number of entries one row stands for (n_heads * n_k); it sets the block size.
+    ``row_size`` is the number of entries one row stands for (n_heads * n_k); it sets the block size, unless
+    ``block_rows`` gives it (work that holds a matrix product per block wants larger blocks than the cache).
     Exceptions raised by ``work`` propagate to the caller.
     """
-    block = max(1, _BLOCK // max(1, row_size))
+    block = max(1, block_rows or _BLOCK // max(1, row_size))
     blocks = [slice(start, min(start + block, n_rows)) for start in range(0, n_rows, block)]
     workers = n_workers()
     if n_rows * row_size < _PARALLEL_MIN or workers == 1 or len(blocks) == 1:

@@ -1,12 +1,13 @@
 """Server side: each real-model page's full rerun under AppTest, on both models, and the MiniLM ranking.
 
-For every real-model page (/model, /head, /next-token, /ablation, /rollout) and model (MiniLM, SmolLM2; the
-next word is SmolLM2's only), an AppTest of app.py is opened on the page with the model picked and an
-11-token sentence, warmed up (2 runs), then timed:
+For every real-model page (/model, /head, /next-token, /ablation, /rollout, /logit-lens, /induction) and model
+(MiniLM, SmolLM2; the next word, the logit lens and induction are SmolLM2's only), an AppTest of app.py is
+opened on the page with the model picked and an 11-token sentence, warmed up (2 runs), then timed:
 - "rerun": the script reruns with nothing changed (a click elsewhere: the engine's run, the labels, the
   rollout and the comparison all come from their caches);
 - "changed": a new sentence of 11 words before each run (never seen before), so the engine runs the model
-  again and every label, rollout and figure is new (what typing a sentence costs).
+  again and every label, rollout and figure is new (what typing a sentence costs); on /induction, which
+  does not read the sentence, a new seed (50 new random tokens, repeated, run).
 Figures are medians over --runs runs in ms, the whole app.py frame included; "cpu" is the script thread's
 CPU time (other processes on a busy machine inflate the wall time, not the CPU time).
 "layer": the explorer's own pages (/projections, /scores, /heads, /token, /encoder) with a real layer open
@@ -30,7 +31,8 @@ import time
 
 from _common import ROOT, cache_scripts, load, machine, median_ms, quiet, save, track_script_cpu
 
-PAGES = ["model", "head", "next-token", "ablation", "rollout"]
+PAGES = ["model", "head", "next-token", "ablation", "rollout", "logit-lens", "induction"]
+DECODER_PAGES = ("next-token", "logit-lens", "induction")  # they show SmolLM2 whatever is picked
 MODELS = ["minilm", "smollm2"]
 WORDS = (
     "river", "stone", "lamp", "garden", "teacher", "window", "music", "bread", "winter", "paper", "horse",
@@ -61,8 +63,12 @@ def app_on(page: str, model: str, sentence: str):  # noqa: ANN201 - AppTest
 def measure(page: str, model: str, mode: str, runs: int) -> tuple[float, float]:
     at = app_on(page, model, new_sentence())
 
+    seeds = itertools.count(1000)
+
     def step() -> None:
-        if mode == "changed":
+        if mode == "changed" and page == "induction":
+            at.session_state["rm.ind_seed"] = next(seeds)
+        elif mode == "changed":
             at.session_state["sentence"] = new_sentence()
         at.run()
 
@@ -117,7 +123,7 @@ def main() -> None:
     rows = ["| page | model | rerun wall / cpu ms | changed wall / cpu ms |", "|---|---|---:|---:|"]
     for page in pages:
         for model in models:
-            if page == "next-token" and model != "smollm2":
+            if page in DECODER_PAGES and model != "smollm2":
                 continue
             r = measure(page, model, "rerun", args.runs)
             c = measure(page, model, "changed", args.runs)

@@ -3,6 +3,8 @@
 Pure numpy; nothing here loads a model (functions that rerun one take the model or its run as an argument).
 
 - ``heads``: head labels by stated rules, attention rollout, next-token comparisons, head ablation rankings.
+- ``lens``: the logit lens, what a decoder would predict after each layer.
+- ``induction``: induction and previous-token scores of every head on random tokens repeated twice.
 - ``patching``: what caused a prediction: activation patching (residual stream, heads) and occlusion.
 """
 
@@ -33,27 +35,52 @@ from .heads import (
     total_variation,
     word_ids,
 )
+from .induction import (
+    MAX_INDUCTION_TOKENS,
+    InductionRun,
+    induction_scores,
+    induction_stripe,
+    next_token_losses,
+    previous_token_scores,
+    random_tokens,
+    run_induction,
+)
+from .lens import BLOCK_BYTES, MAX_LENS_K, LensReading, lens_token_probs, logit_lens, read_lens
 
 __all__ = [
+    "BLOCK_BYTES",
     "BROAD_THRESHOLD",
     "HEAD_RULES",
+    "MAX_INDUCTION_TOKENS",
+    "MAX_LENS_K",
     "HeadLabels",
     "HeadRule",
+    "InductionRun",
+    "LensReading",
     "NextTokenShift",
     "RankingStep",
     "attention_rollout",
     "compare_next_tokens",
     "cosine",
     "hidden_state_shift",
+    "induction_scores",
+    "induction_stripe",
     "kv_groups",
     "kv_head_of",
     "label_heads",
     "layer_off",
+    "lens_token_probs",
+    "logit_lens",
+    "next_token_losses",
     "next_token_probs",
     "only_head",
+    "previous_token_scores",
+    "random_tokens",
     "rank_heads",
     "ranked",
+    "read_lens",
     "rule_targets",
+    "run_induction",
     "sentence_embedding",
     "top_next_tokens",
     "total_variation",

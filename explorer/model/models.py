@@ -26,6 +26,10 @@ class ModelChoice:
     scheme: str = "wordpiece"  # how tokens make words (attention_core.analysis.word_ids)
     decoder: bool = False  # predicts the next token (causal mask)
     shape: tuple[int, int] = (1, 1)  # (layers, heads): bounds a link's layer=, head=, off= without loading
+    vocab: int = 0  # vocabulary size (a decoder's): bounds a link's follow= without loading
+    ordinary_from: int = (
+        0  # the first token id that is not a special token (<|endoftext|>, <|im_start|>, ...)
+    )
 
 
 MODELS: dict[str, ModelChoice] = {
@@ -48,10 +52,23 @@ MODELS: dict[str, ModelChoice] = {
             scheme="bytelevel",
             decoder=True,
             shape=(30, 9),
+            vocab=49152,
+            ordinary_from=17,
         ),
     )
 }
 DEFAULT_REAL = "minilm"  # what the real-model pages show while the toy model is picked
+DEFAULT_DECODER = "smollm2"  # what the next-word pages show while an encoder (or the toy) is picked
+
+# Induction heads (/induction, and their label on /model): random tokens repeated twice. The standard run is
+# the page's default, seed 0 and 50 tokens; a head scoring at least INDUCTION_THRESHOLD on it is labelled
+# "induction" (SmolLM2: 8 heads, the next scores 0.26; a head spreading its weight evenly scores 0.014).
+INDUCTION_SEED = 0
+INDUCTION_LENGTH = 50
+INDUCTION_THRESHOLD = 0.3
+INDUCTION_LENGTHS = (5, 50)  # the page's length control: 2 x 50 tokens run in about a second
+INDUCTION_SEEDS = (0, 9999)
+LENS_POSITIONS = 64  # the engine's token limit (attention_core.pretrained.MAX_TOKENS): bounds follow_at=
 
 
 def choice(key: str) -> ModelChoice:
@@ -113,25 +130,6 @@ def format_heads(off: Iterable[tuple[int, int]]) -> str:
     return ",".join(f"{l + 1}.{h + 1}" for l, h in sorted(set(off)))
 
 
-def parse_heads(text: str, shape: tuple[int, int]) -> tuple[tuple[tuple[int, int], ...], list[str]]:
-    """The heads of a link's "3.6,5.1" (1-based) as 0-based pairs, and what could not be read (kept out).
-
-    At most L * H pairs are read: a link cannot make this loop long.
-    """
-    pairs: set[tuple[int, int]] = set()
-    bad: list[str] = []
-    for part in text.split(",")[: shape[0] * shape[1]]:
-        part = part.strip()
-        if not part:
-            continue
-        layer, _, head = part.partition(".")
-        if layer.isdigit() and head.isdigit() and 1 <= int(layer) <= shape[0] and 1 <= int(head) <= shape[1]:
-            pairs.add((int(layer) - 1, int(head) - 1))
-        else:
-            bad.append(part[:20])
-    return tuple(sorted(pairs)), bad
-
-
 def layer_off_pairs(
     shape: tuple[int, int], off: Iterable[tuple[int, int]], layer: int
 ) -> tuple[tuple[int, int], ...]:
@@ -150,7 +148,9 @@ def only_head_pairs(
 
 # ------------------------------------------------------------------------------------------ links
 
-LINK_PARAMS = ("model", "layer", "head", "off")  # beside sentence=; layer and head 1-based
+# Beside sentence=: model, layer and head (1-based), switched-off heads; the logit lens's followed token
+# (its id) and position (1-based); the induction run's seed and length.
+LINK_PARAMS = ("model", "layer", "head", "off", "follow", "follow_at", "ind_seed", "ind_len")
 
 
 @dataclass
@@ -161,12 +161,47 @@ class LinkRead:
     layer: int | None = None
     head: int | None = None
     off: tuple[tuple[int, int], ...] | None = None
+    follow: int | None = None  # a token id
+    follow_at: int | None = None  # 0-based position
+    ind_seed: int | None = None
+    ind_len: int | None = None
     messages: list[str] = field(default_factory=list)
 
 
+def link_int(raw: object, lo: int, hi: int) -> int | None:
+    """A link's whole number in lo..hi: ASCII digits only ("¹", "١٠" and "+3" are refused), at most 6 of
+    them; None for anything else."""
+    text = str(raw or "").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        return None
+    value = int(text)
+    return value if lo <= value <= hi else None
+
+
+def parse_heads(text: str, shape: tuple[int, int]) -> tuple[tuple[tuple[int, int], ...], list[str]]:
+    """The heads of a link's "3.6,5.1" (1-based) as 0-based pairs, and what could not be read (kept out).
+
+    At most L * H pairs are read: a link cannot make this loop long.
+    """
+    pairs: set[tuple[int, int]] = set()
+    bad: list[str] = []
+    for part in text.split(",")[: shape[0] * shape[1]]:
+        part = part.strip()
+        if not part:
+            continue
+        layer, _, head = part.partition(".")
+        pair = (link_int(layer, 1, shape[0]), link_int(head, 1, shape[1]))
+        if pair[0] is not None and pair[1] is not None:
+            pairs.add((pair[0] - 1, pair[1] - 1))
+        else:
+            bad.append(part[:20])
+    return tuple(sorted(pairs)), bad
+
+
 def read_link(params: Mapping[str, str]) -> LinkRead:
-    """model=toy|minilm|smollm2, layer=3, head=6, off=3.6,5.1 (1-based): each part read on its own; a bad one
-    gives a message and is left out."""
+    """model=toy|minilm|smollm2, layer=3, head=6, off=3.6,5.1 (1-based), follow=7042 (a token id),
+    follow_at=5 (1-based), ind_seed=0, ind_len=50: each part read on its own; a bad one gives a message and
+    is left out."""
     out = LinkRead()
     model = str(params.get("model", "") or "").strip().lower()
     if model:
@@ -175,14 +210,24 @@ def read_link(params: Mapping[str, str]) -> LinkRead:
         else:
             out.messages.append(f"model= takes {', '.join(MODELS)}; the link's value was left out.")
     row = MODELS[out.model or "toy"]
-    for name, count in (("layer", row.shape[0]), ("head", row.shape[1])):
-        raw = str(params.get(name, "") or "").strip()
+    decoder = MODELS[DEFAULT_DECODER]  # the next-word pages show it whatever the model picked
+    bounds = {
+        "layer": (1, row.shape[0], row.engine is not None, f"1 to {row.shape[0]} for {row.title}"),
+        "head": (1, row.shape[1], row.engine is not None, f"1 to {row.shape[1]} for {row.title}"),
+        "follow": (0, decoder.vocab - 1, True, f"a token id, 0 to {decoder.vocab - 1}"),
+        "follow_at": (1, LENS_POSITIONS, True, f"a position, 1 to {LENS_POSITIONS}"),
+        "ind_seed": (*INDUCTION_SEEDS, True, f"{INDUCTION_SEEDS[0]} to {INDUCTION_SEEDS[1]}"),
+        "ind_len": (*INDUCTION_LENGTHS, True, f"{INDUCTION_LENGTHS[0]} to {INDUCTION_LENGTHS[1]}"),
+    }
+    for name, (lo, hi, applies, rule) in bounds.items():
+        raw = str(params.get(name, "") or "")[:20].strip()
         if not raw:
             continue
-        if raw.isdigit() and 1 <= int(raw) <= count and row.engine:
-            setattr(out, name, int(raw) - 1)
+        value = link_int(raw, lo, hi) if applies else None
+        if value is None:
+            out.messages.append(f"{name}= takes {rule}; the link's value was left out.")
         else:
-            out.messages.append(f"{name}= takes 1 to {count} for {row.title}; the link's value was left out.")
+            setattr(out, name, value - 1 if name in ("layer", "head", "follow_at") else value)
     raw = str(params.get("off", "") or "")[:2000]
     if raw.strip():
         out.off, bad = parse_heads(raw, row.shape)
@@ -191,14 +236,33 @@ def read_link(params: Mapping[str, str]) -> LinkRead:
     return out
 
 
-def link_params(model: str, layer: int, head: int, off: Iterable[tuple[int, int]]) -> dict[str, str]:
-    """The link parameters of the real-model state (empty for the toy model; defaults left out)."""
-    if model not in MODELS or not MODELS[model].engine:
-        return {}
-    out = {"model": model}
-    if layer or head:
-        out.update(layer=str(layer + 1), head=str(head + 1))
-    heads = format_heads(off)
-    if heads:
-        out["off"] = heads
+def link_params(
+    model: str,
+    layer: int,
+    head: int,
+    off: Iterable[tuple[int, int]],
+    *,
+    follow: int | None = None,
+    follow_at: int | None = None,
+    ind_seed: int = INDUCTION_SEED,
+    ind_len: int = INDUCTION_LENGTH,
+) -> dict[str, str]:
+    """The link parameters of the real-model state (defaults left out; model, layer, head and off only for a
+    real model). follow_at is 0-based here, 1-based in the link."""
+    out: dict[str, str] = {}
+    if model in MODELS and MODELS[model].engine:
+        out["model"] = model
+        if layer or head:
+            out.update(layer=str(layer + 1), head=str(head + 1))
+        heads = format_heads(off)
+        if heads:
+            out["off"] = heads
+    if follow is not None:
+        out["follow"] = str(follow)
+    if follow_at is not None:
+        out["follow_at"] = str(follow_at + 1)
+    if ind_seed != INDUCTION_SEED:
+        out["ind_seed"] = str(ind_seed)
+    if ind_len != INDUCTION_LENGTH:
+        out["ind_len"] = str(ind_len)
     return out

@@ -6,5 +6,6 @@ widgets.py   page helpers (a setting's widget, the opening, charts in a row, pic
 editors.py, grid_guard.py   the data editors and the script that keeps every typed edit
 chart/       the one chart element; present.py, clicker.py  presenting and the clicker's keys
 model_ui.py, preset_ui.py, export_ui.py, share_panel.py   the real-model, lesson and sharing controls
+interp_ui.py the logit lens's and the induction run's controls, the line view with its token picker
 boot.py      once-per-process start-up work
 """

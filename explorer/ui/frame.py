@@ -47,12 +47,14 @@ def sync_url(note: Any) -> None:
     """After every run, the address bar holds the whole state, as the Share link does (F5 in class and a
     copied address lose nothing): every setting, the edited matrices, presentation mode and its step. Query
     parameters Streamlit clears on a change of page are written again here; beside them the real model's
-    (model=, layer=, head=, off=). The link is made once, from the state the run ended with; past the
+    (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=, ind_len=). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
     want, chars = _address()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
-    picked = models.link_params(state.model_key(), *state.picked_head(), state.off_heads())
+    picked = models.link_params(
+        state.model_key(), *state.picked_head(), state.off_heads(), **state.real_model_link()
+    )
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
     want.update(patching.link_params(*state.patch_link_state()))  # /patching: corrupt sentence, answers
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())

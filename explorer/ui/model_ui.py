@@ -51,13 +51,17 @@ def _model_changed() -> None:
     state.set_off_heads(())  # switched-off heads belong to the model they were switched off in
 
 
-def begin(*, decoder_only: bool = False) -> tuple[str, Any] | None:
-    """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run."""
+def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str | None:
+    """The key of the real model a page shows, said in a caption; None (with a message drawn) when it is not
+    installed. decoder_only: a decoder whatever is picked; why_not: what the page says when the picked model
+    is an encoder (static Markdown, ours)."""
     picked = state.model_key()
     key = models.real_key(picked)
     row = models.choice(key)
     if decoder_only and not row.decoder:
-        key, row = "smollm2", models.choice("smollm2")
+        if why_not and picked == key:
+            st.info(why_not, icon=":material/info:")
+        key, row = models.DEFAULT_DECODER, models.choice(models.DEFAULT_DECODER)
     missing = models.missing(key)
     if missing:
         st.info(f"{row.title}: {literal(missing)}", icon=":material/download:")
@@ -68,6 +72,14 @@ def begin(*, decoder_only: bool = False) -> tuple[str, Any] | None:
     else:
         note = f"**{row.title}**"
     st.caption(f"{note} · {row.about}")
+    return key
+
+
+def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[str, Any] | None:
+    """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run."""
+    key = say_model(decoder_only=decoder_only, why_not=why_not)
+    if key is None:
+        return None
     text = state.sentence().strip()
     if not text:
         st.info(

@@ -270,6 +270,37 @@ PAGES: tuple[Page, ...] = (
         section=REAL_MODEL,
     ),
     page(
+        "app_pages/logit-lens.py",
+        "logit-lens",
+        "What each layer predicts",
+        ":material/visibility:",
+        "the logit lens: each layer's guess for the next token",
+        (
+            Step(
+                "logit-lens",
+                "What each layer predicts",
+                "Read each layer as if it were the last: in which layer does the model find its answer?",
+            ),
+        ),
+        section=REAL_MODEL,
+    ),
+    page(
+        "app_pages/induction.py",
+        "induction",
+        "Induction heads",
+        ":material/repeat:",
+        "heads that copy what came next last time",
+        (
+            Step(
+                "induction",
+                "Induction heads",
+                "Random tokens, then the same again: a few heads look back to what followed last time, and "
+                "the second copy becomes easy to predict.",
+            ),
+        ),
+        section=REAL_MODEL,
+    ),
+    page(
         "app_pages/patching.py",
         "patching",
         "What caused the answer?",
@@ -283,7 +314,7 @@ PAGES: tuple[Page, ...] = (
                 "where the model keeps it.",
             ),
         ),
-        section="Real model",
+        section=REAL_MODEL,
     ),
 )
 

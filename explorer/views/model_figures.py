@@ -56,15 +56,16 @@ def grid_tokens(n_layers: int, n_heads: int, n: int) -> int:
     return min(n, max(2, math.isqrt(GRID_CELLS // (n_layers * n_heads))))
 
 
-def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int) -> dict[str, Any]:
+def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int, lines: int = 1) -> dict[str, Any]:
     """Sizes of the grid: px of a panel's row, the label band above each layer's panels in rows of that
-    height, the margins, the font; and the empty columns between heads (about 5 px)."""
+    height (for labels of ``lines`` lines), the margins, the font; and the empty columns between heads
+    (about 5 px)."""
     left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
     panel_w = max(40.0, (width_px - left - right) / H * 0.92)
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
     font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
     row = panel_h / n  # px of one query row
-    band = max(1, math.ceil(font * 1.7 / row))  # rows of the label band
+    band = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows of the label band
     gap = max(1, math.ceil(5 / (panel_w / n)))
     plot_h = L * (band + n) * row
     return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap,
@@ -82,6 +83,8 @@ def model_grid(
     selected: tuple[int, int] | None = None,
     off: NDArray[np.bool_] | None = None,
     width_px: int = 1000,
+    induction: NDArray[np.float64] | None = None,
+    induction_threshold: float = 1.0,
 ) -> Any:
     """Every layer x head of a model as one mosaic with each head's label above its panel.
 
@@ -89,14 +92,19 @@ def model_grid(
     rows, its heads side by side n key columns wide, ``gap`` empty columns apart; ``panels`` reads it back.
     attentions (L, H, n, n) rows are queries; rules (L, H) rule names (analysis.HeadLabels.rules) and scores
     (L, H) the label's score; selected (layer, head) 0-based gets a frame; off (L, H) True marks switched-off
-    heads (greyed, labelled "off"). Beyond ``grid_tokens`` tokens only the first rows and columns are drawn
-    (the page says so). layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``).
+    heads (greyed, labelled "off"); induction (L, H) each head's induction score, measured on another run: a
+    head scoring at least induction_threshold gets a second line, "induction", under its label. Beyond
+    ``grid_tokens`` tokens only the first rows and columns are drawn (the page says so).
+    layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``).
     """
     A = np.asarray(attentions)
     m = grid_tokens(A.shape[0], A.shape[1], A.shape[2])
     A, tokens = A[:, :, :m, :m], list(tokens)[:m]
     L, H, n, _ = A.shape
-    g = _grid_geometry(L, H, n, style, width_px)
+    marked = (
+        np.zeros((L, H), dtype=bool) if induction is None else np.asarray(induction) >= induction_threshold
+    )
+    g = _grid_geometry(L, H, n, style, width_px, 2 if marked.any() else 1)
     gap, band, plot_h = g["gap"], g["band"], g["plot_h"]
     per, cols = band + n, H * n + (H - 1) * gap
     z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
@@ -123,9 +131,11 @@ def model_grid(
     ]
     hover = [
         f"layer {l + 1}, head {h + 1}: {words[l * H + h]} (score {scores[l, h]:.2f})"
+        + ("" if induction is None else f"; induction {induction[l, h]:.2f} on random tokens repeated")
         for l in range(L)
         for h in range(H)
     ]
+    words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
     at = (band - 1) // 2  # the label's row in its band: the middle one (between the two middle ones if even)
     data: list[dict[str, Any]] = [
         {
@@ -137,7 +147,7 @@ def model_grid(
             "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
             "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
             "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "middle center" if band % 2 else "bottom center",
+            "textposition": "middle center" if band % 2 or marked.any() else "bottom center",
         },
     ]  # fmt: skip
     shapes = [

@@ -119,12 +119,13 @@ def charts(at: AppTest) -> dict[str, dict[str, Any]]:
 
 def labels_of(sentence: str, page: str = "") -> list[str]:
     """The token labels a page draws: the toy's tokens, or on a real-model page (the toy picked: MiniLM) the
-    model tokenizer's tokens (SmolLM2's on /next-token, which needs a decoder)."""
+    model tokenizer's tokens (SmolLM2's on /next-token and /logit-lens, which need a decoder)."""
     if page in REAL_PAGES:
         from attention_core import pretrained
         from explorer.views.model_figures import token_labels
 
-        name = "SmolLM2-135M" if page == "app_pages/next-token.py" else "all-MiniLM-L6-v2"
+        decoder = page in ("app_pages/next-token.py", "app_pages/logit-lens.py")
+        name = "SmolLM2-135M" if decoder else "all-MiniLM-L6-v2"
         return token_labels(pretrained.load(name).run(sentence).tokens)
     toks = ac.tokenize(sentence)[: settings_table.MAX_TOKENS]
     return ac.token_labels([pipeline.short(t) for t in toks])
@@ -150,6 +151,8 @@ def check_literal_page(at: AppTest, sentence: str, page: str = "") -> None:
             if spec["layout"].get(axis, {}).get("type") == "log":
                 continue  # numbers (1, 2, 4, ...) where a token may be "4" too
             ticks = [html.unescape(t) for t in spec["layout"].get(axis, {}).get("ticktext", []) or []]
+            if all(t.isascii() and t.isdigit() for t in ticks):
+                continue  # numbers (layers, heads, positions) where a token may be "4" too
             if ticks and set(ticks) & labels:
                 assert set(ticks) <= labels, f"{key} {axis}: {set(ticks) - labels}"
         for trace in spec["data"]:

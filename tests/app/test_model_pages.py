@@ -71,7 +71,15 @@ def test_model_grid_draws_every_head_and_its_label(key: str, kit) -> None:  # no
     row = models.choice(key)
     labels = analysis.label_heads(trace.attentions, trace.tokens, causal=row.decoder, scheme=row.scheme)
     drawn = spec["data"][-1]["text"]
-    assert drawn == [model_figures.SHORT_LABELS[r] for r in labels.rules.ravel()]
+    words = [model_figures.SHORT_LABELS[r] for r in labels.rules.ravel()]
+    if row.decoder:  # a second line for the heads that pass the induction rule on the standard run
+        ids = analysis.random_tokens(
+            models.INDUCTION_SEED, models.INDUCTION_LENGTH, row.ordinary_from, row.vocab
+        )
+        passed = analysis.induction_scores(m, ids)[0].ravel() >= models.INDUCTION_THRESHOLD
+        assert 0 < passed.sum() < L * H
+        words = [w + "<br>induction" if p else w for w, p in zip(words, passed, strict=True)]
+    assert drawn == words
     assert f"{L} layers × {H} heads on {n} tokens" in at.markdown[1].value
 
 

@@ -260,7 +260,8 @@ def test_a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> 
 
 
 # charts each page draws: /ablation draws MiniLM's cosines as numbers, SmolLM2's next token as a chart
-PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2)}
+PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2),
+         "logit-lens": (2, 2), "induction": (3, 3)}  # fmt: skip
 
 
 @pytest.mark.parametrize("size", ["1920x1080-present", "1280x800"])
@@ -271,9 +272,50 @@ def test_screenshots_of_every_real_model_page(app, size: str) -> None:  # noqa: 
     app.page.set_viewport_size({"width": width, "height": height})
     extra = {"present": "1"} if "present" in size else {}
     for path, charts in PAGES.items():
-        for key in ("minilm", "smollm2") if path != "next-token" else ("smollm2",):
+        for key in (
+            ("minilm", "smollm2") if path not in ("next-token", "logit-lens", "induction") else ("smollm2",)
+        ):
             app.open(path, min_charts=charts[key == "smollm2"], model=key, sentence=CAPITAL if key == "smollm2" else DEFAULT_SENTENCE,
                      **extra)  # fmt: skip
             assert app.exceptions() == [], (path, key)
             app.screenshot(f"model-{path}-{key}-{size}")
             app.page.screenshot(path=str(OUT / f"model-{path}-{key}-{size}-full.png"), full_page=True)
+
+
+LINE_XY = """([side, t]) => {
+  const gd = document.querySelector('.st-key-head-lines .js-plotly-plot');
+  const fl = gd._fullLayout, box = gd.getBoundingClientRect();
+  return [box.left + fl.xaxis._offset + fl.xaxis.l2p(side === 'query' ? 0 : 1),
+          box.top + fl.yaxis._offset + fl.yaxis.l2p(t)];
+}"""
+LINES_DRAWN = """() => {
+  const gd = document.querySelector('.st-key-head-lines .js-plotly-plot');
+  if (!gd || !gd.data) return null;
+  const out = [];
+  for (const t of gd.data) {
+    if (t.mode !== 'lines' || t.showlegend !== false) continue;
+    for (let a = 0; a < t.y.length; a += 3) out.push([t.y[a], t.y[a + 1]]);
+  }
+  return out;
+}"""
+
+
+def test_a_click_on_a_token_in_the_line_view_keeps_its_lines(app) -> None:  # noqa: ANN001
+    m = need("minilm")
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.open("head", min_charts=4, model="minilm", layer="5", head="11")
+    app.page.get_by_text("lines", exact=True).first.click()
+    app.poll("() => !!document.querySelector('.st-key-head-lines .js-plotly-plot')", what="the line view")
+    app.settle()
+    w = m.run(DEFAULT_SENTENCE).attentions[4, 10]
+    every = {(int(i), int(j)) for i, j in np.argwhere(w >= 0.02)}
+    assert {tuple(p) for p in app.page.evaluate(LINES_DRAWN)} == every
+    app.page.locator(".st-key-head-lines .js-plotly-plot").scroll_into_view_if_needed()
+    x, y = app.page.evaluate(LINE_XY, ["query", 3])
+    app.page.mouse.move(x, y)  # hover first: Plotly reports the click of the point under the pointer
+    app.page.mouse.click(x, y)
+    one = {(3, int(j)) for j in np.flatnonzero(w[3] >= 0.02)}
+    app.poll("want => { const d = (" + LINES_DRAWN + ")(); return d && d.length === want && d.every(p => p[0] === 3); }",
+             len(one), what="only query 3's lines")  # fmt: skip
+    assert {tuple(p) for p in app.page.evaluate(LINES_DRAWN)} == one
+    assert app.exceptions() == []

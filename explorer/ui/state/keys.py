@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer.model import models
 from explorer.model import settings_table as table
 
 # Widget keys of the scalar settings (explorer.model.settings_table); each maps to an Example field.
@@ -74,6 +75,10 @@ K_MODEL_HEAD = "rm.head"  # 0-based head on /head; link head= (1-based)
 K_OFF = "rm.off"  # the switched-off heads of the picked model, ((layer, head), ...) 0-based; link off=
 K_TEMPERATURE = "rm.temperature"  # /next-token
 K_OTHER = "rm.other"  # /ablation: the second sentence (MiniLM's cosine)
+K_FOLLOW = "rm.follow"  # /logit-lens: the followed token's id, -1: the model's own answer; link follow=
+K_FOLLOW_AT = "rm.follow_at"  # /logit-lens: the position followed, 0-based, -1: the last; link follow_at=
+K_IND_SEED = "rm.ind_seed"  # /induction: the random tokens' seed; link ind_seed=
+K_IND_LEN = "rm.ind_len"  # /induction: how many random tokens are repeated; link ind_len=
 _RANKINGS = "rm.rankings"  # (model, text) -> the finished "which heads matter" RankingStep
 K_PATCH_CORRUPT = (
     "rm.patch.corrupt"  # /patching: the corrupt sentence (the clean one is the sentence); corrupt=
@@ -90,5 +95,9 @@ MODEL_DEFAULTS: dict[str, Any] = {
     K_OFF: (),
     K_TEMPERATURE: 1.0,
     K_OTHER: "A cat was sitting on the rug.",
+    K_FOLLOW: -1,
+    K_FOLLOW_AT: -1,
+    K_IND_SEED: models.INDUCTION_SEED,
+    K_IND_LEN: models.INDUCTION_LENGTH,
     K_PATCH_CORRUPT: "",
 }

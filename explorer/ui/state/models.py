@@ -1,4 +1,5 @@
-"""The real-model pages' choices: the model, layer, head, switched-off heads, rankings."""
+"""The real-model pages' choices: the model, layer, head, switched-off heads, rankings, the logit lens's
+followed token and the induction run."""
 
 from __future__ import annotations
 
@@ -6,8 +7,20 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.model import models
 from explorer.ui.state.core import say
-from explorer.ui.state.keys import _RANKINGS, K_LAYER, K_MODEL, K_MODEL_HEAD, K_OFF, SETTING_KEYS
+from explorer.ui.state.keys import (
+    _RANKINGS,
+    K_FOLLOW,
+    K_FOLLOW_AT,
+    K_IND_LEN,
+    K_IND_SEED,
+    K_LAYER,
+    K_MODEL,
+    K_MODEL_HEAD,
+    K_OFF,
+    SETTING_KEYS,
+)
 
 
 def model_key() -> str:
@@ -45,8 +58,31 @@ def apply_model_link(link: Any) -> None:
             ss[key] = value
     if link.off is not None:
         set_off_heads(link.off)
+    for key, value in ((K_FOLLOW, link.follow), (K_FOLLOW_AT, link.follow_at), (K_IND_SEED, link.ind_seed),
+                       (K_IND_LEN, link.ind_len)):  # fmt: skip
+        if value is not None:
+            ss[key] = value
     for text in link.messages:
         say("warning", text)
+
+
+def lens_follow() -> tuple[int | None, int | None]:
+    """/logit-lens: (the followed token's id, the position, 0-based); None where the page picks its default."""
+    token, at = int(st.session_state.get(K_FOLLOW, -1)), int(st.session_state.get(K_FOLLOW_AT, -1))
+    return (None if token < 0 else token), (None if at < 0 else at)
+
+
+def induction_run() -> tuple[int, int]:
+    """/induction: (seed, length) of the random tokens."""
+    ss = st.session_state
+    return int(ss.get(K_IND_SEED, models.INDUCTION_SEED)), int(ss.get(K_IND_LEN, models.INDUCTION_LENGTH))
+
+
+def real_model_link() -> dict[str, Any]:
+    """The real-model pages' state as explorer.model.models.link_params takes it (beside model, layer, head,
+    off): the followed token and position, the induction run."""
+    (follow, at), (seed, length) = lens_follow(), induction_run()
+    return {"follow": follow, "follow_at": at, "ind_seed": seed, "ind_len": length}
 
 
 def off_heads() -> tuple[tuple[int, int], ...]:

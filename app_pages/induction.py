@@ -1,0 +1,70 @@
+"""/induction: random tokens repeated; every head's induction score, the best head's stripe, the loss."""
+
+import numpy as np
+import streamlit as st
+
+from explorer.compute import interp
+from explorer.model import models
+from explorer.ui import interp_ui, model_ui
+from explorer.ui import widgets as ui
+from explorer.views import figures as fg
+from explorer.views import interp_figures as lf
+from explorer.views.model_figures import show_token, token_labels
+from explorer.views.text import literal
+
+ui.opening(
+    "Induction heads",
+    "Random tokens carry no meaning, so the first time through the model can only guess. Repeat them, and "
+    "a few heads look back to the token that came *after* the current one last time and copy it: induction "
+    "heads. A head's score is the weight it puts there, averaged over the second copy. They need a "
+    "previous-token head in an earlier layer to mark what came before each token.",
+    r"\text{score} = \frac{1}{n}\sum_{i=n}^{2n-1} A_{i,\; i-n+1}",
+)
+key = model_ui.say_model(
+    decoder_only=True,
+    why_not="MiniLM is an encoder: every token sees every other, the later ones too, so copying what came "
+    "next is not a prediction there. Induction heads are a decoder's: here is SmolLM2.",
+)
+if key is not None:
+    sty, (c1, c2, c3) = ui.style(), st.columns(3)
+    seed, n = interp_ui.induction_controls(c1, c2)
+    ind = interp.induction(key, seed, n)
+    run = ind.run
+    L, H = run.induction.shape
+    order = np.argsort(-run.induction.ravel(), kind="stable")[:10]
+    head = c3.selectbox(
+        "Head to draw", order.tolist(), key="induction.head",
+        format_func=lambda i: f"layer {i // H + 1}, head {i % H + 1}: {run.induction.ravel()[i]:.2f}",
+    )  # fmt: skip
+    layer, h = divmod(int(head if head is not None else order[0]), H)
+    if not sty.present:
+        shown = ", ".join(f"“{literal(show_token(t))}”" for t in ind.tokens[:12])
+        st.caption(f"The {n} tokens: {shown}{', …' if n > 12 else ''}, then the same {n} again.")
+    rows, cols = [str(layer + 1) for layer in range(L)], [str(h + 1) for h in range(H)]
+    # presenting: positions for labels (100 tokens cannot be read from afar; the hover names them)
+    labels = [str(i) for i in range(2 * n)] if sty.present else token_labels([*ind.tokens, *ind.tokens])
+    weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
+    title = f"Layer {layer + 1}, head {h + 1} (score {run.induction[layer, h]:.2f}); the stripe between the dashes"
+    tall = 440 if sty.present else None  # presenting: both charts and the controls on one screen
+    fig = fg.heatmap(weights, labels, labels, weights=True, masked=~np.tril(np.ones((2 * n, 2 * n), dtype=bool)),
+                     style=sty, title=title, width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall)  # fmt: skip
+    scores = fg.heatmap(run.induction, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
+                        width_px=ui.HALF, title="Induction score (on the stripe)", height_px=tall)  # fmt: skip
+    if sty.present:  # one screen: the scores beside the best head
+        ui.charts_in_row([(scores, "induction.scores"), (lf.with_stripe(fig, n, sty), "induction.pattern")])
+    else:
+        previous = fg.heatmap(run.previous, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
+                              width_px=ui.HALF, title="Previous-token score (on the diagonal below)")  # fmt: skip
+        ui.charts_in_row([(scores, "induction.scores"), (previous, "induction.previous")])
+        ui.chart(lf.with_stripe(fig, n, sty), "induction.pattern")
+    first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()
+    loss_title = f"Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second"
+    ui.chart(lf.loss_lines(run.losses, n, style=sty, title=loss_title), "induction.loss")
+    passed = np.argwhere(interp.standard_induction(key) >= models.INDUCTION_THRESHOLD)
+    st.markdown(
+        f"On *Every layer and head*, a head is labelled **induction** when it scores at least "
+        f"{models.INDUCTION_THRESHOLD} on the standard run ({models.INDUCTION_LENGTH} tokens, seed "
+        f"{models.INDUCTION_SEED}): {len(passed)} heads, "
+        + ", ".join(f"{layer + 1}.{h + 1}" for layer, h in passed)
+        + f" (layer.head). A head that spreads its weight evenly scores {interp.uniform_score(n):.3f} here."
+    )

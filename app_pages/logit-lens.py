@@ -1,0 +1,66 @@
+"""/logit-lens: what the decoder would predict after each layer, at every position; one token followed."""
+
+import streamlit as st
+
+from explorer.compute import interp
+from explorer.ui import interp_ui, model_ui
+from explorer.ui import widgets as ui
+from explorer.views import interp_figures as lf
+from explorer.views.model_figures import show_token, token_labels
+from explorer.views.text import literal
+
+ui.opening(
+    "What each layer predicts",
+    "The logit lens: stop the model after any layer and read its residual stream with the model's own "
+    "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
+    "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
+    "predict next and is coloured by that token's probability.",
+    r"p_l = \mathrm{softmax}\big(\mathrm{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
+)
+got = model_ui.begin(
+    decoder_only=True,
+    why_not="MiniLM is an encoder: it has no output layer that turns a hidden state into a next word, so "
+    "there is nothing to read its layers with. The logit lens needs a decoder: here is SmolLM2.",
+)
+if got is not None:
+    key, trace = got
+    lens = interp.lens(key, trace.text)
+    r, labels, sty = lens.reading, token_labels(trace.tokens), ui.style()
+    L = r.ids.shape[0] - 1
+    stride = -(-L // 10) if sty.present else 1  # presenting: about 10 layers, each row readable from afar
+    rows = sorted({*range(0, L + 1, stride), L})
+    grid = lf.lens_grid(r.ids, r.probs, lens.words, labels, rows=rows, style=sty, width_px=lf.FULL_PX,
+                        title=f"The top next token after each layer ({trace.model})")  # fmt: skip
+    ui.chart(grid, "lens.grid")
+    st.caption(
+        "Rows: the residual stream read after the embeddings and after each layer"
+        + (f" (one layer in {stride} while presenting, and the last)" if stride > 1 else "")
+        + "; columns: the sentence so far. Hover a cell for its top five. The cell's colour is the "
+        "probability of its token, on 0 to 1."
+    )
+    left, right = st.columns(2)
+    at = interp_ui.position_picker(labels, left)
+    token = interp_ui.token_picker(
+        interp.candidates(r, at), lambda t: lens.words.get(t) or interp.token_string(key, t), right
+    )
+    word = show_token(lens.words.get(token) or interp.token_string(key, token))
+    probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
+    wins = interp.wins_from(r.ids[:, at, 0], token)
+    log = st.toggle(
+        "Logarithmic scale", key="lens.log", help="Shows the small probabilities of early layers."
+    )
+    title = f"“{word}” after “{show_token(trace.tokens[at])}”: its probability after each layer"
+    top_words = [lens.words[int(t)] for t in r.ids[:, at, 0]]
+    fig = lf.follow_line(probs, r.probs[:, at, 0], top_words, lens.words.get(token) or word, style=sty,
+                         title=title, log=log, wins_from=wins)  # fmt: skip
+    ui.chart(fig, "lens.follow")
+    if wins is None:
+        said = f"“{literal(word)}” is not the model's answer here"
+    elif wins == 0:
+        said = f"“{literal(word)}” is the top token from the embeddings on"
+    else:
+        said = f"“{literal(word)}” is the top token from layer {wins} on (layer {wins} makes it win)"
+    st.markdown(
+        f"{said}: probability {probs[0]:.2g} after the embeddings, {probs[L]:.3f} at the end. The dashed line "
+        "is the probability of each layer's own top token."
+    )

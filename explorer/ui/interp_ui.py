@@ -1,0 +1,93 @@
+"""The controls of /logit-lens and /induction: which position and token to follow, the random tokens' seed and
+length. Each is bound to its key in explorer.ui.state with persist_state="session", so it holds across pages
+and the address bar carries it (follow=, follow_at=, ind_seed=, ind_len=). And the line view's chart with its
+token picker (/head, /model): a click on a token keeps only its lines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import streamlit as st
+from numpy.typing import NDArray
+
+from explorer.model import models
+from explorer.ui import state
+from explorer.ui import widgets as ui
+from explorer.views import line_view as lv
+from explorer.views.model_figures import show_token
+
+LAST = -1  # the pickers' "the last position" and "the model's own answer"
+
+
+def position_picker(labels: Sequence[str], where: object = st) -> int:
+    """The position whose prediction is followed (the last by default): labels, the n token labels."""
+    ss, n = st.session_state, len(labels)
+    if int(ss.get(state.K_FOLLOW_AT, LAST)) >= n:  # a shorter sentence than the one the position was for
+        ss[state.K_FOLLOW_AT] = LAST
+    at = where.selectbox(  # type: ignore[attr-defined]
+        "Position", [LAST, *range(n)], key=state.K_FOLLOW_AT, persist_state="session",
+        format_func=lambda i: f"the last: {labels[-1]}" if i == LAST else f"{i}: {labels[i]}",
+        help="The prediction after this token: what the model would say comes next.",
+    )  # fmt: skip
+    return n - 1 if at == LAST else int(at)
+
+
+def token_picker(options: list[int], word: Callable[[int], str], where: object = st) -> int:
+    """The token followed (the model's own answer by default): options, the token ids offered
+    (compute.interp.candidates, the model's answer first); word: id -> display string."""
+    picked = int(st.session_state.get(state.K_FOLLOW, LAST))
+    if picked != LAST and picked not in options:  # a token from a link, or picked at another position
+        options = [*options, picked]
+    token = where.selectbox(  # type: ignore[attr-defined]
+        "Token to follow", [LAST, *options], key=state.K_FOLLOW, persist_state="session",
+        format_func=lambda t: f"the model's answer: “{show_token(word(options[0]))}”" if t == LAST
+        else f"“{show_token(word(t))}”",
+        help="The model's own top five here, then every token that some layer puts first.",
+    )  # fmt: skip
+    return options[0] if token == LAST else int(token)
+
+
+def induction_controls(left: object = st, right: object = st) -> tuple[int, int]:
+    """The random tokens' seed and length (how many, each repeated once), drawn in ``left`` and ``right``."""
+    left.number_input(  # type: ignore[attr-defined]
+        "Seed", *models.INDUCTION_SEEDS, step=1, key=state.K_IND_SEED, persist_state="session",
+        help="Which random tokens: the same seed gives the same tokens on every machine.",
+    )  # fmt: skip
+    right.slider(  # type: ignore[attr-defined]
+        "Tokens (each comes twice)", *models.INDUCTION_LENGTHS, key=state.K_IND_LEN, persist_state="session",
+        help=f"The standard run, which labels heads on Every layer and head: {models.INDUCTION_LENGTH} tokens, "
+        f"seed {models.INDUCTION_SEED}.",
+    )  # fmt: skip
+    return state.induction_run()
+
+
+def lines_chart(
+    weights: NDArray[np.floating],
+    labels: Sequence[str],
+    heads: Sequence[str],
+    key: str,
+    title: str,
+    colours: Sequence[int] | None = None,
+) -> None:
+    """The line view (views.line_view) of weights (m, n, n) under a picker of whose lines to keep: every
+    token's, or one query's or one key's; a click on a token in the chart picks it (a second click, all)."""
+    widget, pending, n = f"{key}.focus", f"{key}.focus_pick", len(labels)
+    options = ["all", *(f"q{i}" for i in range(n)), *(f"k{j}" for j in range(n))]
+    ss = st.session_state
+    if pending in ss:  # a click of the last run: applied before the picker is drawn
+        ss[widget] = ss.pop(pending)
+    if ss.get(widget) not in options:
+        ss[widget] = "all"
+    choice = st.selectbox(
+        "Lines of", options, key=widget,
+        format_func=lambda o: "every token" if o == "all" else
+        f"{'query' if o[0] == 'q' else 'key'} {o[1:]}: {labels[int(o[1:])]}",
+        help="Or click a token in the chart (click it again for every token).",
+    )  # fmt: skip
+    focus = None if choice == "all" else ("query" if choice[0] == "q" else "key", int(choice[1:]))
+    fig = lv.line_view(weights, labels, heads, style=ui.style(), title=title, focus=focus, colours=colours)
+    picked = lv.picked_token(fig, ui.chart(fig, key, clickable=True))
+    if picked is not None:
+        ss[pending] = "all" if picked == focus else f"{picked[0][0]}{picked[1]}"
+        st.rerun()
