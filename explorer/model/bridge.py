@@ -114,7 +114,7 @@ def _base(key: str, layer: int) -> LayerBase:
     }
     for a in weights.values():
         a.setflags(write=False)
-    f64 = lambda a: None if a is None else np.array(a, dtype=np.float64)  # noqa: E731
+    f64 = lambda a: None if a is None else np.asarray(a)  # noqa: E731 - the norms' gains, as the model holds them
     fixed = LayerWeights(
         w_qkv=np.zeros((0, 0)),  # the explorer's own weights and biases go here when it runs
         b_qkv=None,
@@ -210,6 +210,9 @@ def run_block(
     return trace, trace.attention, None, f"{norm}(X)" if ex.norm_first else "X"
 
 
+_WEIGHTS = ("w_q", "w_k", "w_v", "w_o", "w1", "w2", "w_up", "b_q", "b_k", "b_v", "b_o", "b1", "b2")
+
+
 def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
     """The layer of loaded example ``ex`` on its input x (n, d), with the explorer's (maybe edited) W_Q, W_K,
     W_V, W_O, W1, W2 and biases, and the model's norms and positions: an EncoderTrace (attention inside)."""
@@ -219,25 +222,26 @@ def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
 
     b = base(ex.real, ex.real_layer)
     h, d, k = ex.w_q.shape
-    parts = [
-        np.asarray(w, dtype=np.float64).transpose(1, 0, 2).reshape(d, h * k) for w in (ex.w_q, ex.w_k, ex.w_v)
-    ]
+    # The model's own precision while its weights are untouched (float32, as the model runs: no float64
+    # copy of the layer's matrices per run); float64 once an edit is in (an edited matrix is float64).
+    dtype = np.result_type(*(getattr(ex, name) for name in _WEIGHTS))
+    as_dtype = lambda name: np.asarray(getattr(ex, name), dtype=dtype)  # noqa: E731
+    parts = [as_dtype(name).transpose(1, 0, 2).reshape(d, h * k) for name in ("w_q", "w_k", "w_v")]
     lw = dataclasses.replace(
         b.fixed,
         w_qkv=np.concatenate(parts, axis=1),  # (d, 3 H k): q of every head, then k, then v
-        b_qkv=np.concatenate(
-            [np.asarray(getattr(ex, n), dtype=np.float64).reshape(-1) for n in ("b_q", "b_k", "b_v")]
-        ),
-        w_o=np.asarray(ex.w_o, dtype=np.float64),
-        b_o=np.asarray(ex.b_o, dtype=np.float64),
-        w1=np.asarray(ex.w1, dtype=np.float64),
-        b1=np.asarray(ex.b1, dtype=np.float64),
-        w2=np.asarray(ex.w2, dtype=np.float64),
-        b2=np.asarray(ex.b2, dtype=np.float64),
-        w_up=np.asarray(ex.w_up, dtype=np.float64) if ex.w_up.size else None,
+        b_qkv=np.concatenate([as_dtype(name).reshape(-1) for name in ("b_q", "b_k", "b_v")]),
+        w_o=as_dtype("w_o"),
+        b_o=as_dtype("b_o"),
+        w1=as_dtype("w1"),
+        b1=as_dtype("b1"),
+        w2=as_dtype("w2"),
+        b2=as_dtype("b2"),
+        w_up=as_dtype("w_up") if ex.w_up.size else None,
     )
+    config = dataclasses.replace(b.config, dtype=str(np.dtype(dtype)))
     with np.errstate(over="ignore", invalid="ignore"):
-        trace = transformer_layer(np.asarray(x, dtype=np.float64), lw, b.config, mask)
+        trace = transformer_layer(np.asarray(x, dtype=dtype), lw, config, mask)
     if not np.isfinite(trace.output).all():
         raise ValueError("the layer's output overflowed: the edited weights are too large")
     return trace
