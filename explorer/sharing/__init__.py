@@ -4,10 +4,13 @@ Both formats are versioned and exact (every matrix comes back bit for bit), and 
 from the seeded matrices of scheme 1 (explorer.model.seeding), which is frozen: a link or file saved today opens
 the same example after any later change of the app's defaults (tests/app/test_saved_links.py).
 
-Modules: `values` (limits, the link's vocabulary from the settings table, the value checks), `params` (the
-settings as query parameters), `state_blob` (the edited matrices in one `s=` parameter), `url` (reading the
-whole address: ?preset=, ?present=, a shared link, ?sentence=; writing a link), `json_file` and `csv_file`.
-All are pure: no Streamlit, no pickle, no eval (the "Share and export" panel is explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable messages. A link falls
+Modules: `values` (limits, the link's vocabulary from the settings table, the value checks, the one reader
+of whole numbers), `params` (the settings as query parameters), `state_blob` (the edited matrices in one `s=`
+parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `url` (reading the whole
+address: ?preset=, ?present=, ?ask=, a shared link, ?sentence=; writing a link), `json_file` and
+`csv_file`. All are pure: no Streamlit, no pickle, no eval (the "Share and export" panel is
+explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable
+messages. A link falls
 back to the current value for each part it could not read; a JSON file is refused as a whole.
 """
 
@@ -22,15 +25,19 @@ from explorer.sharing.values import (
     LINK_LIMIT,
     MAX_BODY_BYTES,
     MAX_CELLS,
+    MAX_FILE_BODY_BYTES,
     MAX_JSON_BYTES,
+    MAX_LIST_JSON_BYTES,
     MAX_SENTENCE_CHARS,
     MAX_STATE_CHARS,
     PARAM_OF,
     SHARE_PARAMS,
     STATE_PARAM,
+    UPLOAD_MB,
     VALUE_LIMIT,
     ShareError,
     check_setting,
+    clause,
     cut_sentence,
     plain_settings,
     same,
@@ -47,15 +54,19 @@ __all__ = [
     "LINK_VERSION",
     "MAX_BODY_BYTES",
     "MAX_CELLS",
+    "MAX_FILE_BODY_BYTES",
     "MAX_JSON_BYTES",
+    "MAX_LIST_JSON_BYTES",
     "MAX_SENTENCE_CHARS",
     "MAX_STATE_CHARS",
     "PARAM_OF",
     "SHARE_PARAMS",
     "STATE_PARAM",
+    "UPLOAD_MB",
     "VALUE_LIMIT",
     "ShareError",
     "check_setting",
+    "clause",
     "cut_sentence",
     "decode_state",
     "encode_state",

@@ -2,15 +2,19 @@
 
 {"format": "attention-explorer", "version": 1, "settings": {...}, "tokens": [...],
  "draws": {"w_q": 1}, "matrices": {"w_q": [[[...]]], ...}}
-Every matrix is listed in full while the file stays under the import limit; above it only the matrices that
-differ from their seeded draw (scheme 1, explorer.model.seeding) are listed (an absent matrix is the seeded draw
-of `draws`, default 0). Floats are written by Python's shortest round-trip repr, so they read back exactly.
-When even that is over the limit (the largest example with every cell edited: about 3.9 MB), the matrices
-are written as the link writes them, {"state": "1.…"} (explorer.sharing.state_blob: at most about 2 MB), so
-every file the app writes opens again, exactly.
+A toy example's matrices are listed in full while the file stays under MAX_LIST_JSON_BYTES (3 MB); above it
+only the matrices that differ from their seeded draw (scheme 1, explorer.model.seeding) are listed (an absent
+matrix is the seeded draw of `draws`, default 0). Floats are written by Python's shortest round-trip repr,
+so they read back exactly. When even that is over (the largest toy example with every cell edited: about
+3.9 MB), and always for a real model's layer, the matrices are written as the link writes them, {"state":
+"1.…"} (explorer.sharing.state_blob: the cells that differ, float64 at most, compressed, in base64); a real
+layer with nothing edited has no "state" (and "state": "" reads as nothing edited). The import limit,
+MAX_JSON_BYTES, is derived from the largest state the app can reach (every cell of a SmolLM2 layer edited:
+about 43 MB), so every file the app writes opens again, exactly (tests/app/test_real_files.py).
 A file that cannot be read is refused as a whole, with the reason: also a number of more than 30 digits,
-a key given twice ("version": 2, "version": 1), or a broken character (a lone surrogate) in the sentence.
-A sentence longer than the box allows is cut, with a message, as a link's is.
+a key given twice ("version": 2, "version": 1), a broken character (a lone surrogate) in the sentence, or
+a file over MAX_LIST_JSON_BYTES whose matrices are lists. A sentence longer than the box allows is cut,
+with a message, as a link's is.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from explorer.model import description
 from explorer.model import example as exm
 from explorer.model import settings_table as table
 from explorer.model.example import MATRIX_NAMES, Example
-from explorer.sharing.state_blob import decode_state, encode_state
+from explorer.sharing.state_blob import encode_state, read_state
 from explorer.sharing.values import (
+    MAX_FILE_BODY_BYTES,
     MAX_JSON_BYTES,
+    MAX_LIST_JSON_BYTES,
     SURROGATES,
     VALUE_LIMIT,
     ShareError,
@@ -47,6 +53,9 @@ from explorer.sharing.values import (
 FORMAT = "attention-explorer"
 JSON_VERSION = 1
 MAX_DIGITS = 30  # a whole number in a file (a draw, a size, a seed) has at most 10; Python's limit is 4,300
+# The commas a file over MAX_LIST_JSON_BYTES may hold: one written with "state" has a few dozen in its
+# settings, and at most a few hundred in its sentence (500 characters) and its tokens (64).
+MAX_LIST_ITEMS = 10_000
 
 
 def _listed(ex: Example, draws: Mapping[str, int] | None, everything: bool) -> dict[str, list]:
@@ -62,7 +71,8 @@ def _listed(ex: Example, draws: Mapping[str, int] | None, everything: bool) -> d
 
 
 def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
-    """The example as a human-readable JSON text (every matrix while that stays under the import limit)."""
+    """The example as a JSON text: every matrix as lists while that stays under MAX_LIST_JSON_BYTES (a toy
+    example), else the edited matrices as the link writes them (always for a real layer)."""
     draws = {n: int(d) for n, d in (draws or {}).items() if int(d) and n in MATRIX_NAMES}
     seeded = description.describe(ex).seeded
     doc: dict[str, Any] = {
@@ -73,19 +83,19 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         "draws": draws,
         "matrices": _listed(ex, draws, everything=True) if seeded else {},
     }
-    if not seeded:  # a trained layer: the cells that differ from the model's layer, as a link writes them
-        del doc["matrices"], doc["draws"]
-        doc["state"] = encode_state(ex, draws)
-        return json.dumps(doc, ensure_ascii=False, allow_nan=False)
-    text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
-    if len(text.encode()) > MAX_JSON_BYTES:
+    if seeded:  # a toy example: lists while they stay small
+        text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
+        if len(text.encode()) <= MAX_LIST_JSON_BYTES:
+            return text
         doc["matrices"] = _listed(ex, draws, everything=False)
         text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
-    if len(text.encode()) > MAX_JSON_BYTES:
-        del doc["matrices"], doc["draws"]
-        doc["state"] = encode_state(ex, draws)
-        text = json.dumps(doc, ensure_ascii=False, allow_nan=False)
-    return text
+        if len(text.encode()) <= MAX_LIST_JSON_BYTES:
+            return text
+    del doc["matrices"], doc["draws"]
+    blob = encode_state(ex, draws)
+    if blob:  # a real layer as it is in the model has nothing to write: no "state"
+        doc["state"] = blob
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
 
 
 def _reject_constant(name: str) -> float:
@@ -115,6 +125,11 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
         raise ShareError(f"the file is too large ({size:,} bytes; the limit is {MAX_JSON_BYTES:,})")
     try:
         text = data if isinstance(data, str) else data.decode("utf-8-sig")
+        if size > MAX_LIST_JSON_BYTES and text.count(",") > MAX_LIST_ITEMS:
+            raise ShareError(
+                f"the file is large ({size:,} bytes) and holds its matrices as lists: the explorer writes "
+                f'lists only up to {MAX_LIST_JSON_BYTES:,} bytes, larger examples in "state"'
+            )
         doc = json.loads(
             text, parse_constant=_reject_constant, parse_int=_bounded_int, object_pairs_hook=_no_repeats
         )
@@ -151,16 +166,19 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
 
 
 def _json_state(ex: Example, doc: dict[str, Any]) -> Example:
-    """The matrices written compactly, as a link writes them (a file is refused as a whole if damaged)."""
+    """The matrices written compactly, as a link writes them; "" is nothing edited. The file is refused
+    as a whole if any of it cannot be read."""
     if "matrices" in doc or "draws" in doc:
         raise ShareError('the file has both "state" and "matrices" or "draws"')
     blob = doc["state"]
     if not isinstance(blob, str):
         raise ShareError('"state" must be text (as the s= of a link)')
-    out, problems = decode_state(blob, ex, limit=MAX_JSON_BYTES)
-    if problems:
-        raise ShareError(problems[0].removeprefix("The link's ").rstrip("."))
-    return out
+    if not blob:
+        return with_matrices(ex, seeded(ex))
+    try:
+        return read_state(blob, ex, limit=MAX_JSON_BYTES, body_limit=MAX_FILE_BODY_BYTES)
+    except ShareError as e:
+        raise ShareError(f'its edited matrices ("state") cannot be read: {e}') from None
 
 
 def _json_settings(settings: object, messages: list[str]) -> Example:

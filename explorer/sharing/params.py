@@ -9,10 +9,12 @@ from dataclasses import replace
 from typing import Any
 
 from explorer.model import settings_table as table
-from explorer.model.example import Example
+from explorer.model.example import Example, loaded
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
     LABELS,
+    MAX_BODY_BYTES,
+    MAX_FILE_BODY_BYTES,
     PARAM_OF,
     STATE_PARAM,
     ShareError,
@@ -51,12 +53,22 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
     messages: list[str] = []
     fixed: dict[str, Any] = {}  # what a real model's layer named by the link fixes (its sizes and more)
     skip: set[str] = set()
-    if str(params.get(PARAM_OF["real"]) or "toy") != "toy":
+    real = params.get(PARAM_OF["real"])
+    if real is not None and str(real) != "toy":
         try:
             fixed = layer_settings(params[PARAM_OF["real"]], params.get(PARAM_OF["real_layer"]) or "0")
         except ShareError as e:
             messages.append(f"The link's {e} Opened the toy model instead.")
-            skip = {"real"}
+            changes.update(real="toy", real_layer=0)
+        skip = {"real", "real_layer"}  # read above, once: one message for a model and its layer
+    else:
+        skip = {"real_layer"}  # the toy model has no layers to name
+        if str(params.get(PARAM_OF["real_layer"]) or "0").strip() not in ("0", ""):
+            r, layer = PARAM_OF["real"], PARAM_OF["real_layer"]
+            messages.append(
+                f"The link's {LABELS['real_layer']} ({layer}={shown(params[layer])}) needs a real model "
+                f"beside it ({r}=minilm or {r}=smollm2); kept the toy model."
+            )
     for name, param in PARAM_OF.items():
         if (
             param not in params
@@ -90,5 +102,7 @@ def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list
     blob = params.get(STATE_PARAM)
     if blob is None:
         return with_matrices(ex, seeded(ex)), messages
-    ex, more = decode_state(str(blob), ex)
+    # A real layer's link may expand as far as its largest state (a whole matrix set to 0 is a short link)
+    body_limit = MAX_FILE_BODY_BYTES if loaded(ex) else MAX_BODY_BYTES
+    ex, more = decode_state(str(blob), ex, body_limit=body_limit)
     return ex, messages + more

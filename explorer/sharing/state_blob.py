@@ -44,6 +44,8 @@ LINK_VERSION = 1
 _SEEDED, _SPARSE, _DENSE, _HISTORY = 0, 1, 2, 3
 _F64, _F32, _I8, _BITS = 0, 1, 2, 3
 _HEAD = struct.Struct("<BBHB")  # matrix index, mode, draw, ndim
+_SMALL_CELLS = 65_536  # matrices up to this many cells pick their record by zlib level 6, larger by level 1
+_SMALL_BODY = 1_000_000  # bodies up to this (a link, a toy example) get zlib's smallest, level 9
 
 
 def _values(v: NDArray[np.float64]) -> tuple[int, bytes]:
@@ -175,8 +177,22 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
             bodies[_DENSE] = struct.pack("<B", dcode) + dvals
         if diff.size > 8 and _history_top(MATRIX_NAMES[index]) and not real:
             bodies[_HISTORY] = _history(MATRIX_NAMES[index], ex, draw, flat)
-    mode = min(bodies, key=lambda m: len(zlib.compress(bodies[m], 6)))
+    if diff.size == flat.size and _DENSE in bodies:
+        del bodies[_SPARSE]  # every cell differs: the cells' list is the dense body plus their indices
+    level = 6 if flat.size <= _SMALL_CELLS else 1  # a real layer's large matrices: compared quickly
+    mode = min(bodies, key=lambda m: len(zlib.compress(bodies[m], level)) if len(bodies) > 1 else 0)
     return _HEAD.pack(index, mode, draw, len(shape)) + dims + bodies[mode]
+
+
+def _compressed(body: bytes) -> bytes:
+    """zlib at its smallest for a link's body; a large body (a file of a real layer's edits) as fast as it
+    reads back: stored as it is when a sample shows it does not shrink (random float64 values do not),
+    else at level 1 (zlib's level 9 takes about 35 s on 32 MB of two-decimal numbers, level 1 under 1 s)."""
+    if len(body) <= _SMALL_BODY:
+        return zlib.compress(body, 9)
+    step = len(body) // 8
+    sample = b"".join(body[i * step : i * step + 65_536] for i in range(8))
+    return zlib.compress(body, 0 if len(zlib.compress(sample, 1)) > 0.9 * len(sample) else 1)
 
 
 def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
@@ -200,7 +216,7 @@ def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         records.append(_record(i, d, cur.astype(kind, copy=False), ref, ex))
     if not records:
         return ""
-    body = zlib.compress(b"".join(records), 9)
+    body = _compressed(b"".join(records))
     return f"{LINK_VERSION}." + base64.urlsafe_b64encode(body).decode("ascii").rstrip("=")
 
 
@@ -212,7 +228,7 @@ class _Reader:
 
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
-            raise ShareError("it ends in the middle of a matrix (the link was cut short or altered)")
+            raise ShareError("it ends in the middle of a matrix (it was cut short or altered)")
         out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
@@ -240,47 +256,42 @@ def _read_values(r: _Reader, code: int, n: int) -> NDArray[np.float64]:
     return v
 
 
-def _decode_body(blob: str, limit: int = MAX_STATE_CHARS) -> bytes:
+def _decode_body(blob: str, limit: int, body_limit: int) -> bytes:
     if len(blob) > limit:
         raise ShareError(f"it is too long ({len(blob):,} characters; the limit is {limit:,})")
     version, dot, payload = blob.partition(".")
     if not dot or not re.fullmatch(r"[0-9]{1,4}", version):  # ASCII: "¹".isdigit() is True, int("¹") fails
-        raise ShareError("it does not start with a version number (it should look like s=1.…)")
+        raise ShareError("it does not start with a version number (it should look like 1.…)")
     if int(version) != LINK_VERSION:
         newer = int(version) > LINK_VERSION
         why = "a newer version of the explorer" if newer else "an unknown format"
         raise ShareError(f"it was written in format {int(version)}, {why}; this explorer reads format 1")
     if not re.fullmatch(r"[A-Za-z0-9_-]*", payload):
-        raise ShareError("it contains characters a link of the explorer never has")
+        raise ShareError("it contains characters the explorer never writes there")
     try:
         raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
     except (binascii.Error, ValueError):
-        raise ShareError("it is not valid base64 (the link was cut short or altered)") from None
+        raise ShareError("it is not valid base64 (it was cut short or altered)") from None
     d = zlib.decompressobj()
     try:
-        body = d.decompress(raw, MAX_BODY_BYTES)
+        body = d.decompress(raw, body_limit)
     except zlib.error:
-        raise ShareError("it does not decompress (the link was cut short or altered)") from None
+        raise ShareError("it does not decompress (it was cut short or altered)") from None
     if d.unconsumed_tail:
-        raise ShareError(f"it expands to more than {MAX_BODY_BYTES:,} bytes")
+        raise ShareError(f"it expands to more than {body_limit:,} bytes")
     if not d.eof or d.unused_data:
-        raise ShareError("it is incomplete or has extra data (the link was cut short or altered)")
+        raise ShareError("it is incomplete or has extra data (it was cut short or altered)")
     return body
 
 
-def decode_state(blob: str, ex: Example, limit: int = MAX_STATE_CHARS) -> tuple[Example, list[str]]:
-    """`ex` (its settings) with the matrices of the `s` parameter; any matrix that cannot be used stays
-    at its seeded default, with a message. A damaged parameter keeps every seeded default. `limit`: the
-    longest blob read (a link's; a JSON file's "state" may be as long as the file)."""
+def _decode(blob: str, ex: Example, limit: int, body_limit: int) -> tuple[dict[str, NDArray], list[str], str]:
+    """The matrices of `blob` over the seeded ones, what did not fit (a matrix of another shape: kept
+    seeded) and the damage that stopped the reading ("" when none: the matrices after it stay seeded).
+    ShareError when the blob cannot be read at all."""
     mats = seeded(ex)
     want = exm.expected_shapes(ex, len(tokens(ex)))
-    try:
-        r = _Reader(_decode_body(blob, limit))
-    except ShareError as e:
-        return with_matrices(ex, mats), [
-            f"The link's edited matrices could not be read: {e}. Using the seeded ones."
-        ]
-    messages: list[str] = []
+    r = _Reader(_decode_body(blob, limit, body_limit))
+    misfits: list[str] = []
     seen: set[int] = set()
     try:
         while not r.done():
@@ -296,15 +307,39 @@ def decode_state(blob: str, ex: Example, limit: int = MAX_STATE_CHARS) -> tuple[
                 raise ShareError(f"{name} claims {math.prod(shape):,} cells")
             value = _read_matrix(r, mode, draw, shape, ex, mats[name], name)
             if tuple(shape) != want[name]:
-                messages.append(
-                    f"The link's {name} has shape {tuple(shape)} but its settings ask for {want[name]}; "
-                    "using the seeded one."
-                )
+                misfits.append(f"{name} has shape {tuple(shape)} but its settings ask for {want[name]}")
                 continue
             mats[name] = value
     except (ShareError, struct.error) as e:
-        messages.append(f"The link's edited matrices are damaged ({e}); the rest use the seeded ones.")
+        return mats, misfits, str(e)
+    return mats, misfits, ""
+
+
+def decode_state(
+    blob: str, ex: Example, limit: int = MAX_STATE_CHARS, body_limit: int = MAX_BODY_BYTES
+) -> tuple[Example, list[str]]:
+    """`ex` (its settings) with the matrices of the `s` parameter; any matrix that cannot be used stays
+    at its seeded default, with a message. A damaged parameter keeps every seeded default. `limit`: the
+    longest blob read; `body_limit`: the most bytes it may expand to."""
+    try:
+        mats, misfits, damage = _decode(blob, ex, limit, body_limit)
+    except ShareError as e:
+        return with_matrices(ex, seeded(ex)), [
+            f"The link's edited matrices could not be read: {e}. Using the seeded ones."
+        ]
+    messages = [f"The link's {m}; using the seeded one." for m in misfits]
+    if damage:
+        messages.append(f"The link's edited matrices are damaged ({damage}); the rest use the seeded ones.")
     return with_matrices(ex, mats), messages
+
+
+def read_state(blob: str, ex: Example, limit: int, body_limit: int) -> Example:
+    """`ex` with the matrices of `blob`, all of them or none: ShareError (the reason) for any problem. A
+    file's "state" is read so: a file is refused as a whole, never opened in part."""
+    mats, misfits, damage = _decode(blob, ex, limit, body_limit)
+    if damage or misfits:
+        raise ShareError(damage or misfits[0])
+    return with_matrices(ex, mats)
 
 
 def _read_matrix(

@@ -67,29 +67,41 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
             out.messages.append(
                 ("warning", f"present= takes 1 or 0, not {values.shown(present[:MAX_PARAM_CHARS])}.")
             )
-    ask = str(params.get("ask", "") or "").strip()
-    if ask:  # a token's number (the weights of that query), "next" (the next token), "heads" (which matters)
-        words = tuple(w for w in ask.split(",")[:3] if w in MODEL_QUESTION_WORDS)
-        numbers = [w for w in ask.split(",")[:3] if w not in MODEL_QUESTION_WORDS]
-        if words:
-            out.ask_model = words
-        if (
-            len(numbers) == 1
-            and numbers[0].isdigit()
-            and len(numbers[0]) <= 3
-            and int(numbers[0]) < MAX_TOKENS
-        ):
-            out.ask = int(numbers[0])
-        elif numbers or len(ask.split(",")) > 3:
-            out.messages.append(
-                (
-                    "warning",
-                    f"ask= takes a token's number, 0 to {MAX_TOKENS - 1}, or next or heads (the real model's "
-                    f"questions), not {values.shown(ask[:MAX_PARAM_CHARS])}.",
-                )
-            )
+    ask = str(params.get("ask", "") or "")
+    if ask.strip():
+        out.ask, out.ask_model, message = read_ask(ask)
+        if message:
+            out.messages.append(("warning", message))
     out.example = ex if ex is not current else None
     return out
+
+
+def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
+    """ask=: a token's number (its weights hidden until revealed; 0-based, as the pickers count), and the
+    real-model pages' questions (next, heads), comma-separated, at most three parts. Returns the number,
+    the words (None when absent) and one message for whatever was left out ("" when nothing was)."""
+    parts = [p.strip() for p in text.split(",")]
+    words = tuple(dict.fromkeys(p for p in parts[:3] if p in MODEL_QUESTION_WORDS))
+    rest = [p for p in parts[:3] if p not in MODEL_QUESTION_WORDS and p]
+    number, bad = None, rest[1:] + [p for p in parts[3:] if p]
+    if rest:
+        try:
+            number = values.whole_number("question", rest[0], 0, MAX_TOKENS - 1)
+        except values.ShareError:
+            bad = rest
+    if not bad:
+        return number, words or None, ""
+    kept = ", ".join([*([str(number)] if number is not None else []), *words])
+    left = ", ".join(values.shown(b[:MAX_PARAM_CHARS]) for b in bad[:3]) + (
+        " and more" if len(bad) > 3 else ""
+    )
+    return (
+        number,
+        words or None,
+        f"The link's question (ask=) takes a token's number, 0 to {MAX_TOKENS - 1}, and next or heads (the "
+        f"real model's questions), at most three, comma-separated: left out {left}. "
+        + (f"Asked: {kept}." if kept else "No question is asked."),
+    )
 
 
 def is_shared(params: Mapping[str, str]) -> bool:

@@ -15,18 +15,39 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.model import description
+from explorer.model import description, models
 from explorer.model import example as exm
 from explorer.model import settings_table as table
 from explorer.model.example import MATRIX_NAMES, Example
 
 LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file")
 MAX_STATE_CHARS = 16_000  # the longest s= parameter read (twice what the app ever writes)
-MAX_BODY_BYTES = 2_000_000  # the decompressed s= body (the largest dense state is about 1.45 MB)
-MAX_JSON_BYTES = 3_000_000  # the import limit (server.maxUploadSize = 3 MB): the largest file the app writes
-# is about 2 MB (every cell of the largest example edited, written compactly: explorer.sharing.json_file)
+MAX_BODY_BYTES = 2_000_000  # the decompressed s= body (the largest dense toy state is about 1.45 MB)
 MAX_SENTENCE_CHARS = table.MAX_SENTENCE_CHARS  # a sentence read from a link is cut here (the box too)
-MAX_CELLS = table.MAX_HEADS * table.MAX_D_MODEL * table.MAX_D_K  # the largest matrix
+MAX_CELLS = table.MAX_HEADS * table.MAX_D_MODEL * table.MAX_D_K  # the largest matrix of the toy model
+
+
+def layer_cells(row: models.ModelChoice, n: int = table.MAX_TOKENS) -> int:
+    """Every cell of one layer of a real model opened in the explorer, at n tokens: W_Q, W_K, W_V (a copy
+    per query head), W_O, the feed-forward (W1, W2, and W_up for SwiGLU), the biases, X and P (n, d) and
+    the mask (n, n)."""
+    h, (d, k, f, ffn) = row.shape[1], row.layer
+    return 4 * h * d * k + ffn * d * f + 3 * h * k + 2 * d + f + 2 * n * d + n * n
+
+
+# The files: a real layer with every cell edited is the largest state the app can reach (SmolLM2: about
+# 4.1 million cells). Its matrices are written as the link writes them (explorer.sharing.state_blob: float64
+# at most, 8 bytes a cell, and a few bytes a matrix), zlib-compressed (random values do not shrink) and in
+# base64 (4 characters per 3 bytes) in the file's "state"; 64 KiB more hold the settings and the tokens.
+LARGEST_LAYER_CELLS = max(layer_cells(m) for m in models.MODELS.values() if m.engine)
+MAX_FILE_BODY_BYTES = 8 * LARGEST_LAYER_CELLS + 64 * len(MATRIX_NAMES)  # a file's "state", decompressed
+MAX_JSON_BYTES = (MAX_FILE_BODY_BYTES * 1001 // 1000 + 64) * 4 // 3 + 64 * 1024  # the import limit
+UPLOAD_MB = -(
+    -MAX_JSON_BYTES // 2**20
+)  # Streamlit's megabytes: server.maxUploadSize in .streamlit/config.toml
+# Above this a file must hold its matrices in "state": a file of nested lists this large would make the
+# server build tens of millions of Python objects. The app writes lists only below it (toy examples).
+MAX_LIST_JSON_BYTES = 3_000_000
 VALUE_LIMIT = table.VALUE_LIMIT  # largest |value| accepted in a matrix (the same rule as the data editors)
 
 # The link's vocabulary and how messages name each setting: the settings table's rows.
@@ -38,6 +59,7 @@ LABELS = {s.name: s.label for s in table.SETTINGS}
 TRUE_WORDS = ("1", "true", "yes", "on")
 FALSE_WORDS = ("0", "false", "no", "off")
 INT_RE = re.compile(r"[+-]?[0-9]{1,12}")  # ASCII digits only: "¹" and "١٠" pass str.isdigit() and float()
+UINT_RE = re.compile(r"[0-9]{1,12}")  # the same, no sign: layers, heads, token ids
 SURROGATES = re.compile("[\ud800-\udfff]")  # halves of UTF-16 pairs: no UTF-8 text (a URL, a file) holds one
 FLOAT_RE = re.compile(
     r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]{1,4})?|[+-]?(?:inf|infinity|nan)", re.I
@@ -50,21 +72,26 @@ class ShareError(ValueError):
 
 def layer_settings(real: object, layer: object) -> dict[str, object]:
     """The settings of a real model's layer named by a link or a file (`real`, `real_layer`): the layer's
-    sizes and the rest it fixes (explorer.model.bridge.settings_of). ShareError names what is wrong."""
-    from explorer.model import bridge, models
+    sizes and the rest it fixes (explorer.model.bridge.settings_of). ShareError names what is wrong, once,
+    with the bounds of the model named (MiniLM: 0 to 5; SmolLM2: 0 to 29)."""
+    from explorer.model import bridge
 
-    key = check_setting("real", real, from_text=isinstance(real, str))
+    text = isinstance(real, str)  # a link's text, or a file's typed value
+    key = check_setting("real", real, from_text=text, label=f"{table.row('real').label} (real=)")
     if key == "toy":
         return {"real": "toy"}
-    n = models.choice(str(key)).shape[0]
-    i = check_setting("real_layer", layer, from_text=isinstance(layer, str))
-    if not 0 <= int(i) < n:
-        raise ShareError(
-            f"real model's layer must be 0 to {n - 1} ({models.choice(str(key)).title} has {n} layers), not {shown(i)}."
-        )
-    why = models.missing(str(key))
-    if why:
-        raise ShareError(f"real model {models.choice(str(key)).title} is not installed here: {why}")
+    row = models.choice(str(key))
+    n = row.shape[0]
+    i = check_setting(
+        "real_layer",
+        layer,
+        from_text=isinstance(layer, str),
+        bounds=(0, n - 1),
+        why=f" ({row.engine} has {n} layers, counted from 0)",
+        label=f"{table.row('real_layer').label} (real_layer=)",
+    )
+    if models.missing(str(key)):
+        raise ShareError(f"real model (real=) {row.engine} is not available on this server.")
     return bridge.settings_of(str(key), int(i))
 
 
@@ -104,6 +131,13 @@ def shown(value: object, limit: int = 60) -> str:
     return text[: limit - 1] + "…" if len(text) > limit else text
 
 
+def clause(message: object) -> str:
+    """A message said inside a longer one ("That file could not be opened: <it>. Nothing was changed."):
+    without its closing full stop, so that no sentence ends in ".."."""
+    text = str(message).rstrip()
+    return text[:-1] if text.endswith(".") else text
+
+
 def number_text(text: str) -> str:
     """A float written exactly and briefly: 10000.0 -> '10000', 0.1 -> '0.1'."""
     s = repr(float(text))
@@ -128,25 +162,57 @@ def cut_sentence(text: str, messages: list[str]) -> str:
     return clean
 
 
-def check_setting(name: str, value: object, *, from_text: bool) -> Any:
+def whole_number(label: str, text: object, lo: int, hi: int, why: str = "", *, signed: bool = True) -> int:
+    """A link's whole number: ASCII digits (with an optional sign when `signed`; spaces around ignored), lo
+    to hi.
+
+    Every whole number a link carries is read here (the settings, and the real-model pages' layer=, head=,
+    off=, ask= and the rest): "¹", "①" and "٣" pass str.isdigit() (and int() reads "٣" as 3), so they are
+    refused by rule, not by accident. ShareError names `label` and the rule; `why` follows the bounds
+    (" for MiniLM"). An unsigned number (a layer, a head, a token id) says its bounds whatever is wrong.
+    """
+    shown_text = shown(text)
+    ok = isinstance(text, str) and (INT_RE if signed else UINT_RE).fullmatch(text.strip())
+    if not signed and (not ok or not lo <= int(text.strip()) <= hi):
+        raise ShareError(
+            f"{label} must be a whole number between {lo} and {hi}{why}, in the digits 0 to 9, not {shown_text}."
+        )
+    if not ok:
+        raise ShareError(f"{label} must be a whole number, not {shown_text}.")
+    value = int(text.strip())
+    if not lo <= value <= hi:
+        raise ShareError(f"{label} must be between {lo} and {hi}{why}, not {value}.")
+    return value
+
+
+def check_setting(
+    name: str,
+    value: object,
+    *,
+    from_text: bool,
+    bounds: tuple[int, int] | None = None,
+    why: str = "",
+    label: str = "",
+) -> Any:
     """The setting's value if it is valid, else ShareError naming the setting, the value and the rule.
 
     from_text: the value comes from a URL (a string: '8', '1', 'causal'); else from JSON (typed).
+    bounds: a whole number's bounds where the example decides them (a real model's layer: its own count),
+    and `why`, what decides them (", for MiniLM"), said after them in a message; `label`: how the message
+    names the setting, when not by its row's label.
     """
     if name not in table.names():
         raise ShareError(f"there is no setting called {shown(name)}.")
     row = table.row(name)
-    label, val = row.label, shown(value)
+    label, val = label or row.label, shown(value)
     if row.kind == "int":
-        lo, hi = row.bounds
+        lo, hi = bounds or row.bounds
         if from_text:
-            if not isinstance(value, str) or not INT_RE.fullmatch(value.strip()):
-                raise ShareError(f"{label} must be a whole number, not {val}.")
-            value = int(value.strip())
-        elif isinstance(value, bool) or not isinstance(value, int):
+            return whole_number(label, value, int(lo), int(hi), why)
+        if isinstance(value, bool) or not isinstance(value, int):
             raise ShareError(f"{label} must be a whole number, not {val}.")
         if not lo <= value <= hi:
-            raise ShareError(f"{label} must be between {lo} and {hi}, not {value}.")
+            raise ShareError(f"{label} must be between {lo} and {hi}{why}, not {value}.")
         return int(value)
     if row.kind == "float":
         lo, hi = row.bounds

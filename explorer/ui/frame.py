@@ -7,9 +7,10 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
-from explorer.model import models, patching
+from explorer.model import patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
+from explorer.sharing import model_link
 from explorer.sharing import url as links
 from explorer.ui import clicker, export_ui, grid_guard, model_ui, page_table, present, preset_ui, state
 from explorer.ui import share_panel as share_panel
@@ -33,8 +34,9 @@ def read_url() -> None:
             state.set_model_questions(got.ask_model)
         for kind, text in got.messages:
             state.say(kind, text)
-        state.apply_model_link(models.read_link({k: st.query_params.get(k) for k in st.query_params}))
-        state.apply_patch_link(patching.read_link({k: st.query_params.get(k) for k in st.query_params}))
+        params = {k: st.query_params.get(k) for k in st.query_params}
+        state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
+        state.apply_patch_link(patching.read_link(params))
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -52,7 +54,7 @@ def sync_url(note: Any) -> None:
     want, chars = _address()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
-    picked = models.link_params(
+    picked = model_link.params(
         state.model_key(), *state.picked_head(), state.off_heads(), **state.real_model_link()
     )
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
@@ -157,7 +159,9 @@ def sentence_box() -> None:
         label_visibility="collapsed" if state.present() else "visible",  # the projector's screen is short
     )
     sentence = state.sentence()
-    toks, cut = tokens_for(state.current())
+    if not ui.visible(sentence):  # the page says so, once (ui.nothing_to_read), whatever the model's tokens
+        return
+    _, cut = tokens_for(state.current())
     if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
         st.info(
             f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
@@ -170,8 +174,6 @@ def sentence_box() -> None:
             f"{table.MAX_TOKENS}. Shorten it to see the rest.",
             icon=":material/content_cut:",
         )
-    elif sentence and not toks:
-        st.info("The sentence has no tokens (only spaces): type a few words.", icon=":material/edit:")
 
 
 def show_messages() -> None:

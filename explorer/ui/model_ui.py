@@ -1,7 +1,8 @@
 """Page helpers shared by the real-model pages: the model picker, the opening run, layer and head pickers.
 
 Every real-model page starts with ``begin()``: it says which model is shown (and that SmolLM2 runs 4-bit
-weights), says in one sentence how to install a model that is missing, and runs the sentence.
+weights), says what a visitor can still do when a model is missing (the install command is folded away,
+for whoever runs the server), and runs the sentence.
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
         key, row = models.DEFAULT_DECODER, models.choice(models.DEFAULT_DECODER)
     missing = models.missing(key)
     if missing:
-        st.info(f"{row.title}: {literal(missing)}", icon=":material/download:")
+        st.info(literal(missing), icon=":material/cloud_off:")
+        with st.expander("For whoever runs this server"):
+            st.caption(literal(models.server_hint(key)))
         return None
     if picked != key:
         why = "predicts the next word" if decoder_only else "is a real model"
@@ -80,12 +83,9 @@ def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[st
     key = say_model(decoder_only=decoder_only, why_not=why_not)
     if key is None:
         return None
-    text = state.sentence().strip()
-    if not text:
-        st.info(
-            "Type a sentence in the box above to see what the model does with it.", icon=":material/edit:"
-        )
+    if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):
         return None
+    text = state.sentence().strip()
     try:
         trace = model_compute.run(key, text)
     except ValueError as exc:

@@ -134,7 +134,7 @@ def panel() -> None:
             type=["json"],
             key=state.K_UPLOAD,
             on_change=_on_upload,
-            max_upload_size=max(1, sharing.MAX_JSON_BYTES // 1_000_000),
+            max_upload_size=sharing.UPLOAD_MB,
             help="A file downloaded with the button above. The current example can be restored with Undo.",
         )
         names = [n for n in MATRIX_NAMES if getattr(ex, n).size]  # (the toy model has no biases)
@@ -167,7 +167,7 @@ def import_json(data: bytes) -> bool:
     try:
         ex = sharing.from_json(data, notes)
     except sharing.ShareError as e:
-        state.say("error", f"That file could not be opened: {e}. Nothing was changed.")
+        state.say("error", f"That file could not be opened: {sharing.clause(e)}. Nothing was changed.")
         return False
     state.apply_example(ex)
     state.set_preset("")

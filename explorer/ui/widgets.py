@@ -13,7 +13,7 @@ from explorer.compute import cached as compute
 from explorer.compute.pipeline import Result
 from explorer.model import settings_table as table
 from explorer.model.description import Description
-from explorer.model.example import Example
+from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
 from explorer.ui import page_table, present, state
 from explorer.views import figures
@@ -163,6 +163,32 @@ def token_matrices(
         ], per_row)  # fmt: skip
 
 
+# A sentence whose every character is a space, a control or a zero-width character: the toy tokenizer finds
+# no token in it (attention_core.tokenize drops whitespace and keeps everything visible), and neither the
+# explorer's pages nor the real-model pages run it (a byte-level model would read 900 invisible tokens).
+NOTHING_VISIBLE = (
+    "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
+    "characters): type a few words in the box above"
+)
+
+
+def visible(sentence: str) -> bool:
+    """The sentence has something to read: a token of the toy tokenizer (whatever model runs it)."""
+    return bool(tokens_of(sentence)[0])
+
+
+def nothing_to_read(sentence: str, then: str) -> bool:
+    """True, with the one message that says why, when there is no sentence or nothing visible in it; `then`
+    ends the message for an empty box ("to see what the model does with it")."""
+    if not sentence:
+        st.info(f"Type a sentence in the box above {then}.", icon=":material/edit:")
+    elif not visible(sentence):
+        st.info(f"{NOTHING_VISIBLE} {then}.", icon=":material/edit:")
+    else:
+        return False
+    return True
+
+
 def result() -> tuple[Example, Result | None]:
     """The current example and its traced result; shows the reason and returns None if it cannot run.
 
@@ -173,12 +199,12 @@ def result() -> tuple[Example, Result | None]:
     shown = state.description()
     if shown.trained:
         layer_banner(shown)
+    then = "to see its tokens go through self-attention"
+    if nothing_to_read(ex.sentence, then):
+        return ex, None
     res = compute.run(ex)
     if res.n == 0:
-        st.info(
-            "Type a sentence in the box above to see its tokens go through self-attention.",
-            icon=":material/edit:",
-        )
+        nothing_to_read("", then)
         return ex, None
     if res.error:
         st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")

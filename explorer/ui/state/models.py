@@ -49,7 +49,7 @@ def set_picked(key: str, value: int) -> None:
 
 
 def apply_model_link(link: Any) -> None:
-    """What a link asked of the real-model pages (explorer.model.models.LinkRead): set, with its messages."""
+    """What a link asked of the real-model pages (explorer.sharing.model_link.LinkRead): set, with its messages."""
     ss = st.session_state
     if link.model is not None:
         ss[K_MODEL] = link.model
@@ -79,7 +79,7 @@ def induction_run() -> tuple[int, int]:
 
 
 def real_model_link() -> dict[str, Any]:
-    """The real-model pages' state as explorer.model.models.link_params takes it (beside model, layer, head,
+    """The real-model pages' state as explorer.sharing.model_link.params takes it (beside model, layer, head,
     off): the followed token and position, the induction run."""
     (follow, at), (seed, length) = lens_follow(), induction_run()
     return {"follow": follow, "follow_at": at, "ind_seed": seed, "ind_len": length}
