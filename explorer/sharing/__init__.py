@@ -17,7 +17,7 @@ back to the current value for each part it could not read; a JSON file is refuse
 from __future__ import annotations
 
 from explorer.sharing.csv_file import to_csv
-from explorer.sharing.json_file import FORMAT, JSON_VERSION, from_json, to_json
+from explorer.sharing.json_file import FORMAT, JSON_VERSION, from_json, refusal, to_json
 from explorer.sharing.params import from_params, settings_from_params, to_params
 from explorer.sharing.state_blob import LINK_VERSION, decode_state, encode_state
 from explorer.sharing.values import (
@@ -73,6 +73,7 @@ __all__ = [
     "from_json",
     "from_params",
     "plain_settings",
+    "refusal",
     "same",
     "seeded",
     "settings_from_params",

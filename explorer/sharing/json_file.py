@@ -40,6 +40,7 @@ from explorer.sharing.values import (
     VALUE_LIMIT,
     ShareError,
     check_setting,
+    clause,
     cut_sentence,
     layer_settings,
     plain_settings,
@@ -96,6 +97,11 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
     if blob:  # a real layer as it is in the model has nothing to write: no "state"
         doc["state"] = blob
     return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+
+
+def refusal(reason: ShareError) -> str:
+    """What the person reads when a file is refused: the reason, and that nothing was changed."""
+    return f"That file could not be opened: {clause(reason)}. Nothing was changed."
 
 
 def _reject_constant(name: str) -> float:

@@ -167,7 +167,7 @@ def import_json(data: bytes) -> bool:
     try:
         ex = sharing.from_json(data, notes)
     except sharing.ShareError as e:
-        state.say("error", f"That file could not be opened: {sharing.clause(e)}. Nothing was changed.")
+        state.say("error", sharing.refusal(e))
         return False
     state.apply_example(ex)
     state.set_preset("")

@@ -202,7 +202,7 @@ def test_a_link_naming_a_missing_layer_opens_the_toy_model_with_a_message() -> N
         {"real": "minilm", "real_layer": "9", "sentence": CAT}, state.Example()
     )
     assert got.real == "toy" and got.d_model == state.Example().d_model
-    assert len(messages) == 1 and "0 to 5" in messages[0] and "toy model" in messages[0]
+    assert len(messages) == 1 and "between 0 and 5" in messages[0] and "toy model" in messages[0]
 
 
 def test_a_real_layers_large_matrices_are_edited_a_window_at_a_time() -> None:

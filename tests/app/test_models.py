@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from explorer.model import models
+from explorer.sharing import model_link
 from explorer.views import model_figures as mf
 from explorer.views.figures import Style
 
@@ -141,15 +142,15 @@ def test_model_table_and_head_links() -> None:
     with pytest.raises(ValueError, match="choose one of toy, minilm, smollm2"):
         models.choice("gpt2")
     off = ((2, 5), (0, 0))
-    assert models.format_heads(off) == "1.1,3.6"
-    assert models.parse_heads("1.1, 3.6,9.9,x,3.6", (6, 12)) == (((0, 0), (2, 5)), ["9.9", "x"])
+    assert model_link.format_heads(off) == "1.1,3.6"
+    assert model_link.parse_heads("1.1, 3.6,9.9,x,3.6", (6, 12)) == (((0, 0), (2, 5)), ["9.9", "x"])
     assert models.head_mask((2, 2), ()) is None
     np.testing.assert_array_equal(models.head_mask((2, 2), [(1, 0)]), [[1, 1], [0, 1]])
     assert models.off_pairs(models.off_matrix((2, 2), [(1, 0), (0, 1)])) == ((0, 1), (1, 0))
 
 
 def test_read_link_takes_each_part_on_its_own() -> None:
-    got = models.read_link({"model": "SmolLM2", "layer": "16", "head": "5", "off": "16.5,1.1"})
+    got = model_link.read({"model": "SmolLM2", "layer": "16", "head": "5", "off": "16.5,1.1"})
     assert (got.model, got.layer, got.head, got.off, got.messages) == (
         "smollm2",
         15,
@@ -157,20 +158,20 @@ def test_read_link_takes_each_part_on_its_own() -> None:
         ((0, 0), (15, 4)),
         [],
     )
-    got = models.read_link({"model": "gpt2", "layer": "7"})  # unknown model: the toy, whose layer= is refused
+    got = model_link.read({"model": "gpt2", "layer": "7"})  # unknown model: the pages show MiniLM (6 layers)
     assert got.model is None and got.layer is None and len(got.messages) == 2
-    got = models.read_link({"model": "minilm", "layer": "7", "head": "12", "off": "1.13,2.1"})
+    got = model_link.read({"model": "minilm", "layer": "7", "head": "12", "off": "1.13,2.1"})
     assert (got.layer, got.head, got.off) == (None, 11, ((1, 0),))
-    assert "layer= takes 1 to 6" in got.messages[0] and "1.13" in got.messages[1]
+    assert "between 1 and 6 for all-MiniLM-L6-v2" in got.messages[0] and "1.13" in got.messages[1]
 
 
 def test_link_params_round_trip() -> None:
-    params = models.link_params("smollm2", 15, 4, [(15, 4), (0, 0)])
+    params = model_link.params("smollm2", 15, 4, [(15, 4), (0, 0)])
     assert params == {"model": "smollm2", "layer": "16", "head": "5", "off": "1.1,16.5"}
-    got = models.read_link(params)
+    got = model_link.read(params)
     assert (got.model, got.layer, got.head, got.off) == ("smollm2", 15, 4, ((0, 0), (15, 4)))
-    assert models.link_params("minilm", 0, 0, ()) == {"model": "minilm"}
-    assert models.link_params("toy", 3, 3, [(1, 1)]) == {}
+    assert model_link.params("minilm", 0, 0, ()) == {"model": "minilm"}
+    assert model_link.params("toy", 3, 3, [(1, 1)]) == {}
 
 
 def test_layer_off_and_only_head_pairs() -> None:

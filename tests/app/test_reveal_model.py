@@ -69,4 +69,4 @@ def test_the_share_link_carries_the_questions_and_bad_values_get_a_message() -> 
     assert got.ask == 7 and got.ask_model == ("next", "heads") and got.messages == []
     bad = links.read({"ask": "nxt"}, ex)
     assert bad.ask is None and bad.ask_model is None
-    assert "ask= takes a token's number, 0 to 63, or next or heads" in bad.messages[0][1]
+    assert "(ask=) takes a token's number, 0 to 63, and next or heads" in bad.messages[0][1]
