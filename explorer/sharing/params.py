@@ -8,8 +8,9 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from explorer.model import description
 from explorer.model import settings_table as table
-from explorer.model.example import Example, loaded
+from explorer.model.example import Example
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
     LABELS,
@@ -103,6 +104,6 @@ def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list
     if blob is None:
         return with_matrices(ex, seeded(ex)), messages
     # A real layer's link may expand as far as its largest state (a whole matrix set to 0 is a short link)
-    body_limit = MAX_FILE_BODY_BYTES if loaded(ex) else MAX_BODY_BYTES
+    body_limit = MAX_FILE_BODY_BYTES if description.describe(ex).trained else MAX_BODY_BYTES
     ex, more = decode_state(str(blob), ex, body_limit=body_limit)
     return ex, messages + more

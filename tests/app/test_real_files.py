@@ -130,7 +130,10 @@ def edited_layer(draw: st.DrawFn) -> Example:
     )
     mats = {}
     for name in draw(st.sets(st.sampled_from([n for n in MATRIX_NAMES if getattr(ex, n).size]), max_size=4)):
-        m = np.array(getattr(ex, name), order="C")  # (a model may keep a matrix transposed in memory)
+        was = getattr(ex, name)
+        # an edit is float64, as the editors write it (the layer's own matrices are the model's float32); C
+        # order, so that a flat view can be written (a model may keep a matrix transposed in memory)
+        m = np.array(was, dtype=bool if was.dtype == bool else np.float64, order="C")
         flat = m.reshape(-1)
         how = draw(st.sampled_from(["cells", "block", "whole"]), label=name)
         if how == "cells":
@@ -147,7 +150,8 @@ def edited_layer(draw: st.DrawFn) -> Example:
                 flat[start:stop] = rng.normal(size=stop - start) * scale
                 if draw(st.booleans()):  # as typed: a few decimals (not float32-exact)
                     flat[start:stop] = np.round(flat[start:stop], 2)
-        mats[name] = m
+        if not values.same(m, was):  # an edit that changes nothing leaves the model's matrix in place
+            mats[name] = m
     return ex.with_(**mats)
 
 

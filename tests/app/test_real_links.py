@@ -208,12 +208,16 @@ def opened(page: str, params: dict[str, str]) -> AppTest:
 @pytest.mark.parametrize(
     ("page", "params", "words"),
     [
-        ("pages/head.py", {"model": "smollm2", "head": "¹"}, ["head=", "'¹'", "Kept head 1."]),
-        ("pages/head.py", {"model": "smollm2", "layer": "²", "head": "①"}, ["layer=", "head=", "'²'", "'①'"]),
-        ("pages/model.py", {"model": "minilm", "layer": "٣"}, ["layer=", "'٣'", "Kept layer 1."]),
-        ("pages/ablation.py", {"model": "smollm2", "off": "¹.1,١.١,2.3"}, ["off=", "'¹.1'", "'١.١'"]),
-        ("pages/next-token.py", {"model": "smollm2", "ask": "¹,next"}, ["ask=", "'¹'", "Asked: next."]),
-        ("pages/scores.py", {"real": "minilm", "real_layer": "-1"}, ["real_layer=", "between 0 and 5"]),
+        ("app_pages/head.py", {"model": "smollm2", "head": "¹"}, ["head=", "'¹'", "Kept head 1."]),
+        (
+            "app_pages/head.py",
+            {"model": "smollm2", "layer": "²", "head": "①"},
+            ["layer=", "head=", "'²'", "'①'"],
+        ),
+        ("app_pages/model.py", {"model": "minilm", "layer": "٣"}, ["layer=", "'٣'", "Kept layer 1."]),
+        ("app_pages/ablation.py", {"model": "smollm2", "off": "¹.1,١.١,2.3"}, ["off=", "'¹.1'", "'١.١'"]),
+        ("app_pages/next-token.py", {"model": "smollm2", "ask": "¹,next"}, ["ask=", "'¹'", "Asked: next."]),
+        ("app_pages/scores.py", {"real": "minilm", "real_layer": "-1"}, ["real_layer=", "between 0 and 5"]),
     ],
 )
 def test_links_that_crashed_a_page_show_a_message(
@@ -222,7 +226,7 @@ def test_links_that_crashed_a_page_show_a_message(
     need(params.get("model") or params.get("real") or "minilm")
     at = opened(page, params)
     assert not at.exception, at.exception
-    assert at.session_state["ui.page"] == page.removeprefix("pages/").removesuffix(".py")  # the page ran
+    assert at.session_state["ui.page"] == page.removeprefix("app_pages/").removesuffix(".py")  # the page ran
     said = [w.value.replace("\\", "") for w in at.warning]  # (messages are shown as literal Markdown)
     for w in words:
         assert any(w in s for s in said), (w, said)

@@ -146,7 +146,7 @@ def test_a_text_with_nothing_visible_gives_one_message(text: str, where: str) ->
         need(model)
     at = flows.open_app(text)
     at.session_state[state.K_MODEL] = model
-    flows.go(at, f"pages/{name}.py")
+    flows.go(at, f"app_pages/{name}.py")
     messages = said(at)
     assert len(messages) == 1 and messages[0].startswith(NOTHING_VISIBLE), messages
     assert not charts(at)  # nothing drawn from invisible characters
