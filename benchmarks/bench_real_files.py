@@ -19,6 +19,7 @@ Usage: .venv/bin/python benchmarks/bench_real_files.py [--runs 3] [--models mini
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -71,12 +72,13 @@ def main() -> None:
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     upload = config["server"]["maxUploadSize"]
+    load = os.getloadavg()[0]
     lines = [
-        f"# Real-layer files, {machine()}",
+        f"# Real-layer files, {machine()}, load average {load:.1f}",
         "",
         f"caps: a file's state expands to at most {values.MAX_FILE_BODY_BYTES:,} bytes; a file is at most "
-        f"{values.MAX_JSON_BYTES:,} bytes (MAX_JSON_BYTES); uploads at most {upload} MiB "
-        f"({upload * 2**20:,} bytes, server.maxUploadSize)",
+        f"{values.MAX_JSON_BYTES:,} bytes (MAX_JSON_BYTES); uploads at most {upload} MB "
+        f"(server.maxUploadSize: {upload * 1_000_000:,} bytes as the browser's uploader counts them)",
         "",
         "| model | layer | edit | cells | file bytes | save s | open s | identical |",
         "|---|---:|---|---:|---:|---:|---:|---|",

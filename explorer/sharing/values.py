@@ -42,9 +42,9 @@ def layer_cells(row: models.ModelChoice, n: int = table.MAX_TOKENS) -> int:
 LARGEST_LAYER_CELLS = max(layer_cells(m) for m in models.MODELS.values() if m.engine)
 MAX_FILE_BODY_BYTES = 8 * LARGEST_LAYER_CELLS + 64 * len(MATRIX_NAMES)  # a file's "state", decompressed
 MAX_JSON_BYTES = (MAX_FILE_BODY_BYTES * 1001 // 1000 + 64) * 4 // 3 + 64 * 1024  # the import limit
-UPLOAD_MB = -(
-    -MAX_JSON_BYTES // 2**20
-)  # Streamlit's megabytes: server.maxUploadSize in .streamlit/config.toml
+# server.maxUploadSize (.streamlit/config.toml) and the uploader's limit, in megabytes: Streamlit's server
+# counts 2**20 bytes to one, its uploader in the browser 1,000,000, so the browser's is the one that binds
+UPLOAD_MB = -(-MAX_JSON_BYTES // 1_000_000)
 # Above this a file must hold its matrices in "state": a file of nested lists this large would make the
 # server build tens of millions of Python objects. The app writes lists only below it (toy examples).
 MAX_LIST_JSON_BYTES = 3_000_000

@@ -570,6 +570,6 @@ def test_server_config_keeps_xsrf_and_cors_and_limits_uploads() -> None:
 
     # uploads are the JSON files the app writes: the largest (every cell of a SmolLM2 layer) and no more
     assert int(server.get("maxUploadSize", 200)) == sharing.UPLOAD_MB
-    assert (sharing.UPLOAD_MB - 1) * 2**20 < sharing.MAX_JSON_BYTES <= sharing.UPLOAD_MB * 2**20
+    assert (sharing.UPLOAD_MB - 1) * 1_000_000 < sharing.MAX_JSON_BYTES <= sharing.UPLOAD_MB * 1_000_000
     client = tomllib.loads(path.read_text(encoding="utf-8")).get("client", {})
     assert client.get("showErrorDetails") in (False, "false", "none", "type"), "no tracebacks for visitors"
