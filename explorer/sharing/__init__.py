@@ -10,8 +10,8 @@ parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `u
 address: ?preset=, ?present=, ?ask=, a shared link, ?sentence=; writing a link), `json_file` and
 `csv_file`. All are pure: no Streamlit, no pickle, no eval (the "Share and export" panel is
 explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable
-messages. A link falls
-back to the current value for each part it could not read; a JSON file is refused as a whole.
+messages. A link falls back to the current value for each part it could not read; a JSON file is refused as
+a whole.
 """
 
 from __future__ import annotations
