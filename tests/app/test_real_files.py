@@ -162,7 +162,7 @@ def both_models() -> None:
 
 
 @settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
 )
 @given(ex=edited_layer())
 def test_any_edit_of_any_real_layer_saves_and_reopens_identically(both_models: None, ex: Example) -> None:

@@ -4,6 +4,7 @@ problem, no sentence ended twice (".."), and one message for a text with nothing
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -114,6 +115,14 @@ SETTING_VALUES = st.one_of(
 )
 
 
+@functools.cache
+def file_of(model: str) -> str:
+    """The app's file of the toy example, or of MiniLM's layer 2 (written once)."""
+    if model != "toy":
+        need(model)
+    return json_file.to_json(BASE if model == "toy" else opened(model, 1))
+
+
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["toy", "minilm"]), st.sampled_from([s.name for s in SETTINGS]), SETTING_VALUES)
 @example("toy", "real_layer", 6)
@@ -121,8 +130,7 @@ SETTING_VALUES = st.one_of(
 @example("minilm", "real_layer", 6)
 @example("minilm", "real_layer", -1)
 def test_no_file_refusal_ends_a_sentence_twice(doc_of: str, name: str, value: object) -> None:
-    ex = BASE if doc_of == "toy" else opened("minilm", 1)
-    doc = json.loads(json_file.to_json(ex))
+    doc = json.loads(file_of(doc_of))
     doc["settings"][name] = value
     if name == "real_layer" and doc_of == "toy":
         doc["settings"]["real"] = "minilm"
