@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
 
-from explorer.model import models
+from explorer.model import models, patching
 from explorer.model.example import Example, conform
 from explorer.model.settings_table import MAX_TOKENS
 from explorer.sharing import model_link
@@ -193,6 +193,22 @@ def test_real_names_a_model_or_the_toy_model_opens(real: str, layer: str) -> Non
         assert messages == []
 
 
+@FAST
+@given(st.sampled_from(["answer", "wrong"]), TEXT)
+@example("answer", "¹")
+@example("wrong", "١٠")
+def test_patchings_answers_are_ascii_token_ids(name: str, raw: str) -> None:
+    """/patching's answer= and wrong= (explorer.model.patching): a token id in ASCII digits, or one message."""
+    got = patching.read_link({name: raw})
+    s = raw[:100].strip()
+    good = 0 < len(s) <= patching.MAX_ID_DIGITS and s.isascii() and s.isdigit()
+    assert getattr(got, name) == (int(s) if good else None)
+    if good or not s:
+        assert got.messages == []
+    else:
+        assert len(got.messages) == 1 and f"{name}=" in got.messages[0]
+
+
 # ------------------------------------------------------------------ as a person opens them: no crash
 
 
@@ -218,6 +234,7 @@ def opened(page: str, params: dict[str, str]) -> AppTest:
         ("app_pages/ablation.py", {"model": "smollm2", "off": "¹.1,١.١,2.3"}, ["off=", "'¹.1'", "'١.١'"]),
         ("app_pages/next-token.py", {"model": "smollm2", "ask": "¹,next"}, ["ask=", "'¹'", "Asked: next."]),
         ("app_pages/scores.py", {"real": "minilm", "real_layer": "-1"}, ["real_layer=", "between 0 and 5"]),
+        ("app_pages/patching.py", {"model": "smollm2", "answer": "¹", "wrong": "١٠"}, ["answer=", "wrong="]),
     ],
 )
 def test_links_that_crashed_a_page_show_a_message(
