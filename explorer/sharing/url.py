@@ -86,7 +86,7 @@ def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     number, bad = None, rest[1:] + [p for p in parts[3:] if p]
     if rest:
         try:
-            number = values.whole_number("question", rest[0], 0, MAX_TOKENS - 1)
+            number = values.whole_number("question", rest[0], 0, MAX_TOKENS - 1, signed=False)
         except values.ShareError:
             bad = rest
     if not bad:

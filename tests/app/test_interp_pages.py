@@ -17,6 +17,7 @@ from test_model_pages import CAPITAL, need, page
 
 from attention_core import analysis
 from explorer.model import models
+from explorer.sharing import model_link
 from explorer.ui import state
 from explorer.views import interp_figures
 from explorer.views.model_figures import show_token
@@ -139,12 +140,12 @@ def test_links_carry_the_followed_token_and_the_induction_run() -> None:
 
 @pytest.mark.parametrize("value", ["¹", "١٠", "+3", "-1", "1e3", "9999999", "abc", "3.0"])
 def test_bad_numbers_in_links_are_left_out_with_a_message(value: str) -> None:
-    got = models.read_link({"model": "smollm2", "layer": value, "head": value, "off": f"3.{value}",
+    got = model_link.read({"model": "smollm2", "layer": value, "head": value, "off": f"3.{value}",
                             "follow": value, "follow_at": value, "ind_seed": value, "ind_len": value})  # fmt: skip
     assert (got.layer, got.head, got.follow, got.follow_at, got.ind_seed, got.ind_len) == (None,) * 6
     assert got.off == ()
     assert len(got.messages) == 7
-    assert any("ind_len= takes 5 to 50" in m for m in got.messages)
+    assert any("(ind_len=) must be a whole number between 5 and 50" in m for m in got.messages)
 
 
 def _lines(spec: dict) -> set[tuple[str, int, int]]:

@@ -34,11 +34,11 @@ TEXT = st.one_of(
 REAL = [k for k, m in models.MODELS.items() if m.engine]
 
 
-def ascii_whole(raw: str) -> int | None:
-    """The number a link means by `raw`, read independently of the app: an optional sign then 1 to 12
-    ASCII digits, spaces around ignored."""
+def ascii_whole(raw: str, signed: bool = True) -> int | None:
+    """The number a link means by `raw`, read independently of the app: an optional sign (when `signed`)
+    then 1 to 12 ASCII digits, spaces around ignored."""
     s = raw.strip()
-    digits = s[1:] if s[:1] in ("+", "-") else s
+    digits = s[1:] if signed and s[:1] in ("+", "-") else s
     if not (digits.isascii() and digits.isdigit() and len(digits) <= 12):
         return None
     return int(s)
@@ -71,15 +71,41 @@ def test_layer_and_head_are_ascii_numbers_within_the_models_own_bounds(
     got = model_link.read({"model": model, name: raw}, "toy", (was, was))
     row = models.choice(models.real_key(model or "toy"))
     count = row.shape[0] if name == "layer" else row.shape[1]
-    v = ascii_whole(raw)
+    v = ascii_whole(raw, signed=False)
     if not raw.strip():
         assert getattr(got, name) is None and got.messages == []
     elif v is not None and 1 <= v <= count:
         assert getattr(got, name) == v - 1 and got.messages == []
     else:
         assert getattr(got, name) is None
-        said = one_message(got.messages, f"{name}=", f"Kept {name} {min(was, count - 1) + 1}.", sent=(raw,))
-        assert (f"between 1 and {count} for {row.engine}" in said) == (v is not None)
+        kept = f"Kept {name} {min(was, count - 1) + 1}."
+        one_message(got.messages, f"{name}=", f"between 1 and {count} for {row.engine}", kept, sent=(raw,))
+
+
+LENS = {  # name: (bounds as written, how the app holds it: the written value minus this)
+    "follow": ((0, models.choice(models.DEFAULT_DECODER).vocab - 1), 0),
+    "follow_at": ((1, models.LENS_POSITIONS), 1),
+    "ind_seed": (models.INDUCTION_SEEDS, 0),
+    "ind_len": (models.INDUCTION_LENGTHS, 0),
+}
+
+
+@FAST
+@given(st.sampled_from(sorted(LENS)), st.one_of(TEXT, st.integers(-5, 60_000).map(str)))
+@example("follow", "¹")
+@example("ind_len", "+9")
+@example("follow", "49152")
+def test_the_lens_and_induction_numbers_are_ascii_numbers_within_their_bounds(name: str, raw: str) -> None:
+    got = model_link.read({name: raw})
+    (lo, hi), base = LENS[name]
+    v = ascii_whole(raw[:40], signed=False)
+    if not raw[:40].strip():
+        assert getattr(got, name) is None and got.messages == []
+    elif v is not None and lo <= v <= hi:
+        assert getattr(got, name) == v - base and got.messages == []
+    else:
+        assert getattr(got, name) is None
+        one_message(got.messages, f"({name}=)", f"between {lo} and {hi}", "Kept", sent=(raw[:40],))
 
 
 @FAST
@@ -98,7 +124,7 @@ def test_switched_off_heads_are_ascii_pairs_within_the_models_own_bounds(
         if not part.strip():
             continue
         layer, _, head = part.partition(".")
-        lv, hv = ascii_whole(layer), ascii_whole(head)
+        lv, hv = ascii_whole(layer, signed=False), ascii_whole(head, signed=False)
         if lv is not None and hv is not None and 1 <= lv <= L and 1 <= hv <= H:
             want.add((lv - 1, hv - 1))
         else:
@@ -142,7 +168,7 @@ def test_ask_takes_an_ascii_token_number_and_the_real_models_questions(raw: str)
     parts = [p.strip() for p in raw.split(",")]
     words = [p for p in parts[:3] if p in ("next", "heads")]
     numbers = [p for p in parts[:3] if p and p not in ("next", "heads")]
-    v = ascii_whole(numbers[0]) if numbers else None
+    v = ascii_whole(numbers[0], signed=False) if numbers else None
     good = v is not None and 0 <= v < MAX_TOKENS
     assert out.ask == (v if good else None)
     assert out.ask_model == (tuple(dict.fromkeys(words)) or None)
