@@ -136,10 +136,16 @@ class Description:
         )
 
 
+def names_a_layer(real: object) -> bool:
+    """Whether a link's or a file's `real` value names a trained layer rather than the toy model (anything
+    given but "toy": the reader then checks it names a model, with a message if it does not)."""
+    return real is not None and str(real) != TOY
+
+
 def implementation(ex: Any) -> ModuleType:
     """The module that computes what the example's description says: explorer.model.toy, or
     explorer.model.bridge for a real layer. Both answer the same questions (see explorer.model.toy)."""
-    if ex.real == TOY:
+    if not names_a_layer(ex.real):
         from explorer.model import toy
 
         return toy
@@ -150,7 +156,7 @@ def implementation(ex: Any) -> ModuleType:
 
 def describe(ex: Any) -> Description:
     """The description of an Example: the toy model with its settings, or the real layer it holds."""
-    return _toy(ex) if ex.real == TOY else of_layer(ex.real, ex.real_layer)
+    return of_layer(ex.real, ex.real_layer) if names_a_layer(ex.real) else _toy(ex)
 
 
 def _toy(ex: Any) -> Description:

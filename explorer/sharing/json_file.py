@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from explorer.model import description
 from explorer.model import example as exm
 from explorer.model import settings_table as table
+from explorer.model.description import names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.state_blob import encode_state, read_state
 from explorer.sharing.values import (
@@ -196,7 +197,7 @@ def _json_settings(settings: object, messages: list[str]) -> Example:
         raise ShareError(f"unknown setting {shown(unknown[0])} (known: {', '.join(known)})")
     values: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
-    if settings.get("real", "toy") != "toy":  # a real model's layer fixes its sizes and more
+    if names_a_layer(settings.get("real")):  # a real model's layer fixes its sizes and more
         try:
             fixed = layer_settings(settings["real"], settings.get("real_layer", 0))
         except ShareError as e:

@@ -10,6 +10,7 @@ from typing import Any
 
 from explorer.model import description
 from explorer.model import settings_table as table
+from explorer.model.description import TOY, describe, names_a_layer
 from explorer.model.example import Example
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
@@ -34,7 +35,7 @@ def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, 
     out: dict[str, str] = {}
     for row in table.SETTINGS:
         v = getattr(ex, row.name)
-        if row.name in ("real", "real_layer") and ex.real == "toy":
+        if row.name in ("real", "real_layer") and not describe(ex).trained:
             continue  # the toy model's links stay as they were
         if row.kind == "bool":
             out[row.param] = row.words[1] if v else row.words[0]
@@ -55,12 +56,12 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
     fixed: dict[str, Any] = {}  # what a real model's layer named by the link fixes (its sizes and more)
     skip: set[str] = set()
     real = params.get(PARAM_OF["real"])
-    if real is not None and str(real) != "toy":
+    if names_a_layer(real):
         try:
             fixed = layer_settings(params[PARAM_OF["real"]], params.get(PARAM_OF["real_layer"]) or "0")
         except ShareError as e:
             messages.append(f"The link's {e} Opened the toy model instead.")
-            changes.update(real="toy", real_layer=0)
+            changes.update(real=TOY, real_layer=0)
         skip = {"real", "real_layer"}  # read above, once: one message for a model and its layer
     else:
         skip = {"real_layer"}  # the toy model has no layers to name

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from explorer.model import description, models
 from explorer.model import example as exm
 from explorer.model import settings_table as table
+from explorer.model.description import TOY, names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
 
 LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file")
@@ -78,8 +79,8 @@ def layer_settings(real: object, layer: object) -> dict[str, object]:
 
     text = isinstance(real, str)  # a link's text, or a file's typed value
     key = check_setting("real", real, from_text=text, label=f"{table.row('real').label} (real=)")
-    if key == "toy":
-        return {"real": "toy"}
+    if not names_a_layer(key):
+        return {"real": TOY}
     row = models.choice(str(key))
     n = row.shape[0]
     i = check_setting(

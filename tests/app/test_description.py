@@ -141,3 +141,32 @@ def test_the_sidebar_describes_the_real_model_a_real_model_page_shows() -> None:
     sizes = " ".join(md.value for md in at.sidebar.markdown).replace("\\", "")  # as shown
     assert "30 layers · d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536" in sizes
     assert models.choice("smollm2").shape == (30, 9)
+
+
+def test_nothing_but_the_description_tells_the_toy_from_a_real_layer() -> None:
+    """Pages, formulas, state, sharing and exports ask the description; only it and its two implementations
+    compare the example's model with the toy."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    allowed = {
+        root / "explorer/model/description.py",
+        root / "explorer/model/toy.py",
+        root / "explorer/model/bridge.py",
+    }
+    branch = re.compile(r"""[=!]= ?["']toy["']|\.real\s*[=!]=|\bloaded\(""")
+    found = [
+        f"{path.relative_to(root)}:{n}: {line.strip()}"
+        for path in [root / "app.py", *(root / "explorer").rglob("*.py"), *(root / "app_pages").glob("*.py")]
+        if path not in allowed
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if branch.search(line)
+    ]
+    assert found == []
+    # and the check does find one: the description's own
+    assert (
+        any(branch.search(line) for line in (root / "explorer/model/toy.py").read_text().splitlines())
+        is False
+    )
+    assert branch.search('if ex.real == "toy":') and branch.search("if state.loaded():")
