@@ -31,8 +31,9 @@ st.set_page_config(
     layout="wide",
     initial_sidebar_state=present.sidebar_state(state.present()),
 )
-page = st.navigation(PAGES, position="sidebar", expanded=True)  # every page listed (13: no "View 3 more")
+page = st.navigation(PAGES, position="hidden")  # the menu is the frame's own (frame.navigation)
 frame.presentation_css()
+frame.navigation()
 frame.sidebar(page_table.by_path(page.url_path))
 if state.present():
     frame.step_controls(page, top=True)

@@ -45,7 +45,7 @@ def from_navigation(page, base: str, key: str, layers: int, word: str) -> float:
     text = sentence_of(11 if key == "smollm2" else 9) + f" {word}"
     page.goto(f"{base}/?{urlencode({'model': key, 'sentence': text})}")
     wait_idle(page)
-    link = page.locator('[data-testid="stSidebarNav"] a[href$="/model"]')
+    link = page.locator('.st-key-nav a[href="model"]')  # the frame's menu (explorer.ui.frame.navigation)
     t0 = time.perf_counter()
     link.click()
     page.wait_for_function(SHOWS, arg=[word, layers], timeout=120_000, polling=20)

@@ -12,10 +12,12 @@ from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.sharing import model_link
 from explorer.sharing import url as links
-from explorer.ui import clicker, export_ui, grid_guard, model_ui, page_table, present, preset_ui, state
+from explorer.ui import a11y, clicker, export_ui, grid_guard, model_ui, page_table, present, preset_ui, state
 from explorer.ui import share_panel as share_panel
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
+
+NAV = "nav"  # the key of the menu's container (class st-key-nav on the page)
 
 
 def read_url() -> None:
@@ -81,6 +83,19 @@ def address_note(note: Any, chars: int) -> None:
         )
 
 
+def navigation() -> None:
+    """The menu of pages at the top of the sidebar, built from the page table: each section's name, then a
+    link per page. It replaces Streamlit's own menu (st.navigation position="hidden"), whose items are list
+    items outside any list for assistive technology (axe-core: `list`, `listitem`); a page link is a plain
+    link, and the current page's is marked by explorer/ui/a11y.js (aria-current)."""
+    with st.sidebar.container(key=NAV):
+        for section, rows in page_table.sections().items():
+            if section:
+                st.caption(section)
+            for p in rows:
+                st.page_link(p.script, label=p.title, icon=p.icon)
+
+
 def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
@@ -144,6 +159,7 @@ def sidebar(page: page_table.Page | None) -> None:
         # The link without presentation mode: students open the example on their laptops.
         export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
+        a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
 
 
 def sentence_box() -> None:

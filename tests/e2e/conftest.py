@@ -300,7 +300,7 @@ class App:
 
     def go(self, url_path: str, min_charts: int = 1) -> None:
         """Navigate inside the session (the sidebar's page link), as a person does."""
-        self.page.locator(f'[data-testid="stSidebarNav"] a[href="{self.server.url}/{url_path}"]').click()
+        self.page.locator(f'.st-key-nav a[href="{url_path}"]').click()  # explorer.ui.frame.navigation
         self.poll(
             "p => location.pathname.replace(/\\/+$/, '') === (p ? '/' + p : '')",
             url_path,
