@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -424,6 +424,24 @@ def shared_app(browser: Any, server: Server) -> Iterator[App]:
     page.set_default_timeout(TIMEOUT * 1000)
     yield App(page, server).open("")
     ctx.close()
+
+
+@pytest.fixture
+def new_tab(browser: Any, server: Server) -> Iterator[Callable[..., App]]:
+    """Tabs of their own on the shared server, closed after the test: new_tab(viewport=..., color_scheme=...)
+    takes the arguments of browser.new_context (the viewport defaults to 1920x1080)."""
+    made = []
+
+    def make(**context_args: Any) -> App:
+        ctx = browser.new_context(**{"viewport": VIEWPORT, **context_args})
+        made.append(ctx)
+        page = ctx.new_page()
+        page.set_default_timeout(TIMEOUT * 1000)
+        return App(page, server)
+
+    yield make
+    for ctx in made:
+        ctx.close()
 
 
 @pytest.fixture

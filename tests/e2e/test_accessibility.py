@@ -9,11 +9,8 @@ is tested in test_chart_text.py. benchmarks/axe_audit.py prints the counts of ev
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from conftest import App
 
 from explorer.ui import page_table, present
 
@@ -26,12 +23,12 @@ BACKGROUND = """() => getComputedStyle(document.querySelector('[data-testid="stA
 DARK_BG = "rgb(14, 17, 23)"  # .streamlit/config.toml [theme.dark] backgroundColor
 
 
-def settled(app: App) -> None:
+def settled(app) -> None:  # noqa: ANN001 - the conftest's App
     app.settle()
     app.poll(DRAWN, what="every chart drawn")
 
 
-def serious(axe: Axe, app: App, where: str) -> list[str]:
+def serious(axe: Axe, app, where: str) -> list[str]:  # noqa: ANN001
     """The serious and critical violations on the page as it stands, one line per rule."""
     found = axe.run(app.page).response["violations"]
     return [
@@ -47,48 +44,40 @@ def axe() -> Axe:
     return Axe()
 
 
-def test_every_page_in_light_and_dark(browser: Any, server, axe: Axe) -> None:  # noqa: ANN001
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, color_scheme="light")
-    try:
-        app = App(ctx.new_page(), server).open("", min_charts=0)
-        bad, audited = [], []
-        for p in page_table.listed():
-            if p.url_path:
-                app.go(p.url_path, min_charts=0)
-            settled(app)
-            bad += serious(axe, app, f"light /{p.url_path}")
-            app.page.emulate_media(color_scheme="dark")
-            app.poll(f"() => ({BACKGROUND})() === {DARK_BG!r}", what="the dark theme")
-            settled(app)
-            bad += serious(axe, app, f"dark /{p.url_path}")
-            app.page.emulate_media(color_scheme="light")
-            app.poll(f"() => ({BACKGROUND})() !== {DARK_BG!r}", what="the light theme")
-            audited.append(p.url_path)
-        assert audited == [p.url_path for p in page_table.listed()]
-        assert bad == [], "\n".join(bad)
-    finally:
-        ctx.close()
+def test_every_page_in_light_and_dark(new_tab, axe: Axe) -> None:  # noqa: ANN001
+    app = new_tab(viewport={"width": 1280, "height": 800}, color_scheme="light").open("", min_charts=0)
+    bad, audited = [], []
+    for p in page_table.listed():
+        if p.url_path:
+            app.go(p.url_path, min_charts=0)
+        settled(app)
+        bad += serious(axe, app, f"light /{p.url_path}")
+        app.page.emulate_media(color_scheme="dark")
+        app.poll(f"() => ({BACKGROUND})() === {DARK_BG!r}", what="the dark theme")
+        settled(app)
+        bad += serious(axe, app, f"dark /{p.url_path}")
+        app.page.emulate_media(color_scheme="light")
+        app.poll(f"() => ({BACKGROUND})() !== {DARK_BG!r}", what="the light theme")
+        audited.append(p.url_path)
+    assert audited == [p.url_path for p in page_table.listed()]
+    assert bad == [], "\n".join(bad)
 
 
-def test_every_step_while_presenting(browser: Any, server, axe: Axe) -> None:  # noqa: ANN001
-    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
-    try:
-        app = App(ctx.new_page(), server).open("", min_charts=0, present="1")
-        bad, seen = [], []
-        for i, step in enumerate(present.STEPS):
-            caption = present.caption(i)
-            app.poll(
-                "want => { const s = document.querySelector('.st-key-step-top strong'); "
-                "return !!s && s.innerText === want; }",
-                caption,
-                what=caption,
-            )
-            settled(app)
-            bad += serious(axe, app, f"presenting {caption}")
-            seen.append(step.name)
-            if i + 1 < len(present.STEPS):
-                app.page.locator(".st-key-step-next a").click()
-        assert seen == [s.name for s in present.STEPS]
-        assert bad == [], "\n".join(bad)
-    finally:
-        ctx.close()
+def test_every_step_while_presenting(new_tab, axe: Axe) -> None:  # noqa: ANN001
+    app = new_tab().open("", min_charts=0, present="1")
+    bad, seen = [], []
+    for i, step in enumerate(present.STEPS):
+        caption = present.caption(i)
+        app.poll(
+            "want => { const s = document.querySelector('.st-key-step-top strong'); "
+            "return !!s && s.innerText === want; }",
+            caption,
+            what=caption,
+        )
+        settled(app)
+        bad += serious(axe, app, f"presenting {caption}")
+        seen.append(step.name)
+        if i + 1 < len(present.STEPS):
+            app.page.locator(".st-key-step-next a").click()
+    assert seen == [s.name for s in present.STEPS]
+    assert bad == [], "\n".join(bad)
