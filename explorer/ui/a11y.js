@@ -11,27 +11,21 @@ const SKIP_ID = 'ae-skip';
 const NAV = '.st-key-nav';
 const CHARTS = '[data-testid="stMain"] [data-testid="explorerChart"]';
 
-// The ring: 3 px of the primary colour outside a 2 px halo of the background, so it shows on a filled control
-// and beside one. Streamlit's widgets draw their own focus state with a box shadow or nothing (page links:
-// outline none); the ring is drawn on top of it.
+// The ring: 3 px of the primary colour, 2 px outside the focused control, on the element that shows it: a
+// text, number or select box's frame (the box clips its input, so the input's own outline would not show), a
+// radio button's, checkbox's or switch's label (their input is hidden), and anything else itself. Streamlit's
+// widgets draw their own focus state with a box shadow or not at all (page links: outline none).
+const RING = 'outline: 3px solid var(--ae-focus) !important; outline-offset: 2px !important;';
 const CSS = `
 :root { --ae-focus: #3451b2; --ae-focus-halo: #ffffff; }
-:focus-visible, [data-testid="stPageLink-NavLink"]:focus-visible, [role="tab"]:focus-visible {
-  outline: 3px solid var(--ae-focus) !important;
-  outline-offset: 2px !important;
-}
-button:focus-visible, a:focus-visible, [tabindex]:focus-visible, summary:focus-visible {
+:focus-visible { ${RING} }
+button:focus-visible, a:focus-visible, summary:focus-visible {
   box-shadow: 0 0 0 2px var(--ae-focus-halo) !important;
 }
-[data-baseweb="input"]:focus-within, [data-baseweb="textarea"]:focus-within,
-[data-baseweb="select"] > div:focus-within {
-  outline: 3px solid var(--ae-focus) !important;
-  outline-offset: 2px;
-}
-[data-baseweb="checkbox"]:focus-within, [data-baseweb="radio"]:has(input:focus-visible) {
-  outline: 3px solid var(--ae-focus);
-  outline-offset: 2px;
-  border-radius: 4px;
+input:focus-visible, textarea:focus-visible { outline: none !important; }
+div:has(> input:focus-visible:not([type="radio"], [type="checkbox"])), div:has(> textarea:focus-visible),
+label:has(input:focus-visible:is([type="radio"], [type="checkbox"])) {
+  ${RING} border-radius: 0.4rem;
 }
 #${SKIP_ID} {
   position: fixed; left: 0.5rem; top: 0.5rem; z-index: 1000200;

@@ -3,8 +3,8 @@
 A clicker sends → / PageDown / Space for "next" and ← / PageUp for "back". A small keyed st.components.v2
 component (no visible content) listens for them on the app's document while presentation mode is on and
 follows the step-through's own links ("step-next" / "step-prev", explorer.ui.frame.step_controls), so a key
-does exactly what a click on the link does. Keys typed into a text box, a number box, a select box or a
-data editor are left alone, as are keys with Ctrl, Alt or Meta (the browser's own shortcuts).
+does exactly what a click on the link does. Keys typed into a text box, a number box, a select box, a
+data editor or a chart that takes the arrow keys (the /model head grid: role "application") are left alone, as are keys with Ctrl, Alt or Meta (the browser's own shortcuts).
 
 The script is ours and static (no user text reaches it): NEXT_KEYS / BACK_KEYS below are its only data.
 """
@@ -26,7 +26,7 @@ REVEAL = "reveal"  # the key of the Reveal button of a question (explorer.ui.wid
 JS = """
 const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], [role="textbox"], '
   + '[role="combobox"], [role="listbox"], [data-testid="stDataFrame"], [data-testid="stDataFrameResizable"], '
-  + '.gdg-overlay-editor, #portal';
+  + '.gdg-overlay-editor, #portal, [role="application"]';
 
 function typingIn(event) {
   const path = event.composedPath ? event.composedPath() : [event.target];

@@ -95,7 +95,8 @@ def model_grid(
     heads (greyed, labelled "off"); induction (L, H) each head's induction score, measured on another run: a
     head scoring at least induction_threshold gets a second line, "induction", under its label. Beyond
     ``grid_tokens`` tokens only the first rows and columns are drawn (the page says so).
-    layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``).
+    layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``); layout.meta.keys the heads as a
+    keyboard grid (``_keys``).
     """
     A = np.asarray(attentions)
     m = grid_tokens(A.shape[0], A.shape[1], A.shape[2])
@@ -165,8 +166,24 @@ def model_grid(
     layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
     layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
     layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
-    layout["meta"] = {"grid": [L, H, n, gap, band]}  # how picked_head and panels read the grid
+    layout["meta"] = {"grid": [L, H, n, gap, band], "keys": _keys(L, H, n, gap, band, hover, selected)}
     return _figure(data, layout)
+
+
+def _keys(
+    L: int, H: int, n: int, gap: int, band: int, names: list[str], selected: tuple[int, int] | None
+) -> dict[str, Any]:
+    """The heads as a keyboard grid (explorer/ui/chart/assets/chart.js): the arrow keys move between the
+    panels (columns and rows as axis spans, the label band included), Enter reports point row * cols + col
+    of trace `curve`, the labels' (picked_head); `names` are what a screen reader says of each."""
+    return {
+        "curve": 1,
+        "xs": [[h * (n + gap) - 0.5, h * (n + gap) + n - 0.5] for h in range(H)],
+        "ys": [[l * (band + n) - 0.5, (l + 1) * (band + n) - 0.5] for l in range(L)],
+        "names": names,
+        "start": 0 if selected is None else selected[0] * H + selected[1],
+        "help": "the arrow keys move between the heads, Enter opens one",
+    }
 
 
 def panels(z: NDArray[np.floating], grid: Sequence[int]) -> NDArray[np.float64]:

@@ -175,6 +175,15 @@ const ICONS = {
   },
 };
 
+// A figure's title as plain text (Plotly's titles may hold <b>, <br> and entities).
+function plainTitle(layout) {
+  const t = layout && layout.title;
+  const text = typeof t === 'string' ? t : (t && t.text) || '';
+  const el = document.createElement('div');
+  el.innerHTML = text.replace(/<br\s*\/?>/gi, ' ');
+  return el.textContent.trim() || 'Chart';
+}
+
 const decoder = new TextDecoder();
 const charts = new WeakMap(); // parentElement -> Chart
 
@@ -282,6 +291,88 @@ class Chart {
     Plotly.react(this.gd, fig.data || [], layout, this.config());
     if (this.clickable && !this.listening) this.listenForClicks();
     this.drawn = { bytes: this.bytes, themeKey, width, height };
+    const meta = fig.layout && fig.layout.meta;
+    this.setupKeys(this.clickable && meta && meta.keys ? meta.keys : null, plainTitle(fig.layout));
+  }
+
+  // A clickable chart whose figure describes a keyboard grid (layout.meta.keys: the /model head grid,
+  // explorer.views.model_figures._keys) takes the focus: the arrow keys move a frame between its items, Enter
+  // or Space reports the item under it as a click on it would, and a live region says which item that is.
+  setupKeys(keys, title) {
+    this.keys = keys;
+    if (!keys) {
+      if (this.cursor) this.root.removeAttribute('tabindex');
+      return;
+    }
+    if (!this.cursor) {
+      this.cursor = document.createElement('div');
+      this.cursor.className = 'ae-chart-cursor';
+      this.cursor.hidden = true;
+      this.live = document.createElement('div');
+      this.live.className = 'ae-sr-only';
+      this.live.setAttribute('aria-live', 'polite');
+      this.root.append(this.cursor, this.live);
+      this.root.addEventListener('keydown', (e) => this.onGridKey(e));
+      this.root.addEventListener('focus', () => this.showCursor(true));
+      this.root.addEventListener('blur', () => this.showCursor(false));
+    }
+    this.root.tabIndex = 0;
+    this.root.setAttribute('role', 'application');
+    this.root.setAttribute('aria-roledescription', 'grid of choices');
+    this.root.setAttribute('aria-label', `${title}: ${keys.help}`);
+    const count = keys.xs.length * keys.ys.length;
+    if (this.at === undefined || this.at >= count || keys.start !== this.start) this.at = keys.start;
+    this.start = keys.start;
+    this.placeCursor();
+  }
+
+  onGridKey(e) {
+    const k = this.keys;
+    if (!k || e.altKey || e.ctrlKey || e.metaKey) return;
+    const cols = k.xs.length;
+    const rows = k.ys.length;
+    let r = Math.floor(this.at / cols);
+    let c = this.at % cols;
+    if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      if (this.trigger) this.trigger('click', JSON.stringify({ curve: k.curve, point: this.at }));
+      return;
+    }
+    const moves = {
+      ArrowLeft: () => (c -= 1), ArrowRight: () => (c += 1), ArrowUp: () => (r -= 1), ArrowDown: () => (r += 1),
+      Home: () => (c = 0), End: () => (c = cols - 1), PageUp: () => (r = 0), PageDown: () => (r = rows - 1),
+    };
+    if (!moves[e.key]) return;
+    e.preventDefault(); // the page would scroll
+    moves[e.key]();
+    this.at = Math.min(rows - 1, Math.max(0, r)) * cols + Math.min(cols - 1, Math.max(0, c));
+    this.showCursor(true);
+  }
+
+  showCursor(on) {
+    if (!this.cursor) return;
+    this.cursor.hidden = !on;
+    if (!on) return;
+    this.placeCursor();
+    this.live.textContent = this.keys.names[this.at] || '';
+    this.cursor.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }
+
+  // The frame over the item under the keyboard, from its axis spans (Plotly's linear-to-pixel maps).
+  placeCursor() {
+    const fl = this.gd._fullLayout;
+    if (!this.cursor || !this.keys || !fl || !fl.xaxis || !fl.yaxis) return;
+    const cols = this.keys.xs.length;
+    const [x0, x1] = this.keys.xs[this.at % cols];
+    const [y0, y1] = this.keys.ys[Math.floor(this.at / cols)];
+    const px = [fl.xaxis.l2p(x0), fl.xaxis.l2p(x1)].map((v) => v + fl.xaxis._offset + this.gd.offsetLeft);
+    const py = [fl.yaxis.l2p(y0), fl.yaxis.l2p(y1)].map((v) => v + fl.yaxis._offset + this.gd.offsetTop);
+    Object.assign(this.cursor.style, {
+      left: `${Math.min(...px)}px`,
+      top: `${Math.min(...py)}px`,
+      width: `${Math.abs(px[1] - px[0])}px`,
+      height: `${Math.abs(py[1] - py[0])}px`,
+    });
   }
 
   // A clickable chart reports the point clicked: {curve, point} (explorer.ui.chart.draw). Plotly reports points
