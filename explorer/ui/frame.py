@@ -138,7 +138,8 @@ def sidebar(page: page_table.Page | None) -> None:
             format_func=lambda p: PALETTES[p][2],
             persist_state="session",
             help="Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. "
-            "Strong contrast: Inferno and brown-teal. Greyscale: for printing and any colour vision.",
+            "Strong contrast: Inferno and red-yellow-blue. Greyscale: grey weights for printing, signed values "
+            "purple-green.",
         )
         st.toggle(
             "Weights: colours fitted to their range",

@@ -89,12 +89,14 @@ def bars(
     return _figure([bar], _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis))
 
 
-# One colour per key bar, all different and none grey (grey is the "other keys" bar): Paul Tol's colour-blind
-# safe "muted" scheme plus three of his "bright" and "vibrant" ones, as many as stacked_contributions draws
-# bars of keys (max_keys); Plotly's default cycle repeats after 10.
+# One colour per key bar and per curve, all different and none grey (grey is the "other keys" bar), as many
+# as stacked_contributions draws bars of keys (max_keys). Each has 3:1 contrast against both themes'
+# backgrounds, so a line shows in light and dark; in that band of lightness, each next colour is the one
+# farthest (CIEDE2000) from those before it with normal vision and with simulated protanopia, deuteranopia
+# and tritanopia: benchmarks/colour_check.py --derive picks them, tests/app/test_colour.py checks them.
 KEY_COLOURS = (
-    "#332288", "#88CCEE", "#44AA99", "#117733", "#999933", "#DDCC77", "#CC6677", "#882255", "#AA4499",
-    "#EE6677", "#4477AA", "#EE7733",
+    "#005AFF", "#E17800", "#964B69", "#C31E00", "#1EA578", "#B478A5", "#4B784B", "#695A96", "#9687E1",
+    "#E13C5A", "#0F8787", "#C35A87",
 )  # fmt: skip
 
 

@@ -9,7 +9,8 @@ Conventions every heatmap follows:
   number fits in it, for the width the chart is drawn at (FULL_PX, HALF_PX, THIRD_PX; PRESENT_SCALE);
 - weights use a sequential scale, fitted to their range (stated on the colour bar) or fixed 0..1 (Style);
   signed matrices a diverging scale centred on 0;
-- masked cells are grey: "0" on weights (their weight), "-inf" only on the scores before the softmax.
+- masked cells are grey: "0" on weights (their weight), "-inf" only on the scores before the softmax; where
+  cells are too small for their value, a stroke across each (mask_hatch): never told apart by colour alone.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from explorer.views.heatmap import (
     cell_lines,
     cell_text_font,
     heatmap,
+    mask_hatch,
     mask_matrix,
     masked_value,
     row_sums_of,
@@ -73,6 +75,7 @@ __all__ = [
     "cell_lines",
     "cell_text_font",
     "heatmap",
+    "mask_hatch",
     "mask_matrix",
     "masked_value",
     "row_sums_of",

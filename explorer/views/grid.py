@@ -19,6 +19,7 @@ from explorer.views.heatmap import (
     _range_note,
     cell_lines,
     cell_text_font,
+    mask_hatch,
     thinned,
     weight_range,
 )
@@ -144,8 +145,11 @@ def head_grid(
         common,
         coloraxis={"colorscale": _colorscale(style.sequential), "cmin": lo, "cmax": hi, "colorbar": colorbar},
     )
+    layout["shapes"] = []
     if gap:
-        layout["shapes"] = [cell_lines(n, n, gap, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]
+        layout["shapes"] += [cell_lines(n, n, gap, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]
+    if masked is not None and masked.any() and not cell_font:  # masked by more than colour: heatmap's hatch
+        layout["shapes"] += [mask_hatch(masked, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]
     return _figure(data, layout)
 
 

@@ -144,14 +144,16 @@ def heatmap(
         trace["texttemplate"] = f"%{{z:.{digits}f}}"
         trace["textfont"] = {"size": cell_font}
     data = [trace]
+    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin, "shapes": []}
     if masked is not None and masked.any():
         grey = _masked_overlay(masked, weights, style, cell_font, where)
         if small:
             grey["customdata"] = trace["customdata"]
         data.append(grey)
-    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin}
+        if not cell_font:
+            extra["shapes"].append(mask_hatch(masked))
     if gap:
-        extra["shapes"] = [cell_lines(n_rows, n_cols, gap)]
+        extra["shapes"].insert(0, cell_lines(n_rows, n_cols, gap))
     if groups:
         marks = _group_marks(groups, n_cols, style, margin)  # measured below the title's first line
         extra.update(marks, shapes=extra.get("shapes", []) + marks["shapes"])
@@ -268,6 +270,24 @@ def cell_lines(n_rows: int, n_cols: int, width: int = 1, xref: str = "x", yref: 
     rows = "".join(f"M-0.5,{i - 0.5}H{n_cols - 0.5}" for i in range(1, n_rows))
     return {"type": "path", "path": cols + rows, "xref": xref, "yref": yref, "layer": "above",
             "line": {"width": width}}  # fmt: skip
+
+
+def mask_hatch(masked: NDArray[np.bool_], xref: str = "x", yref: str = "y") -> dict[str, Any]:
+    """A stroke across every masked cell (n_rows, n_cols), True = masked, from its lower left to its upper
+    right corner, in one SVG path: where cells are too small for their value ("0", "-inf"), masked cells
+    still differ from the others by more than their grey. The strokes of neighbouring cells along an
+    anti-diagonal (row - 1, column + 1) meet, so each run of them is one line: a causal mask is 2n lines,
+    not n²/2 (Plotly's shape paths take absolute coordinates only). Name "masked": tests find it."""
+    m = np.asarray(masked, dtype=bool)
+    n_rows, n_cols = m.shape
+    parts = []
+    for d in range(n_rows + n_cols - 1):  # the cells with row + column = d, column rising
+        cols = np.arange(max(0, d - n_rows + 1), min(d, n_cols - 1) + 1)
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], m[d - cols, cols].astype(np.int8), [0]])))
+        for a, b in zip(cols[edges[::2]], cols[edges[1::2] - 1], strict=True):  # masked columns a .. b
+            parts.append(f"M{a - 0.5},{d - a + 0.5}L{b + 0.5},{d - b - 0.5}")
+    return {"type": "path", "path": "".join(parts), "xref": xref, "yref": yref, "layer": "above",
+            "line": {"width": 1, "color": MASKED_TEXT}, "name": "masked"}  # fmt: skip
 
 
 def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:

@@ -31,14 +31,16 @@ PRESENT_CHART_PX = 540
 # While presenting, axis ticks and titles a figure does not size itself (bars, curves) are this large.
 PRESENT_TICK_PX = 18
 
-# Colour-blind-safe pairs (sequential for weights, diverging for signed values).
+# Colour-blind-safe pairs (sequential for weights, diverging for signed values): under a simulated
+# protanopia, deuteranopia and tritanopia each scale's steps stay apart and a diverging scale's two signs
+# stay apart (tests/app/test_colour.py).
 PALETTES: dict[str, tuple[str, str, str]] = {
     # name: (sequential, diverging, description)
     # (the description fits the sidebar's select box: the scales' names are in its help)
     "default": ("Viridis", "RdBu_r", "Colour-blind safe"),
     "projector": ("Cividis", "PuOr_r", "Washed-out projector"),
-    "warm": ("Inferno", "BrBG_r", "Strong contrast"),
-    "grey": ("Greys", "RdGy_r", "Greyscale, for print"),
+    "warm": ("Inferno", "RdYlBu_r", "Strong contrast"),
+    "grey": ("Greys", "PRGn_r", "Greyscale, for print"),
 }
 
 

@@ -1,4 +1,5 @@
-"""axe-core over every page, in Chromium: no serious or critical violation of its WCAG rules.
+"""axe-core over every page, in Chromium: no serious or critical violation of its WCAG rules; and the
+charts' lines (3:1) and their own text (4.5:1) stand out from the chart's background in light and dark.
 
 Every listed page of the page table in light and dark at 1280x800 (one tab, moving through the frame's menu;
 dark is the system's scheme, which the app follows without a reload), and every step of the step-through
@@ -13,6 +14,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from explorer.ui import page_table, present
+from explorer.views import colour as cv
 
 pytestmark = pytest.mark.e2e
 
@@ -21,6 +23,39 @@ DRAWN = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-tes
   .every((c) => c.querySelector('.main-svg'))"""
 BACKGROUND = """() => getComputedStyle(document.querySelector('[data-testid="stApp"]')).backgroundColor"""
 DARK_BG = "rgb(14, 17, 23)"  # .streamlit/config.toml [theme.dark] backgroundColor
+
+
+# The colours every chart draws its lines and its own text with (axis ticks and titles, the title, the
+# legend, the colour bar, a text trace such as the row sums), and the chart's background; not the text on
+# heatmap cells or on an annotation's own box (those sit on their own colours).
+CHART_COLOURS = """() => {
+  const out = [];
+  document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot').forEach((gd, i) => {
+    const holder = gd.closest('[class*="st-key-"]');
+    const key = holder ? [...holder.classList].find((c) => c.startsWith('st-key-')).slice(7) : `chart-${i}`;
+    const bg = gd._fullLayout.paper_bgcolor;
+    gd.querySelectorAll('.scatterlayer .trace .js-line').forEach((p) => {
+      const css = getComputedStyle(p);
+      if (css.strokeOpacity !== '0' && css.stroke !== 'none') out.push(['line', key, css.stroke, bg]);
+    });
+    gd.querySelectorAll('.xtick text, .ytick text, .g-gtitle text, .g-xtitle text, .g-ytitle text, '
+      + '.legendtext, .cbaxis text, .cbtitle text, .scatterlayer .textpoint text').forEach((t) => {
+      if (t.textContent.trim()) out.push(['text', key, getComputedStyle(t).fill, bg]);
+    });
+  });
+  return out;
+}"""
+
+
+def low_contrast(app, where: str) -> list[str]:  # noqa: ANN001 - the conftest's App
+    """Chart lines under 3:1 and chart text under 4.5:1 against the chart's background (WCAG 1.4.11, 1.4.3)."""
+    bad = set()
+    for kind, key, colour, bg in app.page.evaluate(CHART_COLOURS):
+        need = 3.0 if kind == "line" else 4.5
+        ratio = cv.contrast(colour, bg)
+        if ratio < need:
+            bad.add(f"{where}: {kind} {colour} on {bg} in {key} ({ratio:.2f}:1)")
+    return sorted(bad)
 
 
 def settled(app) -> None:  # noqa: ANN001 - the conftest's App
@@ -51,11 +86,13 @@ def test_every_page_in_light_and_dark(new_tab, axe: Axe) -> None:  # noqa: ANN00
         if p.url_path:
             app.go(p.url_path, min_charts=0)
         settled(app)
-        bad += serious(axe, app, f"light /{p.url_path}")
+        bad += serious(axe, app, f"light /{p.url_path}") + low_contrast(app, f"light /{p.url_path}")
         app.page.emulate_media(color_scheme="dark")
         app.poll(f"() => ({BACKGROUND})() === {DARK_BG!r}", what="the dark theme")
         settled(app)
-        bad += serious(axe, app, f"dark /{p.url_path}")
+        bad += serious(axe, app, f"dark /{p.url_path}") + low_contrast(app, f"dark /{p.url_path}")
+        if p.url_path in ("why-scale", "positional-encoding"):
+            app.screenshot(f"dark-{p.url_path}")
         app.page.emulate_media(color_scheme="light")
         app.poll(f"() => ({BACKGROUND})() !== {DARK_BG!r}", what="the light theme")
         audited.append(p.url_path)
