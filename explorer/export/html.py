@@ -32,8 +32,8 @@ from plotly.offline import get_plotlyjs
 
 from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, why_scale_chart
 from explorer.export.walkthrough import STEP, Walkthrough
+from explorer.views import describe, formulas
 from explorer.views import figures as fg
-from explorer.views import formulas
 
 CONFIG = {
     "displaylogo": False,
@@ -108,7 +108,38 @@ def _chart_html(chart: Chart, index: int) -> str:
             + "</div>"
         )
     cls = "chart" + ("" if chart.wide else " half")
-    return f'<figure class="{cls}">{buttons}<div class="plot" id="chart-{index}" data-key="{_e(chart.key)}"></div></figure>'
+    about = "".join(_about_html(fig, index, k) for k, (_, fig) in enumerate(chart.variants))
+    first = _e(describe.title_of(chart.variants[0][1]))
+    return (
+        f'<figure class="{cls}">{buttons}<div class="plot" id="chart-{index}" data-key="{_e(chart.key)}" '
+        f'role="figure" aria-label="{first}" aria-describedby="chart-{index}-about-0"></div>'
+        f"<figcaption>{about}</figcaption></figure>"
+    )
+
+
+def _about_html(fig: object, index: int, k: int) -> str:
+    """What a chart's variant shows, in a sentence, and its numbers as tables behind "Show as a table" (the
+    app's text for the chart, views.describe); only the variant drawn is shown. A heatmap's table is built in
+    the page, from the figure's own numbers, when it is opened (_JS fillTable): the largest example's tables
+    as HTML would add half again to the file."""
+    matrix = "table" in ((fig.layout.meta or {}) if hasattr(fig, "layout") else {})
+    summary, tables = describe.describe(fig, tables=not matrix)
+    body = "" if matrix else "".join(_table_html(t) for t in tables)
+    hidden = " hidden" if k else ""
+    more = f"<details{' data-fill' if matrix else ''}><summary>Show as a table</summary>{body}</details>"
+    return (
+        f'<div class="about" id="chart-{index}-about-{k}" data-chart="{index}" data-variant="{k}"{hidden}>'
+        f"<p>{_e(summary)}</p>{more if matrix or tables else ''}</div>"
+    )
+
+
+def _table_html(t: describe.Table) -> str:
+    head = f'<th scope="col">{_e(t.corner)}</th>' + "".join(f'<th scope="col">{_e(c)}</th>' for c in t.cols)
+    rows = "".join(
+        f'<tr><th scope="row">{_e(name)}</th>' + "".join(f"<td>{_e(v)}</td>" for v in cells) + "</tr>"
+        for name, cells in t.rows
+    )
+    return f"<table><caption>{_e(t.caption)}</caption><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
 def _numbers_formulas(w: Walkthrough) -> dict[str, list[str]]:
@@ -158,6 +189,11 @@ figure.chart.half { width: 49%; }
 .variants button[aria-pressed="true"] { background: #6e40c9; border-color: #6e40c9; color: #fff; }
 .note { background: #fff8c5; padding: 0.4rem 0.8rem; border-radius: 0.3rem; }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #57606a; }
+figcaption p { margin: 0.2rem 0; font-size: 0.95rem; }
+figcaption details { overflow-x: auto; }
+figcaption summary { cursor: pointer; color: #6e40c9; }
+figcaption table { font-size: 0.85rem; margin: 0.4rem 0 0.8rem; }
+figcaption td { text-align: right; white-space: nowrap; }
 """
 
 _JS = """
@@ -168,12 +204,81 @@ _JS = """
     const fig = spec.charts[i][k];
     const layout = Object.assign({}, fig.layout, {template: spec.template, autosize: true});
     delete layout.width;
-    Plotly.react(document.getElementById('chart-' + i), fig.data, layout, spec.config);
+    const plot = document.getElementById('chart-' + i);
+    Plotly.react(plot, fig.data, layout, spec.config);
+    // The plot is a figure, named and described (the figcaption); its SVG text is not read piece by piece.
+    plot.querySelectorAll('svg.main-svg').forEach(function (svg) { svg.setAttribute('aria-hidden', 'true'); });
+    plot.setAttribute('aria-describedby', 'chart-' + i + '-about-' + k);
+    document.querySelectorAll('.about[data-chart="' + i + '"]').forEach(function (a) {
+      a.hidden = Number(a.dataset.variant) !== k;
+    });
     document.querySelectorAll('button[data-chart="' + i + '"]').forEach(function (b) {
       b.setAttribute('aria-pressed', String(Number(b.dataset.variant) === k));
     });
     drawn[i] = k;
   }
+  // "Show as a table" of a heatmap: its numbers as the chart prints them (toFixed, as Plotly's cells), row and
+  // column headers its labels (layout.meta.table), masked cells said so; built once, when first opened.
+  function arrayOf(v) {
+    if (v && typeof v === 'object' && v.bdata) {
+      const bytes = Uint8Array.from(atob(v.bdata), function (c) { return c.charCodeAt(0); });
+      const T = {f8: Float64Array, f4: Float32Array, i1: Int8Array, u1: Uint8Array, i2: Int16Array,
+        u2: Uint16Array, i4: Int32Array, u4: Uint32Array}[v.dtype];
+      const flat = Array.from(new T(bytes.buffer));
+      if (!v.shape) return flat;
+      const cols = Number(String(v.shape).split(',')[1]);
+      const rows = [];
+      for (let r = 0; r * cols < flat.length; r++) rows.push(flat.slice(r * cols, (r + 1) * cols));
+      return rows;
+    }
+    return v;
+  }
+  const number = function (v) { return v !== null && v !== undefined && !Number.isNaN(Number(v)); };
+  function el(tag, text, attrs) {
+    const node = document.createElement(tag);
+    if (text !== undefined) node.textContent = text;
+    Object.entries(attrs || {}).forEach(function (kv) { node.setAttribute(kv[0], kv[1]); });
+    return node;
+  }
+  function fillTable(details) {
+    const about = details.closest('.about');
+    const fig = spec.charts[Number(about.dataset.chart)][Number(about.dataset.variant)];
+    const hint = fig.layout.meta.table;
+    const title = document.getElementById('chart-' + about.dataset.chart).getAttribute('aria-label');
+    const isGrey = function (t) { return t.meta && t.meta.masked_value !== undefined; };
+    const grids = fig.data.filter(function (t) { return t.type === 'heatmap' && !isGrey(t); });
+    const greys = fig.data.filter(isGrey);
+    (hint.panels || ['']).forEach(function (name, p) {
+      if (!grids[p]) return;
+      const z = arrayOf(grids[p].z);
+      const grey = greys[p] ? arrayOf(greys[p].z) : null;
+      const said = greys[p] ? (greys[p].meta.masked_value === '-inf' ? '−∞' : greys[p].meta.masked_value) : '';
+      const table = el('table');
+      table.append(el('caption', name ? title + ': ' + name : title));
+      const head = el('tr');
+      head.append(el('th', hint.row_title + ' by ' + hint.col_title, {scope: 'col'}));
+      hint.cols.forEach(function (c) { head.append(el('th', c, {scope: 'col'})); });
+      const thead = el('thead');
+      thead.append(head);
+      table.append(thead);
+      const body = el('tbody');
+      hint.rows.forEach(function (r, i) {
+        const tr = el('tr');
+        tr.append(el('th', r, {scope: 'row'}));
+        z[i].forEach(function (v, j) {
+          const masked = grey && number(grey[i][j]);
+          tr.append(el('td', masked ? said + ' (masked)' : number(v) ? Number(v).toFixed(hint.digits) : 'NaN'));
+        });
+        body.append(tr);
+      });
+      table.append(body);
+      details.append(table);
+    });
+    delete details.dataset.fill;
+  }
+  document.addEventListener('toggle', function (ev) {
+    if (ev.target.open && ev.target.dataset && ev.target.dataset.fill !== undefined) fillTable(ev.target);
+  }, true);
   document.addEventListener('click', function (ev) {
     const b = ev.target.closest('button[data-chart]');
     if (b) { draw(Number(b.dataset.chart), Number(b.dataset.variant)); }

@@ -142,6 +142,14 @@ def sidebar(page: page_table.Page | None) -> None:
             "purple-green.",
         )
         st.toggle(
+            "Show charts as tables",
+            key=state.K_TABLES,
+            persist_state="session",
+            help="Every chart as tables of its numbers, rows and columns named by the tokens, rounded as the "
+            "chart prints them, under a sentence that says what it shows: for a screen reader, or to read "
+            "exact values.",
+        )
+        st.toggle(
             "Weights: colours fitted to their range",
             key=state.K_FIT,
             persist_state="session",

@@ -98,8 +98,9 @@ def setting(name: str, where: object = st, **extra: object) -> object:
 def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
     """A Plotly chart at full width that stays on the page across reruns and redraws in place (explorer.ui.chart);
     its camera button saves a PNG at twice the resolution (for slides), named after the key. clickable: return
-    the point a click picked, on the run the click starts (explorer.ui.chart.draw), else None."""
-    return explorer_chart.draw(fig, key, clickable=clickable)
+    the point a click picked, on the run the click starts (explorer.ui.chart.draw), else None. With "Show
+    charts as tables" on, its numbers as tables in its place."""
+    return explorer_chart.draw(fig, key, clickable=clickable, tables=state.tables())
 
 
 def charts_in_row(charts: Sequence[tuple[go.Figure, str]], columns: int | None = None) -> None:

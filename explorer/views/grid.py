@@ -145,6 +145,17 @@ def head_grid(
         common,
         coloraxis={"colorscale": _colorscale(style.sequential), "cmin": lo, "cmax": hi, "colorbar": colorbar},
     )
+    layout["meta"] = {
+        "table": {
+            "rows": list(map(str, labels)),
+            "cols": list(map(str, labels)),
+            "row_title": "query",
+            "col_title": "key",
+            "digits": 2,
+            "weights": True,
+            "panels": [f"head {i + 1}" for i in range(h)],
+        }
+    }  # fmt: skip (views.describe)
     layout["shapes"] = []
     if gap:
         layout["shapes"] += [cell_lines(n, n, gap, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]

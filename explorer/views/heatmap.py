@@ -176,6 +176,9 @@ def heatmap(
         if "title" in colorbar:
             colorbar["title"]["side"] = "bottom"
         margin["r"] = int(right)
+    # Every label in full, for the chart's text and its table (views.describe): the ticks may be thinned.
+    extra["meta"] = {"table": {"rows": list(map(str, row_labels)), "cols": list(map(str, col_labels)),
+                               "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
     return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra)))
 
 

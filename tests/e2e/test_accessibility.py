@@ -10,11 +10,13 @@ is tested in test_chart_text.py. benchmarks/axe_audit.py prints the counts of ev
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from explorer.ui import page_table, present
 from explorer.views import colour as cv
+from explorer.views import describe
 
 pytestmark = pytest.mark.e2e
 
@@ -118,3 +120,82 @@ def test_every_step_while_presenting(new_tab, axe: Axe) -> None:  # noqa: ANN001
             app.page.locator(".st-key-step-next a").click()
     assert seen == [s.name for s in present.STEPS]
     assert bad == [], "\n".join(bad)
+
+
+# ------------------------------------------------------------------------------- what the charts say
+
+FIGURES = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-testid="explorerChart"]')].map((c) => {
+  const gd = c.querySelector('.ae-chart-plot');
+  const desc = gd && document.getElementById(gd.getAttribute('aria-describedby'));
+  const svgs = [...gd.querySelectorAll('svg.main-svg')];
+  return {role: gd.getAttribute('role'), label: gd.getAttribute('aria-label'), desc: desc ? desc.textContent : null,
+          svgHidden: svgs.length > 0 && svgs.every((s) => s.getAttribute('aria-hidden') === 'true')};
+})"""
+
+
+def test_charts_say_what_they_show_and_turn_into_tables(new_tab, axe: Axe) -> None:  # noqa: ANN001
+    import attention_core as ac
+    from explorer.model.example import DEFAULT_SENTENCE, Example, conform
+
+    app = new_tab(viewport={"width": 1280, "height": 800}).open("scores", min_charts=3)
+    settled(app)
+    figures = app.page.evaluate(FIGURES)
+    assert len(figures) >= 3
+    for f in figures:  # a figure named by its title, described by a sentence from its numbers
+        assert f["role"] == "figure" and f["label"] and f["desc"].startswith(f["label"] + ". "), f
+        assert f["svgHidden"], f"{f['label']}: Plotly's SVG text would be read piece by piece"
+    switch = app.page.locator('[data-testid="stSidebar"] label:has-text("Show charts as tables")')
+    switch.click()
+    app.poll("() => document.querySelectorAll('.ae-chart-tables table').length >= 3", what="the tables")
+    app.settle()
+    assert serious(axe, app, "tables on /scores") == []
+    app.screenshot("charts-as-tables")
+    ex = conform(Example())
+    tokens = ac.tokenize(DEFAULT_SENTENCE)
+    x = ac.embed(tokens, ex.d_model, seed=ex.seed) + ac.positional_encoding(len(tokens), ex.d_model)
+    weights = ac.multi_head_attention(x, ex.w_q, ex.w_k, ex.w_v, ex.w_o, scale=1 / np.sqrt(ex.d_k)).weights[0]
+    table = app.page.locator(".st-key-scores-weights table")
+    labels = ac.token_labels(tokens)
+    heads = table.locator("thead th").all_inner_texts()
+    assert heads == ["query by key", *labels]  # column headers: the keys
+    rows = table.locator("tbody tr")
+    assert rows.count() == len(labels)
+    for i in range(len(labels)):
+        row = rows.nth(i)
+        assert row.locator('th[scope="row"]').inner_text() == labels[i]  # row headers: the queries
+        assert row.locator("td").all_inner_texts() == [describe.fixed(v, 2) for v in weights[i]]
+
+
+def test_the_html_export_says_what_its_charts_show(browser, axe: Axe, tmp_path) -> None:  # noqa: ANN001
+    from explorer.compute import pipeline
+    from explorer.export import html, walkthrough
+    from explorer.model.example import Example, conform
+
+    ex = conform(Example(mask_kind="causal"))
+    w = walkthrough.from_example(ex, pipeline.run(ex), query=2, head=0, link="https://example.org/app")
+    path = tmp_path / "export.html"
+    path.write_text(html.page(w), encoding="utf-8")
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        page = ctx.new_page()
+        page.goto(path.as_uri())
+        page.wait_for_function("() => document.body.dataset.chartsDrawn", timeout=120_000)
+        weights = page.locator('figure:has([data-key="scores.weights"])')
+        weights.locator("details summary").first.click()  # "Show as a table": built from the chart's numbers
+        cells = weights.locator("table tbody tr").first.locator("td").all_inner_texts()
+        fig = dict(html.charts_of(w))["scores"]
+        spec = next(c for c in fig if c.key == "scores.weights").variants[0][1]
+        (want,) = describe.describe(spec)[1]
+        assert (
+            cells == want.rows[0][1]
+        )  # the same rounding in the page as in the app: "1.00", "0 (masked)", ...
+        found = Axe().run(page).response["violations"]
+        assert [v["id"] for v in found if v["impact"] in BAD] == []
+        plot = weights.locator(".plot")
+        assert plot.get_attribute("role") == "figure" and plot.get_attribute(
+            "aria-label"
+        ) == describe.title_of(spec)
+        said = page.locator(f"#{plot.get_attribute('aria-describedby')}").inner_text()
+        assert said.startswith(describe.describe(spec, tables=False)[0])
+    finally:
+        ctx.close()

@@ -7,8 +7,10 @@ across reruns and its script (assets/chart.js) redraws in place with `Plotly.rea
 What goes to the browser, once per chart and run (the component's `bytes`, UTF-8 JSON):
     {"f": {"data": [...], "layout": {...}},   the figure; numbers are Plotly's typed arrays {dtype, bdata}
      "n": "scores_raw",                        the PNG download's file name (from the key)
-     "t": "templates-<hash>.json" | null}      the shared light/dark templates (file name), when the
+     "t": "templates-<hash>.json" | null,      the shared light/dark templates (file name), when the
                                                figure's own template was one of them (then it is cut)
+     "a": {"l": title, "s": sentence},         what the chart shows, for a screen reader (views.describe)
+     "tbl": [table, ...]}                      only when drawn as tables: the numbers, in the chart's place
 A chart whose figure did not change is sent as the same bytes; the script compares them and does nothing
 (Streamlit also replaces a repeated message of 10 KB or more by a reference).
 
@@ -40,6 +42,8 @@ import plotly
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
+from explorer.views.describe import Table, describe, title_of
+
 NAME = "attention_explorer.chart"  # the component's name (its assets' URL path)
 _PLOTLYJS = "attention_explorer.plotlyjs"
 _TEMPLATES = "attention_explorer.templates"
@@ -48,13 +52,14 @@ _DEFAULT_HEIGHT = 450  # px, Plotly's and Streamlit's default when a figure sets
 _lock = threading.Lock()
 
 
-def draw(fig: go.Figure, key: str, *, clickable: bool = False) -> dict[str, Any] | None:
+def draw(fig: go.Figure, key: str, *, clickable: bool = False, tables: bool = False) -> dict[str, Any] | None:
     """Draw `fig` as the chart `key` (stable across reruns: the same node is redrawn in place).
 
     clickable: a click on a data point is reported, once, as the return value of the run it starts:
     {"curve": the trace's index, "point": its point index (a heatmap's [row, column])}; None otherwise.
+    tables: the chart's numbers as tables in its place (views.describe), for a screen reader or exact values.
     """
-    payload, height = encode(fig, key, clickable=clickable)
+    payload, height = encode(fig, key, clickable=clickable, tables=tables)
     if not clickable:
         _mount()(key=key, data=payload, width="stretch", height=height)
         return None
@@ -83,7 +88,7 @@ def _click(raw: object) -> dict[str, Any] | None:
     return {"curve": value["curve"], "point": point} if ok else None
 
 
-def encode(fig: go.Figure, key: str, *, clickable: bool = False) -> tuple[bytes, int]:
+def encode(fig: go.Figure, key: str, *, clickable: bool = False, tables: bool = False) -> tuple[bytes, int]:
     """The bytes sent for `fig` and the height (px) reserved for it on the page."""
     data, layout = _raw(fig)
     layout = dict(layout)
@@ -92,9 +97,14 @@ def encode(fig: go.Figure, key: str, *, clickable: bool = False) -> tuple[bytes,
         layout.pop("template")
         templates = _templates_file()
     height = layout.get("height")
-    payload = {"f": {"data": data, "layout": layout}, "n": key.replace(".", "_"), "t": templates}
+    summary, numbers = describe(fig, tables)
+    payload = {"f": {"data": data, "layout": layout}, "n": key.replace(".", "_"), "t": templates,
+               "a": {"l": title_of(fig), "s": summary}}  # fmt: skip
     if clickable:
         payload["c"] = 1  # chart.js reports a click on a point (draw's return value)
+    if tables and numbers:
+        payload["tbl"] = [t.as_dict() for t in numbers]  # chart.js shows them in the chart's place
+        height = table_height(numbers)
     try:
         text = json.dumps(_plain(payload), separators=(",", ":"), allow_nan=False, default=_refuse)
     except (TypeError, ValueError):  # something only Plotly's own encoder knows (NaN as a number, dates, ...)
@@ -102,6 +112,16 @@ def encode(fig: go.Figure, key: str, *, clickable: bool = False) -> tuple[bytes,
     return text.encode("utf-8"), int(height) if isinstance(
         height, int | float
     ) and height > 0 else _DEFAULT_HEIGHT
+
+
+TABLE_ROW_PX = 31  # one row of a table as chart.css draws it
+TABLE_MAX_PX = 720  # a longer table scrolls inside the chart's place
+
+
+def table_height(numbers: list[Table]) -> int:
+    """The height reserved for a chart's tables: each one's caption, header and rows, up to TABLE_MAX_PX."""
+    px = 70 + sum(TABLE_ROW_PX * (len(t.rows) + 2) + 16 for t in numbers)
+    return int(min(px, TABLE_MAX_PX))
 
 
 # Plotly's typed arrays: numpy dtype -> plotly.js dtype (the ones plotly.js reads; 64-bit integers are narrowed
@@ -158,6 +178,15 @@ def _typed(a: np.ndarray) -> Any:
 
 def _refuse(value: Any) -> Any:
     raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def text_of(proto: Any) -> dict[str, Any] | None:
+    """What a chart element says of its chart: {"l": its title, "s": the sentence a screen reader reads,
+    "tbl": its tables (when drawn as tables)}; None for another component."""
+    if getattr(proto, "component_name", None) != NAME or proto.WhichOneof("data") != "bytes":
+        return None
+    payload = json.loads(proto.bytes.decode("utf-8"))
+    return {**payload.get("a", {}), "tbl": payload.get("tbl")}
 
 
 def spec_of(proto: Any) -> dict[str, Any] | None:

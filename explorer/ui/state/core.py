@@ -35,6 +35,7 @@ from explorer.ui.state.keys import (
     K_PRESET,
     K_QUERY,
     K_SENTENCE,
+    K_TABLES,
     K_UPLOAD,
     MODEL_DEFAULTS,
     SETTING_KEYS,
@@ -266,6 +267,11 @@ def colors() -> str:
 
 def fit_weights() -> bool:
     return bool(st.session_state.get(K_FIT, True))
+
+
+def tables() -> bool:
+    """Charts drawn as tables of their numbers (the sidebar's "Show charts as tables")."""
+    return bool(st.session_state.get(K_TABLES, False))
 
 
 def draws() -> dict[str, int]:

@@ -19,6 +19,7 @@ K_KEY = "ui.key"  # the key token index in the formula
 K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
 K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1
+K_TABLES = "ui.tables"  # every chart drawn as tables of its numbers (for a screen reader, or exact values)
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 K_ASK = "ui.ask"  # predict, then reveal: the query whose weights are hidden until revealed (-1: no question)
 _REVEALED = "ui.revealed"  # the hidden weights were revealed
@@ -57,6 +58,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K_PRESENT: False,
     K_COLORS: "default",
     K_FIT: True,
+    K_TABLES: False,
     K_PRESET: "",
     K_ASK: -1,
     K_ASK_NEXT: False,

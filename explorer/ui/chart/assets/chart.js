@@ -186,6 +186,7 @@ function plainTitle(layout) {
 
 const decoder = new TextDecoder();
 const charts = new WeakMap(); // parentElement -> Chart
+let described = 0; // the charts' description ids
 
 function sameBytes(a, b) {
   if (!a || !b || a.length !== b.length) return false;
@@ -232,7 +233,19 @@ class Chart {
     this.root.dataset.testid = 'explorerChart';
     this.gd = document.createElement('div');
     this.gd.className = 'ae-chart-plot';
-    this.root.appendChild(this.gd);
+    // What the chart shows, for a screen reader: the plot is a figure named by its title and described by a
+    // sentence from its numbers (explorer.views.describe); Plotly's own SVG text is not read piece by piece
+    // (hidden in draw), its mode bar's buttons stay reachable.
+    this.gd.setAttribute('role', 'figure');
+    this.desc = document.createElement('div');
+    this.desc.className = 'ae-sr-only';
+    this.desc.setAttribute('aria-hidden', 'true'); // read as the image's description, not again as text
+    this.desc.id = `ae-chart-desc-${++described}`;
+    this.gd.setAttribute('aria-describedby', this.desc.id);
+    this.tables = document.createElement('div');
+    this.tables.className = 'ae-chart-tables';
+    this.tables.hidden = true;
+    this.root.append(this.gd, this.desc, this.tables);
     parent.appendChild(this.root);
     this.bytes = null; // the figure as Streamlit sent it (UTF-8 JSON); parsed afresh for each draw
     this.templates = null; // the shared templates' file name, if the figure's template was cut
@@ -251,10 +264,51 @@ class Chart {
   update(bytes) {
     if (!sameBytes(bytes, this.bytes)) {
       this.bytes = bytes;
-      this.templates = JSON.parse(decoder.decode(bytes)).t || null;
+      const msg = JSON.parse(decoder.decode(bytes));
+      this.templates = msg.t || null;
       if (this.templates) loadTemplates(this.templates).catch(() => {}); // fetched while the frame comes
+      const said = msg.a || {};
+      this.gd.setAttribute('aria-label', said.l || 'Chart');
+      this.desc.textContent = said.s || '';
+      this.showTables(msg.tbl || null, said);
     }
+    if (!this.tables.hidden) return; // drawn as tables: no plot
     request(this); // new data, or the same data in a new theme: draw() tells which
+  }
+
+  // "Show charts as tables": the chart's numbers as tables in its place (row and column headers, a caption
+  // each), under the sentence that says what it shows. Built with textContent: labels are visitor text.
+  showTables(list, said) {
+    this.tables.replaceChildren();
+    this.tables.hidden = !list;
+    this.gd.hidden = !!list;
+    if (!list) return;
+    this.tables.setAttribute('role', 'region');
+    this.tables.setAttribute('aria-label', `${said.l || 'Chart'}, as tables`);
+    this.tables.tabIndex = 0; // it scrolls: the keyboard scrolls it
+    const el = (tag, text, attrs = {}) => {
+      const node = document.createElement(tag);
+      if (text !== undefined) node.textContent = text;
+      Object.entries(attrs).forEach(([k, v]) => node.setAttribute(k, v));
+      return node;
+    };
+    this.tables.append(el('p', said.s || '', { class: 'ae-chart-summary' }));
+    list.forEach((t) => {
+      const table = el('table');
+      table.append(el('caption', t.caption));
+      const head = el('tr');
+      head.append(el('th', t.corner, { scope: 'col' }), ...t.cols.map((c) => el('th', c, { scope: 'col' })));
+      table.append(el('thead'));
+      table.tHead.append(head);
+      const body = el('tbody');
+      t.rows.forEach(([name, cells]) => {
+        const tr = el('tr');
+        tr.append(el('th', name, { scope: 'row' }), ...cells.map((c) => el('td', c)));
+        body.append(tr);
+      });
+      table.append(body);
+      this.tables.append(table);
+    });
   }
 
   // The width to draw at (the column's), and the height only in fullscreen (else the figure's own).
@@ -269,7 +323,7 @@ class Chart {
   }
 
   draw(Plotly, theme, templates, size) {
-    if (!this.bytes || !this.root.isConnected || !size) return;
+    if (!this.bytes || !this.root.isConnected || !size || !this.tables.hidden) return;
     const { width, height } = size;
     if (width <= 0) return; // hidden: drawn when it gets a width (the ResizeObserver asks again)
     const themeKey = JSON.stringify(theme);
@@ -289,6 +343,9 @@ class Chart {
     this.name = msg.n || 'chart';
     this.clickable = !!msg.c;
     Plotly.react(this.gd, fig.data || [], layout, this.config());
+    // Plotly's SVG text (every tick, every cell value) is not read piece by piece: the figure's title and
+    // description say what it shows. Plotly may make its SVGs anew on a redraw: hidden each time.
+    this.gd.querySelectorAll('svg.main-svg').forEach((svg) => svg.setAttribute('aria-hidden', 'true'));
     if (this.clickable && !this.listening) this.listenForClicks();
     this.drawn = { bytes: this.bytes, themeKey, width, height };
     const meta = fig.layout && fig.layout.meta;

@@ -1,0 +1,280 @@
+"""What a chart shows, in words and as tables, computed from the figure itself: the text a screen reader
+says for a chart (its title, then one or two sentences from its numbers) and the same numbers as tables
+whose row and column headers are the chart's labels (tokens, dimensions, curve names), rounded as the chart
+prints them. The chart element (explorer/ui/chart) and the HTML export read it. Pure.
+
+A heatmap builder leaves its full labels in layout.meta.table (its tick labels may be thinned to every k-th);
+curves and bars are read from their traces.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+import numpy as np
+
+MAX_ROWS = 200  # a table's rows at most (a curve's points are sampled down to them)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a chart's numbers: `corner` heads the column of row headers."""
+
+    caption: str
+    corner: str
+    cols: list[str]
+    rows: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"caption": self.caption, "corner": self.corner, "cols": self.cols, "rows": self.rows}
+
+
+def fixed(value: float, digits: int) -> str:
+    """`value` with `digits` decimals, rounded as JavaScript's toFixed and so as Plotly prints a cell (the
+    exact binary value, a tie away from zero): 0.125 -> "0.13", where Python's format gives "0.12"."""
+    if not np.isfinite(value):
+        return "−∞" if value < 0 else ("∞" if value > 0 else "NaN")
+    q = Decimal(1).scaleb(-digits)
+    return str(Decimal(float(value)).quantize(q, rounding=ROUND_HALF_UP))
+
+
+def short(value: float) -> str:
+    """A number in a sentence or a curve's table: 4 significant digits."""
+    return f"{float(value):.4g}" if np.isfinite(value) else fixed(value, 0)
+
+
+def plain(text: object) -> str:
+    """Plotly text as plain text: line breaks as spaces, tags dropped, entities read."""
+    t = re.sub(r"<br\s*/?>", " ", "" if text is None else str(text), flags=re.I)
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", t)).split())
+
+
+def _array(value: Any) -> np.ndarray:
+    """A Plotly data array as float64: a numpy array, (nested) lists with None for gaps, or the typed-array
+    JSON {dtype, bdata, shape} a chart element's figure holds."""
+    if isinstance(value, dict) and "bdata" in value:
+        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
+        if value.get("shape"):
+            arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
+        return arr.astype(np.float64)
+    if isinstance(value, np.ndarray):
+        return value.astype(np.float64)
+    return np.array(value, dtype=object).astype(np.float64)
+
+
+def _parts(fig: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
+    if isinstance(data, list) and isinstance(layout, dict):
+        return data, layout
+    spec = fig if isinstance(fig, dict) else fig.to_plotly_json()
+    return list(spec.get("data") or []), dict(spec.get("layout") or {})
+
+
+def title_of(fig: Any) -> str:
+    """The chart's title as plain text ("Chart" when it has none)."""
+    title = _parts(fig)[1].get("title")
+    text = title.get("text") if isinstance(title, dict) else title
+    return plain(text) or "Chart"
+
+
+def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
+    """(one or two sentences on what the chart shows, its numbers as tables); tables=False: no tables (the
+    sentence alone costs next to nothing; a heatmap's table formats every cell)."""
+    data, layout = _parts(fig)
+    meta = layout.get("meta") or {}
+    title = title_of(fig)
+    if isinstance(meta, dict) and "keys" in meta and "grid" in meta:
+        return _grid_of_heads(title, meta)
+    if isinstance(meta, dict) and "table" in meta:
+        return _matrices(title, data, meta["table"], tables)
+    if any(t.get("type") == "bar" for t in data):
+        return _bars(title, data, layout)
+    lines = [t for t in data if t.get("type") == "scatter" and "lines" in str(t.get("mode", ""))]
+    if lines:
+        return _curves(title, data, layout, lines)
+    return f"{title}.", []
+
+
+# ------------------------------------------------------------------------------------------- heatmaps
+
+
+def _matrices(
+    title: str, data: list[dict[str, Any]], hint: dict[str, Any], tables_too: bool
+) -> tuple[str, list[Table]]:
+    """A heatmap, or one per panel (head_grid): the masked cells are the grey traces' (meta.masked_value)."""
+    grids = [t for t in data if t.get("type") == "heatmap" and "masked_value" not in (t.get("meta") or {})]
+    greys = [t for t in data if "masked_value" in (t.get("meta") or {})]
+    panels = hint.get("panels") or [""]
+    rows, cols = [str(r) for r in hint["rows"]], [str(c) for c in hint["cols"]]
+    digits, weights = int(hint.get("digits", 2)), bool(hint.get("weights"))
+    rt, ct = str(hint.get("row_title", "row")), str(hint.get("col_title", "column"))
+    tables, sentences = [], []
+    for k, (name, trace) in enumerate(zip(panels, grids, strict=False)):
+        z = _array(trace["z"])
+        masked = np.isfinite(_array(greys[k]["z"])) if k < len(greys) else None
+        value = str((greys[k].get("meta") or {}).get("masked_value", "")) if k < len(greys) else ""
+        if tables_too:
+            cells = [[fixed(v, digits) for v in row] for row in z]
+            if masked is not None:
+                for i, j in zip(*np.nonzero(masked), strict=True):
+                    cells[i][j] = f"{'−∞' if value == '-inf' else value} (masked)"
+            caption = f"{title}: {name}" if name else title
+            tables.append(
+                Table(caption, f"{rt} by {ct}", cols, [(rows[i], cells[i]) for i in range(len(rows))])
+            )
+        sentences.append(_matrix_sentence(name, z, masked, rows, cols, rt, ct, digits, weights))
+    return f"{title}. " + " ".join(sentences), tables
+
+
+def _matrix_sentence(
+    name: str,
+    z: np.ndarray,
+    masked: np.ndarray | None,
+    rows: list[str],
+    cols: list[str],
+    rt: str,
+    ct: str,
+    digits: int,
+    weights: bool,
+) -> str:
+    head = f"{name}: " if name else ""
+    size = f"{len(rows)} {rt} rows by {len(cols)} {ct} columns"
+    if not np.isfinite(z).any():
+        return f"{head}{size}, every cell masked."
+    i, j = np.unravel_index(np.nanargmax(z), z.shape)
+    lo = np.unravel_index(np.nanargmin(z), z.shape)
+    n_masked = int(masked.sum()) if masked is not None else 0
+    tail = f"; {n_masked} of {z.size} cells masked" if n_masked else ""
+    if weights:
+        sums = np.nansum(z, axis=1)
+        if np.allclose(sums[np.isfinite(z).any(axis=1)], 1.0, atol=5e-4):
+            rows_say = "every row sums to 1"
+        else:
+            rows_say = f"rows sum to {fixed(sums.min(), 3)} to {fixed(sums.max(), 3)}"
+        return (
+            f"{head}{size}; the largest weight, {fixed(z[i, j], digits)}, is what “{rows[i]}” puts on "
+            f"“{cols[j]}”; {rows_say}{tail}."
+        )
+    return (
+        f"{head}{size}, values from {fixed(z[lo], digits)} (“{rows[lo[0]]}”, “{cols[lo[1]]}”) to "
+        f"{fixed(z[i, j], digits)} (“{rows[i]}”, “{cols[j]}”){tail}."
+    )
+
+
+def _grid_of_heads(title: str, meta: dict[str, Any]) -> tuple[str, list[Table]]:
+    """The /model grid: each head's label (layout.meta.keys names: "layer l, head h: label (score s)")."""
+    L, H = int(meta["grid"][0]), int(meta["grid"][1])
+    names = [str(n) for n in meta["keys"]["names"]]
+    words = [n.split(": ", 1)[1] if ": " in n else n for n in names]
+    labels = [w.rsplit(" (score", 1)[0] for w in words]
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    say = ", ".join(f"{c} {'head' if c == 1 else 'heads'} {label}" for label, c in ranked)
+    table = Table(title, "layer by head", [f"head {h + 1}" for h in range(H)],
+                  [(f"layer {l + 1}", words[l * H : (l + 1) * H]) for l in range(L)])  # fmt: skip
+    return f"{title}. {L} layers by {H} heads, each labelled by what it does on this sentence: {say}.", [
+        table
+    ]
+
+
+# ------------------------------------------------------------------------------------------ curves, bars
+
+
+def _axis_title(layout: dict[str, Any], name: str, default: str) -> str:
+    axis = layout.get(name) or {}
+    title = axis.get("title") if isinstance(axis, dict) else None
+    text = title.get("text") if isinstance(title, dict) else title
+    return plain(text) or default
+
+
+def _curves(
+    title: str, data: list[dict[str, Any]], layout: dict[str, Any], lines: list[dict[str, Any]]
+) -> tuple[str, list[Table]]:
+    """Line charts: each curve's range; the table at the marked points where there are any (the sentence's
+    positions on the encoding's curves), else at the curves' own points."""
+    xt, yt = _axis_title(layout, "xaxis", "x"), _axis_title(layout, "yaxis", "y")
+    x = _array(lines[0].get("x", np.arange(len(_array(lines[0].get("y", []))))))
+    said = []
+    for t in lines:
+        y = _array(t["y"])
+        said.append(
+            f"{plain(t.get('name')) or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
+        )
+    sentence = (
+        f"{title}. {len(lines)} {'curve' if len(lines) == 1 else 'curves'} of {yt} against {xt} from "
+        f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
+    )
+    marks = [t for t in data if t.get("type") == "scatter" and str(t.get("mode")) == "markers"]
+    source = marks if len(marks) == len(lines) else lines
+    xs = _array(source[0].get("x", np.arange(len(_array(source[0].get("y", []))))))
+    keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
+    ys = [_array(t["y"]) for t in source]
+    table = Table(title, xt, [plain(t.get("name")) or f"curve {k + 1}" for k, t in enumerate(lines)],
+                  [(short(xs[i]), [short(y[i]) for y in ys]) for i in keep])  # fmt: skip
+    return sentence, [table]
+
+
+def _categories(trace: dict[str, Any], layout: dict[str, Any], horizontal: bool) -> list[str]:
+    """A bar trace's category labels: its own strings, or the axis's tick text at its positions."""
+
+    def values(v: Any) -> list[Any]:
+        if isinstance(v, dict) or (isinstance(v, np.ndarray) and v.dtype.kind in "iuf"):
+            return _array(v).tolist()
+        return list(v)
+
+    n = len(_array(trace.get("x" if horizontal else "y", [])))
+    where = values(trace.get("y" if horizontal else "x", range(n)))
+    axis = layout.get("yaxis" if horizontal else "xaxis") or {}
+    ticks = dict(zip(values(axis.get("tickvals", [])), list(axis.get("ticktext", [])), strict=False))
+
+    def name(v: Any) -> str:
+        v = ticks.get(v, v)
+        return short(v) if isinstance(v, float) else plain(v)
+
+    return [name(v) for v in where]
+
+
+def _bars(title: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> tuple[str, list[Table]]:
+    """Bar charts: each bar's value as the chart prints it (its text), or to 4 significant digits."""
+    series = [t for t in data if t.get("type") == "bar" or (t.get("type") == "scatter" and t.get("name"))]
+    cats: list[str] = []
+    values: list[dict[str, str]] = []
+    for t in series:
+        horizontal = t.get("orientation") == "h"
+        labels = _categories(t, layout, horizontal)
+        nums = _array(t.get("x" if horizontal else "y", []))
+        text = t.get("text")
+        shown = [str(s) for s in text] if isinstance(text, list | tuple) and len(text) == len(nums) else None
+        got = {c: (shown[k] if shown else short(nums[k])) for k, c in enumerate(labels)}
+        cats += [c for c in labels if c not in cats]
+        values.append(got)
+    names = [plain(t.get("name")) or "value" for t in series]
+    horizontal = series[0].get("orientation") == "h"
+    corner = _axis_title(layout, "yaxis" if horizontal else "xaxis", "bar")
+    table = Table(title, corner, names, [(c, [v.get(c, "") for v in values]) for c in cats[:MAX_ROWS]])
+    if len(series) == 1:
+        first = ", ".join(f"{c} {values[0][c]}" for c in cats[:10])
+        more = f", and {len(cats) - 10} more" if len(cats) > 10 else ""
+        return f"{title}. {len(cats)} bars: {first}{more}.", [table]
+    bars = [t for t in series if t.get("type") == "bar"]
+    if len(bars) < len(series):  # stacked parts and their sum (a marker): the sum, and the largest part
+        total = series[names.index(names[-1])]
+        nums = [_array(t.get("x" if horizontal else "y", [])) for t in bars]
+        k, c = np.unravel_index(np.argmax(np.abs(np.stack(nums))), (len(nums), len(cats)))
+        say = ", ".join(f"{cat} {values[-1][cat]}" for cat in cats[:8]) + (", …" if len(cats) > 8 else "")
+        return (
+            f"{title}. {len(bars)} parts stacked in each of {len(cats)} bars; {plain(total.get('name'))}: {say}; "
+            f"the largest part is {names[k]}'s in {cats[c]}, {values[k][cats[c]]}."
+        ), [table]
+    per = "; ".join(
+        f"{n}: " + ", ".join(f"{c} {v[c]}" for c in cats[:6] if c in v) + (", …" if len(cats) > 6 else "")
+        for n, v in zip(names, values, strict=True)
+    )
+    return f"{title}. {len(series)} series over {len(cats)} bars: {per}.", [table]
