@@ -4,7 +4,8 @@
 // - a focus ring on whatever has the keyboard's focus, in the theme's primary colour (light or dark);
 // - a skip link, the first stop of the Tab key, to the page's first chart;
 // - the page menu (explorer.ui.frame.navigation) as a navigation landmark, its current page marked;
-// - a formula wider than its column can be scrolled from the keyboard (it takes the focus).
+// - a formula wider than its column can be scrolled from the keyboard (it takes the focus), and a word in it
+//   is read as a word.
 
 const STYLE_ID = 'ae-a11y-style';
 const SKIP_ID = 'ae-skip';
@@ -106,10 +107,27 @@ function focusableFormulas() {
   });
 }
 
+// KaTeX writes each formula twice: as HTML for the eye (aria-hidden) and as MathML, which a screen reader
+// reads. It spells a word in upright type (\mathrm{softmax}) as one <mi> per letter, read "s o f t m a x":
+// such a run of letters becomes one <mi> again, read as the word.
+function mathWords() {
+  document.querySelectorAll('.katex-mathml mrow').forEach((row) => {
+    const kids = [...row.children];
+    const letter = (el) => el.tagName.toLowerCase() === 'mi' && el.getAttribute('mathvariant') === 'normal'
+      && /^[A-Za-z]$/.test(el.textContent);
+    if (kids.length < 2 || !kids.every(letter)) return;
+    const word = document.createElementNS(kids[0].namespaceURI, 'mi');
+    word.setAttribute('mathvariant', 'normal');
+    word.textContent = kids.map((el) => el.textContent).join('');
+    row.replaceChildren(word);
+  });
+}
+
 function fix() {
   ensureSkipLink(!!skipTarget());
   markNavigation();
   focusableFormulas();
+  mathWords();
 }
 
 // Streamlit redraws parts of the page on every run: the fixes are applied again once the page has been

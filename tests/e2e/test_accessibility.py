@@ -1,11 +1,13 @@
-"""axe-core over every page, in Chromium: no serious or critical violation of its WCAG rules; and the
-charts' lines (3:1) and their own text (4.5:1) stand out from the chart's background in light and dark.
+"""axe-core over every page, in Chromium: no serious or critical violation of its WCAG rules; the charts'
+lines (3:1) and their own text (4.5:1) stand out from the chart's background in light and dark; the page
+declares its language and every formula can be read aloud (MathML); every chart says what it shows and can
+be drawn as tables; so does the HTML export.
 
 Every listed page of the page table in light and dark at 1280x800 (one tab, moving through the frame's menu;
 dark is the system's scheme, which the app follows without a reload), and every step of the step-through
 while presenting at 1920x1080 (one tab, following the "next" link). axe is the copy that
 axe-playwright-python bundles (nothing is fetched). Its rules do not look inside charts: what the charts say
-is tested in test_chart_text.py. benchmarks/axe_audit.py prints the counts of every impact.
+is also checked in tests/app/test_chart_text.py. benchmarks/axe_audit.py prints the counts of every impact.
 """
 
 from __future__ import annotations
@@ -49,6 +51,29 @@ CHART_COLOURS = """() => {
 }"""
 
 
+# The page declares its language, and every formula has text a screen reader can say: KaTeX's MathML (with
+# the LaTeX source as its annotation), its HTML hidden from the reader, no word spelled letter by letter.
+SPOKEN = """() => {
+  const out = [];
+  if (document.documentElement.lang !== 'en') out.push(`the page's language is ${document.documentElement.lang}`);
+  const formulas = [...document.querySelectorAll('[data-testid="stMain"] .katex')];
+  formulas.forEach((k, i) => {
+    const math = k.querySelector('.katex-mathml math');
+    const tex = math && math.querySelector('annotation[encoding="application/x-tex"]');
+    const seen = k.querySelector('.katex-html');
+    if (!math || !tex || !tex.textContent.trim()) out.push(`formula ${i}: no MathML`);
+    if (seen && seen.getAttribute('aria-hidden') !== 'true') out.push(`formula ${i}: its HTML is read as well`);
+    (math ? [...math.querySelectorAll('mrow')] : []).forEach((row) => {
+      const kids = [...row.children];
+      const letters = kids.length > 1 && kids.every((e) => e.tagName.toLowerCase() === 'mi'
+        && e.getAttribute('mathvariant') === 'normal' && /^[A-Za-z]$/.test(e.textContent));
+      if (letters) out.push(`formula ${i}: "${kids.map((e) => e.textContent).join('')}" spelled letter by letter`);
+    });
+  });
+  return {problems: out, formulas: formulas.length};
+}"""
+
+
 def low_contrast(app, where: str) -> list[str]:  # noqa: ANN001 - the conftest's App
     """Chart lines under 3:1 and chart text under 4.5:1 against the chart's background (WCAG 1.4.11, 1.4.3)."""
     bad = set()
@@ -83,12 +108,15 @@ def axe() -> Axe:
 
 def test_every_page_in_light_and_dark(new_tab, axe: Axe) -> None:  # noqa: ANN001
     app = new_tab(viewport={"width": 1280, "height": 800}, color_scheme="light").open("", min_charts=0)
-    bad, audited = [], []
+    bad, audited, formulas = [], [], 0
     for p in page_table.listed():
         if p.url_path:
             app.go(p.url_path, min_charts=0)
         settled(app)
         bad += serious(axe, app, f"light /{p.url_path}") + low_contrast(app, f"light /{p.url_path}")
+        spoken = app.page.evaluate(SPOKEN)
+        bad += [f"/{p.url_path}: {problem}" for problem in spoken["problems"]]
+        formulas += spoken["formulas"]
         app.page.emulate_media(color_scheme="dark")
         app.poll(f"() => ({BACKGROUND})() === {DARK_BG!r}", what="the dark theme")
         settled(app)
@@ -99,6 +127,7 @@ def test_every_page_in_light_and_dark(new_tab, axe: Axe) -> None:  # noqa: ANN00
         app.poll(f"() => ({BACKGROUND})() !== {DARK_BG!r}", what="the light theme")
         audited.append(p.url_path)
     assert audited == [p.url_path for p in page_table.listed()]
+    assert formulas >= 10  # (the pages show formulas; a change of KaTeX's markup must not pass unnoticed)
     assert bad == [], "\n".join(bad)
 
 
