@@ -92,6 +92,10 @@ def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
         return _grid_of_heads(title, meta)
     if isinstance(meta, dict) and "table" in meta:
         return _matrices(title, data, meta["table"], tables)
+    if isinstance(meta, dict) and "lines" in meta:
+        return _line_view(title, data, meta["lines"])
+    if any(t.get("type") == "heatmap" for t in data):
+        return _any_heatmap(title, data, layout)
     if any(t.get("type") == "bar" for t in data):
         return _bars(title, data, layout)
     lines = [t for t in data if t.get("type") == "scatter" and "lines" in str(t.get("mode", ""))]
@@ -150,7 +154,7 @@ def _matrix_sentence(
     lo = np.unravel_index(np.nanargmin(z), z.shape)
     n_masked = int(masked.sum()) if masked is not None else 0
     tail = f"; {n_masked} of {z.size} cells masked" if n_masked else ""
-    if weights:
+    if weights and (rt, ct) == ("query", "key"):  # attention: rows are queries and sum to 1
         sums = np.nansum(z, axis=1)
         if np.allclose(sums[np.isfinite(z).any(axis=1)], 1.0, atol=5e-4):
             rows_say = "every row sums to 1"
@@ -182,6 +186,65 @@ def _grid_of_heads(title: str, meta: dict[str, Any]) -> tuple[str, list[Table]]:
     return f"{title}. {L} layers by {H} heads, each labelled by what it does on this sentence: {say}.", [
         table
     ]
+
+
+def _ticks(layout: dict[str, Any], axis: str, n: int) -> list[str] | None:
+    """An axis's n tick labels when it names every position 0 .. n-1, else None."""
+    spec = layout.get(axis) or {}
+    vals, text = spec.get("tickvals"), spec.get("ticktext")
+    if vals is None or text is None:
+        return None
+    named = {round(float(v)): plain(t) for v, t in zip(_array(vals).tolist(), list(text), strict=False)}
+    return [named[i] for i in range(n)] if all(i in named for i in range(n)) else None
+
+
+def _any_heatmap(title: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> tuple[str, list[Table]]:
+    """A heatmap its builder left no labels for: rows and columns named by its axes where they name every
+    one, by a single row's cell text (a row of tokens), else by number; a cell as printed (its text, then its
+    value as the cell's template rounds it)."""
+    trace = next(t for t in data if t.get("type") == "heatmap")
+    z = np.atleast_2d(_array(trace["z"]))
+    r, c = z.shape
+    text = trace.get("text")
+    text = np.atleast_2d(np.asarray(text, dtype=object)) if text is not None else None
+    fmt = re.search(r"%\{z:(\+?)\.(\d)f\}", str(trace.get("texttemplate", "")))
+    sign, digits = (fmt.group(1), int(fmt.group(2))) if fmt else ("", 2)
+
+    def number(v: float) -> str:
+        out = fixed(v, digits)
+        return "+" + out if sign and np.isfinite(v) and not out.startswith("-") else out
+
+    rows = _ticks(layout, "yaxis", r) or [str(i) for i in range(r)]
+    cols = _ticks(layout, "xaxis", c)
+    if cols is None:
+        cols = [plain(t) for t in text[0]] if text is not None and r == 1 else [str(j) for j in range(c)]
+    cells = [
+        [(f"{plain(text[i, j])} " if text is not None and r > 1 else "") + number(z[i, j]) for j in range(c)]
+        for i in range(r)
+    ]
+    if not np.isfinite(z).any():
+        return f"{title}.", []
+    lo, hi = np.unravel_index(np.nanargmin(z), z.shape), np.unravel_index(np.nanargmax(z), z.shape)
+    where = (lambda ij: f"“{cols[ij[1]]}”") if r == 1 else (lambda ij: f"“{rows[ij[0]]}”, “{cols[ij[1]]}”")
+    say = (
+        f"{title}. {r} {'row' if r == 1 else 'rows'} by {c} columns, values from {number(z[lo])} ({where(lo)}) to {number(z[hi])} "
+        f"({where(hi)})."
+    )
+    corner = _axis_title(layout, "yaxis", "row")
+    return say, [Table(title, corner, cols, [(rows[i], cells[i]) for i in range(r)])]
+
+
+def _line_view(title: str, data: list[dict[str, Any]], lines: list[int]) -> tuple[str, list[Table]]:
+    """The line view: its weights are in its label traces' hover (each query's strongest keys, per head)."""
+    n, query_trace = int(lines[0]), data[int(lines[1])]
+    heads = [plain(t.get("name")) for t in data if t.get("type") == "scatter" and t.get("x") == [None]]
+    parts = [re.split(r"<br\s*/?>", str(h)) for h in query_trace.get("hovertext") or []]
+    rows = [(plain(p[0]), ["; ".join(plain(x) for x in p[1:])]) for p in parts]  # "query 3: it", its weights
+    say = (
+        f"{title}. Each of the {n} queries (left) joined to the keys (right) it attends to, a thicker line "
+        f"for more weight" + (f"; {len(heads)} heads: {', '.join(heads)}" if len(heads) > 1 else "") + "."
+    )
+    return say, [Table(title, "query", ["its strongest keys and their weights"], rows)]
 
 
 # ------------------------------------------------------------------------------------------ curves, bars

@@ -136,7 +136,8 @@ def chart_texts(at) -> dict[str, dict]:  # noqa: ANN001 - an AppTest
     return out
 
 
-@pytest.mark.parametrize("url", [p.url_path for p in page_table.listed()])
+# Every page that draws charts when it opens (/patching draws its own after its Run button).
+@pytest.mark.parametrize("url", [p.url_path for p in page_table.listed() if p.url_path != "patching"])
 def test_every_chart_on_a_page_says_what_it_shows(kit, url: str) -> None:
     at = kit.open(url, via_app=True)
     assert not at.exception, at.exception
@@ -165,3 +166,26 @@ def test_the_scores_table_is_the_cores_weights(kit) -> None:
     assert table["cols"] == ref.labels and [r for r, _ in table["rows"]] == ref.labels
     for i, (_, cells) in enumerate(table["rows"]):
         assert cells == [d.fixed(v, 2) for v in ref.trace.weights[0, i]]
+
+
+def test_a_heatmap_without_labels_of_its_own_is_read_from_its_axes_and_cell_text() -> None:
+    from explorer.views import patching as pv
+
+    delta = np.array([0.05, -0.2, 0.0, 0.125, -0.01])
+    summary, (table,) = d.describe(pv.occlusion_strip(LABELS, delta, " Paris", style=fg.Style()))
+    assert summary.endswith("1 row by 5 columns, values from -0.20 (“cat”) to +0.13 (“on”).")  # "%{z:+.2f}"
+    assert table.cols == LABELS and table.rows[0][1] == ["+0.05", "-0.20", "+0.00", "+0.13", "-0.01"]
+
+
+def test_the_line_view_says_what_each_query_attends_to() -> None:
+    from explorer.views import line_view as lv
+
+    w = ac.softmax(RNG.normal(size=(2, 5, 5)), axis=-1)
+    summary, (table,) = d.describe(
+        lv.line_view(w, LABELS, ["head 1", "head 2"], style=fg.Style(), title="Lines")
+    )
+    assert summary.startswith("Lines. Each of the 5 queries (left) joined to the keys (right)")
+    assert "2 heads: head 1, head 2" in summary
+    name, (cell,) = table.rows[4]
+    j = int(np.argmax(w[0, 4]))
+    assert name == "query 4: it" and f"head 1: key {j} {LABELS[j]} {w[0, 4, j]:.3f}" in cell
