@@ -37,6 +37,7 @@ if res is not None:
             [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
             res.labels,
             per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
+            compare=True,
         )
         other_order = not state.description().fixes("norm_first")  # a trained layer's order is its own
         note = compute.encoder_note(ex, res) if not presenting and other_order else None
