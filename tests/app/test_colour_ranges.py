@@ -144,7 +144,8 @@ def test_the_pages_draw_a_real_layer_readably_and_compared_charts_share_a_range(
     pages = [
         "app_pages/sentence.py", "app_pages/positional-encoding.py", "app_pages/projections.py",
         "app_pages/scores.py", "app_pages/heads.py", "app_pages/token.py", "app_pages/encoder.py",
-        "app_pages/head.py", "app_pages/rollout.py", "app_pages/model.py",
+        "app_pages/head.py", "app_pages/rollout.py", "app_pages/model.py", "app_pages/patching.py",
+        "app_pages/induction.py", "app_pages/logit-lens.py",
     ]  # fmt: skip
     if key == "smollm2":
         pages.append("app_pages/next-token.py")
