@@ -51,8 +51,9 @@ if res is not None:
             )
         else:
             st.markdown(
-                f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 "
-                f"(largest |mean| {rs.max_abs_mean:.0e}) and variance {rs.min_var:.3f} to {rs.max_var:.3f}."
+                f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 (up to "
+                f"the computer's rounding) and variance {rs.min_var:.3f} to {rs.max_var:.3f}.",
+                help=f"The largest |mean| of a row is {rs.max_abs_mean:.0e}: float rounding, not a real offset.",
             )
         if note.other_gap is not None:
             st.caption(

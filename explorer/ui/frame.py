@@ -126,7 +126,7 @@ def sidebar(page: page_table.Page | None) -> None:
             "Strong contrast: Inferno and brown-teal. Greyscale: for printing and any colour vision.",
         )
         st.toggle(
-            "Weights: colours fitted to their range",
+            "Weights: colours from min to max",
             key=state.K_FIT,
             persist_state="session",
             help="On: the colours of attention weights span their lowest to highest value (written on the "

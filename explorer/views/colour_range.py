@@ -164,7 +164,8 @@ def weight_range(finite: NDArray[np.float64], style: Style) -> tuple[float, floa
 
 
 def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
-    """Colour bar ticks at both ends of a fitted range, and its title saying so."""
+    """Colour bar ticks at both ends of a fitted range, and its title saying so ("min to max": the range
+    runs from these weights' smallest to their largest, not 0 to 1)."""
     if (lo, hi) == (0.0, 1.0):
         return {}
     ticks = np.linspace(lo, hi, 5)
@@ -172,7 +173,7 @@ def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
         "tickmode": "array",
         "tickvals": ticks,
         "ticktext": [f"{t:.3f}" if i in (0, 4) else f"{t:.2f}" for i, t in enumerate(ticks)],
-        "title": {"text": "fitted", "font": {"size": style.font}, "side": "top"},
+        "title": {"text": "min to max", "font": {"size": style.font}, "side": "top"},
     }
 
 

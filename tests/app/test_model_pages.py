@@ -261,3 +261,35 @@ def test_next_token_axis_stays_0_to_1_and_shows_t_1_beside_another_temperature(k
     assert [t["name"] for t in spec["data"]] == ["T = 2.5", "T = 1, the model's own"]
     assert_allclose(kit.array(spec["data"][1]["x"]), np.sort(own)[::-1][:10], rtol=1e-9)
     assert kit.array(spec["data"][0]["x"])[0] < 0.1 < kit.array(spec["data"][1]["x"])[0]  # flatter at 2.5
+
+
+def test_ablation_says_what_is_off_and_what_did_not_change(kit) -> None:  # noqa: ANN001
+    """A switched-off head's switch says "off"; no green arrow for a cosine that did not change; the
+    hidden-state shift in words, its formula one click away; once ranked, no "Rank the heads" above."""
+    need("minilm")
+    text = "The cat sat on the mat because it was warm."
+    at = page("ablation", "minilm", text, **{state.K_OFF: ((0, 2),)})
+    layer1 = at.button_group(key="ablation.switch.0")
+    shown = [o.content for o in layer1.proto.options]
+    assert shown[2] == "3 off" and shown[1] == "2" and layer1.value == [h for h in range(12) if h != 2]
+    layer1.unselect(5).run()  # switch head 6 off too: the state follows, and its switch says so
+    assert at.session_state[state.K_OFF] == ((0, 2), (0, 5))
+    assert [o.content for o in at.button_group(key="ablation.switch.0").proto.options][5] == "6 off"
+    at.button[2].click().run()  # all heads on: the cosine is the untouched one, with no arrow
+    assert at.session_state[state.K_OFF] == ()
+    assert at.metric[1].value == at.metric[0].value and not at.metric[1].proto.delta
+    axis = kit.charts(at)["ablation.shift"]["layout"]["xaxis"]["title"]["text"]
+    assert "‖" not in axis and "share of its length" in axis
+    said = [c for c in at.caption if "averaged over the tokens" in c.value]
+    assert said and "‖h′ − h‖ / ‖h‖" in said[0].proto.help
+    at.button(key="ablation.rank").click().run()
+    assert not [b for b in at.button if b.key == "ablation.rank"]  # the finished ranking, nothing above it
+    assert "ablation.ranking" in kit.charts(at)
+
+
+def test_the_models_are_described_in_words_with_the_precise_terms_one_click_away() -> None:
+    need("smollm2")
+    at = page("next-token", "smollm2", CAPITAL)
+    line = at.caption[0]
+    assert "Q4_1" not in line.value and "dequantized" not in line.value and "4 bits" in line.value
+    assert "Q4_1" in line.proto.help and "dequantized to float32" in line.proto.help

@@ -137,7 +137,7 @@ def test_value_bars_in_the_given_order() -> None:
 
 def test_model_table_and_head_links() -> None:
     assert list(models.MODELS) == ["toy", "minilm", "smollm2"]
-    assert models.choice("smollm2").decoder and "Q4_1" in models.choice("smollm2").about
+    assert models.choice("smollm2").decoder and "Q4_1" in models.choice("smollm2").precise
     assert models.real_key("toy") == "minilm" and models.real_key("smollm2") == "smollm2"
     with pytest.raises(ValueError, match="choose one of toy, minilm, smollm2"):
         models.choice("gpt2")
