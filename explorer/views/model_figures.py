@@ -87,10 +87,14 @@ def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int, lines: i
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
     font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
     row = panel_h / n  # px of one query row
-    band = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows of the label band
+    label = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows the labels take
+    # Above them, empty rows more than half a line high: a label sits nearer its own panels (below it) than
+    # the layer's above, which a label midway between the two rows of squares was not.
+    space = math.ceil(0.6 * font / row)
+    band = space + label  # rows of the label band
     gap = max(1, math.ceil(5 / (panel_w / n)))
     plot_h = L * (band + n) * row
-    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap,
+    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap, "space": space,
             "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
 
 
@@ -158,7 +162,10 @@ def model_grid(
         for h in range(H)
     ]
     words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
-    at = (band - 1) // 2  # the label's row in its band: the middle one (between the two middle ones if even)
+    # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
+    # even).
+    label = band - g["space"]
+    at = g["space"] + (label - 1) // 2
     data: list[dict[str, Any]] = [
         {
             "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
@@ -169,7 +176,7 @@ def model_grid(
             "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
             "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
             "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "middle center" if band % 2 or marked.any() else "bottom center",
+            "textposition": "middle center" if label % 2 or marked.any() else "bottom center",
         },
     ]  # fmt: skip
     shapes = [
