@@ -150,7 +150,8 @@ def token_matrices(
     compare: bool = False,
 ) -> None:
     """Matrices with one row per token, `per_row` side by side: (title, values (n, d), column labels, chart
-    key); zrange: one colour range for all of them (None: each its own); height_px: each chart's height.
+    key); zrange: one colour range for all of them (None: each its own), its colour bar drawn once a row, on
+    the last chart; height_px: each chart's height.
     compare: a row of charts of one space (the same column labels) shares one colour range when their sizes
     allow it (colour_range.row_range), else a caption says each has its own."""
     sty = style()
@@ -168,14 +169,18 @@ def token_matrices(
                     f"The {len(row)} charts below each have their own colour range: their numbers differ too much "
                     f"in size to share one ({literal(sizes)})."
                 )
-        charts_in_row([
-            (figures.heatmap(
+        figs = [
+            figures.heatmap(
                 z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=shared,
                 width_px=width, height_px=height_px,
                 nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
-            ), key)
-            for title, z, cols, key in row
-        ], per_row)  # fmt: skip
+            )
+            for title, z, cols, _ in row
+        ]  # fmt: skip
+        if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
+            for fig in figs[:-1]:
+                fig.update_traces(showscale=False, selector=0)
+        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row)
 
 
 # A sentence whose every character is a space, a control or a zero-width character: the toy tokenizer finds

@@ -167,3 +167,13 @@ def test_the_pages_draw_a_real_layer_readably_and_compared_charts_share_a_range(
                     assert a.removeprefix("encoder.") in captions and b.removeprefix("encoder.") in captions
     if key == "smollm2":  # layer 13's X holds the first token's massive activation: circled and named
         assert circled
+
+
+def test_charts_sharing_one_range_draw_one_colour_bar(kit) -> None:  # noqa: ANN001
+    """E + P = X on one range: one colour bar, on X; E and P give its width to their cells (they were
+    slivers at 1280 px, each beside a colour bar of its own)."""
+    at = kit.open("positional-encoding", via_app=False)
+    cs = kit.charts(at)
+    shows = {k: cs[k]["data"][0].get("showscale", True) for k in ("pe.e", "pe.p", "pe.x")}
+    assert shows == {"pe.e": False, "pe.p": False, "pe.x": True}
+    assert len({(cs[k]["data"][0]["zmin"], cs[k]["data"][0]["zmax"]) for k in shows}) == 1
