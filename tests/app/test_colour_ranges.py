@@ -154,6 +154,8 @@ def test_the_pages_draw_a_real_layer_readably_and_compared_charts_share_a_range(
         specs = _page_specs(at, page)
         ranges = {k: readable(spec, f"{page} {k}") for k, spec in specs}
         circled += sum(bool((t.get("meta") or {}).get("beyond")) for _, s in specs for t in s["data"])
+        if page.endswith("head.py"):  # side by side, with or without a note on values beyond: plots level
+            assert len({dict(specs)[k]["layout"]["margin"]["t"] for k in ("head.q", "head.k", "head.v")}) == 1
         if page.endswith("rollout.py"):
             assert ranges["rollout.single"][0] == ranges["rollout.rollout"][0]  # one colour, one weight
         if page.endswith("positional-encoding.py"):
