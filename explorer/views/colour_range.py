@@ -6,7 +6,7 @@ cell the colour of 0 (a blank chart). So the range runs to the largest |value| w
 outside the palest tenth of the scale; otherwise it is narrowed until BULK_SHARE of them are, the values
 beyond it are drawn in the end colours, the colour bar says "≥" at its ends, the farthest cells are circled
 and the chart's subtitle names the largest with its value. The toy's charts keep the range up to their
-largest value (only a long sentence's attention output, at d_model 64, gets a narrower one).
+largest value (benchmarks/colour_ranges.py: none of its signed matrices over a grid of settings is narrowed).
 """
 
 from __future__ import annotations
