@@ -15,6 +15,8 @@ ui.opening(
     "Compare the changed model with the untouched one: the next-token probabilities (SmolLM2), the "
     "similarity of two sentences (MiniLM), and how far each layer's hidden states moved.",
 )
+SHIFT_WORDS = "how far each token's vector moved, as a share of its length"
+SHIFT_PRECISE = "mean over the tokens of ‖h′ − h‖ / ‖h‖ (h untouched, h′ with the heads switched off)"
 got = model_ui.begin()
 if got is not None:
     key, trace = got
@@ -53,12 +55,13 @@ if got is not None:
         elif cmp.cosine_before is not None:
             m1, m2 = st.columns(2)
             m1.metric("cosine, untouched model", f"{cmp.cosine_before:.4f}")
-            m2.metric(
-                "cosine, heads off", f"{cmp.cosine_after:.4f}", f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
-            )
+            change = f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
+            same = change in ("+0.0000", "-0.0000")  # no arrow, no colour, for no change
+            m2.metric("cosine, heads off", f"{cmp.cosine_after:.4f}", None if same else change)
         names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
-        ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title="mean ‖h′ − h‖ / ‖h‖",
+        ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS,
                  title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
+        st.caption(f"{SHIFT_WORDS}, averaged over the tokens.", help=SHIFT_PRECISE)
     st.subheader("Which heads matter?", anchor=False)
     st.markdown(model_ui.RANKING_HOW[models.choice(key).decoder])
     st.toggle("Predict, then reveal", key=state.K_ASK_HEADS, persist_state="session",

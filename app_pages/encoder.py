@@ -37,6 +37,7 @@ if res is not None:
             [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
             res.labels,
             per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
+            compare=True,
         )
         other_order = not state.description().fixes("norm_first")  # a trained layer's order is its own
         note = compute.encoder_note(ex, res) if not presenting and other_order else None
@@ -50,8 +51,9 @@ if res is not None:
             )
         else:
             st.markdown(
-                f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 "
-                f"(largest |mean| {rs.max_abs_mean:.0e}) and variance {rs.min_var:.3f} to {rs.max_var:.3f}."
+                f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 (up to "
+                f"the computer's rounding) and variance {rs.min_var:.3f} to {rs.max_var:.3f}.",
+                help=f"The largest |mean| of a row is {rs.max_abs_mean:.0e}: float rounding, not a real offset.",
             )
         if note.other_gap is not None:
             st.caption(

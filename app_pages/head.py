@@ -71,9 +71,8 @@ if got is not None:
     for line in lines:
         st.latex(line)
     dims = [str(d) for d in range(cfg.d_k)]
-    for col, (name, arr) in zip(st.columns(3), (("Q", att.q), ("K", att.k), ("V", att.v)), strict=True):
-        with col:
-            m = np.asarray(arr[head], dtype=np.float64)
-            fig = fg.heatmap(m, lab, dims, style=sty, title=f"{name} of head {head + 1}", x_title="dimension",
-                             y_title="token", width_px=ui.THIRD)  # fmt: skip
-            ui.chart(fig, f"head.{name.lower()}")
+    ui.charts_in_row([  # their plots level, whether or not a chart has a note on values beyond its range
+        (fg.heatmap(np.asarray(arr[head], dtype=np.float64), lab, dims, style=sty, title=f"{name} of head {head + 1}",
+                    x_title="dimension", y_title="token", width_px=ui.THIRD), f"head.{name.lower()}")
+        for name, arr in (("Q", att.q), ("K", att.k), ("V", att.v))
+    ])  # fmt: skip

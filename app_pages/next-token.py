@@ -34,17 +34,22 @@ if got is not None:
     answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
     if not ui.model_question_hides("next", f"{key}:{trace.text}", question, answer):
         title = f"Top {len(ids)} next tokens after “{end}” (T = {temp:g})"
-        ui.chart(model_figures.token_bars(strings, probs, style=ui.style(), title=title), "next.bars")
+        own = None if temp == 1 else model_compute.next_tokens(key, trace.text, 1.0)[2]  # the same tokens
+        names = (f"T = {temp:g}", "T = 1, the model's own")
+        fig = model_figures.token_bars(strings, probs, style=ui.style(), title=title, after=own, names=names)
+        ui.chart(fig, "next.bars")
         st.markdown("**Add a token to the sentence** (the model runs again):")
         cols = st.columns(5)
         for rank, (tok, p) in enumerate(zip(strings, probs, strict=True)):
+            why = model_figures.cannot_add(tok)  # white space alone would change nothing: greyed out
             cols[rank % 5].button(
-                f"“{show_token(tok)}” {p:.2f}",
-                key=f"next.add.{rank}",
-                on_click=state.append_to_sentence,
-                args=(tok,),
-                width="stretch",
-            )
+                f"“{show_token(tok)}” {p:.2f}", key=f"next.add.{rank}", on_click=state.append_to_sentence,
+                args=(tok,), width="stretch", disabled=why is not None, help=why,
+            )  # fmt: skip
+        why_not = dict.fromkeys(w for w in map(model_figures.cannot_add, strings) if w)  # once each, in order
+        signs = " ".join([model_figures.token_signs(strings), *why_not]).strip()
+        if signs:
+            st.caption(literal(signs))
         patching_ui.occlusion(key, trace, ids[0], strings[0])  # which tokens the top prediction needs
     cfg = models.model(key).config
     layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "next")

@@ -19,20 +19,17 @@ if res is not None:
     h = ui.head_picker(ex.n_heads)
     sty, tr = ui.style(), res.attention
     dims = fg.dims("d", ex.d_model)
-    presenting = ui.step() is not None  # the step: Q, K and V side by side, on one screen
-    thirds = st.columns(3) if presenting else [None] * 3
-    for (name, label, out), third in zip(
-        (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v)), thirds, strict=True
-    ):
+    presenting = ui.step() is not None  # the step: Q, K and V side by side (plots level), on one screen
+    trio = (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v))
+    if presenting:
+        ui.charts_in_row([
+            (fg.heatmap(out[h], res.labels, fg.dims(label[-1].lower(), ex.d_k), style=sty, width_px=ui.THIRD,
+                        title=f"{label[-1]} = X {label} (head {h + 1})", x_title="dimension", y_title="token"),
+             f"projections.{name}")
+            for name, label, out in trio
+        ])  # fmt: skip
+    for name, label, out in trio if not presenting else ():
         cols_k = fg.dims(label[-1].lower(), ex.d_k)  # q0.., k0.., v0..
-        if presenting:
-            with third:
-                fig = fg.heatmap(
-                    out[h], res.labels, cols_k, title=f"{label[-1]} = X {label} (head {h + 1})", style=sty,
-                    x_title="dimension", y_title="token", width_px=ui.THIRD,
-                )  # fmt: skip
-                ui.chart(fig, f"projections.{name}")
-            continue
         bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
         plus = f" + b_{label[-1]}" if state.matrix(bias).size else ""
         st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}{plus}", anchor=False)

@@ -40,6 +40,11 @@ if presenting:
 else:
     ui.chart(variance, "why.variance")
     ui.charts_in_row([(peak, "why.maxweight"), (entropy, "why.entropy")])
+    st.caption(
+        f"Entropy says how spread out a row of weights is: 0 when one key takes everything, log {n_keys} = "
+        f"{sat.max_entropy:.2f} when all {n_keys} keys get the same weight.",
+        help="H = −Σⱼ aⱼ ln aⱼ, in nats (the natural logarithm).",
+    )
     st.subheader("Your sentence", anchor=False)
 ex, res = (None, None) if presenting else ui.result()
 if res is not None:

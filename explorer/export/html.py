@@ -45,11 +45,13 @@ CONFIG = {
 def split_formula(tex: str) -> list[str]:
     r"""The parts of a formula between its top-level ",\quad" separators (outside braces and environments).
 
-    A formula that is one environment (\begin{gathered}...\end{gathered}) is split into its lines first.
+    A formula that is one environment (\begin{gathered} or {aligned}...\end{...}) is split into its lines
+    first.
     """
     env = re.fullmatch(r"\\begin\{(gathered|aligned)\}(.*)\\end\{\1\}", tex.strip(), flags=re.S)
-    if env:
-        return [p for line in re.split(r"\\\\", env.group(2)) for p in split_formula(line)]
+    if env:  # each line a formula of its own, without the alignment marks (&) of an aligned block
+        lines = re.split(r"\\\\", env.group(2))
+        return [p for line in lines for p in split_formula(re.sub(r"(?<!\\)&", "", line))]
     parts, depth, start, sep = [], 0, 0, r",\quad"
     k = 0
     while k < len(tex):

@@ -14,8 +14,8 @@ import plotly.graph_objects as go
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import encoder_stages, pe_curves
 from explorer.export.walkthrough import Walkthrough
+from explorer.views import colour_range, formulas
 from explorer.views import figures as fg
-from explorer.views import formulas
 
 STYLE = fg.Style()  # the app's look on a laptop (not presentation mode)
 WIDTH = 1100  # px, the page's content width; charts in two columns get about half
@@ -244,17 +244,21 @@ def _encoder_charts(w: Walkthrough) -> list[Chart]:
         output=num["Y"],
     )
     charts = []
-    for k, (title, z, hidden) in enumerate(encoder_stages(trace, w.norm_first)):  # type: ignore[arg-type]
-        cols = _dims(z.shape[1], "f" if hidden else "d")
+    stages = encoder_stages(trace, w.norm_first)  # type: ignore[arg-type]
+    for k, (title, z, hidden) in enumerate(stages):
+        # Two a row, as on the page: a row of one space shares a range when both stay readable on it.
+        pair = stages[k - k % 2 : k - k % 2 + 2]
+        same = len(pair) == 2 and pair[0][2] == pair[1][2]
         fig = fg.heatmap(
             z,
             list(w.labels),
-            cols,
+            _dims(z.shape[1], "f" if hidden else "d"),
             title=title,
             style=STYLE,
             x_title="dimension",
             y_title="token",
             width_px=WIDTH // 2,
+            zrange=colour_range.row_range([m for _, m, _ in pair]) if same else None,
         )
         charts.append(Chart(f"encoder.{k}", [("", fig)], False))
     return charts

@@ -19,11 +19,17 @@ from explorer.model import settings_table as table
 
 TOY = "toy"
 VISIBLE_SPACE = "␣"  # a token's leading space (a new word in byte-level BPE), written so it can be seen
+# Characters that would show as nothing, written as a sign: a new line, a tab, a carriage return.
+VISIBLE = str.maketrans({"\n": "↵", "\t": "⇥", "\r": "␍"})
 
 
 def show_token(token: str) -> str:
-    """A token as every page writes it: a leading space (a new word in byte-level BPE) as "␣"."""
-    return VISIBLE_SPACE + token[1:] if token.startswith(" ") else token
+    """A token as every page writes it: a leading space (a new word in byte-level BPE) as "␣", a new line as
+    "↵" (a tab "⇥"), and a token of spaces only as that many "␣": no token is shown as nothing."""
+    shown = VISIBLE_SPACE + token[1:] if token.startswith(" ") else token
+    if not token.strip():
+        shown = shown.replace(" ", VISIBLE_SPACE)
+    return shown.translate(VISIBLE)
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ class ModelChoice:
     key: str  # the link's model= value
     engine: str | None  # attention_core.pretrained name; None for the toy explorer
     title: str  # the picker's label
-    about: str  # one line under the picker (static Markdown, ours)
+    about: str  # one line under the picker (static Markdown, ours), in words a student of 18 reads
+    precise: str = ""  # the same in the precise terms, one click away (the line's help)
     scheme: str = "wordpiece"  # how tokens make words (attention_core.analysis.word_ids)
     decoder: bool = False  # predicts the next token (causal mask)
     shape: tuple[int, int] = (1, 1)  # (layers, heads): bounds a link's layer=, head=, off= without loading
@@ -43,7 +44,9 @@ MODELS: dict[str, ModelChoice] = {
             "minilm",
             "all-MiniLM-L6-v2",
             "MiniLM (encoder)",
-            "all-MiniLM-L6-v2: a BERT encoder, 6 layers × 12 heads, d_model 384, float32 weights as shipped.",
+            "all-MiniLM-L6-v2: a BERT encoder, 6 layers × 12 heads, d_model 384, its weights exactly as "
+            "published.",
+            precise="float32 weights as shipped (model/model.safetensors), run in float32.",
             shape=(6, 12),
             layer=(384, 32, 1536, 2),
         ),
@@ -52,7 +55,9 @@ MODELS: dict[str, ModelChoice] = {
             "SmolLM2-135M",
             "SmolLM2-135M (decoder)",
             "SmolLM2-135M-Instruct: a Llama decoder, 30 layers × 9 heads sharing 3 key/value heads, "
-            "d_model 576. It runs 4-bit Q4_1 weights with an 8-bit (Q8_0) embedding, dequantized to float32.",
+            "d_model 576. Its weights are stored squeezed to 4 bits a number (8 for the word vectors) and "
+            "unpacked to ordinary decimals to run: its numbers are those of the squeezed weights.",
+            precise="4-bit Q4_1 weights with an 8-bit (Q8_0) embedding (GGUF), dequantized to float32 at load.",
             scheme="bytelevel",
             decoder=True,
             shape=(30, 9),

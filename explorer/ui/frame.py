@@ -150,7 +150,7 @@ def sidebar(page: page_table.Page | None) -> None:
             "exact values.",
         )
         st.toggle(
-            "Weights: colours fitted to their range",
+            "Weights: colours from min to max",
             key=state.K_FIT,
             persist_state="session",
             help="On: the colours of attention weights span their lowest to highest value (written on the "
@@ -265,10 +265,11 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
 
 
 def pipeline_map() -> None:
-    """Links to every step, in order (plain text where the page registry is not there, e.g. a bare run)."""
-    cols = st.columns(4)
+    """Links to every step, in order (plain text where the page registry is not there, e.g. a bare run), three
+    a row: at 1280 px four a row cut "13. Attention through the layers" short."""
+    cols = st.columns(3)
     for i, p in enumerate(page_table.listed()):
-        with cols[i % 4]:
+        with cols[i % 3]:
             try:
                 st.page_link(p.script, label=f"{i + 1}. {p.title}")
             except Exception:  # noqa: BLE001 - a page run on its own has no navigation to link into

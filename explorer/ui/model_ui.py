@@ -32,7 +32,8 @@ def picker() -> None:
         on_change=_model_changed,
         help="The toy model is the explorer's own; the real models run on the pages under Real model.",
     )
-    st.caption(models.choice(state.model_key()).about)
+    row = models.choice(state.model_key())
+    st.caption(row.about, help=row.precise or None)
     # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
     shown = state.description()
     if shown.trained:
@@ -74,7 +75,7 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
         note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
     else:
         note = f"**{row.title}**"
-    st.caption(f"{note} · {row.about}")
+    st.caption(f"{note} · {row.about}", help=row.precise or None)
     return key
 
 
@@ -148,7 +149,7 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
             f"layer {layer + 1}",
             list(range(n_heads)),
             selection_mode="multi",
-            format_func=lambda h: str(h + 1),
+            format_func=lambda h, layer=layer: str(h + 1) if (layer, h) not in off_set else f"{h + 1} off",
             key=widget,
             on_change=_switched,
             args=(layer, n_heads),
@@ -173,12 +174,13 @@ def ranking(key: str, text: str) -> Any:
     """The "which heads matter" ranking of this sentence: a button runs it with a progress bar; the finished
     ranking is kept for the session. Returns the last RankingStep, or None before it has run."""
     done = state.ranking(key, text)
-    if done is None and st.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
-        bar = st.progress(0.0, text="starting")
+    slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
+    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
+        bar = slot.progress(0.0, text="starting")
         for step in model_compute.ranking(key, text):
             bar.progress(step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)")
             done = step
-        bar.empty()
+        slot.empty()
         state.set_ranking(key, text, done)
     return done
 

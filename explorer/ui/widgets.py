@@ -16,7 +16,7 @@ from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
 from explorer.ui import page_table, present, state
-from explorer.views import figures
+from explorer.views import colour_range, figures
 from explorer.views.text import literal
 
 # About how wide a chart is drawn in half and in a third of the page on a 1280 px laptop screen; the
@@ -148,20 +148,40 @@ def token_matrices(
     zrange: tuple[float, float] | None = None,
     per_row: int = 3,
     height_px: int | None = None,
+    compare: bool = False,
 ) -> None:
     """Matrices with one row per token, `per_row` side by side: (title, values (n, d), column labels, chart
-    key); zrange: one colour range for all of them (None: each its own); height_px: each chart's height."""
+    key); zrange: one colour range for all of them (None: each its own), its colour bar drawn once a row, on
+    the last chart; height_px: each chart's height.
+    compare: a row of charts of one space (the same column labels) shares one colour range when their sizes
+    allow it (colour_range.row_range), else a caption says each has its own."""
     sty = style()
     width = {2: HALF, 3: THIRD}.get(per_row, int(figures.FULL_PX / per_row - 16))
     for start in range(0, len(items), per_row):
-        charts_in_row([
-            (figures.heatmap(
-                z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=zrange,
+        row = items[start : start + per_row]
+        shared = zrange
+        if compare and zrange is None and len(row) > 1 and all(cols == row[0][2] for _, _, cols, _ in row):
+            shared = colour_range.row_range([z for _, z, _, _ in row])
+            if shared is None:
+                sizes = ", ".join(
+                    f"{t}: ±{colour_range.amount(colour_range.bulk_bound(z))}" for t, z, _, _ in row
+                )
+                st.caption(
+                    f"The {len(row)} charts below each have their own colour range: their numbers differ too much "
+                    f"in size to share one ({literal(sizes)})."
+                )
+        figs = [
+            figures.heatmap(
+                z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=shared,
                 width_px=width, height_px=height_px,
-                nonneg=zrange is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
-            ), key)
-            for title, z, cols, key in items[start : start + per_row]
-        ], per_row)  # fmt: skip
+                nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+            )
+            for title, z, cols, _ in row
+        ]  # fmt: skip
+        if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
+            for fig in figs[:-1]:
+                fig.update_traces(showscale=False, selector=0)
+        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row)
 
 
 # A sentence whose every character is a space, a control or a zero-width character: the toy tokenizer finds

@@ -197,8 +197,8 @@ def scale_experiment(
         style=style,
         log_x=True,
         x_title="d_k",
-        y_title="entropy (nats)",
-        title="Entropy of the softmax (0 = one key takes everything)",
+        y_title="spread (entropy)",
+        title="How spread out the weights are (entropy: 0 = one key takes everything)",
         width_px=HALF_PX,
     )
     return variance, peak, entropy

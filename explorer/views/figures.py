@@ -1,6 +1,5 @@
 """Every figure builder, in one namespace for the pages and the exports (each lives in its own module).
 
-
 Conventions every heatmap follows:
 - rows are queries (top to bottom in sentence order), columns are keys (left to right);
 - axes are numeric (0..n-1) with the token labels as tick text, so repeated words never merge;
@@ -8,7 +7,9 @@ Conventions every heatmap follows:
 - every label is shown while it fits (smaller, then rotated), and a cell prints its value only where the
   number fits in it, for the width the chart is drawn at (FULL_PX, HALF_PX, THIRD_PX; PRESENT_SCALE);
 - weights use a sequential scale, fitted to their range (stated on the colour bar) or fixed 0..1 (Style);
-  signed matrices a diverging scale centred on 0;
+  signed matrices a diverging scale centred on 0, up to the largest |value| unless a few outliers would
+  wash the rest out: then up to the bulk's (colour_range), the outliers circled and named in a subtitle;
+- charts side by side that are compared share one range (shared_range, shared_weight_range);
 - masked cells are grey: "0" on weights (their weight), "-inf" only on the scores before the softmax; where
   cells are too small for their value, a stroke across each (mask_hatch): never told apart by colour alone.
 """
@@ -16,6 +17,7 @@ Conventions every heatmap follows:
 from __future__ import annotations
 
 from explorer.views.bars import KEY_COLOURS, NOTED_DIMS, bar_text, bars, stacked_contributions
+from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
 from explorer.views.curves import encoding_curves, lines, log_ticks, scale_experiment
 from explorer.views.grid import head_grid
 from explorer.views.heatmap import (
@@ -27,9 +29,7 @@ from explorer.views.heatmap import (
     mask_matrix,
     masked_value,
     row_sums_of,
-    shared_range,
     thinned,
-    weight_range,
 )
 from explorer.views.style import (
     DIM_SPACES,
@@ -80,6 +80,7 @@ __all__ = [
     "masked_value",
     "row_sums_of",
     "shared_range",
+    "shared_weight_range",
     "thinned",
     "weight_range",
     "head_grid",

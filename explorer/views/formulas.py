@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal
 
 import numpy as np
 
@@ -25,13 +27,55 @@ def sub(*indices: object) -> str:
     return "_{" + ",".join(str(i) for i in indices) + "}"
 
 
-def dot_terms(q: np.ndarray, k: np.ndarray, digits: int = 2) -> str:
-    """q . k written out: (q0)(k0) + (q1)(k1) + ..., cut after MAX_TERMS products."""
-    terms = [
-        f"({num(a, digits)})({num(b, digits)})" for a, b in zip(q[:MAX_TERMS], k[:MAX_TERMS], strict=True)
-    ]
-    more = r" + \dots" if len(q) > MAX_TERMS else ""
-    return " + ".join(terms) + more
+DOT_LINE_CHARS = 56  # characters of a written-out sum on one line: it fits the page at 1280 px, then wraps
+
+
+def _decimal(text: str) -> Decimal:
+    return Decimal(text.replace("{-}", "-"))
+
+
+def dot_terms(q: np.ndarray, k: np.ndarray, raw: float) -> list[str]:
+    """The terms of q . k as written out: the first MAX_TERMS products (q_c)(k_c) and, for a longer vector,
+    the rest as one number R ("the other 58 products: R"), so that what is written adds up to the result
+    written, num(raw, 4).
+
+    The factors get the fewest decimals (2 to 6) at which, in exact decimal arithmetic, the products of the
+    written factors add up to the written result to within half its last digit (no rest), or to the sum of
+    the unrounded products to within that (a rest: R is then the written result minus the written products,
+    to 4 decimals). Either way the written terms add up to the written result to within half its last
+    digit: a student who checks by hand gets the number on the page."""
+    n = min(len(q), MAX_TERMS)
+    target, half = _decimal(num(raw, 4)), Decimal("0.00005")
+    goal = target if len(q) == n else Decimal(repr(float(np.dot(q[:n], k[:n]))))
+    for digits in range(2, 7):
+        pairs = [(num(a, digits), num(b, digits)) for a, b in zip(q[:n], k[:n], strict=True)]
+        written = sum((_decimal(a) * _decimal(b) for a, b in pairs), Decimal(0))
+        if abs(written - goal) <= half:
+            break
+    terms = [f"({a})({b})" for a, b in pairs]
+    if len(q) > n:
+        rest = num(float(target - written), 4)
+        terms.append(rf"(\text{{the other {len(q) - n} products: }}{rest})")
+    return terms
+
+
+def _wrapped_sum(left: str, terms: list[str], result: str) -> str:
+    """left = terms[0] + terms[1] + ... = result, as one line while it fits DOT_LINE_CHARS, else an aligned
+    block of lines of about that many characters, each further line starting with "+"."""
+    lines: list[list[str]] = [[]]
+    for term in terms:
+        if lines[-1] and _shown_chars(" + ".join([*lines[-1], term])) > DOT_LINE_CHARS:
+            lines.append([])
+        lines[-1].append(term)
+    if len(lines) == 1:
+        return f"{left} = {' + '.join(lines[0])} = {result}"
+    body = r" \\ &\quad + ".join(" + ".join(line) for line in lines)
+    return rf"\begin{{aligned}}{left} &= {body} \\ &= {result}\end{{aligned}}"
+
+
+def _shown_chars(tex: str) -> int:
+    """About how many characters a LaTeX fragment shows (its commands and braces are not drawn)."""
+    return len(re.sub(r"\\text\{|\\[a-z]+|[{}]", "", tex))
 
 
 def score_cell(
@@ -55,7 +99,7 @@ def score_cell(
     scale_tex = (
         r"\frac{1}{\sqrt{" + str(d_k) + "}}" if math.isclose(scale, 1 / math.sqrt(d_k)) else num(scale, 4)
     )
-    lines = [rf"q{sub(i)} \cdot k{sub(j)} = {dot_terms(q, k)} = {num(raw, 4)}"]
+    lines = [_wrapped_sum(rf"q{sub(i)} \cdot k{sub(j)}", dot_terms(q, k, raw), num(raw, 4))]
     scaled = raw * scale + (bias or 0.0)
     bias_tex = f" + ({num(bias, 3)})" if bias is not None else ""
     s_ij, a_ij = f"s{sub(i, j)}", f"a{sub(i, j)}"

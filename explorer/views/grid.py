@@ -12,16 +12,15 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
+from explorer.views.colour_range import _range_note, weight_range
 from explorer.views.heatmap import (
     _fit_cols,
     _fit_rows,
     _masked_overlay,
-    _range_note,
     cell_lines,
     cell_text_font,
     mask_hatch,
     thinned,
-    weight_range,
 )
 from explorer.views.style import (
     _TICKS,

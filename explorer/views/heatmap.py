@@ -10,6 +10,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.views import colour_range
+from explorer.views.colour_range import _range_note, subtitle, weight_range
 from explorer.views.style import (
     _GAP_MIN_CELLS,
     _TICKS,
@@ -56,9 +58,11 @@ def heatmap(
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
 
     weights=True: a sequential scale, fitted to the finite values (style.fit_weights, the range written on
-    the colour bar) or fixed 0..1. Otherwise a diverging scale centred on 0 (or `zrange`, e.g. one range
-    shared by several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper
-    half over 0..max, so the colour bar holds no negative values.
+    the colour bar) or fixed 0..1 (or `zrange`, one range for charts side by side). Otherwise a diverging
+    scale centred on 0 up to the largest |value|, or narrower when a few outliers would wash the other cells
+    out (colour_range: those are circled and named in a subtitle), or `zrange` (e.g. one range shared by
+    several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper half over
+    0..max (or narrower, likewise), so the colour bar holds no negative values.
     row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
     groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
     each block is named above its columns and blocks are divided by lines.
@@ -77,22 +81,27 @@ def heatmap(
     finite = shown[np.isfinite(shown)]
     colorbar: dict[str, Any] = {"thickness": 14, "tickfont": {"size": style.font}}
     if weights:
-        zmin, zmax = weight_range(finite, style)
+        zmin, zmax = zrange if zrange is not None else weight_range(finite, style)
         zmid, scale = None, style.sequential
         colorbar.update(_range_note(zmin, zmax, style))
     elif zrange is not None:
         zmin, zmax, zmid, scale = zrange[0], zrange[1], None, style.diverging
     elif nonneg:
-        zmin, zmax, zmid, scale = (
-            0.0,
-            float(finite.max()) if finite.size and finite.max() > 0 else 1.0,
-            None,
-            "",
-        )
+        top = colour_range.bulk_bound(finite) if finite.size and finite.max() > 0 else 1.0
+        zmin, zmax, zmid, scale = 0.0, top, None, ""
     else:
-        bound = float(np.max(np.abs(finite))) if finite.size else 1.0
-        bound = bound or 1.0
+        bound = colour_range.bulk_bound(finite)
         zmin, zmax, zmid, scale = -bound, bound, 0.0, style.diverging
+    # Cells beyond the range (a signed matrix's outliers, or past a range shared with other charts): drawn
+    # in the end colours, the ends of the colour bar say so, the farthest are circled and named.
+    out = colour_range.beyond(shown, zmin, zmax) if not weights else np.empty((0, 2), dtype=np.intp)
+    if len(out):
+        past = shown[out[:, 0], out[:, 1]]
+        colorbar.update(
+            colour_range.end_ticks(
+                zmin, zmax, bool((past < zmin).any()), bool((past > zmax).any()), style.font
+            )
+        )
     small = n_rows * n_cols <= 1024
     gap = 1 if max(n_rows, n_cols) <= _GAP_MIN_CELLS else 0
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
@@ -152,6 +161,8 @@ def heatmap(
         data.append(grey)
         if not cell_font:
             extra["shapes"].append(mask_hatch(masked))
+    if len(out):
+        data += colour_range.rings(out, shown, max(14.0, min(36.0, 0.9 * min(cell))))
     if gap:
         extra["shapes"].insert(0, cell_lines(n_rows, n_cols, gap))
     if groups:
@@ -179,7 +190,10 @@ def heatmap(
     # Every label in full, for the chart's text and its table (views.describe): the ticks may be thinned.
     extra["meta"] = {"table": {"rows": list(map(str, row_labels)), "cols": list(map(str, col_labels)),
                                "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
-    return _figure(data, _pin_title(_layout(style, title, height, width_px, **extra)))
+    layout = _pin_title(_layout(style, title, height, width_px, **extra))
+    if len(out):
+        subtitle(layout, colour_range.note(shown, out, row_labels, col_labels, zmin, zmax), style, width)
+    return _figure(data, layout)
 
 
 def mask_matrix(
@@ -207,42 +221,6 @@ def mask_matrix(
     )  # fmt: skip
     fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
     return fig
-
-
-def shared_range(*matrices: NDArray[np.float64]) -> tuple[float, float]:
-    """One symmetric colour range (-b, b) for several signed matrices drawn side by side, b the largest
-    |value| among them: the same number gets the same colour in each (E + P = X can be read off)."""
-    finite = [np.abs(m[np.isfinite(m)]) for m in matrices]
-    bound = max((float(f.max()) for f in finite if f.size), default=1.0)
-    return -(bound or 1.0), bound or 1.0
-
-
-def weight_range(finite: NDArray[np.float64], style: Style) -> tuple[float, float]:
-    """The colour range of weights: 0..1, or fitted to the finite values (style.fit_weights).
-
-    Fitted, a flat row of 30 weights near 1/30 still shows which keys get a little more: 0..1 paints them
-    all one colour. A range narrower than 0.01 is widened to 0.01 around its middle (inside 0..1).
-    """
-    if not style.fit_weights or not finite.size:
-        return 0.0, 1.0
-    lo, hi = float(finite.min()), float(finite.max())
-    if hi - lo < 0.01:
-        mid = min(max((lo + hi) / 2, 0.005), 0.995)
-        lo, hi = mid - 0.005, mid + 0.005
-    return lo, hi
-
-
-def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
-    """Colour bar ticks at both ends of a fitted range, and its title saying so."""
-    if (lo, hi) == (0.0, 1.0):
-        return {}
-    ticks = np.linspace(lo, hi, 5)
-    return {
-        "tickmode": "array",
-        "tickvals": ticks,
-        "ticktext": [f"{t:.3f}" if i in (0, 4) else f"{t:.2f}" for i, t in enumerate(ticks)],
-        "title": {"text": "fitted", "font": {"size": style.font}, "side": "top"},
-    }
 
 
 def cell_text_font(

@@ -20,6 +20,7 @@ from plotly.colors import sample_colorscale
 
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
+from explorer.model.description import show_token
 from explorer.views.style import MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
@@ -36,9 +37,30 @@ SHORT_LABELS: dict[str, str] = {
 }
 
 
-def show_token(token: str) -> str:
-    """A token as shown on the model pages: a leading space (a new word in byte-level BPE) as "␣"."""
-    return "␣" + token[1:] if token.startswith(" ") else token
+# What each sign in a shown token means, in one line under the next-token buttons (for the signs shown).
+SIGNS = {
+    "␣": "“␣” is a space (a token that starts with one begins a new word)",
+    "↵": "“↵” a new line",
+    "<|": "“<|im_end|>” the token that ends a turn in a chat (the model expects the text to stop here)",
+}
+
+
+def token_signs(tokens: Sequence[str]) -> str:
+    """The line saying what the signs in these tokens (as shown) mean; "" when they have none."""
+    shown = [show_token(t) for t in tokens]
+    said = [text for sign, text in SIGNS.items() if any(sign in t for t in shown)]
+    return "; ".join(said) + "." if said else ""
+
+
+def cannot_add(token: str) -> str | None:
+    """Why a predicted token is not offered to add to the sentence (one sentence), or None: a token of white
+    space only would change nothing (the sentence box holds one line, and the model reads the sentence
+    without the spaces at its ends)."""
+    if token.strip():
+        return None
+    if "\n" in token or "\r" in token:
+        return "“↵” cannot be added: the sentence box holds one line."
+    return f"“{show_token(token)}” alone cannot be added: the spaces at the end of the sentence are dropped."
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
@@ -65,10 +87,14 @@ def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int, lines: i
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
     font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
     row = panel_h / n  # px of one query row
-    band = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows of the label band
+    label = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows the labels take
+    # Above them, empty rows more than half a line high: a label sits nearer its own panels (below it) than
+    # the layer's above, which a label midway between the two rows of squares was not.
+    space = math.ceil(0.6 * font / row)
+    band = space + label  # rows of the label band
     gap = max(1, math.ceil(5 / (panel_w / n)))
     plot_h = L * (band + n) * row
-    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap,
+    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap, "space": space,
             "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
 
 
@@ -137,7 +163,10 @@ def model_grid(
         for h in range(H)
     ]
     words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
-    at = (band - 1) // 2  # the label's row in its band: the middle one (between the two middle ones if even)
+    # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
+    # even).
+    label = band - g["space"]
+    at = g["space"] + (label - 1) // 2
     data: list[dict[str, Any]] = [
         {
             "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
@@ -148,7 +177,7 @@ def model_grid(
             "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
             "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
             "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "middle center" if band % 2 or marked.any() else "bottom center",
+            "textposition": "middle center" if label % 2 or marked.any() else "bottom center",
         },
     ]  # fmt: skip
     shapes = [
@@ -234,8 +263,9 @@ def token_bars(
     after: NDArray[np.float64] | None = None,
     names: tuple[str, str] = ("untouched model", "heads switched off"),
 ) -> Any:
-    """Horizontal bars of next-token probabilities, most likely on top; with ``after``, a second bar per token
-    (the changed model) beside the first. Each probability is printed on its bar."""
+    """Horizontal bars of next-token probabilities, most likely on top, on an axis from 0 to 1; with
+    ``after``, a second bar per token (the changed model, or another temperature) beside the first. Each
+    probability is printed on its bar."""
     labels = [f"{i + 1}. “{esc(show_token(t))}”" for i, t in enumerate(tokens)]
     ys = np.arange(len(labels))
     colors = sample_colorscale(style.sequential, [0.35, 0.8])
@@ -250,12 +280,12 @@ def token_bars(
         }
         for p, name, color in series
     ]  # fmt: skip
-    top = float(max(np.max(probs), 0.0 if after is None else np.max(after)))
     per_row = (2 if after is not None else 1) * (style.font + 14)
     layout = _layout(
         style, title, int(140 + len(labels) * per_row), barmode="group", showlegend=after is not None,
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.08},
-        xaxis={"title": {"text": "probability"}, "range": [0, min(1.0, top * 1.25 + 0.02)]},
+        # 0 to 1 at every temperature (room right of 1 for a bar's number): a flatter distribution is seen.
+        xaxis={"title": {"text": "probability"}, "range": [0, 1.12], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
         yaxis={"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed",
                "tickfont": {"size": style.font}},
     )  # fmt: skip

@@ -117,7 +117,7 @@ def test_weights_scale_fitted_to_the_data_by_default_with_its_range_on_the_colou
     tr = fg.heatmap(w, [f"t{i}" for i in range(n)], [f"t{i}" for i in range(n)], title="t", style=STYLE,
                     weights=True).data[0]  # fmt: skip
     assert (tr.zmin, tr.zmax) == pytest.approx((w.min(), w.max()))
-    assert tr.colorbar.title.text == "fitted"
+    assert tr.colorbar.title.text == "min to max"  # in words, not "fitted"
     ends = (tr.colorbar.ticktext[0], tr.colorbar.ticktext[-1])
     assert ends == (f"{w.min():.3f}", f"{w.max():.3f}")  # the range is written on the colour bar
     flat = fg.heatmap(np.full((2, 2), 0.5), list("ab"), list("ab"), title="t", style=STYLE, weights=True)

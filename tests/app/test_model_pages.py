@@ -220,3 +220,76 @@ def test_a_missing_model_is_one_sentence_on_the_page(monkeypatch: pytest.MonkeyP
         len(at.info) == 1 and "SmolLM2-135M is not available on this server" in shown and "pip" not in shown
     )
     assert not kit_charts_present(at)
+
+
+def test_next_token_shows_a_new_line_and_offers_only_tokens_that_change_the_sentence(kit) -> None:  # noqa: ANN001
+    """After "…warm." the likeliest next token is a new line: shown as "↵", not as empty quotes; a token of
+    white space alone is greyed out with its reason (the box holds one line, ends are trimmed); every button
+    offered changes what the model reads; the signs ␣, ↵ and <|im_end|> are explained in one line."""
+    need("smollm2")
+    sentence = "The cat sat on the mat because it was warm."
+    at = page("next-token", "smollm2", sentence)
+    labels = kit.charts(at)["next.bars"]["layout"]["yaxis"]["ticktext"]
+    assert labels[0] == "1. “↵”" and all("“”" not in lab for lab in labels)
+    shown = {b.key: b for b in at.button if b.key.startswith("next.add.")}
+    assert shown["next.add.0"].disabled and shown["next.add.0"].label.startswith("“↵”")
+    line = " ".join(c.value for c in at.caption).replace("\\", "")  # as shown (Markdown escapes)
+    assert "“↵” cannot be added" in line and "“␣” is a space" in line and "<|im_end|>" in line
+    offered = [b for b in shown.values() if not b.disabled]
+    assert len(offered) >= 7
+    before = models.model("smollm2").run(sentence).token_ids
+    for button in offered:  # each one changes the tokens the model reads (as the page reads the box)
+        word = button.label[1 : button.label.rindex("”")].replace("␣", " ")
+        assert models.model("smollm2").run((sentence + word).strip()).token_ids != before, button.label
+    im_end = next(b for b in offered if "<|im_end|>" in b.label)
+    im_end.click().run()
+    assert at.session_state[state.K_SENTENCE] == sentence + "<|im_end|>"
+    assert len(kit.charts(at)["next.mask"]["layout"]["yaxis"]["ticktext"]) == len(before) + 1
+
+
+def test_next_token_axis_stays_0_to_1_and_shows_t_1_beside_another_temperature(kit) -> None:  # noqa: ANN001
+    m = need("smollm2")
+    at = page("next-token", "smollm2", CAPITAL)
+    spec = kit.charts(at)["next.bars"]
+    assert spec["layout"]["xaxis"]["range"][1] >= 1 and len(spec["data"]) == 1  # T = 1: one series
+    at.slider(key=state.K_TEMPERATURE).set_value(2.5).run()
+    spec = kit.charts(at)["next.bars"]
+    assert spec["layout"]["xaxis"]["range"][0] == 0 and spec["layout"]["xaxis"]["range"][1] >= 1
+    logits = m.run(CAPITAL).logits[-1].astype(np.float64)
+    own = np.exp(logits - logits.max())
+    own /= own.sum()
+    assert [t["name"] for t in spec["data"]] == ["T = 2.5", "T = 1, the model's own"]
+    assert_allclose(kit.array(spec["data"][1]["x"]), np.sort(own)[::-1][:10], rtol=1e-9)
+    assert kit.array(spec["data"][0]["x"])[0] < 0.1 < kit.array(spec["data"][1]["x"])[0]  # flatter at 2.5
+
+
+def test_ablation_says_what_is_off_and_what_did_not_change(kit) -> None:  # noqa: ANN001
+    """A switched-off head's switch says "off"; no green arrow for a cosine that did not change; the
+    hidden-state shift in words, its formula one click away; once ranked, no "Rank the heads" above."""
+    need("minilm")
+    text = "The cat sat on the mat because it was warm."
+    at = page("ablation", "minilm", text, **{state.K_OFF: ((0, 2),)})
+    layer1 = at.button_group(key="ablation.switch.0")
+    shown = [o.content for o in layer1.proto.options]
+    assert shown[2] == "3 off" and shown[1] == "2" and layer1.value == [h for h in range(12) if h != 2]
+    layer1.unselect(5).run()  # switch head 6 off too: the state follows, and its switch says so
+    assert at.session_state[state.K_OFF] == ((0, 2), (0, 5))
+    assert [o.content for o in at.button_group(key="ablation.switch.0").proto.options][5] == "6 off"
+    at.button[2].click().run()  # all heads on: the cosine is the untouched one, with no arrow
+    assert at.session_state[state.K_OFF] == ()
+    assert at.metric[1].value == at.metric[0].value and not at.metric[1].proto.delta
+    axis = kit.charts(at)["ablation.shift"]["layout"]["xaxis"]["title"]["text"]
+    assert "‖" not in axis and "share of its length" in axis
+    said = [c for c in at.caption if "averaged over the tokens" in c.value]
+    assert said and "‖h′ − h‖ / ‖h‖" in said[0].proto.help
+    at.button(key="ablation.rank").click().run()
+    assert not [b for b in at.button if b.key == "ablation.rank"]  # the finished ranking, nothing above it
+    assert "ablation.ranking" in kit.charts(at)
+
+
+def test_the_models_are_described_in_words_with_the_precise_terms_one_click_away() -> None:
+    need("smollm2")
+    at = page("next-token", "smollm2", CAPITAL)
+    line = at.caption[0]
+    assert "Q4_1" not in line.value and "dequantized" not in line.value and "4 bits" in line.value
+    assert "Q4_1" in line.proto.help and "dequantized to float32" in line.proto.help

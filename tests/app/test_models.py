@@ -137,7 +137,7 @@ def test_value_bars_in_the_given_order() -> None:
 
 def test_model_table_and_head_links() -> None:
     assert list(models.MODELS) == ["toy", "minilm", "smollm2"]
-    assert models.choice("smollm2").decoder and "Q4_1" in models.choice("smollm2").about
+    assert models.choice("smollm2").decoder and "Q4_1" in models.choice("smollm2").precise
     assert models.real_key("toy") == "minilm" and models.real_key("smollm2") == "smollm2"
     with pytest.raises(ValueError, match="choose one of toy, minilm, smollm2"):
         models.choice("gpt2")
@@ -177,3 +177,27 @@ def test_link_params_round_trip() -> None:
 def test_layer_off_and_only_head_pairs() -> None:
     assert models.layer_off_pairs((2, 3), [(0, 0)], 1) == ((0, 0), (1, 0), (1, 1), (1, 2))
     assert models.only_head_pairs((2, 3), [(0, 0)], 1, 2) == ((0, 0), (1, 0), (1, 1))
+
+
+@pytest.mark.parametrize("present", [False, True])
+@pytest.mark.parametrize(("L", "H", "n"), [(6, 12, 13), (30, 9, 11), (30, 9, 27), (2, 3, 4)])
+def test_each_head_label_sits_nearer_its_own_panel_than_the_layer_above(
+    L: int, H: int, n: int, present: bool
+) -> None:
+    """A label midway between two rows of squares could belong to either: its text (centre, in px) is nearer
+    the top of its own panels than the bottom of the panels above."""
+    A = np.full((L, H, n, n), 1.0 / n)
+    rules = np.full((L, H), "broad", dtype=object)
+    fig = mf.model_grid(A, [f"t{i}" for i in range(n)], rules, np.ones((L, H)), style=Style(present=present),
+                        title="grid", width_px=1000)  # fmt: skip
+    _, _, n_, _, band = fig.layout.meta["grid"]
+    plot_h = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
+    row = plot_h / (L * (band + n_))  # px of one row
+    text = fig.data[1]
+    at = list(fig.data[0].y).index(text.y[0])  # the first layer's label row (0-based in its band)
+    font = text.textfont.size
+    centre = at * row + (
+        font / 2 + 2 if text.textposition == "bottom center" else 0.0
+    )  # px from the band's top
+    own_top, above_bottom = (band - 0.5) * row, -0.5 * row
+    assert own_top - centre < centre - above_bottom, (own_top - centre, centre - above_bottom)

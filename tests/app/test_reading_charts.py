@@ -53,7 +53,7 @@ def test_weights_colour_range_fitted_by_default_and_fixed_on_request(kit) -> Non
     w = ref.trace.weights[0]
     trace = kit.charts(at)["scores.weights"]["data"][0]
     assert (trace["zmin"], trace["zmax"]) == (w.min(), w.max())
-    assert trace["colorbar"]["title"]["text"] == "fitted"
+    assert trace["colorbar"]["title"]["text"] == "min to max"
     grid_at = kit.open("heads", via_app=False)
     axis = kit.charts(grid_at)["heads.grid"]["layout"]["coloraxis"]
     assert (axis["cmin"], axis["cmax"]) == (ref.trace.weights.min(), ref.trace.weights.max())

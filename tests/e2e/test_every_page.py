@@ -77,3 +77,16 @@ def test_page_loads_with_its_charts(shared_app, url: str) -> None:
         assert_allclose(app.z("heads-concat"), tr.concat, rtol=1e-12, atol=1e-14)
         concat = app.chart("heads-concat")
         assert [a["text"] for a in concat["layout"]["annotations"]] == ["head 1", "head 2"]
+
+
+def test_the_pipeline_maps_titles_are_whole_at_1280(app) -> None:  # noqa: ANN001
+    """No step's title in the pipeline map on / is cut short ("13. Attention through the laye…")."""
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.open("", min_charts=1)
+    cut = app.poll(
+        """() => { const links = [...document.querySelectorAll('[data-testid="stPageLink"] p')];
+                   if (links.length < 8) return null;
+                   return {cut: links.filter(p => p.scrollWidth > p.clientWidth + 1).map(p => p.textContent)}; }""",
+        what="the pipeline map's links",
+    )["cut"]
+    assert cut == [], cut

@@ -320,3 +320,28 @@ def test_a_click_on_a_token_in_the_line_view_keeps_its_lines(app) -> None:  # no
              len(one), what="only query 3's lines")  # fmt: skip
     assert {tuple(p) for p in app.page.evaluate(LINES_DRAWN)} == one
     assert app.exceptions() == []
+
+
+@pytest.mark.parametrize("path", ["head", "scores"])
+def test_one_cells_sum_fits_the_page_at_1280(app, path: str) -> None:  # noqa: ANN001
+    """A real head's q·k (64 products) is written on lines that fit the main column at 1280 px: its result
+    is on screen, not past the right edge."""
+    need("smollm2")
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    query = {"model": "smollm2", "sentence": CAPITAL}
+    if path == "scores":  # a layer of the model opened in the explorer
+        query = {"real": "smollm2", "real_layer": "4", "sentence": CAPITAL}
+    app.open(path, min_charts=1, **query)
+    assert app.exceptions() == []
+    sizes = app.poll(
+        """() => { const el = [...document.querySelectorAll('.katex-display')]
+                     .find(e => e.textContent.includes('\\cdot k_'));  // its LaTeX source (q_i cdot k_j)
+                   if (!el) return null;
+                   const box = el.closest('[data-testid="stElementContainer"]').getBoundingClientRect();
+                   const k = el.querySelector('.katex-html').getBoundingClientRect();
+                   return {left: k.left, right: k.right, from: box.left, to: box.right,
+                           hidden: el.scrollWidth - el.clientWidth}; }""",
+        what="the cell's sum to be written",
+    )
+    # Inside the column, nothing behind a scroll bar (an aligned block's edges may stick out a px or two).
+    assert sizes["from"] <= sizes["left"] and sizes["right"] <= sizes["to"] and sizes["hidden"] <= 4, sizes
