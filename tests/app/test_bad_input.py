@@ -486,7 +486,25 @@ def _module_constants(path: Path) -> dict[str, bool]:
     return out
 
 
+def _own_file(node: ast.AST) -> bool:
+    """`Path(__file__).with_name("x.js").read_text(...)`: a file of the app's own, beside the module."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "read_text"
+        and isinstance(named := node.func.value, ast.Call)
+        and isinstance(named.func, ast.Attribute)
+        and named.func.attr == "with_name"
+        and all(isinstance(a, ast.Constant) for a in named.args)
+        and isinstance(root := named.func.value, ast.Call)
+        and getattr(root.func, "id", "") == "Path"
+        and [getattr(a, "id", "") for a in root.args] == ["__file__"]
+    )
+
+
 def _static(node: ast.AST, consts: dict[str, bool]) -> bool:
+    if _own_file(node):
+        return True
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str | int | float)
     if isinstance(node, ast.Name):
