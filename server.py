@@ -1,0 +1,14 @@
+"""The app for servers: `streamlit run server.py` serves app.py exactly as `streamlit run app.py` does, and starts
+loading the real models as the server starts, before its first visitor (explorer/ui/warm.py).
+
+scripts/serve.sh, the Dockerfile and deploy/ run this; `streamlit run app.py` stays the way to run the app
+anywhere else (then ATTENTION_EXPLORER_WARM=1 starts the loads at the first visit).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.ui import warm
+
+app = st.App("app.py", lifespan=warm.lifespan)
