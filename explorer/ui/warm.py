@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,22 +22,37 @@ from explorer.model import models
 WARM_ENV = "ATTENTION_EXPLORER_WARM"
 
 
-def start() -> dict[str, str]:
-    """Start loading every real model that can load here, in the background; {engine name: its phase}."""
+def start() -> list[str]:
+    """Start loading every real model that can load here, one after the other in one background thread
+    (SmolLM2 first: the slower; two loads at once only slow each other down); the names, in that order."""
     from attention_core import pretrained
 
-    names = sorted((m.engine for m in models.MODELS.values() if m.engine), key=lambda n: n != "SmolLM2-135M")
-    return {name: pretrained.load_in_background(name).phase for name in names if pretrained.available(name)}
+    names = [m.engine for m in models.MODELS.values() if m.engine and pretrained.available(m.engine)]
+    names.sort(key=lambda name: name != "SmolLM2-135M")
+    threading.Thread(target=_load_all, args=(names,), name="load the models", daemon=True).start()
+    return names
+
+
+def _load_all(names: list[str]) -> None:
+    from attention_core import pretrained
+
+    for name in names:
+        with contextlib.suppress(Exception):  # a failure is kept in pretrained.load_state for the pages
+            pretrained.load(name)
 
 
 @functools.cache  # once per process
-def from_env() -> dict[str, str]:
-    """start() when ATTENTION_EXPLORER_WARM=1 (for hosts that run app.py itself); {} otherwise."""
-    return start() if os.environ.get(WARM_ENV, "") == "1" else {}
+def from_env() -> list[str]:
+    """start() when ATTENTION_EXPLORER_WARM=1 (for hosts that run app.py itself); [] otherwise."""
+    return start() if os.environ.get(WARM_ENV, "") == "1" else []
 
 
 @contextlib.asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """st.App's lifespan (server.py): the loads start as the server does."""
+    """st.App's lifespan (server.py): the loads start as the server does, and so do the app's imports (the
+    first run of a process would otherwise pay for Plotly, pandas and every page's modules)."""
+    from explorer import boot
+
+    threading.Thread(target=boot.at_server_start, name="import the app", daemon=True).start()
     start()
     yield

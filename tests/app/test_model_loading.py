@@ -86,16 +86,16 @@ def test_a_download_under_way_shows_its_progress(monkeypatch: pytest.MonkeyPatch
 def test_a_server_starts_loading_every_model_it_can_smollm2_first(monkeypatch: pytest.MonkeyPatch) -> None:
     from explorer.ui import warm
 
-    started: list[str] = []
-
-    def load_in_background(name: str) -> pretrained.LoadState:
-        started.append(name)
-        return pretrained.LoadState("loading")
-
-    monkeypatch.setattr(pretrained, "load_in_background", load_in_background)
-    monkeypatch.setattr(pretrained, "available", lambda name: True)
-    assert warm.start() == {"SmolLM2-135M": "loading", "all-MiniLM-L6-v2": "loading"}
-    assert started == ["SmolLM2-135M", "all-MiniLM-L6-v2"]
-    started.clear()
+    loaded: list[str] = []
+    monkeypatch.setattr(pretrained, "load", loaded.append)
+    monkeypatch.setattr(pretrained, "available", lambda name: name != "Nothing")
+    assert warm.start() == ["SmolLM2-135M", "all-MiniLM-L6-v2"]
+    deadline = time.monotonic() + 10
+    while len(loaded) < 2 and time.monotonic() < deadline:  # the background thread's loads, in order
+        time.sleep(0.01)
+    assert loaded == ["SmolLM2-135M", "all-MiniLM-L6-v2"]
     monkeypatch.setattr(pretrained, "available", lambda name: name != "SmolLM2-135M")
-    assert warm.start() == {"all-MiniLM-L6-v2": "loading"} and started == ["all-MiniLM-L6-v2"]
+    assert warm.start() == ["all-MiniLM-L6-v2"]  # not installed and no download allowed: left alone
+    while len(loaded) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert loaded[2:] == ["all-MiniLM-L6-v2"]
