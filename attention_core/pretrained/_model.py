@@ -17,6 +17,7 @@ from ..transformer import (
     ModelConfig,
     ModelWeights,
     check_head_mask,
+    resume_transformer,
     run_transformer,
 )
 from ._cache import ByteLRU
@@ -255,6 +256,34 @@ class Model:
             n_text_tokens=n_total,
             message=message,
         )
+
+    def ablate(
+        self, text: str, head_masks: ArrayLike
+    ) -> tuple[NDArray[np.floating], NDArray[np.floating] | None]:
+        """``text`` run with each of b head masks, all at once, untraced: what a ranking of heads measures.
+
+        Each variant starts from the untouched run's residual stream at the first layer its mask changes
+        (transformer.resume_transformer), so removing a head of layer l costs the layers from l on, and the
+        variants run through each layer together.
+
+        Args:
+            text: the input (as for run).
+            head_masks: (b, n_layers, n_heads), each as run's head_mask.
+
+        Returns:
+            (final, next_logits): final (b, n, d_model) each variant's last hidden states (hidden_states[-1]
+            of its run); next_logits (b, vocab_size) the logits of the token after the text (None for an
+            encoder).
+        """
+        base = self.run(text)
+        final = resume_transformer(base.hidden_states, self.weights, self.config, head_masks)
+        if not np.isfinite(final).all():
+            raise ValueError("the model's output overflowed: use head_mask values closer to 0 and 1")
+        if not self.config.has_logits:
+            return final, None
+        w = self.weights
+        head = w.embeddings.token.T if w.lm_head is None else w.lm_head  # (d_model, vocab)
+        return final, _ro(final[:, -1, :] @ head)  # (b, vocab_size)
 
     def top_next(self, trace: ModelTrace, k: int = 5) -> list[tuple[int, str, float, float]]:
         """The k most likely next tokens after the trace's text: (id, display string, probability, logit)."""

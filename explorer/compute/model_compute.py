@@ -77,7 +77,8 @@ def compare(key: str, text: str, off: Off, other: str) -> Comparison:
 
 
 def effect_of(key: str, text: str) -> Any:
-    """The function the "which heads matter" ranking calls: head mask -> how much the output moved.
+    """The function the "which heads matter" ranking calls: head masks (b, L, H) -> (b,) how much the output
+    moved under each (the engine runs them together: pretrained.Model.ablate).
 
     Decoder: the total variation between the next-token distributions (the share of probability that
     moved). Encoder: 1 - cosine between the sentence embeddings (0 = the same direction).
@@ -85,13 +86,19 @@ def effect_of(key: str, text: str) -> Any:
     m, base = models.model(key), run(key, text)
     if models.choice(key).decoder:
         p = analysis.next_token_probs(base.logits[-1])
-        return lambda mask: analysis.total_variation(
-            p, analysis.next_token_probs(m.run(text, mask).logits[-1])
-        )
+
+        def moved(masks: NDArray[np.float64]) -> NDArray[np.float64]:
+            logits = m.ablate(text, masks)[1]
+            return np.array([analysis.total_variation(p, analysis.next_token_probs(z)) for z in logits])
+
+        return moved
     e = analysis.sentence_embedding(base.hidden_states[-1])
-    return lambda mask: (
-        1.0 - analysis.cosine(e, analysis.sentence_embedding(m.run(text, mask).hidden_states[-1]))
-    )
+
+    def turned(masks: NDArray[np.float64]) -> NDArray[np.float64]:
+        finals = m.ablate(text, masks)[0]
+        return np.array([1.0 - analysis.cosine(e, analysis.sentence_embedding(f)) for f in finals])
+
+    return turned
 
 
 def ranking(key: str, text: str) -> Iterator[analysis.RankingStep]:
