@@ -2,7 +2,7 @@
 charts drawn, in headless Chromium, with a cold browser cache (a fresh profile: the first visit) and a warm one
 (a second tab of the same browser), for `streamlit run app.py` (assets as Streamlit serves component files:
 "public", no validator, compressed on every request) and `streamlit run server.py` (hashed names, gzipped once,
-cached for a year: explorer/chart/serve.py).
+cached for a year: explorer/ui/chart/serve.py).
 
 Each server is warmed by one visit first. Tabs alternate cold and warm, --runs of each; printed: median and
 best seconds, and the bytes the tab took over the network (transferSize summed over its resources).

@@ -24,7 +24,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from attention_core import analysis, pretrained  # noqa: E402
-from explorer import model_compute, models  # noqa: E402
+from explorer.compute import model_compute  # noqa: E402
+from explorer.model import models  # noqa: E402
 
 SENTENCES = {
     5: "The capital of France is",
@@ -37,7 +38,7 @@ TARGET_S = 3.0
 
 def one_run_per_mask(key: str, text: str) -> list[analysis.RankingStep]:
     """The ranking as it was: each mask a full traced run (Model.run), one at a time."""
-    m = model_compute.model(key)
+    m = models.model(key)
     base = m.run(text)
     decoder = models.choice(key).decoder
     p = analysis.next_token_probs(base.logits[-1]) if decoder else None
@@ -52,7 +53,7 @@ def one_run_per_mask(key: str, text: str) -> list[analysis.RankingStep]:
     def effects(masks: np.ndarray) -> np.ndarray:
         return np.array([each(mask) for mask in masks])
 
-    L, H = model_compute.shape(key)
+    L, H = models.shape(key)
     return list(analysis.rank_heads(effects, L, H, layers_first=decoder, top_layers=3))
 
 
@@ -73,7 +74,7 @@ def main() -> int:
     print("| model | tokens | runs | one run per mask s | batched s | speed-up | same top 5 |")
     print("|---|---:|---:|---:|---:|---:|---|")
     for key in a.models.split(","):
-        model_compute.model(key)  # loaded before timing
+        models.model(key)  # loaded before timing
         for text in SENTENCES.values():
             n = len(model_compute.run(key, text).token_ids)
             before = [timed(one_run_per_mask, key, text) for _ in range(a.runs)]

@@ -44,9 +44,14 @@ def picker() -> None:
 
 def shown_model() -> Description | None:
     """The real model the real-model pages show (the picked one, or the default while the toy is picked);
-    None when it is not installed here (the page says so)."""
+    None when it is not installed here, is downloading or failed to load (the page says so)."""
     key = models.real_key(state.model_key())
-    return None if models.missing(key) else of_model(key)
+    if models.missing(key) or (models.load_state(key).phase != "ready" and not models.installed(key)):
+        return None  # not here, or still downloading: begin() says so on the page
+    try:
+        return of_model(key)  # loads the model when its files are here (seconds, once per server)
+    except ImportError:  # ModelNotInstalledError: its load failed just now; begin() says why
+        return None
 
 
 def _model_changed() -> None:

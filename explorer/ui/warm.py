@@ -51,7 +51,7 @@ def from_env() -> list[str]:
 async def lifespan(_app: Any) -> AsyncIterator[None]:
     """st.App's lifespan (server.py): the loads start as the server does, and so do the app's imports (the
     first run of a process would otherwise pay for Plotly, pandas and every page's modules)."""
-    from explorer import boot
+    from explorer.ui import boot
 
     threading.Thread(target=boot.at_server_start, name="import the app", daemon=True).start()
     start()

@@ -2,7 +2,7 @@
 
 Each session sticks to its replica (HAProxy's cookie) through page loads and reruns; when a replica dies in the
 middle of a lesson, its sessions reconnect to the other one and the page is rebuilt from the address bar,
-which holds the whole example (the sentence, every setting and the edited cells: explorer/frame.py sync_url,
+which holds the whole example (the sentence, every setting and the edited cells: explorer/ui/frame.py sync_url,
 explorer/sharing). Which replica served what is read from HAProxy's own log (one line per request, the
 browser's user agent captured), never guessed from timing.
 
