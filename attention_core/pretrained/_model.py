@@ -224,6 +224,16 @@ class Model:
             RESULTS.put(key, trace, held_bytes(trace, self._weight_ids))
         return dataclasses.replace(trace, token_ids=list(trace.token_ids), tokens=list(trace.tokens))
 
+    def has_run(self, text: str, head_mask: ArrayLike | None = None) -> bool:
+        """Whether run(text, head_mask) would come from the results cache (without running anything): a
+        caller may then skip waiting for its turn at heavy work."""
+        mask = check_head_mask(head_mask, self.config)
+        try:
+            text_run = self.tokenize(text)[0]
+        except ValueError:
+            return False
+        return _digest(self.name, text_run, mask) in RESULTS
+
     def _run(
         self, text: str, ids: list[int], n_total: int, truncated: bool, mask: NDArray[np.float64] | None
     ) -> ModelTrace:

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from attention_core import analysis
 from explorer import cache
+from explorer.compute import heavy
 from explorer.model import models
 
 SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64 x 64 floats), comparisons
@@ -25,9 +26,14 @@ Off = tuple[tuple[int, int], ...]  # switched-off heads, 0-based (layer, head), 
 
 
 def run(key: str, text: str, off: Off = ()) -> Any:
-    """The traced run (a ModelTrace) of ``text`` with the heads ``off`` removed; the engine caches it."""
+    """The traced run (a ModelTrace) of ``text`` with the heads ``off`` removed; the engine caches it. A run
+    the cache does not hold takes its turn in the pool of heavy work (explorer.compute.heavy)."""
     m = models.model(key)
-    return m.run(text, models.head_mask(models.shape(key), off))
+    mask = models.head_mask(models.shape(key), off)
+    if m.has_run(text, mask):
+        return m.run(text, mask)
+    with heavy.slot():
+        return m.run(text, mask)
 
 
 @cache.shared(max_bytes=SMALL_BYTES)

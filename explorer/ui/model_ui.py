@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import model_compute
+from explorer.compute import heavy, model_compute
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import state
@@ -72,8 +72,10 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
     missing = models.missing(key)
     if missing:
         st.info(literal(missing), icon=":material/cloud_off:")
-        with st.expander("For whoever runs this server"):
-            st.caption(literal(models.server_hint(key)))
+        hint = models.server_hint(key)
+        if hint:  # not installed (a failed download says its reason above)
+            with st.expander("For whoever runs this server"):
+                st.caption(literal(hint))
         return None
     if not _loaded(key, row):
         return None
@@ -94,14 +96,35 @@ def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[st
     if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):
         return None
     text = state.sentence().strip()
+    title = models.choice(key).title
+    box = st.empty()  # while the run waits for its turn (explorer.compute.heavy): how many are ahead
     try:
-        trace = model_compute.run(key, text)
+        with heavy.for_visitor(_visitor(), lambda ahead: _queued(box, title, ahead)):
+            trace = model_compute.run(key, text)
     except ValueError as exc:
         st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
         return None
+    box.empty()
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
     return key, trace
+
+
+def _visitor() -> str | None:
+    """This session's id: whose turn a heavy run takes in the pool."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
+def _queued(box: Any, title: str, ahead: int) -> None:
+    """The message of a run waiting for its turn at the server's heavy work."""
+    who = "1 request" if ahead == 1 else f"{ahead} requests"
+    box.info(
+        f"{title} is busy with other visitors' sentences: {who} ahead of you. Yours runs next, by itself.",
+        icon=":material/hourglass_top:",
+    )
 
 
 def _loaded(key: str, row: models.ModelChoice) -> bool:
@@ -217,9 +240,14 @@ def ranking(key: str, text: str) -> Any:
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
     if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
         bar = slot.progress(0.0, text="starting")
-        for step in model_compute.ranking(key, text):
-            bar.progress(step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)")
-            done = step
+        wait = lambda ahead: bar.progress(0.0, text=f"waiting for its turn: {ahead} ahead of you")  # noqa: E731
+        cost = 30 * model_compute.run_cost(key, text)  # about 30 runs batched (explorer.compute.heavy)
+        with heavy.for_visitor(_visitor(), wait), heavy.slot(cost):
+            for step in model_compute.ranking(key, text):
+                bar.progress(
+                    step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)"
+                )
+                done = step
         slot.empty()
         state.set_ranking(key, text, done)
     return done

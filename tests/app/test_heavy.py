@@ -1,0 +1,115 @@
+"""Heavy real-model work takes turns (explorer.compute.heavy): first come first served, at most `slots` at
+once, the waiting told how many are ahead, a visitor who leaves gives the place up, a run the cache holds
+never waits."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from explorer.compute import heavy, model_compute
+from tests.core.models import need
+
+WAIT = 10.0  # seconds any step may take on a loaded machine before the test fails
+
+
+def until(check, what: str) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + WAIT
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def test_one_at_a_time_in_the_order_they_came_each_told_how_many_are_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool = heavy.Pool(1)
+    release = {name: threading.Event() for name in "abc"}
+    order: list[str] = []
+    told: dict[str, list[int]] = {name: [] for name in "abc"}
+    running, most = [0], [0]
+
+    def job(name: str) -> None:
+        with pool.slot(told[name].append):
+            order.append(name)
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            release[name].wait(WAIT)
+            running[0] -= 1
+
+    threads = {}
+    for name in "abc":  # b and c queue behind a, in this order
+        threads[name] = threading.Thread(target=job, args=(name,))
+        threads[name].start()
+        until(lambda: pool.info()["running"] + pool.info()["waiting"] == len(threads), f"{name} queued")
+    until(lambda: told["c"] and told["b"], "b and c told they wait")
+    assert told["b"][-1] == 1 and told["c"][-1] == 2  # a runs; c has a and b ahead
+    for name in "abc":
+        release[name].set()
+        threads[name].join(WAIT)
+    assert order == ["a", "b", "c"] and most[0] == 1
+    assert told["a"] == [] and pool.info() == {"slots": 1, "running": 0, "waiting": 0}
+
+
+def test_a_visitor_who_leaves_while_waiting_gives_the_place_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool, go, left = heavy.Pool(1), threading.Event(), []
+
+    def holder() -> None:
+        with pool.slot():
+            go.wait(WAIT)
+
+    def leave(ahead: int) -> None:
+        raise RuntimeError("the visitor moved on")  # as Streamlit stops a run the visitor replaced
+
+    t = threading.Thread(target=holder)
+    t.start()
+    until(lambda: pool.info()["running"] == 1, "the holder")
+    with pytest.raises(RuntimeError), pool.slot(leave):
+        left.append("ran")  # never: it was waiting
+    assert left == [] and pool.info()["waiting"] == 0
+    go.set()
+    t.join(WAIT)
+    with pool.slot():  # the next comer is not blocked by the one who left
+        assert pool.info() == {"slots": 1, "running": 1, "waiting": 0}
+
+
+def test_a_turn_inside_a_turn_just_runs() -> None:
+    with heavy.slot(), heavy.slot():  # a ranking's own model runs, in the ranking's turn
+        assert heavy.POOL.info()["running"] == 1
+    assert heavy.POOL.info()["running"] == 0
+
+
+def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    need("all-MiniLM-L6-v2")
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    model_compute.run("minilm", "The cat sat on the mat.")  # now in the results cache
+    busy, told = threading.Event(), []
+    release = threading.Event()
+
+    def other_visitor() -> None:
+        with heavy.slot():
+            busy.set()
+            release.wait(WAIT)
+
+    t = threading.Thread(target=other_visitor)
+    t.start()
+    busy.wait(WAIT)
+    try:
+        with heavy.showing(told.append):
+            cached = model_compute.run("minilm", "The cat sat on the mat.")  # no wait: from the cache
+            assert told == [] and cached.tokens[1] == "the"
+
+            def free_when_told(ahead: int) -> None:
+                told.append(ahead)
+                release.set()  # the other visitor's run ends once this one has been told it waits
+
+            with heavy.showing(free_when_told):
+                fresh = model_compute.run("minilm", f"A sentence never run before, {time.time()}.")
+    finally:
+        release.set()
+        t.join(WAIT)
+    assert told and told[0] == 1 and fresh.tokens[0] == "[CLS]"
