@@ -1,6 +1,6 @@
-"""Heavy real-model work takes turns (explorer.compute.heavy): first come first served, at most `slots` at
-once, the waiting told how many are ahead, a visitor who leaves gives the place up, a run the cache holds
-never waits."""
+"""Heavy real-model work takes turns (explorer.compute.heavy): at most `slots` at once, the visitor who used
+the pool least going first (the first comer among equals), the waiting told how many are ahead, a visitor who
+leaves gives the place up, a run the cache holds never waits."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def test_one_at_a_time_in_the_order_they_came_each_told_how_many_are_ahead(
     running, most = [0], [0]
 
     def job(name: str) -> None:
-        with pool.slot(told[name].append):
+        with pool.slot(name, told[name].append):
             order.append(name)
             running[0] += 1
             most[0] = max(most[0], running[0])
@@ -68,13 +68,45 @@ def test_a_visitor_who_leaves_while_waiting_gives_the_place_up(monkeypatch: pyte
     t = threading.Thread(target=holder)
     t.start()
     until(lambda: pool.info()["running"] == 1, "the holder")
-    with pytest.raises(RuntimeError), pool.slot(leave):
+    with pytest.raises(RuntimeError), pool.slot("leaver", leave):
         left.append("ran")  # never: it was waiting
     assert left == [] and pool.info()["waiting"] == 0
     go.set()
     t.join(WAIT)
     with pool.slot():  # the next comer is not blocked by the one who left
         assert pool.info() == {"slots": 1, "running": 1, "waiting": 0}
+
+
+def test_a_visitor_who_used_the_pool_waits_behind_one_who_did_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    now = [100.0]
+    pool = heavy.Pool(1, clock=lambda: now[0])
+    with pool.slot("flooder"):
+        now[0] += 8.0  # eight seconds of 64-token sentences
+    assert pool.used("flooder") == pytest.approx(8.0)
+    now[0] += heavy.HALF_LIFE_S
+    assert pool.used("flooder") == pytest.approx(4.0) and pool.used("quiet") == 0.0
+    go, order = threading.Event(), []
+
+    def holder() -> None:
+        with pool.slot("other"):
+            go.wait(WAIT)
+
+    def ask(who: str) -> None:
+        with pool.slot(who):
+            order.append(who)
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    until(lambda: pool.info()["running"] == 1, "the holder")
+    for who in ("flooder", "quiet"):  # the flooder asks first
+        threads.append(threading.Thread(target=ask, args=(who,)))
+        threads[-1].start()
+        until(lambda: pool.info()["waiting"] == len(threads) - 1, f"{who} waiting")
+    go.set()
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["quiet", "flooder"]
 
 
 def test_a_turn_inside_a_turn_just_runs() -> None:
@@ -99,7 +131,7 @@ def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: py
     t.start()
     busy.wait(WAIT)
     try:
-        with heavy.showing(told.append):
+        with heavy.for_visitor("quiet", told.append):
             cached = model_compute.run("minilm", "The cat sat on the mat.")  # no wait: from the cache
             assert told == [] and cached.tokens[1] == "the"
 
@@ -107,7 +139,7 @@ def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: py
                 told.append(ahead)
                 release.set()  # the other visitor's run ends once this one has been told it waits
 
-            with heavy.showing(free_when_told):
+            with heavy.for_visitor("quiet", free_when_told):
                 fresh = model_compute.run("minilm", f"A sentence never run before, {time.time()}.")
     finally:
         release.set()
