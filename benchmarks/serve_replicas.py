@@ -58,6 +58,7 @@ class Setup:
     replicas: int
     rss_warm_mb: dict[str, float] = field(default_factory=dict)  # after the warm-up, before the class
     rss_models_mb: dict[str, float] = field(default_factory=dict)  # after loading both real models
+    pss_models_mb: dict[str, float] = field(default_factory=dict)  # the same, shared pages split between them
     runs: list[Run] = field(default_factory=list)
 
 
@@ -94,6 +95,16 @@ class Served:
 
     def rss(self) -> dict[str, float]:
         return {name: load_test.rss_mb(pid) for name, (pid, _) in sorted(self.replicas.items())}
+
+    def pss(self) -> dict[str, float]:
+        """Each replica's proportional share of memory (MB): pages it shares with the others (SmolLM2's
+        memory-mapped weights, in the page cache once) count once in all."""
+        out = {}
+        for name, (pid, _) in sorted(self.replicas.items()):
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    out[name] = int(line.split()[1]) / 1024
+        return out
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -167,7 +178,7 @@ async def measure(
                 url = f"ws://127.0.0.1:{port}/_stcore/stream"
                 await open_page(url, "model", text + "&model=smollm2")
                 await open_page(url, "model", text + "&model=minilm")
-            setup.rss_models_mb = served.rss()
+            setup.rss_models_mb, setup.pss_models_mb = served.rss(), served.pss()
     finally:
         served.stop()
     return setup
