@@ -57,11 +57,12 @@ def one_run_per_mask(key: str, text: str) -> list[analysis.RankingStep]:
     return list(analysis.rank_heads(effects, L, H, layers_first=decoder, top_layers=3))
 
 
-def timed(fn, key: str, text: str) -> tuple[float, analysis.RankingStep]:  # noqa: ANN001
+def timed(fn, key: str, text: str) -> tuple[float, analysis.RankingStep, float]:  # noqa: ANN001
+    """(wall seconds, the last step, CPU seconds of the whole process: every thread's work)."""
     pretrained.clear_cache()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     steps = fn(key, text)
-    return time.perf_counter() - t0, steps[-1]
+    return time.perf_counter() - t0, steps[-1], time.process_time() - c0
 
 
 def main() -> int:
@@ -71,7 +72,9 @@ def main() -> int:
     a = ap.parse_args()
     print(f"bench_rank_heads: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    print("| model | tokens | runs | one run per mask s | batched s | speed-up | same top 5 |")
+    print(
+        "| model | tokens | runs | one run per mask s (CPU s) | batched s (CPU s) | speed-up | same top 5 |"
+    )
     print("|---|---:|---:|---:|---:|---:|---|")
     for key in a.models.split(","):
         models.model(key)  # loaded before timing
@@ -79,11 +82,12 @@ def main() -> int:
             n = len(model_compute.run(key, text).token_ids)
             before = [timed(one_run_per_mask, key, text) for _ in range(a.runs)]
             after = [timed(lambda k, t: list(model_compute.ranking(k, t)), key, text) for _ in range(a.runs)]
-            b, f = statistics.median(x for x, _ in before), statistics.median(x for x, _ in after)
+            b, f = statistics.median(x[0] for x in before), statistics.median(x[0] for x in after)
+            bc, fc = statistics.median(x[2] for x in before), statistics.median(x[2] for x in after)
             top = lambda step: [(l, h) for l, h, _ in analysis.ranked(step.head_effects)[:5]]  # noqa: E731
             same = top(before[0][1]) == top(after[0][1])
             print(
-                f"| {key} | {n} | {after[0][1].total} | {b:.2f} | {f:.2f} | {b / f:.0f}x | {'yes' if same else 'no'} |",
+                f"| {key} | {n} | {after[0][1].total} | {b:.2f} ({bc:.2f}) | {f:.2f} ({fc:.2f}) | {b / f:.0f}x | {'yes' if same else 'no'} |",
                 flush=True,
             )
     print(f"target: SmolLM2 within {TARGET_S:.0f} s")

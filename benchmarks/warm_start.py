@@ -46,13 +46,14 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start(entry: str, port: int, log: Path) -> tuple[subprocess.Popen, float, float]:
-    """A fresh server; (process, its start time, the time /_stcore/health first answered ok)."""
+def start(entry: str, port: int, log: Path, root: Path = ROOT) -> tuple[subprocess.Popen, float, float]:
+    """A fresh server of the checkout `root`; (process, its start time, the time /_stcore/health first
+    answered ok)."""
     cmd = [sys.executable, "-m", "streamlit", "run", entry, "--server.headless=true", f"--server.port={port}",
            "--server.address=127.0.0.1", "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]  # fmt: skip
     t0 = time.perf_counter()
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT)
     while True:
         try:
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
@@ -116,6 +117,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--entries", default="app.py,server.py")
+    ap.add_argument(
+        "--before", type=Path, help="also an earlier checkout's app.py (git worktree add --detach DIR REV)"
+    )
     ap.add_argument("--browser", action="store_true", help="also in headless Chromium (/usr/bin/chromium)")
     a = ap.parse_args()
     print(f"warm_start: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
@@ -138,11 +142,12 @@ def main() -> int:
     )
     print("|---|---:|---:|---:|---:|")
     worst = 0.0
-    for entry in a.entries.split(","):
+    entries = [(e, ROOT) for e in a.entries.split(",")] + ([("app.py", a.before)] if a.before else [])
+    for entry, root in entries:
         rows = []
         for _ in range(a.runs):
             port = free_port()
-            proc, t0, healthy = start(entry, port, log)
+            proc, t0, healthy = start(entry, port, log, root)
             try:
                 if browser is not None:
                     took_b = first_page_browser(port, browser)
@@ -155,7 +160,8 @@ def main() -> int:
                 proc.terminate()
                 proc.wait(timeout=30)
         med = [statistics.median(r[i] for r in rows) for i in range(4)]
-        print(f"| {entry} | {med[0]:.2f} | {med[1]:.2f} | {med[2]:.2f} | {med[3]:.2f} |  runs: "
+        label = entry if root == ROOT else f"{entry} of {root}"
+        print(f"| {label} | {med[0]:.2f} | {med[1]:.2f} | {med[2]:.2f} | {med[3]:.2f} |  runs: "
               + "; ".join(f"{h:.2f}/{w:.2f}/{b:.2f}/{a:.2f}" for h, w, b, a in rows))  # fmt: skip
         if entry == "server.py":
             worst = max(med[1] if browser is None else med[2], worst)

@@ -33,7 +33,7 @@ def _served() -> frozenset[str]:
     return frozenset(chart.asset_names().values())
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # the few assets of asset_names(), nothing a visitor names
 def entry(name: str) -> tuple[bytes, bytes, bytes, bytes]:
     """(body, its gzip, ETag, content type) of asset `name`, read and compressed once per process."""
     with _lock:
