@@ -224,7 +224,9 @@ def main() -> int:
             line += (
                 "; with both real models loaded "
                 + ", ".join(f"{k} {v:.0f}" for k, v in s.rss_models_mb.items())
-                + " MB"
+                + " MB (proportional share: "
+                + ", ".join(f"{k} {v:.0f}" for k, v in s.pss_models_mb.items())
+                + " MB)"
             )
         print(line)
     for n in counts:
