@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from explorer.compute import heavy
 from explorer.ui import boot, frame, page_table, present, state, warm
 
 PAGES = {
@@ -42,6 +43,7 @@ frame.sentence_box()
 note = st.empty()  # filled after the page when the address bar cannot hold the edits
 frame.show_messages()
 state.set_page(page.url_path)
-page.run()
+with heavy.page_run():  # a turn at heavy work (a new real-model sentence) lasts the page's run
+    page.run()
 frame.step_controls(page)
 frame.sync_url(note)  # after the page: the address bar holds the state the run ended with

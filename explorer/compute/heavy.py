@@ -7,7 +7,8 @@ the pool least lately (seconds of heavy work, halved every HALF_LIFE_S; equal us
 a student who asks for one sentence waits for at most the runs already under way, not behind a classmate who
 sends sentence after sentence. A session's own runs come one after the other (Streamlit runs a session's
 script in one thread): a flood holds one place at a time. The toy pages never come here, so their reruns never
-wait behind a model, and a flood of new sentences builds at most SLOTS traces at once (memory stays bounded).
+wait behind a model; and a page keeps its turn until its run ends (`page_run`, in the frame), so a flood of
+new sentences has at most SLOTS fresh traces in use at once (memory stays bounded).
 
 Pure threading, no Streamlit: the page says who is asking and how to show a wait (`for_visitor`;
 explorer.ui.model_ui).
@@ -144,8 +145,16 @@ def for_visitor(who: Hashable, show: Callable[[int], None] | None = None) -> Ite
 @contextlib.contextmanager
 def slot() -> Iterator[None]:
     """A turn in the process's pool, for the visitor of `for_visitor`; inside a turn this thread already
-    holds, the block just runs (a ranking's own runs do not queue behind it)."""
+    holds, the block just runs (a ranking's own runs do not queue behind it). Inside `page_run`, the turn
+    is kept until the page's run ends."""
     if getattr(_local, "holding", False):
+        yield
+        return
+    keep = getattr(_local, "page", None)
+    if keep is not None:  # the page's run keeps the turn: its trace is in use until the run ends
+        who, show = getattr(_local, "visitor", None) or (None, None)
+        keep.enter_context(POOL.slot(who, show))
+        _local.holding = True
         yield
         return
     who, show = getattr(_local, "visitor", None) or (None, None)
@@ -154,4 +163,18 @@ def slot() -> Iterator[None]:
         try:
             yield
         finally:
+            _local.holding = False
+
+
+@contextlib.contextmanager
+def page_run() -> Iterator[None]:
+    """The frame's run of a page: a turn taken inside it (a real model's new sentence) is kept until the
+    run ends, so that at most `slots` pages at once hold a new trace of their own (130 MB at 64 tokens for
+    SmolLM2) while they draw it: the pool bounds the memory of a flood, not only its CPU."""
+    with contextlib.ExitStack() as stack:
+        _local.page = stack
+        try:
+            yield
+        finally:
+            _local.page = None
             _local.holding = False

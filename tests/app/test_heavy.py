@@ -145,3 +145,26 @@ def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: py
         release.set()
         t.join(WAIT)
     assert told and told[0] == 1 and fresh.tokens[0] == "[CLS]"
+
+
+def test_a_page_keeps_its_turn_until_its_run_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frame's page_run: a new sentence's turn lasts the whole page (its trace is drawn after the run),
+    so another visitor's new sentence starts only when that page is done."""
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    other_started = threading.Event()
+
+    def other() -> None:
+        with heavy.slot():
+            other_started.set()
+
+    with heavy.page_run():
+        with heavy.slot():  # the model run
+            pass
+        t = threading.Thread(target=other)
+        t.start()
+        until(lambda: heavy.POOL.info()["waiting"] == 1, "the other visitor waiting")
+        assert heavy.POOL.info()["running"] == 1 and not other_started.is_set()  # drawing: still its turn
+        with heavy.slot():  # a second run of the same page (another mask): no second turn
+            assert heavy.POOL.info()["running"] == 1
+    t.join(WAIT)
+    assert other_started.is_set() and heavy.POOL.info() == {"slots": 1, "running": 0, "waiting": 0}

