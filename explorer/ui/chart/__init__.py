@@ -225,17 +225,32 @@ def assets_dir() -> Path:
     return path
 
 
+def _write(name: str, data: bytes) -> None:
+    """Write an asset whole or not at all (a reader never sees half a file)."""
+    part = assets_dir() / f".{name}.part"
+    part.write_bytes(data)
+    part.replace(assets_dir() / name)
+
+
 def _hashed(stem: str, suffix: str, data: bytes) -> str:
     """Write `data` to the assets directory as <stem>-<its hash><suffix>; the name."""
     name = f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
-    (assets_dir() / name).write_bytes(data)
+    _write(name, data)
     return name
 
 
-@functools.cache
 def asset_names() -> dict[str, str]:
     """The assets' names, written once per process: css, js (chart.js naming plotly.js), plotly, templates.
     A name carries its content's hash, so every replica of the app gives the same file the same name."""
+    with _assets_lock:  # the first sessions (and server.py's start) may ask at once: written once
+        return _asset_names()
+
+
+_assets_lock = threading.Lock()
+
+
+@functools.cache
+def _asset_names() -> dict[str, str]:
     plotly_js = (Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js").read_bytes()
     names = {"plotly": _hashed("plotly", ".min.js", plotly_js)}
     text = json.dumps(_known_templates(), separators=(",", ":"), sort_keys=True)
@@ -245,7 +260,7 @@ def asset_names() -> dict[str, str]:
     # chart.css and chart.js share one name (the loader finds the script from the style sheet's address)
     stem = f"chart-{hashlib.sha256(css + js).hexdigest()[:16]}"
     for ext, data in (("css", css), ("js", js)):
-        (assets_dir() / f"{stem}.{ext}").write_bytes(data)
+        _write(f"{stem}.{ext}", data)
         names[ext] = f"{stem}.{ext}"
     return names
 
