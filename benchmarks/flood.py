@@ -122,7 +122,7 @@ async def main_async(a: argparse.Namespace) -> int:
         sampler = load_test.RssSampler(proc.pid)
         with sampler:
             floods = [asyncio.create_task(flooder(url, flood_report, stop, i)) for i in range(a.flooders)]
-            await asyncio.sleep(3)  # the flood is under way
+            await asyncio.sleep(a.head_start)  # the flood under way: each flooder has had its turns
             beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
             stop.set()
             sent = sum(await asyncio.gather(*floods))
@@ -166,6 +166,9 @@ def main() -> int:
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--think", type=float, nargs=2, default=(1.0, 2.0))
     ap.add_argument("--crowd", type=int, default=20)
+    ap.add_argument(
+        "--head-start", type=float, default=20.0, help="seconds of flood before the quiet student"
+    )
     return asyncio.run(main_async(ap.parse_args()))
 
 

@@ -2,10 +2,11 @@
 
 A real model's run of a sentence it has not run yet (a 64-token SmolLM2 trace is 130 MB and most of a second
 of CPU) and a ranking of heads go through `slot()`: at most SLOTS of them run at once in the process, and the
-others wait, told how many requests are ahead of them. The next to run is the waiting visitor who has used
-the pool least lately (seconds of heavy work, halved every HALF_LIFE_S; equal use: the one who came first), so
-a student who asks for one sentence waits for at most the runs already under way, not behind a classmate who
-sends sentence after sentence. A session's own runs come one after the other (Streamlit runs a session's
+others wait, told how many requests are ahead of them. The next to run is the waiting request whose visitor has
+used the pool least lately (seconds of heavy work, halved every HALF_LIFE_S) plus its own expected cost (a
+long sentence costs more than a short one); the first comer among equals. So a student who asks for one
+sentence waits for at most the runs already under way, not behind a classmate who sends sentence after
+sentence. A session's own runs come one after the other (Streamlit runs a session's
 script in one thread): a flood holds one place at a time. The toy pages never come here, so their reruns never
 wait behind a model; and a page keeps its turn until its run ends (`page_run`, in the frame), so a flood of
 new sentences has at most SLOTS fresh traces in use at once (memory stays bounded).
@@ -41,6 +42,7 @@ def slots() -> int:
 class _Ticket:
     who: Hashable
     seq: int
+    cost: float  # seconds this request is expected to take
 
 
 class Pool:
@@ -65,7 +67,9 @@ class Pool:
         return seconds * math.exp2(-(self._clock() - at) / HALF_LIFE_S) if seconds else 0.0
 
     def _order(self) -> list[_Ticket]:
-        return sorted(self._waiting, key=lambda t: (self._decayed(t.who), t.seq))
+        """The waiting in the order they go: least use lately plus the cost of the request first (a short
+        sentence of a quiet student before a long one of a busy classmate), then the first comer."""
+        return sorted(self._waiting, key=lambda t: (self._decayed(t.who) + t.cost, t.seq))
 
     def ahead(self, ticket: _Ticket) -> int:
         """Requests before `ticket`: the waiting that go first, and the running when every slot is taken."""
@@ -87,12 +91,15 @@ class Pool:
         return True
 
     @contextlib.contextmanager
-    def slot(self, who: Hashable = None, waiting: Callable[[int], None] | None = None) -> Iterator[None]:
-        """Hold a slot for the `with` block, for visitor `who`; meanwhile `waiting(requests ahead)` is called
-        every POLL_S s. A block left while still waiting (the visitor moved on: Streamlit stops the run)
-        gives its place up; the time a block held the slot counts as `who`'s use."""
+    def slot(
+        self, who: Hashable = None, waiting: Callable[[int], None] | None = None, cost: float = 0.0
+    ) -> Iterator[None]:
+        """Hold a slot for the `with` block, for visitor `who`, a request expected to take `cost` seconds;
+        meanwhile `waiting(requests ahead)` is called every POLL_S s. A block left while still waiting (the
+        visitor moved on: Streamlit stops the run) gives its place up; the time a block held the slot counts
+        as `who`'s use."""
         with self._cond:
-            ticket = _Ticket(who, next(self._seq))
+            ticket = _Ticket(who, next(self._seq), max(0.0, float(cost)))
             self._waiting.append(ticket)
         started = None
         try:
@@ -143,22 +150,22 @@ def for_visitor(who: Hashable, show: Callable[[int], None] | None = None) -> Ite
 
 
 @contextlib.contextmanager
-def slot() -> Iterator[None]:
-    """A turn in the process's pool, for the visitor of `for_visitor`; inside a turn this thread already
-    holds, the block just runs (a ranking's own runs do not queue behind it). Inside `page_run`, the turn
-    is kept until the page's run ends."""
+def slot(cost: float = 0.0) -> Iterator[None]:
+    """A turn in the process's pool for a request of about `cost` seconds, for the visitor of `for_visitor`;
+    inside a turn this thread already holds, the block just runs (a ranking's own runs do not queue behind
+    it). Inside `page_run`, the turn is kept until the page's run ends."""
     if getattr(_local, "holding", False):
         yield
         return
     keep = getattr(_local, "page", None)
     if keep is not None:  # the page's run keeps the turn: its trace is in use until the run ends
         who, show = getattr(_local, "visitor", None) or (None, None)
-        keep.enter_context(POOL.slot(who, show))
+        keep.enter_context(POOL.slot(who, show, cost))
         _local.holding = True
         yield
         return
     who, show = getattr(_local, "visitor", None) or (None, None)
-    with POOL.slot(who, show):
+    with POOL.slot(who, show, cost):
         _local.holding = True
         try:
             yield

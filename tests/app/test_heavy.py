@@ -168,3 +168,37 @@ def test_a_page_keeps_its_turn_until_its_run_ends(monkeypatch: pytest.MonkeyPatc
             assert heavy.POOL.info()["running"] == 1
     t.join(WAIT)
     assert other_started.is_set() and heavy.POOL.info() == {"slots": 1, "running": 0, "waiting": 0}
+
+
+def test_a_short_request_goes_before_long_ones_of_visitors_who_have_not_used_the_pool_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A classmate who just started sending 64-token sentences has used nothing yet: the quiet student's
+    8-word sentence (a fraction of the cost) still goes first."""
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool, go, order = heavy.Pool(1), threading.Event(), []
+    long_, short = (
+        model_compute.run_cost("smollm2", " ".join(["word"] * 70)),
+        model_compute.run_cost("smollm2", "a short sentence of eight words here now"),
+    )
+    assert short < long_ / 5
+
+    def holder() -> None:
+        with pool.slot("first"):
+            go.wait(WAIT)
+
+    def ask(who: str, cost: float) -> None:
+        with pool.slot(who, None, cost):
+            order.append(who)
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    until(lambda: pool.info()["running"] == 1, "the holder")
+    for who, cost in (("busy-1", long_), ("busy-2", long_), ("quiet", short)):
+        threads.append(threading.Thread(target=ask, args=(who, cost)))
+        threads[-1].start()
+        until(lambda: pool.info()["waiting"] == len(threads) - 1, f"{who} waiting")
+    go.set()
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["quiet", "busy-1", "busy-2"]
