@@ -61,7 +61,7 @@ def test_a_link_to_a_layer_of_the_failed_model_opens_the_toy_model_with_the_reas
     at.run()
     assert not at.exception, at.exception
     assert at.session_state["explorer.real"] == "toy"
-    assert f"is not available here: {WHY}" in texts(at)
+    assert f"is not available on this server just now: {WHY}" in texts(at)
     assert at.text_input(key=state.K_SENTENCE).value == "the cat sat"  # the rest of the link is kept
 
 
