@@ -10,7 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from explorer.ui import boot, frame, page_table, present, state
+from explorer.compute import heavy
+from explorer.ui import boot, frame, page_table, present, state, warm
 
 PAGES = {
     section: [
@@ -22,6 +23,7 @@ PAGES = {
 
 boot.freeze_imports()  # once per process: Streamlit's collection after every run skips what imports made
 boot.bound_memory()  # once per process: freed memory goes back to the system
+warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1: the real models start loading now
 state.init()
 frame.read_url()
 st.set_page_config(
@@ -41,6 +43,7 @@ frame.sentence_box()
 note = st.empty()  # filled after the page when the address bar cannot hold the edits
 frame.show_messages()
 state.set_page(page.url_path)
-page.run()
+with heavy.page_run():  # a turn at heavy work (a new real-model sentence) lasts the page's run
+    page.run()
 frame.step_controls(page)
 frame.sync_url(note)  # after the page: the address bar holds the state the run ended with

@@ -19,6 +19,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ._parallel import for_row_blocks
 from ._validate import as_float_array, readonly, shape_str
 from .attention import AttentionTrace, _attend
 from .encoder import EncoderTrace, _ffn, _linear
@@ -35,6 +36,7 @@ __all__ = [
     "check_head_mask",
     "embed_tokens",
     "output_logits",
+    "resume_transformer",
     "run_layers",
     "run_transformer",
     "transformer_layer",
@@ -518,3 +520,88 @@ def output_logits(
 
 def _ro(arr: Floats | None) -> Floats | None:
     return None if arr is None else readonly(arr)
+
+
+def _layer_batch(
+    x: Floats, w: LayerWeights, config: ModelConfig, mask: NDArray[np.bool_] | None, head_weights: Floats
+) -> Floats:
+    """transformer_layer's output for a batch of inputs, untraced: x (b, n, d_model), head_weights (b, h).
+
+    The position-wise steps see the b * n rows as one matrix; attention sees the b * h heads as one stack of
+    heads (the same _attend as a traced run), so one batch costs about what one input does at a few tokens.
+    """
+    b, n, dm = x.shape
+    h, g, d = config.n_heads, config.n_kv_heads, config.d_k
+    rows = x.reshape(b * n, dm)  # (b n, d_model)
+    attn_input = _norm(config, rows, w.attn_norm_gain, w.attn_norm_bias) if config.norm_first else rows
+    q, k, v = _split_heads(_linear(attn_input, w.w_qkv, w.b_qkv), config)  # (h|g, b n, d)
+    q, k, v = (a.reshape(-1, b, n, d).transpose(1, 0, 2, 3) for a in (q, k, v))  # (b, h|g, n, d)
+    if config.rope_base is not None:
+        positions = np.arange(n, dtype=np.float64)
+        q, k = _rotate(q, positions, config.rope_base), _rotate(k, positions, config.rope_base)
+    if g != h:
+        k, v = k[:, np.asarray(config.kv_head)], v[:, np.asarray(config.kv_head)]  # (b, h, n, d)
+    stack = lambda a: a.reshape(b * h, n, d)  # noqa: E731 - (b h, n, d): every variant's heads, one stack
+    heads = _attend(
+        stack(q), stack(k), stack(v), 1.0 / math.sqrt(d), None, None if mask is None else mask[None]
+    )[4]
+    heads = heads.reshape(b, h, n, d) * head_weights.astype(heads.dtype)[:, :, None, None]  # each head scaled
+    concat = heads.transpose(0, 2, 1, 3).reshape(b * n, h * d)  # (b n, h d), head 0 first
+    sum1 = rows + _linear(concat, w.w_o, w.b_o)
+    norm1 = _norm(config, sum1, w.norm1_gain, w.norm1_bias)
+    sum2 = (sum1 if config.norm_first else norm1) + _ffn(
+        norm1, w.w1, w.w2, w.b1, w.b2, config.activation, w.w_up
+    ).output
+    out = sum2 if config.norm_first else _norm(config, sum2, w.norm2_gain, w.norm2_bias)
+    return out.reshape(b, n, dm)
+
+
+def resume_transformer(
+    hidden_states: ArrayLike, weights: ModelWeights, config: ModelConfig, head_masks: ArrayLike
+) -> Floats:
+    """The last hidden states of b variants of one run, each with its own head mask, all at once.
+
+    A variant's layers before the first one its mask changes compute exactly what the run computed, so it
+    starts there, from the run's own residual stream: x_s = hidden_states[s], x_{l+1} = layer_l(x_l) with
+    head_masks[i, l] for l = s .. L-1, then the final norm where the model has one. Variants that start at
+    the same layer or earlier run through each layer together (_layer_batch: one batch of b * n rows).
+
+    Args:
+        hidden_states: (L + 1, n, d_model) a run's hidden states (ModelTrace.hidden_states): [l] is layer l's
+            input, [L] the last layer's output (after the final norm where there is one).
+        weights: ModelWeights.
+        config: ModelConfig.
+        head_masks: (b, L, H) one head mask per variant (see check_head_mask; all ones: the run itself).
+
+    Returns:
+        (b, n, d_model) each variant's last hidden states, as hidden_states[L] is for the run.
+    """
+    states = np.asarray(hidden_states)
+    L, H = config.n_layers, config.n_heads
+    masks = as_float_array("head_masks", head_masks, (3,), f"(b, {L}, {H})")
+    if masks.shape[1:] != (L, H) or states.shape[0] != L + 1:
+        raise ValueError(f"head_masks has shape {shape_str(masks.shape)} and hidden_states "
+                         f"{shape_str(states.shape)}; {config.name} needs (b, {L}, {H}) and ({L + 1}, n, d_model)")  # fmt: skip
+    if masks.size and np.abs(masks).max() > HEAD_MASK_LIMIT:
+        raise ValueError(f"head_masks values must lie between -{HEAD_MASK_LIMIT:g} and {HEAD_MASK_LIMIT:g}")
+    changed = (masks != 1.0).any(axis=2)  # (b, L)
+    starts = np.where(changed.any(axis=1), changed.argmax(axis=1), L)  # (b,) the first layer that differs
+    n = states.shape[1]
+    mask = causal_mask(n) if config.causal else None  # (n, n)
+    x = np.empty((masks.shape[0], *states.shape[1:]), dtype=states.dtype)  # (b, n, d_model)
+    for layer in range(int(starts.min(initial=L)), L):  # layer after layer: each needs the one before
+        x[starts == layer] = states[layer]  # variants that start here, from the run's own stream
+        active = np.flatnonzero(starts <= layer)
+
+        def work(rows: slice, active: NDArray[np.intp] = active, layer: int = layer) -> None:
+            part = active[
+                rows
+            ]  # a block of variants: blocks run in the pool's threads, numpy releases the GIL
+            x[part] = _layer_batch(x[part], weights.layers[layer], config, mask, masks[part, layer])
+
+        for_row_blocks(work, active.size, n * (config.d_model + config.d_ff))
+    ran = starts < L
+    if weights.final_norm_gain is not None and ran.any():
+        x[ran] = _norm(config, x[ran], weights.final_norm_gain, None)
+    x[~ran] = states[L]
+    return readonly(x)

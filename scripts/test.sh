@@ -5,7 +5,7 @@
 #   bash scripts/test.sh tests/core -x   # extra arguments go to pytest (default: all of tests/)
 #
 # Environment: PYTHON (the interpreter for .venv, default python3), CHROMIUM_PATH (a Chromium to use),
-# PYTEST_WORKERS (default 2), CI (set: a missing browser is a failure, not a skip).
+# PYTEST_WORKERS (default 2), CI (set: a missing browser or haproxy is a failure, not a skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -91,6 +91,21 @@ elif [ -n "${CI:-}" ]; then
   die "no Chromium for the browser tests (CI is set, so this is a failure): install chromium or set CHROMIUM_PATH"
 else
   echo "WARNING: no Chromium: the browser tests (tests/e2e) will be skipped" >&2
+fi
+
+# --------------------------------------------------------------------------------------------- haproxy
+# tests/e2e/test_replicas.py serves two replicas behind HAProxy (scripts/serve.sh): the system's haproxy; as
+# root on Debian we install the distribution's package. In CI a missing haproxy fails the run here.
+if ! have haproxy && as_root && have apt-get; then
+  say "no haproxy found: installing Debian's haproxy package"
+  apt_install haproxy || true
+fi
+if have haproxy; then
+  echo "haproxy: $(command -v haproxy)"
+elif [ -n "${CI:-}" ]; then
+  die "no haproxy for tests/e2e/test_replicas.py (CI is set, so this is a failure): apt-get install -y haproxy"
+else
+  echo "WARNING: no haproxy: tests/e2e/test_replicas.py will be skipped (apt-get install -y haproxy)" >&2
 fi
 
 # ------------------------------------------------------------------------------------------------ lint

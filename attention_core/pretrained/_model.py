@@ -17,6 +17,7 @@ from ..transformer import (
     ModelConfig,
     ModelWeights,
     check_head_mask,
+    resume_transformer,
     run_transformer,
 )
 from ._cache import ByteLRU
@@ -223,6 +224,16 @@ class Model:
             RESULTS.put(key, trace, held_bytes(trace, self._weight_ids))
         return dataclasses.replace(trace, token_ids=list(trace.token_ids), tokens=list(trace.tokens))
 
+    def has_run(self, text: str, head_mask: ArrayLike | None = None) -> bool:
+        """Whether run(text, head_mask) would come from the results cache (without running anything): a
+        caller may then skip waiting for its turn at heavy work."""
+        mask = check_head_mask(head_mask, self.config)
+        try:
+            text_run = self.tokenize(text)[0]
+        except ValueError:
+            return False
+        return _digest(self.name, text_run, mask) in RESULTS
+
     def _run(
         self, text: str, ids: list[int], n_total: int, truncated: bool, mask: NDArray[np.float64] | None
     ) -> ModelTrace:
@@ -255,6 +266,34 @@ class Model:
             n_text_tokens=n_total,
             message=message,
         )
+
+    def ablate(
+        self, text: str, head_masks: ArrayLike
+    ) -> tuple[NDArray[np.floating], NDArray[np.floating] | None]:
+        """``text`` run with each of b head masks, all at once, untraced: what a ranking of heads measures.
+
+        Each variant starts from the untouched run's residual stream at the first layer its mask changes
+        (transformer.resume_transformer), so removing a head of layer l costs the layers from l on, and the
+        variants run through each layer together.
+
+        Args:
+            text: the input (as for run).
+            head_masks: (b, n_layers, n_heads), each as run's head_mask.
+
+        Returns:
+            (final, next_logits): final (b, n, d_model) each variant's last hidden states (hidden_states[-1]
+            of its run); next_logits (b, vocab_size) the logits of the token after the text (None for an
+            encoder).
+        """
+        base = self.run(text)
+        final = resume_transformer(base.hidden_states, self.weights, self.config, head_masks)
+        if not np.isfinite(final).all():
+            raise ValueError("the model's output overflowed: use head_mask values closer to 0 and 1")
+        if not self.config.has_logits:
+            return final, None
+        w = self.weights
+        head = w.embeddings.token.T if w.lm_head is None else w.lm_head  # (d_model, vocab)
+        return final, _ro(final[:, -1, :] @ head)  # (b, vocab_size)
 
     def top_next(self, trace: ModelTrace, k: int = 5) -> list[tuple[int, str, float, float]]:
         """The k most likely next tokens after the trace's text: (id, display string, probability, logit)."""

@@ -10,15 +10,18 @@ precision the model then runs in. Its q and k rows are in the GGUF layout, which
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from .._parallel import n_workers
 from ..transformer import EmbeddingWeights, LayerWeights, ModelConfig, ModelWeights
+from . import _prepared
 from ._files import library, model_file
 from ._model import Model, Tokenizer
 
@@ -168,13 +171,23 @@ def _readable(token: str, special: bool) -> str:
         return "".join(f"<0x{b:02X}>" for b in raw)
 
 
-def _tokenizer(reader: Any) -> Tokenizer:
+def _vocabulary(reader: Any) -> dict[str, Any]:
+    """The tokenizer's data in the file: tokens (in id order), merges ("a b"), the ids of control tokens (GGUF
+    token type 3). Plain JSON: kept in the prepared copy (explorer loads it instead of the file)."""
+    kinds = [int(k) for k in _field(reader, "tokenizer.ggml.token_type")]
+    return {
+        "tokens": [str(t) for t in _field(reader, "tokenizer.ggml.tokens")],
+        "merges": [str(m) for m in _field(reader, "tokenizer.ggml.merges")],
+        "special": [i for i, k in enumerate(kinds) if k == 3],
+    }
+
+
+def _tokenizer(vocabulary: dict[str, Any]) -> Tokenizer:
     """Byte-level BPE from the file's vocabulary and merges: SmolLM2's pre-tokenizer (digits one by one, then
     GPT-2's byte-level split), its control tokens as special tokens, no BOS added (add_bos_token is false)."""
     tk = library("tokenizers")
-    vocab_list = [str(t) for t in _field(reader, "tokenizer.ggml.tokens")]
-    kinds = [int(k) for k in _field(reader, "tokenizer.ggml.token_type")]
-    merges = [tuple(str(m).split(" ", 1)) for m in _field(reader, "tokenizer.ggml.merges")]
+    vocab_list = vocabulary["tokens"]
+    merges = [tuple(m.split(" ", 1)) for m in vocabulary["merges"]]
     bpe = tk.models.BPE(vocab={t: i for i, t in enumerate(vocab_list)}, merges=merges)
     tok = tk.Tokenizer(bpe)
     tok.pre_tokenizer = tk.pre_tokenizers.Sequence(
@@ -184,7 +197,7 @@ def _tokenizer(reader: Any) -> Tokenizer:
         ]
     )
     tok.decoder = tk.decoders.ByteLevel()
-    special = {i for i, k in enumerate(kinds) if k == 3}  # GGUF token type 3: control tokens
+    special = set(vocabulary["special"])
     tok.add_special_tokens([vocab_list[i] for i in sorted(special)])
 
     def encode(text: str) -> list[int]:
@@ -196,11 +209,11 @@ def _tokenizer(reader: Any) -> Tokenizer:
     return Tokenizer(encode, display, keep_last=0)
 
 
-def load() -> Model:
-    """Read the GGUF file: metadata, tokenizer and every tensor, dequantized to float32 (~520 MB)."""
-    reader = _reader_class()(str(model_file(MODULE, FILE, PACKAGE, VERSION, NAME)))
+def _from_file(path: Path) -> tuple[ModelConfig, ModelWeights, dict[str, Any]]:
+    """Read the GGUF file: metadata, vocabulary and every tensor, dequantized to float32 (~520 MB)."""
+    reader = _reader_class()(str(path))
     config = _config(reader)
-    tokenizer = _tokenizer(reader)
+    vocabulary = _vocabulary(reader)
     for key in [k for k in reader.fields if k.startswith("tokenizer.")]:
         del reader.fields[key]  # ~250,000 small arrays of the vocabulary: freed before the weights arrive
     get = _dequantizer(reader)
@@ -208,6 +221,20 @@ def load() -> Model:
     with ThreadPoolExecutor(max_workers=n_workers()) as pool:  # dequantizing releases the GIL: use every core
         layers = tuple(pool.map(lambda i: _layer(get, i, config), range(config.n_layers)))
     weights = ModelWeights(EmbeddingWeights(token), layers, final_norm_gain=get("output_norm.weight"))
+    return config, weights, vocabulary
+
+
+def load() -> Model:
+    """SmolLM2 from its prepared copy (_prepared: memory-mapped float32, checked by sha256; well under a
+    second), or else from the GGUF file (seconds), then prepared for the next process."""
+    path = model_file(MODULE, FILE, PACKAGE, VERSION, NAME)
+    prepared = _prepared.read(NAME, path)
+    if prepared is not None:
+        weights, extra = prepared
+        config, vocabulary = ModelConfig(**extra["config"]), extra["vocabulary"]
+    else:
+        config, weights, vocabulary = _from_file(path)
+        _prepared.write(NAME, path, weights, {"config": dataclasses.asdict(config), "vocabulary": vocabulary})
     source = {
         "package": PACKAGE,
         "version": VERSION,
@@ -215,4 +242,4 @@ def load() -> Model:
         "license": "Apache-2.0",
         "origin": "HuggingFaceTB/SmolLM2-135M-Instruct, quantized to GGUF Q4_1",
     }
-    return Model(config, weights, tokenizer, source)
+    return Model(config, weights, _tokenizer(vocabulary), source)

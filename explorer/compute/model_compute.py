@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from attention_core import analysis
 from explorer import cache
+from explorer.compute import heavy
 from explorer.model import models
 
 SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64 x 64 floats), comparisons
@@ -25,9 +26,21 @@ Off = tuple[tuple[int, int], ...]  # switched-off heads, 0-based (layer, head), 
 
 
 def run(key: str, text: str, off: Off = ()) -> Any:
-    """The traced run (a ModelTrace) of ``text`` with the heads ``off`` removed; the engine caches it."""
+    """The traced run (a ModelTrace) of ``text`` with the heads ``off`` removed; the engine caches it. A run
+    the cache does not hold takes its turn in the pool of heavy work (explorer.compute.heavy)."""
     m = models.model(key)
-    return m.run(text, models.head_mask(models.shape(key), off))
+    mask = models.head_mask(models.shape(key), off)
+    if m.has_run(text, mask):
+        return m.run(text, mask)
+    with heavy.slot(cost=run_cost(key, text)):
+        return m.run(text, mask)
+
+
+def run_cost(key: str, text: str) -> float:
+    """About how many seconds a new run of ``text`` takes (for the order of the heavy pool's queue): SmolLM2
+    runs 64 tokens in about a second on one core, MiniLM's 6 layers take about a fifth of that."""
+    per_token = (1.0 if models.choice(key).decoder else 0.2) / 64
+    return per_token * min(len(text.split()) + 2, 64)
 
 
 @cache.shared(max_bytes=SMALL_BYTES)
@@ -77,7 +90,8 @@ def compare(key: str, text: str, off: Off, other: str) -> Comparison:
 
 
 def effect_of(key: str, text: str) -> Any:
-    """The function the "which heads matter" ranking calls: head mask -> how much the output moved.
+    """The function the "which heads matter" ranking calls: head masks (b, L, H) -> (b,) how much the output
+    moved under each (the engine runs them together: pretrained.Model.ablate).
 
     Decoder: the total variation between the next-token distributions (the share of probability that
     moved). Encoder: 1 - cosine between the sentence embeddings (0 = the same direction).
@@ -85,13 +99,19 @@ def effect_of(key: str, text: str) -> Any:
     m, base = models.model(key), run(key, text)
     if models.choice(key).decoder:
         p = analysis.next_token_probs(base.logits[-1])
-        return lambda mask: analysis.total_variation(
-            p, analysis.next_token_probs(m.run(text, mask).logits[-1])
-        )
+
+        def moved(masks: NDArray[np.float64]) -> NDArray[np.float64]:
+            logits = m.ablate(text, masks)[1]
+            return np.array([analysis.total_variation(p, analysis.next_token_probs(z)) for z in logits])
+
+        return moved
     e = analysis.sentence_embedding(base.hidden_states[-1])
-    return lambda mask: (
-        1.0 - analysis.cosine(e, analysis.sentence_embedding(m.run(text, mask).hidden_states[-1]))
-    )
+
+    def turned(masks: NDArray[np.float64]) -> NDArray[np.float64]:
+        finals = m.ablate(text, masks)[0]
+        return np.array([1.0 - analysis.cosine(e, analysis.sentence_embedding(f)) for f in finals])
+
+    return turned
 
 
 def ranking(key: str, text: str) -> Iterator[analysis.RankingStep]:

@@ -97,18 +97,46 @@ def server_hint(key: str) -> str | None:
     return f"{pretrained.how_to_install(name)} The README says more (Real models)."
 
 
+def failure(key: str) -> str | None:
+    """Why model ``key`` failed to download or load a moment ago, while it is not tried again yet (then again
+    after pretrained.RETRY_S), else None."""
+    name = choice(key).engine
+    if name is None:
+        return None
+    failed = pretrained.load_state(name)
+    if failed.retry_in() <= 0:
+        return None
+    return f"{failed.error} It is tried again in {failed.retry_in():.0f} s (reload the page then)."
+
+
 def missing(key: str) -> str | None:
     """For a visitor, when model ``key`` cannot run on this server: what is unavailable and what they can
     still do (no command: that is server_hint's, folded away); None when it can run."""
-    if server_hint(key) is None:
-        return None
     name = choice(key).engine
+    if server_hint(key) is None:
+        why = failure(key)
+        return None if why is None else f"{why} The explorer's pages, with the toy model, work as usual."
     others = [m.title for m in MODELS.values() if m.engine not in (None, name) and not server_hint(m.key)]
     also = f", and so do the pages of {others[0]} (pick it in the sidebar)" if others else ""
     return (
         f"{name} is not available on this server, so this page cannot show it. The explorer's pages, with "
         f"the toy model, work as usual{also}."
     )
+
+
+def prepare(key: str) -> Any:
+    """Start loading model ``key`` in the background unless it is loaded or loading; its LoadState."""
+    return pretrained.load_in_background(choice(key).engine)
+
+
+def load_state(key: str) -> Any:
+    """Where loading model ``key`` stands (attention_core.pretrained.LoadState)."""
+    return pretrained.load_state(choice(key).engine)
+
+
+def installed(key: str) -> bool:
+    """Whether model ``key``'s files are on this machine (loading takes seconds, no download first)."""
+    return bool(pretrained.installed(choice(key).engine))
 
 
 def model(key: str) -> Any:

@@ -91,9 +91,17 @@ def layer_settings(real: object, layer: object) -> dict[str, object]:
         why=f" ({row.engine} has {n} layers, counted from 0)",
         label=f"{table.row('real_layer').label} (real_layer=)",
     )
-    if models.missing(str(key)):
+    if models.server_hint(str(key)):
         raise ShareError(f"real model (real=) {row.engine} is not available on this server.")
-    return bridge.settings_of(str(key), int(i))
+    why = models.failure(str(key))
+    if why:
+        raise ShareError(f"real model (real=) {row.engine} is not available on this server just now: {why}")
+    try:
+        return bridge.settings_of(str(key), int(i))
+    except ImportError as exc:  # ModelNotInstalledError: its download or its files failed just now
+        raise ShareError(
+            f"real model (real=) {row.engine} is not available on this server just now: {exc}"
+        ) from exc
 
 
 def tokens(ex: Example) -> list[str]:

@@ -12,7 +12,18 @@ from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.sharing import model_link
 from explorer.sharing import url as links
-from explorer.ui import a11y, clicker, export_ui, grid_guard, model_ui, page_table, present, preset_ui, state
+from explorer.ui import (
+    a11y,
+    clicker,
+    export_ui,
+    grid_guard,
+    model_ui,
+    page_table,
+    present,
+    preset_ui,
+    reconnect,
+    state,
+)
 from explorer.ui import share_panel as share_panel
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
@@ -169,6 +180,7 @@ def sidebar(page: page_table.Page | None) -> None:
         export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
         a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
+        reconnect.mount()  # a tab that moved to another server is rebuilt there (explorer/ui/reconnect.py)
 
 
 def sentence_box() -> None:

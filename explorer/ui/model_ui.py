@@ -13,7 +13,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import model_compute
+from explorer.compute import heavy, model_compute
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import state
@@ -44,9 +44,14 @@ def picker() -> None:
 
 def shown_model() -> Description | None:
     """The real model the real-model pages show (the picked one, or the default while the toy is picked);
-    None when it is not installed here (the page says so)."""
+    None when it is not installed here, is downloading or failed to load (the page says so)."""
     key = models.real_key(state.model_key())
-    return None if models.missing(key) else of_model(key)
+    if models.missing(key) or (models.load_state(key).phase != "ready" and not models.installed(key)):
+        return None  # not here, or still downloading: begin() says so on the page
+    try:
+        return of_model(key)  # loads the model when its files are here (seconds, once per server)
+    except ImportError:  # ModelNotInstalledError: its load failed just now; begin() says why
+        return None
 
 
 def _model_changed() -> None:
@@ -67,8 +72,12 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
     missing = models.missing(key)
     if missing:
         st.info(literal(missing), icon=":material/cloud_off:")
-        with st.expander("For whoever runs this server"):
-            st.caption(literal(models.server_hint(key)))
+        hint = models.server_hint(key)
+        if hint:  # not installed (a failed download says its reason above)
+            with st.expander("For whoever runs this server"):
+                st.caption(literal(hint))
+        return None
+    if not _loaded(key, row):
         return None
     if picked != key:
         why = "predicts the next word" if decoder_only else "is a real model"
@@ -87,14 +96,68 @@ def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[st
     if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):
         return None
     text = state.sentence().strip()
+    title = models.choice(key).title
+    box = st.empty()  # while the run waits for its turn (explorer.compute.heavy): how many are ahead
     try:
-        trace = model_compute.run(key, text)
+        with heavy.for_visitor(_visitor(), lambda ahead: _queued(box, title, ahead)):
+            trace = model_compute.run(key, text)
     except ValueError as exc:
         st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
         return None
+    box.empty()
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
     return key, trace
+
+
+def _visitor() -> str | None:
+    """This session's id: whose turn a heavy run takes in the pool."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return None if ctx is None else ctx.session_id
+
+
+def _queued(box: Any, title: str, ahead: int) -> None:
+    """The message of a run waiting for its turn at the server's heavy work."""
+    who = "1 request" if ahead == 1 else f"{ahead} requests"
+    box.info(
+        f"{title} is busy with other visitors' sentences: {who} ahead of you. Yours runs next, by itself.",
+        icon=":material/hourglass_top:",
+    )
+
+
+def _loaded(key: str, row: models.ModelChoice) -> bool:
+    """Whether the model is loaded, waiting for it here when its files are on this machine (seconds, once per
+    server; the frame above is drawn already). A download first: its progress, and False (the page runs
+    again by itself when the model is ready, or says why it failed)."""
+    if models.prepare(key).phase == "ready":
+        return True
+    if models.installed(key):
+        with st.spinner(f"Loading {row.title} (once per server, a few seconds)…"):
+            try:
+                models.model(key)
+            except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
+                st.warning(f"{row.title}: {literal(exc)}", icon=":material/error:")
+                return False
+        return True
+    _download_progress(key, row.title)
+    return False
+
+
+@st.fragment(run_every=1.0)
+def _download_progress(key: str, title: str) -> None:
+    """The download's progress, redrawn every second; the whole page runs again once the model is ready or
+    its download failed (then begin() says why)."""
+    now = models.load_state(key)
+    if now.phase in ("ready", "failed"):
+        st.rerun()
+    if now.phase == "downloading" and now.total:
+        mb = 2**20
+        text = f"Downloading {title}: {now.done / mb:.0f} of {now.total / mb:.0f} MB (once per server)"
+        st.progress(min(1.0, now.done / now.total), text=text)
+    else:
+        st.progress(0.0, text=f"Getting {title} ready (once per server)…")
 
 
 def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
@@ -177,9 +240,14 @@ def ranking(key: str, text: str) -> Any:
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
     if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
         bar = slot.progress(0.0, text="starting")
-        for step in model_compute.ranking(key, text):
-            bar.progress(step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)")
-            done = step
+        wait = lambda ahead: bar.progress(0.0, text=f"waiting for its turn: {ahead} ahead of you")  # noqa: E731
+        cost = 30 * model_compute.run_cost(key, text)  # about 30 runs batched (explorer.compute.heavy)
+        with heavy.for_visitor(_visitor(), wait), heavy.slot(cost):
+            for step in model_compute.ranking(key, text):
+                bar.progress(
+                    step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)"
+                )
+                done = step
         slot.empty()
         state.set_ranking(key, text, done)
     return done

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+from pathlib import Path
 
 import numpy as np
+import plotly
 import plotly.graph_objects as go
 import pytest
 from numpy.testing import assert_allclose
@@ -38,10 +42,26 @@ def test_a_figure_is_sent_whole_with_typed_arrays_and_without_its_template(kit) 
 
 def test_the_templates_file_holds_both_themes() -> None:
     name = chart._templates_file()
-    saved = json.loads((chart._templates_dir() / name).read_text(encoding="utf-8"))
+    saved = json.loads((chart.assets_dir() / name).read_text(encoding="utf-8"))
     assert saved["light"] == fg.template_of(fg.Style())
     assert saved["dark"] == fg.template_of(fg.Style(dark=True))
     assert saved["light"]["layout"]["paper_bgcolor"] == "white"
+
+
+def test_every_asset_is_named_by_its_content_and_chart_js_names_plotly_js() -> None:
+    """A browser may keep an asset for good: its name changes with its content (and is the same in every
+    replica of the app)."""
+    names = chart.asset_names()
+    for kind, name in names.items():
+        data = (chart.assets_dir() / name).read_bytes()
+        assert re.fullmatch(r"(chart|plotly|templates)-[0-9a-f]{16}\.(css|js|min\.js|json)", name), name
+        if kind in ("plotly", "templates"):
+            assert hashlib.sha256(data).hexdigest()[:16] in name, kind
+    assert names["css"][:-4] == names["js"][:-3]  # one stem: the loader finds the script from the style sheet
+    js = (chart.assets_dir() / names["js"]).read_text(encoding="utf-8")
+    assert f"new URL('{names['plotly']}', import.meta.url)" in js and "__PLOTLY_FILE__" not in js
+    plotly_js = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
+    assert (chart.assets_dir() / names["plotly"]).read_bytes() == plotly_js.read_bytes()
 
 
 def test_an_unknown_template_stays_with_its_figure() -> None:
@@ -62,8 +82,8 @@ def test_a_page_draws_chart_elements_that_read_back_as_figures(kit) -> None:  # 
     assert not at.get("plotly_chart")  # every chart goes through the one element
     for el in elements:
         assert el.proto.component_name == chart.NAME and not el.proto.isolate_styles
-        # the script sent with each chart is a short loader of assets/chart.js (fetched once per tab)
-        assert len(el.proto.js_content) < 220 and "chart.css" in el.proto.js_content
+        # the script sent with each chart is a short loader of chart-<hash>.js (fetched once per browser)
+        assert len(el.proto.js_content) < 220 and "/attention_explorer.chart/chart-" in el.proto.js_content
     ref = kit.reference()
     assert_allclose(kit.z(kit.charts(at)["scores.weights"]), ref.trace.weights[0], rtol=1e-15, atol=0)
 

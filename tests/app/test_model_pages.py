@@ -193,7 +193,8 @@ def test_minilm_ranking_finds_the_heads_that_matter(kit) -> None:  # noqa: ANN00
     mask[layer, head] = 0.0
     emb = analysis.sentence_embedding
     effect = 1 - analysis.cosine(emb(m.run(text).hidden_states[-1]), emb(m.run(text, mask).hidden_states[-1]))
-    assert_allclose(kit.array(spec["data"][0]["x"])[0], effect, rtol=1e-9)
+    # The ranking runs its masks as one float32 batch (Model.ablate): the same numbers to float32's precision.
+    assert_allclose(kit.array(spec["data"][0]["x"])[0], effect, rtol=1e-5)
     assert (np.diff(kit.array(spec["data"][0]["x"])) <= 0).all()
 
 

@@ -230,25 +230,27 @@ def test_layer_off_and_only_head_copy_the_mask() -> None:
         an.only_head(mask, 0, 3)
 
 
-def test_rank_heads_one_at_a_time_yields_progress_and_the_right_order() -> None:
+def test_rank_heads_one_at_a_time_yields_progress_per_layer_and_the_right_order() -> None:
     weight = np.array([[0.1, 0.5], [0.3, 0.0]])
-    steps = list(an.rank_heads(lambda m: float(((1 - m) * weight).sum()), 2, 2))
-    assert [s.done for s in steps] == [1, 2, 3, 4] and {s.total for s in steps} == {4}
-    assert np.isnan(steps[0].head_effects).sum() == 3
+    steps = list(an.rank_heads(lambda m: ((1 - m) * weight).sum(axis=(1, 2)), 2, 2))
+    assert [s.done for s in steps] == [2, 4] and {s.total for s in steps} == {4}
+    assert np.isnan(steps[0].head_effects).sum() == 2  # layer 2 not measured yet
     np.testing.assert_allclose(steps[-1].head_effects, weight)
     assert [(lay, h) for lay, h, _ in an.ranked(steps[-1].head_effects)] == [(0, 1), (1, 0), (0, 0), (1, 1)]
 
 
 def test_rank_heads_layers_first_opens_only_the_layers_that_matter() -> None:
     weight = np.array([[0.0, 0.1], [0.9, 0.2], [0.05, 0.05]])
-    calls: list[np.ndarray] = []
+    batches: list[np.ndarray] = []
 
-    def effect(mask: np.ndarray) -> float:
-        calls.append(mask)
-        return float(((1 - mask) * weight).sum())
+    def effects(masks: np.ndarray) -> np.ndarray:
+        batches.append(masks)
+        return ((1 - masks) * weight).sum(axis=(1, 2))
 
-    steps = list(an.rank_heads(effect, 3, 2, layers_first=True, top_layers=1))
-    assert len(calls) == 3 + 2 and steps[-1].done == steps[-1].total == 5
+    steps = list(an.rank_heads(effects, 3, 2, layers_first=True, top_layers=1))
+    assert [len(b) for b in batches] == [3, 2] and steps[-1].done == steps[-1].total == 5
+    np.testing.assert_array_equal(batches[0][1], [[1, 1], [0, 0], [1, 1]])  # layer 2 off whole
+    np.testing.assert_array_equal(batches[1][1], [[1, 1], [1, 0], [1, 1]])  # then layer 2's head 2 alone
     np.testing.assert_allclose(steps[-1].layer_effects, [0.1, 1.1, 0.1])
     assert an.ranked(steps[-1].head_effects) == [(1, 0, 0.9), (1, 1, 0.2)]
 

@@ -110,14 +110,14 @@ class Server:
         return "\n".join(lines[-n:])
 
 
-def start_server(name: str) -> Server:
-    """`streamlit run app.py` on a free port; returns once /_stcore/health answers "ok"."""
+def start_server(name: str, entry: str = "app.py") -> Server:
+    """`streamlit run app.py` (or `entry`: server.py) on a free port; returns once /_stcore/health answers "ok"."""
     OUT.mkdir(exist_ok=True)
     for _attempt in range(3):  # a port taken between free_port() and the bind: try another
         port = free_port()
         log = OUT / f"streamlit-{name}.log"
         cmd = [
-            sys.executable, "-m", "streamlit", "run", "app.py",
+            sys.executable, "-m", "streamlit", "run", entry,
             "--server.headless", "true",
             "--server.port", str(port),
             "--server.address", "127.0.0.1",

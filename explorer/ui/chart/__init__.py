@@ -14,10 +14,13 @@ What goes to the browser, once per chart and run (the component's `bytes`, UTF-8
 A chart whose figure did not change is sent as the same bytes; the script compares them and does nothing
 (Streamlit also replaces a repeated message of 10 KB or more by a reference).
 
-Served by the app itself (never a CDN), each fetched once per browser tab:
-    /_stcore/bidi-components/attention_explorer.chart/chart.js, chart.css     (this package's assets/)
-    /_stcore/bidi-components/attention_explorer.plotlyjs/plotly.min.js        (the plotly package's copy)
-    /_stcore/bidi-components/attention_explorer.templates/templates-<hash>.json
+Served by the app itself (never a CDN), from one folder of this process, each under a name that carries its
+content's hash (so a browser may keep it for good: a new version is a new name):
+    /_stcore/bidi-components/attention_explorer.chart/chart-<hash>.js, chart-<hash>.css   (assets/)
+    /_stcore/bidi-components/attention_explorer.chart/plotly-<hash>.min.js       (the plotly package's copy)
+    /_stcore/bidi-components/attention_explorer.chart/templates-<hash>.json
+Streamlit serves them with "Cache-Control: public" and compresses them on every request; server.py serves
+them once compressed, with a year-long immutable cache header (explorer.ui.chart.serve).
 The chart follows the Streamlit theme in the browser (light or dark template, Streamlit's chart colours and
 fonts), including a switch of theme, without a rerun.
 
@@ -45,8 +48,6 @@ from plotly.io.json import to_json_plotly
 from explorer.views.describe import Table, describe, title_of
 
 NAME = "attention_explorer.chart"  # the component's name (its assets' URL path)
-_PLOTLYJS = "attention_explorer.plotlyjs"
-_TEMPLATES = "attention_explorer.templates"
 _HERE = Path(__file__).resolve().parent
 _DEFAULT_HEIGHT = 450  # px, Plotly's and Streamlit's default when a figure sets none
 _lock = threading.Lock()
@@ -217,36 +218,68 @@ def _known_templates() -> dict[str, Any]:
 
 
 @functools.cache
-def _templates_dir() -> Path:
-    """A private directory (this process's) holding the templates file, removed when the process exits."""
+def assets_dir() -> Path:
+    """A private directory (this process's) holding the chart's assets, removed when the process exits."""
     path = Path(tempfile.mkdtemp(prefix="attention-explorer-chart-"))
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 
 
-@functools.cache
-def _templates_file() -> str:
-    """The templates file's name: its content's hash, so a changed template is a new URL (no stale cache)."""
-    text = json.dumps(_known_templates(), separators=(",", ":"), sort_keys=True)
-    name = f"templates-{hashlib.sha256(text.encode()).hexdigest()[:16]}.json"
-    (_templates_dir() / name).write_text(text, encoding="utf-8")
+def _write(name: str, data: bytes) -> None:
+    """Write an asset whole or not at all (a reader never sees half a file)."""
+    part = assets_dir() / f".{name}.part"
+    part.write_bytes(data)
+    part.replace(assets_dir() / name)
+
+
+def _hashed(stem: str, suffix: str, data: bytes) -> str:
+    """Write `data` to the assets directory as <stem>-<its hash><suffix>; the name."""
+    name = f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
+    _write(name, data)
     return name
 
 
+def asset_names() -> dict[str, str]:
+    """The assets' names, written once per process: css, js (chart.js naming plotly.js), plotly, templates.
+    A name carries its content's hash, so every replica of the app gives the same file the same name."""
+    with _assets_lock:  # the first sessions (and server.py's start) may ask at once: written once
+        return _asset_names()
+
+
+_assets_lock = threading.Lock()
+
+
+@functools.cache
+def _asset_names() -> dict[str, str]:
+    plotly_js = (Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js").read_bytes()
+    names = {"plotly": _hashed("plotly", ".min.js", plotly_js)}
+    text = json.dumps(_known_templates(), separators=(",", ":"), sort_keys=True)
+    names["templates"] = _hashed("templates", ".json", text.encode("utf-8"))
+    css, js = ((_HERE / "assets" / f"chart.{ext}").read_bytes() for ext in ("css", "js"))
+    js = js.replace(b"__PLOTLY_FILE__", names["plotly"].encode("ascii"))
+    # chart.css and chart.js share one name (the loader finds the script from the style sheet's address)
+    stem = f"chart-{hashlib.sha256(css + js).hexdigest()[:16]}"
+    for ext, data in (("css", css), ("js", js)):
+        _write(f"{stem}.{ext}", data)
+        names[ext] = f"{stem}.{ext}"
+    return names
+
+
+def _templates_file() -> str:
+    """The templates file's name: its content's hash, so a changed template is a new URL (no stale cache)."""
+    return asset_names()["templates"]
+
+
 def _register(manager: Any) -> None:
-    """Declare the three asset directories on a component manager (what a pyproject.toml manifest would
-    declare for an installed package; this app is not one) and the chart component itself."""
+    """Declare the assets directory on a component manager (what a pyproject.toml manifest would declare for
+    an installed package; this app is not one) and the chart component itself."""
     from streamlit.components.v2.manifest_scanner import ComponentConfig, ComponentManifest
 
-    roots = {
-        NAME: (_HERE, "assets"),
-        _PLOTLYJS: (Path(plotly.__file__).resolve().parent, "package_data"),
-        _TEMPLATES: (_templates_dir().parent, _templates_dir().name),
-    }
-    for full, (root, asset_dir) in roots.items():
-        base, name = full.split(".")
-        manager.register_from_manifest(ComponentManifest(base, "1", [ComponentConfig(name, asset_dir)]), root)
-    _templates_file()
+    base, name = NAME.split(".")
+    folder = assets_dir()
+    manager.register_from_manifest(
+        ComponentManifest(base, "1", [ComponentConfig(name, folder.name)]), folder.parent
+    )
 
 
 def _mount() -> Any:
@@ -257,25 +290,25 @@ def _mount() -> Any:
     if Runtime.exists():
         manager = Runtime.instance().bidi_component_registry
         with _lock:
-            if manager.get_component_path(_TEMPLATES) is None:
+            if manager.get_component_path(NAME) is None:
                 _register(manager)
                 manager.register(
                     manager.build_definition_with_validation(
-                        component_key=NAME, html=None, css="chart.css", js=_LOADER
+                        component_key=NAME, html=None, css=asset_names()["css"], js=_LOADER
                     )
                 )
     return _component()
 
 
 # The component's script, sent with every chart (so it is kept short): the first time, it imports
-# assets/chart.js from the address Streamlit gave the element's style sheet (the <link> it puts in the element
+# chart-<hash>.js from the address Streamlit gave the element's style sheet (the <link> it puts in the element
 # before the script runs, so the app's base URL is respected); chart.js then leaves its entry point on window,
 # and every later call goes straight to it (no import, so no task and maybe a frame between the data and the
 # draw). Inline, Streamlit imports this loader once per tab; as a file (js="chart.js") it would add a <script>
 # tag and wait for its load event on every update.
 _LOADER = (  # two lines: Streamlit takes a one-line string with a "/" for a file's path
     "export default c=>window.__explorerChart?window.__explorerChart(c):import(c.parentElement.querySelector(\n"
-    "'link[href$=\"/attention_explorer.chart/chart.css\"]').href.slice(0,-3)+'js').then(m=>m.default(c))"
+    "'link[href*=\"/attention_explorer.chart/chart-\"]').href.slice(0,-3)+'js').then(m=>m.default(c))"
 )
 
 
@@ -285,4 +318,4 @@ def _component() -> Any:
 
     # isolate_styles=False: the chart is in the page's DOM, not a shadow root, so Plotly's own style sheet
     # (added to document.head) applies to it and the browser tests find it with document.querySelector.
-    return st.components.v2.component(NAME, css="chart.css", js=_LOADER, isolate_styles=False)
+    return st.components.v2.component(NAME, css=asset_names()["css"], js=_LOADER, isolate_styles=False)

@@ -3,11 +3,12 @@
 // Streamlit calls the default export when the chart is mounted and again whenever its data (the figure's
 // bytes) or the theme changed; the same parentElement comes back each time, so the chart keeps its <div>
 // and redraws in place with Plotly.react. plotly.js (from the plotly package, served by the app) and the
-// shared light/dark templates are fetched once per tab, by the first chart that needs them.
+// shared light/dark templates are fetched once per browser, by the first chart that needs them: they sit
+// beside this file under names that carry their content's hash (explorer/chart/__init__.py writes this file
+// with plotly.js's name in place of the placeholder below), so a browser may keep them as long as it likes.
 
-const BASE = new URL('..', import.meta.url); // .../_stcore/bidi-components/
-const PLOTLY_URL = new URL('attention_explorer.plotlyjs/plotly.min.js', BASE).href;
-const TEMPLATES_URL = (name) => new URL(`attention_explorer.templates/${name}`, BASE).href;
+const PLOTLY_URL = new URL('__PLOTLY_FILE__', import.meta.url).href;
+const TEMPLATES_URL = (name) => new URL(name, import.meta.url).href;
 const DEFAULT_HEIGHT = 450;
 
 let plotlyLoad = null;

@@ -1,0 +1,86 @@
+"""A new tab on a warm server (a student scanning the QR code): from the navigation to /scores with its three
+charts drawn, in headless Chromium, with a cold browser cache (a fresh profile: the first visit) and a warm one
+(a second tab of the same browser), for `streamlit run app.py` (assets as Streamlit serves component files:
+"public", no validator, compressed on every request) and `streamlit run server.py` (hashed names, gzipped once,
+cached for a year: explorer/ui/chart/serve.py).
+
+Each server is warmed by one visit first. Tabs alternate cold and warm, --runs of each; printed: median and
+best seconds, and the bytes the tab took over the network (transferSize summed over its resources).
+
+Usage:
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_first_open.py [--runs 5] [--entries app.py,server.py]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from tests.e2e.conftest import CHROMIUM_ARGS, start_server  # noqa: E402
+
+TARGET_S = 1.5
+DRAWN = "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3"
+BYTES = "() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))" \
+        ".reduce((s, e) => s + (e.transferSize || 0), 0)"  # fmt: skip
+
+
+def open_scores(ctx) -> tuple[float, int]:  # noqa: ANN001 - a Playwright BrowserContext
+    page = ctx.new_page()
+    t0 = time.perf_counter()
+    page.goto(ctx.url + "/scores")
+    page.wait_for_function(DRAWN, timeout=120_000, polling=50)
+    took = time.perf_counter() - t0
+    got = int(page.evaluate(BYTES))
+    page.close()
+    return took, got
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--entries", default="app.py,server.py")
+    a = ap.parse_args()
+    print(f"bench_first_open: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print("| entry | browser cache | median s | best s | KB over the network |")
+    print("|---|---|---:|---:|---:|")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        for entry in a.entries.split(","):
+            server = start_server(f"first-open-{entry}", entry=entry)
+            try:
+                rows: dict[str, list[tuple[float, int]]] = {"cold": [], "warm": []}
+                warm = browser.new_context(viewport={"width": 1280, "height": 800})
+                warm.url = server.url
+                open_scores(warm)  # the server's first visit, and this browser's copy of the assets
+                for _ in range(a.runs):
+                    cold = browser.new_context(viewport={"width": 1280, "height": 800})
+                    cold.url = server.url
+                    rows["cold"].append(open_scores(cold))
+                    cold.close()
+                    rows["warm"].append(open_scores(warm))
+                warm.close()
+            finally:
+                server.stop()
+            for kind, got in rows.items():
+                times = [t for t, _ in got]
+                kb = statistics.median(b for _, b in got) / 1024
+                print(
+                    f"| {entry} | {kind} | {statistics.median(times):.2f} | {min(times):.2f} | {kb:,.0f} |",
+                    flush=True,
+                )
+        browser.close()
+    print(f"target: /scores drawn in a new tab within {TARGET_S} s, cold and warm")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""A quiet student beside visitors who flood the server with heavy real-model work (explorer.compute.heavy).
+
+One `streamlit run server.py` (the models loaded first). The quiet student takes turns between /scores (a new
+toy sentence: never waits for a model) and /next-token on SmolLM2 (a new sentence of 8 words: one model run),
+with a think time between actions: first alone, then beside --flooders visitors who each send new 64-token
+SmolLM2 sentences to /next-token as fast as the server answers them, in one run. Printed: the quiet
+student's rerun latency per page (p50, p90, max) alone and beside the flood, their ratio (targets: /scores
+p90 at most 1.5x, /next-token at most 2x), the flooders' reruns and errors (a message in the page is not an
+error; an exception or an error box is), and the server's peak RSS. Then --crowd sessions each send 3 new
+64-token SmolLM2 sentences at once: the peak RSS (target: 2 GB).
+
+Usage:
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/flood.py [--flooders 10] [--duration 30] [--crowd 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import load_test  # noqa: E402 - sibling scripts, found through the path above
+import warm_start  # noqa: E402
+
+WORDS = load_test.WORDS
+
+
+def words(k: int) -> str:
+    return " ".join(random.choices(WORDS, k=k))
+
+
+class Visitor(load_test.Session):
+    """A session that can open a page with the real model picked and send new sentences to it."""
+
+    async def open(self, ws, page: str, model: str | None = None) -> None:  # noqa: ANN001
+        self.ws = ws
+        query = ("model=" + model + "&" if model else "") + "sentence=" + quote(words(5))
+        await self.rerun(page_name="", query=query, check=False)
+        self.page_hash = self.pages[page]
+        await self.rerun(query=query, check=False)
+
+    async def say(self, text: str) -> float:
+        t0 = time.perf_counter()
+        await self.rerun(widgets=[self.widget("sentence", string_value=text)], check=False)
+        return time.perf_counter() - t0
+
+
+def dial(url: str):  # noqa: ANN201
+    origin = url.replace("ws://", "http://").split("/_stcore")[0]
+    return connect(
+        url, subprotocols=["streamlit"], origin=origin, max_size=None, open_timeout=60, ping_interval=None
+    )
+
+
+async def quiet(
+    url: str, report: load_test.Report, until: float, think: tuple[float, float]
+) -> dict[str, list[float]]:
+    """The quiet student: /scores and /next-token in turn, a new sentence each time."""
+    times: dict[str, list[float]] = {"scores": [], "next-token": []}
+    async with dial(url) as toy_ws, dial(url) as model_ws:
+        toy, model = Visitor(1, url, report, []), Visitor(2, url, report, [])
+        await toy.open(toy_ws, "scores")
+        await model.open(model_ws, "next-token", "smollm2")
+        k = 0
+        while time.time() < until or k < 4:
+            await asyncio.sleep(random.uniform(*think))
+            k += 1
+            if k % 2:
+                times["scores"].append(await toy.say(words(6)))
+            else:
+                times["next-token"].append(await model.say(words(8)))
+    return times
+
+
+async def flooder(url: str, report: load_test.Report, stop: asyncio.Event, sid: int) -> int:
+    sent = 0
+    async with dial(url) as ws:
+        v = Visitor(100 + sid, url, report, [])
+        await v.open(ws, "next-token", "smollm2")
+        while not stop.is_set():
+            await v.say(words(70))  # the model cuts it to 64 tokens (and says so)
+            sent += 1
+    return sent
+
+
+async def crowd(url: str, report: load_test.Report, n: int) -> None:
+    async def one(sid: int) -> None:
+        async with dial(url) as ws:
+            v = Visitor(200 + sid, url, report, [])
+            await v.open(ws, "next-token", "smollm2")
+            for _ in range(3):
+                await v.say(words(70))
+
+    await asyncio.gather(*(one(i) for i in range(n)))
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return load_test.percentiles(values)
+
+
+async def main_async(a: argparse.Namespace) -> int:
+    port = warm_start.free_port()
+    proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_server.log"))
+    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    try:
+        warm = load_test.Report(1, 0)
+        await quiet(url, warm, time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
+        alone_report = load_test.Report(1, a.duration)
+        alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think))
+        flood_report, quiet_report = load_test.Report(a.flooders, a.duration), load_test.Report(1, a.duration)
+        stop = asyncio.Event()
+        sampler = load_test.RssSampler(proc.pid)
+        with sampler:
+            floods = [asyncio.create_task(flooder(url, flood_report, stop, i)) for i in range(a.flooders)]
+            await asyncio.sleep(a.head_start)  # the flood under way: each flooder has had its turns
+            beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+            stop.set()
+            sent = sum(await asyncio.gather(*floods))
+        flood_peak = sampler.peak
+        print_flood(
+            a, alone, beside, sent, flood_report, alone_report.errors + quiet_report.errors, flood_peak
+        )
+        crowd_report = load_test.Report(a.crowd, 0)
+        load_test.RUN_TIMEOUT = 900.0  # the crowd's last sentence waits for every one before it
+        t0 = time.perf_counter()
+        with load_test.RssSampler(proc.pid) as crowd_sampler:
+            await crowd(url, crowd_report, a.crowd)
+        took = time.perf_counter() - t0
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    print(f"{a.crowd} sessions x 3 new 64-token SmolLM2 sentences at once: all answered in {took:.0f} s, peak RSS "
+          f"{crowd_sampler.peak:.0f} MB, {crowd_report.errors} errors (target 2 GB: "
+          f"{'met' if crowd_sampler.peak <= 2048 else 'not met'})")  # fmt: skip
+    return 1 if flood_report.errors or crowd_report.errors else 0
+
+
+def print_flood(a, alone, beside, sent, flood_report, quiet_errors, peak) -> None:  # noqa: ANN001
+    print(f"flood: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
+          f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, {a.flooders} flooders, {a.duration:.0f} s each phase, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    print("| page | alone p50 / p90 / max ms | beside the flood p50 / p90 / max ms | p90 ratio | target |")
+    print("|---|---:|---:|---:|---:|")
+    for page, limit in (("scores", 1.5), ("next-token", 2.0)):
+        s, b = summary(alone[page]), summary(beside[page])
+        ratio = b["p90"] / s["p90"]
+        print(f"| /{page} | {s['p50']:.0f} / {s['p90']:.0f} / {s['max']:.0f} | {b['p50']:.0f} / {b['p90']:.0f} / "
+              f"{b['max']:.0f} | {ratio:.2f} | {'met' if ratio <= limit else 'not met'} (≤ {limit}) |")  # fmt: skip
+    print(f"flooders: {sent} reruns, {flood_report.errors} errors {flood_report.error_samples[:2]}; quiet student: "
+          f"{quiet_errors} errors; server peak RSS during the flood {peak:.0f} MB", flush=True)  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--flooders", type=int, default=10)
+    ap.add_argument("--duration", type=float, default=30.0)
+    ap.add_argument("--think", type=float, nargs=2, default=(1.0, 2.0))
+    ap.add_argument("--crowd", type=int, default=20)
+    ap.add_argument(
+        "--head-start", type=float, default=20.0, help="seconds of flood before the quiet student"
+    )
+    return asyncio.run(main_async(ap.parse_args()))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

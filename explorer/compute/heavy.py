@@ -1,0 +1,187 @@
+"""Heavy real-model work takes turns: a bounded pool per process, the visitor who used it least going first.
+
+A real model's run of a sentence it has not run yet (a 64-token SmolLM2 trace is 130 MB and most of a second
+of CPU) and a ranking of heads go through `slot()`: at most SLOTS of them run at once in the process, and the
+others wait, told how many requests are ahead of them. The next to run is the waiting request whose visitor has
+used the pool least lately (seconds of heavy work, halved every HALF_LIFE_S) plus its own expected cost (a
+long sentence costs more than a short one); the first comer among equals. So a student who asks for one
+sentence waits for at most the runs already under way, not behind a classmate who sends sentence after
+sentence. A session's own runs come one after the other (Streamlit runs a session's
+script in one thread): a flood holds one place at a time. The toy pages never come here, so their reruns never
+wait behind a model; and a page keeps its turn until its run ends (`page_run`, in the frame), so a flood of
+new sentences has at most SLOTS fresh traces in use at once (memory stays bounded).
+
+Pure threading, no Streamlit: the page says who is asking and how to show a wait (`for_visitor`;
+explorer.ui.model_ui).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import os
+import threading
+import time
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+
+SLOTS_ENV = "ATTENTION_EXPLORER_HEAVY_SLOTS"
+POLL_S = 0.5  # seconds between two updates of a waiting page
+HALF_LIFE_S = 60.0  # a visitor's use of the pool counts half as much this many seconds later
+
+
+def slots() -> int:
+    """How many heavy jobs may run at once: $ATTENTION_EXPLORER_HEAVY_SLOTS, default 1 (a Python process
+    uses about one core for them; one more would only slow both down and double the memory)."""
+    raw = os.environ.get(SLOTS_ENV, "1")
+    return max(1, min(16, int(raw))) if raw.isdigit() else 1
+
+
+@dataclass(eq=False)
+class _Ticket:
+    who: Hashable
+    seq: int
+    cost: float  # seconds this request is expected to take
+
+
+class Pool:
+    """At most `slots` holders at once; of the waiting, the visitor with the least recent use goes first."""
+
+    def __init__(self, slots: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.slots = slots
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._running = 0
+        self._waiting: list[_Ticket] = []
+        self._used: dict[Hashable, tuple[float, float]] = {}  # who -> (seconds of use, when counted)
+        self._seq = itertools.count()
+
+    def used(self, who: Hashable) -> float:
+        """`who`'s seconds of heavy work, each halved every HALF_LIFE_S since it was done."""
+        with self._cond:
+            return self._decayed(who)
+
+    def _decayed(self, who: Hashable) -> float:
+        seconds, at = self._used.get(who, (0.0, 0.0))
+        return seconds * math.exp2(-(self._clock() - at) / HALF_LIFE_S) if seconds else 0.0
+
+    def _order(self) -> list[_Ticket]:
+        """The waiting in the order they go: least use lately plus the cost of the request first (a short
+        sentence of a quiet student before a long one of a busy classmate), then the first comer."""
+        return sorted(self._waiting, key=lambda t: (self._decayed(t.who) + t.cost, t.seq))
+
+    def ahead(self, ticket: _Ticket) -> int:
+        """Requests before `ticket`: the waiting that go first, and the running when every slot is taken."""
+        with self._cond:
+            order = self._order()
+            waiting = order.index(ticket) if ticket in order else 0
+            return waiting + (self._running if self._running >= self.slots else 0)
+
+    def info(self) -> dict[str, int]:
+        with self._cond:
+            return {"slots": self.slots, "running": self._running, "waiting": len(self._waiting)}
+
+    def _take(self, ticket: _Ticket) -> bool:
+        """Under the lock: start `ticket` if a slot is free and it goes first."""
+        if self._running >= self.slots or self._order()[0] is not ticket:
+            return False
+        self._waiting.remove(ticket)
+        self._running += 1
+        return True
+
+    @contextlib.contextmanager
+    def slot(
+        self, who: Hashable = None, waiting: Callable[[int], None] | None = None, cost: float = 0.0
+    ) -> Iterator[None]:
+        """Hold a slot for the `with` block, for visitor `who`, a request expected to take `cost` seconds;
+        meanwhile `waiting(requests ahead)` is called every POLL_S s. A block left while still waiting (the
+        visitor moved on: Streamlit stops the run) gives its place up; the time a block held the slot counts
+        as `who`'s use."""
+        with self._cond:
+            ticket = _Ticket(who, next(self._seq), max(0.0, float(cost)))
+            self._waiting.append(ticket)
+        started = None
+        try:
+            while True:
+                with self._cond:
+                    took = self._take(ticket)
+                    if not took:
+                        self._cond.wait(POLL_S)
+                        took = self._take(ticket)
+                    if took:
+                        started = self._clock()
+                        break
+                if waiting is not None:
+                    waiting(self.ahead(ticket))  # outside the lock: it draws on the page
+            yield
+        finally:
+            with self._cond:
+                if started is not None:
+                    self._running -= 1
+                    now = self._clock()
+                    self._used[who] = (self._decayed(who) + now - started, now)
+                    self._forget(now)
+                elif ticket in self._waiting:
+                    self._waiting.remove(ticket)
+                self._cond.notify_all()
+
+    def _forget(self, now: float) -> None:
+        """Drop the use of visitors long gone (below a millisecond), so the table stays small."""
+        stale = [who for who in self._used if self._decayed(who) < 1e-3]
+        for who in stale:
+            del self._used[who]
+
+
+POOL = Pool(slots())
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def for_visitor(who: Hashable, show: Callable[[int], None] | None = None) -> Iterator[None]:
+    """Within the block, heavy work of this thread counts as `who`'s, and when it has to wait calls
+    `show(requests ahead)` (the page's message) every POLL_S seconds."""
+    before = getattr(_local, "visitor", None)
+    _local.visitor = (who, show)
+    try:
+        yield
+    finally:
+        _local.visitor = before
+
+
+@contextlib.contextmanager
+def slot(cost: float = 0.0) -> Iterator[None]:
+    """A turn in the process's pool for a request of about `cost` seconds, for the visitor of `for_visitor`;
+    inside a turn this thread already holds, the block just runs (a ranking's own runs do not queue behind
+    it). Inside `page_run`, the turn is kept until the page's run ends."""
+    if getattr(_local, "holding", False):
+        yield
+        return
+    keep = getattr(_local, "page", None)
+    if keep is not None:  # the page's run keeps the turn: its trace is in use until the run ends
+        who, show = getattr(_local, "visitor", None) or (None, None)
+        keep.enter_context(POOL.slot(who, show, cost))
+        _local.holding = True
+        yield
+        return
+    who, show = getattr(_local, "visitor", None) or (None, None)
+    with POOL.slot(who, show, cost):
+        _local.holding = True
+        try:
+            yield
+        finally:
+            _local.holding = False
+
+
+@contextlib.contextmanager
+def page_run() -> Iterator[None]:
+    """The frame's run of a page: a turn taken inside it (a real model's new sentence) is kept until the
+    run ends, so that at most `slots` pages at once hold a new trace of their own (130 MB at 64 tokens for
+    SmolLM2) while they draw it: the pool bounds the memory of a flood, not only its CPU."""
+    with contextlib.ExitStack() as stack:
+        _local.page = stack
+        try:
+            yield
+        finally:
+            _local.page = None
+            _local.holding = False

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Serves the app to a class from one machine: HAProxy in front of N Streamlit processes, all children of this
+# script, in the foreground. Ctrl-C or SIGTERM stops everything it started. The containers' equivalent is
+# deploy/compose.yaml; how to pick N: README, "Serving a class".
+#
+#   bash scripts/serve.sh --replicas 2 --port 8501          # then open http://<this machine>:8501
+#   bash scripts/serve.sh --replicas 2 --port 8501 --address 127.0.0.1 --log /tmp/haproxy.log
+#   bash scripts/serve.sh --replicas 3 -- --server.maxUploadSize 3   # after --: more options for streamlit
+#
+# Each session sticks to one replica (HAProxy's cookie, as a student's state lives in that process); when a
+# replica dies, its sessions reconnect to another one and rebuild their page from the address bar, which holds
+# the whole example. A replica that exits is started again after a few seconds (--no-restart: left down).
+#
+# Lines this script prints, for people and for tests/e2e/test_replicas.py:
+#   replica r1 pid 1234 port 40123      (again with the new pid when a replica is started again)
+#   serving http://127.0.0.1:8501 with 2 replicas
+#
+# Environment: PYTHON (default .venv/bin/python, else python3), STREAMLIT_SERVER_COOKIE_SECRET (shared by the
+# replicas; default: a random one per start, so that a session moved to another replica keeps its XSRF
+# token valid), OPENBLAS_NUM_THREADS (default 1: N replicas share the CPUs; one BLAS thread each keeps them
+# from oversubscribing), SERVE_RESTART_DELAY (seconds before a dead replica is started again, default 5).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { printf 'scripts/serve.sh: %s\n' "$*" >&2; exit 2; }
+
+REPLICAS=2
+PORT=8501
+ADDRESS=0.0.0.0
+LOG=""
+RESTART=1
+EXTRA=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --replicas) REPLICAS=${2:-}; shift 2 ;;
+    --port) PORT=${2:-}; shift 2 ;;
+    --address) ADDRESS=${2:-}; shift 2 ;;
+    --log) LOG=${2:-}; shift 2 ;;
+    --no-restart) RESTART=0; shift ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; EXTRA=("$@"); break ;;
+    *) die "unknown argument $1 (see --help)" ;;
+  esac
+done
+[[ $REPLICAS =~ ^[0-9]+$ ]] && [ "$REPLICAS" -ge 1 ] && [ "$REPLICAS" -le 64 ] \
+  || die "--replicas takes 1 to 64, not '$REPLICAS'"
+[[ $PORT =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1 ] && [ "$PORT" -le 65535 ] || die "--port takes 1 to 65535, not '$PORT'"
+command -v haproxy >/dev/null 2>&1 \
+  || die "haproxy is not installed: on Debian or Ubuntu, apt-get install -y haproxy (as root)"
+PY=${PYTHON:-.venv/bin/python}
+[ -x "$PY" ] || PY=$(command -v python3) || die "no Python: make .venv first (bash scripts/test.sh)"
+
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
+export STREAMLIT_SERVER_COOKIE_SECRET=${STREAMLIT_SERVER_COOKIE_SECRET:-$("$PY" -c 'import secrets; print(secrets.token_hex(32))')}
+RESTART_DELAY=${SERVE_RESTART_DELAY:-5}
+RUN=$(mktemp -d "${TMPDIR:-/tmp}/serve.XXXXXX")
+
+CHILDREN=()
+stop() {  # every child this script started, then their files
+  trap - EXIT INT TERM
+  local pid
+  for pid in "${CHILDREN[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${CHILDREN[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$RUN"
+}
+trap stop EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Free localhost ports for the replicas (the proxy's own port is --port).
+mapfile -t PORTS < <("$PY" - "$REPLICAS" <<'EOF'
+import socket, sys
+held = []
+for _ in range(int(sys.argv[1])):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    held.append(s)
+    print(s.getsockname()[1])
+EOF
+)
+
+# One replica: `streamlit run server.py` (app.py, its real models loading as it starts) on its port, started
+# again when it exits (unless --no-restart). The loop is a child of this script; streamlit is its child.
+# SIGTERM to the loop stops its streamlit first.
+replica() {
+  local name=$1 port=$2 pid=""
+  trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; exit 0' TERM
+  while :; do
+    "$PY" -m streamlit run server.py \
+      --server.port "$port" --server.address 127.0.0.1 --server.headless true \
+      --server.fileWatcherType none --browser.gatherUsageStats false "${EXTRA[@]}" \
+      >>"$RUN/$name.log" 2>&1 &
+    pid=$!
+    echo "replica $name pid $pid port $port"
+    wait "$pid" || true
+    [ "$RESTART" = 1 ] || { echo "replica $name exited (left down: --no-restart)"; exit 0; }
+    echo "replica $name exited; starting it again in $RESTART_DELAY s (log: $RUN/$name.log)"
+    sleep "$RESTART_DELAY" &
+    pid=$!
+    wait "$pid" || true
+  done
+}
+
+SERVERS=""
+for i in $(seq 1 "$REPLICAS"); do
+  port=${PORTS[$((i - 1))]}
+  replica "r$i" "$port" &
+  CHILDREN+=($!)
+  SERVERS+="    server r$i 127.0.0.1:$port check cookie r$i"$'\n'
+done
+
+# Wait until every replica answers /_stcore/health (a cold start imports Streamlit, numpy and plotly).
+"$PY" - "${PORTS[@]}" <<'EOF' || die "the replicas did not become healthy in 180 s (logs: $RUN)"
+import sys, time, urllib.request
+deadline = time.monotonic() + 180
+for port in sys.argv[1:]:
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    break
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            sys.exit(1)
+        time.sleep(0.2)
+EOF
+
+# The proxy: deploy/haproxy.cfg (cookie stickiness, health checks, WebSocket timeouts; explained there) and a
+# backend of this script's replicas. Its request log goes to --log (default: a file beside the replicas' logs).
+printf 'backend replicas\n%s' "$SERVERS" >"$RUN/servers.cfg"
+export EXPLORER_BIND="$ADDRESS:$PORT"
+CFG=(-f deploy/haproxy.cfg -f "$RUN/servers.cfg")
+haproxy -c -q "${CFG[@]}" || die "haproxy refused its configuration (deploy/haproxy.cfg, $RUN/servers.cfg)"
+haproxy -db "${CFG[@]}" 2>>"${LOG:-$RUN/haproxy.log}" &
+HAPROXY=$!
+CHILDREN+=("$HAPROXY")
+echo "serving http://$ADDRESS:$PORT with $REPLICAS replicas (logs: $RUN${LOG:+, $LOG})"
+# The proxy's end is the end (a replica's is handled by its loop); Ctrl-C and SIGTERM end here too.
+wait "$HAPROXY" || { status=$?; echo "haproxy stopped (exit $status):" >&2; tail -n 5 "${LOG:-$RUN/haproxy.log}" >&2; exit "$status"; }

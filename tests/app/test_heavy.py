@@ -1,0 +1,204 @@
+"""Heavy real-model work takes turns (explorer.compute.heavy): at most `slots` at once, the visitor who used
+the pool least going first (the first comer among equals), the waiting told how many are ahead, a visitor who
+leaves gives the place up, a run the cache holds never waits."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from explorer.compute import heavy, model_compute
+from tests.core.models import need
+
+WAIT = 10.0  # seconds any step may take on a loaded machine before the test fails
+
+
+def until(check, what: str) -> None:  # noqa: ANN001
+    deadline = time.monotonic() + WAIT
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.01)
+
+
+def test_one_at_a_time_in_the_order_they_came_each_told_how_many_are_ahead(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool = heavy.Pool(1)
+    release = {name: threading.Event() for name in "abc"}
+    order: list[str] = []
+    told: dict[str, list[int]] = {name: [] for name in "abc"}
+    running, most = [0], [0]
+
+    def job(name: str) -> None:
+        with pool.slot(name, told[name].append):
+            order.append(name)
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            release[name].wait(WAIT)
+            running[0] -= 1
+
+    threads = {}
+    for name in "abc":  # b and c queue behind a, in this order
+        threads[name] = threading.Thread(target=job, args=(name,))
+        threads[name].start()
+        until(lambda: pool.info()["running"] + pool.info()["waiting"] == len(threads), f"{name} queued")
+    until(lambda: told["c"] and told["b"], "b and c told they wait")
+    assert told["b"][-1] == 1 and told["c"][-1] == 2  # a runs; c has a and b ahead
+    for name in "abc":
+        release[name].set()
+        threads[name].join(WAIT)
+    assert order == ["a", "b", "c"] and most[0] == 1
+    assert told["a"] == [] and pool.info() == {"slots": 1, "running": 0, "waiting": 0}
+
+
+def test_a_visitor_who_leaves_while_waiting_gives_the_place_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool, go, left = heavy.Pool(1), threading.Event(), []
+
+    def holder() -> None:
+        with pool.slot():
+            go.wait(WAIT)
+
+    def leave(ahead: int) -> None:
+        raise RuntimeError("the visitor moved on")  # as Streamlit stops a run the visitor replaced
+
+    t = threading.Thread(target=holder)
+    t.start()
+    until(lambda: pool.info()["running"] == 1, "the holder")
+    with pytest.raises(RuntimeError), pool.slot("leaver", leave):
+        left.append("ran")  # never: it was waiting
+    assert left == [] and pool.info()["waiting"] == 0
+    go.set()
+    t.join(WAIT)
+    with pool.slot():  # the next comer is not blocked by the one who left
+        assert pool.info() == {"slots": 1, "running": 1, "waiting": 0}
+
+
+def test_a_visitor_who_used_the_pool_waits_behind_one_who_did_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    now = [100.0]
+    pool = heavy.Pool(1, clock=lambda: now[0])
+    with pool.slot("flooder"):
+        now[0] += 8.0  # eight seconds of 64-token sentences
+    assert pool.used("flooder") == pytest.approx(8.0)
+    now[0] += heavy.HALF_LIFE_S
+    assert pool.used("flooder") == pytest.approx(4.0) and pool.used("quiet") == 0.0
+    go, order = threading.Event(), []
+
+    def holder() -> None:
+        with pool.slot("other"):
+            go.wait(WAIT)
+
+    def ask(who: str) -> None:
+        with pool.slot(who):
+            order.append(who)
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    until(lambda: pool.info()["running"] == 1, "the holder")
+    for who in ("flooder", "quiet"):  # the flooder asks first
+        threads.append(threading.Thread(target=ask, args=(who,)))
+        threads[-1].start()
+        until(lambda: pool.info()["waiting"] == len(threads) - 1, f"{who} waiting")
+    go.set()
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["quiet", "flooder"]
+
+
+def test_a_turn_inside_a_turn_just_runs() -> None:
+    with heavy.slot(), heavy.slot():  # a ranking's own model runs, in the ranking's turn
+        assert heavy.POOL.info()["running"] == 1
+    assert heavy.POOL.info()["running"] == 0
+
+
+def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    need("all-MiniLM-L6-v2")
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    model_compute.run("minilm", "The cat sat on the mat.")  # now in the results cache
+    busy, told = threading.Event(), []
+    release = threading.Event()
+
+    def other_visitor() -> None:
+        with heavy.slot():
+            busy.set()
+            release.wait(WAIT)
+
+    t = threading.Thread(target=other_visitor)
+    t.start()
+    busy.wait(WAIT)
+    try:
+        with heavy.for_visitor("quiet", told.append):
+            cached = model_compute.run("minilm", "The cat sat on the mat.")  # no wait: from the cache
+            assert told == [] and cached.tokens[1] == "the"
+
+            def free_when_told(ahead: int) -> None:
+                told.append(ahead)
+                release.set()  # the other visitor's run ends once this one has been told it waits
+
+            with heavy.for_visitor("quiet", free_when_told):
+                fresh = model_compute.run("minilm", f"A sentence never run before, {time.time()}.")
+    finally:
+        release.set()
+        t.join(WAIT)
+    assert told and told[0] == 1 and fresh.tokens[0] == "[CLS]"
+
+
+def test_a_page_keeps_its_turn_until_its_run_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The frame's page_run: a new sentence's turn lasts the whole page (its trace is drawn after the run),
+    so another visitor's new sentence starts only when that page is done."""
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    other_started = threading.Event()
+
+    def other() -> None:
+        with heavy.slot():
+            other_started.set()
+
+    with heavy.page_run():
+        with heavy.slot():  # the model run
+            pass
+        t = threading.Thread(target=other)
+        t.start()
+        until(lambda: heavy.POOL.info()["waiting"] == 1, "the other visitor waiting")
+        assert heavy.POOL.info()["running"] == 1 and not other_started.is_set()  # drawing: still its turn
+        with heavy.slot():  # a second run of the same page (another mask): no second turn
+            assert heavy.POOL.info()["running"] == 1
+    t.join(WAIT)
+    assert other_started.is_set() and heavy.POOL.info() == {"slots": 1, "running": 0, "waiting": 0}
+
+
+def test_a_short_request_goes_before_long_ones_of_visitors_who_have_not_used_the_pool_yet(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A classmate who just started sending 64-token sentences has used nothing yet: the quiet student's
+    8-word sentence (a fraction of the cost) still goes first."""
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool, go, order = heavy.Pool(1), threading.Event(), []
+    long_, short = (
+        model_compute.run_cost("smollm2", " ".join(["word"] * 70)),
+        model_compute.run_cost("smollm2", "a short sentence of eight words here now"),
+    )
+    assert short < long_ / 5
+
+    def holder() -> None:
+        with pool.slot("first"):
+            go.wait(WAIT)
+
+    def ask(who: str, cost: float) -> None:
+        with pool.slot(who, None, cost):
+            order.append(who)
+
+    threads = [threading.Thread(target=holder)]
+    threads[0].start()
+    until(lambda: pool.info()["running"] == 1, "the holder")
+    for who, cost in (("busy-1", long_), ("busy-2", long_), ("quiet", short)):
+        threads.append(threading.Thread(target=ask, args=(who, cost)))
+        threads[-1].start()
+        until(lambda: pool.info()["waiting"] == len(threads) - 1, f"{who} waiting")
+    go.set()
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["quiet", "busy-1", "busy-2"]

@@ -1,0 +1,101 @@
+"""deploy/: HAProxy takes its configuration, and the Compose and Kubernetes files agree with it and with the app.
+
+One cookie name, one health path, one port, one shared cookie secret, WebSocket timeouts of an hour
+everywhere a proxy stands; tests/e2e/test_replicas.py runs the same HAProxy settings (scripts/serve.sh).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+HEALTH = "/_stcore/health"
+COOKIE = "explorer_replica"
+SECRET_ENV = "STREAMLIT_SERVER_COOKIE_SECRET"
+
+
+def haproxy_cfg() -> str:
+    return (DEPLOY / "haproxy.cfg").read_text(encoding="utf-8")
+
+
+def k8s() -> dict[str, dict[str, Any]]:
+    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((DEPLOY / "k8s").glob("*.yaml"))]
+    return {d["kind"]: d for d in docs}
+
+
+def container() -> dict[str, Any]:
+    (c,) = k8s()["Deployment"]["spec"]["template"]["spec"]["containers"]
+    return c
+
+
+def test_haproxy_takes_both_configurations(tmp_path: Path) -> None:
+    if shutil.which("haproxy") is None:
+        why = "haproxy is not installed (apt-get install -y haproxy)"
+        if os.environ.get("CI"):
+            pytest.fail(why)
+        pytest.skip(why)
+    env = {**os.environ, "EXPLORER_BIND": "127.0.0.1:8501"}
+    servers = "backend replicas\n    server r1 127.0.0.1:8502 check cookie r1\n"
+    for second in (DEPLOY / "haproxy-compose.cfg", None):
+        if second is None:  # what scripts/serve.sh writes
+            second = tmp_path / "servers.cfg"
+            second.write_text(servers, encoding="utf-8")
+        cmd = ["haproxy", "-c", "-f", str(DEPLOY / "haproxy.cfg"), "-f", str(second)]
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "WARNING" not in done.stdout + done.stderr, done.stdout + done.stderr
+
+
+def test_haproxy_sticks_by_cookie_checks_health_and_keeps_websockets_an_hour() -> None:
+    cfg = haproxy_cfg()
+    assert re.search(rf"^\s*cookie {COOKIE} insert indirect nocache", cfg, re.M)
+    assert re.search(rf"^\s*option httpchk GET {re.escape(HEALTH)}$", cfg, re.M)
+    assert re.search(r"^\s*http-check expect string ok$", cfg, re.M)
+    assert re.search(r"^\s*option redispatch\b", cfg, re.M)
+    assert re.search(r"^\s*timeout tunnel 1h$", cfg, re.M)
+    compose_backend = (DEPLOY / "haproxy-compose.cfg").read_text(encoding="utf-8")
+    assert re.search(rf"^\s*cookie {COOKIE} insert indirect nocache httponly dynamic$", compose_backend, re.M)
+    assert "app:8501" in compose_backend  # the Compose service and port below
+
+
+def test_compose_runs_replicas_behind_the_proxy_with_one_cookie_secret() -> None:
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))
+    app, proxy = compose["services"]["app"], compose["services"]["proxy"]
+    assert "ports" not in app, "only the proxy is reached from outside"
+    assert proxy["ports"] == ["${PORT:-8501}:8501"] and proxy["environment"]["EXPLORER_BIND"] == ":8501"
+    assert app["deploy"]["replicas"] == "${REPLICAS:-2}"
+    assert app["environment"][SECRET_ENV].startswith("${COOKIE_SECRET:?")
+    assert (DEPLOY / proxy["build"]["dockerfile"]).is_file()
+    proxy_image = (DEPLOY / proxy["build"]["dockerfile"]).read_text(encoding="utf-8")
+    assert "apt-get install -y --no-install-recommends haproxy" in proxy_image
+    assert "haproxy.cfg" in proxy_image and "haproxy-compose.cfg" in proxy_image
+
+
+def test_kubernetes_probes_port_secret_and_affinity_agree() -> None:
+    docs = k8s()
+    c = container()
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    port = int(re.search(r"^EXPOSE (\d+)$", dockerfile, re.M).group(1))
+    assert c["ports"] == [{"name": "http", "containerPort": port}]
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert c[probe]["httpGet"] == {"path": HEALTH, "port": "http"}, probe
+    secret = next(e for e in c["env"] if e["name"] == SECRET_ENV)
+    assert secret["valueFrom"]["secretKeyRef"] == {"name": "attention-explorer", "key": "cookie-secret"}
+    uid = int(re.search(r"useradd .*--uid (\d+)", dockerfile).group(1))
+    assert docs["Deployment"]["spec"]["template"]["spec"]["securityContext"]["runAsUser"] == uid
+    notes = docs["Ingress"]["metadata"]["annotations"]
+    assert notes["nginx.ingress.kubernetes.io/affinity"] == "cookie"
+    assert notes["nginx.ingress.kubernetes.io/session-cookie-name"] == COOKIE
+    assert int(notes["nginx.ingress.kubernetes.io/proxy-read-timeout"]) >= 3600
+    backend = docs["Ingress"]["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    assert backend == {"name": docs["Service"]["metadata"]["name"], "port": {"name": "http"}}
+    assert docs["Service"]["spec"]["ports"][0]["targetPort"] == "http"

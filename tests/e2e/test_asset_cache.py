@@ -1,0 +1,49 @@
+"""A browser fetches plotly.js and the chart's other assets once, then keeps them (server.py: hashed names, a
+year-long immutable cache header; explorer/ui/chart/serve.py): a second tab draws its charts from the cache."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import TIMEOUT, VIEWPORT, App, Server, start_server
+
+pytestmark = pytest.mark.e2e
+
+ASSETS = """() => performance.getEntriesByType('resource')
+  .filter(e => e.name.includes('/_stcore/bidi-components/attention_explorer.chart/'))
+  .map(e => ({name: e.name.split('/').pop(), transfer: e.transferSize, size: e.decodedBodySize}))"""
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Server]:
+    srv = start_server("assets", entry="server.py")
+    yield srv
+    srv.stop()
+
+
+def test_a_second_tab_takes_plotly_js_and_the_charts_assets_from_the_browsers_cache(
+    browser: Any, served: Server
+) -> None:
+    ctx = browser.new_context(viewport=VIEWPORT)
+    try:
+        first, second = (App(ctx.new_page(), served) for _ in range(2))
+        for app in (first, second):
+            app.page.set_default_timeout(TIMEOUT * 1000)
+        first.open("scores", min_charts=3)
+        fetched = {a["name"]: a for a in first.page.evaluate(ASSETS)}
+        plotly = next(n for n in fetched if n.startswith("plotly-") and n.endswith(".min.js"))
+        assert fetched[plotly]["transfer"] > 1_000_000  # over the network, gzipped (4.8 MB unpacked)
+        assert fetched[plotly]["size"] > 4_000_000
+        assert any(n.startswith("templates-") for n in fetched) and any(
+            n.startswith("chart-") for n in fetched
+        )
+        second.open("scores", min_charts=3)
+        again = {a["name"]: a for a in second.page.evaluate(ASSETS)}
+        assert set(again) == set(fetched), (again, fetched)
+        assert {n: a["transfer"] for n, a in again.items()} == dict.fromkeys(again, 0)  # all from the cache
+        assert second.exceptions() == []
+    finally:
+        ctx.close()
