@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
-from explorer.model import patching
+from explorer.model import pairs, patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.sharing import model_link
@@ -39,6 +39,7 @@ def read_url() -> None:
         params = {k: st.query_params.get(k) for k in st.query_params}
         state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
         state.apply_patch_link(patching.read_link(params))
+        state.apply_pair_link(pairs.read_link(params))
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -61,6 +62,7 @@ def sync_url(note: Any) -> None:
     )
     want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
     want.update(patching.link_params(*state.patch_link_state()))  # /patching: corrupt sentence, answers
+    want.update(pairs.link_params(*state.pair_link_state()))  # /minimal-pairs, /ablation: second sentences
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)

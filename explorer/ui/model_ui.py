@@ -53,9 +53,12 @@ def _model_changed() -> None:
     state.set_off_heads(())  # switched-off heads belong to the model they were switched off in
 
 
-def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str | None:
+def say_model(
+    *, decoder_only: bool = False, encoder_only: bool = False, why_not: str | None = None
+) -> str | None:
     """The key of the real model a page shows, said in a caption; None (with a message drawn) when it is not
-    installed. decoder_only: a decoder whatever is picked; why_not: what the page says when the picked model
+    installed. decoder_only: a decoder whatever is picked; encoder_only: an encoder whatever is picked (a page
+    that needs every token to see the whole sentence); why_not: what the page says when the picked model
     is an encoder (static Markdown, ours)."""
     picked = state.model_key()
     key = models.real_key(picked)
@@ -64,6 +67,8 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
         if why_not and picked == key:
             st.info(why_not, icon=":material/info:")
         key, row = models.DEFAULT_DECODER, models.choice(models.DEFAULT_DECODER)
+    if encoder_only and row.decoder:
+        key, row = models.DEFAULT_REAL, models.choice(models.DEFAULT_REAL)
     missing = models.missing(key)
     if missing:
         st.info(literal(missing), icon=":material/cloud_off:")
@@ -72,6 +77,7 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
         return None
     if picked != key:
         why = "predicts the next word" if decoder_only else "is a real model"
+        why = "reads the whole sentence in both directions" if encoder_only else why
         note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
     else:
         note = f"**{row.title}**"
@@ -79,9 +85,11 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
     return key
 
 
-def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[str, Any] | None:
+def begin(
+    *, decoder_only: bool = False, encoder_only: bool = False, why_not: str | None = None
+) -> tuple[str, Any] | None:
     """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run."""
-    key = say_model(decoder_only=decoder_only, why_not=why_not)
+    key = say_model(decoder_only=decoder_only, encoder_only=encoder_only, why_not=why_not)
     if key is None:
         return None
     if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):

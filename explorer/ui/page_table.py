@@ -316,6 +316,26 @@ PAGES: tuple[Page, ...] = (
         ),
         section=REAL_MODEL,
     ),
+    page(
+        "app_pages/minimal-pairs.py",
+        "minimal-pairs",
+        "Minimal pairs",
+        ":material/compare_arrows:",
+        "change one word: where the attention from another word moves",
+        (
+            Step(
+                "minimal-pairs",
+                "Minimal pairs",
+                "Change the last word and “it” means something else: does the attention from “it” follow?",
+            ),
+            Step(
+                "minimal-pairs-heads",
+                "Which heads moved",
+                "The difference, head by head, and the heads ranked by how much of their weight moved.",
+            ),
+        ),
+        section=REAL_MODEL,
+    ),
 )
 
 
