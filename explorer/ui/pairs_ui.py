@@ -167,6 +167,11 @@ def occlusion(key: str, text: str, other: str) -> None:
     without each (the untouched model)."""
     if not other.strip():
         return
+    n = mc.run(key, text).n_tokens
+    if n > pm.MAX_OCCLUSION_TOKENS:
+        st.caption(f"Which tokens make the sentences alike (each removed in turn): shown for sentences of up to "
+                   f"{pm.MAX_OCCLUSION_TOKENS} tokens ([CLS] and [SEP] included); this one has {n}.")  # fmt: skip
+        return
     try:
         delta = pc.occlusion_similarity(key, text, other)
     except ValueError as exc:

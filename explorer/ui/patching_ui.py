@@ -43,6 +43,7 @@ def corrupt_box() -> str:
         key=state.K_PATCH_CORRUPT,
         max_chars=500,
         placeholder="e.g. the sentence above with one name or place changed",
+        persist_state="session",  # kept while another page is open (links and the share panel carry it)
     )
     return str(text).strip()
 

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from attention_core import analysis, pretrained
 from explorer.model import pairs as pm
 from explorer.ui import state
-from tests.app.conftest import page_alone
+from tests.app.conftest import ROOT, page_alone
 
 TIRED, WIDE = pm.PAIRS[0].first, pm.PAIRS[0].second
 
@@ -101,3 +101,44 @@ def test_pairs_that_cannot_be_compared_get_a_message(minilm) -> None:  # noqa: A
     assert not at.get("bidi_component")
     at = page(sentence="A cat", **{state.K_PAIR_OTHER: "a cat"})
     assert "the same tokens" in texts(at)
+
+
+def test_ablation_colours_each_token_by_the_change_in_the_cosine(minilm, kit) -> None:  # noqa: ANN001
+    text, other = "A man is playing a guitar.", "Someone plays music on a guitar."
+    at = page("ablation", sentence=text, model="minilm", **{state.K_OTHER: other})
+    strip = kit.charts(at)["ablation.occlusion"]["data"][0]
+    want = analysis.occlusion_similarity(minilm, text, other)
+    assert_allclose(kit.array(strip["z"])[0], np.nan_to_num(want), atol=1e-12)
+    cells = [t.split("<br>") for t in strip["text"][0]]
+    assert [t for t, _ in cells] == minilm.run(text).tokens
+    assert [v for _, v in cells] == ["kept", *(f"{d:+.3f}" for d in want[1:-1]), "kept"]
+    assert strip["customdata"][0][0] == "“[CLS]”: kept in every run"
+
+
+@pytest.mark.parametrize(
+    ("script", "key", "text"),
+    [
+        ("app_pages/ablation.py", state.K_OTHER, "Someone plays music."),
+        ("app_pages/minimal-pairs.py", state.K_PAIR_OTHER, WIDE),
+        ("app_pages/patching.py", state.K_PATCH_CORRUPT, "The capital of Italy is"),
+    ],
+)
+def test_a_second_sentence_stays_while_another_page_is_open(minilm, script: str, key: str, text: str) -> None:  # noqa: ANN001
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.query_params["model"] = "minilm"
+    at.run()
+    at.switch_page(script).run()
+    at.text_input(key=key).input(text).run()
+    at.switch_page("app_pages/sentence.py").run()
+    at.switch_page(script).run()
+    assert not at.exception, at.exception
+    assert at.text_input(key=key).value == text
+
+
+def test_ablation_says_when_a_sentence_is_too_long_for_occlusion(minilm, kit) -> None:  # noqa: ANN001
+    long = " ".join(["word"] * pm.MAX_OCCLUSION_TOKENS)
+    at = page("ablation", sentence=long, model="minilm", **{state.K_OTHER: "a word"})
+    assert "ablation.occlusion" not in kit.charts(at)
+    assert f"up to {pm.MAX_OCCLUSION_TOKENS} tokens ([CLS] and [SEP] included); this one has 34" in " ".join(
+        c.value for c in at.caption
+    )
