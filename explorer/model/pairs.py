@@ -59,6 +59,14 @@ def default_word(tokens: Sequence[str], differ: Sequence[int], word: str = "") -
     return pronoun if pronoun is not None else (min(changed) if changed else 0)
 
 
+def pick_word(tokens: Sequence[str], differ: Sequence[int], picked: int | str | None) -> int:
+    """The position compared: one picked (if it is a position of the sentence), else ``default_word`` (with
+    the example's word when ``picked`` is one)."""
+    if isinstance(picked, int) and 0 <= picked < len(tokens):
+        return picked
+    return default_word(tokens, differ, picked if isinstance(picked, str) else "")
+
+
 @dataclass
 class PairLink:
     """What a link asked of the two-sentence experiments (None: not in the link), and messages."""

@@ -53,22 +53,29 @@ def _model_changed() -> None:
     state.set_off_heads(())  # switched-off heads belong to the model they were switched off in
 
 
+def shown_key(*, decoder_only: bool = False, encoder_only: bool = False) -> str:
+    """The real model a page shows: the picked one (MiniLM while the toy is picked); a page about the next token
+    (decoder_only) shows a decoder, one that needs every token to see the whole sentence (encoder_only) an
+    encoder, whichever is picked."""
+    key = models.real_key(state.model_key())
+    if decoder_only and not models.choice(key).decoder:
+        return models.DEFAULT_DECODER
+    if encoder_only and models.choice(key).decoder:
+        return models.DEFAULT_REAL
+    return key
+
+
 def say_model(
     *, decoder_only: bool = False, encoder_only: bool = False, why_not: str | None = None
 ) -> str | None:
-    """The key of the real model a page shows, said in a caption; None (with a message drawn) when it is not
-    installed. decoder_only: a decoder whatever is picked; encoder_only: an encoder whatever is picked (a page
-    that needs every token to see the whole sentence); why_not: what the page says when the picked model
-    is an encoder (static Markdown, ours)."""
+    """The key of the real model a page shows (``shown_key``), said in a caption; None (with a message drawn)
+    when it is not installed. why_not: what the page says when the picked model is an encoder and the page
+    needs a decoder (static Markdown, ours)."""
     picked = state.model_key()
-    key = models.real_key(picked)
+    key = shown_key(decoder_only=decoder_only, encoder_only=encoder_only)
     row = models.choice(key)
-    if decoder_only and not row.decoder:
-        if why_not and picked == key:
-            st.info(why_not, icon=":material/info:")
-        key, row = models.DEFAULT_DECODER, models.choice(models.DEFAULT_DECODER)
-    if encoder_only and row.decoder:
-        key, row = models.DEFAULT_REAL, models.choice(models.DEFAULT_REAL)
+    if why_not and key != picked == models.real_key(picked):  # a real model picked that this page cannot show
+        st.info(why_not, icon=":material/info:")
     missing = models.missing(key)
     if missing:
         st.info(literal(missing), icon=":material/cloud_off:")

@@ -63,11 +63,7 @@ def second_box(slot: Any) -> str:
 def _word_picker(first: list[str], second: list[str], differ: tuple[int, ...]) -> int:
     """The compared position: picked for this sentence, an example's word, or pm.default_word; bound to state."""
     text = state.sentence().strip()
-    picked = state.pair_word(text)
-    if isinstance(picked, int) and picked < len(first):
-        word = picked
-    else:
-        word = pm.default_word(first, differ, picked if isinstance(picked, str) else "")
+    word = pm.pick_word(first, differ, state.pair_word(text))
     labels = token_labels(first)
     changed = set(differ)
     st.session_state["pairs.word"] = word

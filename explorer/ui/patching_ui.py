@@ -90,8 +90,7 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
                    f"{pm.MAX_PATCH_TOKENS} tokens (these have {clean.n_tokens} and {other.n_tokens}).",
                    icon=":material/timer:")  # fmt: skip
         return None
-    first = pm.default_ids(pc.candidates(key, clean.text, pm.CANDIDATES)[0],
-                           pc.candidates(key, corrupt, pm.CANDIDATES)[0])  # fmt: skip
+    first = pc.answers(key, clean.text, corrupt, None, None)
     a, b = st.columns(2)
     with a:
         answer = _picker(
