@@ -88,7 +88,8 @@ def say_model(
         note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
     else:
         note = f"**{row.title}**"
-    st.caption(f"{note} · {row.about}", help=row.precise or None)
+    about = "" if ui.step() else f" · {row.about}"  # presenting: one line (the step is one screen)
+    st.caption(f"{note}{about}", help=row.precise or None)
     return key
 
 

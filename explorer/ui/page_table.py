@@ -309,9 +309,15 @@ PAGES: tuple[Page, ...] = (
         (
             Step(
                 "patching",
-                "What caused the answer?",
+                "Residual stream",
                 "Copy one activation from a clean run into a corrupt one: where the answer comes back is "
                 "where the model keeps it.",
+            ),
+            Step(
+                "patching-heads",
+                "Heads",
+                "Copy one head's output from the clean run: the few heads that bring the answer back move it "
+                "to the last position.",
             ),
         ),
         section=REAL_MODEL,
