@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_core import analysis
+from explorer.views import colour_range
 from explorer.views import figures as fg
 from explorer.views import pairs as pv
 from explorer.views import patching as patch_views
@@ -90,7 +91,7 @@ def minimal_pair(got: analysis.PairShift, layer: int) -> Experiment:
         ("layer", str(layer + 1)),
         (f"heads of layer {layer + 1} that moved most", ", ".join(f"head {h + 1}: {e:.3f}" for _, h, e in ranked)),
     )  # fmt: skip
-    zrange = pv.shared_weights(a, b, style=STYLE)
+    zrange = colour_range.shared_weight_range(a, b, style=STYLE)
     half, said = fg.HALF_PX, f"the attention from “{show_token(word)}”, layer {layer + 1}"
     first, second = (
         " ".join(f"“{show_token(t[i])}”" for i in got.differ) for t in (got.tokens_a, got.tokens_b)

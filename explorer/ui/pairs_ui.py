@@ -14,6 +14,7 @@ from explorer.compute import pairs as pc
 from explorer.model import pairs as pm
 from explorer.ui import state
 from explorer.ui import widgets as ui
+from explorer.views import colour_range
 from explorer.views import pairs as pv
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal
@@ -132,7 +133,7 @@ def draw(got: analysis.PairShift, layer: int) -> None:
     first, second = _words(got.tokens_a, got.differ), _words(got.tokens_b, got.differ)
     a, b, diff = got.a[layer], got.b[layer], got.difference[layer]  # (H, n) each
     if ui.shows("minimal-pairs"):
-        zrange = pv.shared_weights(a, b, style=sty)
+        zrange = colour_range.shared_weight_range(a, b, style=sty)
         ui.charts_in_row([
             (pv.rows_chart(a, got.tokens_a, title=f"With {first}: the attention from {word}, layer {layer + 1}",
                            style=sty, zrange=zrange, width_px=ui.HALF), "pairs.first"),

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.views.heatmap import heatmap, weight_range
+from explorer.views.heatmap import heatmap
 from explorer.views.model_figures import token_labels, value_bars
 from explorer.views.patching import position_labels, token_strip
 from explorer.views.style import FULL_PX, Style
@@ -22,11 +22,6 @@ from explorer.views.style import FULL_PX, Style
 
 def _heads(n_heads: int) -> list[str]:
     return [str(h + 1) for h in range(n_heads)]
-
-
-def shared_weights(*rows: NDArray[np.float64], style: Style) -> tuple[float, float]:
-    """One colour range for several weights charts drawn side by side (fitted to all of them, or 0..1)."""
-    return weight_range(np.concatenate([np.ravel(r) for r in rows]), style)
 
 
 def rows_chart(
@@ -53,9 +48,12 @@ def difference_chart(
     width_px: int = FULL_PX,
 ) -> Any:
     """(n_heads, n) the second sentence's weights minus the first's, drawn keys x heads; a changed key is
-    labelled "first/second"."""
+    labelled "first/second". The colours span the largest change both ways: the few cells that move most are
+    what the chart is about, not outliers to look past."""
+    largest = float(np.abs(difference).max()) or 1.0
     return heatmap(difference.T, position_labels(first, second), _heads(difference.shape[0]), title=title,
-                   style=style, x_title="head", y_title="key", width_px=width_px)  # fmt: skip
+                   style=style, x_title="head", y_title="key", width_px=width_px,
+                   zrange=(-largest, largest))  # fmt: skip
 
 
 def moved_names(
@@ -86,7 +84,7 @@ def moved_bars(
     weight went from and to (keys of the second sentence)."""
     values = np.sort(np.asarray(moved, dtype=np.float64))[::-1]
     return value_bars(moved_names(moved, difference, second), values, style=style, title=title,
-                      x_title="share of the weight that moved", digits=3, width_px=width_px)  # fmt: skip
+                      x_title="weight moved", digits=3, width_px=width_px)  # fmt: skip
 
 
 def no_taller_than(fig: Any, like: Any) -> Any:

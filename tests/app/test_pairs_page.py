@@ -61,6 +61,9 @@ def test_the_rows_drawn_are_the_engines_attention_from_it(minilm, kit) -> None: 
     first, second = charts["pairs.first"]["data"][0], charts["pairs.second"]["data"][0]
     assert (first["zmin"], first["zmax"]) == (second["zmin"], second["zmax"])
     assert first["zmax"] == pytest.approx(max(a.max(), b.max()))
+    # The difference spans its largest change both ways (the cells that move most are the point).
+    diff = charts["pairs.difference"]["data"][0]
+    assert (diff["zmin"], diff["zmax"]) == pytest.approx((-np.abs(b - a).max(), np.abs(b - a).max()))
     # The ranking: the heads by 0.5 sum |b - a|, each named with the key that lost and the key that gained most.
     moved = 0.5 * np.abs(b - a).sum(axis=1)
     bars = charts["pairs.ranked"]["data"][0]
