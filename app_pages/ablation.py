@@ -5,7 +5,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui, state
+from explorer.ui import model_ui, pairs_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
 
@@ -44,7 +44,9 @@ if got is not None:
     text, other = trace.text, ""
     with right:
         if not models.choice(key).decoder:
-            other = st.text_input("A second sentence to compare with", key=state.K_OTHER, max_chars=500)
+            other = st.text_input(
+                "A second sentence to compare with", key=state.K_OTHER, max_chars=500, persist_state="session"
+            )
     cmp = model_compute.compare(key, text, off, other)
     sty = ui.style()
     with right:
@@ -58,6 +60,7 @@ if got is not None:
             change = f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
             same = change in ("+0.0000", "-0.0000")  # no arrow, no colour, for no change
             m2.metric("cosine, heads off", f"{cmp.cosine_after:.4f}", None if same else change)
+            pairs_ui.occlusion(key, text, other)  # which tokens make the two sentences alike
         names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
         ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS,
                  title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip

@@ -5,6 +5,10 @@ import streamlit as st
 from explorer.ui import model_ui, patching_ui
 from explorer.ui import widgets as ui
 
+RESTORED = (
+    r"\text{restored} = \frac{LD_\text{patched} - LD_\text{corrupt}}{LD_\text{clean} - LD_\text{corrupt}}"
+)
+
 ui.opening(
     "What caused the answer?",
     "Attention shows where a head looks, not what made the answer. Activation patching asks the model "
@@ -12,19 +16,18 @@ ui.opening(
     "tokens (“… Italy is” → “Rome”), then run the corrupt one again with a single activation copied from the "
     "clean run, and see how much of the clean answer's lead comes back. The lead is the logit difference LD "
     "between the answer and the wrong token after the last token. The clean sentence is the sentence above.",
-    r"\text{restored} = \frac{LD_\text{patched} - LD_\text{corrupt}}{LD_\text{clean} - LD_\text{corrupt}}",
+    None if ui.step() else RESTORED,  # presenting: beside the sweep, with the controls
 )
 got = model_ui.begin(decoder_only=True)
 if got is not None:
     key, trace = got
-    corrupt = patching_ui.corrupt_box()
-    pair = patching_ui.experiment(key, trace, corrupt)
+    controls, charts = patching_ui.columns()
+    with controls:
+        if ui.step():
+            st.latex(RESTORED)
+        pair = patching_ui.experiment(key, trace, patching_ui.corrupt_box())
+        done = patching_ui.sweeps(key, pair) if pair is not None else None
     if pair is not None:
-        done = patching_ui.sweeps(key, pair)
-        if all(v is None for v in done.values()):
-            st.caption(
-                "Both sweeps together are 30 × (tokens + 9) runs of the model from the patched layer on (a "
-                "few seconds); a pair someone has run already shows at once."
-            )
-        patching_ui.draw(pair, done)
+        with charts:
+            patching_ui.draw(pair, done)
         patching_ui.four_views(key, pair, done["head"])

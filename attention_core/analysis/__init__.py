@@ -5,7 +5,9 @@ Pure numpy; nothing here loads a model (functions that rerun one take the model 
 - ``heads``: head labels by stated rules, attention rollout, next-token comparisons, head ablation rankings.
 - ``lens``: the logit lens, what a decoder would predict after each layer.
 - ``induction``: induction and previous-token scores of every head on random tokens repeated twice.
-- ``patching``: what caused a prediction: activation patching (residual stream, heads) and occlusion.
+- ``patching``: what caused a prediction: activation patching (residual stream, heads) and occlusion
+  (of a next token's probability, or of an encoder's similarity of two sentences).
+- ``pairs``: minimal pairs: how the attention from one token moves when one word of the sentence changes.
 """
 
 from __future__ import annotations
@@ -94,6 +96,7 @@ from .patching import (  # noqa: E402
     PatchStep,
     ablation_effects,
     occlusion,
+    occlusion_similarity,
     patch,
     patch_pair,
     patch_sweep,
@@ -107,8 +110,13 @@ __all__ += [
     "PatchStep",
     "ablation_effects",
     "occlusion",
+    "occlusion_similarity",
     "patch",
     "patch_pair",
     "patch_sweep",
     "restored_fraction",
 ]
+
+from .pairs import PairShift, attention_shift, differing, pair_shift  # noqa: E402
+
+__all__ += ["PairShift", "attention_shift", "differing", "pair_shift"]

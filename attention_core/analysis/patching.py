@@ -20,9 +20,12 @@ the one-at-a-time effects of ``rank_heads`` for a decoder, at the cost of one pa
 
 Occlusion: for each input token i, p(target | the text without token i) - p(target | the whole text), the
 probability of the target as the next token after the last one; the other tokens keep their order. Negative
-where the token helped the target, positive where it held it back.
+where the token helped the target, positive where it held it back. An encoder predicts no next token: its
+occlusion (``occlusion_similarity``) measures the cosine similarity of the text's sentence embedding with a
+second text's instead, cos(e(text without token i), e(other)) - cos(e(text), e(other)).
 
-The model is a loaded ``attention_core.pretrained.Model`` (a decoder: one that predicts the next token);
+The model is a loaded ``attention_core.pretrained.Model`` (a decoder: one that predicts the next token;
+an encoder for ``occlusion_similarity``);
 its runs come from ``model.run`` (cached) and the engine's ``run_layers`` and ``transformer_layer``.
 Results are float64; the model computes in float32.
 """
@@ -39,6 +42,7 @@ from .._validate import FloatArray, IntArray
 from ..masks import causal_mask
 from ..softmax import softmax
 from ..transformer import embed_tokens, output_logits, run_layers, transformer_layer
+from .heads import sentence_embedding
 
 if TYPE_CHECKING:
     from ..pretrained import Model
@@ -50,6 +54,7 @@ __all__ = [
     "PatchStep",
     "ablation_effects",
     "occlusion",
+    "occlusion_similarity",
     "patch",
     "patch_pair",
     "patch_sweep",
@@ -309,12 +314,53 @@ def occlusion(model: Model, text: str, target: int | str) -> FloatArray:
             f"occlusion removes one token at a time: {text!r} is a single token, give at least two"
         )
     ids = np.asarray(run.token_ids, dtype=np.int64)
-    keep = ~np.eye(n, dtype=bool)  # (n, n): row i keeps every token but i
-    cfg, weights = model.config, model.weights
-    batch = np.stack([embed_tokens(ids[row], weights.embeddings, cfg).output for row in keep])  # (n, n-1, d)
-    out = run_layers(batch, weights, cfg)  # (n, n - 1, d_model)
-    probs = softmax(output_logits(out[:, -1], weights, cfg).astype(np.float64))  # (n, vocab)
+    out = _without_each(model, ids, np.arange(n))  # (n, n - 1, d_model)
+    probs = softmax(output_logits(out[:, -1], model.weights, model.config).astype(np.float64))  # (n, vocab)
     return probs[:, t] - run.next_token_probs()[t]
+
+
+def _without_each(model: Model, ids: IntArray, removed: IntArray) -> FloatArray:
+    """The last layer's output of the text run once without each token in ``removed``: (r, n - 1, d_model).
+    Every shortened text runs as one batch; the other tokens keep their order."""
+    keep = np.ones((removed.size, ids.size), dtype=bool)  # (r, n): row k keeps every token but removed[k]
+    keep[np.arange(removed.size), removed] = False
+    cfg, weights = model.config, model.weights
+    batch = np.stack([embed_tokens(ids[row], weights.embeddings, cfg).output for row in keep])  # (r, n-1, d)
+    return run_layers(batch, weights, cfg)
+
+
+def occlusion_similarity(model: Model, text: str, other: str) -> FloatArray:
+    """Occlusion for an encoder: delta[i] = cos(e(text without token i), e(other)) - cos(e(text), e(other)).
+
+    e is the sentence embedding (``sentence_embedding``: the mean of the last layer's hidden states, scaled to
+    length 1). The tokens the tokenizer adds to every text ([CLS], [SEP]) are never removed: their delta is NaN.
+    The other tokens keep their order (later tokens move one position up).
+
+    Args:
+        model: a loaded encoder (``pretrained.load("all-MiniLM-L6-v2")``).
+        text: the text whose tokens are removed in turn, at least one token of its own.
+        other: the text it is compared with.
+
+    Returns:
+        (n,) float64, one number per token of ``text``: negative where removing the token lowers the
+        similarity (the token made the two texts alike), positive where it raises it; NaN at [CLS] and [SEP].
+    """
+    if model.config.has_logits:
+        raise ValueError(
+            f"{model.name} predicts the next token: measure a token's occlusion by its probability (occlusion)"
+        )
+    run, target = model.run(text), sentence_embedding(model.run(other).hidden_states[-1])
+    ids = np.asarray(run.token_ids, dtype=np.int64)
+    added = set(model.tokenizer.encode(""))  # what the tokenizer puts around every text: [CLS], [SEP]
+    removed = np.array([i for i, t in enumerate(ids) if int(t) not in added], dtype=np.int64)
+    if removed.size == 0:
+        raise ValueError(f"{text!r} has no tokens of its own to remove (only {', '.join(run.tokens)})")
+    out = _without_each(model, ids, removed).astype(np.float64)  # (r, n - 1, d_model)
+    means = out.mean(axis=1)  # (r, d_model)
+    shortened = means / np.linalg.norm(means, axis=1, keepdims=True) @ target  # (r,) cosines, target unit
+    delta = np.full(ids.size, np.nan)
+    delta[removed] = shortened - sentence_embedding(run.hidden_states[-1]) @ target
+    return delta
 
 
 def ablation_effects(model: Model, text: str) -> FloatArray:

@@ -18,6 +18,7 @@ from attention_core import analysis
 from explorer import cache
 from explorer.compute import model_compute as mc
 from explorer.model import models
+from explorer.model import patching as pm
 
 SWEEP_BYTES = 4 * cache.MB  # a sweep is (30, n) or (30, 9) floats: under 4 KB each, about a thousand
 OCCLUSION_BYTES = 2 * cache.MB  # (n,) floats each
@@ -63,6 +64,19 @@ def sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> Itera
 def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
     """(n,) p(target | text without token i) - p(target | text), for every token i of ``text``."""
     return analysis.occlusion(models.model(key), text, int(target))
+
+
+def answers(key: str, clean: str, corrupt: str, answer: int | None, wrong: int | None) -> tuple[int, int]:
+    """The answer and the wrong token of an experiment: those picked (a token id of the model), else the ones
+    offered first (explorer.model.patching.default_ids over each sentence's likely next tokens)."""
+    first = pm.default_ids(
+        candidates(key, clean, pm.CANDIDATES)[0], candidates(key, corrupt, pm.CANDIDATES)[0]
+    )
+    vocab = models.model(key).config.vocab_size
+    picked = [
+        v if v is not None and 0 <= v < vocab else d for v, d in zip((answer, wrong), first, strict=True)
+    ]
+    return int(picked[0]), int(picked[1])
 
 
 def candidates(key: str, text: str, k: int) -> tuple[list[int], list[str], Any]:

@@ -30,6 +30,7 @@ import latex2mathml.converter
 import numpy as np
 from plotly.offline import get_plotlyjs
 
+from explorer.export.experiments import Experiment
 from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, why_scale_chart
 from explorer.export.walkthrough import STEP, Walkthrough
 from explorer.views import describe, formulas
@@ -190,6 +191,7 @@ figure.chart.half { width: 49%; }
   background: #fff; cursor: pointer; }
 .variants button[aria-pressed="true"] { background: #6e40c9; border-color: #6e40c9; color: #fff; }
 .note { background: #fff8c5; padding: 0.4rem 0.8rem; border-radius: 0.3rem; }
+pre { background: #f6f8fa; padding: 0.6rem 0.8rem; overflow-x: auto; font-size: 0.9rem; }
 footer { margin-top: 3rem; font-size: 0.85rem; color: #57606a; }
 figcaption p { margin: 0.2rem 0; font-size: 0.95rem; }
 figcaption details { overflow-x: auto; }
@@ -331,12 +333,27 @@ def page(w: Walkthrough) -> str:
         f'<div class="charts">{_chart_html(why, len(all_charts))}</div></section>'
     )
     all_charts.append(why)
+    for ex in w.experiments:
+        sections.append(_experiment(ex, len(all_charts)))
+        all_charts += [Chart(key, [("", fig)], wide) for key, fig, wide in ex.charts]
     data = {
         "template": fg.template_of(STYLE),
         "config": CONFIG,
         "charts": [[_figure_json(fig) for _, fig in c.variants] for c in all_charts],
     }
     return _document(w, "".join(sections), _safe_json(data), len(all_charts))
+
+
+def _experiment(ex: Experiment, first: int) -> str:
+    """A real-model page's experiment: what it shows, its numbers, its charts (numbered from ``first``) and
+    the Python that repeats it."""
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in ex.rows)
+    charts = [Chart(key, [("", fig)], wide) for key, fig, wide in ex.charts]
+    body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
+    return (
+        f'<section id="{_e(ex.name)}"><h2>{_e(ex.title)}</h2><p>{_e(ex.text)}</p><table>{rows}</table>'
+        f'<div class="charts">{body}</div><p>Repeat it in Python:</p><pre>{_e(ex.code)}</pre></section>'
+    )
 
 
 def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:

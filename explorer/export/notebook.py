@@ -374,6 +374,27 @@ def _check(w: Walkthrough) -> list[object]:
     ]
 
 
+def _fence(code: str) -> str:
+    """A Markdown code block of ``code`` (text a person typed inside it): its fence longer than any run of
+    backticks in the code, so nothing in it can close the block."""
+    runs = [len(r) for r in re.findall(r"`+", code)]
+    fence = "`" * max(3, max(runs, default=0) + 1)
+    return f"{fence}python\n{code.rstrip()}\n{fence}"
+
+
+def _experiments(w: Walkthrough) -> list[object]:
+    """The real-model page's experiment: what was compared and the Python that repeats it (a Markdown block,
+    not a cell: it needs the model's weights, which the notebook's own cells never do)."""
+    cells = []
+    for ex in w.experiments:
+        rows = "\n".join(f"| {md(k)} | {md(v)} |" for k, v in ex.rows)
+        cells.append(new_markdown_cell(
+            f"## {md(ex.title)}\n\n{md(ex.text)}\n\n| | |\n|---|---|\n{rows}\n\n"
+            f"Repeat it with the Attention Explorer's engine (it needs the model's weights):\n\n{_fence(ex.code)}"
+        ))  # fmt: skip
+    return cells
+
+
 def notebook(w: Walkthrough) -> nbformat.NotebookNode:
     """The walkthrough as a notebook (nbformat v4, not executed: no outputs)."""
     cells = [
@@ -386,6 +407,7 @@ def notebook(w: Walkthrough) -> nbformat.NotebookNode:
         *_token(w),
         *_encoder(w),
         *_check(w),
+        *_experiments(w),
     ]
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 import attention_core as ac
 from explorer.compute.pipeline import Result
+from explorer.export.experiments import Experiment
 from explorer.model.description import Description, describe
 from explorer.model.example import Example
 from explorer.views import formulas
@@ -173,7 +174,8 @@ class Walkthrough:
     "custom" (True = may attend), else None: the other masks are written as code. query, head: the token
     and head of the one-token section. numbers: the app's numbers, keys of NUMBERS (an absent key was not
     computed, e.g. the encoder when it failed: encoder_error says why). notes: what the exports do not
-    reproduce, said at the top of each.
+    reproduce, said at the top of each. experiments: the experiment of the real-model page the export was
+    made on (/patching, /minimal-pairs), if any.
     """
 
     sentence: str
@@ -206,6 +208,7 @@ class Walkthrough:
     eps: float = LN_EPS
     notes: tuple[str, ...] = field(default_factory=tuple)
     model: Description | None = None  # what is described (explorer.model.description): each step's formula
+    experiments: tuple[Experiment, ...] = ()  # a real-model page's experiment, shown after the steps
 
     def formula(self, step: str) -> str:
         """The LaTeX of step `step` for this example's model (the page's own formula)."""

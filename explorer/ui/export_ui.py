@@ -10,29 +10,79 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
+from typing import Any
 
 import streamlit as st
 
+from attention_core import analysis
 from explorer.compute import cached as compute
+from explorer.compute import model_compute, pairs, patching
+from explorer.export import experiments as experiments_
 from explorer.export import html, layer_notebook, notebook, qr, walkthrough
+from explorer.model import models
+from explorer.model import pairs as pm
 from explorer.model.description import describe
 from explorer.model.example import Example
 from explorer.sharing import url as links
-from explorer.ui import state
+from explorer.ui import model_ui, state
+
+# What a real-model page's experiment was, in plain values (the download runs outside the script, without the
+# session): ("patching", model, clean, corrupt, answer, wrong) or ("minimal-pairs", model, first, second, word,
+# layer); answer, wrong, word None when not picked (the page's defaults).
+Asked = tuple[Any, ...] | None
 
 
-def _walkthrough(ex: Example, query: int, head: int, link: str) -> walkthrough.Walkthrough:
-    return walkthrough.from_example(ex, compute.run(ex), query=query, head=head, link=link)
+def asked(url_path: str | None) -> Asked:
+    """The experiment of the page ``url_path`` as this session has it, or None (no experiment there)."""
+    sentence = state.sentence().strip()
+    if url_path == "patching":
+        corrupt, answer, wrong = state.patch_link_state()
+        return ("patching", model_ui.shown_key(decoder_only=True), sentence, corrupt.strip(), answer, wrong)
+    if url_path == "minimal-pairs":
+        key = model_ui.shown_key(encoder_only=True)
+        return ("minimal-pairs", key, sentence, state.pair_link_state()[0].strip(), state.pair_word(sentence),
+                state.layer_head(*models.MODELS[key].shape)[0])  # fmt: skip
+    return None
 
 
-def notebook_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
+def experiments(what: Asked) -> tuple[experiments_.Experiment, ...]:
+    """The experiment as the exports show it, from the caches the page filled (a sweep not run yet is left
+    out); none when it cannot be made (a model not installed, a pair the page refused)."""
+    if what is None or not what[2] or not what[3] or models.missing(what[1]):
+        return ()
+    name, key, first, second, a, b = what
+    try:
+        if name == "patching":
+            pair = patching.pair(key, first, second, *patching.answers(key, first, second, a, b))
+            sweeps = [
+                patching.sweep(key, first, second, pair.answer, pair.wrong, s) for s in ("resid", "head")
+            ]
+            return (experiments_.patching(pair, *sweeps),)
+        runs = model_compute.run(key, first), model_compute.run(key, second)
+        differ = (
+            analysis.differing(runs[0].tokens, runs[1].tokens) if runs[0].n_tokens == runs[1].n_tokens else ()
+        )
+        word = pm.pick_word(runs[0].tokens, differ, a)
+        return (experiments_.minimal_pair(pairs.shift(key, first, second, word), int(b)),)
+    except ValueError:  # the page says why; the export leaves it out
+        return ()
+
+
+def _walkthrough(
+    ex: Example, query: int, head: int, link: str, what: Asked = None
+) -> walkthrough.Walkthrough:
+    w = walkthrough.from_example(ex, compute.run(ex), query=query, head=head, link=link)
+    return replace(w, experiments=experiments(what))
+
+
+def notebook_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
     if describe(ex).trained:  # a trained layer: the head on screen, from the layer's own numbers
         return layer_notebook.to_bytes(ex, compute.run(ex), head, link)
-    return notebook.to_bytes(_walkthrough(ex, query, head, link))
+    return notebook.to_bytes(_walkthrough(ex, query, head, link, what))
 
 
-def html_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
-    w = _walkthrough(ex, query, head, link)
+def html_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
+    w = _walkthrough(ex, query, head, link, what)
     shown = describe(ex)
     if shown.trained:  # say where the numbers come from
         said = f"Real model: {shown.banner()} The formulas are this layer's; every chart shows this layer's own numbers."
@@ -40,17 +90,19 @@ def html_bytes(ex: Example, query: int, head: int, link: str) -> bytes:
     return html.to_bytes(w)
 
 
-def downloads(ex: Example, link: str) -> None:
-    """The notebook and HTML buttons (inside the share panel); a note instead when nothing can be computed."""
+def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
+    """The notebook and HTML buttons (inside the share panel); a note instead when nothing can be computed.
+    On a real-model page with an experiment (``url_path``: /patching, /minimal-pairs) both files add it."""
     res = compute.run(ex)
     if res.n == 0 or res.error:
         st.caption("The notebook and the web page need an example that computes: type a sentence.")
         return
     query, head = state.query(), state.head()
     link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
+    what = asked(url_path)
     st.download_button(
         "Download as notebook (.ipynb)",
-        data=partial(notebook_bytes, ex, query, head, link),
+        data=partial(notebook_bytes, ex, query, head, link, what),
         file_name="attention-example.ipynb",
         mime="application/x-ipynb+json",
         on_click="ignore",
@@ -66,7 +118,7 @@ def downloads(ex: Example, link: str) -> None:
     )
     st.download_button(
         "Download as a web page (.html)",
-        data=partial(html_bytes, ex, query, head, link),
+        data=partial(html_bytes, ex, query, head, link, what),
         file_name="attention-example.html",
         mime="text/html",
         on_click="ignore",

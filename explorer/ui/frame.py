@@ -7,7 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
-from explorer.model import patching
+from explorer.model import pairs, patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.sharing import model_link
@@ -50,6 +50,7 @@ def read_url() -> None:
         params = {k: st.query_params.get(k) for k in st.query_params}
         state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
         state.apply_patch_link(patching.read_link(params))
+        state.apply_pair_link(pairs.read_link(params))
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -67,11 +68,7 @@ def sync_url(note: Any) -> None:
     want, chars = _address()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
-    picked = model_link.params(
-        state.model_key(), *state.picked_head(), state.off_heads(), **state.real_model_link()
-    )
-    want.update({p: v for p, v in picked.items() if v is not None})  # the real model, layer, head, heads off
-    want.update(patching.link_params(*state.patch_link_state()))  # /patching: corrupt sentence, answers
+    want.update(share_panel.page_params())  # the real model, layer, head, heads off; the experiments' pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)
@@ -175,7 +172,7 @@ def sidebar(page: page_table.Page | None) -> None:
                 icon=":material/undo:",
                 help="Takes back the last cell edit, reset, re-randomize, preset or imported file.",
             )
-        share_panel.panel()
+        share_panel.panel(None if page is None else page.url_path)
         # The link without presentation mode: students open the example on their laptops.
         export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)

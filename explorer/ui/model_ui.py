@@ -58,17 +58,29 @@ def _model_changed() -> None:
     state.set_off_heads(())  # switched-off heads belong to the model they were switched off in
 
 
-def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str | None:
-    """The key of the real model a page shows, said in a caption; None (with a message drawn) when it is not
-    installed. decoder_only: a decoder whatever is picked; why_not: what the page says when the picked model
-    is an encoder (static Markdown, ours)."""
+def shown_key(*, decoder_only: bool = False, encoder_only: bool = False) -> str:
+    """The real model a page shows: the picked one (MiniLM while the toy is picked); a page about the next token
+    (decoder_only) shows a decoder, one that needs every token to see the whole sentence (encoder_only) an
+    encoder, whichever is picked."""
+    key = models.real_key(state.model_key())
+    if decoder_only and not models.choice(key).decoder:
+        return models.DEFAULT_DECODER
+    if encoder_only and models.choice(key).decoder:
+        return models.DEFAULT_REAL
+    return key
+
+
+def say_model(
+    *, decoder_only: bool = False, encoder_only: bool = False, why_not: str | None = None
+) -> str | None:
+    """The key of the real model a page shows (``shown_key``), said in a caption; None (with a message drawn)
+    when it is not installed. why_not: what the page says when the picked model is an encoder and the page
+    needs a decoder (static Markdown, ours)."""
     picked = state.model_key()
-    key = models.real_key(picked)
+    key = shown_key(decoder_only=decoder_only, encoder_only=encoder_only)
     row = models.choice(key)
-    if decoder_only and not row.decoder:
-        if why_not and picked == key:
-            st.info(why_not, icon=":material/info:")
-        key, row = models.DEFAULT_DECODER, models.choice(models.DEFAULT_DECODER)
+    if why_not and key != picked == models.real_key(picked):  # a real model picked that this page cannot show
+        st.info(why_not, icon=":material/info:")
     missing = models.missing(key)
     if missing:
         st.info(literal(missing), icon=":material/cloud_off:")
@@ -81,16 +93,20 @@ def say_model(*, decoder_only: bool = False, why_not: str | None = None) -> str 
         return None
     if picked != key:
         why = "predicts the next word" if decoder_only else "is a real model"
+        why = "reads the whole sentence in both directions" if encoder_only else why
         note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
     else:
         note = f"**{row.title}**"
-    st.caption(f"{note} · {row.about}", help=row.precise or None)
+    about = "" if ui.step() else f" · {row.about}"  # presenting: one line (the step is one screen)
+    st.caption(f"{note}{about}", help=row.precise or None)
     return key
 
 
-def begin(*, decoder_only: bool = False, why_not: str | None = None) -> tuple[str, Any] | None:
+def begin(
+    *, decoder_only: bool = False, encoder_only: bool = False, why_not: str | None = None
+) -> tuple[str, Any] | None:
     """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run."""
-    key = say_model(decoder_only=decoder_only, why_not=why_not)
+    key = say_model(decoder_only=decoder_only, encoder_only=encoder_only, why_not=why_not)
     if key is None:
         return None
     if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):

@@ -309,9 +309,35 @@ PAGES: tuple[Page, ...] = (
         (
             Step(
                 "patching",
-                "What caused the answer?",
+                "Residual stream",
                 "Copy one activation from a clean run into a corrupt one: where the answer comes back is "
                 "where the model keeps it.",
+            ),
+            Step(
+                "patching-heads",
+                "Heads",
+                "Copy one head's output from the clean run: the few heads that bring the answer back move it "
+                "to the last position.",
+            ),
+        ),
+        section=REAL_MODEL,
+    ),
+    page(
+        "app_pages/minimal-pairs.py",
+        "minimal-pairs",
+        "Minimal pairs",
+        ":material/compare_arrows:",
+        "change one word: where the attention from another word moves",
+        (
+            Step(
+                "minimal-pairs",
+                "Minimal pairs",
+                "Change the last word and “it” means something else: does the attention from “it” follow?",
+            ),
+            Step(
+                "minimal-pairs-heads",
+                "Which heads moved",
+                "The difference, head by head, and the heads ranked by how much of their weight moved.",
             ),
         ),
         section=REAL_MODEL,

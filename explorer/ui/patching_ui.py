@@ -32,6 +32,14 @@ HOW_TO_READ = (
 )
 
 
+def columns() -> tuple[Any, Any]:
+    """Where the controls and the sweeps go: one above the other, or, while presenting, side by side (the
+    controls on the left, the step's sweep as tall as the screen allows on the right: one screen)."""
+    if ui.step():
+        return tuple(st.columns(2, gap="medium"))  # type: ignore[return-value]
+    return st.container(), st.container()
+
+
 def corrupt_box() -> str:
     """Example pairs (each sets both sentences) and the corrupt sentence's box; returns it, stripped."""
     cols = st.columns(len(pm.PAIRS))
@@ -39,10 +47,12 @@ def corrupt_box() -> str:
         col.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="stretch",
                    on_click=state.set_patch_pair, args=(pair.clean, pair.corrupt))  # fmt: skip
     text = st.text_input(
-        "Corrupt sentence: the sentence above with a word changed (as many tokens)",
+        "Corrupt sentence: the sentence above with a word changed",
         key=state.K_PATCH_CORRUPT,
         max_chars=500,
+        help="As many tokens as the sentence above, so that positions line up: change a name or a place.",
         placeholder="e.g. the sentence above with one name or place changed",
+        persist_state="session",  # kept while another page is open (links and the share panel carry it)
     )
     return str(text).strip()
 
@@ -65,7 +75,8 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     widget = f"patching.{which}"
     st.session_state[widget] = value
     st.selectbox(label, options, key=widget, format_func=lambda t: f"“{show_token(shown[t])}”  p = {p[t]:.3f}",
-                 on_change=_picked, args=(which, sentence, widget))  # fmt: skip
+                 on_change=_picked, args=(which, sentence, widget),
+                 help=f"One of the {pm.CANDIDATES} most likely next tokens after that sentence.")  # fmt: skip
     return value
 
 
@@ -89,15 +100,12 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
                    f"{pm.MAX_PATCH_TOKENS} tokens (these have {clean.n_tokens} and {other.n_tokens}).",
                    icon=":material/timer:")  # fmt: skip
         return None
-    first = pm.default_ids(pc.candidates(key, clean.text, pm.CANDIDATES)[0],
-                           pc.candidates(key, corrupt, pm.CANDIDATES)[0])  # fmt: skip
+    first = pc.answers(key, clean.text, corrupt, None, None)
     a, b = st.columns(2)
     with a:
-        answer = _picker(
-            "answer", key, clean.text, "Answer: a likely next token of the clean sentence", first[0]
-        )
+        answer = _picker("answer", key, clean.text, "Answer (of the clean sentence)", first[0])
     with b:
-        wrong = _picker("wrong", key, corrupt, "Wrong: a likely next token of the corrupt sentence", first[1])
+        wrong = _picker("wrong", key, corrupt, "Wrong (of the corrupt sentence)", first[1])
     try:
         pair = pc.pair(key, clean.text, corrupt, answer, wrong)
     except ValueError as exc:
@@ -119,6 +127,9 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     slot = st.empty()  # the button, gone once the sweeps are done
     if not todo or not slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
                                    icon=":material/play_arrow:", type="primary"):  # fmt: skip
+        if len(todo) == len(got):
+            st.caption("Both sweeps together are 30 × (tokens + 9) runs of the model from the patched layer on (a "
+                       "few seconds); a pair someone has run already shows at once.")  # fmt: skip
         return got
     lock = state.sweep_lock()
     if not lock.acquire(blocking=False):
@@ -137,8 +148,23 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
 
 
 def draw(pair: analysis.PatchPair, done: dict[str, Any]) -> None:
-    """The sweeps that have run, side by side, and how to read them."""
+    """The sweeps that have run, side by side, and how to read them; presenting, the step's sweep alone."""
     sty = ui.style()
+    if ui.step():
+        site = "head" if ui.step() == "patching-heads" else "resid"
+        if done[site] is None:
+            st.info(
+                f"Run the patching (on the left) to see the {SITE_NAMES[site]} here.",
+                icon=":material/science:",
+            )
+        elif site == "resid":
+            fig = pv.resid_sweep(
+                done["resid"], pair.clean_tokens, pair.corrupt_tokens, style=sty, width_px=ui.HALF
+            )
+            ui.chart(fig, "patching.resid")
+        else:
+            ui.chart(pv.head_sweep(done["head"], style=sty, width_px=ui.HALF), "patching.head")
+        return
     charts = []
     if done["resid"] is not None:
         fig = pv.resid_sweep(
@@ -164,7 +190,10 @@ FOUR_VIEWS = (
 
 
 def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
-    """One prediction, four views, in an expander that computes only while it is open."""
+    """One prediction, four views, in an expander that computes only while it is open (not while presenting:
+    a step is one screen)."""
+    if ui.step():
+        return
     with st.expander("One prediction, four views: attention, rollout, occlusion, heads switched off and "
                      "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
         if not box.open:

@@ -12,7 +12,9 @@ from urllib.parse import parse_qsl
 import streamlit as st
 
 from explorer import cache, sharing
+from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
+from explorer.sharing import model_link
 from explorer.sharing import url as links
 from explorer.ui import export_ui, state
 
@@ -55,10 +57,28 @@ def _query(
     return links.query(_ex, dict(draws), present=present, ask=ask)
 
 
+def page_params() -> dict[str, str]:
+    """The real-model pages' choices as link parameters: the model, layer, head and switched-off heads, the
+    logit lens's token and the induction run (explorer.sharing.model_link), /patching's pair and answers
+    (corrupt=, answer=, wrong=), the second sentences and the word of the two-sentence experiments (pair=,
+    word=, other=)."""
+    picked = model_link.params(
+        state.model_key(), *state.picked_head(), state.off_heads(), **state.real_model_link()
+    )
+    out = {p: v for p, v in picked.items() if v is not None}
+    out.update(patching.link_params(*state.patch_link_state()))
+    out.update(pairs.link_params(*state.pair_link_state()))
+    return out
+
+
 def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
-    """The link to this example (with the question asked, if any: it opens with the answer hidden)."""
+    """The link to this example (with the question asked, if any: it opens with the answer hidden), and the
+    real-model pages' choices (``page_params``): the address bar's parameters, as a link."""
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, ",".join(asked) or None)
+    extra = page_params()
+    if extra:
+        query += "&" + links.query_of_params(extra)
     return f"{base_url().split('?', 1)[0]}?{query}"
 
 
@@ -90,8 +110,9 @@ def address(
     return {**head, **dict(params)}, chars
 
 
-def panel() -> None:
-    """Draw the share and export controls (inside the sidebar), while the panel is open.
+def panel(url_path: str | None = None) -> None:
+    """Draw the share and export controls (inside the sidebar), while the panel is open; the files of a
+    real-model page with an experiment (``url_path``) add it.
 
     Closed (as it opens), its dozen elements are neither made nor sent: each element on the page costs the
     browser about 0.8 ms of every Enter (benchmarks/element_cost.py). Opening it reruns the app, which draws
@@ -118,7 +139,7 @@ def panel() -> None:
             )
         export_ui.qr_button(key="share.qr")
         st.markdown("**Files**")
-        export_ui.downloads(ex, link_for(ex, draws, False))
+        export_ui.downloads(ex, link_for(ex, draws, False), url_path)
         st.download_button(
             "Download the example (JSON)",
             data=partial(sharing.to_json, ex, draws),

@@ -21,7 +21,7 @@ from plotly.colors import sample_colorscale
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
 from explorer.model.description import show_token
-from explorer.views.style import MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
+from explorer.views.style import FULL_PX, MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
 # attention_core.analysis.HEAD_RULES, plus "broad" and "mixed").
@@ -300,8 +300,10 @@ def value_bars(
     title: str,
     x_title: str,
     digits: int = 3,
+    width_px: int = FULL_PX,
 ) -> Any:
-    """Horizontal bars, one per name in the given order (first on top), each value printed beside its bar."""
+    """Horizontal bars, one per name in the given order (first on top), each value printed beside its bar;
+    the title wrapped to ``width_px`` (as heatmap's)."""
     ys = np.arange(len(names))
     vals = np.asarray(values, dtype=np.float64)
     top = float(np.nanmax(vals)) if vals.size and np.isfinite(vals).any() else 0.0
@@ -315,7 +317,7 @@ def value_bars(
     }  # fmt: skip
     left = max((text_px(s, style.font) for s in names), default=0.0) + 20
     layout = _layout(
-        style, title, int(140 + len(names) * (style.font + 14)),
+        style, title, int(140 + len(names) * (style.font + 14)), width_px,
         xaxis={"title": {"text": esc(x_title)}, "range": [0, top * 1.3]},
         yaxis={"tickmode": "array", "tickvals": ys, "ticktext": [esc(s) for s in names], "autorange": "reversed",
                "tickfont": {"size": style.font}, "automargin": False},

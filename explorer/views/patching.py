@@ -81,24 +81,48 @@ def occlusion_strip(
 ) -> Any:
     """The sentence as a row of coloured tokens: each token's cell coloured by how p(target) changes when that
     token is removed (diverging, centred on 0), the token and the change written in its cell and on hover."""
+    shown = show_token(target)
+    title = f"Which tokens matter for “{shown}”: the change in its probability without each token"
+    what = f"p({esc(shown)}) changes by"
+    return token_strip(tokens, delta, title=title, what=what, style=style, width_px=width_px)
+
+
+def token_strip(
+    tokens: Sequence[str],
+    delta: NDArray[np.float64],
+    *,
+    title: str,
+    what: str,
+    style: Style,
+    digits: int = 2,
+    width_px: int = FULL_PX,
+) -> Any:
+    """The sentence as a row of coloured tokens, each cell coloured by its change (diverging, centred on 0),
+    the token and the change written in it; NaN is a token that was never removed ("kept", no colour).
+    ``what`` (HTML, escaped by the caller) is the hover's words before the number."""
     shown = [show_token(t) for t in tokens]
-    bound = float(np.abs(delta).max()) or 1.0
+    z = np.asarray(delta, dtype=np.float64)
+    kept = ~np.isfinite(z)
+    bound = float(np.abs(z[~kept]).max()) if (~kept).any() else 0.0
+    bound = bound or 1.0
     widths = np.array(
-        [max(text_px(s, style.cell_font), text_px("+0.00", style.cell_font)) + 14 for s in shown]
+        [max(text_px(s, style.cell_font), text_px("+0." + "0" * digits, style.cell_font)) + 14 for s in shown]
     )
     edges = np.concatenate([[0.0], np.cumsum(widths)])  # each token as wide as its text
+    # Each cell: the token over its change (a heatmap's texttemplate reads only x, y, z and text), or "kept".
+    cells = [
+        f"{esc(s)}<br>{'kept' if k else f'{v:+.{digits}f}'}" for s, v, k in zip(shown, z, kept, strict=True)
+    ]
+    hover = [esc(f"“{s}”: kept in every run") if k else esc(f"without token {i}, “{s}”") + f": {what} {v:+.4f}"
+             for i, (s, v, k) in enumerate(zip(shown, z, kept, strict=True))]  # fmt: skip
     trace = {
-        "type": "heatmap", "z": np.asarray(delta, dtype=np.float64)[None, :], "x": edges, "y": [0.0, 1.0],
+        "type": "heatmap", "z": np.where(kept, 0.0, z)[None, :], "x": edges, "y": [0.0, 1.0],
         "zmin": -bound, "zmax": bound, "zmid": 0.0, "colorscale": _colorscale(style.diverging),
-        "showscale": False, "xgap": 2, "text": np.array([[esc(s) for s in shown]]),
-        "texttemplate": "%{text}<br>%{z:+.2f}", "textfont": {"size": style.cell_font},
-        "customdata": np.array([[esc(f"without token {i}, “{s}”") for i, s in enumerate(shown)]]),
-        "hovertemplate": "%{customdata}: p(" + esc(show_token(target)) + ") changes by %{z:+.4f}<extra></extra>",
+        "showscale": False, "xgap": 2, "text": np.array([cells]), "texttemplate": "%{text}",
+        "textfont": {"size": style.cell_font}, "customdata": np.array([hover]),
+        "hovertemplate": "%{customdata}<extra></extra>",
     }  # fmt: skip
     axis = {"visible": False, "fixedrange": True}
-    title = (
-        f"Which tokens matter for “{show_token(target)}”: the change in its probability without each token"
-    )
     layout = _layout(style, title, int(40 + style.title_font * 2 + 3 * style.cell_font + 24), width_px,
                      xaxis={**axis, "range": [0, float(edges[-1])]}, yaxis={**axis, "range": [0, 1]})  # fmt: skip
     return _figure([trace], layout)

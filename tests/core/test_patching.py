@@ -171,3 +171,26 @@ def test_ablation_effects_find_the_mover_and_equal_runs_with_a_head_mask(circuit
         mask[layer, head] = 0.0
         want = an.total_variation(base, smol.run(CLEAN, mask).next_token_probs())
         assert effects[layer, head] == pytest.approx(want, abs=1e-4)
+
+
+def test_occlusion_of_similarity_equals_runs_without_each_token() -> None:
+    m = need("all-MiniLM-L6-v2")
+    text, other = "A man is playing a guitar.", "Someone plays music on a guitar."
+    got = an.occlusion_similarity(m, text, other)
+    run = m.run(text)
+    ids = np.array(run.token_ids)
+    target = an.sentence_embedding(m.run(other).hidden_states[-1])
+    base = an.cosine(an.sentence_embedding(run.hidden_states[-1]), target)
+    assert got.shape == (len(ids),) and np.isnan(got[[0, -1]]).all()  # [CLS] and [SEP] stay
+    for i in range(1, len(ids) - 1):
+        layers = run_transformer(np.delete(ids, i), m.weights, m.config)[1]
+        want = an.cosine(an.sentence_embedding(layers[-1].output), target) - base
+        assert got[i] == pytest.approx(want, abs=1e-5)
+    assert run.tokens[int(np.nanargmin(got))] == "guitar"  # the word both sentences share matters most
+
+
+def test_occlusion_of_similarity_needs_an_encoder_and_a_token_to_remove(circuit) -> None:
+    with pytest.raises(ValueError, match="predicts the next token"):
+        an.occlusion_similarity(circuit, "x a y", "x b y")
+    with pytest.raises(ValueError, match="no tokens of its own"):
+        an.occlusion_similarity(need("all-MiniLM-L6-v2"), "[SEP]", "a cat")

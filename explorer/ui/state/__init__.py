@@ -1,5 +1,6 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
-actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's).
+actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; pairs.py those
+of the experiments with two sentences).
 
 Layout of the session state:
 - widget keys (`K_*`, keys.py): the scalar settings, owned by their widgets; widgets are created without a
@@ -81,6 +82,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     _MATRICES,
     _MESSAGES,
     _PAGE,
+    _PAIR_WORD,
     _PATCH_IDS,
     _PATCH_LOCK,
     _QR,
@@ -112,6 +114,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     K_MODEL_HEAD,
     K_OFF,
     K_OTHER,
+    K_PAIR_OTHER,
     K_PATCH_CORRUPT,
     K_PRESENT,
     K_PRESET,
@@ -142,6 +145,13 @@ from explorer.ui.state.models import (  # noqa: F401
     set_off_heads,
     set_picked,
     set_ranking,
+)
+from explorer.ui.state.pairs import (  # noqa: F401
+    apply_pair_link,
+    pair_link_state,
+    pair_word,
+    set_pair,
+    set_pair_word,
 )
 from explorer.ui.state.patching import (  # noqa: F401
     apply_patch_link,

@@ -89,6 +89,8 @@ _PATCH_IDS = (
     "rm.patch.ids"  # "answer" | "wrong" -> (the sentence it was picked for, token id); answer=, wrong=
 )
 _PATCH_LOCK = "rm.patch.lock"  # held while this session runs a patching sweep: one sweep at a time
+K_PAIR_OTHER = "rm.pair.other"  # /minimal-pairs: the second sentence (the first is the sentence); pair=
+_PAIR_WORD = "rm.pair.word"  # (the sentence it was picked for, its position or an example's word); word=
 
 MODEL_DEFAULTS: dict[str, Any] = {
     K_MODEL: "toy",
@@ -102,4 +104,5 @@ MODEL_DEFAULTS: dict[str, Any] = {
     K_IND_SEED: models.INDUCTION_SEED,
     K_IND_LEN: models.INDUCTION_LENGTH,
     K_PATCH_CORRUPT: "",
+    K_PAIR_OTHER: "",
 }
