@@ -201,9 +201,8 @@ def scores(d: Description) -> str:
     if not (d.rope and d.rope_base):
         return main
     # Two lines: on one, RoPE's rotation ran past the page's edge at 1280 px.
-    rope = (
-        rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {d.rope_base:,.0f})"
-    )
+    base = f"{d.rope_base:,.0f}".replace(",", "{,}")  # a thousands comma, with no space after it
+    rope = rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})"
     return rf"\begin{{gathered}}{main}\\{rope}\end{{gathered}}"
 
 

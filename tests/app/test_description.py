@@ -49,7 +49,7 @@ def test_a_smollm2_layer_is_described_as_the_model_computes_it() -> None:
     assert r"H = X + \mathrm{MHA}(\mathrm{RMSNorm}(X))" in block
     assert r"\mathrm{silu}(h W_1) \odot h W_{up}" in block and r"\max(0" not in block and "b_1" not in block
     assert r"\mathrm{RMSNorm}(x) = \gamma \odot" in block
-    assert r"\tilde Q \tilde K^\top" in formulas.scores(d) and "100,000" in formulas.scores(d)
+    assert r"\tilde Q \tilde K^\top" in formulas.scores(d) and "100{,}000" in formulas.scores(d)
     assert r"K_{g(h)}" in formulas.projections(d)  # nine query heads read three key/value heads
     # settings the layer fixes are said in words, never as True/False
     assert d.fixed["rope"] == "base 100,000, applied inside the layer (as trained)"
