@@ -502,8 +502,18 @@ def _own_file(node: ast.AST) -> bool:
     )
 
 
+def _own_asset_name(node: ast.AST) -> bool:
+    """`asset_names()["css"]`: the content-hashed name of a file of the app's own (explorer.ui.chart)."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Call)
+        and getattr(node.value.func, "id", "") == "asset_names"
+        and isinstance(node.slice, ast.Constant)
+    )
+
+
 def _static(node: ast.AST, consts: dict[str, bool]) -> bool:
-    if _own_file(node):
+    if _own_file(node) or _own_asset_name(node):
         return True
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str | int | float)
@@ -520,7 +530,7 @@ def _static(node: ast.AST, consts: dict[str, bool]) -> bool:
 
 def _static_text(arg: ast.AST, path: Path) -> bool:
     """True if `arg` is static text: a literal, or a module-level static constant (here or explorer.<mod>)."""
-    if isinstance(arg, ast.Name | ast.Constant | ast.JoinedStr):
+    if isinstance(arg, ast.Name | ast.Constant | ast.JoinedStr | ast.Subscript):
         return _static(arg, _module_constants(path))
     if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name):
         mods = [m for m in (ROOT / "explorer").rglob(f"{arg.value.id}.py")]

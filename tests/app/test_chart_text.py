@@ -136,8 +136,11 @@ def chart_texts(at) -> dict[str, dict]:  # noqa: ANN001 - an AppTest
     return out
 
 
-# Every page that draws charts when it opens (/patching draws its own after its Run button).
-@pytest.mark.parametrize("url", [p.url_path for p in page_table.listed() if p.url_path != "patching"])
+# Every page that draws charts when it opens (/patching draws its own after its Run button, /minimal-pairs
+# once a second sentence is typed or a pair picked).
+@pytest.mark.parametrize(
+    "url", [p.url_path for p in page_table.listed() if p.url_path not in ("patching", "minimal-pairs")]
+)
 def test_every_chart_on_a_page_says_what_it_shows(kit, url: str) -> None:
     at = kit.open(url, via_app=True)
     assert not at.exception, at.exception
@@ -171,10 +174,12 @@ def test_the_scores_table_is_the_cores_weights(kit) -> None:
 def test_a_heatmap_without_labels_of_its_own_is_read_from_its_axes_and_cell_text() -> None:
     from explorer.views import patching as pv
 
-    delta = np.array([0.05, -0.2, 0.0, 0.125, -0.01])
+    delta = np.array([0.05, -0.2, 0.0, 0.126, -0.01])
     summary, (table,) = d.describe(pv.occlusion_strip(LABELS, delta, " Paris", style=fg.Style()))
-    assert summary.endswith("1 row by 5 columns, values from -0.20 (“cat”) to +0.13 (“on”).")  # "%{z:+.2f}"
-    assert table.cols == LABELS and table.rows[0][1] == ["+0.05", "-0.20", "+0.00", "+0.13", "-0.01"]
+    # the strip names each token with its change; the table holds the changes at two decimals
+    assert summary.endswith("1 row by 5 columns, values from -0.20 (“cat -0.20”) to 0.13 (“on +0.13”).")
+    assert table.cols == [f"{t} {v:+.2f}" for t, v in zip(LABELS, delta, strict=True)]
+    assert table.rows[0][1] == ["0.05", "-0.20", "0.00", "0.13", "-0.01"]
 
 
 def test_the_line_view_says_what_each_query_attends_to() -> None:
