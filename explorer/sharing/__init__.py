@@ -6,7 +6,8 @@ the same example after any later change of the app's defaults (tests/app/test_sa
 
 Modules: `values` (limits, the link's vocabulary from the settings table, the value checks, the one reader
 of whole numbers), `params` (the settings as query parameters), `state_blob` (the edited matrices in one `s=`
-parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `url` (reading the whole
+parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `picks` (the explorer pages' head
+and tokens picked: h=, q=, k=), `url` (reading the whole
 address: ?preset=, ?present=, ?ask=, a shared link, ?sentence=; writing a link), `json_file` and
 `csv_file`. All are pure: no Streamlit, no pickle, no eval (the "Share and export" panel is
 explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable

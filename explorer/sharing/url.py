@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
 from explorer.lessons import PRESETS
-from explorer.model.example import Example
+from explorer.model.example import Example, conform, tokens_for
 from explorer.model.settings_table import MAX_TOKENS
 from explorer.sharing import params as link_params
 from explorer.sharing import values
@@ -55,7 +55,9 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
     elif "sentence" in params:
         text = str(params["sentence"] or "")
         msgs: list[str] = []
-        ex = ex.with_(sentence=values.cut_sentence(text, msgs))
+        # As typed in the box: the matrices follow the new tokens (each embedding row its word, new rows
+        # seeded), so the example is the seeded one and its link as short as the typed sentence's
+        ex = conform(ex.with_(sentence=values.cut_sentence(text, msgs)), old_tokens=tokens_for(ex)[0])
         out.messages += [("warning", m) for m in msgs]
     present = str(params.get("present", "") or "").strip().lower()
     if present:

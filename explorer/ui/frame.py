@@ -10,7 +10,7 @@ from explorer import sharing
 from explorer.model import pairs, patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
-from explorer.sharing import model_link
+from explorer.sharing import model_link, picks
 from explorer.sharing import url as links
 from explorer.ui import (
     a11y,
@@ -51,6 +51,8 @@ def read_url() -> None:
         state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
         state.apply_patch_link(patching.read_link(params))
         state.apply_pair_link(pairs.read_link(params))
+        # The head and tokens picked, read against the example the link opened (its heads, its tokens)
+        state.apply_picks(picks.read(params, state.current().n_heads, len(state.tokens()), state.picks()))
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -62,13 +64,14 @@ def _address() -> tuple[dict[str, str], int]:
 def sync_url(note: Any) -> None:
     """After every run, the address bar holds the whole state, as the Share link does (F5 in class and a
     copied address lose nothing): every setting, the edited matrices, presentation mode and its step. Query
-    parameters Streamlit clears on a change of page are written again here; beside them the real model's
-    (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=, ind_len=). The link is made once, from the state the run ended with; past the
+    parameters Streamlit clears on a change of page are written again here; beside them the head and tokens
+    picked (h=, q=, k=) and the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
+    ind_len=). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
     want, chars = _address()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
-    want.update(share_panel.page_params())  # the real model, layer, head, heads off; the experiments' pairs
+    want.update(share_panel.page_params())  # the picks; the real model, layer, head, heads off; the pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)

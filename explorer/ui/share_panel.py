@@ -14,9 +14,10 @@ import streamlit as st
 from explorer import cache, sharing
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
-from explorer.sharing import model_link
+from explorer.sharing import model_link, picks
 from explorer.sharing import url as links
 from explorer.ui import export_ui, state
+from explorer.ui.present import STEPS, step_index
 
 K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
 LINK_BYTES = 8 * cache.MB  # the share-link cache (a link of the largest, fully edited example is 1.7 MB)
@@ -58,25 +59,35 @@ def _query(
 
 
 def page_params() -> dict[str, str]:
-    """The real-model pages' choices as link parameters: the model, layer, head and switched-off heads, the
-    logit lens's token and the induction run (explorer.sharing.model_link), /patching's pair and answers
-    (corrupt=, answer=, wrong=), the second sentences and the word of the two-sentence experiments (pair=,
-    word=, other=)."""
+    """The pages' choices as link parameters: the explorer's head and tokens picked (h=, q=, k=:
+    explorer.sharing.picks); the real-model pages' model, layer, head and switched-off heads, the logit lens's
+    token and the induction run (explorer.sharing.model_link), /patching's pair and answers (corrupt=,
+    answer=, wrong=), the second sentences and the word of the two-sentence experiments (pair=, word=,
+    other=). Each only when it is not the default."""
+    out = picks.params(*state.picks())
     picked = model_link.params(
         state.model_key(), *state.picked_head(), state.off_heads(), **state.real_model_link()
     )
-    out = {p: v for p, v in picked.items() if v is not None}
+    out.update({p: v for p, v in picked.items() if v is not None})
     out.update(patching.link_params(*state.patch_link_state()))
     out.update(pairs.link_params(*state.pair_link_state()))
     return out
 
 
-def link_for(ex: Example, draws: dict[str, int], present: bool) -> str:
-    """The link to this example (with the question asked, if any: it opens with the answer hidden), and the
-    real-model pages' choices (``page_params``): the address bar's parameters, as a link."""
+def step_params(url_path: str) -> dict[str, str]:
+    """Presenting page ``url_path`` at one of its steps: that step (step=, as the address bar has it)."""
+    name = st.query_params.get("step")
+    i = step_index(url_path, name) if state.present() and name else None
+    return {} if i is None or STEPS[i].name != name else {"step": name}
+
+
+def link_for(ex: Example, draws: dict[str, int], present: bool, url_path: str | None = None) -> str:
+    """The link to this example (with the question asked, if any: it opens with the answer hidden), the pages'
+    choices (``page_params``) and, presenting page ``url_path``, its step shown: the address bar's
+    parameters, as a link."""
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, ",".join(asked) or None)
-    extra = page_params()
+    extra = {**page_params(), **(step_params(url_path) if present and url_path is not None else {})}
     if extra:
         query += "&" + links.query_of_params(extra)
     return f"{base_url().split('?', 1)[0]}?{query}"
@@ -124,7 +135,7 @@ def panel(url_path: str | None = None) -> None:
     ex, draws = state.current(), state.draws()
     with box:
         st.markdown("**Link to this example**")
-        url = link_for(ex, draws, state.present())
+        url = link_for(ex, draws, state.present(), url_path)
         if links.too_long(url):
             st.warning(
                 f"This example is too large for a link ({len(url):,} characters; links stay under "

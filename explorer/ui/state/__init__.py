@@ -15,6 +15,7 @@ from explorer.model.example import Example  # noqa: F401  (state.Example: what c
 from explorer.ui.state.actions import (  # noqa: F401
     _replace_with_default,
     apply_example,
+    apply_picks,
     ask,
     can_undo,
     close_layer,
@@ -63,6 +64,7 @@ from explorer.ui.state.core import (  # noqa: F401
     init,
     matrix,
     page,
+    picks,
     present,
     preset,
     query,

@@ -26,8 +26,11 @@ from explorer.ui.state.keys import (
     _UNDO,
     _UNDO_DRAWS,
     K_ASK,
+    K_HEAD,
+    K_KEY,
     K_PRESENT,
     K_PRESET,
+    K_QUERY,
     MODEL_QUESTIONS,
     SETTING_KEYS,
 )
@@ -52,6 +55,17 @@ def set_matrix(name: str, value: np.ndarray, *, from_editor: bool = False) -> No
 def set_setting(name: str, value: Any) -> None:
     """Set a scalar setting by its Example field name (before its widget is drawn in this run)."""
     st.session_state[SETTING_KEYS[name]] = value
+
+
+def apply_picks(link: Any) -> None:
+    """What a link picked on the explorer pages (explorer.sharing.picks.PicksRead: the head shown, the query
+    and key tokens, 0-based and inside the example): set, with its messages. Before the pickers are drawn."""
+    ss = st.session_state
+    for key, value in ((K_HEAD, link.head), (K_QUERY, link.query), (K_KEY, link.key)):
+        if value is not None:
+            ss[key] = int(value)
+    for text in link.messages:
+        say("warning", text)
 
 
 def rerandomize(*names: str) -> None:

@@ -229,6 +229,13 @@ def query() -> int:
     return int(st.session_state[K_QUERY])
 
 
+def picks() -> tuple[int, int, int]:
+    """The explorer pages' picks, 0-based: the head shown, the query token and the key token (the picked cell
+    of /scores is (query, key))."""
+    ss = st.session_state
+    return int(ss.get(K_HEAD, 0)), int(ss.get(K_QUERY, 0)), int(ss.get(K_KEY, 0))
+
+
 def preset() -> str:
     """The name of the preset last loaded, or ""."""
     return str(st.session_state.get(K_PRESET) or "")

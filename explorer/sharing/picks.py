@@ -1,0 +1,84 @@
+"""The explorer pages' picks in a link: the head shown on single-head pages (h=, 1-based, as the picker shows
+it), the query token (q=) and the key token of the picked cell (k=) (0-based, as the token pickers count).
+Pure.
+
+A pick is written only when it differs from the first head or token (links stay short), and read against the
+example the link opens: its heads and its tokens. A number past the example's last head or token is clamped
+to it, anything else is left out; either way one message says what the link asked and what is shown.
+Reading never raises, and reads at most MAX_PICK_CHARS of each parameter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from explorer.sharing.values import UINT_RE, ShareError, whole_number
+
+PARAMS = ("h", "q", "k")  # beside the settings: the head shown, the query token, the key token
+MAX_PICK_CHARS = 40  # a longer value is not a head or a token's number
+
+
+@dataclass
+class PicksRead:
+    """What a link picked (0-based; None: not in the link, or not readable), and messages for the person."""
+
+    head: int | None = None
+    query: int | None = None
+    key: int | None = None
+    messages: list[str] = field(default_factory=list)
+
+
+def params(head: int, query: int, key: int) -> dict[str, str]:
+    """The picks (0-based) as link parameters, each only when it is not the first head or token."""
+    out: dict[str, str] = {}
+    if head:
+        out["h"] = str(head + 1)
+    if query:
+        out["q"] = str(query)
+    if key:
+        out["k"] = str(key)
+    return out
+
+
+def _one(
+    raw: str, label: str, bounds: tuple[int, int], why: str, noun: str, kept: int
+) -> tuple[int | None, str]:
+    """One pick as the link writes it (a head from 1, a token from 0: `bounds`), as written, and a message (""
+    when read as written). A number past the bounds is clamped to them; anything else keeps `kept`."""
+    lo, hi = bounds
+    text = raw[:MAX_PICK_CHARS]
+    try:
+        return whole_number(label, text, lo, hi, why, signed=False), ""
+    except ShareError as e:
+        if len(raw) <= MAX_PICK_CHARS and UINT_RE.fullmatch(text.strip()):
+            value = min(max(int(text.strip()), lo), hi)
+            return value, f"The link's {e} Showing {noun} {value}."
+        return None, f"The link's {e} Kept {noun} {kept}."
+
+
+def read(
+    link: Mapping[str, str | None], n_heads: int, n_tokens: int, picked: tuple[int, int, int] = (0, 0, 0)
+) -> PicksRead:
+    """h=2 (1-based), q=3, k=1 (0-based), each on its own, against an example of `n_heads` heads and
+    `n_tokens` tokens. `picked`: the head, query and key shown before the link (0-based: what a part that
+    cannot be read keeps). With no tokens (an empty sentence) the token picks are left out without a word:
+    the page says there is nothing to read."""
+    out = PicksRead()
+    head, query, key = picked
+    last = n_tokens - 1
+    tokens = " (the tokens of this sentence)"
+    parts = (  # attribute, parameter, what it is, bounds as written, why, noun, kept as written, 1-based
+        ("head", "h", "head (h=)", (1, n_heads), " (the heads of this example)", "head", head + 1, 1),
+        ("query", "q", "query token (q=)", (0, last), tokens, "token", query, 0),
+        ("key", "k", "key token (k=)", (0, last), tokens, "token", key, 0),
+    )  # fmt: skip
+    for name, param, what, bounds, why, noun, kept, base in parts:
+        raw = str(link.get(param) or "")
+        if not raw.strip() or bounds[1] < bounds[0]:
+            continue
+        value, message = _one(raw, what, bounds, why, noun, kept)
+        setattr(out, name, None if value is None else value - base)
+        if message:
+            out.messages.append(message)
+    return out
