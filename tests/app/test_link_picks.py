@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.model.example import Example, conform, tokens_for
 from explorer.sharing import picks
 from explorer.sharing import url as links
-from explorer.ui import page_table, state
+from explorer.ui import export_ui, page_table, state
 from tests.app import flows
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -194,3 +194,34 @@ def test_a_link_made_from_a_sentence_address_is_as_short_as_a_typed_ones() -> No
     typed = open_at("")
     typed.text_input(key=state.K_SENTENCE).set_value(sentence).run()
     assert share_link(typed) == from_address and "s" not in from_address
+
+
+def test_the_qr_code_and_the_exports_link_back_with_the_picks(monkeypatch) -> None:  # noqa: ANN001
+    made: dict[str, str] = {}
+    downloads, dialog = export_ui.downloads, export_ui.qr_dialog
+
+    def files(ex: Example, link: str, *rest: object) -> None:
+        made["files"] = link
+        downloads(ex, link, *rest)
+
+    def qr_code(link: str) -> None:
+        made["qr"] = link
+        dialog(link)
+
+    monkeypatch.setattr(export_ui, "downloads", files)
+    monkeypatch.setattr(export_ui, "qr_dialog", qr_code)
+    at = open_at("scores", {"sentence": "A cat sat on it", "heads": "2", "present": "1", "h": "2", "q": "3"})
+    flows.open_share(at).button(key="share.qr").click().run()
+    assert not at.exception, at.exception
+    for what in ("files", "qr"):  # students open it on their laptops: not presenting
+        got = dict(parse_qsl(urlsplit(made[what]).query))
+        assert (got["h"], got["q"], "k" in got, "present" in got) == ("2", "3", False, False), what
+    ex = state_example(at)
+    text = export_ui.notebook_bytes(ex, 3, 1, made["files"]).decode("utf-8")
+    assert made["files"] in text  # its link back
+    assert "i, h = 3, 1" in text  # the notebook computes the picked query and head
+
+
+def state_example(at: AppTest) -> Example:
+    settings = {name: at.session_state[key] for name, key in state.SETTING_KEYS.items()}
+    return Example(**settings, **at.session_state["m.matrices"])
