@@ -5,7 +5,7 @@ Pure.
 A pick is written only when it differs from the first head or token (links stay short), and read against the
 example the link opens: its heads and its tokens. A number past the example's last head or token is clamped
 to it, anything else is left out; either way one message says what the link asked and what is shown.
-Reading never raises, and reads at most MAX_PICK_CHARS of each parameter.
+Reading never raises, and reads the first MAX_PICK_CHARS characters of each parameter (as model_link does).
 """
 
 from __future__ import annotations
@@ -41,20 +41,22 @@ def params(head: int, query: int, key: int) -> dict[str, str]:
     return out
 
 
-def _one(
-    raw: str, label: str, bounds: tuple[int, int], why: str, noun: str, kept: int
-) -> tuple[int | None, str]:
+def _one(raw: str, label: str, bounds: tuple[int, int], noun: str, kept: int) -> tuple[int | None, str]:
     """One pick as the link writes it (a head from 1, a token from 0: `bounds`), as written, and a message (""
     when read as written). A number past the bounds is clamped to them; anything else keeps `kept`."""
     lo, hi = bounds
     text = raw[:MAX_PICK_CHARS]
-    try:
-        return whole_number(label, text, lo, hi, why, signed=False), ""
+    try:  # the reader every link uses: ASCII digits only
+        return whole_number(label, text, lo, hi, f" (this example's {noun}s)", signed=False), ""
     except ShareError as e:
-        if len(raw) <= MAX_PICK_CHARS and UINT_RE.fullmatch(text.strip()):
-            value = min(max(int(text.strip()), lo), hi)
-            return value, f"The link's {e} Showing {noun} {value}."
-        return None, f"The link's {e} Kept {noun} {kept}."
+        if not UINT_RE.fullmatch(text.strip()):
+            return None, f"The link's {e} Kept {noun} {kept}."
+    asked = int(text.strip())
+    value = min(max(asked, lo), hi)
+    return value, (
+        f"The link's {label} asks for {noun} {asked}, but this example's {noun}s are {lo} to {hi}: showing "
+        f"{noun} {value}."
+    )
 
 
 def read(
@@ -67,17 +69,16 @@ def read(
     out = PicksRead()
     head, query, key = picked
     last = n_tokens - 1
-    tokens = " (the tokens of this sentence)"
-    parts = (  # attribute, parameter, what it is, bounds as written, why, noun, kept as written, 1-based
-        ("head", "h", "head (h=)", (1, n_heads), " (the heads of this example)", "head", head + 1, 1),
-        ("query", "q", "query token (q=)", (0, last), tokens, "token", query, 0),
-        ("key", "k", "key token (k=)", (0, last), tokens, "token", key, 0),
-    )  # fmt: skip
-    for name, param, what, bounds, why, noun, kept, base in parts:
+    parts = (  # attribute, parameter, what it is, bounds as written, noun, kept as written, 1-based
+        ("head", "h", "head (h=)", (1, n_heads), "head", head + 1, 1),
+        ("query", "q", "query token (q=)", (0, last), "token", query, 0),
+        ("key", "k", "key token (k=)", (0, last), "token", key, 0),
+    )
+    for name, param, what, bounds, noun, kept, base in parts:
         raw = str(link.get(param) or "")
         if not raw.strip() or bounds[1] < bounds[0]:
             continue
-        value, message = _one(raw, what, bounds, why, noun, kept)
+        value, message = _one(raw, what, bounds, noun, kept)
         setattr(out, name, None if value is None else value - base)
         if message:
             out.messages.append(message)
