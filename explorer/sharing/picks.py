@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from explorer.sharing.values import UINT_RE, ShareError, whole_number
 
 PARAMS = ("h", "q", "k")  # beside the settings: the head shown, the query token, the key token
-MAX_PICK_CHARS = 40  # a longer value is not a head or a token's number
+MAX_PICK_CHARS = 40  # the characters read of each part: a head or a token is a few digits
 
 
 @dataclass
