@@ -1,6 +1,6 @@
 """A whole transformer (BERT-style encoder or Llama-style decoder) from the engine's own small functions.
 
-The real models of ``attention_core.pretrained`` run here: the same attention (``attention._attend``:
+The real models of ``attention_core.pretrained`` run here: the same attention (``kernel._attend``:
 scores, scale, mask, softmax), norms (``norms``), feed-forward network (``encoder._ffn``) and RoPE
 (``positional._rotate``) as the toy explorer, grown with what real models need: biases on every projection,
 layer norm with gain and bias, RMSNorm, exact GELU and SwiGLU, grouped-query attention, learned positions
@@ -22,8 +22,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._parallel import for_row_blocks
 from ._validate import as_float_array, readonly, shape_str
-from .attention import AttentionTrace, _attend
+from .attention import AttentionTrace
 from .encoder import EncoderTrace, _ffn, _linear
+from .kernel import _attend
 from .masks import causal_mask
 from .norms import _layer_norm, _rms_norm
 from .positional import _rotate
@@ -124,7 +125,7 @@ def _per_query_head(arr: Floats | None, config: ModelConfig) -> Floats | None:
 def _attend_batch(
     q: Floats, k: Floats, v: Floats, scale: float, mask: NDArray[np.bool_] | None
 ) -> tuple[Floats, ...]:
-    """attention._attend over (..., h, n, d) inputs: the leading axes and the heads as one axis of heads."""
+    """kernel._attend over (..., h, n, d) inputs: the leading axes and the heads as one axis of heads."""
     lead, n, d = q.shape[:-2], q.shape[-2], q.shape[-1]
     flat = [a.reshape(-1, n, d) for a in (q, k, v)]  # (batch * h, n, d)
     out = _attend(*flat, scale, None, None if mask is None else mask[None])

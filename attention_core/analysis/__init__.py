@@ -2,7 +2,8 @@
 
 Pure numpy; nothing here loads a model (functions that rerun one take the model or its run as an argument).
 
-- ``heads``: head labels by stated rules, attention rollout, next-token comparisons, head ablation rankings.
+- ``heads``: head labels by stated rules, attention rollout, grouped-query heads.
+- ``ablation``: next-token comparisons, sentence similarity and head rankings when heads are removed.
 - ``lens``: the logit lens, what a decoder would predict after each layer.
 - ``induction``: induction and previous-token scores of every head on random tokens repeated twice.
 - ``patching``: what caused a prediction: activation patching (residual stream, heads) and occlusion

@@ -42,7 +42,7 @@ from .._validate import FloatArray, IntArray
 from ..masks import causal_mask
 from ..softmax import softmax
 from ..transformer import embed_tokens, output_logits, run_layers, transformer_layer
-from .heads import sentence_embedding
+from .ablation import sentence_embedding
 
 if TYPE_CHECKING:
     from ..pretrained import Model
