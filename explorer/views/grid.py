@@ -12,15 +12,13 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
+from explorer.views.axes import _fit_cols, _fit_rows, thinned
 from explorer.views.colour_range import _range_note, weight_range
 from explorer.views.heatmap import (
-    _fit_cols,
-    _fit_rows,
     _masked_overlay,
     cell_lines,
     cell_text_font,
     mask_hatch,
-    thinned,
 )
 from explorer.views.style import (
     _TICKS,

@@ -16,8 +16,8 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.views.axes import _axes
 from explorer.views.bars import KEY_COLOURS
-from explorer.views.heatmap import _axes
 from explorer.views.model_figures import show_token
 from explorer.views.style import (
     FULL_PX,
