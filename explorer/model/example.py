@@ -7,7 +7,8 @@ carries. `explorer.ui.state` turns session state into an Example and back; `expl
 from __future__ import annotations
 
 import hashlib
-from dataclasses import field, fields, make_dataclass, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -37,7 +38,68 @@ _EMPTY = {  # a matrix's value in an Example made without it (conform gives it i
 }
 
 
-class _ExampleMethods:
+def _default(name: str) -> Any:
+    """The settings table's default of setting `name` (the table declares it; Example only reads it)."""
+    return table.row(name).default
+
+
+def _empty(name: str) -> Any:
+    """The field of matrix `name`: empty in an Example made without it (conform gives it its shape)."""
+    dtype = bool if name == "custom_mask" else np.float64
+    return field(default_factory=lambda: np.zeros(_EMPTY[name], dtype=dtype))
+
+
+@dataclass(frozen=True, eq=False)
+class Example:
+    """Everything that decides what every page shows: the settings, one field per row of the settings table
+    (explorer.model.settings_table: its order, type and default; tests/app/test_example_fields.py keeps the
+    two in step), then the matrices (MATRIX_NAMES).
+
+    Matrix shapes (n = number of tokens): emb (n, d_model) hand-set embeddings, used when emb_source ==
+    "table" (a real layer's X); pe_table (n, d_model) learned/hand-set positions, used when pe_kind ==
+    "learned"; w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model); w1 (d_model, d_ff), w2
+    (d_ff, d_model); custom_mask (n, n) bool, True = may attend. A real layer's biases
+    (empty for the toy model): b_q, b_k, b_v (n_heads, d_k), b_o (d_model,), b1 (d_ff,), b2 (d_model,); and a
+    SwiGLU layer's up projection w_up (d_model, d_ff) (empty for every other layer: SmolLM2 has one).
+    """
+
+    sentence: str = _default("sentence")
+    d_model: int = _default("d_model")
+    n_heads: int = _default("n_heads")
+    d_k: int = _default("d_k")
+    seed: int = _default("seed")
+    emb_source: str = _default("emb_source")
+    pe_kind: str = _default("pe_kind")
+    pe_base: float = _default("pe_base")
+    pe_scale: bool = _default("pe_scale")
+    scale_mode: str = _default("scale_mode")
+    scale_custom: float = _default("scale_custom")
+    alibi: bool = _default("alibi")
+    rope: bool = _default("rope")
+    mask_kind: str = _default("mask_kind")
+    window: int = _default("window")
+    d_ff: int = _default("d_ff")
+    norm_first: bool = _default("norm_first")
+    real: str = _default("real")
+    real_layer: int = _default("real_layer")
+
+    emb: F64 = _empty("emb")
+    pe_table: F64 = _empty("pe_table")
+    w_q: F64 = _empty("w_q")
+    w_k: F64 = _empty("w_k")
+    w_v: F64 = _empty("w_v")
+    w_o: F64 = _empty("w_o")
+    w1: F64 = _empty("w1")
+    w2: F64 = _empty("w2")
+    custom_mask: Mask = _empty("custom_mask")
+    b_q: F64 = _empty("b_q")
+    b_k: F64 = _empty("b_k")
+    b_v: F64 = _empty("b_v")
+    b_o: F64 = _empty("b_o")
+    b1: F64 = _empty("b1")
+    b2: F64 = _empty("b2")
+    w_up: F64 = _empty("w_up")
+
     def digest(self) -> str:
         """A content hash: equal examples (same settings, same matrix values) give the same digest."""
         h = hashlib.blake2b(digest_size=16)
@@ -56,32 +118,6 @@ class _ExampleMethods:
 
     def with_(self, **changes: object) -> Example:
         return replace(self, **changes)
-
-
-def _matrix_field(name: str) -> tuple[str, type, object]:
-    shape, kind = _EMPTY[name], Mask if name == "custom_mask" else F64
-    dtype = bool if name == "custom_mask" else np.float64
-    return name, kind, field(default_factory=lambda: np.zeros(shape, dtype=dtype))
-
-
-# Example: one field per row of the settings table (its default there), then the matrices. Shapes
-# (n = number of tokens): emb (n, d_model) hand-set embeddings, used when emb_source == "table";
-# pe_table (n, d_model) learned/hand-set positions, used when pe_kind == "learned";
-# w_q, w_k, w_v (n_heads, d_model, d_k); w_o (n_heads*d_k, d_model);
-# w1 (d_model, d_ff), w2 (d_ff, d_model); custom_mask (n, n) bool, True = may attend. A real layer's biases
-# (empty for the toy model): b_q, b_k, b_v (n_heads, d_k), b_o (d_model,), b1 (d_ff,), b2 (d_model,); and a
-# SwiGLU layer's up projection w_up (d_model, d_ff) (empty for every other layer: SmolLM2 has one).
-Example = make_dataclass(
-    "Example",
-    [(s.name, s.pytype, field(default=s.default)) for s in table.SETTINGS]
-    + [_matrix_field(name) for name in MATRIX_NAMES],
-    bases=(_ExampleMethods,),
-    frozen=True,
-    eq=False,
-)
-Example.__module__ = __name__  # (make_dataclass's own `module=` needs Python 3.12)
-Example.__doc__ = """Everything that decides what every page shows: the settings (explorer.model.settings_table, one
-field per row) and the matrices (MATRIX_NAMES, shapes in the comment above)."""
 
 
 def tokens_of(sentence: str) -> tuple[list[str], bool]:

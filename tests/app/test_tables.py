@@ -1,7 +1,7 @@
 """The settings table and the page table: each idea declared once, read everywhere.
 
-The throwaway test adds one row to each table, in a fresh interpreter (the tables are read when the modules
-are imported, as a real new row would be), and finds the new setting in the Example, its widget, the link
+The throwaway test adds one row to each table (and the setting's field to Example), in a fresh interpreter
+(the tables are read when the modules are imported, as a real new row would be), and finds the new setting in the Example, its widget, the link
 and the JSON file, and the new page in the navigation, the step-through and the pipeline map; a row marked
 listed=False stays unreachable.
 """
@@ -55,13 +55,22 @@ import json, sys
 from urllib.parse import parse_qsl
 
 sys.path.insert(0, ROOT)
-from explorer.ui import page_table
+from dataclasses import dataclass
 from explorer.model import settings_table as table
+from explorer.model import example
 
-# One new setting and two new pages: one row each (and a page script), nothing else.
+# One new setting and two new pages: one row each (and a page script), and the setting's field in Example
+# (declared there, typed; its default read from the row), nothing else.
 table.SETTINGS = (*table.SETTINGS, table.Setting(
     name="zz_knob", kind="int", default=3, key="test.knob", param="knob", label="test knob", widget="Knob",
     help="A throwaway setting.", bounds=(1, 9)))
+
+@dataclass(frozen=True, eq=False)
+class Example(example.Example):
+    zz_knob: int = example._default("zz_knob")
+
+example.Example = Example
+from explorer.ui import page_table
 Step = page_table.Step
 page_table.PAGES = (*page_table.PAGES,
     page_table.page(SCRIPT, "throwaway", "Throwaway", ":material/science:", "a throwaway row",
