@@ -247,28 +247,11 @@ def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
     return trace
 
 
-def _sizes(key: str) -> dict[str, int]:
-    c = _model(key).config
-    return {"d_model": int(c.d_model), "n_heads": int(c.n_heads), "d_k": int(c.d_k), "d_ff": int(c.d_ff)}
-
-
 def settings_of(key: str, layer: int) -> dict[str, object]:
-    """The Example settings a loaded layer fixes: its sizes, X as the embeddings table, no added positions,
-    the paper's scale, the model's mask and norm order."""
-    c = _model(key).config
-    return {
-        **_sizes(key),
-        "real": key,
-        "real_layer": int(layer),
-        "emb_source": "table",
-        "pe_kind": "none",
-        "pe_scale": False,
-        "scale_mode": "sqrt",
-        "alibi": False,
-        "rope": False,  # RoPE, where the model has it, is applied by the layer itself (the description says so)
-        "mask_kind": "causal" if c.causal else "none",
-        "norm_first": bool(c.norm_first),
-    }
+    """The Example settings a layer fixes (explorer.model.models.layer_settings: from the models table)."""
+    from explorer.model import models
+
+    return models.layer_settings(key, layer)
 
 
 @cache.shared(max_bytes=BASE_BYTES)

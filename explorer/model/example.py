@@ -139,11 +139,12 @@ def default_matrices(
     return description.implementation(ex).defaults(ex, tokens, draws)
 
 
-def expected_shapes(ex: Example, n: int) -> dict[str, tuple[int, ...]]:
-    """The shape every matrix must have for these settings and n tokens."""
+def expected_shapes(ex: Example, n: int, model: Any = None) -> dict[str, tuple[int, ...]]:
+    """The shape every matrix must have for these settings and n tokens; `model` answers the layer-only
+    shapes (description.implementation(ex) when not given: the links hand in their own)."""
     d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
     return {
-        **description.implementation(ex).layer_only_shapes(ex),
+        **(model or description.implementation(ex)).layer_only_shapes(ex),
         "emb": (n, d),
         "pe_table": (n, d),
         "w_q": (h, d, k),

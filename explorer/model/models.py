@@ -34,6 +34,7 @@ class ModelChoice:
     # (d_model, d_k, d_ff, feed-forward matrices): the size of one layer opened in the explorer, known without
     # loading (the caps of the files that hold one: explorer.sharing.values); 3 matrices for SwiGLU (W_up)
     layer: tuple[int, int, int, int] = (0, 0, 0, 0)
+    norm_first: bool = False  # pre-norm (Llama) rather than post-norm (BERT): a layer's fixed norm order
 
 
 MODELS: dict[str, ModelChoice] = {
@@ -64,6 +65,7 @@ MODELS: dict[str, ModelChoice] = {
             vocab=49152,
             ordinary_from=17,
             layer=(576, 64, 1536, 3),
+            norm_first=True,
         ),
     )
 }
@@ -86,6 +88,31 @@ def choice(key: str) -> ModelChoice:
     if key not in MODELS:
         raise ValueError(f"unknown model {key!r}: choose one of {', '.join(MODELS)}")
     return MODELS[key]
+
+
+def layer_settings(key: str, layer: int) -> dict[str, object]:
+    """The Example settings layer ``layer`` of model ``key`` fixes, from this table (nothing is loaded, so
+    a link or a file naming a layer is read without its model): its sizes, X as the embeddings table, no
+    added positions (RoPE, where the model has it, is applied by the layer itself), the paper's scale, the
+    model's mask and norm order. tests/app/test_pure_codecs.py checks the table against the loaded models."""
+    row = choice(key)
+    d_model, d_k, d_ff, _ = row.layer
+    return {
+        "d_model": d_model,
+        "n_heads": row.shape[1],
+        "d_k": d_k,
+        "d_ff": d_ff,
+        "real": key,
+        "real_layer": int(layer),
+        "emb_source": "table",
+        "pe_kind": "none",
+        "pe_scale": False,
+        "scale_mode": "sqrt",
+        "alibi": False,
+        "rope": False,
+        "mask_kind": "causal" if row.decoder else "none",
+        "norm_first": row.norm_first,
+    }
 
 
 def server_hint(key: str) -> str | None:

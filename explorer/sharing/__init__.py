@@ -9,8 +9,9 @@ of whole numbers), `params` (the settings as query parameters), `state_blob` (th
 parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `picks` (the explorer pages' head
 and tokens picked: h=, q=, k=), `url` (reading the whole
 address: ?preset=, ?present=, ?ask=, a shared link, ?sentence=; writing a link), `json_file` and
-`csv_file`. All are pure: no Streamlit, no pickle, no eval (the "Share and export" panel is
-explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable
+`csv_file`. All are pure: no Streamlit, no pickle, no eval, and no model loaded (a real layer's settings come
+from the models table, its weights through the source explorer.ui hands in: `values.use_layers`; the "Share
+and export" panel is explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable
 messages. A link falls back to the current value for each part it could not read; a JSON file is refused as
 a whole.
 """

@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.model import description
 from explorer.model import example as exm
 from explorer.model import settings_table as table
 from explorer.model.description import names_a_layer
@@ -43,6 +42,7 @@ from explorer.sharing.values import (
     check_setting,
     clause,
     cut_sentence,
+    expected_shapes,
     layer_settings,
     plain_settings,
     same,
@@ -76,7 +76,7 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
     """The example as a JSON text: every matrix as lists while that stays under MAX_LIST_JSON_BYTES (a toy
     example), else the edited matrices as the link writes them (always for a real layer)."""
     draws = {n: int(d) for n, d in (draws or {}).items() if int(d) and n in MATRIX_NAMES}
-    seeded = description.describe(ex).seeded
+    seeded = not names_a_layer(ex.real)
     doc: dict[str, Any] = {
         "format": FORMAT,
         "version": JSON_VERSION,
@@ -161,7 +161,7 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
         return _json_state(ex, doc)
     draws = _json_draws(doc.get("draws", {}))
     mats = seeded(ex, draws)
-    want = exm.expected_shapes(ex, len(tokens(ex)))
+    want = expected_shapes(ex)
     listed = doc.get("matrices", {})
     if not isinstance(listed, dict):
         raise ShareError('"matrices" must be an object: name -> nested lists of numbers')

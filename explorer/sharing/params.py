@@ -8,9 +8,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from explorer.model import description
 from explorer.model import settings_table as table
-from explorer.model.description import TOY, describe, names_a_layer
+from explorer.model.description import TOY, names_a_layer
 from explorer.model.example import Example
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
@@ -35,7 +34,7 @@ def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, 
     out: dict[str, str] = {}
     for row in table.SETTINGS:
         v = getattr(ex, row.name)
-        if row.name in ("real", "real_layer") and not describe(ex).trained:
+        if row.name in ("real", "real_layer") and not names_a_layer(ex.real):
             continue  # the toy model's links stay as they were
         if row.kind == "bool":
             out[row.param] = row.words[1] if v else row.words[0]
@@ -101,10 +100,21 @@ def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list
     Matrices of `base` are dropped when the link sets anything (the link describes a whole example).
     """
     ex, messages = settings_from_params(params, base)
+    try:
+        return _with_link_matrices(ex, params, messages)
+    except ShareError as e:  # a real layer whose model failed to load just now (the toy's never does)
+        named = (PARAM_OF["real"], PARAM_OF["real_layer"], STATE_PARAM)
+        ex, messages = settings_from_params({k: v for k, v in params.items() if k not in named}, base)
+        return with_matrices(ex, seeded(ex)), [*messages, f"The link's {e} Opened the toy model instead."]
+
+
+def _with_link_matrices(
+    ex: Example, params: Mapping[str, str], messages: list[str]
+) -> tuple[Example, list[str]]:
     blob = params.get(STATE_PARAM)
     if blob is None:
         return with_matrices(ex, seeded(ex)), messages
     # A real layer's link may expand as far as its largest state (a whole matrix set to 0 is a short link)
-    body_limit = MAX_FILE_BODY_BYTES if description.describe(ex).trained else MAX_BODY_BYTES
+    body_limit = MAX_FILE_BODY_BYTES if names_a_layer(ex.real) else MAX_BODY_BYTES
     ex, more = decode_state(str(blob), ex, body_limit=body_limit)
     return ex, messages + more

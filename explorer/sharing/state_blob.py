@@ -22,9 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
-from explorer.model import description, seeding
-from explorer.model import example as exm
+from explorer.model import seeding
 from explorer.model import settings_table as table
+from explorer.model.description import names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.values import (
     MAX_BODY_BYTES,
@@ -33,9 +33,9 @@ from explorer.sharing.values import (
     VALUE_LIMIT,
     ShareError,
     bits,
+    expected_shapes,
     same,
     seeded,
-    tokens,
     with_matrices,
 )
 
@@ -171,7 +171,7 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
     else:
         code, vals = _values(flat[diff])
         bodies[_SPARSE] = struct.pack("<IB", diff.size, code) + deltas + vals
-        real = not description.describe(ex).seeded  # a trained layer: written against it, no seeded size
+        real = names_a_layer(ex.real)  # a trained layer: written against it, no seeded size
         if not real or diff.size * 2 > flat.size:
             dcode, dvals = _values(flat)
             bodies[_DENSE] = struct.pack("<B", dcode) + dvals
@@ -289,7 +289,7 @@ def _decode(blob: str, ex: Example, limit: int, body_limit: int) -> tuple[dict[s
     seeded) and the damage that stopped the reading ("" when none: the matrices after it stay seeded).
     ShareError when the blob cannot be read at all."""
     mats = seeded(ex)
-    want = exm.expected_shapes(ex, len(tokens(ex)))
+    want = expected_shapes(ex)
     r = _Reader(_decode_body(blob, limit, body_limit))
     misfits: list[str] = []
     seen: set[int] = set()

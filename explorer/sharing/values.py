@@ -1,7 +1,9 @@
 """What links and files share: the limits, the link's vocabulary, the value checks and small helpers.
 
-Pure: no Streamlit. Every setting is checked against its row in the settings table; a value a person sent
-is quoted in messages by `shown`.
+Pure: no Streamlit, and no model is loaded here. Every setting is checked against its row in the settings
+table; a value a person sent is quoted in messages by `shown`. What a real layer fixes comes from the
+models table; its weights and tokens, which its links and files are written against, are handed in by the
+app (`use_layers`, explorer.ui: explorer.model.bridge).
 """
 
 from __future__ import annotations
@@ -10,13 +12,13 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.model import description, models
 from explorer.model import example as exm
+from explorer.model import models, toy
 from explorer.model import settings_table as table
 from explorer.model.description import TOY, names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
@@ -71,12 +73,54 @@ class ShareError(ValueError):
     """A link part or a file that cannot be read; the message is meant for the person."""
 
 
+class LayerSource(Protocol):
+    """A real layer's tokens and weights, as its links and files are written against them: what the
+    codecs cannot know without loading the model (explorer.model.bridge answers; so does model.toy)."""
+
+    def tokens(self, ex: Any) -> tuple[list[str], bool]: ...
+
+    def reference(
+        self, ex: Any, tokens: list[str], draws: dict[str, int] | None = None
+    ) -> dict[str, NDArray]: ...
+
+    def layer_only_shapes(self, ex: Any) -> dict[str, tuple[int, ...]]: ...
+
+
+_LAYERS: list[LayerSource] = []  # the one source the app handed in (use_layers)
+
+
+def use_layers(source: LayerSource) -> None:
+    """Hand the codecs the real layers (once per process; the ui does it): a codec reads a real layer's
+    weights only through `source`, so the codecs themselves import and load no model."""
+    _LAYERS[:] = [source]
+
+
+def model_of(ex: Example) -> LayerSource:
+    """What answers for the example's matrices: the toy's seeded draws, or the real layers handed in."""
+    if not names_a_layer(ex.real):
+        return toy
+    if not _LAYERS:
+        raise RuntimeError(
+            "a real layer's link or file needs the layers: call sharing.values.use_layers first"
+        )
+    return _LAYERS[0]
+
+
+def _from_layers(ex: Example, ask: Any) -> Any:
+    """`ask()` of a real layer's source; a model that fails to load just now becomes a ShareError."""
+    try:
+        return ask()
+    except ImportError as exc:  # ModelNotInstalledError: its download or its files failed just now
+        engine = models.choice(str(ex.real)).engine
+        raise ShareError(
+            f"real model (real=) {engine} is not available on this server just now: {exc}"
+        ) from exc
+
+
 def layer_settings(real: object, layer: object) -> dict[str, object]:
     """The settings of a real model's layer named by a link or a file (`real`, `real_layer`): the layer's
-    sizes and the rest it fixes (explorer.model.bridge.settings_of). ShareError names what is wrong, once,
-    with the bounds of the model named (MiniLM: 0 to 5; SmolLM2: 0 to 29)."""
-    from explorer.model import bridge
-
+    sizes and the rest it fixes (explorer.model.models.layer_settings: nothing is loaded). ShareError names
+    what is wrong, once, with the bounds of the model named (MiniLM: 0 to 5; SmolLM2: 0 to 29)."""
     text = isinstance(real, str)  # a link's text, or a file's typed value
     key = check_setting("real", real, from_text=text, label=f"{table.row('real').label} (real=)")
     if not names_a_layer(key):
@@ -96,22 +140,26 @@ def layer_settings(real: object, layer: object) -> dict[str, object]:
     why = models.failure(str(key))
     if why:
         raise ShareError(f"real model (real=) {row.engine} is not available on this server just now: {why}")
-    try:
-        return bridge.settings_of(str(key), int(i))
-    except ImportError as exc:  # ModelNotInstalledError: its download or its files failed just now
-        raise ShareError(
-            f"real model (real=) {row.engine} is not available on this server just now: {exc}"
-        ) from exc
+    return models.layer_settings(str(key), int(i))
 
 
 def tokens(ex: Example) -> list[str]:
-    return exm.tokens_for(ex)[0]
+    model = model_of(ex)
+    return list(_from_layers(ex, lambda: model.tokens(ex))[0])
 
 
 def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDArray]:
     """The seeded matrices (scheme 1, explorer.model.seeding) of the example's settings, each at its draw (0 = reset,
-    k = the k-th re-randomize): what links and files are written against, whatever the app's defaults are."""
-    return description.implementation(ex).reference(ex, tokens(ex), dict(draws or {}))
+    k = the k-th re-randomize), or a real layer's trained weights and X: what links and files are written
+    against, whatever the app's defaults are."""
+    model, words = model_of(ex), tokens(ex)
+    return _from_layers(ex, lambda: model.reference(ex, words, dict(draws or {})))
+
+
+def expected_shapes(ex: Example) -> dict[str, tuple[int, ...]]:
+    """The shape of every matrix for the example's settings and tokens (explorer.model.example)."""
+    model, n = model_of(ex), len(tokens(ex))
+    return _from_layers(ex, lambda: exm.expected_shapes(ex, n, model))
 
 
 def bits(a: NDArray) -> NDArray:
