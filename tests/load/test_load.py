@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from benchmarks.load_test import Comparison, Report, compare, load, print_comparison, print_report
+from tests.load.harness import Comparison, Report, compare, load, print_comparison, print_report
 
 SESSIONS = 30
 
