@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -22,10 +23,10 @@ if res is not None:
             tr.weights,
             lab,
             style=sty,
-            title="Attention weights of every head (one colour scale for all)",
+            title=charts.HEAD_GRID.title,
             masked=res.blocked,
         ),
-        "heads.grid",
+        charts.HEAD_GRID.key,
     )
     if ui.step() is None:  # presenting: the step is every head's weights, on one screen
         cols_v = [name for h in range(ex.n_heads) for name in fg.dims("v", ex.d_k, head=h)]
@@ -34,13 +35,12 @@ if res is not None:
                 tr.concat,
                 lab,
                 cols_v,
-                title=formulas.CONCAT_TITLE,
+                title=charts.CONCAT.title,
                 style=sty,
-                x_title="dimension (head · dimension of its value)",
-                y_title="token",
+                **charts.CONCAT.axes,
                 groups=[f"head {h + 1}" for h in range(ex.n_heads)],
             ),
-            "heads.concat",
+            charts.CONCAT.key,
         )
         dims = fg.dims("d", ex.d_model)
         # W_O and the output one above the other, each at full width: side by side, the editor hid its last
@@ -62,10 +62,9 @@ if res is not None:
                 tr.output,
                 lab,
                 dims,
-                title="Output = concat · W_O",
+                title=charts.OUTPUT.title,
                 style=sty,
-                x_title="dimension",
-                y_title="token",
+                **charts.OUTPUT.axes,
             ),
-            "heads.output",
+            charts.OUTPUT.key,
         )

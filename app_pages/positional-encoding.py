@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.compute import cached as compute
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -36,10 +37,10 @@ if res is not None:
         ui.chart(fg.encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
     if not presenting:
         ui.charts_in_row([
-            (fg.heatmap(res.pe, res.labels, dims, title="Encodings P", style=sty, x_title="dimension",
-                        y_title="position", width_px=ui.HALF), "pe.matrix"),
-            (fg.heatmap(res.pe_gram, res.labels, res.labels, title="Similarity P Pᵀ between positions",
-                        style=sty, x_title="position", y_title="position", width_px=ui.HALF), "pe.similarity"),
+            (fg.heatmap(res.pe, res.labels, dims, title=charts.PE_MATRIX.title, style=sty,
+                        **charts.PE_MATRIX.axes, width_px=ui.HALF), charts.PE_MATRIX.key),
+            (fg.heatmap(res.pe_gram, res.labels, res.labels, title=charts.PE_SIMILARITY.title, style=sty,
+                        **charts.PE_SIMILARITY.axes, width_px=ui.HALF), charts.PE_SIMILARITY.key),
         ])  # fmt: skip
     e_title = "E" + (" × √d_model" if ex.pe_scale else "")
     ui.token_matrices(

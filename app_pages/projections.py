@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -24,8 +25,9 @@ if res is not None:
     if presenting:
         ui.charts_in_row([
             (fg.heatmap(out[h], res.labels, fg.dims(label[-1].lower(), ex.d_k), style=sty, width_px=ui.THIRD,
-                        title=f"{label[-1]} = X {label} (head {h + 1})", x_title="dimension", y_title="token"),
-             f"projections.{name}")
+                        title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"),
+                        **charts.PROJECTION_OF.axes),
+             charts.PROJECTION_OF.key.format(name=name))
             for name, label, out in trio
         ])  # fmt: skip
     for name, label, out in trio if not presenting else ():
@@ -47,11 +49,10 @@ if res is not None:
                     out[h],
                     res.labels,
                     cols_k,
-                    title=f"{label[-1]} (head {h + 1})",
+                    title=charts.PROJECTION.titled(out=label[-1], head=f"head {h + 1}"),
                     style=sty,
-                    x_title="dimension",
-                    y_title="token",
+                    **charts.PROJECTION.axes,
                     width_px=ui.HALF,
                 ),
-                f"projections.{name}",
+                charts.PROJECTION.key.format(name=name),
             )

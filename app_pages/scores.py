@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.model import settings_table as table
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -46,31 +47,35 @@ if res is not None:
     # Presenting the masking step: the mask beside the softmax input, each in half the width.
     width = ui.HALF if ui.step() == "masking" else ui.pair_width(res.n, sty)
     raw = fg.heatmap(
-        tr.scores[h], lab, lab, title=f"Raw scores Q Kᵀ (head {h + 1})", style=sty, width_px=width, **keep
+        tr.scores[h],
+        lab,
+        lab,
+        title=charts.RAW_SCORES.titled(head=f"head {h + 1}"),
+        style=sty,
+        width_px=width,
+        **keep,
     )
-    title = f"Softmax input: scaled (× {res.scale:.4g}){' + ALiBi bias' if ex.alibi else ''}" + (
-        ", masked" if blocked is not None else ""
-    )  # exactly what the softmax reads: scaled, + bias, -inf where masked
+    title = charts.scaled_title(res.scale, ex.alibi, blocked is not None)
     scaled = fg.heatmap(
         tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
     )
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
         kind = table.row("mask_kind").titles[ex.mask_kind]
         mask = fg.mask_matrix(blocked, lab, mask_title=kind, style=sty, width_px=width, **keep)
-        ui.charts_in_row([(mask, "scores.mask"), (scaled, "scores.scaled")])
+        ui.charts_in_row([(mask, "scores.mask"), (scaled, charts.SCALED_SCORES.key)])
     elif width == ui.HALF:  # a laptop, a short sentence: both, side by side
-        ui.charts_in_row([(raw, "scores.raw"), (scaled, "scores.scaled")])
+        ui.charts_in_row([(raw, charts.RAW_SCORES.key), (scaled, charts.SCALED_SCORES.key)])
     else:  # one above the other (presenting: the step's own)
         if ui.shows("scores"):
-            ui.chart(raw, "scores.raw")
+            ui.chart(raw, charts.RAW_SCORES.key)
         if ui.shows("masking"):
-            ui.chart(scaled, "scores.scaled")
-    title = f"Softmax weights A (head {h + 1}; rows sum to 1)"  # what students care about most: full width
+            ui.chart(scaled, charts.SCALED_SCORES.key)
+    title = charts.WEIGHTS.titled(head=f"head {h + 1}")  # what students care about most: full width
     fig = fg.heatmap(
         tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep
     )
     if ui.shows("softmax") and not ui.question_hides(res, h, lab):
-        ui.chart(fig, "scores.weights")
+        ui.chart(fig, charts.WEIGHTS.key)
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
     if ui.step() is None:  # presenting: the step ends with its chart

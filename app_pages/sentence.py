@@ -5,6 +5,7 @@ import streamlit as st
 from explorer.ui import editors, preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.ui.frame import pipeline_map
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -34,12 +35,11 @@ if res is not None:
             res.emb,
             res.labels,
             fg.dims("d", ex.d_model),
-            title=state.description().input_title,
+            title=charts.INPUT.titled(input=state.description().input_title),
             style=ui.style(),
-            x_title="dimension",
-            y_title="token",
+            **charts.INPUT.axes,
         ),
-        "sentence.embeddings",
+        charts.INPUT.key,
     )
 if not presenting:
     st.subheader("The pipeline", anchor=False)

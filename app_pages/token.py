@@ -7,6 +7,7 @@ from explorer import lessons
 from explorer.compute import pipeline
 from explorer.ui import preset_ui, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
@@ -28,21 +29,20 @@ if res is not None:
     with b:
         h = ui.head_picker(ex.n_heads)
     view = pipeline.token_view(res, h, i)  # weights (n,), parts (n, d_v): row j = a_ij v_j, their sum out
-    head = f" (head {h + 1})" if ex.n_heads > 1 else ""
-    title = f"Weights of “{lab[i]}” over the keys{head} (sum {view.weight_sum:.3f})"
+    title = charts.token_weights_title(lab[i], f"head {h + 1}", ex.n_heads, view.weight_sum)
     presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.bars(
-        lab, view.weights, style=sty, title=title, x_title="key", y_title="weight aᵢⱼ", y_range=(0, 1.15),
+        lab, view.weights, style=sty, title=title, **charts.TOKEN_WEIGHTS.axes, y_range=(0, 1.15),
         width_px=width,
     )  # fmt: skip
-    title = f"Output of “{lab[i]}”: each key's share aᵢⱼ · vⱼ, stacked"
+    title = charts.TOKEN_STACK.titled(token=lab[i])
     stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
     if presenting:  # side by side
-        ui.charts_in_row([(bars, "token.weights"), (stack, "token.stack")])
+        ui.charts_in_row([(bars, charts.TOKEN_WEIGHTS.key), (stack, charts.TOKEN_STACK.key)])
     else:
-        ui.chart(bars, "token.weights")
-        ui.chart(stack, "token.stack")
+        ui.chart(bars, charts.TOKEN_WEIGHTS.key)
+        ui.chart(stack, charts.TOKEN_STACK.key)
     if not presenting:  # the sum written out, the check, the notebook's loop
         for line in formulas.token_sum(i, view.out, view.row):
             st.latex(line)

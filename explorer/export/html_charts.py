@@ -1,5 +1,6 @@
 """Every chart of the offline HTML page, from a Walkthrough: the same builders (explorer.views.figures) and
-titles as the pages, at the laptop's width. Pure: no Streamlit."""
+the same chart declarations (explorer.views.chart_specs: titles, axes) as the pages, at the laptop's width.
+Pure: no Streamlit."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import plotly.graph_objects as go
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import encoder_stages, pe_curves
 from explorer.export.walkthrough import Walkthrough
-from explorer.views import colour_range, formulas
+from explorer.views import chart_specs as specs
+from explorer.views import colour_range
 from explorer.views import figures as fg
 
 STYLE = fg.Style()  # the app's look on a laptop (not presentation mode)
@@ -59,7 +61,19 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     out: dict[str, list[Chart]] = {}
     out["tokens"] = [
         Chart(
-            "tokens.E", [("", hm(num["E"], lab, dims, "Embeddings E", x_title="dimension", y_title="token"))]
+            "tokens.E",
+            [
+                (
+                    "",
+                    hm(
+                        num["E"],
+                        lab,
+                        dims,
+                        specs.INPUT.titled(input=w.description().input_title),
+                        **specs.INPUT.axes,
+                    ),
+                )
+            ],
         )
     ]
     pos: list[Chart] = []
@@ -71,7 +85,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     pos += [
         Chart(
             "pe.P",
-            [("", hm(p, lab, dims, "Encodings P", half, x_title="dimension", y_title="position"))],
+            [("", hm(p, lab, dims, specs.PE_MATRIX.title, half, **specs.PE_MATRIX.axes))],
             False,
         ),
         Chart(
@@ -79,15 +93,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             [
                 (
                     "",
-                    hm(
-                        p @ p.T,
-                        lab,
-                        lab,
-                        "Similarity P Pᵀ between positions",
-                        half,
-                        x_title="position",
-                        y_title="position",
-                    ),
+                    hm(p @ p.T, lab, lab, specs.PE_SIMILARITY.title, half, **specs.PE_SIMILARITY.axes),
                 )
             ],
             False,
@@ -101,19 +107,23 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             _per_head(
                 w,
                 lambda h, m=m: hm(
-                    num[m][h], lab, keys, f"{m} ({w.layer.heads[h]})", x_title="dimension", y_title="token"
+                    num[m][h],
+                    lab,
+                    keys,
+                    specs.PROJECTION.titled(out=m, head=w.layer.heads[h]),
+                    **specs.PROJECTION.axes,
                 ),
             ),
         )
         for m in ("Q", "K", "V")
     ]
-    scaled_title = f"Softmax input: scaled (× {w.scale:.4g}){' + ALiBi bias' if w.alibi else ''}" + (
-        ", masked" if blocked is not None else ""
-    )
+    scaled_title = specs.scaled_title(w.scale, w.alibi, blocked is not None)
     out["scores"] = [
         Chart(
             "scores.raw",
-            _per_head(w, lambda h: hm(num["S"][h], lab, lab, f"Raw scores Q Kᵀ ({w.layer.heads[h]})", half)),
+            _per_head(
+                w, lambda h: hm(num["S"][h], lab, lab, specs.RAW_SCORES.titled(head=w.layer.heads[h]), half)
+            ),
             False,
         ),
         Chart(
@@ -129,7 +139,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
                     num["A"][h],
                     lab,
                     lab,
-                    f"Softmax weights A ({w.layer.heads[h]}; rows sum to 1)",
+                    specs.WEIGHTS.titled(head=w.layer.heads[h]),
                     weights=True,
                     row_sums=True,
                     masked=blocked,
@@ -148,7 +158,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
                         num["A"],
                         lab,
                         style=sty,
-                        title="Attention weights of every head (shared 0..1 scale)",
+                        title=specs.HEAD_GRID.title,
                         masked=blocked,
                     ),
                 )
@@ -163,9 +173,8 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
                         num["concat"],
                         lab,
                         cols_v,
-                        formulas.CONCAT_TITLE,
-                        x_title="dimension (head · dimension of its value)",
-                        y_title="token",
+                        specs.CONCAT.title,
+                        **specs.CONCAT.axes,
                         groups=list(w.layer.heads),
                     ),
                 )
@@ -185,10 +194,9 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
                         num["out"],
                         lab,
                         dims,
-                        "Output = concat · W_O",
+                        specs.OUTPUT.title,
                         half,
-                        x_title="dimension",
-                        y_title="token",
+                        **specs.OUTPUT.axes,
                     ),
                 )
             ],
@@ -209,9 +217,8 @@ def _token_charts(w: Walkthrough) -> list[Chart]:
             lab,
             a,
             style=STYLE,
-            title=f"Weights of “{lab[i]}” over the keys, {w.layer.heads[h]} (sum {a.sum():.3f})",
-            x_title="key",
-            y_title="weight",
+            title=specs.token_weights_title(lab[i], w.layer.heads[h], w.n_heads, float(a.sum())),
+            **specs.TOKEN_WEIGHTS.axes,
             y_range=(0, 1.15),
         )
 
@@ -222,7 +229,7 @@ def _token_charts(w: Walkthrough) -> list[Chart]:
             lab,
             parts.sum(axis=0),
             style=STYLE,
-            title=f"Output of “{lab[i]}”: each key's share a_ij · v_j, stacked",
+            title=specs.TOKEN_STACK.titled(token=lab[i]),
         )
 
     return [Chart("token.weights", _per_head(w, bars)), Chart("token.stack", _per_head(w, stack))]

@@ -210,9 +210,13 @@ class Walkthrough:
     model: Description | None = None  # what is described (explorer.model.description): each step's formula
     experiments: tuple[Experiment, ...] = ()  # a real-model page's experiment, shown after the steps
 
+    def description(self) -> Description:
+        """What is described: the example's model, or the toy model with these settings."""
+        return self.model if self.model is not None else _toy_of(self)
+
     def formula(self, step: str) -> str:
         """The LaTeX of step `step` for this example's model (the page's own formula)."""
-        return STEP[step].formula(self.model if self.model is not None else _toy_of(self))
+        return STEP[step].formula(self.description())
 
     @property
     def n(self) -> int:

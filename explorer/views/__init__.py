@@ -4,6 +4,7 @@ figures.py   the one namespace pages and exports use; the builders live in style
              titles, layouts), heatmap.py, axes.py (its labels fitted to the width), colour_range.py
              (a heatmap's range from the bulk of its values, outliers marked), grid.py (every head at
              once), curves.py, bars.py
+chart_specs.py     each chart a page and the HTML export both draw: its key, title and axes, declared once
 model_figures.py   the real-model pages' figures; formulas.py  each page's LaTeX, from the description
 interp_figures.py  the logit lens grid, a followed token's line, the induction stripe and losses
 line_view.py       attention as lines, queries left and keys right (/head, /model)
