@@ -135,6 +135,84 @@ def median_ms(fn: Callable[[], object], runs: int, warmup: int = 2) -> tuple[flo
     return statistics.median(times), statistics.median(cpu)
 
 
+def time_runs(once: Callable[[], object], runs: int, before: Callable[[], object]) -> tuple[object, dict]:
+    """once() after one warm-up call, `runs` times, before() ahead of each (the models' results cache
+    cleared, so every run computes): its last result, and the median and best wall and CPU seconds."""
+    once()
+    walls, cpus, result = [], [], None
+    for _ in range(runs):
+        before()
+        c, w = time.process_time(), time.perf_counter()
+        result = once()
+        walls.append(time.perf_counter() - w)
+        cpus.append(time.process_time() - c)
+    times = {"wall": statistics.median(walls), "cpu": statistics.median(cpus)}
+    return result, {**times, "best": min(walls), "best_cpu": min(cpus)}
+
+
+def per_blas_setting(child: str, timeout: float) -> list[tuple[str, str, list[dict]]]:
+    """Run `child` (a script whose last line of output is a JSON list) in a fresh Python per BLAS setting:
+    numpy's BLAS on every CPU, then on one (OPENBLAS_NUM_THREADS=1). Rows: (threads, the load average
+    before and after, the child's list)."""
+    import subprocess
+
+    rows = []
+    for threads in ("all", "1"):
+        env = {**os.environ, **({"OPENBLAS_NUM_THREADS": "1"} if threads == "1" else {})}
+        before = load()
+        out = subprocess.run(
+            [sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=timeout
+        )
+        if out.returncode:
+            raise RuntimeError(out.stderr[-3000:])
+        rows.append(
+            (threads, f"{before} before, {load()} after", json.loads(out.stdout.strip().splitlines()[-1]))
+        )
+        print(rows[-1], flush=True)
+    return rows
+
+
+def blas_benchmark(
+    doc: str, out: str, child: str, cases: object, report: Callable, runs: int, timeout: float
+) -> int:
+    """The command line of a benchmark timed per BLAS setting: --runs, then `child` (formatted with the
+    repository root, `cases` and the runs) per setting, `report(rows, runs)` printed and saved as out/`out`."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=runs)
+    args = parser.parse_args()
+    rows = per_blas_setting(child.format(root=str(ROOT), cases=cases, runs=args.runs), timeout=timeout)
+    data = {"rows": [{"threads": t, "load": w, "results": r} for t, w, r in rows], "runs": args.runs}
+    save(out, report(rows, args.runs), data)
+    return 0
+
+
+def blas_report(
+    heading: str, rows: list[tuple[str, str, list[dict]]], digits: int, targets: bool = False
+) -> str:
+    """A Markdown table of per_blas_setting's rows: each case's tokens, result shape, median and best wall
+    (CPU) seconds per BLAS setting, and its target when `targets`; then the load average of each setting."""
+    lines = [
+        heading,
+        "",
+        "| what | tokens | result | BLAS threads | wall s (CPU s) | best wall s (CPU s) |"
+        + (" target |" * targets),
+        "|---|---:|---|---|---|---|" + ("---|" * targets),
+    ]
+    for threads, _, results in rows:
+        for r in results:
+            shape = " x ".join(map(str, r["shape"]))
+            line = (
+                f"| {r['name']} | {r['tokens']} | {shape} | {threads} | {r['wall']:.{digits}f} ({r['cpu']:.{digits}f}) "
+                f"| {r['best']:.{digits}f} ({r['best_cpu']:.{digits}f}) |"
+            )
+            if targets:
+                line += " " + ("" if r["target"] is None else f"<= {r['target']:g} s") + " |"
+            lines.append(line)
+    lines.append("")
+    lines += [f"BLAS threads {threads}: {loads}" for threads, loads, _ in rows]
+    return "\n".join(lines)
+
+
 def load() -> str:
     try:
         return "load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())

@@ -20,16 +20,13 @@ Usage: .venv/bin/python benchmarks/bench_pairs.py [--runs 5]
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, load, save  # noqa: E402
+from _common import blas_benchmark, blas_report  # noqa: E402
 
 TIRED = "The animal didn't cross the street because it was too tired"
 LONG = " ".join(["the animal was tired"] * 14) + " and so it was too"  # + a word: 64 tokens with [CLS], [SEP]
@@ -44,8 +41,9 @@ CASES = [
 ]
 
 CHILD = """
-import json, statistics, sys, time
-sys.path.insert(0, {root!r})
+import json, sys
+sys.path[:0] = [{root!r}, {root!r} + "/benchmarks"]
+from _common import time_runs
 from attention_core import pretrained
 from attention_core.analysis import occlusion_similarity, pair_shift
 m = pretrained.load("all-MiniLM-L6-v2")
@@ -57,63 +55,19 @@ for name, first, second, word, n in {cases!r}:
         if name == "pair_shift":
             return pair_shift(m, first, second, tokens.index(word)).moved
         return occlusion_similarity(m, first, second)
-    once()  # warm-up
-    walls, cpus = [], []
-    for _ in range({runs}):
-        pretrained.clear_cache()
-        c, w = time.process_time(), time.perf_counter()
-        result = once()
-        walls.append(time.perf_counter() - w); cpus.append(time.process_time() - c)
-    out.append(dict(name=name, tokens=n, shape=list(result.shape), wall=statistics.median(walls),
-                    cpu=statistics.median(cpus), best=min(walls), best_cpu=min(cpus)))
+    result, times = time_runs(once, {runs}, pretrained.clear_cache)
+    out.append(dict(name=name, tokens=n, shape=list(result.shape), **times))
 print(json.dumps(out))
 """
 
 
-def measure(runs: int, one_thread: bool) -> list[dict]:
-    env = dict(os.environ)
-    if one_thread:
-        env["OPENBLAS_NUM_THREADS"] = "1"
-    code = CHILD.format(root=str(ROOT), cases=CASES, runs=runs)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=1800)
-    if out.returncode:
-        raise RuntimeError(out.stderr[-3000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def report(rows: list[tuple[str, str, list[dict]]], runs: int) -> str:
-    lines = [
-        f"Minimal pairs and occlusion of the similarity on all-MiniLM-L6-v2, {os.cpu_count()} CPUs, median of {runs}",
-        "",
-        "| what | tokens | result | BLAS threads | wall s (CPU s) | best wall s (CPU s) |",
-        "|---|---:|---|---|---|---|",
-    ]
-    for threads, _, results in rows:
-        for r in results:
-            shape = " x ".join(map(str, r["shape"]))
-            lines.append(
-                f"| {r['name']} | {r['tokens']} | {shape} | {threads} | {r['wall']:.3f} ({r['cpu']:.3f}) "
-                f"| {r['best']:.3f} ({r['best_cpu']:.3f}) |"
-            )
-    lines.append("")
-    lines += [f"BLAS threads {threads}: {loads}" for threads, loads, _ in rows]
-    return "\n".join(lines)
+    heading = f"Minimal pairs and occlusion of the similarity on all-MiniLM-L6-v2, {os.cpu_count()} CPUs, median of {runs}"
+    return blas_report(heading, rows, digits=3)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
-    rows = []
-    for one in (False, True):
-        before = load()
-        results = measure(args.runs, one)
-        rows.append(("1" if one else "all", f"{before} before, {load()} after", results))
-    data = {"rows": [{"threads": t, "load": w, "results": r} for t, w, r in rows], "runs": args.runs}
-    save("bench_pairs.md", report(rows, args.runs), data)
-    return 0
+    return blas_benchmark(__doc__, "bench_pairs.md", CHILD, CASES, report, runs=5, timeout=1800)
 
 
 if __name__ == "__main__":

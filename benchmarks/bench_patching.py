@@ -20,16 +20,13 @@ Usage: .venv/bin/python benchmarks/bench_patching.py [--runs 3]
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import ROOT, load, save  # noqa: E402
+from _common import blas_benchmark, blas_report  # noqa: E402
 
 # (name, clean, corrupt, answer, wrong, site, expected tokens); site "occlusion" reads clean and answer only
 CASES = [
@@ -43,8 +40,9 @@ CASES = [
 ]  # fmt: skip
 
 CHILD = """
-import json, statistics, sys, time
-sys.path.insert(0, {root!r})
+import json, sys
+sys.path[:0] = [{root!r}, {root!r} + "/benchmarks"]
+from _common import time_runs
 from attention_core import pretrained
 from attention_core.analysis import occlusion, patch
 m = pretrained.load("SmolLM2-135M")
@@ -55,65 +53,19 @@ for name, clean, corrupt, answer, wrong, site, n, target in {cases!r}:
         if site == "occlusion":
             return occlusion(m, clean, answer)
         return patch(m, clean, corrupt, answer, wrong, site)
-    once()  # warm-up
-    walls, cpus = [], []
-    for _ in range({runs}):
-        pretrained.clear_cache()
-        c, w = time.process_time(), time.perf_counter()
-        result = once()
-        walls.append(time.perf_counter() - w); cpus.append(time.process_time() - c)
-    out.append(dict(name=name, site=site, tokens=n, target=target, shape=list(result.shape),
-                    wall=statistics.median(walls), cpu=statistics.median(cpus), best=min(walls), best_cpu=min(cpus)))
+    result, times = time_runs(once, {runs}, pretrained.clear_cache)
+    out.append(dict(name=name, site=site, tokens=n, target=target, shape=list(result.shape), **times))
 print(json.dumps(out))
 """
 
 
-def measure(runs: int, one_thread: bool) -> list[dict]:
-    env = dict(os.environ)
-    if one_thread:
-        env["OPENBLAS_NUM_THREADS"] = "1"
-    code = CHILD.format(root=str(ROOT), cases=CASES, runs=runs)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=3600)
-    if out.returncode:
-        raise RuntimeError(out.stderr[-3000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def report(rows: list[tuple[str, str, list[dict]]], runs: int) -> str:
-    lines = [
-        f"Activation patching and occlusion on SmolLM2-135M, {os.cpu_count()} CPUs, median of {runs}",
-        "",
-        "| what | tokens | result | BLAS threads | wall s (CPU s) | best wall s (CPU s) | target |",
-        "|---|---:|---|---|---|---|---|",
-    ]
-    for threads, _, results in rows:
-        for r in results:
-            target = "" if r["target"] is None else f"<= {r['target']:g} s"
-            shape = " x ".join(map(str, r["shape"]))
-            lines.append(
-                f"| {r['name']} | {r['tokens']} | {shape} | {threads} | {r['wall']:.2f} ({r['cpu']:.2f}) "
-                f"| {r['best']:.2f} ({r['best_cpu']:.2f}) | {target} |"
-            )
-    lines.append("")
-    lines += [f"BLAS threads {threads}: {loads}" for threads, loads, _ in rows]
-    return "\n".join(lines)
+    heading = f"Activation patching and occlusion on SmolLM2-135M, {os.cpu_count()} CPUs, median of {runs}"
+    return blas_report(heading, rows, digits=2, targets=True)
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
-    rows = []
-    for one in (False, True):
-        before = load()
-        results = measure(args.runs, one)
-        rows.append(("1" if one else "all", f"{before} before, {load()} after", results))
-        print(rows[-1], flush=True)
-    data = {"rows": [{"threads": t, "load": w, "results": r} for t, w, r in rows], "runs": args.runs}
-    save("bench_patching.md", report(rows, args.runs), data)
-    return 0
+    return blas_benchmark(__doc__, "bench_patching.md", CHILD, CASES, report, runs=3, timeout=3600)
 
 
 if __name__ == "__main__":

@@ -100,35 +100,32 @@ def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
     query, head = state.query(), state.head()
     link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
     what = asked(url_path)
-    st.download_button(
-        "Download as notebook (.ipynb)",
-        data=partial(notebook_bytes, ex, query, head, link, what),
-        file_name="attention-example.ipynb",
-        mime="application/x-ipynb+json",
-        on_click="ignore",
-        icon=":material/code:",
-        width="stretch",
-        key="share.notebook",
-        help=f"A Jupyter notebook that recomputes head {head + 1} of this real layer from its own numbers "
+    notebook_help = (
+        f"A Jupyter notebook that recomputes head {head + 1} of this real layer from its own numbers "
         "(X, the head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it "
         "gets the app's numbers."
         if describe(ex).trained
         else "A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
-        "matrix written out; its last cell checks it gets the app's numbers.",
+        "matrix written out; its last cell checks it gets the app's numbers."
     )
-    st.download_button(
-        "Download as a web page (.html)",
-        data=partial(html_bytes, ex, query, head, link, what),
-        file_name="attention-example.html",
-        mime="text/html",
-        on_click="ignore",
-        icon=":material/language:",
-        width="stretch",
-        key="share.html",
-        help="One file with every step's charts (interactive), formulas and settings, and a link back "
-        "here. It opens in any browser without a network: to e-mail, or to put on a course site "
-        "(about 5 MB: the chart library is inside).",
-    )
+    files = (  # (label, bytes, file name, type, icon, key, help): made only when the button is pressed
+        ("Download as notebook (.ipynb)", notebook_bytes, "attention-example.ipynb", "application/x-ipynb+json",
+         ":material/code:", "share.notebook", notebook_help),
+        ("Download as a web page (.html)", html_bytes, "attention-example.html", "text/html",
+         ":material/language:", "share.html", HTML_HELP),
+    )  # fmt: skip
+    for label, make, name, mime, icon, key, help_ in files:
+        st.download_button(
+            label, data=partial(make, ex, query, head, link, what), file_name=name, mime=mime,
+            on_click="ignore", icon=icon, width="stretch", key=key, help=help_,
+        )  # fmt: skip
+
+
+HTML_HELP = (
+    "One file with every step's charts (interactive), formulas and settings, and a link back here. It opens in "
+    "any browser without a network: to e-mail, or to put on a course site (about 5 MB: the chart library is "
+    "inside)."
+)
 
 
 QR_WIDTH_PX = 720  # the code in its dialog: about 6 px a module at version 26, for the back of a room

@@ -61,6 +61,42 @@ def page_alone(script: str) -> AppTest:
     return AppTest.from_string(source, default_timeout=TIMEOUT)
 
 
+def model_page(
+    name: str, model: str, sentence: str | None = None, timeout: float = TIMEOUT, **values: object
+) -> AppTest:
+    """app_pages/<name>.py alone after its run: the model picked, the sentence typed (when given) and any
+    other session values set, as a person's earlier choices would be."""
+    from explorer.ui import state
+
+    at = page_alone(f"app_pages/{name}.py")
+    at.default_timeout = timeout
+    at.session_state[state.K_MODEL] = model
+    if sentence is not None:
+        at.session_state[state.K_SENTENCE] = sentence
+    for key, value in values.items():
+        at.session_state[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def messages_text(at: AppTest) -> str:
+    """The page's info, warning and error messages as one text (Markdown escapes and word joiners gone)."""
+    return (
+        " ".join(m.value for m in [*at.info, *at.warning, *at.error]).replace("\\", "").replace("\u2060", "")
+    )
+
+
+def opened_from_link(link: dict[str, str], script: str, timeout: float = TIMEOUT) -> AppTest:
+    """app.py opened from a link (`link`: its query parameters), then page `script`, after their runs."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for key, value in link.items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(script).run()
+    return at
+
+
 def open_page(url_path: str, *, via_app: bool, state: dict[str, Any] | None = None) -> AppTest:
     """Run one page: alone (AppTest.from_file on the page script) or from app.py then switch_page.
 

@@ -16,6 +16,7 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 from test_export_html import charts_json, z_of
 from test_export_qr import shown_svg, svg_modules
+from test_patching_page import pair_link
 
 from attention_core import analysis, pretrained
 from explorer.compute import patching
@@ -23,6 +24,7 @@ from explorer.export import qr
 from explorer.model import pairs as pm
 from explorer.model.example import Example, conform
 from explorer.ui import export_ui, state
+from tests.app.conftest import opened_from_link
 
 ROOT = Path(__file__).resolve().parents[2]
 CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
@@ -42,18 +44,8 @@ def params(link: str) -> dict[str, str]:
 
 def test_the_share_link_and_its_qr_code_carry_the_pair_and_the_answers(smol) -> None:  # noqa: ANN001
     paris, london = smol.tokenizer.encode(" Paris")[0], smol.tokenizer.encode(" London")[0]
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    link = {
-        "model": "smollm2",
-        "sentence": CLEAN,
-        "corrupt": CORRUPT,
-        "answer": str(paris),
-        "wrong": str(london),
-    }
-    for key, value in link.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("app_pages/patching.py").run()
+    link = pair_link(paris, london)
+    at = opened_from_link(link, "app_pages/patching.py", timeout=300)
     open_share(at).button(key="share.qr").click().run()
     assert not at.exception, at.exception
     shared = next(c.value for c in at.code if "sentence=" in c.value)

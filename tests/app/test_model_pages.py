@@ -19,7 +19,7 @@ from attention_core import analysis, pretrained
 from explorer.model import models
 from explorer.ui import state
 from explorer.views import model_figures
-from tests.app.conftest import page_alone
+from tests.app.conftest import model_page
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 120
@@ -37,15 +37,7 @@ def need(key: str) -> pretrained.Model:
 
 
 def page(name: str, model: str, sentence: str | None = None, **extra: object) -> AppTest:
-    at = page_alone(f"app_pages/{name}.py")
-    at.session_state[state.K_MODEL] = model
-    if sentence is not None:
-        at.session_state[state.K_SENTENCE] = sentence
-    for key, value in extra.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return model_page(name, model, sentence, TIMEOUT, **extra)
 
 
 def grid_panels(spec: dict, L: int, H: int, n: int, kit) -> np.ndarray:  # noqa: ANN001 - the kit fixture

@@ -12,7 +12,8 @@ from streamlit.testing.v1 import AppTest
 from attention_core import analysis, pretrained
 from explorer.model import pairs as pm
 from explorer.ui import state
-from tests.app.conftest import ROOT, page_alone
+from tests.app.conftest import ROOT, model_page
+from tests.app.conftest import messages_text as texts
 
 TIRED, WIDE = pm.PAIRS[0].first, pm.PAIRS[0].second
 
@@ -25,20 +26,7 @@ def minilm() -> pretrained.Model:
 
 
 def page(name: str = "minimal-pairs", sentence: str = TIRED, model: str = "toy", **extra: object) -> AppTest:
-    at = page_alone(f"app_pages/{name}.py")
-    at.session_state[state.K_MODEL] = model
-    at.session_state[state.K_SENTENCE] = sentence
-    for key, value in extra.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def texts(at: AppTest) -> str:
-    return (
-        " ".join(m.value for m in [*at.info, *at.warning, *at.error]).replace("\\", "").replace("\u2060", "")
-    )
+    return model_page(name, model, sentence, **extra)
 
 
 def test_the_rows_drawn_are_the_engines_attention_from_it(minilm, kit) -> None:  # noqa: ANN001

@@ -19,7 +19,8 @@ from attention_core import analysis, pretrained
 from explorer.compute import patching as pc
 from explorer.model import patching as pm
 from explorer.ui import state
-from tests.app.conftest import page_alone
+from tests.app.conftest import messages_text as texts
+from tests.app.conftest import model_page, opened_from_link
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 300  # a sweep on a loaded 2-CPU machine
@@ -34,21 +35,18 @@ def smol() -> pretrained.Model:
 
 
 def page(name: str = "patching", sentence: str = CLEAN, **extra: object) -> AppTest:
-    at = page_alone(f"app_pages/{name}.py")
-    at.default_timeout = TIMEOUT
-    at.session_state[state.K_MODEL] = "smollm2"
-    at.session_state[state.K_SENTENCE] = sentence
-    for key, value in extra.items():
-        at.session_state[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    return model_page(name, "smollm2", sentence, TIMEOUT, **extra)
 
 
-def texts(at: AppTest) -> str:
-    return (
-        " ".join(m.value for m in [*at.info, *at.warning, *at.error]).replace("\\", "").replace("\u2060", "")
-    )
+def pair_link(answer: int, wrong: int) -> dict[str, str]:
+    """A link to /patching's pair CLEAN / CORRUPT with its two answers (token ids)."""
+    return {
+        "model": "smollm2",
+        "sentence": CLEAN,
+        "corrupt": CORRUPT,
+        "answer": str(answer),
+        "wrong": str(wrong),
+    }
 
 
 def ids(smol: pretrained.Model, *words: str) -> list[int]:
@@ -123,18 +121,8 @@ def test_a_session_runs_one_sweep_at_a_time(smol, kit) -> None:  # noqa: ANN001
 
 def test_a_link_carries_the_pair_and_the_answers(smol) -> None:  # noqa: ANN001
     paris, london = ids(smol, " Paris", " London")
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    link = {
-        "model": "smollm2",
-        "sentence": CLEAN,
-        "corrupt": CORRUPT,
-        "answer": str(paris),
-        "wrong": str(london),
-    }
-    for key, value in link.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page("app_pages/patching.py").run()
+    link = pair_link(paris, london)
+    at = opened_from_link(link, "app_pages/patching.py", TIMEOUT)
     assert not at.exception, at.exception
     assert at.text_input(key=state.K_PATCH_CORRUPT).value == CORRUPT
     assert at.selectbox(key="patching.wrong").value == london  # not the corrupt sentence's top token: kept
