@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from plotly.colors import sample_colorscale
 
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
 from explorer.model.description import show_token
+from explorer.views.bars import KEY_COLOURS
 from explorer.views.style import FULL_PX, MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
@@ -268,7 +268,7 @@ def token_bars(
     probability is printed on its bar."""
     labels = [f"{i + 1}. “{esc(show_token(t))}”" for i, t in enumerate(tokens)]
     ys = np.arange(len(labels))
-    colors = sample_colorscale(style.sequential, [0.35, 0.8])
+    colors = KEY_COLOURS[:2]  # two colours that stand out from the page in both themes, and from each other
     series = [(probs, names[0] if after is not None else "probability", colors[0])]
     if after is not None:
         series.append((after, names[1], colors[1]))
@@ -310,7 +310,7 @@ def value_bars(
     top = top if top > 0 else 1.0  # all zero (nothing moved): an axis 0..1.3, not 0..1e-9
     bar = {
         "type": "bar", "orientation": "h", "x": vals, "y": ys,
-        "marker": {"color": sample_colorscale(style.sequential, [0.6])[0]},
+        "marker": {"color": KEY_COLOURS[0]},  # 3:1 or more against the page in both themes
         "text": [f"{v:.{digits}f}" for v in vals], "textposition": "outside",
         "textfont": {"size": style.cell_font}, "customdata": [esc(s) for s in names],
         "hovertemplate": "%{customdata}: %{x:.6f}<extra></extra>",
