@@ -21,7 +21,8 @@ got = model_ui.begin()
 if got is not None:
     key, trace = got
     L, H = models.shape(key)
-    labels = model_compute.labels(key, trace.text)
+    with model_ui.working("Measuring what each head does on your sentence…", key):
+        labels = model_compute.labels(key, trace.text)
     counts = Counter(labels.labels.ravel().tolist()).most_common()
     st.markdown(
         f"**{L} layers × {H} heads on {trace.n_tokens} tokens.** "

@@ -58,6 +58,7 @@ def fresh(words: str) -> str:
 STEPS = [
     ("next-token", "smollm2", model_compute, "run", "Running SmolLM2-135M (decoder) on your sentence"),
     ("model", "minilm", model_compute, "run", "Running MiniLM (encoder) on your sentence"),
+    ("head", "smollm2", model_compute, "labels", "what each head does"),
     ("logit-lens", "smollm2", interp, "lens", "what each layer would predict"),
     ("induction", "smollm2", interp, "induction", "random tokens twice"),
     ("ablation", "minilm", model_compute, "compare", "with the heads switched off"),
