@@ -164,9 +164,12 @@ def model_grid(
     ]
     words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
     # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
-    # even).
+    # even). With a second line for some heads ("induction"), the band is two lines high: every label then
+    # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
+    # squares.
     label = band - g["space"]
-    at = g["space"] + (label - 1) // 2
+    two = bool(marked.any())
+    at = band - 1 if two else g["space"] + (label - 1) // 2
     data: list[dict[str, Any]] = [
         {
             "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
@@ -177,7 +180,7 @@ def model_grid(
             "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
             "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
             "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "middle center" if label % 2 or marked.any() else "bottom center",
+            "textposition": "top center" if two else "middle center" if label % 2 else "bottom center",
         },
     ]  # fmt: skip
     shapes = [
