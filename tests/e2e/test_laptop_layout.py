@@ -62,8 +62,7 @@ def test_e_plus_p_is_x_gives_every_chart_the_same_plot_width(new_tab: Any) -> No
 def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> None:
     app = new_tab(viewport=LAPTOP).open("projections", min_charts=1)
     table = app.page.locator('[data-testid="stDataFrame"]').first
-    table.scroll_into_view_if_needed()
-    app.page.mouse.wheel(0, -200)
+    table.evaluate("e => e.scrollIntoView({block: 'center', behavior: 'instant'})")  # the heading in view too
     table.hover()
     bar = app.page.locator('[data-testid="stElementToolbar"]').first
     bar.wait_for(state="visible")
