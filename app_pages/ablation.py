@@ -47,7 +47,8 @@ if got is not None:
             other = st.text_input(
                 "A second sentence to compare with", key=state.K_OTHER, max_chars=500, persist_state="session"
             )
-    cmp = model_compute.compare(key, text, off, other)
+    with model_ui.working(f"Running {models.choice(key).title} with the heads switched off…", key):
+        cmp = model_compute.compare(key, text, off, other)
     sty = ui.style()
     with right:
         if cmp.next_tokens is not None:

@@ -25,7 +25,8 @@ if got is not None:
     layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
     att, sty = trace.layers[layer].attention, ui.style()
     lab = token_labels(trace.tokens)
-    labels = model_compute.labels(key, trace.text)
+    with model_ui.working("Measuring what each head does on your sentence…", key):
+        labels = model_compute.labels(key, trace.text)
     st.markdown(
         f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "
         f"(score {labels.scores[layer, head]:.2f}; see *How the labels are measured* on the grid page)."

@@ -28,7 +28,8 @@ key = model_ui.say_model(
 if key is not None:
     sty, (c1, c2, c3) = ui.style(), st.columns(3)
     seed, n = interp_ui.induction_controls(c1, c2)
-    ind = interp.induction(key, seed, n)
+    with model_ui.working(f"Running {n} random tokens twice and scoring every head…", key):
+        ind = interp.induction(key, seed, n)
     run = ind.run
     L, H = run.induction.shape
     order = np.argsort(-run.induction.ravel(), kind="stable")[:10]

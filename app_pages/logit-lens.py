@@ -24,7 +24,8 @@ got = model_ui.begin(
 )
 if got is not None:
     key, trace = got
-    lens = interp.lens(key, trace.text)
+    with model_ui.working("Reading what each layer would predict, for every token…", key):
+        lens = interp.lens(key, trace.text)
     r, labels, sty = lens.reading, token_labels(trace.tokens), ui.style()
     L = r.ids.shape[0] - 1
     stride = -(-L // 10) if sty.present else 1  # presenting: about 10 layers, each row readable from afar
@@ -44,7 +45,8 @@ if got is not None:
         interp.candidates(r, at), lambda t: lens.words.get(t) or interp.token_string(key, t), right
     )
     word = show_token(lens.words.get(token) or interp.token_string(key, token))
-    probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
+    with model_ui.working("Following the token through the layers…", key):
+        probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
     wins = interp.wins_from(r.ids[:, at, 0], token)
     log = st.toggle(
         "Logarithmic scale", key="lens.log", help="Shows the small probabilities of early layers."

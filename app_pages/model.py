@@ -21,7 +21,8 @@ got = model_ui.begin()
 if got is not None:
     key, trace = got
     L, H = models.shape(key)
-    labels = model_compute.labels(key, trace.text)
+    with model_ui.working("Measuring what each head does on your sentence…", key):
+        labels = model_compute.labels(key, trace.text)
     counts = Counter(labels.labels.ravel().tolist()).most_common()
     st.markdown(
         f"**{L} layers × {H} heads on {trace.n_tokens} tokens.** "
@@ -33,7 +34,8 @@ if got is not None:
         st.caption(f"The grid shows the first {shown} of the {trace.n_tokens} tokens (rows and columns), so it "
                    "stays quick to draw; *One head* shows them all.")  # fmt: skip
     layer, head = model_ui.head_pickers(L, H, "model")
-    induction = interp.standard_induction(key) if models.choice(key).decoder else None
+    with model_ui.working("Scoring every head on random tokens repeated (once per server)…", key):
+        induction = interp.standard_induction(key) if models.choice(key).decoder else None
     if induction is not None:
         st.caption(
             f"A second line, *induction*: the head scores at least {models.INDUCTION_THRESHOLD} on "

@@ -23,7 +23,8 @@ if got is not None:
     key, trace = got
     L, H = models.shape(key)
     layer = model_ui.layer_slider(L, H, "rollout")
-    R = model_compute.rollout(key, trace.text)
+    with model_ui.working("Following the attention through every layer…", key):
+        R = model_compute.rollout(key, trace.text)
     lab = token_labels(trace.tokens)
     sty = ui.style()
     mean = np.asarray(trace.attentions[layer], dtype=np.float64).mean(axis=0)

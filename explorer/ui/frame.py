@@ -228,10 +228,17 @@ def show_messages() -> None:
         )
 
 
+# A table's toolbar (full screen, download, search) appears on hover just above its top right corner, 44 px
+# high: room above every table for it, so it never covers the heading over the table (a gap of 16 px + 28).
+TABLE_ROOM_CSS = (
+    "<style>.stElementContainer:has(> div > [data-testid='stDataFrame']) { margin-top: 1.75rem; }</style>"
+)
+
+
 def presentation_css() -> None:
-    """While presenting: the static projector CSS (larger type, full width; never any user text)."""
-    if state.present():
-        st.html(present.CSS)
+    """While presenting: the static projector CSS (larger type, full width; never any user text). Otherwise
+    room above each table for its toolbar (presenting lays out its own screen)."""
+    st.html(present.CSS if state.present() else TABLE_ROOM_CSS)
 
 
 def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the st.Page running
@@ -250,7 +257,9 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
     box = st.container(key="step-top" if top else "step-bottom")
     if not top:
         box.divider()
-    left, mid, right = box.columns([1, 2, 1], vertical_alignment="center")
+    # At the bottom, the links take the width a title needs at 1280 px ("Attention through the layers →"
+    # was cut to "Attention through the laye"); presenting, the bar above has a 1920 px screen.
+    left, mid, right = box.columns([1, 2, 1] if top else [5, 4, 5], vertical_alignment="center")
     for col, target, label, key in (
         (left, prev, "← {}", clicker.BACK_LINK),
         (right, nxt, "{} →", clicker.NEXT_LINK),

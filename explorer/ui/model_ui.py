@@ -7,6 +7,8 @@ for whoever runs the server), and runs the sentence.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -112,18 +114,37 @@ def begin(
     if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):
         return None
     text = state.sentence().strip()
-    title = models.choice(key).title
-    box = st.empty()  # while the run waits for its turn (explorer.compute.heavy): how many are ahead
     try:
-        with heavy.for_visitor(_visitor(), lambda ahead: _queued(box, title, ahead)):
+        with working(f"Running {models.choice(key).title} on your sentence…", key):
             trace = model_compute.run(key, text)
     except ValueError as exc:
         st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
         return None
-    box.empty()
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
     return key, trace
+
+
+@contextlib.contextmanager
+def working(what: str, key: str | None = None) -> Iterator[None]:
+    """Around a page's slow work (a real model's run of a new sentence, the lens, a ranking): a spinner that
+    says `what` is happening and counts the seconds, shown after half a second (a result from the cache shows
+    nothing); and while the work waits for its turn at the server's heavy work (explorer.compute.heavy), how
+    many requests are ahead of it. key: the real model the work runs."""
+    title = models.choice(key).title if key else "The server"
+    box = st.empty()  # the turn's message, above the spinner
+    try:
+        with (
+            heavy.for_visitor(_visitor(), lambda ahead: _queued(box, title, ahead)),
+            st.spinner(what, show_time=True),
+        ):
+            yield
+    finally:
+        box.empty()
+
+
+def _ahead(ahead: int) -> str:
+    return "1 request" if ahead == 1 else f"{ahead} requests"
 
 
 def _visitor() -> str | None:
@@ -136,9 +157,8 @@ def _visitor() -> str | None:
 
 def _queued(box: Any, title: str, ahead: int) -> None:
     """The message of a run waiting for its turn at the server's heavy work."""
-    who = "1 request" if ahead == 1 else f"{ahead} requests"
     box.info(
-        f"{title} is busy with other visitors' sentences: {who} ahead of you. Yours runs next, by itself.",
+        f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you; yours runs after them.",
         icon=":material/hourglass_top:",
     )
 
@@ -255,8 +275,11 @@ def ranking(key: str, text: str) -> Any:
     done = state.ranking(key, text)
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
     if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
-        bar = slot.progress(0.0, text="starting")
-        wait = lambda ahead: bar.progress(0.0, text=f"waiting for its turn: {ahead} ahead of you")  # noqa: E731
+        title = models.choice(key).title
+        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again…")
+        wait = lambda ahead: bar.progress(  # noqa: E731
+            0.0, text=f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you."
+        )
         cost = 30 * model_compute.run_cost(key, text)  # about 30 runs batched (explorer.compute.heavy)
         with heavy.for_visitor(_visitor(), wait), heavy.slot(cost):
             for step in model_compute.ranking(key, text):

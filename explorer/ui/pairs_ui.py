@@ -12,7 +12,7 @@ from attention_core import analysis
 from explorer.compute import model_compute as mc
 from explorer.compute import pairs as pc
 from explorer.model import pairs as pm
-from explorer.ui import state
+from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import colour_range
 from explorer.views import pairs as pv
@@ -101,7 +101,8 @@ def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.
         )
         return None
     try:
-        other = mc.run(key, second)
+        with model_ui.working("Running the second sentence…", key):
+            other = mc.run(key, second)
     except ValueError as exc:
         st.error(f"The model cannot read the second sentence: {literal(exc)}", icon=":material/warning:")
         return None
@@ -115,7 +116,8 @@ def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.
         return None
     with slots[1]:
         word = _word_picker(first.tokens, other.tokens, differ)
-    got = pc.shift(key, first.text, other.text, word)
+    with model_ui.working("Comparing the two sentences' attention, head by head…", key):
+        got = pc.shift(key, first.text, other.text, word)
     with slots[2]:
         layer = _layer_picker(got.moved)
     return got, layer
@@ -170,7 +172,8 @@ def occlusion(key: str, text: str, other: str) -> None:
                    f"{pm.MAX_OCCLUSION_TOKENS} tokens ([CLS] and [SEP] included); this one has {n}.")  # fmt: skip
         return
     try:
-        delta = pc.occlusion_similarity(key, text, other)
+        with model_ui.working("Removing each token in turn and running the sentence again…", key):
+            delta = pc.occlusion_similarity(key, text, other)
     except ValueError as exc:
         st.caption(f"Which tokens make the sentences alike cannot be measured here: {literal(exc)}")
         return

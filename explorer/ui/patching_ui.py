@@ -13,7 +13,7 @@ from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
 from explorer.model import models
 from explorer.model import patching as pm
-from explorer.ui import state
+from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import patching as pv
 from explorer.views.model_figures import show_token
@@ -90,7 +90,8 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
         st.info("Type a corrupt sentence, or pick an example pair above.", icon=":material/edit:")
         return None
     try:
-        other = mc.run(key, corrupt)
+        with model_ui.working("Running the corrupt sentence…", key):
+            other = mc.run(key, corrupt)
     except ValueError as exc:
         st.error(f"The model cannot read the corrupt sentence: {literal(exc)}", icon=":material/warning:")
         return None
@@ -137,7 +138,7 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
                 icon=":material/hourglass_top:")  # fmt: skip
         return got
     try:
-        bar = st.progress(0.0, text="starting")
+        bar = st.progress(0.0, text="Getting the two sentences' runs ready…")
         for site, share, message in pc.sweeps(*args):
             bar.progress(min(share, 1.0), text=f"Patching the {SITE_NAMES[site]}: {message}")
         bar.empty()

@@ -103,12 +103,15 @@ def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
     return explorer_chart.draw(fig, key, clickable=clickable, tables=state.tables())
 
 
-def charts_in_row(charts: Sequence[tuple[go.Figure, str]], columns: int | None = None) -> None:
+def charts_in_row(
+    charts: Sequence[tuple[go.Figure, str]], columns: int | None = None, widths: Sequence[float] | None = None
+) -> None:
     """(figure, key) pairs drawn side by side, one column each of `columns` (default: as many as charts; a
-    last row with fewer charts keeps the others' width), their plots level (figures.level: a title that
-    wraps or key labels set on top in one of them move none of the plots)."""
+    last row with fewer charts keeps the others' width) or of the relative `widths`, their plots level
+    (figures.level: a title that wraps or key labels set on top in one of them move none of the plots)."""
     figs = figures.level([fig for fig, _ in charts])
-    for col, fig, (_, key) in zip(st.columns(columns or len(charts)), figs, charts, strict=False):
+    cols = st.columns(list(widths) if widths else columns or len(charts))
+    for col, fig, (_, key) in zip(cols, figs, charts, strict=False):
         with col:
             chart(fig, key)
 
@@ -181,7 +184,32 @@ def token_matrices(
         if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
             for fig in figs[:-1]:
                 fig.update_traces(showscale=False, selector=0)
-        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row)
+        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row,
+                      _one_label_column(figs, per_row, shared is not None, sty))  # fmt: skip
+
+
+def _one_label_column(
+    figs: list[go.Figure], per_row: int, one_bar: bool, sty: figures.Style
+) -> list[float] | None:
+    """A full row of charts of the same tokens: the token labels once, left of the first chart (its plot level
+    with the others'), and the columns' widths that give every plot the same width; the labels repeated
+    made each plot a sliver at 1280 px (three charts of 265 px, each half labels). Changes `figs`."""
+    if len(figs) < 2 or len(figs) != per_row:
+        return None
+    label = figs[0].layout.margin.l or 0
+    for fig in figs[1:]:
+        fig.update_yaxes(showticklabels=False, title=None)
+        fig.update_layout(margin_l=10)
+    bar = 52 * (figures.PRESENT_SCALE if sty.present else 1.0)  # a colour bar and its numbers
+    plot = (
+        figures.FULL_PX * (figures.PRESENT_SCALE if sty.present else 1.0)
+        - label
+        - bar * (1 if one_bar else per_row)
+    ) / per_row
+    widths = [10 + plot + (0 if one_bar else bar) for _ in figs]
+    widths[0] += label - 10
+    widths[-1] += bar if one_bar else 0
+    return widths
 
 
 # A sentence whose every character is a space, a control or a zero-width character: the toy tokenizer finds

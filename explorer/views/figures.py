@@ -16,7 +16,7 @@ Conventions every heatmap follows:
 
 from __future__ import annotations
 
-from explorer.views.bars import KEY_COLOURS, NOTED_DIMS, bar_text, bars, stacked_contributions
+from explorer.views.bars import KEY_COLOURS, NOTED_DIMS, OTHER_GREY, bar_text, bars, stacked_contributions
 from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
 from explorer.views.curves import encoding_curves, lines, log_ticks, scale_experiment
 from explorer.views.grid import head_grid
@@ -90,6 +90,7 @@ __all__ = [
     "scale_experiment",
     "KEY_COLOURS",
     "NOTED_DIMS",
+    "OTHER_GREY",
     "bar_text",
     "bars",
     "stacked_contributions",

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from plotly.colors import sample_colorscale
 
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
 from explorer.model.description import show_token
+from explorer.views.bars import KEY_COLOURS
 from explorer.views.style import FULL_PX, MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
@@ -164,9 +164,12 @@ def model_grid(
     ]
     words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
     # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
-    # even).
+    # even). With a second line for some heads ("induction"), the band is two lines high: every label then
+    # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
+    # squares.
     label = band - g["space"]
-    at = g["space"] + (label - 1) // 2
+    two = bool(marked.any())
+    at = band - 1 if two else g["space"] + (label - 1) // 2
     data: list[dict[str, Any]] = [
         {
             "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
@@ -177,7 +180,7 @@ def model_grid(
             "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
             "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
             "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "middle center" if label % 2 or marked.any() else "bottom center",
+            "textposition": "top center" if two else "middle center" if label % 2 else "bottom center",
         },
     ]  # fmt: skip
     shapes = [
@@ -268,7 +271,7 @@ def token_bars(
     probability is printed on its bar."""
     labels = [f"{i + 1}. “{esc(show_token(t))}”" for i, t in enumerate(tokens)]
     ys = np.arange(len(labels))
-    colors = sample_colorscale(style.sequential, [0.35, 0.8])
+    colors = KEY_COLOURS[:2]  # two colours that stand out from the page in both themes, and from each other
     series = [(probs, names[0] if after is not None else "probability", colors[0])]
     if after is not None:
         series.append((after, names[1], colors[1]))
@@ -310,7 +313,7 @@ def value_bars(
     top = top if top > 0 else 1.0  # all zero (nothing moved): an axis 0..1.3, not 0..1e-9
     bar = {
         "type": "bar", "orientation": "h", "x": vals, "y": ys,
-        "marker": {"color": sample_colorscale(style.sequential, [0.6])[0]},
+        "marker": {"color": KEY_COLOURS[0]},  # 3:1 or more against the page in both themes
         "text": [f"{v:.{digits}f}" for v in vals], "textposition": "outside",
         "textfont": {"size": style.cell_font}, "customdata": [esc(s) for s in names],
         "hovertemplate": "%{customdata}: %{x:.6f}<extra></extra>",

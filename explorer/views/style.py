@@ -78,6 +78,13 @@ class Style:
         return PALETTES.get(self.palette, PALETTES["default"])[1]
 
     @property
+    def edge(self) -> str:
+        """The outline of a shape whose fill is a value's colour (a bar coloured as its heatmap cell): the
+        axis text's colour (explorer/ui/chart), 3:1 or more against the page in both themes, so a pale or
+        dark fill still stands out from the page."""
+        return "#e6eaf1" if self.dark else "#5c5f6e"
+
+    @property
     def template(self) -> str:
         # An explicit template: exported images are never black (streamlit/streamlit #6897).
         return "plotly_dark" if self.dark else "plotly_white"

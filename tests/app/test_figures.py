@@ -444,11 +444,11 @@ def test_stacked_contributions_give_every_key_its_own_colour() -> None:
         np.ones((n, 4)), [f"k{j}" for j in range(n)], np.full(4, n), style=STYLE, title="s"
     )
     colours = [t.marker.color for t in fig.data if t.type == "bar"]
-    assert len(colours) == n and len(set(colours)) == n and fg.MASKED_GREY not in colours
+    assert len(colours) == n and len(set(colours)) == n and fg.OTHER_GREY not in colours
     more = fg.stacked_contributions(np.ones((30, 4)), [f"k{j}" for j in range(30)], np.full(4, 30), style=STYLE,
                                     title="s")  # fmt: skip
     bars = [t.marker.color for t in more.data if t.type == "bar"]
-    assert len(set(bars)) == len(bars) == 12 and bars[-1] == fg.MASKED_GREY  # 11 keys and "19 other keys"
+    assert len(set(bars)) == len(bars) == 12 and bars[-1] == fg.OTHER_GREY  # 11 keys and "19 other keys"
 
 
 def test_log_axes_label_whole_values() -> None:

@@ -179,25 +179,32 @@ def test_layer_off_and_only_head_pairs() -> None:
     assert models.only_head_pairs((2, 3), [(0, 0)], 1, 2) == ((0, 0), (1, 0), (1, 1))
 
 
+@pytest.mark.parametrize("induction", [False, True])
 @pytest.mark.parametrize("present", [False, True])
 @pytest.mark.parametrize(("L", "H", "n"), [(6, 12, 13), (30, 9, 11), (30, 9, 27), (2, 3, 4)])
 def test_each_head_label_sits_nearer_its_own_panel_than_the_layer_above(
-    L: int, H: int, n: int, present: bool
+    L: int, H: int, n: int, present: bool, induction: bool
 ) -> None:
     """A label midway between two rows of squares could belong to either: its text (centre, in px) is nearer
-    the top of its own panels than the bottom of the panels above."""
+    the top of its own panels than the bottom of the panels above; also a one-line label when some heads
+    have a second line ("induction") and the band is two lines high."""
     A = np.full((L, H, n, n), 1.0 / n)
     rules = np.full((L, H), "broad", dtype=object)
+    scores = np.zeros((L, H))
+    scores[-1, -1] = 1.0  # one induction head, not the first layer's: their labels have one line
     fig = mf.model_grid(A, [f"t{i}" for i in range(n)], rules, np.ones((L, H)), style=Style(present=present),
-                        title="grid", width_px=1000)  # fmt: skip
+                        title="grid", width_px=1000, induction=scores if induction else None,
+                        induction_threshold=0.5)  # fmt: skip
+    assert ("induction" in fig.data[1].text[-1]) == induction and "<br>" not in fig.data[1].text[0]
     _, _, n_, _, band = fig.layout.meta["grid"]
     plot_h = fig.layout.height - fig.layout.margin.t - fig.layout.margin.b
     row = plot_h / (L * (band + n_))  # px of one row
     text = fig.data[1]
     at = list(fig.data[0].y).index(text.y[0])  # the first layer's label row (0-based in its band)
     font = text.textfont.size
-    centre = at * row + (
-        font / 2 + 2 if text.textposition == "bottom center" else 0.0
-    )  # px from the band's top
+    centre = at * row + {"bottom center": font / 2 + 2, "top center": -(font / 2 + 2)}.get(
+        text.textposition, 0.0
+    )  # px from the band's top, of a one-line label
     own_top, above_bottom = (band - 0.5) * row, -0.5 * row
-    assert own_top - centre < centre - above_bottom, (own_top - centre, centre - above_bottom)
+    # Clearly nearer: at most 0.6 of the way (a one-line label centred in a band of two lines was 0.64 to 1).
+    assert own_top - centre <= 0.6 * (centre - above_bottom), (own_top - centre, centre - above_bottom)

@@ -1,0 +1,80 @@
+"""At 1280 x 800 (a laptop, the sidebar open), what the page lays out is whole: the step links at the bottom
+are not cut, E + P = X gives each of its three charts the same plot width (the token labels once), and a
+table's toolbar, shown on hover, does not cover the heading above the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from explorer.ui import present
+
+LAPTOP = {"width": 1280, "height": 800}
+
+# Every step link at the bottom of the page: (its text as drawn, the width it needs, the width it has).
+_LINKS = """() => ['step-prev', 'step-next'].flatMap(k => {
+  const a = document.querySelector(`.st-key-${k} a`);
+  if (!a) return [];
+  const texts = [...a.querySelectorAll('*')].filter(e => e.children.length === 0 && e.textContent.trim());
+  return texts.map(e => [e.textContent.trim(), e.scrollWidth, e.clientWidth]);
+})"""
+
+# The plot area (Plotly's drag layer) of each chart in the st-key-pe-* containers, in page order.
+_PLOTS = """keys => keys.map(k => {
+  const drag = document.querySelector(`.st-key-${k} .nsewdrag`);
+  return drag ? drag.getBoundingClientRect().width : null;
+})"""
+
+
+def _longest_neighbour() -> tuple[str, str]:
+    """The page (url path) of the step whose previous or next step has the longest title, and that title."""
+    best = ("", "", -1)
+    for i, step in enumerate(present.STEPS):
+        for other in present.neighbours(i):
+            if other is not None and other.url_path != step.url_path and len(other.title) > best[2]:
+                best = (step.url_path, other.title, len(other.title))
+    return best[0], best[1]
+
+
+def test_the_step_links_at_the_bottom_are_not_cut(new_tab: Any) -> None:
+    path, title = _longest_neighbour()
+    app = new_tab(viewport=LAPTOP).open(path, min_charts=0)
+    links = app.poll(_LINKS, what="the step links")
+    assert any(title in text for text, _, _ in links), (title, links)
+    cut = [(text, need, has) for text, need, has in links if need > has + 1]
+    assert not cut, f"step links cut at 1280 px (text, px needed, px shown): {cut}"
+
+
+def test_e_plus_p_is_x_gives_every_chart_the_same_plot_width(new_tab: Any) -> None:
+    app = new_tab(viewport=LAPTOP).open("positional-encoding", min_charts=5)
+    widths = app.poll(
+        "keys => { const w = (" + _PLOTS + ")(keys); return w.every(v => v) && w; }",
+        ["pe-e", "pe-p", "pe-x"],
+        what="the three plots of E + P = X",
+    )
+    labels = app.page.evaluate(
+        "k => document.querySelectorAll(`.st-key-${k} .ytick`).length", "pe-p"
+    )  # the tokens are named once, left of E
+    assert labels == 0
+    assert max(widths) - min(widths) <= 0.1 * max(widths), widths
+    assert min(widths) >= 170, f"plots of {widths} px: slivers"
+
+
+def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> None:
+    app = new_tab(viewport=LAPTOP).open("projections", min_charts=1)
+    table = app.page.locator('[data-testid="stDataFrame"]').first
+    table.evaluate("e => e.scrollIntoView({block: 'center', behavior: 'instant'})")  # the heading in view too
+    table.hover()
+    bar = app.page.locator('[data-testid="stElementToolbar"]').first
+    bar.wait_for(state="visible")
+    hit = app.page.evaluate(
+        """bar => {
+          const b = bar.getBoundingClientRect();
+          return [...document.querySelectorAll('h1, h2, h3, h4, p')]
+            .filter(e => !bar.contains(e) && !e.closest('[data-testid="stDataFrame"]'))
+            .map(e => [e.textContent.trim(), e.getBoundingClientRect()])
+            .filter(([t, r]) => t && r.bottom > b.top && r.top < b.bottom && r.right > b.left && r.left < b.right)
+            .map(([t]) => t);
+        }""",
+        bar.element_handle(),
+    )
+    assert not hit, f"the table's toolbar covers {hit}"
