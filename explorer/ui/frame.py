@@ -238,7 +238,10 @@ TABLE_ROOM_CSS = (
 def presentation_css() -> None:
     """While presenting: the static projector CSS (larger type, full width; never any user text). Otherwise
     room above each table for its toolbar (presenting lays out its own screen)."""
-    st.html(present.CSS if state.present() else TABLE_ROOM_CSS)
+    if state.present():
+        st.html(present.CSS)
+    else:
+        st.html(TABLE_ROOM_CSS)
 
 
 def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the st.Page running

@@ -11,7 +11,7 @@ import plotly.colors as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui import chart, page_table, present
+from explorer.ui import chart, frame, page_table, present
 from explorer.views import figures
 
 N_PAGES = len(page_table.listed())  # the step count: one number per page
@@ -32,8 +32,18 @@ def run_app(url_path: str = "", params: dict[str, str] | None = None, scripts: d
     return at
 
 
+TABLE_ROOM = frame.TABLE_ROOM_CSS
+
+
 def css_blocks(at: AppTest) -> list[str]:
-    return [el.proto.body for el in at.get("html") if "<style>" in el.proto.body]
+    """The presenting style blocks (not presenting, the page has only the room above its tables)."""
+    return [
+        el.proto.body for el in at.get("html") if "<style>" in el.proto.body and el.proto.body != TABLE_ROOM
+    ]
+
+
+def table_room(at: AppTest) -> bool:
+    return any(el.proto.body == TABLE_ROOM for el in at.get("html"))
 
 
 def figure_fonts(at: AppTest) -> list[tuple[int, int, int | None]]:
@@ -57,7 +67,7 @@ def test_present_param_enlarges_page_and_chart_text(kit) -> None:
     big = run_app("scores", {"present": "1"}, scripts=kit.scripts())
     assert big.session_state["ui.present"] is True and normal.session_state["ui.present"] is False
     # page text: the static projector CSS (a 22 px root font; Streamlit's type is in rem)
-    assert not css_blocks(normal)
+    assert not css_blocks(normal) and table_room(normal) and not table_room(big)
     (css,) = css_blocks(big)
     assert f"html {{ font-size: {present.BASE_FONT_PX}px; }}" in css and present.BASE_FONT_PX >= 20
     # charts: Plotly text does not follow the page, so every figure carries the presentation sizes
