@@ -11,8 +11,11 @@ The file-format libraries (safetensors, tokenizers, gguf) are imported only when
     m.config                                    # ModelConfig: n_layers, n_heads, n_kv_heads, d_model, ...
 
 Precision: the weights run in float32, their native precision (SmolLM2's 4-bit weights are dequantized to
-float32 once, at load). The toy explorer stays float64. Results are cached per (model, text, head_mask) in a
-least-recently-used cache bounded to CACHE_BYTES bytes (``cache_info()``, ``clear_cache()``).
+float32 once, at load). The toy explorer stays float64. What pages read of a run (tokens, attention weights,
+hidden states, the next token's logits) is cached per (model, text, head_mask) in a least-recently-used cache
+bounded to CACHE_BYTES bytes; a layer's whole trace (``trace.layers[i]``) and the logits at every position
+are computed again when read, with the same numbers, and kept in a second one of PARTS_BYTES
+(``cache_info()``, ``clear_cache()``).
 
 A server loads its models before its first visitor asks: ``load_in_background(name)`` starts the load in a
 thread, and ``load_state(name)`` says where it stands (downloading so many bytes, loading, ready, or failed
@@ -32,7 +35,7 @@ from collections.abc import Callable
 from ..transformer import LayerWeights, ModelConfig
 from . import _fetch
 from ._files import ModelNotInstalledError, install_hint, package_dir
-from ._model import CACHE_BYTES, MAX_CHARS, MAX_TOKENS, RESULTS, Model, ModelTrace
+from ._model import CACHE_BYTES, MAX_CHARS, MAX_TOKENS, PARTS, PARTS_BYTES, RESULTS, Model, ModelTrace
 
 __all__ = [
     "CACHE_BYTES",
@@ -44,6 +47,7 @@ __all__ = [
     "ModelConfig",
     "ModelNotInstalledError",
     "ModelTrace",
+    "PARTS_BYTES",
     "LoadState",
     "RETRY_S",
     "available",
@@ -203,10 +207,12 @@ def _loader(name: str) -> Callable[[], Model]:
 
 
 def cache_info() -> dict[str, int]:
-    """The results cache: entries, bytes held, max_bytes (CACHE_BYTES), hits, misses."""
-    return RESULTS.info()
+    """The results cache: entries, bytes held, max_bytes (CACHE_BYTES), hits, misses; parts_bytes, the bytes
+    held by the layers' traces and logits computed on demand."""
+    return {**RESULTS.info(), "parts_bytes": PARTS.info()["bytes"]}
 
 
 def clear_cache() -> None:
-    """Forget every cached result (the models stay loaded)."""
+    """Forget every cached result and part (the models stay loaded)."""
     RESULTS.clear()
+    PARTS.clear()

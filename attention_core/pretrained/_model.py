@@ -1,24 +1,36 @@
-"""A loaded model: its config, read-only weights and tokenizer; ``run`` gives a traced, cached result."""
+"""A loaded model: its config, read-only weights and tokenizer; ``run`` gives a traced, cached result.
+
+What a run keeps is what pages read: the tokens, every head's attention weights, the hidden states, the
+embeddings and the next token's logits (a SmolLM2 run of 64 tokens: 9.6 MB; of 10 tokens: 1.1 MB). A layer's
+whole trace (q, k, v, scores, the feed-forward's hidden units) and the logits at every position are computed
+again when asked for, from the kept hidden states, by the same arithmetic on the same input (so the same
+numbers), and kept apart in PARTS: a long sentence's layers evict other layers, never the class's runs. The
+whole trace of a 64-token SmolLM2 run held 129 MiB, more than the results cache, so it was never kept.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..encoder import EncoderTrace
+from ..masks import causal_mask
+from ..norms import _layer_norm, _rms_norm
 from ..transformer import (
     EmbeddingTrace,
     LayerWeights,
     ModelConfig,
     ModelWeights,
     check_head_mask,
+    embed_tokens,
     resume_transformer,
-    run_transformer,
+    transformer_layer,
 )
 from ._cache import ByteLRU
 
@@ -26,10 +38,15 @@ Floats = NDArray[np.floating]
 
 MAX_TOKENS = 64  # the app's token limit: longer texts are cut (with a message in the result)
 MAX_CHARS = 10_000  # text beyond this many characters is cut before tokenizing (bounds the tokenizer's work)
-# Results kept per process, all models together: a SmolLM2 run of 32 tokens holds 59 MB, MiniLM at 64 tokens 16.
-CACHE_BYTES = 128 * 2**20
+# Runs kept per process, all models together (what pages read, see the module doc): 40 SmolLM2 runs of 10
+# tokens, or 5 of 64 tokens; MiniLM at 64 tokens holds 2.4 MB.
+CACHE_BYTES = 48 * 2**20
+# Layers' whole traces and logits at every position, computed on demand: a SmolLM2 layer of 64 tokens holds
+# 3.8 MB, its logits 12.6 MB.
+PARTS_BYTES = 24 * 2**20
 
 RESULTS: ByteLRU[ModelTrace] = ByteLRU(CACHE_BYTES)
+PARTS: ByteLRU[object] = ByteLRU(PARTS_BYTES)
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,19 +60,23 @@ class ModelTrace:
         token_ids: list[int], the model tokenizer's ids ([CLS] ... [SEP] for MiniLM; no BOS for SmolLM2).
         tokens: list[str], one display string per token ("##ing", " Paris": a leading space is a space).
         embeddings: EmbeddingTrace, the input of layer 0 step by step.
-        layers: one EncoderTrace per layer: x, attn_input (after the pre-attention norm), attention (an
-            AttentionTrace: q, k, v per query head after RoPE, scores, scaled, masked, weights,
-            head_outputs, concat, output, kv_head), sum1, norm1, ffn_hidden_pre, ffn_up, ffn_hidden,
-            ffn_out, sum2, norm2, output.
         attentions: (L, H, n, n) the softmax weights of every layer and head; rows are queries.
         hidden_states: (L + 1, n, d) the embeddings, then each layer's output; for a decoder the last one is
             after the final norm (what the output layer reads).
-        logits: (n, vocab_size) the next-token scores after each position (decoder), None for the encoder.
+        next_logits: (vocab_size,) the scores of the token after the text (logits[-1]) for a decoder, None
+            for the encoder.
         head_mask: (L, H) float64, the weights applied to each head's output (all 1 when none was given).
         kv_head: (H,) which key/value head each query head shares (0 .. n_kv_heads - 1).
         truncated: True when the text was longer than MAX_TOKENS tokens (or MAX_CHARS characters) and cut.
         n_text_tokens: how many tokens the (character-bounded) text had before the cut.
         message: a sentence for the page when the text was cut, else None.
+
+    Computed when asked for (module doc), the same numbers as in the run:
+        layers: one EncoderTrace per layer: x, attn_input (after the pre-attention norm), attention (an
+            AttentionTrace: q, k, v per query head after RoPE, scores, scaled, masked, weights,
+            head_outputs, concat, output, kv_head), sum1, norm1, ffn_hidden_pre, ffn_up, ffn_hidden,
+            ffn_out, sum2, norm2, output.
+        logits: (n, vocab_size) the next-token scores after each position (decoder), None for the encoder.
     """
 
     model: str
@@ -63,19 +84,29 @@ class ModelTrace:
     token_ids: list[int]
     tokens: list[str]
     embeddings: EmbeddingTrace
-    layers: tuple[EncoderTrace, ...]
     attentions: Floats
     hidden_states: Floats
-    logits: Floats | None
+    next_logits: Floats | None
     head_mask: NDArray[np.float64]
     kv_head: tuple[int, ...]
     truncated: bool
     n_text_tokens: int
     message: str | None
+    recompute: _Recompute = field(repr=False)
 
     @property
     def n_tokens(self) -> int:
         return len(self.token_ids)
+
+    @property
+    def layers(self) -> LayerTraces:
+        """Every layer's whole trace, each computed when first read (then kept in PARTS a while)."""
+        return LayerTraces(self)
+
+    @property
+    def logits(self) -> Floats | None:
+        """(n, vocab_size) the scores after every position (decoder), None for the encoder."""
+        return self.recompute.logits(self.hidden_states)
 
     def sentence_embedding(self) -> NDArray[np.float64]:
         """(d,) float64: the mean over tokens of the last hidden state, scaled to unit length (the
@@ -85,11 +116,67 @@ class ModelTrace:
 
     def next_token_probs(self) -> NDArray[np.float64]:
         """(vocab_size,) float64: softmax of the last position's logits, the next token's distribution."""
-        if self.logits is None:
+        if self.next_logits is None:
             raise ValueError(f"{self.model} is an encoder: it does not predict a next token")
-        z = self.logits[-1].astype(np.float64)
+        z = self.next_logits.astype(np.float64)
         p = np.exp(z - z.max())
         return p / p.sum()
+
+
+class _Recompute:
+    """What a kept run needs to compute its layers' traces and its logits again: the model, the run's cache
+    key and its head mask (None: every head kept). Holds no array of its own (and no __dict__, so that a
+    cache measuring a trace does not walk into the model's weights)."""
+
+    __slots__ = ("key", "mask", "model")
+
+    def __init__(self, model: Model, key: str, mask: NDArray[np.float64] | None) -> None:
+        self.model, self.key, self.mask = model, key, mask
+
+    def layer(self, hidden_states: Floats, i: int) -> EncoderTrace:
+        """Layer i's trace: the layer run again on its input, hidden_states[i] (what the run gave it)."""
+        key = f"{self.key}:layer {i}"
+        found = PARTS.get(key)
+        if found is None:
+            m, c = self.model, self.model.config
+            mask = causal_mask(hidden_states.shape[1]) if c.causal else None
+            heads = None if self.mask is None else self.mask[i]
+            found = transformer_layer(hidden_states[i], m.weights.layers[i], c, mask, heads)
+            PARTS.put(key, found, held_bytes(found, m._weight_ids))
+        return found  # type: ignore[return-value]
+
+    def logits(self, hidden_states: Floats) -> Floats | None:
+        """(n, vocab_size), from the last hidden states (already after the final norm), or None."""
+        if not self.model.config.has_logits:
+            return None
+        key = f"{self.key}:logits"
+        found = PARTS.get(key)
+        if found is None:
+            found = _ro(hidden_states[-1] @ self.model.output_head())
+            PARTS.put(key, found, found.nbytes)
+        return found  # type: ignore[return-value]
+
+
+class LayerTraces(Sequence[EncoderTrace]):
+    """A run's layers as a read-only sequence of EncoderTrace, each computed when read (_Recompute)."""
+
+    def __init__(self, trace: ModelTrace) -> None:
+        self._trace = trace
+
+    def __len__(self) -> int:
+        return self._trace.hidden_states.shape[0] - 1
+
+    @overload
+    def __getitem__(self, i: int) -> EncoderTrace: ...
+    @overload
+    def __getitem__(self, i: slice) -> tuple[EncoderTrace, ...]: ...
+    def __getitem__(self, i: int | slice) -> EncoderTrace | tuple[EncoderTrace, ...]:
+        if isinstance(i, slice):
+            return tuple(self[j] for j in range(*i.indices(len(self))))
+        n = len(self)
+        if not -n <= int(i) < n:
+            raise IndexError(f"{self._trace.model} has layers 0 to {n - 1}, not {i}")
+        return self._trace.recompute.layer(self._trace.hidden_states, int(i) % n)
 
 
 def _arrays(obj: object) -> Iterable[np.ndarray]:
@@ -187,6 +274,12 @@ class Model:
             raise ValueError(f"layer must be in 0 .. {self.config.n_layers - 1}, got {i}")
         return self.weights.layers[int(i)]
 
+    def output_head(self) -> Floats:
+        """(d_model, vocab_size) what turns the last hidden states into logits (the tied embeddings or the
+        model's own output matrix)."""
+        w = self.weights
+        return w.embeddings.token.T if w.lm_head is None else w.lm_head
+
     def token_strings(self, ids: list[int]) -> list[str]:
         """Display strings of token ids."""
         return self.tokenizer.display(list(ids))
@@ -204,8 +297,8 @@ class Model:
         return text, cut, len(ids), cut_chars or len(cut) < len(ids)
 
     def run(self, text: str, head_mask: ArrayLike | None = None) -> ModelTrace:
-        """Tokenize ``text`` and run every layer, traced (see ModelTrace); results are cached per
-        (model, text, head_mask) in a byte-bounded LRU (CACHE_BYTES), so calling it again is free.
+        """Tokenize ``text`` and run every layer, traced (see ModelTrace); what pages read of the run is cached
+        per (model, text, head_mask) in a byte-bounded LRU (CACHE_BYTES), so calling it again is free.
 
         Args:
             text: the input, non-empty; cut to MAX_TOKENS tokens (a message says so in the result).
@@ -220,7 +313,7 @@ class Model:
         key = _digest(self.name, text_run, mask)
         trace = RESULTS.get(key)
         if trace is None:
-            trace = self._run(text_run, ids, n_total, truncated, mask)
+            trace = self._run(text_run, ids, n_total, truncated, mask, key)
             RESULTS.put(key, trace, held_bytes(trace, self._weight_ids))
         return dataclasses.replace(trace, token_ids=list(trace.token_ids), tokens=list(trace.tokens))
 
@@ -235,20 +328,35 @@ class Model:
         return _digest(self.name, text_run, mask) in RESULTS
 
     def _run(
-        self, text: str, ids: list[int], n_total: int, truncated: bool, mask: NDArray[np.float64] | None
+        self,
+        text: str,
+        ids: list[int],
+        n_total: int,
+        truncated: bool,
+        mask: NDArray[np.float64] | None,
+        key: str,
     ) -> ModelTrace:
-        c = self.config
-        embeddings, layers, final, logits = run_transformer(
-            np.asarray(ids, dtype=np.int64), self.weights, c, mask
-        )
-        attentions = np.stack([layer.attention.weights for layer in layers])  # (L, H, n, n)
-        outputs = [embeddings.output] + [layer.output for layer in layers]
-        if final is not None:
-            outputs[-1] = final
+        # transformer.run_transformer's arithmetic, keeping of each layer only its attention weights and its
+        # output: one layer's whole trace is alive at a time (a 64-token SmolLM2 run made 129 MiB of them).
+        c, w = self.config, self.weights
+        embeddings = embed_tokens(np.asarray(ids, dtype=np.int64), w.embeddings, c)
+        causal = causal_mask(embeddings.output.shape[0]) if c.causal else None  # (n, n)
+        x, weights, outputs = embeddings.output, [], [embeddings.output]
+        for i, lw in enumerate(w.layers):  # layer after layer: each needs the one before
+            layer = transformer_layer(x, lw, c, causal, None if mask is None else mask[i])
+            weights.append(layer.attention.weights)
+            x = layer.output
+            outputs.append(x)
+        if w.final_norm_gain is not None:  # what the output layer reads
+            outputs[-1] = _norm(c, x, w.final_norm_gain)
         hidden = np.stack(outputs)  # (L + 1, n, d)
         if not np.isfinite(hidden[-1]).all():
             raise ValueError("the model's output overflowed: use head_mask values closer to 0 and 1")
         full_mask = np.ones((c.n_layers, c.n_heads)) if mask is None else np.array(mask)
+        recompute = _Recompute(self, key, mask)
+        next_logits = None
+        if c.has_logits:  # every position's logits, as run_transformer computes them; the last row is kept
+            next_logits = _ro((outputs[-1] @ self.output_head())[-1].copy())
         message = _cut_message(c.name, text, n_total) if truncated else None
         return ModelTrace(
             model=c.name,
@@ -256,15 +364,15 @@ class Model:
             token_ids=list(ids),
             tokens=self.tokenizer.display(list(ids)),
             embeddings=embeddings,
-            layers=layers,
-            attentions=_ro(attentions),
+            attentions=_ro(np.stack(weights)),  # (L, H, n, n)
             hidden_states=_ro(hidden),
-            logits=logits,
+            next_logits=next_logits,
             head_mask=_ro(full_mask),
             kv_head=c.kv_head,
             truncated=truncated,
             n_text_tokens=n_total,
             message=message,
+            recompute=recompute,
         )
 
     def ablate(
@@ -291,18 +399,17 @@ class Model:
             raise ValueError("the model's output overflowed: use head_mask values closer to 0 and 1")
         if not self.config.has_logits:
             return final, None
-        w = self.weights
-        head = w.embeddings.token.T if w.lm_head is None else w.lm_head  # (d_model, vocab)
-        return final, _ro(final[:, -1, :] @ head)  # (b, vocab_size)
+        return final, _ro(final[:, -1, :] @ self.output_head())  # (b, vocab_size)
 
     def top_next(self, trace: ModelTrace, k: int = 5) -> list[tuple[int, str, float, float]]:
         """The k most likely next tokens after the trace's text: (id, display string, probability, logit)."""
         probs = trace.next_token_probs()
         best = np.argsort(-probs, kind="stable")[:k]
         shown = self.token_strings([int(i) for i in best])
-        assert trace.logits is not None
+        assert trace.next_logits is not None
         return [
-            (int(i), s, float(probs[i]), float(trace.logits[-1, i])) for i, s in zip(best, shown, strict=True)
+            (int(i), s, float(probs[i]), float(trace.next_logits[i]))
+            for i, s in zip(best, shown, strict=True)
         ]
 
 
@@ -312,6 +419,11 @@ def _cut_message(name: str, text: str, n_total: int) -> str:
     return (
         f"The text has {n_total} tokens{chars}; {name} reads only the first {MAX_TOKENS} (this app's limit)."
     )
+
+
+def _norm(c: ModelConfig, x: Floats, gain: Floats) -> Floats:
+    """The model's final norm (transformer.run_transformer's): RMSNorm or LayerNorm with its gain, no bias."""
+    return _rms_norm(x, c.eps, gain) if c.norm == "rms_norm" else _layer_norm(x, c.eps, gain, None)
 
 
 def _ro(arr: np.ndarray) -> np.ndarray:

@@ -77,7 +77,7 @@ def compare(key: str, text: str, off: Off, other: str) -> Comparison:
     base, changed = run(key, text), run(key, text, off)
     shift = analysis.hidden_state_shift(base.hidden_states, changed.hidden_states)
     if models.choice(key).decoder:
-        nt = analysis.compare_next_tokens(base.logits[-1], changed.logits[-1], k=10)
+        nt = analysis.compare_next_tokens(base.next_logits, changed.next_logits, k=10)
         strings = tuple(models.model(key).token_strings([int(i) for i in nt.ids]))
         return Comparison(shift, nt, strings, None, None)
     if not other.strip():
@@ -98,7 +98,7 @@ def effect_of(key: str, text: str) -> Any:
     """
     m, base = models.model(key), run(key, text)
     if models.choice(key).decoder:
-        p = analysis.next_token_probs(base.logits[-1])
+        p = analysis.next_token_probs(base.next_logits)
 
         def moved(masks: NDArray[np.float64]) -> NDArray[np.float64]:
             logits = m.ablate(text, masks)[1]
@@ -124,6 +124,6 @@ def ranking(key: str, text: str) -> Iterator[analysis.RankingStep]:
 def next_tokens(key: str, text: str, temperature: float, k: int = 10) -> tuple[list[int], list[str], Any]:
     """The top k next tokens at ``temperature``: ids, display strings, probabilities (k,)."""
     trace = run(key, text)
-    ids, probs = analysis.top_next_tokens(trace.logits[-1], k, temperature)
+    ids, probs = analysis.top_next_tokens(trace.next_logits, k, temperature)
     id_list = [int(i) for i in ids]
     return id_list, list(models.model(key).token_strings(id_list)), probs

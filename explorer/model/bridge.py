@@ -7,6 +7,8 @@ No Streamlit here.
 
 from __future__ import annotations
 
+import threading
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,11 +34,12 @@ F64 = NDArray[np.float64]
 # copy of its W_K and W_V: the numbers are the same, and an edit to one head's copy changes that head only.
 #
 # Memory: the trained matrices are the model's own float32 arrays, read-only and shared by every session
-# that opens the layer (float32 -> float64 is exact, and the layer runs in float64). Only W_K and W_V of a
-# model with shared key/value heads are copied (one copy per query head, per process); a session holds a new
-# array only for a matrix it edited (explorer.ui.state, float64).
+# that opens the layer (float32 -> float64 is exact). Only W_K and W_V of a model with shared key/value heads
+# are copied (one copy per query head: 2.6 MB a SmolLM2 layer), once per process while anything holds them
+# (_COPIES); a session holds a new array only for a matrix it edited (explorer.ui.state, float64), and a run
+# with an edit casts the untouched matrices one product at a time (run).
 
-BASE_BYTES = 160 * 2**20  # layers as counted with the model's arrays they share (a SmolLM2 layer: 19 MB)
+BASE_BYTES = 64 * 2**20  # layers as counted with the model's arrays they share (a SmolLM2 layer: 19 MB)
 INPUT_BYTES = 16 * 2**20  # layer inputs X (n, d) per sentence and layer (at most 64 x 576 floats each)
 
 
@@ -67,22 +70,43 @@ def _model(key: str) -> Any:
     return models.model(key)
 
 
-def _per_query(w: NDArray[np.floating], kv_head: tuple[int, ...]) -> NDArray[np.floating]:
-    """(g, d, k) key/value heads -> (H, d, k): each query head's own copy; the model's array itself when
-    every query head has its own key/value head."""
+# (model key, layer, name) -> a per-query-head copy that some session or cache still holds: a session keeps
+# its layer's arrays after the layers' cache dropped the layer, and the next session to open that layer gets
+# the same arrays, not a second copy.
+_COPIES: weakref.WeakValueDictionary[tuple[str, int, str], np.ndarray] = weakref.WeakValueDictionary()
+_COPIES_LOCK = threading.Lock()
+
+
+def _per_query(
+    w: NDArray[np.floating], kv_head: tuple[int, ...], at: tuple[str, int, str] | None = None
+) -> NDArray[np.floating]:
+    """(g, d, k) key/value heads -> (H, d, k): each query head's own copy (read-only; the one already made
+    for `at`, (model key, layer, name), while it lives); the model's array itself when every query head has
+    its own key/value head."""
     w = np.asarray(w)
-    return w if tuple(kv_head) == tuple(range(w.shape[0])) else w[np.asarray(kv_head)]
+    if tuple(kv_head) == tuple(range(w.shape[0])):
+        return w
+    with _COPIES_LOCK:
+        found = None if at is None else _COPIES.get(at)
+        if found is None:
+            found = w[np.asarray(kv_head)]
+            found.setflags(write=False)
+            if at is not None:
+                _COPIES[at] = found
+    return found
 
 
-def _biases(lw: Any, c: Any, kv_head: tuple[int, ...]) -> dict[str, NDArray[np.floating]]:
+def _biases(
+    lw: Any, c: Any, kv_head: tuple[int, ...], at: tuple[str, int]
+) -> dict[str, NDArray[np.floating]]:
     """The layer's biases in the explorer's shapes (zeros where the model has none, as SmolLM2): b_q, b_k, b_v
     (H, k), one key/value head's copy per query head; b_o (d,), b1 (f,), b2 (d,)."""
     h, k, d, f = int(c.n_heads), int(c.d_k), int(c.d_model), int(c.d_ff)
     qkv = lw.b_qkv is not None
     given = {
         "b_q": lw.b_q if qkv else None,
-        "b_k": _per_query(lw.b_k, kv_head) if qkv else None,
-        "b_v": _per_query(lw.b_v, kv_head) if qkv else None,
+        "b_k": _per_query(lw.b_k, kv_head, (*at, "b_k")) if qkv else None,
+        "b_v": _per_query(lw.b_v, kv_head, (*at, "b_v")) if qkv else None,
         "b_o": lw.b_o,
         "b1": lw.b1,
         "b2": lw.b2,
@@ -104,12 +128,12 @@ def _base(key: str, layer: int) -> LayerBase:
     kv = tuple(int(i) for i in c.kv_head)
     weights = {
         "w_q": np.asarray(lw.w_q),
-        "w_k": _per_query(lw.w_k, kv),
-        "w_v": _per_query(lw.w_v, kv),
+        "w_k": _per_query(lw.w_k, kv, (key, int(layer), "w_k")),
+        "w_v": _per_query(lw.w_v, kv, (key, int(layer), "w_v")),
         "w_o": np.asarray(lw.w_o),
         "w1": np.asarray(lw.w1),
         "w2": np.asarray(lw.w2),
-        **_biases(lw, c, kv),
+        **_biases(lw, c, kv, (key, int(layer))),
         "w_up": np.zeros((0, 0)) if lw.w_up is None else np.asarray(lw.w_up),  # SwiGLU's up projection
     }
     for a in weights.values():
@@ -222,22 +246,25 @@ def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
 
     b = base(ex.real, ex.real_layer)
     h, d, k = ex.w_q.shape
-    # The model's own precision while its weights are untouched (float32, as the model runs: no float64
-    # copy of the layer's matrices per run); float64 once an edit is in (an edited matrix is float64).
+    # The model's own precision while its weights are untouched (float32, as the model runs); float64 once
+    # an edit is in (an edited matrix is float64). Even then the untouched matrices stay the model's float32
+    # arrays: each product casts the one it reads for its own length of time (float32 -> float64 is exact,
+    # so the numbers are those of a float64 layer), where a float64 copy of the whole layer per run (32 MB
+    # for SmolLM2) stacked up when a class opened its edited layers at once.
     dtype = np.result_type(*(getattr(ex, name) for name in _WEIGHTS))
-    as_dtype = lambda name: np.asarray(getattr(ex, name), dtype=dtype)  # noqa: E731
-    parts = [as_dtype(name).transpose(1, 0, 2).reshape(d, h * k) for name in ("w_q", "w_k", "w_v")]
+    held = lambda name: np.asarray(getattr(ex, name))  # noqa: E731
+    parts = [held(name).transpose(1, 0, 2).reshape(d, h * k) for name in ("w_q", "w_k", "w_v")]
     lw = dataclasses.replace(
         b.fixed,
         w_qkv=np.concatenate(parts, axis=1),  # (d, 3 H k): q of every head, then k, then v
-        b_qkv=np.concatenate([as_dtype(name).reshape(-1) for name in ("b_q", "b_k", "b_v")]),
-        w_o=as_dtype("w_o"),
-        b_o=as_dtype("b_o"),
-        w1=as_dtype("w1"),
-        b1=as_dtype("b1"),
-        w2=as_dtype("w2"),
-        b2=as_dtype("b2"),
-        w_up=as_dtype("w_up") if ex.w_up.size else None,
+        b_qkv=np.concatenate([held(name).reshape(-1) for name in ("b_q", "b_k", "b_v")]),
+        w_o=held("w_o"),
+        b_o=held("b_o"),
+        w1=held("w1"),
+        b1=held("b1"),
+        w2=held("w2"),
+        b2=held("b2"),
+        w_up=held("w_up") if ex.w_up.size else None,
     )
     config = dataclasses.replace(b.config, dtype=str(np.dtype(dtype)))
     with np.errstate(over="ignore", invalid="ignore"):
@@ -268,9 +295,11 @@ def _cached_input(key: str, sentence: str, layer: int) -> tuple[tuple[str, ...],
         not sentence.strip()
     ):  # no text, no tokens: the page asks for a sentence (the model refuses an empty one)
         return (), np.zeros((0, int(m.config.d_model))), False
+    if not 0 <= layer < int(m.config.n_layers):
+        raise ValueError(
+            f"{m.config.name} has layers 1 to {m.config.n_layers}; there is no layer {layer + 1}"
+        )
     trace = m.run(sentence)
-    if not 0 <= layer < len(trace.layers):
-        raise ValueError(f"{trace.model} has layers 1 to {len(trace.layers)}; there is no layer {layer + 1}")
-    x = np.array(trace.layers[layer].x, dtype=np.float64)  # (n, d)
+    x = np.array(trace.hidden_states[layer], dtype=np.float64)  # (n, d): what layer `layer` reads
     x.setflags(write=False)
     return tuple(shown_tokens(trace.tokens)), x, bool(trace.truncated)
