@@ -10,6 +10,13 @@ quarter of the budget is returned but not kept, and the key is a fixed-size dige
 parameter name does not start with "_" (as in st.cache_data: `_ex` rides along, `digest` is the key). Every
 session receives the SAME object, so the numpy arrays in a cached value are made read-only: a page that
 tried to change a shared result in place would fail loudly instead of changing another visitor's page.
+
+Every cache of the process together, the explorer's and the engine's, is bounded by TOTAL_BYTES: `budgets()`
+lists each one's bound (tests/app/test_layer_memory.py adds them up). What fills them in a class:
+compute.cached (a real layer's traced run at 10 tokens about 1 MB, the toy's a few KB), the engine's runs of
+the real models (a SmolLM2 sentence of 10 tokens 1.1 MB, of 64 tokens 9.6 MB: attention_core.pretrained),
+the layers' inputs, links, labels and the logit lens; the layers of a real model (model.bridge) count the
+model's own arrays they point at, so their bound is larger than the memory they take.
 """
 
 from __future__ import annotations
@@ -213,3 +220,22 @@ def caches() -> list[ByteCache]:
 def held() -> int:
     """Bytes held by every shared cache together."""
     return sum(c.bytes for c in caches())
+
+
+TOTAL_BYTES = 400 * MB
+
+
+def budgets() -> dict[str, int]:
+    """name -> bound in bytes of every cache of the process: the explorer's (every module imported) and the
+    engine's (the real models' runs and the parts computed from them)."""
+    import importlib
+    import pkgutil
+
+    import explorer
+    from attention_core import pretrained
+
+    for module in pkgutil.walk_packages(explorer.__path__, "explorer."):
+        importlib.import_module(module.name)
+    found = {c.name: c.max_bytes for c in caches()}
+    return found | {"attention_core.pretrained runs": pretrained.CACHE_BYTES,
+                    "attention_core.pretrained parts": pretrained.PARTS_BYTES}  # fmt: skip

@@ -10,6 +10,7 @@ import dataclasses
 import numpy as np
 
 from attention_core.transformer import run_transformer, transformer_layer
+from explorer import cache
 from explorer.compute import pipeline
 from explorer.model import bridge
 from tests.app.test_description import layer_example
@@ -75,3 +76,10 @@ def test_a_layers_input_is_the_models_and_the_page_shows_the_float64_layer() -> 
     res = pipeline.run(ex)
     assert np.array_equal(res.attention.weights, want.weights)
     np.testing.assert_allclose(res.attention.weights, layers[9].attention.weights, rtol=1e-4, atol=1e-6)
+
+
+def test_every_cache_of_the_process_together_stays_within_the_stated_total() -> None:
+    found = cache.budgets()
+    assert "explorer.compute.cached._run" in found and "explorer.model.bridge._cached_base" in found
+    assert "explorer.ui.share_panel._address" in found and "attention_core.pretrained runs" in found
+    assert sum(found.values()) <= cache.TOTAL_BYTES, found
