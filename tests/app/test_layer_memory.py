@@ -1,18 +1,28 @@
 """What a real layer opened in the explorer costs in memory, with the same numbers: an edited layer runs with
 its untouched matrices in float32 (each product casts the one it reads) and gives the float64 layer's
 numbers exactly; W_K and W_V copied per query head exist once per process while anything holds them; a
-layer's input is the model's own."""
+layer's input is the model's own; every cache together stays within its stated total; a closed session is
+let go once its time to reconnect is over."""
 
 from __future__ import annotations
 
 import dataclasses
+import gc
+import inspect
+import weakref
+from types import SimpleNamespace
 
 import numpy as np
+from streamlit.runtime.caching.ttl_cache import TTLCache
+from streamlit.runtime.memory_session_storage import MemorySessionStorage
+from streamlit.runtime.session_manager import SessionInfo
+from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
 
 from attention_core.transformer import run_transformer, transformer_layer
 from explorer import cache
 from explorer.compute import pipeline
 from explorer.model import bridge
+from explorer.ui import boot
 from tests.app.test_description import layer_example
 from tests.app.test_model_pages import CAPITAL, need
 
@@ -83,3 +93,34 @@ def test_every_cache_of_the_process_together_stays_within_the_stated_total() -> 
     assert "explorer.compute.cached._run" in found and "explorer.model.bridge._cached_base" in found
     assert "explorer.ui.share_panel._address" in found and "attention_core.pretrained runs" in found
     assert sum(found.values()) <= cache.TOTAL_BYTES, found
+
+
+class _Session:
+    def __init__(self, sid: str) -> None:
+        self.id = sid
+
+
+def test_closed_sessions_past_their_time_to_reconnect_are_let_go() -> None:
+    now = [0.0]
+    storage = MemorySessionStorage(ttl_seconds=10)
+    storage._cache = TTLCache(maxsize=128, ttl=10, timer=lambda: now[0])  # Streamlit's own cache, our clock
+    manager = SimpleNamespace(_session_storage=storage)
+    closed = _Session("closed")
+    storage.save(SessionInfo(client=None, session=closed))  # type: ignore[arg-type]
+    gone = weakref.ref(closed)
+    del closed
+    now[0] = 5.0  # still within its time to reconnect: kept
+    assert boot.forget_closed_sessions(manager) == 0 and storage.get("closed") is not None
+    now[0] = 11.0  # past it: Streamlit only hides it (it would stay until another session is stored)
+    assert storage.get("closed") is None and gone() is not None
+    assert boot.forget_closed_sessions(manager) == 1
+    gc.collect()
+    assert gone() is None
+
+
+def test_the_server_reaches_streamlits_store_of_closed_sessions() -> None:
+    # The attribute names forget_closed_sessions reads, in the Streamlit installed.
+    source = inspect.getsource(WebsocketSessionManager.__init__)
+    assert "self._session_storage = session_storage" in source
+    assert "self._cache" in inspect.getsource(MemorySessionStorage.__init__) and callable(TTLCache.expire)
+    assert boot.forget_closed_sessions() == 0  # no runtime in a test: nothing to do
