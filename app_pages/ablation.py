@@ -17,72 +17,84 @@ ui.opening(
 )
 SHIFT_WORDS = "how far each token's vector moved, as a share of its length"
 SHIFT_PRECISE = "mean over the tokens of ‖h′ − h‖ / ‖h‖ (h untouched, h′ with the heads switched off)"
-got = model_ui.begin()
-if got is not None:
-    key, trace = got
-    L, H = models.shape(key)
-    layer, head = model_ui.head_pickers(L, H, "ablation")
-    off = state.off_heads()
-    a, b, c = st.columns(3)
-    a.button(f"All off in layer {layer + 1}", on_click=state.set_off_heads,
-             args=(models.layer_off_pairs((L, H), off, layer),))  # fmt: skip
-    b.button(f"Only head {head + 1} in layer {layer + 1}", on_click=state.set_off_heads,
-             args=(models.only_head_pairs((L, H), off, layer, head),))  # fmt: skip
-    c.button("All heads on", on_click=state.set_off_heads, args=((),))
-    # Presenting: the switches (scrolling) beside their effect, so one screen shows both; on a laptop, above it.
-    presenting = state.present()
+# Presenting: three steps, each one screen: the switches beside their effect on the output, beside how far each
+# layer moved, then the ranking. On a laptop the switches scroll in a box above the charts.
+SWITCHES_PX = {True: 520, False: 330}  # the switches' box, presenting or not
+CHART_PX = 740  # presenting: a chart beside the switches
+
+
+def effect(key: str, text: str, L: int, H: int, presenting: bool) -> None:
+    """The switches (a scrolling box) and what switching heads off changes: the output (the ablation step),
+    how far each layer's hidden states moved (the ablation-layers step); presenting, side by side."""
+    off, sty, other = state.off_heads(), ui.style(), ""
     left, right = st.columns([2, 3]) if presenting else (st.container(), st.container())
-    switches = f"Heads switched on ({L * H - len(off)} of {L * H}): click to switch one off or on"
     with left:
-        if presenting:
-            st.markdown(f"**{switches}**")
-            with st.container(height=560, key="ablation-switches"):
-                model_ui.switch_grid(L, H, off)
-        else:
-            with st.expander(switches, True):
-                model_ui.switch_grid(L, H, off)
-    text, other = trace.text, ""
-    with right:
-        if not models.choice(key).decoder:
-            other = st.text_input(
-                "A second sentence to compare with", key=state.K_OTHER, max_chars=500, persist_state="session"
-            )
+        layer, head = model_ui.head_pickers(L, H, "ablation")
+        row = st.container(horizontal=True)  # each button as wide as its label, none cut
+        row.button(f"All off in layer {layer + 1}", on_click=state.set_off_heads,
+                   args=(models.layer_off_pairs((L, H), off, layer),))  # fmt: skip
+        row.button(f"Only head {head + 1} in layer {layer + 1}", on_click=state.set_off_heads,
+                   args=(models.only_head_pairs((L, H), off, layer, head),))  # fmt: skip
+        row.button("All heads on", on_click=state.set_off_heads, args=((),))
+        switches = f"Heads switched on ({L * H - len(off)} of {L * H}): click to switch one off or on"
+        with st.expander(switches, True):  # noqa: SIM117 - the box is made inside the expander
+            with st.container(height=SWITCHES_PX[presenting], border=False, key="ablation-switches"):
+                model_ui.switch_grid(L, H, off)  # a box of their own: 30 layers of switches scroll in it
+    if ui.shows("ablation") and not models.choice(key).decoder:
+        other = right.text_input(
+            "A second sentence to compare with", key=state.K_OTHER, max_chars=500, persist_state="session"
+        )
     with model_ui.working(f"Running {models.choice(key).title} with the heads switched off…", key):
         cmp = model_compute.compare(key, text, off, other)
-    sty = ui.style()
+    tall = CHART_PX if presenting else None
     with right:
-        if cmp.next_tokens is not None:
+        if ui.shows("ablation") and cmp.next_tokens is not None:
             nt = cmp.next_tokens
-            ui.chart(model_figures.token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty,
+            ui.chart(model_figures.token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty, height_px=tall,
                      title=f"Next token: {nt.total_variation:.3f} of the probability moved"), "ablation.next")  # fmt: skip
-        elif cmp.cosine_before is not None:
+        elif ui.shows("ablation") and cmp.cosine_before is not None:
             m1, m2 = st.columns(2)
             m1.metric("cosine, untouched model", f"{cmp.cosine_before:.4f}")
             change = f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
             same = change in ("+0.0000", "-0.0000")  # no arrow, no colour, for no change
             m2.metric("cosine, heads off", f"{cmp.cosine_after:.4f}", None if same else change)
             pairs_ui.occlusion(key, text, other)  # which tokens make the two sentences alike
-        names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
-        ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS,
-                 title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
-        st.caption(f"{SHIFT_WORDS}, averaged over the tokens.", help=SHIFT_PRECISE)
-    st.subheader("Which heads matter?", anchor=False)
-    st.markdown(model_ui.RANKING_HOW[models.choice(key).decoder])
-    st.toggle("Predict, then reveal", key=state.K_ASK_HEADS, persist_state="session",
-              help="Hide the ranking behind a question until Reveal (or the clicker's next key). The share "
-              "link carries it (ask=heads).")  # fmt: skip
-    done = model_ui.ranking(key, text)
-    if done is not None:
-        top = analysis.ranked(done.head_effects)[0]
-        answer = (
-            f"Answer: layer {top[0] + 1}, head {top[1] + 1}: removing it alone changes the output most "
-            f"(effect {top[2]:.4f})."
-        )
-        question = "Predict: which head, switched off alone, changes the output most?"
-        if ui.model_question_hides("heads", f"{key}:{text}", question, answer):
-            done = None
-    if done is not None:
-        cells = analysis.ranked(done.head_effects)[:15]
-        ui.chart(model_figures.value_bars([f"layer {l + 1}, head {h + 1}" for l, h, _ in cells],
-                 [e for _, _, e in cells], style=sty, x_title="effect of removing it alone", digits=4,
-                 title="The 15 heads whose removal changes the output most"), "ablation.ranking")  # fmt: skip
+        if ui.shows("ablation-layers"):
+            names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
+            ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS, height_px=tall,
+                     title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
+            st.caption(f"{SHIFT_WORDS}, averaged over the tokens.", help=SHIFT_PRECISE)
+
+
+got = model_ui.begin()
+if got is not None:
+    key, trace = got
+    L, H = models.shape(key)
+    presenting = ui.step() is not None
+    text, sty = trace.text, ui.style()
+    if ui.shows("ablation", "ablation-layers"):
+        effect(key, text, L, H, presenting)
+    if ui.shows("ablation-ranking"):
+        how, shown = st.columns([2, 3]) if presenting else (st.container(), st.container())
+        with how:
+            st.subheader("Which heads matter?", anchor=False)
+            st.markdown(model_ui.RANKING_HOW[models.choice(key).decoder])
+            st.toggle("Predict, then reveal", key=state.K_ASK_HEADS, persist_state="session",
+                      help="Hide the ranking behind a question until Reveal (or the clicker's next key). The share "
+                      "link carries it (ask=heads).")  # fmt: skip
+            done = model_ui.ranking(key, text)
+            if done is not None:
+                top = analysis.ranked(done.head_effects)[0]
+                answer = (
+                    f"Answer: layer {top[0] + 1}, head {top[1] + 1}: removing it alone changes the output most "
+                    f"(effect {top[2]:.4f})."
+                )
+                question = "Predict: which head, switched off alone, changes the output most?"
+                if ui.model_question_hides("heads", f"{key}:{text}", question, answer):
+                    done = None
+        if done is not None:
+            cells = analysis.ranked(done.head_effects)[:15]
+            with shown:
+                ui.chart(model_figures.value_bars([f"layer {l + 1}, head {h + 1}" for l, h, _ in cells],
+                         [e for _, _, e in cells], style=sty, x_title="effect of removing it alone", digits=4,
+                         title="The 15 heads whose removal changes the output most"), "ablation.ranking")  # fmt: skip

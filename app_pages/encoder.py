@@ -10,6 +10,10 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 from explorer.views.text import literal
 
+# Presenting a trained layer: the note on colour ranges and the charts' notes on their outliers (a massive
+# activation) take this much height above the four charts.
+ENCODER_NOTES_PX = 80
+
 ui.opening(
     "The encoder block",
     "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "
@@ -38,6 +42,7 @@ if res is not None:
             res.labels,
             per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
             compare=True,
+            height_px=ui.chart_px(ENCODER_NOTES_PX),
         )
         other_order = not state.description().fixes("norm_first")  # a trained layer's order is its own
         note = compute.encoder_note(ex, res) if not presenting and other_order else None

@@ -12,68 +12,89 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 from explorer.views.model_figures import token_labels
 
+WEIGHTS_PX, QKV_PX = 580, 480  # presenting: the heights that fit the steps on a 1080 px screen
+
 ui.opening(
     "One head",
     "One head's attention weights, large: each row is a query and says how much it takes from each key. "
     "Below, one cell worked out with this head's real query and key vectors, and the head's Q, K and V.",
     r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
 )
+# Presenting: three steps, each one screen: the weights, one cell's numbers (the pickers and buttons in a
+# narrow column beside them), then Q, K and V.
+SIDE, WIDE = 2, 3  # the two columns' shares of the width
+WIDE_PX = fg.FULL_PX * WIDE // (SIDE + WIDE)  # the wide column, in heatmap's width_px
 got = model_ui.begin()
 if got is not None:
     key, trace = got
     cfg = models.model(key).config
-    layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
+    presenting = ui.step() is not None
+    split = ui.step() in ("head", "head-cell")
+    side, wide = st.columns([SIDE, WIDE]) if split else (st.container(), st.container())
+    with side:
+        layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
     att, sty = trace.layers[layer].attention, ui.style()
     lab = token_labels(trace.tokens)
     with model_ui.working("Measuring what each head does on your sentence…", key):
         labels = model_compute.labels(key, trace.text)
-    st.markdown(
+    side.markdown(
         f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "
         f"(score {labels.scores[layer, head]:.2f}; see *How the labels are measured* on the grid page)."
     )
-    model_ui.open_in_explorer(key, layer, head)
     blocked = ~np.tril(np.ones((trace.n_tokens,) * 2, dtype=bool)) if cfg.causal else None
     w = np.asarray(att.weights[head], dtype=np.float64)
-    compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy")
-    real, toy = st.columns(2) if compare else (st.container(), None)
-    with real:
-        title = f"layer {layer + 1}, head {head + 1} (rows sum to 1)"
-        title = f"Real model, {title}" if compare else f"Weights of {title}"  # (half the width: shorter)
-        view = st.segmented_control("Show the weights as", ["heatmap", "lines"], default="heatmap",
-                                    key="head.view", required=True)  # fmt: skip
-        if view == "lines":  # the same weights: a line from each query to each key
-            interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
-        else:
-            fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
-                             width_px=ui.HALF if compare else fg.FULL_PX)  # fmt: skip
-            ui.chart(fig, "head.w")
-    if toy is not None:
-        with toy:
-            model_ui.toy_head(trace.text, head, sty)
-    if cfg.n_kv_heads < cfg.n_heads:
+    if ui.shows("head"):
+        with side:
+            model_ui.open_in_explorer(key, layer, head)
+            compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy")
+            view = st.segmented_control("Show the weights as", ["heatmap", "lines"], default="heatmap",
+                                        key="head.view", required=True)  # fmt: skip
+        with wide:
+            real, toy = st.columns(2) if compare else (st.container(), None)
+        with real:
+            title = f"layer {layer + 1}, head {head + 1} (rows sum to 1)"
+            title = f"Real model, {title}" if compare else f"Weights of {title}"  # (half the width: shorter)
+            if view == "lines":  # the same weights: a line from each query to each key
+                interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
+            else:
+                width = (WIDE_PX if presenting else fg.FULL_PX) // (2 if compare else 1)
+                fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
+                                 width_px=width, height_px=WEIGHTS_PX if presenting else None)  # fmt: skip
+                ui.chart(fig, "head.w")
+        if toy is not None:
+            with toy:
+                model_ui.toy_head(trace.text, head, sty)
+    if cfg.n_kv_heads < cfg.n_heads and ui.shows("head-cell"):
         groups = analysis.kv_groups(cfg.n_heads, cfg.n_kv_heads)
         g = int(analysis.kv_head_of(cfg.n_heads, cfg.n_kv_heads)[head])
-        st.info(
+        (side if presenting else st).info(
             f"Grouped-query attention: query heads {', '.join(str(h + 1) for h in groups[g])} of this layer "
             f"share key/value head {g + 1}: the same K and V, each with its own Q. RoPE rotates q and k by "
             "their positions before the scores; the causal mask hides every later token (grey).",
             icon=":material/link:",
         )
-    st.subheader("One cell, with its numbers", anchor=False)
-    a, b = st.columns(2)
-    i = a.selectbox("query (row)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}", key="head.query")
-    j = b.selectbox("key (column)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}", key="head.key")
-    row = np.asarray(att.masked[head, i], dtype=np.float64)
-    q, k = np.asarray(att.q[head, i], dtype=np.float64), np.asarray(att.k[head, j], dtype=np.float64)
-    lines = formulas.score_cell(
-        q, k, float(att.scores[head, i, j]), float(att.scale), None, bool(blocked is not None and blocked[i, j]),
-        float(w[i, j]), row, i, j, cfg.d_k,
-    )  # fmt: skip
-    for line in lines:
-        st.latex(line)
-    dims = [str(d) for d in range(cfg.d_k)]
-    ui.charts_in_row([  # their plots level, whether or not a chart has a note on values beyond its range
-        (fg.heatmap(np.asarray(arr[head], dtype=np.float64), lab, dims, style=sty, title=f"{name} of head {head + 1}",
-                    x_title="dimension", y_title="token", width_px=ui.THIRD), f"head.{name.lower()}")
-        for name, arr in (("Q", att.q), ("K", att.k), ("V", att.v))
-    ])  # fmt: skip
+    if ui.shows("head-cell"):
+        with side if presenting else st.container():
+            st.subheader("One cell, with its numbers", anchor=False)
+            a, b = st.columns(2)
+            i = a.selectbox("query (row)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
+                            key="head.query")  # fmt: skip
+            j = b.selectbox("key (column)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
+                            key="head.key")  # fmt: skip
+        row = np.asarray(att.masked[head, i], dtype=np.float64)
+        q, k = np.asarray(att.q[head, i], dtype=np.float64), np.asarray(att.k[head, j], dtype=np.float64)
+        lines = formulas.score_cell(
+            q, k, float(att.scores[head, i, j]), float(att.scale), None,
+            bool(blocked is not None and blocked[i, j]), float(w[i, j]), row, i, j, cfg.d_k,
+        )  # fmt: skip
+        with wide if presenting else st.container():
+            for line in lines:
+                st.latex(line)
+    if ui.shows("head-qkv"):
+        dims = [str(d) for d in range(cfg.d_k)]
+        ui.charts_in_row([  # their plots level, whether or not a chart has a note on values beyond its range
+            (fg.heatmap(np.asarray(arr[head], dtype=np.float64), lab, dims, style=sty,
+                        title=f"{name} of head {head + 1}", x_title="dimension", y_title="token", width_px=ui.THIRD,
+                        height_px=QKV_PX if presenting else None), f"head.{name.lower()}")
+            for name, arr in (("Q", att.q), ("K", att.k), ("V", att.v))
+        ])  # fmt: skip

@@ -8,6 +8,11 @@ from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
+HEADS_PER_ROW = 4  # fg.head_grid draws up to 4 panels a row
+HEADS_BOX_PX = (
+    660  # presenting, the box of a grid of more rows: what a 1080 px screen has left under the controls
+)
+
 ui.opening(
     "Many heads, one output",
     "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
@@ -18,16 +23,19 @@ ui.opening(
 ex, res = ui.result()
 if res is not None:
     tr, sty, lab = res.attention, ui.style(), res.labels
-    ui.chart(
-        fg.head_grid(
-            tr.weights,
-            lab,
-            style=sty,
-            title=charts.HEAD_GRID.title,
-            masked=res.blocked,
-        ),
-        charts.HEAD_GRID.key,
-    )
+    # Presenting more heads than one row holds (a real layer's 9 or 12): they scroll in a box of one screen.
+    tall = ui.step() is not None and ex.n_heads > HEADS_PER_ROW
+    with st.container(height=HEADS_BOX_PX, key="heads-grid-box") if tall else st.container():
+        ui.chart(
+            fg.head_grid(
+                tr.weights,
+                lab,
+                style=sty,
+                title=charts.HEAD_GRID.title,
+                masked=res.blocked,
+            ),
+            charts.HEAD_GRID.key,
+        )
     if ui.step() is None:  # presenting: the step is every head's weights, on one screen
         cols_v = [name for h in range(ex.n_heads) for name in fg.dims("v", ex.d_k, head=h)]
         ui.chart(

@@ -46,26 +46,28 @@ if key is not None:
     labels = [str(i) for i in range(2 * n)] if sty.present else token_labels([*ind.tokens, *ind.tokens])
     weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
     title = f"Layer {layer + 1}, head {h + 1} (score {run.induction[layer, h]:.2f}); the stripe between the dashes"
-    tall = 440 if sty.present else None  # presenting: both charts and the controls on one screen
+    tall = 420 if sty.present else None  # presenting: both charts and the controls on one screen
     fig = fg.heatmap(weights, labels, labels, weights=True, masked=~np.tril(np.ones((2 * n, 2 * n), dtype=bool)),
                      style=sty, title=title, width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall)  # fmt: skip
     scores = fg.heatmap(run.induction, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
                         width_px=ui.HALF, title="Induction score (on the stripe)", height_px=tall)  # fmt: skip
-    if sty.present:  # one screen: the scores beside the best head
+    if sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
         ui.charts_in_row([(scores, "induction.scores"), (lf.with_stripe(fig, n, sty), "induction.pattern")])
-    else:
+    elif not sty.present:
         previous = fg.heatmap(run.previous, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
                               width_px=ui.HALF, title="Previous-token score (on the diagonal below)")  # fmt: skip
         ui.charts_in_row([(scores, "induction.scores"), (previous, "induction.previous")])
         ui.chart(lf.with_stripe(fig, n, sty), "induction.pattern")
     first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()
     loss_title = f"Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second"
-    ui.chart(lf.loss_lines(run.losses, n, style=sty, title=loss_title), "induction.loss")
+    if ui.shows("induction-loss"):  # presenting: the loss is the second step
+        ui.chart(lf.loss_lines(run.losses, n, style=sty, title=loss_title), "induction.loss")
     passed = np.argwhere(interp.standard_induction(key) >= models.INDUCTION_THRESHOLD)
-    st.markdown(
-        f"On *Every layer and head*, a head is labelled **induction** when it scores at least "
-        f"{models.INDUCTION_THRESHOLD} on the standard run ({models.INDUCTION_LENGTH} tokens, seed "
-        f"{models.INDUCTION_SEED}): {len(passed)} heads, "
-        + ", ".join(f"{layer + 1}.{h + 1}" for layer, h in passed)
-        + f" (layer.head). A head that spreads its weight evenly scores {interp.uniform_score(n):.3f} here."
-    )
+    if ui.shows("induction"):
+        st.markdown(
+            f"On *Every layer and head*, a head is labelled **induction** when it scores at least "
+            f"{models.INDUCTION_THRESHOLD} on the standard run ({models.INDUCTION_LENGTH} tokens, seed "
+            f"{models.INDUCTION_SEED}): {len(passed)} heads, "
+            + ", ".join(f"{layer + 1}.{h + 1}" for layer, h in passed)
+            + f" (layer.head). A head that spreads its weight evenly scores {interp.uniform_score(n):.3f} here."
+        )

@@ -30,39 +30,45 @@ if got is not None:
     L = r.ids.shape[0] - 1
     stride = -(-L // 10) if sty.present else 1  # presenting: about 10 layers, each row readable from afar
     rows = sorted({*range(0, L + 1, stride), L})
-    grid = lf.lens_grid(r.ids, r.probs, lens.words, labels, rows=rows, style=sty, width_px=lf.FULL_PX,
-                        title=f"The top next token after each layer ({trace.model})")  # fmt: skip
-    ui.chart(grid, "lens.grid")
-    st.caption(
-        "Rows: the residual stream read after the embeddings and after each layer"
-        + (f" (one layer in {stride} while presenting, and the last)" if stride > 1 else "")
-        + "; columns: the sentence so far. Hover a cell for its top five. The cell's colour is the "
-        "probability of its token, on 0 to 1."
-    )
-    left, right = st.columns(2)
-    at = interp_ui.position_picker(labels, left)
-    token = interp_ui.token_picker(
-        interp.candidates(r, at), lambda t: lens.words.get(t) or interp.token_string(key, t), right
-    )
-    word = show_token(lens.words.get(token) or interp.token_string(key, token))
-    with model_ui.working("Following the token through the layers…", key):
-        probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
-    wins = interp.wins_from(r.ids[:, at, 0], token)
-    log = st.toggle(
-        "Logarithmic scale", key="lens.log", help="Shows the small probabilities of early layers."
-    )
-    title = f"“{word}” after “{show_token(trace.tokens[at])}”: its probability after each layer"
-    top_words = [lens.words[int(t)] for t in r.ids[:, at, 0]]
-    fig = lf.follow_line(probs, r.probs[:, at, 0], top_words, lens.words.get(token) or word, style=sty,
-                         title=title, log=log, wins_from=wins)  # fmt: skip
-    ui.chart(fig, "lens.follow")
-    if wins is None:
-        said = f"“{literal(word)}” is not the model's answer here"
-    elif wins == 0:
-        said = f"“{literal(word)}” is the top token from the embeddings on"
-    else:
-        said = f"“{literal(word)}” is the top token from layer {wins} on (layer {wins} makes it win)"
-    st.markdown(
-        f"{said}: probability {probs[0]:.2g} after the embeddings, {probs[L]:.3f} at the end. The dashed line "
-        "is the probability of each layer's own top token."
-    )
+    if ui.shows("logit-lens"):  # presenting: two steps, the grid, then one token followed up the layers
+        grid = lf.lens_grid(r.ids, r.probs, lens.words, labels, rows=rows, style=sty, width_px=lf.FULL_PX,
+                            title=f"The top next token after each layer ({trace.model})")  # fmt: skip
+        ui.chart(grid, "lens.grid")
+        st.caption(
+            "Rows: the residual stream read after the embeddings and after each layer"
+            + (f" (one layer in {stride} while presenting, and the last)" if stride > 1 else "")
+            + "; columns: the sentence so far. Hover a cell for its top five. The cell's colour is the "
+            "probability of its token, on 0 to 1."
+        )
+    if ui.shows("logit-lens-follow"):
+        # presenting: the pickers and what they show in a column beside the chart, on one screen
+        side, wide = st.columns([2, 3]) if sty.present else (st.container(), st.container())
+        with side:
+            left, right = st.columns(2)
+        at = interp_ui.position_picker(labels, left)
+        token = interp_ui.token_picker(
+            interp.candidates(r, at), lambda t: lens.words.get(t) or interp.token_string(key, t), right
+        )
+        word = show_token(lens.words.get(token) or interp.token_string(key, token))
+        with model_ui.working("Following the token through the layers…", key):
+            probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
+        wins = interp.wins_from(r.ids[:, at, 0], token)
+        log = side.toggle(
+            "Logarithmic scale", key="lens.log", help="Shows the small probabilities of early layers."
+        )
+        title = f"“{word}” after “{show_token(trace.tokens[at])}”: its probability after each layer"
+        top_words = [lens.words[int(t)] for t in r.ids[:, at, 0]]
+        fig = lf.follow_line(probs, r.probs[:, at, 0], top_words, lens.words.get(token) or word, style=sty,
+                             title=title, log=log, wins_from=wins)  # fmt: skip
+        with wide:
+            ui.chart(fig, "lens.follow")
+        if wins is None:
+            said = f"“{literal(word)}” is not the model's answer here"
+        elif wins == 0:
+            said = f"“{literal(word)}” is the top token from the embeddings on"
+        else:
+            said = f"“{literal(word)}” is the top token from layer {wins} on (layer {wins} makes it win)"
+        (side if sty.present else st).markdown(
+            f"{said}: probability {probs[0]:.2g} after the embeddings, {probs[L]:.3f} at the end. The dashed line "
+            "is the probability of each layer's own top token."
+        )

@@ -9,6 +9,10 @@ from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
+# Presenting a trained layer: the charts' notes on their outliers (a massive activation) take this much
+# height above them.
+NOTES_PX = 60
+
 ui.opening(
     "Positional encoding",
     "Attention by itself ignores word order: shuffle the tokens and each one sees the same set of keys. "
@@ -47,4 +51,5 @@ if res is not None:
         [(e_title, res.emb, dims, "pe.e"), ("+ P", res.pe, dims, "pe.p"), ("= X", res.x, dims, "pe.x")],
         res.labels,
         zrange=fg.shared_range(res.emb, res.pe, res.x),  # one colour per number: E + P = X reads off
+        height_px=ui.chart_px(NOTES_PX),
     )

@@ -43,7 +43,7 @@ if res is not None:
     h = ui.head_picker(ex.n_heads)
     tr, sty, lab, blocked = res.attention, ui.style(), res.labels, res.blocked
     q = min(state.query(), res.n - 1)  # the query picked below: its labels stay
-    keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)]}
+    keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)], "height_px": ui.chart_px()}
     # Presenting the masking step: the mask beside the softmax input, each in half the width.
     width = ui.HALF if ui.step() == "masking" else ui.pair_width(res.n, sty)
     raw = fg.heatmap(

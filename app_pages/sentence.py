@@ -38,6 +38,7 @@ if res is not None:
             title=charts.INPUT.titled(input=state.description().input_title),
             style=ui.style(),
             **charts.INPUT.axes,
+            height_px=ui.chart_px(),
         ),
         charts.INPUT.key,
     )

@@ -34,10 +34,11 @@ if res is not None:
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.bars(
         lab, view.weights, style=sty, title=title, **charts.TOKEN_WEIGHTS.axes, y_range=(0, 1.15),
-        width_px=width,
+        width_px=width, height_px=ui.chart_px(),
     )  # fmt: skip
     title = charts.TOKEN_STACK.titled(token=lab[i])
-    stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width)
+    stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width,
+                                     height_px=ui.chart_px())  # fmt: skip
     if presenting:  # side by side
         ui.charts_in_row([(bars, charts.TOKEN_WEIGHTS.key), (stack, charts.TOKEN_STACK.key)])
     else:

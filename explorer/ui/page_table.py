@@ -219,6 +219,18 @@ PAGES: tuple[Page, ...] = (
                 "One real head, large: the same softmax(q·k / √d_k) as the toy, with 32 or 64 numbers per "
                 "vector.",
             ),
+            Step(
+                "head-cell",
+                "One cell's numbers",
+                "One weight worked out: the query's vector times the key's, scaled, then the softmax of its "
+                "row.",
+            ),
+            Step(
+                "head-qkv",
+                "Q, K and V",
+                "The vectors behind every weight: a row per token; a cell's score is its query's row of Q "
+                "times its key's row of K.",
+            ),
         ),
         section=REAL_MODEL,
     ),
@@ -232,8 +244,18 @@ PAGES: tuple[Page, ...] = (
             Step(
                 "next-token",
                 "The next word",
-                "The decoder's guesses for the next token: add one and watch the sentence, and the causal "
-                "mask, grow.",
+                "The decoder's guesses for the next token: add one and watch the sentence grow.",
+            ),
+            Step(
+                "next-token-needs",
+                "What the guess needs",
+                "Remove each token in turn and run again: the tokens the top guess needs, which are not "
+                "always where the attention goes.",
+            ),
+            Step(
+                "next-token-mask",
+                "The causal mask",
+                "Each token may look only at the tokens before it: add one and watch the causal mask grow.",
             ),
         ),
         section=REAL_MODEL,
@@ -249,6 +271,17 @@ PAGES: tuple[Page, ...] = (
                 "ablation",
                 "Switch heads off",
                 "Remove heads and compare: most heads change little alone; a few matter a lot.",
+            ),
+            Step(
+                "ablation-layers",
+                "Layer by layer",
+                "Where the change starts: the hidden states move from the first layer with a head switched "
+                "off, and the move carries on up.",
+            ),
+            Step(
+                "ablation-ranking",
+                "Which heads matter",
+                "Each head switched off alone, in turn: a few heads change the output far more than the rest.",
             ),
         ),
         section=REAL_MODEL,
@@ -281,6 +314,12 @@ PAGES: tuple[Page, ...] = (
                 "What each layer predicts",
                 "Read each layer as if it were the last: in which layer does the model find its answer?",
             ),
+            Step(
+                "logit-lens-follow",
+                "One token, layer by layer",
+                "Follow one token up the layers: where does its probability rise, and from which layer is it the "
+                "top guess?",
+            ),
         ),
         section=REAL_MODEL,
     ),
@@ -294,8 +333,12 @@ PAGES: tuple[Page, ...] = (
             Step(
                 "induction",
                 "Induction heads",
-                "Random tokens, then the same again: a few heads look back to what followed last time, and "
-                "the second copy becomes easy to predict.",
+                "Random tokens, then the same again: a few heads look back to what followed last time.",
+            ),
+            Step(
+                "induction-loss",
+                "The second copy",
+                "With those heads, the second copy becomes easy to predict: its loss falls.",
             ),
         ),
         section=REAL_MODEL,

@@ -67,7 +67,9 @@ def sidebar_state(presenting: bool) -> str:
 # font enlarges text, widgets and spacing together; the main column gets the whole width.
 BASE_FONT_PX = 22  # Streamlit's default is 16
 # Tables and data editors draw their text on a canvas in px, not rem: they are zoomed as much as the text
-# grows (Chromium maps clicks on a zoomed grid to the right cell).
+# grows (Chromium maps clicks on a zoomed grid to the right cell). The sidebar, the teacher's and not the
+# room's, is zoomed back to the laptop's size: its width is in px, and at the projector's size its buttons'
+# labels ("Download as notebook (.ipynb)") wrapped to four lines.
 ZOOM = BASE_FONT_PX / 16
 CSS = f"""<style>
 html {{ font-size: {BASE_FONT_PX}px; }}
@@ -95,4 +97,5 @@ h2, h3 {{ font-size: 1.7rem !important; }}
 [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) {{
   zoom: {ZOOM}; width: calc(100% / {ZOOM}) !important;
 }}
+[data-testid="stSidebarContent"] {{ zoom: {1 / ZOOM:.4f}; }}
 </style>"""

@@ -246,8 +246,10 @@ def result() -> tuple[Example, Result | None]:
     """
     ex = state.current()
     shown = state.description()
+    page = page_table.by_path(state.page())
+    reads = page is not None and page.attention  # a page of the attention trace
     if shown.trained:
-        layer_banner(shown)
+        layer_banner(shown, reads)
     then = "to see its tokens go through self-attention"
     if nothing_to_read(ex.sentence, then):
         return ex, None
@@ -258,8 +260,7 @@ def result() -> tuple[Example, Result | None]:
     if res.error:
         st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
         return ex, None
-    page = page_table.by_path(state.page())
-    if res.attention_input != "X" and page is not None and page.attention:
+    if res.attention_input != "X" and reads and not (shown.trained and step()):  # presenting: in the banner
         st.info(
             f"Pre-norm: attention reads {res.attention_input}, each token's vector of X normalised "
             f"(page Encoder block), so the numbers on this page are computed from {res.attention_input}, not X.",
@@ -268,18 +269,40 @@ def result() -> tuple[Example, Result | None]:
     return ex, res
 
 
-def layer_banner(shown: Description) -> None:
+def layer_banner(shown: Description, reads: bool = False) -> None:
     """Above an explorer page showing a trained layer: which model and layer, what stays the model's, and
-    the way back to the toy model."""
+    the way back to the toy model. Presenting: one line, no frame, that also says what attention reads in
+    pre-norm on a page of the attention trace (reads)."""
+    if step() is not None:
+        left, right = st.columns([4, 1], vertical_alignment="center")
+        norm = (
+            f" · attention reads {shown.norm_name}(X), each token's vector normalised"
+            if reads and shown.norm_first
+            else ""
+        )
+        left.markdown(f"**Real model: {literal(shown.title)}** (trained weights, editable){norm}")
+        right.button("Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:",
+                     type="tertiary")  # fmt: skip
+        return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
-        if step() is None:
-            left.markdown(f"**Real model:** {literal(shown.banner())}")
-        else:  # presenting: one line
-            left.markdown(f"**Real model: {literal(shown.title)}** (trained weights, editable)")
+        left.markdown(f"**Real model:** {literal(shown.banner())}")
         right.button(
             "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
         )
+
+
+# Presenting a trained layer, its one-line banner and the settings it fixes take lines the toy model's step
+# does not: its charts are this much shorter, and the step stays one screen.
+REAL_LAYER_PX = 150
+
+
+def chart_px(less: int = 0) -> int | None:
+    """The height of a step's chart while presenting a trained layer, `less` px shorter still (for notes the
+    page adds above its charts); None otherwise (the chart's own)."""
+    if step() is None or not state.description().trained:
+        return None
+    return figures.PRESENT_CHART_PX - REAL_LAYER_PX - less
 
 
 def head_picker(n_heads: int) -> int:

@@ -52,9 +52,10 @@ def bars(
     y_title: str,
     y_range: tuple[float, float] | None = None,
     width_px: int = FULL_PX,
+    height_px: int | None = None,
 ) -> go.Figure:
     """One bar per category, its value printed on it. Categories are positions (repeats stay apart).
-    width_px: as heatmap's (the title wraps to it)."""
+    width_px: as heatmap's (the title wraps to it); height_px: the chart's height (default: the style's)."""
     cats = [esc(c) for c in categories]
     texts = [f"{v:.3f}" for v in values]
     size, angle = bar_text(texts, len(cats), width_px, style)
@@ -88,7 +89,7 @@ def bars(
     yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}}
     if y_range:
         yaxis["range"] = list(y_range)
-    height = PRESENT_CHART_PX if style.present else 380
+    height = height_px or (PRESENT_CHART_PX if style.present else 380)
     return _figure([bar], _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis))
 
 
@@ -118,9 +119,10 @@ def stacked_contributions(
     title: str,
     max_keys: int = 12,
     width_px: int = FULL_PX,
+    height_px: int | None = None,
 ) -> go.Figure:
     """Per output dimension, the stacked contributions a_ij v_j of every key j, and their sum (a marker).
-    width_px: as heatmap's (the title wraps to it).
+    width_px: as heatmap's (the title wraps to it); height_px: the chart's height (default: the style's).
 
     contributions (n_keys, d_v); total (d_v,) = contributions.sum(axis=0), the query's output row.
     With more than ``max_keys`` keys, the max_keys - 1 keys that contribute most (sum of |a_ij v_j| over the
@@ -187,7 +189,7 @@ def stacked_contributions(
     layout = _layout(
         style,
         title,
-        PRESENT_CHART_PX if style.present else 440,
+        height_px or (PRESENT_CHART_PX if style.present else 440),
         width_px,
         barmode="relative",
         legend={"font": {"size": style.font}},

@@ -211,9 +211,12 @@ def projections(d: Description) -> str:
     x = rf"\mathrm{{{d.norm_name}}}(X)" if d.norm_first else "X"
     b = (lambda s: rf" + b_{s}") if d.biases else (lambda s: "")
     shared = r",\quad K_h = K_{g(h)},\ V_h = V_{g(h)}\ (\text{shared})" if d.shares_kv else ""
+    # The sizes beside a short formula; under a long one (a norm, shared K and V), which a projector's
+    # screen does not hold on one line.
+    apart = r"\\" if d.norm_first or d.shares_kv else r"\qquad"
     return (
-        rf"Q_h = {x} W_Q^h{b('Q')},\quad K_h = {x} W_K^h{b('K')},\quad V_h = {x} W_V^h{b('V')}{shared}"
-        rf"\qquad (n \times {d.d_model}) ({d.d_model} \times {d.d_k}) = (n \times {d.d_k})"
+        rf"\begin{{gathered}}Q_h = {x} W_Q^h{b('Q')},\quad K_h = {x} W_K^h{b('K')},\quad V_h = {x} W_V^h{b('V')}"
+        rf"{shared}{apart} (n \times {d.d_model}) ({d.d_model} \times {d.d_k}) = (n \times {d.d_k})\end{{gathered}}"
     )
 
 

@@ -208,9 +208,11 @@ def mask_matrix(
     width_px: int = FULL_PX,
     keep_rows: Sequence[int] = (),
     keep_cols: Sequence[int] = (),
+    height_px: int | None = None,
 ) -> go.Figure:
     """The mask M itself (n, n), added to the scores: 0 (white) where a query may attend, -inf (grey) where it
-    may not; blocked (n, n) True = may not, None = no mask (no grey cell, and the title says so)."""
+    may not; blocked (n, n) True = may not, None = no mask (no grey cell, and the title says so). height_px:
+    as heatmap's."""
     n = len(labels)
     masked = None if blocked is None or not np.asarray(blocked).any() else np.asarray(blocked, dtype=bool)
     title = (
@@ -220,7 +222,7 @@ def mask_matrix(
     )
     fig = heatmap(
         np.zeros((n, n)), labels, labels, title=title, style=style, masked=masked, zrange=(-1.0, 1.0),
-        digits=0, width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols,
+        digits=0, width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px,
     )  # fmt: skip
     fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
     return fig

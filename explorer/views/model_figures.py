@@ -78,14 +78,46 @@ def grid_tokens(n_layers: int, n_heads: int, n: int) -> int:
     return min(n, max(2, math.isqrt(GRID_CELLS // (n_layers * n_heads))))
 
 
-def _grid_geometry(L: int, H: int, n: int, style: Style, width_px: int, lines: int = 1) -> dict[str, Any]:
+# To fit a height, panels are not drawn flatter, nor labels smaller, than this: a grid that does not fit so
+# scrolls in its box instead.
+MIN_PANEL_PX = 40
+MIN_LABEL_FONT = 14
+
+
+def _grid_geometry(
+    L: int, H: int, n: int, style: Style, width_px: int, lines: int = 1, fit_px: int | None = None
+) -> dict[str, Any]:
     """Sizes of the grid: px of a panel's row, the label band above each layer's panels in rows of that
     height (for labels of ``lines`` lines), the margins, the font; and the empty columns between heads
-    (about 5 px)."""
+    (about 5 px). fit_px: panels flatter (down to MIN_PANEL_PX), then labels smaller (to MIN_LABEL_FONT),
+    until the grid is at most that tall; a grid that does not fit even so keeps its full size (it scrolls in
+    its box, every panel as legible as unfitted)."""
     left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
     panel_w = max(40.0, (width_px - left - right) / H * 0.92)
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
     font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
+    g = free = _grid_rows(L, H, n, panel_w, panel_h, font, lines, (left, right, top))
+    while fit_px is not None and g["height"] > fit_px and (panel_h > MIN_PANEL_PX or font > MIN_LABEL_FONT):
+        if panel_h > MIN_PANEL_PX:  # flatter panels first, then smaller labels
+            panel_h = max(float(MIN_PANEL_PX), panel_h - 2)
+        else:
+            font -= 1
+        g = _grid_rows(L, H, n, panel_w, panel_h, font, lines, (left, right, top))
+    return g if fit_px is None or g["height"] <= fit_px else free  # past the floor: it scrolls, full size
+
+
+def _grid_rows(
+    L: int,
+    H: int,
+    n: int,
+    panel_w: float,
+    panel_h: float,
+    font: int,
+    lines: int,
+    margins: tuple[int, int, int],
+) -> dict[str, Any]:
+    """The grid's rows for panels of panel_w x panel_h px (see _grid_geometry)."""
+    left, right, top = margins
     row = panel_h / n  # px of one query row
     label = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows the labels take
     # Above them, empty rows more than half a line high: a label sits nearer its own panels (below it) than
@@ -111,6 +143,7 @@ def model_grid(
     width_px: int = 1000,
     induction: NDArray[np.float64] | None = None,
     induction_threshold: float = 1.0,
+    fit_px: int | None = None,
 ) -> Any:
     """Every layer x head of a model as one mosaic with each head's label above its panel.
 
@@ -120,7 +153,9 @@ def model_grid(
     (L, H) the label's score; selected (layer, head) 0-based gets a frame; off (L, H) True marks switched-off
     heads (greyed, labelled "off"); induction (L, H) each head's induction score, measured on another run: a
     head scoring at least induction_threshold gets a second line, "induction", under its label. Beyond
-    ``grid_tokens`` tokens only the first rows and columns are drawn (the page says so).
+    ``grid_tokens`` tokens only the first rows and columns are drawn (the page says so). fit_px: the panels
+    flatter so that the grid is at most that tall, if MIN_PANEL_PX tall panels get there (a projector's
+    screen); else the grid keeps its size.
     layout.meta.grid = [L, H, n, gap, band] (``picked_head``, ``panels``); layout.meta.keys the heads as a
     keyboard grid (``_keys``).
     """
@@ -131,7 +166,7 @@ def model_grid(
     marked = (
         np.zeros((L, H), dtype=bool) if induction is None else np.asarray(induction) >= induction_threshold
     )
-    g = _grid_geometry(L, H, n, style, width_px, 2 if marked.any() else 1)
+    g = _grid_geometry(L, H, n, style, width_px, 2 if marked.any() else 1, fit_px)
     gap, band, plot_h = g["gap"], g["band"], g["plot_h"]
     per, cols = band + n, H * n + (H - 1) * gap
     z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
@@ -265,10 +300,11 @@ def token_bars(
     title: str,
     after: NDArray[np.float64] | None = None,
     names: tuple[str, str] = ("untouched model", "heads switched off"),
+    height_px: int | None = None,
 ) -> Any:
     """Horizontal bars of next-token probabilities, most likely on top, on an axis from 0 to 1; with
     ``after``, a second bar per token (the changed model, or another temperature) beside the first. Each
-    probability is printed on its bar."""
+    probability is printed on its bar. height_px: the chart's height (default: by its bars)."""
     labels = [f"{i + 1}. “{esc(show_token(t))}”" for i, t in enumerate(tokens)]
     ys = np.arange(len(labels))
     colors = KEY_COLOURS[:2]  # two colours that stand out from the page in both themes, and from each other
@@ -285,7 +321,7 @@ def token_bars(
     ]  # fmt: skip
     per_row = (2 if after is not None else 1) * (style.font + 14)
     layout = _layout(
-        style, title, int(140 + len(labels) * per_row), barmode="group", showlegend=after is not None,
+        style, title, height_px or int(140 + len(labels) * per_row), barmode="group", showlegend=after is not None,
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.08},
         # 0 to 1 at every temperature (room right of 1 for a bar's number): a flatter distribution is seen.
         xaxis={"title": {"text": "probability"}, "range": [0, 1.12], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
@@ -304,9 +340,10 @@ def value_bars(
     x_title: str,
     digits: int = 3,
     width_px: int = FULL_PX,
+    height_px: int | None = None,
 ) -> Any:
     """Horizontal bars, one per name in the given order (first on top), each value printed beside its bar;
-    the title wrapped to ``width_px`` (as heatmap's)."""
+    the title wrapped to ``width_px`` (as heatmap's). height_px: the chart's height (default: by its bars)."""
     ys = np.arange(len(names))
     vals = np.asarray(values, dtype=np.float64)
     top = float(np.nanmax(vals)) if vals.size and np.isfinite(vals).any() else 0.0
@@ -320,7 +357,7 @@ def value_bars(
     }  # fmt: skip
     left = max((text_px(s, style.font) for s in names), default=0.0) + 20
     layout = _layout(
-        style, title, int(140 + len(names) * (style.font + 14)), width_px,
+        style, title, height_px or int(140 + len(names) * (style.font + 14)), width_px,
         xaxis={"title": {"text": esc(x_title)}, "range": [0, top * 1.3]},
         yaxis={"tickmode": "array", "tickvals": ys, "ticktext": [esc(s) for s in names], "autorange": "reversed",
                "tickfont": {"size": style.font}, "automargin": False},

@@ -99,6 +99,31 @@ def test_model_grid_draws_at_every_size_in_both_modes(L: int, H: int, present: b
             np.testing.assert_allclose(mf.panels(fig.data[0].z, fig.layout.meta["grid"]), A, rtol=1e-6)
 
 
+@pytest.mark.parametrize(("L", "H", "fits"), [(6, 12, True), (30, 9, False)])
+def test_model_grid_fitted_to_a_height_shrinks_its_panels_to_a_floor(L: int, H: int, fits: bool) -> None:
+    """Presenting, /model asks for a grid at most fit_px tall: MiniLM's six layers fit, panels and labels
+    smaller, never below MIN_PANEL_PX and MIN_LABEL_FONT; SmolLM2's thirty would not fit even so and keep
+    their full size (they scroll in their box). The panels are still where panels() reads them."""
+    n, fit = 13, 570
+    A = np.random.default_rng(L).random((L, H, n, n))
+    args = ([f"t{i}" for i in range(n)], np.full((L, H), "broad", dtype=object), np.ones((L, H)))
+    sty = Style(present=True)
+    free = mf.model_grid(A, *args, style=sty, title="g", width_px=1800)
+    fitted = mf.model_grid(A, *args, style=sty, title="g", width_px=1800, fit_px=fit)
+    assert free.layout.height > fit  # too tall unfitted
+    assert (fitted.layout.height <= fit) == fits
+    _, _, _, _, band = fitted.layout.meta["grid"]
+    margin = fitted.layout.margin
+    panel_px = (fitted.layout.height - margin.t - margin.b) / (L * (band + n)) * n
+    assert panel_px >= mf.MIN_PANEL_PX - 1 and fitted.data[1].textfont.size >= mf.MIN_LABEL_FONT
+    if not fits:  # unchanged: full size, to scroll
+        assert (
+            fitted.layout.height == free.layout.height
+            and fitted.layout.meta["grid"] == free.layout.meta["grid"]
+        )
+    np.testing.assert_allclose(mf.panels(fitted.data[0].z, fitted.layout.meta["grid"]), A, rtol=1e-6)
+
+
 def test_model_grid_frames_the_selected_head_and_greys_switched_off_heads() -> None:
     A, tokens, rules, scores = _grid_inputs()
     off = np.zeros((2, 3), dtype=bool)

@@ -1,0 +1,186 @@
+"""Every step of the real-model pages, and of the explorer's pages with a real layer open, fits the
+projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_screen): the page is one
+screen, the step's own charts are in view; a grid taller than the screen (SmolLM2's 30 layers) scrolls in its
+own box whose top, layer 1, is in view. Each model the page takes, the real models themselves.
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_present_screen import CONTRAST, app_output
+from test_present_screen import STEPS as TOY_STEPS
+from test_real_model_browser import CAPITAL, need
+
+from explorer.ui import page_table, present
+
+pytestmark = pytest.mark.e2e
+
+# (url path, step, model, the chart keys the step shows); every step of the real-model pages' rows
+REAL = (
+    ("model", "model", "minilm", ["model-grid"]),
+    ("model", "model", "smollm2", ["model-grid"]),
+    *(
+        (
+            ("head", s, m, k)
+            for m in ("minilm", "smollm2")
+            for s, k in (
+                ("head", ["head-w"]),
+                ("head-cell", []),
+                ("head-qkv", ["head-q", "head-k", "head-v"]),
+            )
+        )
+    ),
+    ("next-token", "next-token", "smollm2", ["next-bars"]),
+    ("next-token", "next-token-needs", "smollm2", ["next-occlusion"]),
+    ("next-token", "next-token-mask", "smollm2", ["next-mask"]),
+    ("ablation", "ablation", "minilm", ["ablation-occlusion"]),
+    ("ablation", "ablation", "smollm2", ["ablation-next"]),
+    ("ablation", "ablation-layers", "minilm", ["ablation-shift"]),
+    ("ablation", "ablation-layers", "smollm2", ["ablation-shift"]),
+    ("ablation", "ablation-ranking", "minilm", ["ablation-ranking"]),  # ranked by the test (MiniLM: seconds)
+    ("rollout", "rollout", "minilm", ["rollout-single", "rollout-rollout"]),
+    ("rollout", "rollout", "smollm2", ["rollout-single", "rollout-rollout"]),
+    ("logit-lens", "logit-lens", "smollm2", ["lens-grid"]),
+    ("logit-lens", "logit-lens-follow", "smollm2", ["lens-follow"]),
+    ("induction", "induction", "smollm2", ["induction-scores", "induction-pattern"]),
+    ("induction", "induction-loss", "smollm2", ["induction-loss"]),
+)
+# The explorer's steps with a real layer open (MiniLM's layer 3, SmolLM2's layer 4): the toy test's steps.
+LAYERS = {"minilm": "2", "smollm2": "3"}
+
+# Each chart's box as seen: clipped by the box it scrolls in, if any; the formulas' boxes.
+GEOMETRY = """() => {
+  const main = document.querySelector('[data-testid="stMain"]');
+  const scroller = (el) => {
+    for (let p = el.parentElement; p && p !== main; p = p.parentElement) {
+      const s = getComputedStyle(p).overflowY;
+      if ((s === 'auto' || s === 'scroll') && p.scrollHeight > p.clientHeight + 1) return p;
+    }
+    return null;
+  };
+  const charts = [...document.querySelectorAll('.js-plotly-plot')].map((el) => {
+    const holder = el.closest('[class*="st-key-"]');
+    const key = [...holder.classList].find((c) => c.startsWith('st-key-')).slice(7);
+    const r = el.getBoundingClientRect(), box = scroller(el);
+    const b = box ? box.getBoundingClientRect() : r;
+    return {key, top: r.top, bottom: Math.min(r.bottom, b.bottom), boxTop: b.top, scrolls: !!box};
+  });
+  const formulas = [...main.querySelectorAll('.katex-display')].map((el) => {
+    const r = el.getBoundingClientRect();
+    return {top: r.top, bottom: r.bottom, right: r.right, width: el.scrollWidth, shown: el.clientWidth};
+  });
+  return {height: main.scrollHeight, view: window.innerHeight, width: window.innerWidth, charts, formulas};
+}"""
+
+
+def check_one_screen(app, keys: list[str] | None, name: str) -> dict:  # noqa: ANN001 - the conftest's App
+    got = app.page.evaluate(GEOMETRY)
+    app.page.screenshot(path=str(app_output(name)))
+    assert got["view"] == 1080
+    assert got["height"] <= 1080 + 4, f"the step is {got['height']} px tall"
+    drawn = [c["key"] for c in got["charts"]]
+    if keys is not None:
+        assert drawn == keys, drawn  # the step's own charts, nothing else
+    for c in got["charts"]:
+        assert c["top"] >= c["boxTop"] - 1 >= -1 and c["bottom"] <= 1080, (
+            c
+        )  # in view; a scrolling one: its top
+    for f in got["formulas"]:  # every formula in view, none running off the right edge
+        assert f["top"] >= 0 and f["bottom"] <= 1080 and f["right"] <= got["width"], f
+        assert f["width"] <= f["shown"] + 4, f  # (KaTeX draws a display 2 px wider than its box)
+    low = [(round(r, 2), t) for r, t in app.page.evaluate(CONTRAST) if r < 4.5]
+    assert not low, f"axis text below 4.5:1 contrast: {low[:5]}"
+    assert app.exceptions() == []
+    return got
+
+
+def test_the_steps_below_are_every_step_of_the_real_model_pages() -> None:
+    """REAL follows the page table: a step added to a real-model page is measured here too (test_patching_browser
+    measures /patching and /minimal-pairs)."""
+    elsewhere = ("patching", "minimal-pairs")
+    declared = {(s.url_path, s.name) for s in present.STEPS if page_table.by_path(s.url_path).real_model}
+    assert {(p, s) for p, s in declared if p not in elsewhere} == {(p, s) for p, s, *_ in REAL}
+
+
+@pytest.mark.parametrize(("path", "step", "model", "keys"), REAL, ids=[f"{s}-{m}" for _, s, m, _ in REAL])
+def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, model: str, keys) -> None:  # noqa: ANN001
+    need(model)
+    app = shared_app
+    sentence = CAPITAL if model == "smollm2" else "The cat sat on the mat because it was warm."
+    app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence)
+    if step == "ablation-ranking":
+        app.page.locator(".st-key-ablation-rank button").click()
+        app.poll("() => !!document.querySelector('.st-key-ablation-ranking .js-plotly-plot')", timeout=300,
+                 what="the ranking")  # fmt: skip
+    app.settle(len(keys))
+    got = check_one_screen(app, keys, f"present-real-{step}-{model}")
+    if step == "head-cell":  # the step is its formula: q·k, the scaled score, the softmax
+        assert len(got["formulas"]) >= 3, got["formulas"]
+    if path == "model":  # MiniLM's six layers fit; SmolLM2's thirty scroll in the grid's box
+        assert got["charts"][0]["scrolls"] == (model == "smollm2"), got["charts"]
+
+
+@pytest.mark.parametrize("model", list(LAYERS))
+@pytest.mark.parametrize(
+    ("path", "step", "keys"), TOY_STEPS, ids=[f"{p or 'sentence'}-{s}" for p, s, _ in TOY_STEPS]
+)
+def test_each_explorer_step_with_a_real_layer_fits_one_screen(
+    shared_app, path: str, step: str, keys, model: str
+) -> None:  # noqa: ANN001
+    need(model)
+    app = shared_app
+    query = {"present": "1", "real": model, "real_layer": LAYERS[model], **({"step": step} if step else {})}
+    app.open(path, min_charts=len(keys or [1] * 4), **query)
+    app.settle(len(keys or [1] * 4))
+    if path != "why-scale":  # (a page of random vectors, not of the layer)
+        assert "Real model: " in app.page.inner_text('[data-testid="stMain"]')  # the layer is open
+    got = check_one_screen(
+        app, keys, f"present-layer-{path or 'sentence'}{'-' + step if step else ''}-{model}"
+    )
+    if keys is None:
+        assert len(got["charts"]) == 4, got["charts"]  # the encoder's four stages
+
+
+BUTTONS = """() => ['notebook', 'html', 'json', 'csv'].map((k) => {
+  const b = document.querySelector(`.st-key-share-${k} button`);
+  return b ? b.getBoundingClientRect().height : null;
+})"""
+
+
+def open_share_panel(app, query: dict) -> list[float]:  # noqa: ANN001 - the conftest's App
+    """The sidebar's download buttons' heights, the share panel opened, on /scores."""
+    app.open("scores", min_charts=1, **query)
+    expand = app.page.locator('[data-testid="stExpandSidebarButton"]')
+    if expand.count():  # presenting: the sidebar starts collapsed
+        expand.first.click()
+    app.page.get_by_text("Share and export").first.click()
+    app.poll("() => !!document.querySelector('.st-key-share-csv button')", what="the share panel's buttons")
+    app.settle()
+    return app.page.evaluate(BUTTONS)
+
+
+def test_presenting_the_sidebars_download_buttons_are_as_tall_as_on_a_laptop(app) -> None:  # noqa: ANN001
+    """The projector's larger type is for the room; the sidebar is the teacher's: its download buttons keep
+    the laptop's size, two lines at most (their labels wrapped to four lines)."""
+    laptop = open_share_panel(app, {})
+    presenting = open_share_panel(app, {"present": "1"})
+    app.screenshot("present-sidebar")
+    assert None not in laptop and None not in presenting, (laptop, presenting)
+    assert max(presenting) <= max(laptop) * 1.15, (laptop, presenting)  # two lines at most, as on the laptop
+
+
+def test_on_a_laptop_the_switches_scroll_in_a_box_above_their_effect(app) -> None:  # noqa: ANN001
+    """At 1280x800, SmolLM2's 30 layers of switches scroll in a box: the chart of their effect is within the
+    first two screens, not 2,600 px down."""
+    need("smollm2")
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.open("ablation", min_charts=2, model="smollm2", sentence=CAPITAL)
+    top = app.page.evaluate(
+        "() => document.querySelector('.st-key-ablation-next .js-plotly-plot').getBoundingClientRect().top"
+        " + document.querySelector('[data-testid=\"stMain\"]').scrollTop"
+    )
+    layers = app.page.locator('.st-key-ablation-switches [role="toolbar"]').count()
+    app.screenshot("ablation-1280")
+    assert layers == 30  # every layer's switches, in the box
+    assert top < 2 * 800, f"the effect's chart starts {top:.0f} px down"
+    assert app.exceptions() == []
