@@ -26,9 +26,12 @@ _PLOTS = """keys => keys.map(k => {
 
 
 def _longest_neighbour() -> tuple[str, str]:
-    """The page (url path) of the step whose previous or next step has the longest title, and that title."""
+    """The page (url path) of the step whose previous or next step has the longest title, and that title. A page
+    opened by its address shows its first step's links (a page of several steps: the next is its own second)."""
     best = ("", "", -1)
     for i, step in enumerate(present.STEPS):
+        if present.step_index(step.url_path) != i:
+            continue
         for other in present.neighbours(i):
             if other is not None and other.url_path != step.url_path and len(other.title) > best[2]:
                 best = (step.url_path, other.title, len(other.title))
