@@ -46,13 +46,12 @@ def test_a_layer_opened_from_head_draws_its_weights_on_scores_and_an_edit_moves_
     body = app.page.inner_text("body")
     assert "all-MiniLM-L6-v2, layer 3 of 6" in body and "Back to the toy model" in body
     assert query(app).get("real") == "minilm" and query(app).get("real_layer") == "2"
-    # The address reopens the same layer in a new tab: the same numbers (on head 1: the explorer's head picker
-    # is a view, not part of the example, for a real layer as for the toy model).
+    # The address reopens the same layer and the same head in a new tab (h= carries the head on screen).
     address = app.page.url
+    assert query(app).get("h") == "6"
     app.page.goto(address)
     app.settle(3)
-    first = m.run(DEFAULT_SENTENCE).attentions[2, 0]
-    assert_allclose(app.z("scores-weights"), first, rtol=1e-5, atol=1e-6)
+    assert_allclose(app.z("scores-weights"), real, rtol=1e-5, atol=1e-6)
     app.page.get_by_role("button", name="Back to the toy model").click()
     app.poll(
         "() => new URLSearchParams(location.search).get('real') === null", what="the toy model's address"
