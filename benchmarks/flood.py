@@ -9,8 +9,12 @@ p90 at most 1.5x, /next-token at most 2x), the flooders' reruns and errors (a me
 error; an exception or an error box is), and the server's peak RSS. Then --crowd sessions each send 3 new
 64-token SmolLM2 sentences at once: the peak RSS (target: 2 GB).
 
+With --before <checkout>, the same for that checkout first (a fresh server each), so both see the same machine.
+The last line is the ratio targets' verdict for this checkout.
+
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/flood.py [--flooders 10] [--duration 30] [--crowd 20]
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/flood.py --crowd 0 --before /tmp/before
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from websockets.asyncio.client import connect
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import load_test  # noqa: E402 - sibling scripts, found through the path above
+import class_tail  # noqa: E402 - sibling scripts, found through the path above
+import load_test  # noqa: E402
 import warm_start  # noqa: E402
 
 WORDS = load_test.WORDS
@@ -108,10 +113,13 @@ def summary(values: list[float]) -> dict[str, float]:
     return load_test.percentiles(values)
 
 
-async def main_async(a: argparse.Namespace) -> int:
+async def one_checkout(a: argparse.Namespace, root: Path, name: str) -> tuple[bool, int]:
+    """The quiet student alone, then beside the flood, then the crowd, on a fresh server of `root`; prints the
+    tables; returns (both ratio targets met, errors)."""
     port = warm_start.free_port()
-    proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_server.log"))
+    proc, _, _ = warm_start.start("server.py", port, Path(f"/tmp/flood_server_{name}.log"), root=root)
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    cpu0 = class_tail.cpu_seconds(proc.pid)
     try:
         warm = load_test.Report(1, 0)
         await quiet(url, warm, time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
@@ -127,37 +135,57 @@ async def main_async(a: argparse.Namespace) -> int:
             stop.set()
             sent = sum(await asyncio.gather(*floods))
         flood_peak = sampler.peak
-        print_flood(
+        print(f"## {name}: {root}, server CPU {class_tail.cpu_seconds(proc.pid) - cpu0:.1f} s so far")
+        met = print_flood(
             a, alone, beside, sent, flood_report, alone_report.errors + quiet_report.errors, flood_peak
         )
-        crowd_report = load_test.Report(a.crowd, 0)
-        load_test.RUN_TIMEOUT = 900.0  # the crowd's last sentence waits for every one before it
-        t0 = time.perf_counter()
-        with load_test.RssSampler(proc.pid) as crowd_sampler:
-            await crowd(url, crowd_report, a.crowd)
-        took = time.perf_counter() - t0
+        errors = flood_report.errors + alone_report.errors + quiet_report.errors
+        if a.crowd:
+            crowd_report = load_test.Report(a.crowd, 0)
+            load_test.RUN_TIMEOUT = 900.0  # the crowd's last sentence waits for every one before it
+            t0 = time.perf_counter()
+            with load_test.RssSampler(proc.pid) as crowd_sampler:
+                await crowd(url, crowd_report, a.crowd)
+            took = time.perf_counter() - t0
+            errors += crowd_report.errors
+            print(f"{a.crowd} sessions x 3 new 64-token SmolLM2 sentences at once: all answered in {took:.0f} s, "
+                  f"peak RSS {crowd_sampler.peak:.0f} MB, {crowd_report.errors} errors (target 2 GB: "
+                  f"{'met' if crowd_sampler.peak <= 2048 else 'not met'})")  # fmt: skip
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    print(f"{a.crowd} sessions x 3 new 64-token SmolLM2 sentences at once: all answered in {took:.0f} s, peak RSS "
-          f"{crowd_sampler.peak:.0f} MB, {crowd_report.errors} errors (target 2 GB: "
-          f"{'met' if crowd_sampler.peak <= 2048 else 'not met'})")  # fmt: skip
-    return 1 if flood_report.errors or crowd_report.errors else 0
+    return met, errors
 
 
-def print_flood(a, alone, beside, sent, flood_report, quiet_errors, peak) -> None:  # noqa: ANN001
+async def main_async(a: argparse.Namespace) -> int:
+    sides = ([("before", Path(a.before).resolve())] if a.before else []) + [("after", ROOT)]
+    load0 = os.getloadavg()
+    results = [await one_checkout(a, root, name) for name, root in sides]
+    load1 = os.getloadavg()
+    print(f"load average (1, 5, 15 min): start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
+          f"end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f}")  # fmt: skip
+    met, errors = results[-1]
+    print(f"target: with {a.flooders} visitors flooding heavy work, the quiet student's /scores p90 <= 1.5x and "
+          f"/next-token p90 <= 2x alone, no flooder error; this checkout: {'MET' if met and not errors else 'NOT MET'}")  # fmt: skip
+    return 0 if met and not errors else 1
+
+
+def print_flood(a, alone, beside, sent, flood_report, quiet_errors, peak) -> bool:  # noqa: ANN001
     print(f"flood: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, {a.flooders} flooders, {a.duration:.0f} s each phase, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print("| page | alone p50 / p90 / max ms | beside the flood p50 / p90 / max ms | p90 ratio | target |")
     print("|---|---:|---:|---:|---:|")
+    met = True
     for page, limit in (("scores", 1.5), ("next-token", 2.0)):
         s, b = summary(alone[page]), summary(beside[page])
         ratio = b["p90"] / s["p90"]
+        met = met and ratio <= limit
         print(f"| /{page} | {s['p50']:.0f} / {s['p90']:.0f} / {s['max']:.0f} | {b['p50']:.0f} / {b['p90']:.0f} / "
               f"{b['max']:.0f} | {ratio:.2f} | {'met' if ratio <= limit else 'not met'} (≤ {limit}) |")  # fmt: skip
     print(f"flooders: {sent} reruns, {flood_report.errors} errors {flood_report.error_samples[:2]}; quiet student: "
           f"{quiet_errors} errors; server peak RSS during the flood {peak:.0f} MB", flush=True)  # fmt: skip
+    return met
 
 
 def main() -> int:
@@ -165,7 +193,8 @@ def main() -> int:
     ap.add_argument("--flooders", type=int, default=10)
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--think", type=float, nargs=2, default=(1.0, 2.0))
-    ap.add_argument("--crowd", type=int, default=20)
+    ap.add_argument("--crowd", type=int, default=20, help="sessions of the memory scenario (0: none)")
+    ap.add_argument("--before", help="another checkout (a git worktree) measured first, the same way")
     ap.add_argument(
         "--head-start", type=float, default=20.0, help="seconds of flood before the quiet student"
     )

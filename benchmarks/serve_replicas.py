@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import load_test  # noqa: E402 - a sibling script, found through the path above
 
 P90_TARGET_MS = 300.0
+SCALE_TARGET = 1.7  # sessions held by 2 replicas over those held by 1
 
 
 @dataclass
@@ -229,12 +230,18 @@ def main() -> int:
                 + " MB)"
             )
         print(line)
+    held: dict[int, int] = {}
     for n in counts:
         ok = [r.sessions for s in setups for r in s.runs if s.replicas == n and r.held == r.sessions and not r.errors
               and r.latency_ms and r.latency_ms["p90"] <= P90_TARGET_MS]  # fmt: skip
-        print(
-            f"{n} replica(s) held up to {max(ok) if ok else 0} of the sessions tried at p90 ≤ {P90_TARGET_MS:.0f} ms"
-        )
+        held[n] = max(ok) if ok else 0
+        print(f"{n} replica(s) held up to {held[n]} of the sessions tried at p90 ≤ {P90_TARGET_MS:.0f} ms")
+    if 1 in held and 2 in held:
+        ratio = held[2] / held[1] if held[1] else float("inf") if held[2] else 0.0
+        met = held[1] > 0 and ratio >= SCALE_TARGET
+        print(f"target: sessions held at p90 ≤ {P90_TARGET_MS:.0f} ms with 2 replicas ≥ {SCALE_TARGET}x those with 1 "
+              f"(both above 0); here {held[1]} and {held[2]}: {'MET' if met else 'NOT MET'} (a class size between "
+              "two tried is not seen: try finer --sessions)")  # fmt: skip
     if a.json:
         a.json.parent.mkdir(parents=True, exist_ok=True)
         a.json.write_text(json.dumps([asdict(s) for s in setups], indent=2))

@@ -11,6 +11,19 @@ script in one thread): a flood holds one place at a time. The toy pages never co
 wait behind a model; and a page keeps its turn until its run ends (`page_run`, in the frame), so a flood of
 new sentences has at most SLOTS fresh traces in use at once (memory stays bounded).
 
+A short request (expected to take at most SHORT_S: a SmolLM2 sentence of a dozen words, any MiniLM sentence;
+a trace of a few MB) need not wait for a long one to finish: beside the SLOTS there is one short lane, which
+the first short request in the order takes when every slot is busy. So a student's own 8-word sentence starts
+at once beside a classmate's 64-token run instead of waiting up to a second behind it, and the memory stays
+bounded (one short trace more).
+
+Every script run also takes a turn of RUNS (`script_run`, around the frame): at most RUN_TURNS runs compute
+at once, first come first served, and heavy work steps out of its turn while it waits and computes. Python runs
+one thread at a time, so a class's thirty runs at once each took thirty times as long and all finished late;
+in turns the first finish at once, and the event loop that sends every session's messages competes with two
+threads instead of thirty. A run that holds its turn past HOLD_S (waiting on a model's load, building an
+export) stops counting, so no run holds the others up for long.
+
 Pure threading, no Streamlit: the page says who is asking and how to show a wait (`for_visitor`;
 explorer.ui.model_ui).
 """
@@ -29,6 +42,7 @@ from dataclasses import dataclass
 SLOTS_ENV = "ATTENTION_EXPLORER_HEAVY_SLOTS"
 POLL_S = 0.5  # seconds between two updates of a waiting page
 HALF_LIFE_S = 60.0  # a visitor's use of the pool counts half as much this many seconds later
+SHORT_S = 0.25  # a request expected to take at most this (seconds) may run in the short lane
 
 
 def slots() -> int:
@@ -43,6 +57,12 @@ class _Ticket:
     who: Hashable
     seq: int
     cost: float  # seconds this request is expected to take
+    short_lane: bool = False  # running in the short lane, not in one of the slots
+
+    @property
+    def short(self) -> bool:
+        """Expected to be short (a request of unknown cost, 0, is not)."""
+        return 0.0 < self.cost <= SHORT_S
 
 
 class Pool:
@@ -53,6 +73,7 @@ class Pool:
         self._clock = clock
         self._cond = threading.Condition()
         self._running = 0
+        self._short_running = 0  # 0 or 1: the short lane in use
         self._waiting: list[_Ticket] = []
         self._used: dict[Hashable, tuple[float, float]] = {}  # who -> (seconds of use, when counted)
         self._seq = itertools.count()
@@ -72,22 +93,37 @@ class Pool:
         return sorted(self._waiting, key=lambda t: (self._decayed(t.who) + t.cost, t.seq))
 
     def ahead(self, ticket: _Ticket) -> int:
-        """Requests before `ticket`: the waiting that go first, and the running when every slot is taken."""
+        """Requests before `ticket`: the waiting that go first, and the running when every slot is taken (for a
+        short request, the fewer of that and the same count in the short lane)."""
         with self._cond:
             order = self._order()
             waiting = order.index(ticket) if ticket in order else 0
-            return waiting + (self._running if self._running >= self.slots else 0)
+            ahead = waiting + (self._running if self._running >= self.slots else 0)
+            if ticket.short:
+                shorts = [t for t in order if t.short]
+                in_lane = shorts.index(ticket) if ticket in shorts else 0
+                ahead = min(ahead, in_lane + self._short_running)
+            return ahead
 
     def info(self) -> dict[str, int]:
         with self._cond:
-            return {"slots": self.slots, "running": self._running, "waiting": len(self._waiting)}
+            running = self._running + self._short_running
+            return {"slots": self.slots, "running": running, "waiting": len(self._waiting)}
 
     def _take(self, ticket: _Ticket) -> bool:
-        """Under the lock: start `ticket` if a slot is free and it goes first."""
-        if self._running >= self.slots or self._order()[0] is not ticket:
+        """Under the lock: start `ticket` in a slot if one is free and it goes first, or, a short request,
+        in the short lane if every slot is busy, the lane is free and no short request goes before it."""
+        order = self._order()
+        if self._running < self.slots:
+            if order[0] is not ticket:
+                return False
+            self._running += 1
+        elif ticket.short and not self._short_running and next(t for t in order if t.short) is ticket:
+            self._short_running += 1
+            ticket.short_lane = True
+        else:
             return False
         self._waiting.remove(ticket)
-        self._running += 1
         return True
 
     @contextlib.contextmanager
@@ -118,7 +154,10 @@ class Pool:
         finally:
             with self._cond:
                 if started is not None:
-                    self._running -= 1
+                    if ticket.short_lane:
+                        self._short_running -= 1
+                    else:
+                        self._running -= 1
                     now = self._clock()
                     self._used[who] = (self._decayed(who) + now - started, now)
                     self._forget(now)
@@ -160,17 +199,106 @@ def slot(cost: float = 0.0) -> Iterator[None]:
     keep = getattr(_local, "page", None)
     if keep is not None:  # the page's run keeps the turn: its trace is in use until the run ends
         who, show = getattr(_local, "visitor", None) or (None, None)
-        keep.enter_context(POOL.slot(who, show, cost))
-        _local.holding = True
-        yield
+        with _stepped_out():
+            keep.enter_context(POOL.slot(who, show, cost))
+            _local.holding = True
+            yield
         return
     who, show = getattr(_local, "visitor", None) or (None, None)
-    with POOL.slot(who, show, cost):
+    with _stepped_out(), POOL.slot(who, show, cost):
         _local.holding = True
         try:
             yield
         finally:
             _local.holding = False
+
+
+class Gate:
+    """At most `turns` script runs compute at once, first come first served; a run that has held its turn
+    longer than HOLD_S (waiting on a model's load, building an export) stops counting, so it never holds
+    the others up for long. Python runs one thread at a time (the GIL): thirty runs at once each take thirty
+    times as long and all finish late, while in turns the first finish at once; and the server's event loop,
+    which sends every session's messages, competes with `turns` threads instead of thirty."""
+
+    def __init__(self, turns: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.turns = turns
+        self._clock = clock
+        self._cond = threading.Condition()
+        self._queue: list[object] = []  # waiting, in order
+        self._held: dict[object, float] = {}  # holder -> since when
+
+    def _busy(self) -> int:
+        now = self._clock()
+        return sum(1 for since in self._held.values() if now - since < HOLD_S)
+
+    def take(self, first: bool = False) -> object:
+        """Wait for a turn (`first`: at the head of the queue, a run coming back to it); returns its token."""
+        me = object()
+        with self._cond:
+            self._queue.insert(0 if first else len(self._queue), me)
+            try:
+                while self._queue[0] is not me or self._busy() >= self.turns:
+                    self._cond.wait(HOLD_S / 4)
+            finally:
+                self._queue.remove(me)
+                self._cond.notify_all()
+            self._held[me] = self._clock()
+        return me
+
+    def give(self, token: object) -> None:
+        with self._cond:
+            self._held.pop(token, None)
+            self._cond.notify_all()
+
+    def info(self) -> dict[str, int]:
+        with self._cond:
+            return {
+                "turns": self.turns,
+                "busy": self._busy(),
+                "held": len(self._held),
+                "waiting": len(self._queue),
+            }
+
+
+HOLD_S = 0.4  # seconds after which a turn's holder no longer keeps another run waiting
+RUN_TURNS_ENV = "ATTENTION_EXPLORER_RUN_TURNS"
+
+
+def run_turns() -> int:
+    """How many script runs compute at once: $ATTENTION_EXPLORER_RUN_TURNS, default 2 (one computing while
+    the other waits on a system call or its messages)."""
+    raw = os.environ.get(RUN_TURNS_ENV, "2")
+    return max(1, min(64, int(raw))) if raw.isdigit() else 2
+
+
+RUNS = Gate(run_turns())
+
+
+@contextlib.contextmanager
+def script_run() -> Iterator[None]:
+    """The frame's whole run takes a turn of RUNS; heavy work inside it (`slot`) steps out meanwhile."""
+    _local.run_turn = RUNS.take()
+    try:
+        yield
+    finally:
+        token, _local.run_turn = _local.run_turn, None
+        RUNS.give(token)
+
+
+@contextlib.contextmanager
+def _stepped_out() -> Iterator[None]:
+    """Give this thread's turn of RUNS up for the block (heavy work has its pool), then take it again, first
+    in the queue."""
+    token = getattr(_local, "run_turn", None)
+    if token is None:
+        yield
+        return
+    RUNS.give(token)
+    _local.run_turn = None
+    try:
+        yield
+    finally:
+        _local.run_turn = RUNS.take(first=True)
 
 
 @contextlib.contextmanager

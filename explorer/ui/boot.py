@@ -8,6 +8,7 @@ import functools
 import gc
 import importlib
 import pkgutil
+import sys
 import threading
 import time
 
@@ -30,6 +31,21 @@ def freeze_imports() -> None:
             importlib.import_module(module.name)
     gc.collect()
     gc.freeze()
+
+
+SWITCH_INTERVAL_S = 0.0005
+
+
+@functools.cache  # once per process
+def quick_switching() -> None:
+    """Hand the GIL over every SWITCH_INTERVAL_S (Python's default: 5 ms).
+
+    The server's event loop (every WebSocket message of every session goes through it) gives the GIL up at each
+    system call (a socket write, waking itself for the next message) and, while script runs compute, waited
+    a whole interval to get it back, often several (one per runnable thread): a rerun's 100 messages waited
+    5 ms each, and a class's page loads took hundreds of milliseconds with the CPU mostly idle.
+    """
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
 
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may create

@@ -119,7 +119,7 @@ def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: py
     need("all-MiniLM-L6-v2")
     monkeypatch.setattr(heavy, "POLL_S", 0.02)
     model_compute.run("minilm", "The cat sat on the mat.")  # now in the results cache
-    busy, told = threading.Event(), []
+    busy, lane, told = threading.Event(), threading.Event(), []
     release = threading.Event()
 
     def other_visitor() -> None:
@@ -127,9 +127,17 @@ def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: py
             busy.set()
             release.wait(WAIT)
 
+    def short_visitor() -> None:  # a short request of another visitor in the short lane
+        with heavy.POOL.slot("short", None, heavy.SHORT_S):
+            lane.set()
+            release.wait(WAIT)
+
     t = threading.Thread(target=other_visitor)
     t.start()
     busy.wait(WAIT)
+    t2 = threading.Thread(target=short_visitor)
+    t2.start()
+    lane.wait(WAIT)
     try:
         with heavy.for_visitor("quiet", told.append):
             cached = model_compute.run("minilm", "The cat sat on the mat.")  # no wait: from the cache
@@ -144,6 +152,7 @@ def test_a_new_sentence_waits_its_turn_and_a_cached_one_does_not(monkeypatch: py
     finally:
         release.set()
         t.join(WAIT)
+        t2.join(WAIT)
     assert told and told[0] == 1 and fresh.tokens[0] == "[CLS]"
 
 
@@ -183,22 +192,113 @@ def test_a_short_request_goes_before_long_ones_of_visitors_who_have_not_used_the
     )
     assert short < long_ / 5
 
-    def holder() -> None:
-        with pool.slot("first"):
+    def holder(who: str, cost: float) -> None:
+        with pool.slot(who, None, cost):
             go.wait(WAIT)
 
     def ask(who: str, cost: float) -> None:
         with pool.slot(who, None, cost):
             order.append(who)
 
-    threads = [threading.Thread(target=holder)]
+    threads = [threading.Thread(target=holder, args=("first", 0.0))]
     threads[0].start()
     until(lambda: pool.info()["running"] == 1, "the holder")
+    threads.append(threading.Thread(target=holder, args=("second", short)))  # the short lane busy too
+    threads[1].start()
+    until(lambda: pool.info()["running"] == 2, "the short lane's holder")
     for who, cost in (("busy-1", long_), ("busy-2", long_), ("quiet", short)):
         threads.append(threading.Thread(target=ask, args=(who, cost)))
         threads[-1].start()
-        until(lambda: pool.info()["waiting"] == len(threads) - 1, f"{who} waiting")
+        until(lambda: pool.info()["waiting"] == len(threads) - 2, f"{who} waiting")
     go.set()
     for t in threads:
         t.join(WAIT)
     assert order == ["quiet", "busy-1", "busy-2"]
+
+
+def test_a_short_request_starts_beside_a_long_run_in_the_short_lane(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every slot busy with a classmate's 64-token sentence: a student's 8-word sentence starts at once in
+    the short lane; a second short request waits for the lane (one short trace more, not one per request),
+    and another long one waits for the slot."""
+    monkeypatch.setattr(heavy, "POLL_S", 0.02)
+    pool, go, order = heavy.Pool(1), threading.Event(), []
+    long_ = model_compute.run_cost("smollm2", " ".join(["word"] * 70))
+    short = model_compute.run_cost("smollm2", "a short sentence of eight words here now")
+    assert short <= heavy.SHORT_S < long_
+    told: dict[str, list[int]] = {"short-2": [], "long-2": []}
+
+    def job(who: str, cost: float, hold: bool) -> None:
+        with pool.slot(who, told.get(who, [None]).append, cost):
+            order.append(who)
+            if hold:
+                go.wait(WAIT)
+
+    threads = [threading.Thread(target=job, args=("long-1", long_, True))]
+    threads[0].start()
+    until(lambda: pool.info()["running"] == 1, "the long run")
+    threads.append(threading.Thread(target=job, args=("short-1", short, True)))
+    threads[1].start()
+    until(lambda: pool.info()["running"] == 2, "the short run beside it")
+    assert order == ["long-1", "short-1"]
+    for who, cost in (("short-2", short), ("long-2", long_)):
+        threads.append(threading.Thread(target=job, args=(who, cost, False)))
+        threads[-1].start()
+    until(lambda: pool.info()["waiting"] == 2 and told["short-2"] and told["long-2"], "both told they wait")
+    assert pool.info()["running"] == 2 and order == ["long-1", "short-1"]
+    assert told["short-2"][-1] == 1 and told["long-2"][-1] == 2  # short-2 goes first of the two
+    go.set()
+    for t in threads:
+        t.join(WAIT)
+    assert sorted(order[2:]) == ["long-2", "short-2"]
+    assert pool.info() == {"slots": 1, "running": 0, "waiting": 0}
+
+
+def test_script_runs_take_turns_first_come_first_served_and_a_returning_run_goes_first() -> None:
+    gate = heavy.Gate(1)
+    first = gate.take()
+    order: list[str] = []
+
+    def later(name: str, first_in_queue: bool = False) -> None:
+        token = gate.take(first=first_in_queue)
+        order.append(name)
+        gate.give(token)
+
+    threads = []
+    for name, front in (("b", False), ("c", False), ("back", True)):  # "back": a run back from heavy work
+        threads.append(threading.Thread(target=later, args=(name, front)))
+        threads[-1].start()
+        until(lambda: gate.info()["waiting"] == len(threads), f"{name} waiting")
+    assert gate.info()["busy"] == 1 and order == []
+    gate.give(first)
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["back", "b", "c"] and gate.info() == {"turns": 1, "busy": 0, "held": 0, "waiting": 0}
+
+
+def test_a_run_that_holds_its_turn_long_stops_keeping_the_others_waiting() -> None:
+    now = [0.0]
+    gate = heavy.Gate(1, clock=lambda: now[0])
+    slow = gate.take()  # a run waiting on a model's load, say
+    done = threading.Event()
+
+    def quick() -> None:
+        gate.give(gate.take())
+        done.set()
+
+    t = threading.Thread(target=quick)
+    t.start()
+    until(lambda: gate.info()["waiting"] == 1, "the quick run waiting")
+    assert not done.is_set()
+    now[0] += heavy.HOLD_S  # the slow run has held its turn HOLD_S
+    t.join(WAIT)
+    assert done.is_set() and gate.info()["held"] == 1  # the slow run still holds it, uncounted
+    gate.give(slow)
+
+
+def test_heavy_work_inside_a_script_run_gives_the_run_turn_up_meanwhile() -> None:
+    with heavy.script_run():
+        assert heavy.RUNS.info()["held"] == 1
+        with heavy.slot():
+            assert heavy.RUNS.info()["held"] == 0 and heavy.POOL.info()["running"] == 1
+        assert heavy.RUNS.info()["held"] == 1
+    assert heavy.RUNS.info()["held"] == 0

@@ -97,7 +97,8 @@ def test_a_slow_step_runs_inside_a_spinner_that_says_what_it_does(
 def test_a_page_waiting_for_its_turn_says_how_many_requests_are_ahead(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """/minimal-pairs runs its second sentence while another visitor's work holds the only slot: the page says
+    """/minimal-pairs runs its second sentence while other visitors' work holds the only slot and the short
+    lane (a MiniLM sentence is short enough for it: explorer.compute.heavy.SHORT_S): the page says
     so (the signal that frees the other visitor's slot), then draws its result and the message goes."""
     need("minilm")
     monkeypatch.setattr(heavy, "POLL_S", 0.05)
@@ -120,13 +121,17 @@ def test_a_page_waiting_for_its_turn_says_how_many_requests_are_ahead(
     at.run(timeout=WAIT)  # the first sentence run (and cached) before the pool is busy
     assert not at.exception, at.exception
 
-    def other_visitor() -> None:
-        with heavy.POOL.slot("another visitor"):
+    def other_visitor(cost: float) -> None:
+        with heavy.POOL.slot(f"another visitor {cost}", None, cost):
             busy.set()
             release.wait(WAIT)
 
-    other = threading.Thread(target=other_visitor)
+    other = threading.Thread(target=other_visitor, args=(0.0,))
     other.start()
+    assert busy.wait(WAIT)
+    busy.clear()
+    lane = threading.Thread(target=other_visitor, args=(heavy.SHORT_S,))  # the short lane busy too
+    lane.start()
     assert busy.wait(WAIT)
     try:
         at.session_state[state.K_PAIR_OTHER] = fresh("The animal didn't cross the street because it was too")
@@ -134,6 +139,7 @@ def test_a_page_waiting_for_its_turn_says_how_many_requests_are_ahead(
     finally:
         release.set()
         other.join(WAIT)
+        lane.join(WAIT)
     assert not at.exception, at.exception
     title = models.choice("minilm").title
     assert (

@@ -67,6 +67,8 @@ class Report:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     latency_ms: dict[str, float] = field(default_factory=dict)
+    by_kind_ms: dict[str, dict[str, float]] = field(default_factory=dict)  # open, page, sentence, edit
+    kinds: dict[str, list[float]] = field(default_factory=dict, repr=False)  # each kind's latencies (s)
     alone_ms: dict[str, float] = field(default_factory=dict)  # one session on its own (the warm-up)
     rss_mb: dict[str, float] = field(default_factory=dict)
     waves: list[dict[str, float]] = field(default_factory=list)  # RSS peak and after each wave
@@ -99,13 +101,16 @@ def chart_labels(spec: dict) -> list[str]:
     return [str(t) for k, ax in layout.items() if k[:5] in ("xaxis", "yaxis") for t in ax.get("ticktext", [])]
 
 
-def start_server(port: int, ttl: int, log: Path) -> subprocess.Popen:
+def start_server(
+    port: int, ttl: int, log: Path, root: Path = ROOT, entry: str = "app.py"
+) -> subprocess.Popen:
+    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check."""
     cmd = [
         sys.executable,
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        entry,
         "--server.headless=true",
         f"--server.port={port}",
         "--server.fileWatcherType=none",
@@ -113,7 +118,7 @@ def start_server(port: int, ttl: int, log: Path) -> subprocess.Popen:
         "--browser.gatherUsageStats=false",
     ]
     with log.open("wb") as out:  # a file, not a pipe: a full pipe would stall the server
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.time() + 60
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -159,7 +164,9 @@ class Session:
     def fail(self, what: str) -> None:
         self.report.fail(f"session {self.sid}: {what}")
 
-    async def rerun(self, *, page_name: str | None = None, query: str = "", widgets=(), check=True) -> list:
+    async def rerun(
+        self, *, page_name: str | None = None, query: str = "", widgets=(), check=True, what: str = "other"
+    ) -> list:
         """Send one rerun_script and read until script_finished; returns the ForwardMsgs."""
         msg = BackMsg()
         cs = msg.rerun_script
@@ -191,6 +198,7 @@ class Session:
                     self.fail(f"script finished with status {fm.script_finished}")
                     break
         self.latencies.append(time.perf_counter() - t0)
+        self.report.kinds.setdefault(what, []).append(self.latencies[-1])
         self.report.reruns += 1
         self.read(out, check)
         return out
@@ -266,9 +274,9 @@ class Session:
         ) as ws:
             self.ws = ws
             self.sentence = self.new_sentence(0)
-            await self.rerun(page_name="", query="sentence=" + quote(self.sentence))
+            await self.rerun(page_name="", query="sentence=" + quote(self.sentence), what="open")
             self.page_hash = self.pages["projections"]
-            await self.rerun(widgets=[self.widget("sentence", string_value=self.sentence)])
+            await self.rerun(widgets=[self.widget("sentence", string_value=self.sentence)], what="page")
             k = 0
             while time.time() < deadline or k < min_actions:
                 await asyncio.sleep(random.uniform(*think))
@@ -276,7 +284,9 @@ class Session:
                 if k % 2:
                     self.sentence = self.new_sentence(k)
                     self.report.sentence_changes += 1
-                    await self.rerun(widgets=[self.widget("sentence", string_value=self.sentence)])
+                    await self.rerun(
+                        widgets=[self.widget("sentence", string_value=self.sentence)], what="sentence"
+                    )
                 else:
                     value = round(self.sid + k / 1000, 3)
                     edit = {"edited_rows": {"0": {"c0": value}}, "added_rows": [], "deleted_rows": []}
@@ -286,7 +296,8 @@ class Session:
                         widgets=[
                             self.widget("sentence", string_value=self.sentence),
                             self.widget("w_q", string_value=json.dumps(edit)),
-                        ]
+                        ],
+                        what="edit",
                     )
             return True
 
@@ -464,6 +475,7 @@ async def load(
         report.rss_mb["at_close"] = report.waves[-1]["at_close"]
         report.rss_mb["after_ttl"] = report.waves[-1]["after_ttl"]
         report.latency_ms = percentiles(latencies)
+        report.by_kind_ms = {k: percentiles(v) for k, v in report.kinds.items()}
     finally:
         if proc is not None:
             text = stop_server(proc, log)
@@ -578,6 +590,10 @@ def print_report(r: Report) -> None:
         print(
             f"rerun latency (ms)  p50 {lat['p50']:.0f}  p90 {lat['p90']:.0f}  p99 {lat['p99']:.0f}  "
             f"max {lat['max']:.0f}  mean {lat['mean']:.0f}"
+        )
+    for kind, ms in r.by_kind_ms.items():
+        print(
+            f"  {kind:<17} {len(r.kinds[kind]):4d} reruns, p50 {ms['p50']:.0f}  p90 {ms['p90']:.0f}  max {ms['max']:.0f}"
         )
     if r.alone_ms:
         print(f"one session alone   p50 {r.alone_ms['p50']:.0f} ms (the same reruns without the class)")
