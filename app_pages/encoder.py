@@ -10,9 +10,9 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 from explorer.views.text import literal
 
-# Presenting a trained layer: the note on colour ranges and the charts' notes on their outliers (a massive
+# Presenting a trained layer: the one-line notes on colour ranges and on the values beyond them (a massive
 # activation) take this much height above the four charts.
-ENCODER_NOTES_PX = 80
+ENCODER_NOTES_PX = 40
 
 ui.opening(
     "The encoder block",

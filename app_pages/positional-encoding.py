@@ -9,9 +9,9 @@ from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 
-# Presenting a trained layer: the charts' notes on their outliers (a massive activation) take this much
-# height above them.
-NOTES_PX = 60
+# Presenting a trained layer: the one-line note on the values beyond the charts' colour range (a massive
+# activation) takes this much height above them.
+NOTES_PX = 30
 
 ui.opening(
     "Positional encoding",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from explorer.sharing.values import UINT_RE, ShareError, whole_number
+from explorer.sharing.values import UINT_RE, ShareError, shown, whole_number
 
 PARAMS = ("h", "q", "k")  # beside the settings: the head shown, the query token, the key token
 MAX_PICK_CHARS = 40  # the characters read of each part: a head or a token is a few digits
@@ -46,17 +46,21 @@ def _one(raw: str, label: str, bounds: tuple[int, int], noun: str, kept: int) ->
     when read as written). A number past the bounds is clamped to them; anything else keeps `kept`."""
     lo, hi = bounds
     text = raw[:MAX_PICK_CHARS]
+    # "heads are 1 to 1" reads as a slip: a single head (or token) is said as one
+    has = f"this example has one {noun}" if lo == hi else f"this example's {noun}s are {lo} to {hi}"
     try:  # the reader every link uses: ASCII digits only
         return whole_number(label, text, lo, hi, f" (this example's {noun}s)", signed=False), ""
     except ShareError as e:
         if not UINT_RE.fullmatch(text.strip()):
+            if lo == hi:
+                return (
+                    None,
+                    f"The link's {label} must be a whole number, not {shown(text)}: {has}. Kept {noun} {kept}.",
+                )
             return None, f"The link's {e} Kept {noun} {kept}."
     asked = int(text.strip())
     value = min(max(asked, lo), hi)
-    return value, (
-        f"The link's {label} asks for {noun} {asked}, but this example's {noun}s are {lo} to {hi}: showing "
-        f"{noun} {value}."
-    )
+    return value, f"The link's {label} asks for {noun} {asked}, but {has}: showing {noun} {value}."
 
 
 def read(

@@ -16,7 +16,7 @@ from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
 from explorer.ui import page_table, present, state
-from explorer.views import colour_range, figures
+from explorer.views import colour_range, describe, figures
 from explorer.views.text import literal
 
 # About how wide a chart is drawn in half and in a third of the page on a 1280 px laptop screen; the
@@ -100,7 +100,23 @@ def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
     its camera button saves a PNG at twice the resolution (for slides), named after the key. clickable: return
     the point a click picked, on the run the click starts (explorer.ui.chart.draw), else None. With "Show
     charts as tables" on, its numbers as tables in its place."""
+    beyond_help([fig])
     return explorer_chart.draw(fig, key, clickable=clickable, tables=state.tables())
+
+
+# What the circles on a trained layer's charts mean, in one line: the charts' own notes name the largest
+# value; the whole story (how many, the range, what a massive activation is) squeezed four charts of a step
+# into slivers, so it waits behind the (?).
+BEYOND = "Circled: values beyond the colour range, drawn in its end colours."
+
+
+def beyond_help(figs: Sequence[go.Figure]) -> None:
+    """One caption over charts that leave values out of their colour range (none: nothing), each chart's
+    whole note on them in its help."""
+    notes = [(describe.title_of(fig), describe.beyond_of(fig)) for fig in figs]
+    said = [f"**{literal(title)}**: {literal(note)}." for title, note in notes if note]
+    if said:
+        st.caption(BEYOND, help="\n\n".join(said))
 
 
 def charts_in_row(
@@ -110,10 +126,11 @@ def charts_in_row(
     last row with fewer charts keeps the others' width) or of the relative `widths`, their plots level
     (figures.level: a title that wraps or key labels set on top in one of them move none of the plots)."""
     figs = figures.level([fig for fig, _ in charts])
+    beyond_help(figs)  # one line over the row: its charts stay level
     cols = st.columns(list(widths) if widths else columns or len(charts))
     for col, fig, (_, key) in zip(cols, figs, charts, strict=False):
         with col:
-            chart(fig, key)
+            explorer_chart.draw(fig, key, tables=state.tables())
 
 
 def pair_width(n_tokens: int, sty: figures.Style) -> int:
@@ -169,9 +186,10 @@ def token_matrices(
                 sizes = ", ".join(
                     f"{t}: ±{colour_range.amount(colour_range.bulk_bound(z))}" for t, z, _, _ in row
                 )
-                st.caption(
+                st.caption(  # one line: the ranges, as the colour bars say them, behind the (?)
                     f"The {len(row)} charts below each have their own colour range: their numbers differ too much "
-                    f"in size to share one ({literal(sizes)})."
+                    "in size to share one.",
+                    help=f"Their ranges: {literal(sizes)}.",
                 )
         figs = [
             figures.heatmap(

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.views.style import PRESENT_TICK_PX, Style, esc, wrap
+from explorer.views.style import PRESENT_TICK_PX, Style, esc, text_px
 
 # A chart is readable when most of its cells lie outside the palest part of its scale, the middle tenth of
 # a diverging range (-b, b): |v| < PALE * b. A range that leaves half of them there or more is narrowed
@@ -99,6 +99,27 @@ def note(
     return head
 
 
+def short_note(
+    z: NDArray[np.float64],
+    cells: NDArray[np.intp],
+    rows: Sequence[str],
+    cols: Sequence[str],
+    width_px: float,
+    size: float,
+) -> str:
+    """The chart's own one-line note on its outliers, no wider than ``width_px`` at ``size`` px: the largest
+    beyond the range named with its value, and "a massive activation" when it is one, as much as fits (the
+    value always). The whole story (``note``) goes behind the page's help, where it squeezes no chart."""
+    i, j = cells[0]
+    value = f"{cols[j]} = {amount(float(z[i, j]))}"
+    finite = np.abs(z[np.isfinite(z)])
+    massive = abs(float(z[i, j])) >= max(MASSIVE_ABS, MASSIVE_TIMES * float(np.median(finite)))
+    kind = ": a massive activation" if massive else ""
+    named = f"“{rows[i]}”, {value}"
+    tries = (f"circled {named}{kind}", f"circled {value}{kind}", f"circled {named}", f"circled {value}")
+    return next((t for t in tries if text_px(t, size) <= width_px), value)
+
+
 def end_ticks(lo: float, hi: float, low_beyond: bool, high_beyond: bool, font: int) -> dict[str, Any]:
     """Colour-bar ticks at both ends and the middle, an end with values beyond it written "≥ hi" / "≤ lo"."""
     ticks = [lo, (lo + hi) / 2, hi]
@@ -177,13 +198,21 @@ def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
     }
 
 
-def subtitle(layout: dict[str, Any], text: str, style: Style, width: float) -> None:
-    """A note under the title, wrapped to the chart's width; the figure grows by its lines, the plot keeps
-    its height."""
+def subtitle(
+    layout: dict[str, Any],
+    parts: tuple[NDArray[np.float64], NDArray[np.intp], Sequence[str], Sequence[str]],
+    whole: str,
+    style: Style,
+    width: float,
+) -> None:
+    """The note on a chart's outliers: one line under the title (short_note of z, cells, rows, cols, fitted
+    to the chart's width), the whole note (``note``) in layout.meta.beyond for the page's help and the
+    chart's text. The figure grows by the line, the plot keeps its height."""
     size = PRESENT_TICK_PX if style.present else style.font - 1
-    lines = wrap(text, max(width - 30, 100.0), size)
-    layout["title"]["subtitle"] = {"text": "<br>".join(esc(line) for line in lines), "font": {"size": size}}
-    extra = int(len(lines) * size * 1.35 + 6)
+    line = short_note(*parts, max(width - 30, 100.0), size)
+    layout["title"]["subtitle"] = {"text": esc(line), "font": {"size": size}}
+    layout.setdefault("meta", {})["beyond"] = whole
+    extra = int(size * 1.35 + 6)
     layout["height"] += extra
     layout["margin"]["t"] += extra
 

@@ -82,6 +82,12 @@ def title_of(fig: Any) -> str:
     return plain(text) or "Chart"
 
 
+def beyond_of(fig: Any) -> str:
+    """The whole note on the values beyond a heatmap's colour range (colour_range.note), "" when none are."""
+    meta = _parts(fig)[1].get("meta")
+    return str(meta.get("beyond") or "") if isinstance(meta, dict) else ""
+
+
 def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
     """(one or two sentences on what the chart shows, its numbers as tables); tables=False: no tables (the
     sentence alone costs next to nothing; a heatmap's table formats every cell)."""
@@ -91,7 +97,9 @@ def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
     if isinstance(meta, dict) and "keys" in meta and "grid" in meta:
         return _grid_of_heads(title, meta)
     if isinstance(meta, dict) and "table" in meta:
-        return _matrices(title, data, meta["table"], tables)
+        said, found = _matrices(title, data, meta["table"], tables)
+        beyond = beyond_of(fig)  # the whole note on the outliers (the chart's own line is short)
+        return (f"{said} {beyond}." if beyond else said), found  # it opens on a count
     if isinstance(meta, dict) and "lines" in meta:
         return _line_view(title, data, meta["lines"])
     if any(t.get("type") == "heatmap" for t in data):

@@ -195,7 +195,8 @@ def heatmap(
                                "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
     layout = _pin_title(_layout(style, title, height, width_px, **extra))
     if len(out):
-        subtitle(layout, colour_range.note(shown, out, row_labels, col_labels, zmin, zmax), style, width)
+        whole = colour_range.note(shown, out, row_labels, col_labels, zmin, zmax)
+        subtitle(layout, (shown, out, row_labels, col_labels), whole, style, width)
     return _figure(data, layout)
 
 

@@ -17,7 +17,8 @@ from explorer.compute import pipeline
 from explorer.export import html_charts, walkthrough
 from explorer.model import bridge
 from explorer.model.example import Example, conform
-from explorer.views import colour_range
+from explorer.ui import widgets
+from explorer.views import colour_range, describe
 from explorer.views import figures as fg
 from tests.app import flows
 from tests.app.conftest import array_of, chart_specs
@@ -80,11 +81,38 @@ def test_a_few_outliers_do_not_wash_out_the_rest() -> None:
     spec = _plain(fig)
     (lo, hi), *_ = readable(spec, "X")
     assert lo == -hi and hi < 10  # the bulk's range, not ±19,874
-    note = spec["layout"]["title"]["subtitle"]["text"].replace("<br>", " ")
+    line = spec["layout"]["title"]["subtitle"]["text"]
+    assert line == "circled “t0”, d7 = -19,874: a massive activation"  # one line, the value named
+    note = spec["layout"]["meta"]["beyond"]  # the whole note, for the page's help and the chart's text
     assert "1 value beyond the colour range" in note and "“t0”, d7 = -19,874" in note
-    assert "massive activation" in note  # a lesson in itself: said in one sentence
+    assert "massive activation" in note and "first token" in note  # a lesson in itself: said in one sentence
+    assert note in describe.describe(fig)[0]
     ends = spec["data"][0]["colorbar"]["ticktext"]
     assert ends[0].startswith("≤") and not ends[-1].startswith("≥")  # only the low end has values beyond
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_the_note_on_outliers_is_one_line_at_the_narrowest_chart(present: bool) -> None:
+    """Four charts a row (the encoder's step while presenting), a long token: the chart's own note stays one
+    line that fits its width and names the value; its plot keeps its height (the figure grows by the line)."""
+    rng = np.random.default_rng(2)
+    z = rng.normal(size=(6, 576))
+    z[0, 507] = 22_552.0
+    rows = ["␣understanding", *(f"t{i}" for i in range(1, 6))]
+    sty = fg.Style(present=present)
+    width = int(fg.FULL_PX / 4 - 16)
+    spec = _plain(fg.heatmap(z, rows, fg.dims("d", 576), title="X (input)", style=sty, width_px=width))
+    sub = spec["layout"]["title"]["subtitle"]
+    drawn = width * (fg.PRESENT_SCALE if present else 1.0)
+    assert "<br>" not in sub["text"] and "d507 = 22,552" in sub["text"]
+    assert fg.text_px(sub["text"], sub["font"]["size"]) <= drawn - 30
+    plain = _plain(
+        fg.heatmap(z.clip(-3, 3), rows, fg.dims("d", 576), title="X (input)", style=sty, width_px=width)
+    )
+    grown = spec["layout"]["height"] - plain["layout"]["height"]
+    assert (
+        0 < grown == spec["layout"]["margin"]["t"] - plain["layout"]["margin"]["t"] <= 2 * sub["font"]["size"]
+    )
 
 
 def test_the_toys_charts_keep_their_full_range() -> None:
@@ -160,9 +188,18 @@ def test_the_pages_draw_a_real_layer_readably_and_compared_charts_share_a_range(
             assert ranges["rollout.single"][0] == ranges["rollout.rollout"][0]  # one colour, one weight
         if page.endswith("positional-encoding.py"):
             assert ranges["pe.e"][0] == ranges["pe.x"][0]  # E + P = X reads off
+        notes = [
+            spec["layout"]["meta"]["beyond"]
+            for _, spec in specs
+            if "beyond" in spec["layout"].get("meta", {})
+        ]
+        if notes:  # each chart's line is short; its whole note waits behind the one caption's (?)
+            helps = [c.proto.help.replace("\\", "") for c in at.caption if c.value == widgets.BEYOND]
+            assert helps and all(any(n.replace("\\", "") in h for h in helps) for n in notes), page
         if page.endswith("encoder.py"):
             keys = [k for k, _ in specs if k.startswith("encoder.")]
-            captions = " ".join(c.value for c in at.caption).replace("\\", "")  # as shown (Markdown escapes)
+            # as shown (Markdown escapes), with their help
+            captions = " ".join(f"{c.value} {c.proto.help}" for c in at.caption).replace("\\", "")
             for a, b in zip(keys[::2], keys[1::2], strict=True):
                 xa, xb = (specs[keys.index(k)][1]["layout"]["xaxis"]["ticktext"] for k in (a, b))
                 if xa == xb and ranges[a][0] != ranges[b][0]:  # one space, two ranges: the page says why

@@ -44,6 +44,9 @@ def number_in(raw: str) -> int | None:
 @example("query", "99", 2, 6, 1)
 @example("key", "٣", 2, 6, 4)
 @example("query", "2", 2, 0, 0)
+@example("head", "2", 1, 6, 0)  # a single-head example: "one head", not "heads are 1 to 1"
+@example("head", "x", 1, 6, 0)
+@example("query", "5", 2, 1, 0)
 def test_each_pick_is_read_clamped_or_left_out_with_one_message(
     name: str, raw: str, n_heads: int, n_tokens: int, was: int
 ) -> None:
@@ -66,14 +69,15 @@ def test_each_pick_is_read_clamped_or_left_out_with_one_message(
     if v is not None:  # a number past the bounds: the nearest one
         shown = min(max(v, lo), hi)
         assert getattr(got, name) == shown - base
-        assert (
-            f"asks for {noun} {v}, but this example's {noun}s are {lo} to {hi}: showing {noun} {shown}."
-            in (got.messages[0])
-        )
+        has = f"this example has one {noun}" if lo == hi else f"this example's {noun}s are {lo} to {hi}"
+        assert f"asks for {noun} {v}, but {has}: showing {noun} {shown}." in got.messages[0]
     else:  # not a number: what was shown stays
         kept = before[("head", "query", "key").index(name)] + base
         assert getattr(got, name) is None and f"Kept {noun} {kept}." in got.messages[0]
-        assert f"between {lo} and {hi}" in got.messages[0]
+        has = f"this example has one {noun}" if lo == hi else f"between {lo} and {hi}"
+        assert has in got.messages[0]
+    if lo == hi:  # one head or one token: never "1 to 1"
+        assert f"{lo} to {lo}" not in got.messages[0] and f"{lo} and {lo}" not in got.messages[0]
 
 
 @FAST
