@@ -7,7 +7,7 @@ from explorer.compute import model_compute
 from explorer.model import models
 from explorer.ui import model_ui, pairs_ui, state
 from explorer.ui import widgets as ui
-from explorer.views import model_figures
+from explorer.views import figures, model_figures
 
 ui.opening(
     "Switch heads off",
@@ -21,6 +21,7 @@ SHIFT_PRECISE = "mean over the tokens of ‖h′ − h‖ / ‖h‖ (h untouched
 # layer moved, then the ranking. On a laptop the switches scroll in a box above the charts.
 SWITCHES_PX = {True: 520, False: 330}  # the switches' box, presenting or not
 CHART_PX = 740  # presenting: a chart beside the switches
+RIGHT_PX = int(figures.FULL_PX * 3 / 5) - 16  # presenting: the charts' column (3 of 5), as wide at 1280 px
 
 
 def effect(key: str, text: str, L: int, H: int, presenting: bool) -> None:
@@ -58,7 +59,8 @@ def effect(key: str, text: str, L: int, H: int, presenting: bool) -> None:
             change = f"{cmp.cosine_after - cmp.cosine_before:+.4f}"
             same = change in ("+0.0000", "-0.0000")  # no arrow, no colour, for no change
             m2.metric("cosine, heads off", f"{cmp.cosine_after:.4f}", None if same else change)
-            pairs_ui.occlusion(key, text, other)  # which tokens make the two sentences alike
+            width = RIGHT_PX if presenting else figures.FULL_PX  # its title wraps to its column
+            pairs_ui.occlusion(key, text, other, width)  # which tokens make the two sentences alike
         if ui.shows("ablation-layers"):
             names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
             ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS, height_px=tall,

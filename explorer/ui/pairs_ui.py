@@ -16,6 +16,7 @@ from explorer.ui import model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import colour_range
 from explorer.views import pairs as pv
+from explorer.views.figures import FULL_PX
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal
 
@@ -161,9 +162,9 @@ def draw(got: analysis.PairShift, layer: int) -> None:
         st.markdown(HOW_TO_READ)
 
 
-def occlusion(key: str, text: str, other: str) -> None:
+def occlusion(key: str, text: str, other: str, width_px: int = FULL_PX) -> None:
     """/ablation (an encoder): the sentence as tokens coloured by how the cosine with ``other`` changes
-    without each (the untouched model)."""
+    without each (the untouched model); width_px: the width the page gives the chart (its title wraps to it)."""
     if not other.strip():
         return
     n = mc.run(key, text).n_tokens
@@ -178,7 +179,10 @@ def occlusion(key: str, text: str, other: str) -> None:
         st.caption(f"Which tokens make the sentences alike cannot be measured here: {literal(exc)}")
         return
     tokens = mc.run(key, text).tokens
-    ui.chart(pv.similarity_strip(tokens, np.asarray(delta), style=ui.style()), "ablation.occlusion")
+    ui.chart(
+        pv.similarity_strip(tokens, np.asarray(delta), style=ui.style(), width_px=width_px),
+        "ablation.occlusion",
+    )
     st.caption(
         "Each token of the first sentence removed in turn (the others keep their order) and the sentence run "
         "again, every head on: the number is how the cosine with the second sentence changes without it. Below "
