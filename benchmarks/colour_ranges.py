@@ -26,7 +26,7 @@ from explorer.compute import pipeline  # noqa: E402
 from explorer.export import html_charts, walkthrough  # noqa: E402
 from explorer.model import bridge  # noqa: E402
 from explorer.model.example import Example, conform  # noqa: E402
-from explorer.views import colour_range  # noqa: E402
+from explorer.views import colour_range, describe  # noqa: E402
 
 SENTENCE = "The cat sat on the mat because it was warm."
 TOY_SENTENCES = (
@@ -52,7 +52,7 @@ def real(key: str, n_layers: int) -> dict[str, object]:
                     if rings:
                         narrowed += 1
                         most = max(most, int(rings[0].meta["beyond"]))
-                        note = str(fig.layout.title.subtitle.text)
+                        note = describe.beyond_of(fig)  # the whole note (the chart shows one line)
                         massive += int("massive activation" in note)
                         over = fig.data[list(fig.data).index(rings[0]) + 1]  # the narrow ring, its values
                         value = float(over.customdata[0].replace(",", ""))
