@@ -25,7 +25,26 @@ ui.setting("pe_kind", c1)
 ui.setting("pe_base", c2, disabled=not state.current().pe_kind.startswith("sinusoidal"))
 ui.setting("pe_scale", c3)
 ex, res = ui.result()
-if res is not None:
+described = state.description()
+if res is not None and described.layer is not None:
+    # A trained layer adds no P of its own: its positions are already in X (learned vectors added before the
+    # first layer) or rotate q and k inside attention (RoPE); a chart of P would be all zeros.
+    st.info(
+        f"**{described.title}** adds no position vector P here. "
+        + (
+            "Its positions rotate each query and key inside attention (RoPE): see them on Scores, mask, softmax."
+            if described.rope
+            else "Its learned position vectors were added to the token embeddings before layer 1, so the input "
+            "X below already holds them."
+        )
+    )
+    ui.token_matrices(
+        [(described.input_title, res.x, fg.dims("d", ex.d_model), "pe.x")],
+        res.labels,
+        per_row=1,
+        height_px=ui.chart_px(NOTES_PX),
+    )
+elif res is not None:
     sty, dims = ui.style(), fg.dims("d", ex.d_model)
     presenting = ui.step() is not None  # the step: E + P = X, on one screen
     if ex.pe_kind == "learned" and not presenting:

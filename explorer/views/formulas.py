@@ -231,7 +231,20 @@ def heads(d: Description) -> str:
 
 
 def positions(d: Description) -> str:
-    """/positional-encoding: the sinusoid of the paper, and X = E + P."""
+    """/positional-encoding: the sinusoid of the paper and X = E + P; for a trained layer, where its positions
+    come in: RoPE's rotation of q and k inside attention, or learned vectors added before the first layer."""
+    if d.layer is not None:
+        x = embeddings(d).split(r" \in ")[0]
+        if d.rope:
+            base = f"{d.rope_base:,.0f}".replace(",", "{,}")
+            return (  # two lines: on one, the formula runs past the page's edge at 1280 px
+                rf"\begin{{gathered}}{x}\ (\text{{no }} P \text{{ added}})\\ \tilde q_i = R_i\, q_i,\ "
+                rf"\tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})\end{{gathered}}"
+            )
+        return (
+            r"\begin{gathered}X^{(0)} = \mathrm{LN}(E_{\text{token}} + P_{\text{learned}} + E_{\text{type}})"
+            rf"\ \text{{before layer 1}}\\ {x}\end{{gathered}}"
+        )
     return (
         r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "
         r"PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad X = E\,(\times\sqrt{d_{model}}) + P"

@@ -186,8 +186,8 @@ def test_the_pages_draw_a_real_layer_readably_and_compared_charts_share_a_range(
             assert len({dict(specs)[k]["layout"]["margin"]["t"] for k in ("head.q", "head.k", "head.v")}) == 1
         if page.endswith("rollout.py"):
             assert ranges["rollout.single"][0] == ranges["rollout.rollout"][0]  # one colour, one weight
-        if page.endswith("positional-encoding.py"):
-            assert ranges["pe.e"][0] == ranges["pe.x"][0]  # E + P = X reads off
+        if page.endswith("positional-encoding.py"):  # a trained layer adds no P: its X alone, not E + 0 = X
+            assert list(ranges) == ["pe.x"]
         notes = [
             spec["layout"]["meta"]["beyond"]
             for _, spec in specs
@@ -216,3 +216,19 @@ def test_charts_sharing_one_range_draw_one_colour_bar(kit) -> None:  # noqa: ANN
     shows = {k: cs[k]["data"][0].get("showscale", True) for k in ("pe.e", "pe.p", "pe.x")}
     assert shows == {"pe.e": False, "pe.p": False, "pe.x": True}
     assert len({(cs[k]["data"][0]["zmin"], cs[k]["data"][0]["zmax"]) for k in shows}) == 1
+
+
+@pytest.mark.parametrize(("key", "rope"), [("minilm", False), ("smollm2", True)])
+def test_a_trained_layer_on_positional_encoding_says_where_its_positions_are(key: str, rope: bool) -> None:
+    """No all-zero P chart and no sinusoid formula for a layer that computes neither."""
+    need(key)
+    at = opened(key, CAT, 2, 0)
+    page = at.switch_page("app_pages/positional-encoding.py").run()
+    assert not page.exception
+    tex = " ".join(e.proto.body for e in page.get("markdown") if "$$" in e.proto.body) + " ".join(
+        m.value for m in page.latex
+    )
+    assert ("RoPE" in tex) is rope and "PE_{(pos" not in tex
+    assert ("P_{\\text{learned}}" in tex) is (not rope)
+    said = " ".join(i.value for i in page.info)
+    assert "adds no position vector P" in said and ("rotate each query and key" in said) is rope
