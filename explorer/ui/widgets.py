@@ -115,7 +115,9 @@ def beyond_help(figs: Sequence[go.Figure]) -> None:
     whole note on them in its help."""
     notes = [(describe.title_of(fig), describe.beyond_of(fig)) for fig in figs]
     said = [f"**{literal(title)}**: {literal(note)}." for title, note in notes if note]
-    if said:
+    # Presenting, a (?) is out of reach of a clicker and the line would push a step's charts below the screen:
+    # each chart's own line names its largest value, and its description holds the whole note.
+    if said and not state.present():
         st.caption(BEYOND, help="\n\n".join(said))
 
 
