@@ -32,6 +32,7 @@ from tests.e2e.conftest import CHROMIUM_ARGS, start_server  # noqa: E402
 
 TARGET_S = 1.5
 VIEWPORT = {"width": 1280, "height": 800}
+EVAL = "(s) => { const t = performance.now(); (0, eval)(s); return performance.now() - t; }"
 PLOTLY_JS = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"  # what the chart element serves
 DRAWN = "() => document.querySelectorAll('.js-plotly-plot .main-svg').length >= 3"
 BYTES = "() => performance.getEntriesByType('resource').concat(performance.getEntriesByType('navigation'))" \
@@ -53,6 +54,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--entries", default="app.py,server.py")
+    ap.add_argument(
+        "--eval", action="append", default=[], help="another plotly.js build to time (repeatable)"
+    )
     a = ap.parse_args()
     print(f"bench_first_open: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
@@ -97,13 +101,13 @@ def main() -> int:
                     flush=True,
                 )
         # What a cold tab spends on plotly.js alone: evaluating it with no compiled code kept.
-        page = browser.new_page()
-        page.set_content("<html><body></body></html>")
-        source = PLOTLY_JS.read_text(encoding="utf-8")
-        ms = page.evaluate(
-            "(s) => { const t = performance.now(); (0, eval)(s); return performance.now() - t; }", source
-        )
-        print(f"evaluating plotly.js ({len(source) / 1e6:.1f} MB) in a fresh page: {ms:.0f} ms")
+        for build in [PLOTLY_JS, *map(Path, a.eval)]:
+            page = browser.new_page()
+            page.set_content("<html><body></body></html>")
+            source = build.read_text(encoding="utf-8")
+            ms = page.evaluate(EVAL, source)
+            print(f"evaluating {build.name} ({len(source) / 1e6:.1f} MB) in a fresh page: {ms:.0f} ms")
+            page.close()
         browser.close()
     met = all(m <= TARGET_S for m in medians.values())
     print(f"target: /scores drawn in a new tab within {TARGET_S} s, cold and warm; {entry} (median): cold "
