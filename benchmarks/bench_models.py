@@ -16,7 +16,7 @@ Then the memory of a real server: `streamlit run` on a one-page script that load
 once, one session opened over Streamlit's WebSocket protocol, and the server's resident memory (VmRSS after
 the run, VmHWM its peak) read from /proc/<pid>/status.
 
-Targets (issue #16): MiniLM load <= 1 s and a 64-token run <= 60 ms; SmolLM2 load <= 5 s and a 32-token run
+Targets: MiniLM load <= 1 s and a 64-token run <= 60 ms; SmolLM2 load <= 5 s and a 32-token run
 <= 500 ms; the server with both loaded and run once <= 1 GiB resident.
 
 Usage: .venv/bin/python benchmarks/bench_models.py [--runs 7] [--skip-server]
