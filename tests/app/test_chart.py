@@ -5,10 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from pathlib import Path
 
 import numpy as np
-import plotly
 import plotly.graph_objects as go
 import pytest
 from numpy.testing import assert_allclose
@@ -60,8 +58,7 @@ def test_every_asset_is_named_by_its_content_and_chart_js_names_plotly_js() -> N
     assert names["css"][:-4] == names["js"][:-3]  # one stem: the loader finds the script from the style sheet
     js = (chart.assets_dir() / names["js"]).read_text(encoding="utf-8")
     assert f"new URL('{names['plotly']}', import.meta.url)" in js and "__PLOTLY_FILE__" not in js
-    plotly_js = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
-    assert (chart.assets_dir() / names["plotly"]).read_bytes() == plotly_js.read_bytes()
+    assert (chart.assets_dir() / names["plotly"]).read_bytes() == chart.PLOTLY_JS.read_bytes()
 
 
 def test_an_unknown_template_stays_with_its_figure() -> None:

@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import gzip
 
+import pytest
+
 from explorer.ui import chart
 from explorer.ui.chart import serve
+from tests.app.conftest import chart_specs, open_page, page_scripts
 
 BASE = "/_stcore/bidi-components/attention_explorer.chart/"
 
@@ -69,3 +72,24 @@ def test_anything_else_goes_on_to_streamlit() -> None:
         assert sent == [] and passed == [path], path
     name = chart.asset_names()["css"]
     assert call(BASE + name, method="POST")[1] == [BASE + name]
+
+
+def test_the_plotly_build_served_is_the_plotly_packages_version() -> None:
+    """The cartesian build and the plotly package's own plotly.js are one release (its templates and JSON)."""
+    import re
+    from pathlib import Path
+
+    import plotly
+
+    full = (Path(plotly.__file__).parent / "package_data" / "plotly.min.js").read_text(encoding="utf-8")[:200]
+    ours = chart.PLOTLY_JS.read_text(encoding="utf-8")[:200]
+    version = re.compile(r"plotly\.js(?: \(cartesian - minified\))? v(\d+\.\d+\.\d+)")
+    assert version.search(ours) and version.search(ours)[1] == version.search(full)[1]
+    assert "(cartesian - minified)" in ours
+
+
+@pytest.mark.parametrize("path", sorted(page_scripts()))
+def test_every_trace_a_page_sends_is_one_the_served_build_draws(path: str) -> None:
+    at = open_page(path, via_app=True)
+    types = {t.get("type", "scatter") for _, spec in chart_specs(at) for t in spec["data"]}
+    assert types <= chart.TRACE_TYPES, (path, types - chart.TRACE_TYPES)

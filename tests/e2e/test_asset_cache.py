@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from explorer.ui import chart
 from tests.e2e.conftest import TIMEOUT, VIEWPORT, App, Server, start_server
 
 pytestmark = pytest.mark.e2e
@@ -35,8 +36,9 @@ def test_a_second_tab_takes_plotly_js_and_the_charts_assets_from_the_browsers_ca
         first.open("scores", min_charts=3)
         fetched = {a["name"]: a for a in first.page.evaluate(ASSETS)}
         plotly = next(n for n in fetched if n.startswith("plotly-") and n.endswith(".min.js"))
-        assert fetched[plotly]["transfer"] > 1_000_000  # over the network, gzipped (4.8 MB unpacked)
-        assert fetched[plotly]["size"] > 4_000_000
+        size = chart.PLOTLY_JS.stat().st_size  # the cartesian build, 1.5 MB unpacked
+        assert fetched[plotly]["size"] == size
+        assert 100_000 < fetched[plotly]["transfer"] < size / 2  # over the network, gzipped
         assert any(n.startswith("templates-") for n in fetched) and any(
             n.startswith("chart-") for n in fetched
         )

@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import plotly
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
@@ -232,6 +231,14 @@ def _write(name: str, data: bytes) -> None:
     part.replace(assets_dir() / name)
 
 
+# plotly.js's cartesian build, of the version the plotly package ships (npm plotly.js-cartesian-dist-min, MIT):
+# every trace type the app draws (heatmap, scatter, bar) in 1.5 MB instead of 4.8, so a browser that has
+# not yet compiled it evaluates it in about 340 ms instead of 750 (benchmarks/bench_first_open.py --eval).
+PLOTLY_JS = _HERE / "assets" / "vendor" / "plotly-cartesian.min.js"
+TRACE_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
+                         "image", "pie", "scatter", "scatterternary", "violin"})  # what that build draws  # fmt: skip
+
+
 def _hashed(stem: str, suffix: str, data: bytes) -> str:
     """Write `data` to the assets directory as <stem>-<its hash><suffix>; the name."""
     name = f"{stem}-{hashlib.sha256(data).hexdigest()[:16]}{suffix}"
@@ -251,7 +258,7 @@ _assets_lock = threading.Lock()
 
 @functools.cache
 def _asset_names() -> dict[str, str]:
-    plotly_js = (Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js").read_bytes()
+    plotly_js = PLOTLY_JS.read_bytes()
     names = {"plotly": _hashed("plotly", ".min.js", plotly_js)}
     text = json.dumps(_known_templates(), separators=(",", ":"), sort_keys=True)
     names["templates"] = _hashed("templates", ".json", text.encode("utf-8"))
