@@ -259,19 +259,23 @@ class Session:
             setattr(ws, k, v)
         return ws
 
-    def new_sentence(self, k: int) -> str:
-        words = random.sample(WORDS, 5)
-        return f"{self.marker} round {k} " + " ".join(words) + "."
-
-    async def visit(self, deadline: float, think: tuple[float, float], min_actions: int) -> bool:
-        async with connect(
+    def connect(self):  # noqa: ANN201 - websockets.connect, an async context manager
+        """The session's websocket, opened as Streamlit's frontend opens it (no size limit, no pings)."""
+        return connect(
             self.url,
             subprotocols=["streamlit"],
             origin=self.url.replace("ws://", "http://").split("/_stcore")[0],
             max_size=None,
             open_timeout=60,
             ping_interval=None,
-        ) as ws:
+        )
+
+    def new_sentence(self, k: int) -> str:
+        words = random.sample(WORDS, 5)
+        return f"{self.marker} round {k} " + " ".join(words) + "."
+
+    async def visit(self, deadline: float, think: tuple[float, float], min_actions: int) -> bool:
+        async with self.connect() as ws:
             self.ws = ws
             self.sentence = self.new_sentence(0)
             await self.rerun(page_name="", query="sentence=" + quote(self.sentence), what="open")
@@ -329,14 +333,7 @@ class Hostile(Session):
         self.stop = asyncio.Event()  # set when the class has finished
 
     async def visit(self, deadline: float, think: tuple[float, float], min_actions: int) -> bool:
-        async with connect(
-            self.url,
-            subprotocols=["streamlit"],
-            origin=self.url.replace("ws://", "http://").split("/_stcore")[0],
-            max_size=None,
-            open_timeout=60,
-            ping_interval=None,
-        ) as ws:
+        async with self.connect() as ws:
             self.ws = ws
             words = " ".join(WORDS)
             huge = (words + " ") * (HUGE_CHARS // (len(words) + 1))
