@@ -12,7 +12,8 @@ from __future__ import annotations
 import streamlit as st
 from starlette.middleware import Middleware
 
-from explorer.ui import warm
+from explorer.ui import boot, warm
 from explorer.ui.chart.serve import CachedAssets
 
+boot.send_writes_at_once()  # before the first connection is accepted
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets)])

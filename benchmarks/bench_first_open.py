@@ -7,7 +7,9 @@ cached for a year: explorer/ui/chart/serve.py).
 Each server is warmed by one visit first. Tabs alternate cold and warm, --runs of each; then --runs tabs of a
 browser with its profile on disk ("profile": after two visits, as a student's own browser on the third, with
 V8's compiled code of plotly.js kept, which Playwright's in-memory contexts never keep); printed: median and
-best seconds, and the bytes the tab took over the network (transferSize summed over its resources).
+best seconds, and the bytes the tab took over the network (transferSize summed over its resources). Also per
+server: how long a request takes on a kept-alive connection (as a browser's six connections are used), the
+median of 50 asks for /_stcore/health on one connection after its first.
 
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_first_open.py [--runs 5] [--entries app.py,server.py]
@@ -16,6 +18,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import http.client
 import os
 import statistics
 import sys
@@ -51,6 +54,21 @@ def open_scores(ctx) -> tuple[float, int]:  # noqa: ANN001 - a Playwright Browse
     return took, got
 
 
+def kept_alive_ms(url: str, asks: int = 50) -> float:
+    """Median milliseconds of a request on one kept-alive connection, after its first."""
+    host, port = url.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=10)
+    times = []
+    for i in range(asks + 1):
+        t0 = time.perf_counter()
+        conn.request("GET", "/_stcore/health")
+        conn.getresponse().read()
+        if i:
+            times.append((time.perf_counter() - t0) * 1000)
+    conn.close()
+    return statistics.median(times)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -69,6 +87,7 @@ def main() -> int:
         for entry in a.entries.split(","):
             server = start_server(f"first-open-{entry}", entry=entry)
             try:
+                kept = kept_alive_ms(server.url)
                 rows: dict[str, list[tuple[float, int]]] = {"cold": [], "warm": []}
                 warm = browser.new_context(viewport=VIEWPORT)
                 warm.url = server.url
@@ -101,6 +120,7 @@ def main() -> int:
                     f"| {entry} | {kind} | {statistics.median(times):.2f} | {min(times):.2f} | {kb:,.0f} |",
                     flush=True,
                 )
+            print(f"| {entry} | a request on a kept-alive connection | {kept:.1f} ms | | |", flush=True)
         # What a cold tab spends on plotly.js alone: evaluating it with no compiled code kept.
         for build in [chart.PLOTLY_JS, FULL_JS, *map(Path, a.eval)]:  # first: what the chart element serves
             page = browser.new_page()

@@ -54,3 +54,47 @@ def test_bound_memory_starts_one_trimming_thread_per_process() -> None:
     boot.bound_memory()
     names = [t.name for t in threading.enumerate()]
     assert names.count("malloc-trim") == 1  # glibc (this machine and CI): the thread runs, once
+
+
+NODELAY = textwrap.dedent(
+    """
+    import asyncio, json, socket
+    from explorer.ui import boot
+
+    def accepted_nodelay():
+        # a connection an asyncio server accepts on a socket bound as Streamlit binds its own (protocol 0)
+        listener = socket.socket(socket.AF_INET)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        got = []
+
+        async def main():
+            def accepted(reader, writer):
+                got.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                writer.close()
+
+            server = await asyncio.start_server(accepted, sock=listener)
+            async with server:
+                _, writer = await asyncio.open_connection(*listener.getsockname())
+                while not got:
+                    await asyncio.sleep(0.01)
+                writer.close()
+
+        asyncio.run(main())
+        return got[0]
+
+    before = accepted_nodelay()
+    boot.send_writes_at_once()
+    print(json.dumps({"before": before, "after": accepted_nodelay()}))
+    """
+)
+
+
+def test_connections_accepted_on_a_socket_bound_as_streamlits_send_at_once() -> None:
+    """asyncio leaves Nagle's algorithm on for them (the 40 ms wait on a kept-alive connection); after
+    send_writes_at_once TCP_NODELAY is set on each."""
+    out = subprocess.run(
+        [sys.executable, "-c", NODELAY], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    assert got["before"] == 0 and got["after"] != 0

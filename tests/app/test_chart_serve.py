@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+from pathlib import Path
 
 import pytest
+import streamlit
 
 from explorer.ui import chart
 from explorer.ui.chart import serve
@@ -15,14 +17,20 @@ BASE = "/_stcore/bidi-components/attention_explorer.chart/"
 
 
 def call(
-    path: str, headers: dict[bytes, bytes] | None = None, method: str = "GET"
+    path: str,
+    headers: dict[bytes, bytes] | None = None,
+    method: str = "GET",
+    answer: list[dict] | None = None,
 ) -> tuple[list[dict], list]:
-    """What the middleware sends for one request, and the scopes it passed on to the app behind it."""
+    """What the middleware sends for one request, and the scopes it passed on to the app behind it (which
+    sends the messages `answer`, if given)."""
     sent: list[dict] = []
     passed: list = []
 
     async def inner(scope, receive, send) -> None:  # noqa: ANN001 - ASGI
         passed.append(scope["path"])
+        for message in answer or []:
+            await send(message)
 
     async def send(message: dict) -> None:
         sent.append(message)
@@ -93,3 +101,65 @@ def test_every_trace_a_page_sends_is_one_the_served_build_draws(path: str) -> No
     at = open_page(path, via_app=True)
     types = {t.get("type", "scatter") for _, spec in chart_specs(at) for t in spec["data"]}
     assert types <= chart.TRACE_TYPES, (path, types - chart.TRACE_TYPES)
+
+
+INDEX = (Path(streamlit.__file__).parent / "static" / "index.html").read_bytes()  # Streamlit's page
+
+
+def page(
+    body: bytes, *, zipped: bool = False, chunks: int = 1, extra: dict[bytes, bytes] | None = None
+) -> list[dict]:
+    """Streamlit's answer with `body` as an HTML page, as FileResponse sends it (in `chunks` parts)."""
+    data = gzip.compress(body) if zipped else body
+    fields = {b"content-type": b"text/html; charset=utf-8", b"content-length": str(len(data)).encode(),
+              b"etag": b'"index-etag"', b"last-modified": b"Wed, 25 Nov 2026 10:00:00 GMT", **(extra or {})}  # fmt: skip
+    if zipped:
+        fields[b"content-encoding"] = b"gzip"
+    step = -(-len(data) // chunks)
+    parts = [data[i : i + step] for i in range(0, len(data), step)]
+    return [{"type": "http.response.start", "status": 200, "headers": list(fields.items())}] + [
+        {"type": "http.response.body", "body": part, "more_body": i < len(parts) - 1}
+        for i, part in enumerate(parts)
+    ]
+
+
+@pytest.mark.parametrize(("zipped", "chunks"), [(False, 1), (False, 3), (True, 1), (True, 2)])
+def test_streamlits_page_gets_the_charts_assets_preloaded_in_its_head(zipped: bool, chunks: int) -> None:
+    sent, passed = call(
+        "/scores", {b"accept-encoding": b"gzip"}, answer=page(INDEX, zipped=zipped, chunks=chunks)
+    )
+    assert passed == ["/scores"] and len(sent) == 2
+    start, body = sent
+    fields = dict(start["headers"])
+    html = gzip.decompress(body["body"]) if zipped else body["body"]
+    assert (b"content-encoding" in fields) == zipped and not body.get("more_body")
+    assert int(fields[b"content-length"]) == len(body["body"])
+    assert b"etag" not in fields and b"last-modified" not in fields  # index.html's, not this page's
+    head, rest = html.split(b"</head>", 1)
+    assert head.endswith(serve.head_tags()) and head[: -len(serve.head_tags())] + b"</head>" + rest == INDEX
+    names = chart.asset_names()
+    for name in (names["plotly"], names["js"], names["css"], names["templates"]):
+        assert f'href="./_stcore/bidi-components/{chart.NAME}/{name}"'.encode() in head, name
+
+
+def test_only_streamlits_page_is_changed() -> None:
+    cases = {
+        "/media/abc.html": page(INDEX),  # a file a visitor downloads (an export), served by Streamlit
+        "/_stcore/host-config": page(INDEX),
+        "/export": page(INDEX, extra={b"content-disposition": b"attachment; filename=a.html"}),
+        "/big": page(INDEX + b" " * serve.PAGE_MAX_BYTES, chunks=3),  # larger than Streamlit's page
+        "/health": [
+            {"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/plain")]},
+            {"type": "http.response.body", "body": b"</head>"},
+        ],  # fmt: skip
+        "/moved": [
+            {"type": "http.response.start", "status": 304, "headers": [(b"content-type", b"text/html")]},
+            {"type": "http.response.body", "body": b""},
+        ],  # fmt: skip
+    }
+    for path, answer in cases.items():
+        sent, _ = call(path, answer=answer)
+        assert b"".join(m.get("body", b"") for m in sent) == b"".join(m.get("body", b"") for m in answer), (
+            path
+        )
+        assert sent[0] == answer[0], path

@@ -49,3 +49,34 @@ def test_a_second_tab_takes_plotly_js_and_the_charts_assets_from_the_browsers_ca
         assert second.exceptions() == []
     finally:
         ctx.close()
+
+
+FETCHES = """() => performance.getEntriesByType('resource')
+  .filter(e => e.name.includes('/_stcore/bidi-components/attention_explorer.chart/'))
+  .map(e => ({name: e.name.split('/').pop(), start: e.startTime}))"""
+STREAMLIT_MAIN = "() => performance.getEntriesByType('resource').find(e => /static\\/js\\/index\\./.test(e.name)).responseEnd"
+
+
+def test_a_new_tab_fetches_the_charts_assets_with_streamlits_bundle_once_each(
+    browser: Any, served: Server
+) -> None:
+    """The page's head preloads them (explorer/ui/chart/serve.head_tags): each is asked for while Streamlit's
+    own bundle loads, before any chart exists, and the chart then takes the preloaded copy (one fetch each, and
+    no console warning of a preload unused or fetched a second time for a mismatched request)."""
+    ctx = browser.new_context(viewport=VIEWPORT)  # a cold browser cache
+    try:
+        app = App(ctx.new_page(), served)
+        app.page.set_default_timeout(TIMEOUT * 1000)
+        console: list[str] = []
+        app.page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
+        app.open("scores", min_charts=3)
+        fetched = app.page.evaluate(FETCHES)
+        names = chart.asset_names()
+        want = {names["plotly"], names["js"], names["css"], names["templates"]}
+        assert sorted(f["name"] for f in fetched) == sorted(want), fetched  # each once
+        bundle_done = app.page.evaluate(STREAMLIT_MAIN)
+        assert all(f["start"] < bundle_done for f in fetched), (fetched, bundle_done)
+        assert not [m for m in console if "preload" in m.lower()], console
+        assert app.exceptions() == []
+    finally:
+        ctx.close()
