@@ -87,11 +87,11 @@ def main() -> int:
         for entry in a.entries.split(","):
             server = start_server(f"first-open-{entry}", entry=entry)
             try:
-                kept = kept_alive_ms(server.url)
                 rows: dict[str, list[tuple[float, int]]] = {"cold": [], "warm": []}
                 warm = browser.new_context(viewport=VIEWPORT)
                 warm.url = server.url
                 open_scores(warm)  # the server's first visit, and this browser's copy of the assets
+                kept = kept_alive_ms(server.url)  # after the first visit: app.py's start-up work has run
                 for _ in range(a.runs):
                     cold = browser.new_context(viewport=VIEWPORT)
                     cold.url = server.url
