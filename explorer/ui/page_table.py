@@ -20,6 +20,7 @@ class Step:
     title: str
     look: str  # one line for the room: what to look at (static Markdown, ours)
     url_path: str = ""  # the page's url_path ("" = the first page); set from the page's row
+    layer_look: str = ""  # the line instead, when the explorer shows a trained layer ("": the same line)
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ PAGES: tuple[Page, ...] = (
                 "Positional encoding",
                 "Attention alone ignores order: a pattern of waves, one per position, is added to each "
                 "embedding.",
+                layer_look="Attention alone ignores order: a trained model brings its own positions, learned "
+                "vectors already in X or a rotation of q and k (RoPE); the box below says which.",
             ),
         ),
     ),

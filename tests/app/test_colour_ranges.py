@@ -17,7 +17,7 @@ from explorer.compute import pipeline
 from explorer.export import html_charts, walkthrough
 from explorer.model import bridge
 from explorer.model.example import Example, conform
-from explorer.ui import widgets
+from explorer.ui import page_table, widgets
 from explorer.views import colour_range, describe
 from explorer.views import figures as fg
 from tests.app import flows
@@ -232,3 +232,9 @@ def test_a_trained_layer_on_positional_encoding_says_where_its_positions_are(key
     assert ("P_{\\text{learned}}" in tex) is (not rope)
     said = " ".join(i.value for i in page.info)
     assert "adds no position vector P" in said and ("rotate each query and key" in said) is rope
+    # presenting, the line for the room says so too, not the toy's "a pattern of waves ... is added"
+    step = page_table.by_path("positional-encoding").steps[0]
+    assert step.look not in [m.value for m in page.markdown]  # not presenting: no line for the room
+    page.session_state["ui.present"] = True
+    lines = [m.value for m in page.run().markdown]
+    assert step.layer_look in lines and step.look not in lines
