@@ -163,3 +163,41 @@ def test_only_streamlits_page_is_changed() -> None:
             path
         )
         assert sent[0] == answer[0], path
+
+
+STATIC = Path(streamlit.__file__).parent / "static"
+
+
+def test_streamlits_own_bundle_is_sent_gzipped_once_ready_and_as_streamlit_sends_it_before() -> None:
+    main_js = next(p for p in (STATIC / "static" / "js").glob("index.*.js"))
+    css = next((STATIC / "static" / "css").glob("*.css"))
+    path = f"/static/js/{main_js.name}"
+    serve._static.clear()
+    assert call(path, {b"accept-encoding": b"gzip"})[1] == [path]  # not ready yet: Streamlit answers
+    serve.prepare_static()
+    assert len(serve._static) == len(
+        [*(STATIC / "static").glob("js/*.js"), *(STATIC / "static").glob("css/*.css")]
+    )
+    for file, kind in ((main_js, b"text/javascript"), (css, b"text/css")):
+        asked = f"/static/{file.parent.name}/{file.name}"
+        sent, passed = call(asked, {b"accept-encoding": b"gzip, deflate, br"})
+        assert passed == []
+        start, body = sent
+        fields = dict(start["headers"])
+        assert gzip.decompress(body["body"]) == file.read_bytes()
+        assert fields[b"content-type"].startswith(kind) and fields[b"content-encoding"] == b"gzip"
+        assert fields[b"cache-control"] == b"public, max-age=31536000, immutable"
+        assert int(fields[b"content-length"]) == len(body["body"]) < file.stat().st_size
+        assert call(asked, {b"accept-encoding": b"gzip"}, method="HEAD")[0][1]["body"] == b""
+    for asked, headers in (
+        (path, {}),  # a client without gzip
+        (path, {b"accept-encoding": b"identity"}),
+        ("/static/js/nothing.js", {b"accept-encoding": b"gzip"}),
+        ("/static/js/..%2Findex.html", {b"accept-encoding": b"gzip"}),
+        (
+            "/static/media/" + next((STATIC / "static" / "media").iterdir()).name,
+            {b"accept-encoding": b"gzip"},
+        ),
+    ):
+        assert call(asked, headers) == ([], [asked]), asked
+    assert call(path, {b"accept-encoding": b"gzip"}, method="POST")[1] == [path]
