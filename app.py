@@ -24,7 +24,9 @@ PAGES = {
 boot.send_writes_at_once()  # once per process: no 40 ms wait on a kept-alive connection
 boot.quick_switching()  # once per process: the event loop gets the GIL back quickly under load
 boot.freeze_imports()  # once per process: Streamlit's collection after every run skips what imports made
+boot.keep_collections_short()  # once per process: and every 10 s, what sessions have made and still hold
 boot.bound_memory()  # once per process: freed memory goes back to the system
+boot.note_run()  # the next refreeze has objects to look at
 warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1: the real models start loading now
 # The run takes its turn: a few runs compute at once, the others queue (explorer.compute.heavy.RUNS); heavy
 # work inside steps out of it meanwhile.

@@ -10,7 +10,7 @@ loaded, no session), then opens, all at once and kept open:
 Every session checks what load_test.Session checks (no exception or error box, only its own sentence).
 Reported: the server's RSS idle (models loaded), the peak while every session is open, and the RSS once the
 sessions are closed and the server has dropped them (--ttl seconds after the last one closed, then --settle
-more: the server lets closed sessions go every 30 s). The target: peak under 1.5 GB, and back within 200 MB of
+more: the server lets closed sessions go every 5 s). The target: peak under 1.5 GB, and back within 200 MB of
 the idle figure.
 
 Usage:
@@ -140,7 +140,7 @@ def main() -> int:
         type=float,
         default=45.0,
         help="seconds after the TTL before reading RSS (the server lets closed sessions go and returns their "
-        "memory every 30 s: explorer.ui.boot.bound_memory)",
+        "memory every 5 s: explorer.ui.boot.bound_memory)",
     )
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--json", type=Path)

@@ -98,3 +98,45 @@ def test_connections_accepted_on_a_socket_bound_as_streamlits_send_at_once() -> 
     )
     got = json.loads(out.stdout)
     assert got["before"] == 0 and got["after"] != 0
+
+
+REFREEZE = textwrap.dedent(
+    """
+    import gc, json, threading
+    from explorer.ui import boot
+
+    class Node:
+        pass
+
+    def cycle():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a reference cycle, as a session's state or a run's figures hold
+        return a
+
+    held = [cycle() for _ in range(1000)]  # a session's objects, alive
+    boot.refreeze()
+    frozen = gc.get_freeze_count()
+    walked = len(gc.get_objects())  # what a full collection walks now
+    held.clear()  # the session is dropped: its frozen cycles are garbage
+    gc.collect()
+    kept = gc.get_freeze_count()  # a collection does not free frozen garbage...
+    boot.refreeze()  # ...the next refreeze does
+    boot.keep_collections_short()
+    boot.keep_collections_short()  # once per process: one thread
+    print(json.dumps({"frozen": frozen, "walked": walked, "kept": kept, "after": gc.get_freeze_count(),
+                      "threads": sum(t.name == "refreeze" for t in threading.enumerate())}))
+    """
+)
+
+
+def test_refreeze_keeps_live_objects_out_of_each_runs_collection_and_frees_them_once_dead() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", REFREEZE], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    assert got["walked"] < 1000 <= got["frozen"]  # the 2,000 live objects are frozen, not walked
+    assert got["kept"] == got["frozen"]
+    assert got["after"] <= got["frozen"] - 2000  # the dead cycles are gone
+    assert got["threads"] == 1
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "boot.keep_collections_short()" in app and "boot.note_run()" in app
