@@ -69,12 +69,12 @@ def quick_switching() -> None:
 
 
 REFREEZE_EVERY_S = 10.0
-_runs = [0]  # how many script runs there have been (note_run), read by the refreezing thread
+_ran = threading.Event()  # set by each script run (note_run), cleared by the refreezing thread
 
 
 def note_run() -> None:
     """A script run starts (app.py): the next refreeze has objects to look at."""
-    _runs[0] += 1
+    _ran.set()
 
 
 def refreeze() -> None:
@@ -99,11 +99,10 @@ def keep_collections_short() -> None:
     """
 
     def refreeze_forever() -> None:
-        seen = 0
         while True:
             time.sleep(REFREEZE_EVERY_S)
-            if _runs[0] != seen:
-                seen = _runs[0]
+            if _ran.is_set():
+                _ran.clear()
                 refreeze()
 
     threading.Thread(target=refreeze_forever, name="refreeze", daemon=True).start()

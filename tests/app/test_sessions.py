@@ -45,7 +45,10 @@ MUTATORS = {
 }
 # Process-wide wiring set once at import, the same for every session: the real layers explorer.ui hands
 # the pure link codecs (sharing.values.use_layers).
-WIRING = {"explorer/sharing/values.py": ("_LAYERS",)}
+WIRING = {
+    "explorer/sharing/values.py": ("_LAYERS",),
+    "explorer/ui/chart/serve.py": ("_static",),  # Streamlit's bundle, gzipped at server start
+}
 MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque", "bytearray"}
 
 
