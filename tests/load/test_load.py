@@ -1,8 +1,8 @@
 """The classroom load test: 30 sessions against one local `streamlit run app.py`.
 
 The short form runs in the default suite (30 sessions, 10 s, at least one sentence change and one matrix
-edit each); the full form (30 sessions for a minute, twice) is marked `load`, deselected by default, and
-run with `pytest -m load tests/load` or `python benchmarks/load_test.py --waves 2` (which prints the figures).
+edit each); the full form (30 sessions for a minute, three times) is marked `load`, deselected by default, and
+run with `pytest -m load tests/load` or `python benchmarks/load_test.py --waves 3` (which prints the figures).
 
 Passing means: every session connected to the end, zero errors (no exception, no error box, no traceback in
 the server log, no rerun slower than 2 minutes), each session saw only its own sentence (its marker in its
@@ -22,9 +22,18 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from explorer import cache
 from tests.load.harness import Comparison, Report, compare, load, print_comparison, print_report
 
 SESSIONS = 30
+TOY_CACHES_MB = (
+    sum(
+        size
+        for name, size in cache.budgets().items()
+        if name.startswith(("explorer.compute.cached.", "explorer.ui.share_panel."))
+    )
+    / 2**20
+)  # what a class on the toy pages may leave cached: 84 MiB
 
 
 def free_port(preferred: int = 8648) -> int:
@@ -71,8 +80,12 @@ def check(report: Report, sessions: int) -> None:
     m = report.rss_mb
     assert m["peak"] - m["baseline"] < 1024, m  # bounded: under 1 GB for a class, at most 256 cached results
     assert m["after_ttl"] <= m["peak"] + 1, m
-    assert m["after_ttl"] - m["baseline"] <= max(64.0, 0.75 * (m["peak"] - m["baseline"])), m
-    for before, after in zip(report.waves, report.waves[1:], strict=False):  # a class after a class: no leak
+    # Once the sessions are gone, what stays is the results the class left in the toy pages' caches (each
+    # bounded, explorer.cache.budgets) and little else.
+    assert m["after_ttl"] - m["baseline"] <= 64.0 + TOY_CACHES_MB, (m, TOY_CACHES_MB)
+    # A class after a class: no leak. The first classes fill those caches up to their bounds (the full form's
+    # first two classes of a minute send about 3,000 new sentences), so the last two are compared.
+    for before, after in zip(report.waves[-2:], report.waves[-1:], strict=False):
         assert after["peak"] <= before["peak"] + 32, report.waves
 
 
@@ -83,7 +96,7 @@ def test_thirty_sessions_short() -> None:
 
 @pytest.mark.load
 def test_thirty_sessions_for_a_minute() -> None:
-    report = run_load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2, waves=2)
+    report = run_load(sessions=SESSIONS, duration=60, port=free_port(8647), ttl=10, min_actions=2, waves=3)
     check(report, SESSIONS)
 
 
