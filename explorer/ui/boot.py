@@ -94,8 +94,7 @@ def keep_collections_short() -> None:
     rerun's 56 ms of CPU, py-spy on the server): thirty students opening the link at once queued behind each
     other's collections. A frozen object is never walked; garbage frozen in a cycle (a session dropped, what a
     run was making at the moment of a freeze) waits for the next refreeze, which collects everything first.
-    Collecting once a second instead of after each run left 80 MB more after a class had gone (fragmented:
-    the load test's bound failed); this keeps Streamlit's collection after each run.
+    Streamlit's collection of each run's own garbage stays as it was.
     """
 
     def refreeze_forever() -> None:
