@@ -9,6 +9,8 @@ one must reach the app: the Q chart, computed on the server from W_Q, equals the
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
@@ -73,10 +75,15 @@ def paste_into(app, row: int, col: int, text: str) -> None:  # noqa: ANN001
     selected = "e => { const c = e.querySelector('td[aria-selected=\"true\"]'); return c ? c.id : null; }"
     for _ in range(3):
         app.page.mouse.click(*app.cell_centre(0, row, col))
-        app.page.wait_for_timeout(300)
+        # A click on a cell already selected opens its text editor (and the paste would go there): click
+        # again only once this one has clearly not selected it.
+        deadline = time.monotonic() + 5
+        while ed.evaluate(selected) != want and time.monotonic() < deadline:
+            app.page.wait_for_timeout(100)
         if ed.evaluate(selected) == want:
             break
     assert ed.evaluate(selected) == want
+    assert app.page.locator(".gdg-input").count() == 0, "the cell's text editor is open"
     app.page.evaluate("t => navigator.clipboard.writeText(t)", text)
     app.page.keyboard.press("Control+v")
 
