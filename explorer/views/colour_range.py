@@ -93,10 +93,15 @@ def note(
         head = f"1 value beyond the colour range {span}, circled: {largest}"
     else:
         head = f"{len(cells)} values beyond the colour range {span}, the largest circled: {largest}"
-    finite = np.abs(z[np.isfinite(z)])
-    if abs(float(z[i, j])) >= max(MASSIVE_ABS, MASSIVE_TIMES * float(np.median(finite))):
+    if massive(z, float(z[i, j])):
         head += f", {MASSIVE}"
     return head
+
+
+def massive(z: NDArray[np.float64], value: float) -> bool:
+    """`value` (one of z's) is a massive activation: at least MASSIVE_ABS and MASSIVE_TIMES z's median size."""
+    finite = np.abs(z[np.isfinite(z)])
+    return abs(value) >= max(MASSIVE_ABS, MASSIVE_TIMES * float(np.median(finite)))
 
 
 def short_note(
@@ -112,9 +117,7 @@ def short_note(
     value always). The whole story (``note``) goes behind the page's help, where it squeezes no chart."""
     i, j = cells[0]
     value = f"{cols[j]} = {amount(float(z[i, j]))}"
-    finite = np.abs(z[np.isfinite(z)])
-    massive = abs(float(z[i, j])) >= max(MASSIVE_ABS, MASSIVE_TIMES * float(np.median(finite)))
-    kind = ": a massive activation" if massive else ""
+    kind = ": a massive activation" if massive(z, float(z[i, j])) else ""
     named = f"“{rows[i]}”, {value}"
     tries = (f"circled {named}{kind}", f"circled {value}{kind}", f"circled {named}", f"circled {value}")
     return next((t for t in tries if text_px(t, size) <= width_px), value)
