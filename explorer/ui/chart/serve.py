@@ -161,18 +161,18 @@ class CachedAssets:
         self.app = app
 
     @staticmethod
-    def streamlits_own(scope: Scope) -> tuple[bytes, str] | None:
-        """(gzip, suffix) of the file of Streamlit's bundle asked for, when it is ready and the browser takes
-        gzip; None: Streamlit answers."""
+    def streamlits_own(scope: Scope) -> tuple[bytes, bytes] | None:
+        """(its gzip, content type) of the file of Streamlit's bundle asked for, when it is ready and the
+        browser takes gzip; None: Streamlit answers."""
         match = _STATIC.search(scope.get("path", ""))
         if match is None or scope.get("method") not in ("GET", "HEAD") or not _accepts_gzip(scope):
             return None
         packed = _static.get(f"{match[1]}/{match[2]}")
-        return None if packed is None else (packed, "." + match[2].rsplit(".", 1)[1])
+        return None if packed is None else (packed, _TYPES["." + match[2].rsplit(".", 1)[1]])
 
     async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and (bundled := self.streamlits_own(scope)) is not None:
-            await _send_packed(send, scope, bundled, _TYPES[bundled[1]])
+            await _answer(send, scope, *bundled, zipped=True)
             return
         match = _PATH.search(scope.get("path", "")) if scope["type"] == "http" else None
         if match is None or scope.get("method") not in ("GET", "HEAD") or match[1] not in _served():
@@ -185,34 +185,27 @@ class CachedAssets:
             await self.app(scope, receive, send)
             return
         body, packed, etag, kind = entry(match[1])
-        headers = dict(scope.get("headers") or [])
-        common = [(b"cache-control", CACHE_CONTROL), (b"etag", etag), (b"vary", b"Accept-Encoding")]
-        if etag in headers.get(b"if-none-match", b""):
-            await send({"type": "http.response.start", "status": 304, "headers": common})
+        if etag in dict(scope.get("headers") or []).get(b"if-none-match", b""):
+            fields = [(b"cache-control", CACHE_CONTROL), (b"etag", etag), (b"vary", b"Accept-Encoding")]
+            await send({"type": "http.response.start", "status": 304, "headers": fields})
             await send({"type": "http.response.body", "body": b""})
             return
-        zipped = b"gzip" in headers.get(b"accept-encoding", b"")
-        out = packed if zipped else body
-        fields = [*common, (b"content-type", kind), (b"content-length", str(len(out)).encode("ascii"))]
-        if zipped:
-            fields.append((b"content-encoding", b"gzip"))
-        await send({"type": "http.response.start", "status": 200, "headers": fields})
-        await send({"type": "http.response.body", "body": out if scope["method"] == "GET" else b""})
+        zipped = _accepts_gzip(scope)
+        await _answer(send, scope, packed if zipped else body, kind, zipped=zipped, etag=etag)
 
 
 def _accepts_gzip(scope: Scope) -> bool:
     return b"gzip" in dict(scope.get("headers") or []).get(b"accept-encoding", b"")
 
 
-async def _send_packed(send: Any, scope: Scope, found: tuple[bytes, str], kind: bytes) -> None:
-    """One of Streamlit's bundle files, gzipped, with Streamlit's own cache header for it (a year, immutable)."""
-    packed = found[0]
-    fields = [
-        (b"content-type", kind),
-        (b"content-encoding", b"gzip"),
-        (b"content-length", str(len(packed)).encode("ascii")),
-        (b"cache-control", CACHE_CONTROL),
-        (b"vary", b"Accept-Encoding"),
-    ]
+async def _answer(
+    send: Any, scope: Scope, out: bytes, kind: bytes, *, zipped: bool, etag: bytes = b""
+) -> None:
+    """A 200 with `out` (gzipped when `zipped`), cacheable for a year (the names carry their content's hash);
+    a HEAD gets the headers alone."""
+    fields = [(b"cache-control", CACHE_CONTROL), (b"vary", b"Accept-Encoding"), (b"content-type", kind),
+              (b"content-length", str(len(out)).encode("ascii"))]  # fmt: skip
+    fields += [(b"etag", etag)] if etag else []
+    fields += [(b"content-encoding", b"gzip")] if zipped else []
     await send({"type": "http.response.start", "status": 200, "headers": fields})
-    await send({"type": "http.response.body", "body": packed if scope["method"] == "GET" else b""})
+    await send({"type": "http.response.body", "body": out if scope["method"] == "GET" else b""})
