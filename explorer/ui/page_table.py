@@ -85,8 +85,8 @@ PAGES: tuple[Page, ...] = (
                 "Positional encoding",
                 "Attention alone ignores order: a pattern of waves, one per position, is added to each "
                 "embedding.",
-                layer_look="Attention alone ignores order: a trained model brings its own positions, learned "
-                "vectors already in X or a rotation of q and k (RoPE); the box below says which.",
+                layer_look="Attention alone ignores order: this trained model brings its own positions, and "
+                "the box below says how.",
             ),
         ),
     ),
