@@ -18,7 +18,7 @@ ui.opening(
     "One head",
     "One head's attention weights, large: each row is a query and says how much it takes from each key. "
     "Below, one cell worked out with this head's real query and key vectors, and the head's Q, K and V.",
-    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
+    r"A = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
 )
 # Presenting: three steps, each one screen: the weights, one cell's numbers (the pickers and buttons in a
 # narrow column beside them), then Q, K and V.

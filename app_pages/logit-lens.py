@@ -15,7 +15,7 @@ ui.opening(
     "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
     "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
     "predict next and is coloured by that token's probability.",
-    r"p_l = \mathrm{softmax}\big(\mathrm{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
+    r"p_l = \operatorname{softmax}\big(\operatorname{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
 )
 got = model_ui.begin(
     decoder_only=True,
