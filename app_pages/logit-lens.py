@@ -54,7 +54,10 @@ if got is not None:
             probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
         wins = interp.wins_from(r.ids[:, at, 0], token)
         log = side.toggle(
-            "Logarithmic scale", key="lens.log", help="Shows the small probabilities of early layers."
+            "Logarithmic scale",
+            key="lens.log",
+            persist_state="session",
+            help="Shows the small probabilities of early layers.",
         )
         title = f"“{word}” after “{show_token(trace.tokens[at])}”: its probability after each layer"
         top_words = [lens.words[int(t)] for t in r.ids[:, at, 0]]
