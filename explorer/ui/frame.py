@@ -111,12 +111,10 @@ def navigation() -> None:
 def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
-        model_ui.picker()
         preset_ui.picker()
         st.subheader("Model size", anchor=False)
-        shown = (
-            model_ui.shown_model() if page is not None and page.real_model else None
-        ) or state.description()
+        key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
+        shown = (model_ui.shown_model(key) if key else None) or state.description()
         if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
             st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
         else:
@@ -182,6 +180,13 @@ def sidebar(page: page_table.Page | None) -> None:
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
         a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
         reconnect.mount()  # a tab that moved to another server is rebuilt there (explorer/ui/reconnect.py)
+
+
+def model_bar(page: page_table.Page | None) -> None:
+    """Above the sentence, on a laptop: the model on screen and, on a page of Real model, its picker
+    (explorer.ui.model_ui.bar). Presenting, the step's own line says it (every pixel of 1080 is the step's)."""
+    if not state.present():
+        model_ui.bar(page)
 
 
 def sentence_box() -> None:

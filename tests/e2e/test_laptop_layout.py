@@ -81,3 +81,19 @@ def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> Non
         bar.element_handle(),
     )
     assert not hit, f"the table's toolbar covers {hit}"
+
+
+# The line that names the model on screen (explorer.ui.model_ui.bar): its box and its words.
+_BAR = """() => { const b = document.querySelector('[data-testid="stMain"] .st-key-model-bar');
+  if (!b) return null; const r = b.getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, text: b.innerText}; }"""
+
+
+def test_the_model_on_screen_is_named_above_the_fold(new_tab: Any) -> None:
+    app = new_tab(viewport=LAPTOP).open("heads", min_charts=1)
+    for path, words in (("heads", "the toy model"), ("model", "MiniLM")):
+        if path != "heads":
+            app.go(path, min_charts=1)
+        bar = app.poll(f"() => {{ const b = ({_BAR})(); return b && b.text.includes({words!r}) && b; }}",
+                       what=f"/{path}'s model bar naming {words}")  # fmt: skip
+        assert bar["top"] >= 0 and bar["bottom"] <= LAPTOP["height"] / 4, (path, bar)
