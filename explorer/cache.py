@@ -12,7 +12,7 @@ session receives the SAME object, so the numpy arrays in a cached value are made
 tried to change a shared result in place would fail loudly instead of changing another visitor's page.
 
 Every cache of the process together, the explorer's and the engine's, is bounded by TOTAL_BYTES: `budgets()`
-lists each one's bound (tests/app/test_layer_memory.py adds them up). What fills them in a class:
+lists each one's bound (tests/app/compute/test_layer_memory.py adds them up). What fills them in a class:
 compute.cached (a real layer's traced run at 10 tokens about 1 MB, the toy's a few KB), the engine's runs of
 the real models (a SmolLM2 sentence of 10 tokens 1.1 MB, of 64 tokens 9.6 MB: attention_core.pretrained),
 the layers' inputs, links, labels and the logit lens; the layers of a real model (model.bridge) count the
