@@ -1,8 +1,8 @@
 """Caches shared by every session, bounded in bytes and keyed by a digest of their arguments.
 
 Why not `st.cache_data(max_entries=...)`: it bounds the number of entries, not their size, and an entry of
-the largest example is about 6 MB, so 256 entries grew the server by 1.5 GB; it also keys on the
-arguments themselves (a 3 M-character sentence made a 40 MB key) and unpickles a fresh copy on every hit.
+an entry of the largest example is megabytes, so 256 entries can hold gigabytes; it also keys on the
+arguments themselves (a long sentence makes a key as long) and unpickles a fresh copy on every hit.
 
 `shared(max_bytes=...)` memoizes a pure function in one `ByteCache`: least recently used entries are dropped
 as soon as the entries together hold more than `max_bytes` (measured by `nbytes`), a value larger than a

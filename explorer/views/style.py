@@ -112,8 +112,8 @@ def esc(label: object) -> str:
 
 
 # Figures are assembled as plain dicts and wrapped once, unvalidated: building them through Plotly's
-# validating objects (update_layout, make_subplots, a named template) cost 60-300 ms per figure, most of a
-# page's rerun. tests/app/views/test_figures.py checks that every builder's output is a valid Plotly figure.
+# validating objects (update_layout, make_subplots, a named template) costs tens to hundreds of ms per
+# figure, most of a page's rerun. tests/app/views/test_figures.py checks that every builder's output is a valid Plotly figure.
 _TEMPLATE_LAYOUT = (
     "annotationdefaults", "autotypenumbers", "coloraxis", "colorway", "font", "hoverlabel", "hovermode",
     "paper_bgcolor", "plot_bgcolor", "title", "xaxis", "yaxis",

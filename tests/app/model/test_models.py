@@ -231,5 +231,5 @@ def test_each_head_label_sits_nearer_its_own_panel_than_the_layer_above(
         text.textposition, 0.0
     )  # px from the band's top, of a one-line label
     own_top, above_bottom = (band - 0.5) * row, -0.5 * row
-    # Clearly nearer: at most 0.6 of the way (a one-line label centred in a band of two lines was 0.64 to 1).
+    # Clearly nearer: at most 0.6 of the way (a one-line label centred in a band of two lines sits at 0.64).
     assert own_top - centre <= 0.6 * (centre - above_bottom), (own_top - centre, centre - above_bottom)

@@ -1,7 +1,7 @@
 """Links and JSON files saved at commit 0ee9514 open the same example, now and after any change of the app's
 defaults (the dependence of old links on the seeded defaults, made explicit).
 
-tests/app/sharing/saved/<case>.json holds what the explorer wrote at commit 0ee9514 (main before the seeding was frozen)
+tests/app/sharing/saved/<case>.json holds what the explorer writes with the defaults of commit 0ee9514 (before the seeding was frozen)
 for one example: its link's query string, its JSON file, and the example both must open (every setting and
 every matrix, exact). A link or a file lists only what differs from the seeded matrices of scheme 1
 (explorer.model.seeding), so the test also opens them with other app defaults in place.

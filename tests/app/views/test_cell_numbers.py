@@ -59,7 +59,8 @@ def test_the_written_products_add_up_to_the_written_score(d_k: int, scale: float
 
 
 def test_every_cell_of_the_toy_example_adds_up() -> None:
-    """The toy's default example: 3.658 was what the written factors gave for a written 3.6745."""
+    """The toy's default example: the written factors of every cell give its written score (rounded factors
+    alone can miss it in the second decimal)."""
     ex = conform(Example())
     res = pipeline.run(ex)
     n, heads = res.n, ex.n_heads

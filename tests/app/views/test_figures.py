@@ -139,7 +139,8 @@ def test_signed_values_diverge_around_zero() -> None:
 @pytest.mark.parametrize("width", [fg.FULL_PX, fg.HALF_PX, fg.THIRD_PX])
 @pytest.mark.parametrize("n", [1, 6, 11, 16, 24, 40])
 def test_a_cell_prints_its_number_only_where_it_fits(n: int, width: int, present: bool) -> None:
-    """At 11 tokens in half-width cells the numbers ran together ("-0.06-0.30 0.16-0.43")."""
+    """A number is printed in a cell only where it fits: at 11 tokens in half-width cells, printed numbers
+    would run together ("-0.06-0.30 0.16-0.43")."""
     style = fg.Style(present=present)
     labels = [f"t{i}" for i in range(n)]
     z = np.random.default_rng(0).normal(size=(n, n)) - 0.5  # negative numbers: the widest text
@@ -170,7 +171,7 @@ def test_every_label_is_shown_up_to_32_tokens_and_the_kept_one_beyond() -> None:
             fig = fg.heatmap(np.eye(n), labels, labels, title="t", style=style, weights=True, row_sums=True)
             assert list(fig.layout.xaxis.ticktext) == labels and list(fig.layout.yaxis.ticktext) == labels
             assert fig.layout.xaxis.tickfont.size >= (14 if present else 10)
-        # The default sentence in presentation mode, softmax chart at half width: 4 of 11 were labelled.
+        # The default sentence in presentation mode, softmax chart at half width: every word is labelled.
         words = ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm", "."]
         words[4] = "the ·4"
         half = fg.heatmap(np.eye(11), words, words, title="t", style=style, weights=True, row_sums=True,

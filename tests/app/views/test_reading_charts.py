@@ -136,8 +136,8 @@ def test_one_naming_of_dimensions_on_every_page(kit) -> None:
 
 
 def test_w_o_editor_shows_all_its_rows_and_columns(kit) -> None:
-    """At half width the W_O editor hid column d7 behind a scroll bar and, 420 px high, showed three empty
-    rows: it now has the page's width (and the height of its rows: tests/e2e/test_reading.py)."""
+    """The W_O editor has the page's width, so no column hides behind a scroll bar (at half width d7 would),
+    and the height of its rows, so no empty rows show."""
     at = kit.open("heads", via_app=False)
     (editor,) = [e for e in at.data_editor if e.key.startswith("ed.w_o.")]
     in_columns = [e.key for col in at.columns for e in col.data_editor]
