@@ -1,7 +1,7 @@
 """The app's colours under simulated colour-vision deficiencies, and their contrast against both themes.
 
-    .venv/bin/python benchmarks/colour_check.py             # the palettes as they are
-    .venv/bin/python benchmarks/colour_check.py --derive    # also: derive the line colours afresh
+    .venv/bin/python -m benchmarks colour_check             # the palettes as they are
+    .venv/bin/python -m benchmarks colour_check --derive    # also: derive the line colours afresh
 
 For every colour scale of every palette (explorer.views.style.PALETTES), sampled at 11 evenly spaced points
 and seen with normal vision and with protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity

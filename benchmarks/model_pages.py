@@ -17,9 +17,9 @@ the layer's matrices (about 25 MB of float64 for SmolLM2) are not hashed again o
 sentence of 11 words, as the /ablation button runs it (and its process CPU time).
 
 Targets: /model at 11 tokens updated after a sentence change in <= 1 s (server side here; the
-browser's drawing is bench_browser.py's); the MiniLM ranking in <= 10 s.
+browser's drawing is browser.py's); the MiniLM ranking in <= 10 s.
 
-Usage: .venv/bin/python benchmarks/bench_model_pages.py [--runs 5] [--pages model,head] [--models minilm]
+Usage: .venv/bin/python -m benchmarks model_pages [--runs 5] [--pages model,head] [--models minilm]
        [--no-layer]
 """
 

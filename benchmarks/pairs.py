@@ -15,7 +15,7 @@ part of the time):
 every new pair of sentences of up to explorer.model.pairs.MAX_OCCLUSION_TOKENS tokens: both should stay well
 under a second of CPU.
 
-Usage: .venv/bin/python benchmarks/bench_pairs.py [--runs 5]
+Usage: .venv/bin/python -m benchmarks pairs [--runs 5]
 """
 
 from __future__ import annotations
@@ -67,7 +67,7 @@ def report(rows: list[tuple[str, str, list[dict]]], runs: int) -> str:
 
 
 def main() -> int:
-    return blas_benchmark(__doc__, "bench_pairs.md", CHILD, CASES, report, runs=5, timeout=1800)
+    return blas_benchmark(__doc__, "pairs.md", CHILD, CASES, report, runs=5, timeout=1800)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ Each engine runs in its own process (torch's OpenMP threads and numpy's OpenBLAS
 spin against each other), in alternating rounds, so that a busy machine slows both alike; the table gives the
 median over the rounds. PyTorch is optional: without it only the numpy columns are printed.
 
-Usage: .venv/bin/python benchmarks/bench_core.py [--rounds 3] [--budget 1.5] [--quick]
+Usage: .venv/bin/python -m benchmarks core [--rounds 3] [--budget 1.5] [--quick]
 """
 
 from __future__ import annotations

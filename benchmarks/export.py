@@ -4,7 +4,7 @@ Sizes as in _common: "default" (the app's default example), n8 .. n64 (d_model 6
 and "max" (64 tokens at every largest dimension: d_model 64, 8 heads, d_k 64, d_ff 256). Build time is the
 median of a few runs of Example -> bytes (pipeline run included), what a press of the button costs the server.
 
-Usage: .venv/bin/python benchmarks/bench_export.py [--runs 3]
+Usage: .venv/bin/python -m benchmarks export [--runs 3]
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def main() -> None:
         + "\n".join(rows)
         + f"\n\nThe HTML holds plotly.js {html.plotly_js_version()} ({len(html.get_plotlyjs()):,} bytes) in every file.\n"
     )
-    save("bench_export.md", text, data)
+    save("export.md", text, data)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ time of an empty script: the harness's own share. The scripts are compiled once,
 
 Targets: < 100 ms at the default example, < 500 ms at 64 tokens (d_model 64, 8 heads).
 
-Usage: .venv/bin/python benchmarks/bench_pages.py [--runs 10] [--pages heads,scores] [--sizes default,n64]
+Usage: .venv/bin/python -m benchmarks pages [--runs 10] [--pages heads,scores] [--sizes default,n64]
        [--modes rerun,changed] [--out pages.md]
 """
 

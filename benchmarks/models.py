@@ -19,7 +19,7 @@ the run, VmHWM its peak) read from /proc/<pid>/status.
 Targets: MiniLM load <= 1 s and a 64-token run <= 60 ms; SmolLM2 load <= 5 s and a 32-token run
 <= 500 ms; the server with both loaded and run once <= 1 GiB resident.
 
-Usage: .venv/bin/python benchmarks/bench_models.py [--runs 7] [--skip-server]
+Usage: .venv/bin/python -m benchmarks models [--runs 7] [--skip-server]
 """
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def main() -> int:
             print(rows[-1], flush=True)
     server = None if args.skip_server else server_memory(args.port)
     data = {"rows": [{"model": a, "threads": b, **r} for a, b, r in rows], "server": server, "load": load()}
-    save("bench_models.md", report(rows, server), data)
+    save("models.md", report(rows, server), data)
     return 0
 
 

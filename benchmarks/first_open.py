@@ -14,7 +14,7 @@ server: how long a request takes on a kept-alive connection (as a browser's six 
 median of 50 asks for /_stcore/health on one connection after its first.
 
 Usage:
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_first_open.py [--runs 5] [--entries app.py,server.py]
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks first_open [--runs 5] [--entries app.py,server.py]
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def main() -> int:
         "--eval", action="append", default=[], help="another plotly.js build to time (repeatable)"
     )
     a = ap.parse_args()
-    print(f"bench_first_open: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
+    print(f"first_open: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print("| entry | browser cache | median s | best s | KB over the network |")
     print("|---|---|---:|---:|---:|")

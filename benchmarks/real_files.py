@@ -13,7 +13,7 @@ explorer" opens it (explorer.model.bridge), its cells are set, then "Download th
 The caps printed beside them are explorer.sharing.values' (derived from the largest layer) and
 .streamlit/config.toml's server.maxUploadSize. Median of --runs runs after one warm-up.
 
-Usage: .venv/bin/python benchmarks/bench_real_files.py [--runs 3] [--models minilm,smollm2]
+Usage: .venv/bin/python -m benchmarks real_files [--runs 3] [--models minilm,smollm2]
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ ranking is measured from a sentence the server has not run). SmolLM2 ranks its 3
 the 3 layers that mattered most (57 runs); MiniLM ranks its 72 heads.
 
 Usage:
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_rank_heads.py [--runs 3] [--models smollm2,minilm]
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks rank_heads [--runs 3] [--models smollm2,minilm]
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--models", default="smollm2,minilm")
     a = ap.parse_args()
-    print(f"bench_rank_heads: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
+    print(f"rank_heads: {os.uname().nodename}, {os.cpu_count()} CPUs, OPENBLAS_NUM_THREADS="
           f"{os.environ.get('OPENBLAS_NUM_THREADS', '-')}, load average {os.getloadavg()[0]:.1f}")  # fmt: skip
     print(
         "| model | tokens | runs | one run per mask s (CPU s) | batched s (CPU s) | speed-up | same top 5 |"

@@ -1,12 +1,12 @@
 """Where a real-model page makes its visitor wait, and what the page says meanwhile.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/bench_waits.py [--tokens 11,64] [--models minilm,smollm2]
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks waits [--tokens 11,64] [--models minilm,smollm2]
 
 Each slow step of the real-model pages (explorer.compute), called as the page calls it on a sentence never
 run before (so nothing comes from a cache), at about 11 and 64 tokens: wall and CPU seconds (CPU is the
 figure to compare on a loaded machine), and the words the page shows while it runs (explorer.ui.model_ui.working,
 the ranking's progress bar). A step over about a second must say what it does; every step listed says it,
-tests/app/ui/test_waiting_words.py checks that they do. Results: benchmarks/out/bench_waits.md.
+tests/app/ui/test_waiting_words.py checks that they do. Results: benchmarks/out/waits.md.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def main() -> None:
                 data.append({"model": key, "tokens": n, "step": name, "wall_s": wall, "cpu_s": cpu})
                 print(rows[-1], flush=True)
     rows.append(f"\nload average at the start: {load:.1f}, at the end: {os.getloadavg()[0]:.1f}")
-    save("bench_waits.md", "\n".join(rows), data)
+    save("waits.md", "\n".join(rows), data)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ sentence), on both models, median of --runs.
 open on another page (the first, Sentence, with the model and a sentence the grid has not shown yet, so nothing comes
 from a cache) and the student clicks "Every layer and head" in the sidebar.
 
-    .venv/bin/python benchmarks/bench_model_grid.py --runs 5
+    .venv/bin/python -m benchmarks model_grid --runs 5
 
 Starts the app on --port (streamlit run app.py) and drives the system Chromium with Playwright. "Drawn": the
 grid's plot holds all its traces and its last layer's rows name the sentence's tokens; "updated": the same
@@ -22,7 +22,7 @@ import time
 from urllib.parse import urlencode
 
 from _common import browser_options, machine, save, sentence_of
-from bench_browser import start_server, wait_idle
+from browser import start_server, wait_idle
 
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync"]  # fmt: skip

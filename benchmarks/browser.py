@@ -22,7 +22,7 @@ Each figure is the median over --runs presses after one warm-up press.
 Then an edit of W_O on /heads (a data editor): from the Enter that commits the cell to the output chart
 redrawn, and to the run finished.
 
-Usage: .venv/bin/python benchmarks/bench_browser.py [--runs 7] [--pages heads,scores]
+Usage: .venv/bin/python -m benchmarks browser [--runs 7] [--pages heads,scores]
        [--sizes default,n8,n16,n32,n64] [--port 8651] [--chromium /usr/bin/chromium] [--out browser.md]
        [--no-floor] [--no-edit] [--before DIR]
 """

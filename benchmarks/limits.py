@@ -9,7 +9,7 @@ app allows (64 tokens, d_model 64, 8 heads, d_k 64, d_ff 256, every expander ope
   largest editor (W_O, 512 x 64, or W1/W2) edited at once (a paste of the whole matrix);
 - "result entry": the bytes of one cached pipeline.Result (explorer.cache.nbytes), and the share link.
 
-Usage: .venv/bin/python benchmarks/bench_limits.py [--out limits.md]
+Usage: .venv/bin/python -m benchmarks limits [--out limits.md]
 """
 
 from __future__ import annotations

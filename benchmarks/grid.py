@@ -9,7 +9,7 @@ warm-up; each press a new sentence; one tab per layout, the tabs pressed in turn
 - model:  one chart, the /model page's own figure (explorer.views.model_figures.model_grid: a heatmap per layer).
 "KB" is what the websocket received for the press; "draw" is the time Plotly spent drawing (its react calls).
 
-Usage: .venv/bin/python benchmarks/bench_grid.py [--grids 12x12x16,30x9x16] [--modes charts,rows,mosaic]
+Usage: .venv/bin/python -m benchmarks grid [--grids 12x12x16,30x9x16] [--modes charts,rows,mosaic]
        [--runs 5] [--port 8671] [--out grid.md]
 """
 
@@ -222,7 +222,7 @@ def main() -> None:
     browser_options(ap, 8671)
     ap.add_argument("--out", default="grid.md")
     args = ap.parse_args()
-    from bench_browser import CHROMIUM_ARGS
+    from browser import CHROMIUM_ARGS
     from playwright.sync_api import sync_playwright
 
     grids = [tuple(int(v) for v in g.split("x")) for g in args.grids.split(",")]

@@ -8,7 +8,7 @@ d_ff 256); the ForwardMsgs of its last run are serialized and summed: "total" is
 "largest" is the largest single chart. This is what a first visit or a change of the example sends; on a
 rerun where a large element did not change, Streamlit sends a reference to the browser's cached copy instead.
 
-Usage: .venv/bin/python benchmarks/bench_wire.py [--pages heads,scores] [--sizes default,n64] [--out wire.md]
+Usage: .venv/bin/python -m benchmarks wire [--pages heads,scores] [--sizes default,n64] [--out wire.md]
 """
 
 from __future__ import annotations

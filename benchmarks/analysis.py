@@ -17,7 +17,7 @@ SkylakeX asks for its AVX-512 kernels. Only on a CPU that has the instructions: 
 Targets: the logit lens of a 32-token sentence <= 300 ms beyond the model's run; induction scores for
 2 x 50 random tokens <= 1.5 s.
 
-Usage: .venv/bin/python benchmarks/bench_analysis.py [--runs 7] [--coretype SkylakeX]
+Usage: .venv/bin/python -m benchmarks analysis [--runs 7] [--coretype SkylakeX]
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def main() -> int:
     rows = [("all", measure(args.runs, False)), ("1", measure(args.runs, True))]
     if args.coretype:
         rows.append((f"1, {args.coretype}", measure(args.runs, True, args.coretype)))
-    save("bench_analysis.md", report(rows, args.runs, before), {threads: r for threads, r in rows})
+    save("analysis.md", report(rows, args.runs, before), {threads: r for threads, r in rows})
     return 0
 
 

@@ -15,7 +15,7 @@ runs that patching reuses are part of the time):
 Targets (2 CPUs): the residual sweep <= 5 s, the head sweep <= 5 s, occlusion <= 3 s. On a machine shared
 with other work the CPU time is the steadier figure: the wall time is what a visitor waits.
 
-Usage: .venv/bin/python benchmarks/bench_patching.py [--runs 3]
+Usage: .venv/bin/python -m benchmarks patching [--runs 3]
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def report(rows: list[tuple[str, str, list[dict]]], runs: int) -> str:
 
 
 def main() -> int:
-    return blas_benchmark(__doc__, "bench_patching.md", CHILD, CASES, report, runs=3, timeout=3600)
+    return blas_benchmark(__doc__, "patching.md", CHILD, CASES, report, runs=3, timeout=3600)
 
 
 if __name__ == "__main__":
