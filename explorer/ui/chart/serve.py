@@ -9,7 +9,7 @@ Streamlit's page itself (index.html, served for every page's path) gets links in
 these assets beside Streamlit's own bundle (head_tags). Streamlit sends its own bundle (static/js, static/css:
 about 4 MB for a first page) uncompressed, leaving compression to a proxy in front; server.py may run with
 none, so the bundle's files are gzipped once, at server start (prepare_static), and sent so: a new tab takes
-2.0 MB in all instead of 4.0 (benchmarks/bench_first_open.py).
+2.0 MB in all instead of 4.0 (benchmarks/first_open.py).
 """
 
 from __future__ import annotations

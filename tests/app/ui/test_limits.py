@@ -5,7 +5,7 @@
 - the caches: bounded in bytes (explorer.cache), keyed by a digest; the memory they hold after many large
   examples stays within their budgets;
 - Streamlit's own limits (.streamlit/config.toml): lowered to what the app needs, and still above the
-  largest legitimate messages (measured here as in benchmarks/bench_limits.py).
+  largest legitimate messages (measured here as in benchmarks/limits.py).
 """
 
 from __future__ import annotations
