@@ -164,7 +164,7 @@ def _numbers_formulas(w: Walkthrough) -> dict[str, list[str]]:
         w.d_k,
     )
     vec = ", ".join(f"{x:.4f}" for x in num["token_sum"][:8]) + (r", \dots" if w.d_k > 8 else "")
-    token = [rf"\mathrm{{out}}_{{{i}}} = \sum_j a_{{{i}j}}\, v_j = [{vec}]"]
+    token = [rf"\operatorname{{out}}_{{{i}}} = \sum_j a_{{{i}j}}\, v_j = [{vec}]"]
     return {"scores": cell, "token": token}
 
 

@@ -345,6 +345,14 @@ def head_picker(n_heads: int) -> int:
     return state.head()
 
 
+def keep_among(key: str, options: Sequence[object], said: str) -> None:
+    """Before a picker of a position (a token, a head) whose value a link may carry: kept among `options`, and
+    a link that asked for one past them says so here, above the picker (`said`: how the page names them)."""
+    message = state.keep_among(key, options, said)
+    if message:
+        st.warning(literal(message), icon=":material/link:")
+
+
 def token_picker(label: str, labels: list[str], key: str) -> int:
     """A selectbox over token positions showing the (escaped-by-Streamlit) labels, bound to a shared choice
     (state.K_QUERY or state.K_KEY) and kept across pages like the head picker."""

@@ -51,7 +51,9 @@ class Style:
     present: bool = False
     palette: str = "default"
     dark: bool = False
-    fit_weights: bool = True  # weights coloured over their own range (stated on the colour bar), not 0..1
+    fit_weights: bool = (
+        False  # True: weights coloured over their own range (stated on the colour bar), not 0..1
+    )
 
     @property
     def font(self) -> int:

@@ -23,10 +23,13 @@ def test_the_toy_is_described_by_its_settings() -> None:
     )  # fmt: skip
     assert not d.fixes("d_model") and not d.fixes("rope")
     block = formulas.block(d)
-    assert r"\text{pre-norm: } H = X + \mathrm{MHA}(\mathrm{LN}(X))" in block and r"\max(0,\, h W_1)" in block
+    assert (
+        r"\text{pre-norm: } H = X + \operatorname{MHA}(\operatorname{LN}(X))" in block
+        and r"\max(0,\, h W_1)" in block
+    )
     assert r"\gamma" not in block  # the toy's layer norm has no trained gain
     post = formulas.block(description.describe(Example(norm_first=False)))
-    assert r"\text{post-norm: } H = \mathrm{LN}(X + \mathrm{MHA}(X))" in post
+    assert r"\text{post-norm: } H = \operatorname{LN}(X + \operatorname{MHA}(X))" in post
     assert formulas.embeddings(d).startswith("E = ") and d.input_title == "Embeddings E"
 
 
@@ -39,9 +42,13 @@ def test_a_smollm2_layer_is_described_as_the_model_computes_it() -> None:
     assert (d.n_heads, d.n_kv_heads, d.biases, d.causal) == (9, 3, False, True)
     assert d.title == "SmolLM2-135M, layer 16 of 30"
     block = formulas.block(d)
-    assert r"H = X + \mathrm{MHA}(\mathrm{RMSNorm}(X))" in block
-    assert r"\mathrm{silu}(h W_1) \odot h W_{up}" in block and r"\max(0" not in block and "b_1" not in block
-    assert r"\mathrm{RMSNorm}(x) = \gamma \odot" in block
+    assert r"H = X + \operatorname{MHA}(\operatorname{RMSNorm}(X))" in block
+    assert (
+        r"\operatorname{silu}(h W_1) \odot h W_{up}" in block
+        and r"\max(0" not in block
+        and "b_1" not in block
+    )
+    assert r"\operatorname{RMSNorm}(x) = \gamma \odot" in block
     assert r"\tilde Q \tilde K^\top" in formulas.scores(d) and "100{,}000" in formulas.scores(d)
     assert r"K_{g(h)}" in formulas.projections(d)  # nine query heads read three key/value heads
     # settings the layer fixes are said in words, never as True/False
@@ -58,8 +65,8 @@ def test_a_minilm_layer_is_described_as_the_model_computes_it() -> None:
         "layer_norm", False, "gelu", "in_x", True, False,
     )  # fmt: skip
     block = formulas.block(d)
-    assert r"\mathrm{GELU}(h W_1 + b_1)\, W_2 + b_2" in block
-    assert r"\gamma \odot \frac{x - \mathrm{mean}(x)}" in block and r"+ \beta" in block
+    assert r"\operatorname{GELU}(h W_1 + b_1)\, W_2 + b_2" in block
+    assert r"\gamma \odot \frac{x - \operatorname{mean}(x)}" in block and r"+ \beta" in block
     assert "post-norm" in block and "+ b_O" in formulas.heads(d) and "+ b_Q" in formulas.projections(d)
     assert "RoPE" not in formulas.scores(d)
 
@@ -96,8 +103,18 @@ def test_an_untouched_layer_shares_the_models_weights_and_an_edit_is_float64_and
 @pytest.mark.parametrize(
     ("page", "key", "formula_has", "formula_lacks"),
     [
-        ("app_pages/encoder.py", "smollm2", [r"\mathrm{RMSNorm}", r"\mathrm{silu}", "pre-norm"], [r"\max(0"]),
-        ("app_pages/encoder.py", "minilm", [r"\mathrm{GELU}", "post-norm", r"\beta"], [r"\max(0", "RMSNorm"]),
+        (
+            "app_pages/encoder.py",
+            "smollm2",
+            [r"\operatorname{RMSNorm}", r"\operatorname{silu}", "pre-norm"],
+            [r"\max(0"],
+        ),
+        (
+            "app_pages/encoder.py",
+            "minilm",
+            [r"\operatorname{GELU}", "post-norm", r"\beta"],
+            [r"\max(0", "RMSNorm"],
+        ),
         ("app_pages/scores.py", "smollm2", [r"\tilde Q", "RoPE"], []),
         ("app_pages/heads.py", "minilm", ["+ b_O"], []),
         ("app_pages/sentence.py", "smollm2", [r"X = \text{the residual stream}"], ["E = "]),
@@ -123,7 +140,7 @@ def test_the_toy_pages_send_the_toys_formulas() -> None:
     sent = " ".join(str(e.value) for e in at.latex)
     assert r"\max(0,\, h W_1)" in sent and "RMSNorm" not in sent
     fixtures.go(at, "app_pages/sentence.py")
-    assert any(r"E = \mathrm{embed}" in str(e.value) for e in at.latex)
+    assert any(r"E = \operatorname{embed}" in str(e.value) for e in at.latex)
 
 
 def test_the_sidebar_describes_the_real_model_a_real_model_page_shows() -> None:

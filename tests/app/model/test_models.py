@@ -196,7 +196,9 @@ def test_link_params_round_trip() -> None:
     got = model_link.read(params)
     assert (got.model, got.layer, got.head, got.off) == ("smollm2", 15, 4, ((0, 0), (15, 4)))
     assert model_link.params("minilm", 0, 0, ()) == {"model": "minilm"}
-    assert model_link.params("toy", 3, 3, [(1, 1)]) == {}
+    # the toy picked: the layer and head shown (/minimal-pairs runs MiniLM whatever is picked), no heads off
+    assert model_link.params("toy", 3, 3, [(1, 1)]) == {"layer": "4", "head": "4"}
+    assert model_link.params("toy", 0, 0, [(1, 1)]) == {}
 
 
 def test_layer_off_and_only_head_pairs() -> None:

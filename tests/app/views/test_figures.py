@@ -108,21 +108,25 @@ def test_weights_fixed_zero_to_one_sequential() -> None:
     assert all(t.coloraxis == "coloraxis" for t in grid.data)  # one shared scale for every head
 
 
-def test_weights_scale_fitted_to_the_data_by_default_with_its_range_on_the_colour_bar() -> None:
-    """At 30 words the weights are near 1/30 and a fixed 0..1 scale shows one colour."""
+def test_weights_on_0_to_1_by_default_and_fitted_with_its_range_on_the_colour_bar_on_request() -> None:
+    """One rule for weights: 0 to 1, so 0.34 never glows like 1.0; at 30 words the weights are near 1/30
+    and a student who asks sees them coloured from their lowest to their highest."""
     n = 30
     rng = np.random.default_rng(1)
     w = ac.softmax(rng.normal(scale=0.3, size=(n, n)), axis=-1)  # every weight near 1/30
-    assert fg.Style().fit_weights  # the default is the scale where a pattern shows
-    tr = fg.heatmap(w, [f"t{i}" for i in range(n)], [f"t{i}" for i in range(n)], title="t", style=STYLE,
-                    weights=True).data[0]  # fmt: skip
+    labels = [f"t{i}" for i in range(n)]
+    assert not fg.Style().fit_weights
+    fixed = fg.heatmap(w, labels, labels, title="t", style=fg.Style(), weights=True).data[0]
+    assert (fixed.zmin, fixed.zmax) == (0.0, 1.0)
+    fitted = fg.Style(fit_weights=True)
+    tr = fg.heatmap(w, labels, labels, title="t", style=fitted, weights=True).data[0]
     assert (tr.zmin, tr.zmax) == pytest.approx((w.min(), w.max()))
     assert tr.colorbar.title.text == "min to max"  # in words, not "fitted"
     ends = (tr.colorbar.ticktext[0], tr.colorbar.ticktext[-1])
     assert ends == (f"{w.min():.3f}", f"{w.max():.3f}")  # the range is written on the colour bar
-    flat = fg.heatmap(np.full((2, 2), 0.5), list("ab"), list("ab"), title="t", style=STYLE, weights=True)
+    flat = fg.heatmap(np.full((2, 2), 0.5), list("ab"), list("ab"), title="t", style=fitted, weights=True)
     assert flat.data[0].zmax - flat.data[0].zmin == pytest.approx(0.01)  # a flat matrix: still a range
-    grid = fg.head_grid(np.stack([w, w * 0.5]), [f"t{i}" for i in range(n)], style=STYLE, title="g")
+    grid = fg.head_grid(np.stack([w, w * 0.5]), [f"t{i}" for i in range(n)], style=fitted, title="g")
     axis = grid.layout.coloraxis  # one range for every head: the lowest to the highest of them all
     assert (axis.cmin, axis.cmax) == pytest.approx(((w * 0.5).min(), w.max()))
 

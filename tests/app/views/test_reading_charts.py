@@ -47,19 +47,19 @@ def test_up_to_32_tokens_every_label_at_full_width(kit) -> None:
         assert kit.labels(spec, "xaxis") == labels and kit.labels(spec) == labels, key
 
 
-def test_weights_colour_range_fitted_by_default_and_fixed_on_request(kit) -> None:
+def test_weights_colour_range_0_to_1_by_default_and_fitted_on_request(kit) -> None:
     at = kit.open("scores", via_app=True)
     ref = kit.reference()
     w = ref.trace.weights[0]
     trace = kit.charts(at)["scores.weights"]["data"][0]
-    assert (trace["zmin"], trace["zmax"]) == (w.min(), w.max())
-    assert trace["colorbar"]["title"]["text"] == "min to max"
+    assert (trace["zmin"], trace["zmax"]) == (0.0, 1.0)
     grid_at = kit.open("heads", via_app=False)
     axis = kit.charts(grid_at)["heads.grid"]["layout"]["coloraxis"]
-    assert (axis["cmin"], axis["cmax"]) == (ref.trace.weights.min(), ref.trace.weights.max())
-    at.sidebar.toggle(key=state.K_FIT).set_value(False).run()
+    assert (axis["cmin"], axis["cmax"]) == (0.0, 1.0)
+    at.sidebar.toggle(key=state.K_FIT).set_value(True).run()
     trace = kit.charts(at)["scores.weights"]["data"][0]
-    assert (trace["zmin"], trace["zmax"]) == (0.0, 1.0)
+    assert (trace["zmin"], trace["zmax"]) == (w.min(), w.max())
+    assert trace["colorbar"]["title"]["text"] == "min to max"
 
 
 def test_weights_at_full_width(kit) -> None:

@@ -23,6 +23,11 @@ def test_entropy_is_said_in_words_and_nats_one_click_away(kit) -> None:  # noqa:
 
 def test_a_fitted_colour_bar_says_min_to_max() -> None:
     w = fg.heatmap(
-        [[0.1, 0.2], [0.3, 0.4]], list("ab"), list("ab"), title="A", style=fg.Style(), weights=True
+        [[0.1, 0.2], [0.3, 0.4]],
+        list("ab"),
+        list("ab"),
+        title="A",
+        style=fg.Style(fit_weights=True),
+        weights=True,
     )
     assert w.data[0].colorbar.title.text == "min to max"
