@@ -213,7 +213,7 @@ def _one_label_column(
 ) -> list[float] | None:
     """A full row of charts of the same tokens: the token labels once, left of the first chart (its plot level
     with the others'), and the columns' widths that give every plot the same width; the labels repeated
-    made each plot a sliver at 1280 px (three charts of 265 px, each half labels). Changes `figs`."""
+    would make each plot a sliver at 1280 px (three charts a row, each half labels). Changes `figs`."""
     if len(figs) < 2 or len(figs) != per_row:
         return None
     label = figs[0].layout.margin.l or 0

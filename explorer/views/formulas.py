@@ -180,7 +180,7 @@ def block(d: Description) -> str:
         if d.norm_first
         else rf"\text{{post-norm: }} H = {n}(X + \operatorname{{MHA}}(X)),\quad Y = {n}(H + \operatorname{{FFN}}(H))"
     )
-    # Two lines: on one, the formula ran past the page's edge at 1400 px.
+    # Two lines: on one, the formula runs past the page's edge at 1400 px.
     return rf"\begin{{gathered}}{order}\\{_ffn_tex(d)},\quad {_norm_tex(d)}\end{{gathered}}"
 
 
@@ -200,7 +200,7 @@ def scores(d: Description) -> str:
     main = rf"A = \operatorname{{softmax}}\!\left(\frac{{{q} {k}^\top}}{{\sqrt{{d_k}}}}{bias} + M\right),\quad {mask}"
     if not (d.rope and d.rope_base):
         return main
-    # Two lines: on one, RoPE's rotation ran past the page's edge at 1280 px.
+    # Two lines: on one, RoPE's rotation runs past the page's edge at 1280 px.
     base = f"{d.rope_base:,.0f}".replace(",", "{,}")  # a thousands comma, with no space after it
     rope = rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})"
     return rf"\begin{{gathered}}{main}\\{rope}\end{{gathered}}"

@@ -31,7 +31,7 @@ K_ASK_HEADS = "ui.ask_heads"  # /ablation: which head matters most
 MODEL_QUESTIONS = {"next": K_ASK_NEXT, "heads": K_ASK_HEADS}  # the link's ask= word -> its toggle's key
 _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was revealed for
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
-# cost most of their page's run at 64 tokens even when nobody looks at them.
+# would cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
 K_TERMS = "ui.open.terms"  # /token: the sum term by term
 K_VIEWS = "ui.open.patching_views"  # /patching: one prediction, four views
