@@ -11,12 +11,12 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.model import models
 from explorer.ui import model_ui, page_table, state
-from tests.app import flows
-from tests.app.test_model_pages import need
+from tests.app import fixtures
+from tests.app.fixtures import need
 
 
 def opened(url_path: str, model: str) -> AppTest:
-    at = AppTest.from_file(str(flows.ROOT / "app.py"), default_timeout=flows.TIMEOUT)
+    at = AppTest.from_file(str(fixtures.ROOT / "app.py"), default_timeout=fixtures.TIMEOUT)
     at.session_state[state.K_MODEL] = model
     at.switch_page(page_table.by_path(url_path).script)
     at.run()
