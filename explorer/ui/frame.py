@@ -261,7 +261,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         return  # presenting: the controls above the page (and the clicker's keys) are enough
     if i is None:
         return
-    prev, nxt = present.neighbours(i)
+    # Presenting, the parts of a page are slides; on a laptop the page shows them all: the links go to pages.
+    prev, nxt = present.neighbours(i) if top else present.page_neighbours(i)
     step = present.STEPS[i]
     box = st.container(key="step-top" if top else "step-bottom")
     if not top:
@@ -278,9 +279,9 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             # In a keyed container: the clicker's keys follow this very link (explorer.ui.clicker).
             col.container(key=key).page_link(
                 page.script,
-                label=label.format(target.title),
+                label=label.format(target.title if top else page.title),  # off the projector: a page
                 icon=page.icon,
-                query_params=present.query_of(target) or None,
+                query_params=(present.query_of(target) if top else None) or None,
                 width="stretch",
             )
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
@@ -292,7 +293,7 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         with box:
             clicker.listen()
     else:
-        mid.caption(present.caption(i))
+        mid.caption(present.caption(i).split(" (part ", 1)[0])  # the whole page: no part
 
 
 def pipeline_map() -> None:
