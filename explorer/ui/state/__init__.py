@@ -148,6 +148,7 @@ from explorer.ui.state.models import (  # noqa: F401
     set_off_heads,
     set_picked,
     set_ranking,
+    switch_heads_off,
 )
 from explorer.ui.state.pairs import (  # noqa: F401
     apply_pair_link,
