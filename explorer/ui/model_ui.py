@@ -111,7 +111,10 @@ def say_model(
     picked = state.model_key()
     key = shown_key(decoder_only=decoder_only, encoder_only=encoder_only)
     row = models.choice(key)
-    if why_not and key != picked == models.real_key(picked):  # a real model picked that this page cannot show
+    # A real model picked that this page cannot show: why, in a box; presenting, in the caption's one line (a
+    # step is one 1080 px screen).
+    needs = why_not and key != picked == models.real_key(picked)
+    if needs and not ui.step():
         st.info(why_not, icon=":material/info:")
     missing = models.missing(key)
     if missing:
@@ -125,7 +128,9 @@ def say_model(
         return None
     # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
     # one line (the step is one screen).
-    st.caption(f"**{row.title}**" if ui.step() else row.about, help=row.precise or None)
+    kind = "a decoder" if decoder_only else "an encoder"
+    said = f"**{row.title}**" + (f" · this page needs {kind}" if needs else "")
+    st.caption(said if ui.step() else row.about, help=(why_not if needs else row.precise) or None)
     return key
 
 
