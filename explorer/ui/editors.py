@@ -263,7 +263,7 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
     what: the matrices as people read them ("W_O", "W1 and W2"); keys: the two buttons' widget keys; short: labels without `what` (it is in the heading above), `what` in the help.
     """
     b1, b2 = st.columns(2)
-    seeded = state.description().seeded
+    seeded = state.description().drawn
     b1.button(
         "Re-randomize" if short else f"Re-randomize {what}",
         key=keys[0],

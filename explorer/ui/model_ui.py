@@ -38,7 +38,7 @@ def picker() -> None:
     st.caption(row.about, help=row.precise or None)
     # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
     shown = state.description()
-    if shown.trained:
+    if shown.banner:  # a layer the explorer opened (a banner says which): the way back
         st.caption(
             f"The explorer's pages hold {shown.title}; *Back to the toy model* on any of them returns to it."
         )
