@@ -204,21 +204,16 @@ def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
         (a, "layer", n_layers, layer, state.K_LAYER),
         (b, "head", n_heads, head, state.K_MODEL_HEAD),
     ):
-        widget = f"{page}.{name}"
-        st.session_state[widget] = value
+        widget = state.show(f"{page}.{name}", value)
         col.selectbox(
             name.capitalize(),
             list(range(count)),
             format_func=lambda i, name=name: f"{name} {i + 1}",
             key=widget,
-            on_change=_sync,
+            on_change=state.pick_back,
             args=(widget, shared),
         )
     return state.layer_head(n_layers, n_heads)
-
-
-def _sync(widget: str, shared: str) -> None:
-    state.set_picked(shared, int(st.session_state[widget]))
 
 
 def label_rules() -> None:
@@ -242,8 +237,9 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
     """One row of head switches per layer (selected = on), bound to the switched-off heads in state."""
     off_set = set(off)
     for layer in range(n_layers):
-        widget = f"ablation.switch.{layer}"
-        st.session_state[widget] = [h for h in range(n_heads) if (layer, h) not in off_set]
+        widget = state.show(
+            f"ablation.switch.{layer}", [h for h in range(n_heads) if (layer, h) not in off_set]
+        )
         st.pills(
             f"layer {layer + 1}",
             list(range(n_heads)),
@@ -256,7 +252,7 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
 
 
 def _switched(layer: int, n_heads: int) -> None:
-    on = set(st.session_state.get(f"ablation.switch.{layer}") or [])
+    on = set(state.value(f"ablation.switch.{layer}") or [])
     others = [p for p in state.off_heads() if p[0] != layer]
     state.set_off_heads(tuple(others) + tuple((layer, h) for h in range(n_heads) if h not in on))
 
@@ -294,7 +290,7 @@ def ranking(key: str, text: str) -> Any:
 
 def sync_layer(widget: str) -> None:
     """A page's own layer widget -> the shared picked layer."""
-    state.set_picked(state.K_LAYER, int(st.session_state[widget]))
+    state.pick_back(widget, state.K_LAYER)
 
 
 def open_in_explorer(key: str, layer: int, head: int) -> None:
@@ -364,8 +360,7 @@ def page_link(path: str, label: str) -> None:
 def layer_slider(n_layers: int, n_heads: int, page: str) -> int:
     """A layer slider bound to the shared picked layer."""
     layer, _ = state.layer_head(n_layers, n_heads)
-    widget = f"{page}.layer"
-    st.session_state[widget] = layer
+    widget = state.show(f"{page}.layer", layer)
     st.select_slider(
         "Layer",
         list(range(n_layers)),
