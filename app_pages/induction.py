@@ -33,8 +33,9 @@ if key is not None:
     run = ind.run
     L, H = run.induction.shape
     order = np.argsort(-run.induction.ravel(), kind="stable")[:10]
+    ui.keep_among("induction.head", order.tolist(), "ten best heads")
     head = c3.selectbox(
-        "Head to draw", order.tolist(), key="induction.head",
+        "Head to draw", order.tolist(), key="induction.head", persist_state="session",
         format_func=lambda i: f"layer {i // H + 1}, head {i % H + 1}: {run.induction.ravel()[i]:.2f}",
     )  # fmt: skip
     layer, h = divmod(int(head if head is not None else order[0]), H)

@@ -10,7 +10,7 @@ from explorer import sharing
 from explorer.model import pairs, patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
-from explorer.sharing import model_link, picks
+from explorer.sharing import model_link, picks, view_params
 from explorer.sharing import url as links
 from explorer.ui import (
     a11y,
@@ -51,6 +51,7 @@ def read_url() -> None:
         state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
         state.apply_patch_link(patching.read_link(params))
         state.apply_pair_link(pairs.read_link(params))
+        state.apply_view_link(view_params.read(params))  # heatmap or lines, a log scale, the head drawn...
         # The head and tokens picked, read against the example the link opened (its heads, its tokens)
         state.apply_picks(picks.read(params, state.current().n_heads, len(state.tokens()), state.picks()))
 
@@ -65,8 +66,8 @@ def sync_url(note: Any) -> None:
     """After every run, the address bar holds the whole state, as the Share link does (F5 in class and a
     copied address lose nothing): every setting, the edited matrices, presentation mode and its step. Query
     parameters Streamlit clears on a change of page are written again here; beside them the head and tokens
-    picked (h=, q=, k=) and the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
-    ind_len=). The link is made once, from the state the run ended with; past the
+    picked (h=, q=, k=), the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
+    ind_len=) and the pages' display controls (explorer.sharing.view_params). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
     want, chars = _address()
     if chars > sharing.LINK_LIMIT:

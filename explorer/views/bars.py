@@ -97,7 +97,7 @@ def bars(
 # as stacked_contributions draws bars of keys (max_keys). Each has 3:1 contrast against both themes'
 # backgrounds, so a line shows in light and dark; in that band of lightness, each next colour is the one
 # farthest (CIEDE2000) from those before it with normal vision and with simulated protanopia, deuteranopia
-# and tritanopia: benchmarks/colour_check.py --derive picks them, tests/app/test_colour.py checks them.
+# and tritanopia: benchmarks/colour_check.py --derive picks them, tests/app/views/test_colour.py checks them.
 # The "other keys" bar: a grey with 3:1 contrast against both themes' backgrounds (3.5:1 on white, 5.3:1
 # on the dark page), as KEY_COLOURS.
 OTHER_GREY = "#888888"

@@ -279,8 +279,8 @@ def mask_hatch(masked: NDArray[np.bool_], xref: str = "x", yref: str = "y") -> d
 
 def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:
     """Each row's sum, just right of the plot (x2 is 0..1 across it, y2 the rows): a text trace, drawn in one
-    pass (one annotation a row took Plotly half a 64-row chart's redraw). At x = 1, the range's end: Plotly
-    hides a point past its axis's range when the trace is not clipped (exported PNGs lost the sums at 1.01);
+    pass (Plotly lays out each annotation on its own, slowly for 64 rows). At x = 1, the range's end: Plotly
+    hides a point past its axis's range when the trace is not clipped (an exported PNG would lose the sums);
     an en space sets the text off the plot. ``row_sums_of`` reads it back."""
     return {
         "type": "scatter", "mode": "text", "x": np.ones(len(sums)), "y": np.arange(len(sums)),

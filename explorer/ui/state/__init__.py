@@ -135,3 +135,4 @@ from explorer.ui.state.patching import (  # noqa: F401
     set_patch_pair,
     sweep_lock,
 )
+from explorer.ui.state.views import apply_view_link, keep_among, view_values  # noqa: F401
