@@ -57,7 +57,9 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
     skip = {"real_layer"}  # a layer is read with its model, once: one message for a model and its layer
     if real is not None:
         try:
-            fixed = layer_settings(real, params.get(PARAM_OF["real_layer"]) or "0")
+            # what the model's layers fix (nothing for the toy's one layer); then the link's layer of them
+            if layer_settings(real, "0"):
+                fixed = layer_settings(real, params.get(PARAM_OF["real_layer"]) or "0")
         except ShareError as e:
             messages.append(f"The link's {e} Opened the toy model instead.")
             changes.update(real=table.row("real").default, real_layer=0)
