@@ -5,14 +5,14 @@ step, at the shipped run's size: 2 layers x 4 heads, d_model 64, vocabulary 32, 
 runs on one thread (OPENBLAS_NUM_THREADS=1, set before numpy loads); the figure is process CPU time, which
 other work on a shared machine inflates far less than wall time. The target is 40 ms a step.
 
-Usage: python benchmarks/bench_training.py [--steps 200] [--rounds 5]
+Usage: OPENBLAS_NUM_THREADS=1 python -m benchmarks training [--steps 200] [--rounds 5]
 """
 
 from __future__ import annotations
 
 import os
 
-os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy is imported
+os.environ["OPENBLAS_NUM_THREADS"] = "1"  # takes effect only if numpy is not loaded yet (then: pass it in)
 
 import argparse  # noqa: E402
 import statistics  # noqa: E402
@@ -83,7 +83,7 @@ def main() -> int:
         "",
         f"A step: {step:.1f} CPU ms, target <= {TARGET_MS:g} ms: {'met' if step <= TARGET_MS else 'NOT met'}",
     ]
-    save("bench_training.md", "\n".join(lines), {"rows": rows, "loads": loads, "steps": args.steps})
+    save("training.md", "\n".join(lines), {"rows": rows, "loads": loads, "steps": args.steps})
     return 0
 
 
