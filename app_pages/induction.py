@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer.compute import interp
+from explorer.compute import interp, model_compute
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
@@ -52,7 +52,7 @@ if key is not None:
     weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
     title = f"Layer {layer + 1}, head {h + 1} (score {run.induction[layer, h]:.2f}); the stripe between the dashes"
     tall = 420 if sty.present else None  # presenting: both charts and the controls on one screen
-    fig = fg.heatmap(weights, labels, labels, weights=True, masked=~np.tril(np.ones((2 * n, 2 * n), dtype=bool)),
+    fig = fg.heatmap(weights, labels, labels, weights=True, masked=model_compute.blocked(key, 2 * n),
                      style=sty, title=title, width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall)  # fmt: skip
     scores = fg.heatmap(run.induction, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
                         width_px=ui.HALF, title="Induction score (on the stripe)", height_px=tall)  # fmt: skip

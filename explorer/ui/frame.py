@@ -286,8 +286,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             )
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
         mid.markdown(f"**{present.caption(i)}**")
-        trained = step.layer_look and state.description().layer is not None
-        box.container(key="step-look").markdown(step.layer_look if trained else step.look)
+        fixed = step.look_if_fixed and state.description().fixes(step.look_if_fixed[0])
+        box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
         with box:

@@ -20,7 +20,9 @@ class Step:
     title: str
     look: str  # one line for the room: what to look at (static Markdown, ours)
     url_path: str = ""  # the page's url_path ("" = the first page); set from the page's row
-    layer_look: str = ""  # the line instead, when the explorer shows a trained layer ("": the same line)
+    # (setting, line): the line instead while the layer on screen fixes that setting (a trained layer brings
+    # its own positions: no pattern of waves is added); () the same line for every layer
+    look_if_fixed: tuple[str, str] | tuple[()] = ()
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,11 @@ PAGES: tuple[Page, ...] = (
                 "Positional encoding",
                 "Attention alone ignores order: a pattern of waves, one per position, is added to each "
                 "embedding.",
-                layer_look="Attention alone ignores order: this trained model brings its own positions, and "
-                "the box below says how.",
+                look_if_fixed=(
+                    "pe_kind",
+                    "Attention alone ignores order: this trained model brings its own positions, and the box "
+                    "below says how.",
+                ),
             ),
         ),
     ),

@@ -74,8 +74,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     p = dict(zip(ids, probs, strict=True))
     if value not in p:
         p[value] = float(mc.run(key, sentence).next_token_probs()[value])
-    widget = f"patching.{which}"
-    st.session_state[widget] = value
+    widget = state.show(f"patching.{which}", value)
     st.selectbox(label, options, key=widget, format_func=lambda t: f"“{show_token(shown[t])}”  p = {p[t]:.3f}",
                  on_change=_picked, args=(which, sentence, widget),
                  help=f"One of the {pm.CANDIDATES} most likely next tokens after that sentence.")  # fmt: skip
@@ -83,7 +82,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
 
 
 def _picked(which: str, sentence: str, widget: str) -> None:
-    state.set_patch_id(which, sentence, int(st.session_state[widget]))
+    state.set_patch_id(which, sentence, int(state.value(widget)))
 
 
 def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
