@@ -46,7 +46,7 @@ with heavy.script_run():
     if state.present():
         frame.step_controls(page, top=True)
     frame.model_bar(page_table.by_path(page.url_path))
-    frame.sentence_box()
+    frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()
     state.set_page(page.url_path)

@@ -44,9 +44,9 @@ def columns() -> tuple[Any, Any]:
 
 def corrupt_box() -> str:
     """Example pairs (each sets both sentences) and the corrupt sentence's box; returns it, stripped."""
-    cols = st.columns(len(pm.PAIRS))
-    for col, pair in zip(cols, pm.PAIRS, strict=True):
-        col.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="stretch",
+    row = st.container(horizontal=True, gap="small")  # each name whole ("Eiffel Tower → Colosseum"), wrapped
+    for pair in pm.PAIRS:
+        row.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="content",
                    on_click=state.set_patch_pair, args=(pair.clean, pair.corrupt))  # fmt: skip
     text = st.text_input(
         "Corrupt sentence: the sentence above with a word changed",
