@@ -7,7 +7,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -25,13 +25,9 @@ def until(cond: Callable[[], bool], what: str) -> None:
         time.sleep(0.01)
 
 
-@pytest.fixture(scope="module")
-def pool() -> Iterator[local.LocalPool]:
-    p = local.LocalPool(1)
-    before = jobs.use(p)
-    yield p
-    jobs.use(before)
-    p.close()
+@pytest.fixture
+def pool(job_pool: local.LocalPool) -> local.LocalPool:
+    return job_pool
 
 
 def fresh(tmp_path, name: str = "runs") -> str:  # noqa: ANN001

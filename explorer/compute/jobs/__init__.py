@@ -179,10 +179,8 @@ _lock = threading.Lock()
 def backend() -> Backend | None:
     """The process's backend, started at its first use (server.py starts it with the server); None inline."""
     global _backend
-    if kind() == "inline":
-        return None
     with _lock:
-        if _backend is None:
+        if _backend is None and kind() != "inline":
             if kind() == "redis":
                 from explorer.compute.jobs import rq_queue
 
@@ -200,6 +198,13 @@ def use(b: Backend | None) -> Backend | None:
     with _lock:
         before, _backend = _backend, b
     return before
+
+
+def close() -> None:
+    """Stop the process's backend (its workers), if it started one."""
+    b = use(None)
+    if b is not None:
+        b.close()
 
 
 _local = threading.local()

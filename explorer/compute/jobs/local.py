@@ -53,6 +53,7 @@ class _Worker:
         self.short = short
         mine, theirs = socket.socketpair()
         env = dict(os.environ, **ONE_CORE)
+        env[jobs.BACKEND_ENV] = "inline"  # a job's own jobs (a lens's run) run in the worker itself
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "explorer.compute.jobs.worker", str(theirs.fileno())],

@@ -21,7 +21,10 @@ from multiprocessing.connection import Connection
 
 NICE = 10  # a worker's priority below the web process's: the pages' reruns and messages come first
 MEMORY_ENV = "ATTENTION_EXPLORER_WORKER_MB"
-MEMORY_MB = 1500  # default bound of a worker's resident memory, checked after each job
+MEMORY_MB = 1500
+WARM_ENV = (
+    "ATTENTION_EXPLORER_WORKER_WARM"  # default bound of a worker's resident memory, checked after each job
+)
 
 
 def rss_mb() -> float:
@@ -80,9 +83,25 @@ def serve(conn: Connection) -> None:
             return
 
 
+def warm() -> None:
+    """Load every real model installed here before the first job ($ATTENTION_EXPLORER_WORKER_WARM=0: not)."""
+    if os.environ.get(WARM_ENV, "1") == "0":
+        return
+    from explorer.model import models
+
+    for key in models.MODELS:
+        if models.MODELS[key].engine and models.installed(key):
+            try:
+                models.model(key)
+            except Exception:  # noqa: BLE001 - a failed load says why in the job that needs the model
+                traceback.print_exc(file=sys.stderr)
+
+
 def main(argv: list[str]) -> None:
     os.nice(NICE)
-    serve(Connection(int(argv[1])))
+    conn = Connection(int(argv[1]))
+    warm()
+    serve(conn)
 
 
 if __name__ == "__main__":
