@@ -27,10 +27,11 @@ boot.freeze_imports()  # once per process: Streamlit's collection after every ru
 boot.keep_collections_short()  # once per process: and every 10 s, what sessions have made and still hold
 boot.bound_memory()  # once per process: freed memory goes back to the system
 boot.note_run()  # the next refreeze has objects to look at
+boot.one_run_per_session()  # once per process: a rerun waits for the session's running script
 warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1: the real models start loading now
 # The run takes its turn: a few runs compute at once, the others queue (explorer.compute.heavy.RUNS); heavy
 # work inside steps out of it meanwhile.
-with heavy.script_run():
+with boot.session_turn(), heavy.script_run():  # one run at a time per session, a few at once per process
     state.init()
     frame.read_url()
     st.set_page_config(

@@ -16,4 +16,5 @@ from explorer.ui import boot, warm
 from explorer.ui.chart.serve import CachedAssets
 
 boot.send_writes_at_once()  # before the first connection is accepted
+boot.one_run_per_session()  # before the first rerun: a visitor's new rerun waits for their running one
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets)])

@@ -102,9 +102,19 @@ def chart_labels(spec: dict) -> list[str]:
 
 
 def start_server(
-    port: int, ttl: int, log: Path, root: Path = ROOT, entry: str = "app.py"
+    port: int,
+    ttl: int,
+    log: Path,
+    root: Path = ROOT,
+    entry: str = "app.py",
+    extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen:
-    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check."""
+    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check.
+    extra: more command-line options; env: the server's environment (default: this one, with heavy work in
+    the server's own worker pool, as served, not inline as the page tests run it)."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "ATTENTION_EXPLORER_JOBS"}
     cmd = [
         sys.executable,
         "-m",
@@ -116,9 +126,10 @@ def start_server(
         "--server.fileWatcherType=none",
         f"--server.disconnectedSessionTTL={ttl}",
         "--browser.gatherUsageStats=false",
+        *extra,
     ]
     with log.open("wb") as out:  # a file, not a pipe: a full pipe would stall the server
-        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.time() + 60
     while time.time() < deadline:
         if proc.poll() is not None:

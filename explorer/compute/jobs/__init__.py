@@ -261,7 +261,8 @@ def _inline(job: Spec, who: Hashable, show: Callable[[Status], None] | None) -> 
 
     told = None if show is None else (lambda ahead: show(Status("queued", ahead)))
     send = None if show is None else (lambda share, message: show(Status("running", 0, share, message)))
-    with heavy.for_visitor(who, told), heavy.slot(job.cost):
+    asked = heavy.for_visitor(who, told) if (who, show) != (None, None) else contextlib.nullcontext()
+    with asked, heavy.slot(job.cost):  # (no visitor here: heavy's own, set by the caller, if any)
         value = execute(job.fn, job.args, Progress(send))
     if job.keep:
         RESULTS.put(job.key, value)
