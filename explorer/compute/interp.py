@@ -37,7 +37,7 @@ class Lens:
 def lens(key: str, text: str) -> Lens:
     """The top LENS_K next tokens after every layer at every position of ``text`` (a decoder's key): a job
     (explorer.compute.jobs) of about a run's cost."""
-    return jobs.call(jobs.spec(lens_job, key, text, cost=model_compute.run_cost(key, text), keep=False))
+    return jobs.call(jobs.spec(lens_job, key, text, cost=model_compute.run_cost(key, text)))
 
 
 def lens_job(key: str, text: str) -> Lens:
@@ -89,7 +89,7 @@ def induction(key: str, seed: int, length: int) -> Induction:
     """``length`` distinct random tokens (seeded, past the model's special tokens), repeated twice, run: a job
     (explorer.compute.jobs), so a class opening the same seed costs one run."""
     cost = model_compute.run_cost(key, " ".join(["w"] * (2 * int(length))))
-    return jobs.call(jobs.spec(induction_job, key, int(seed), int(length), cost=cost, keep=False))
+    return jobs.call(jobs.spec(induction_job, key, int(seed), int(length), cost=cost))
 
 
 def induction_job(key: str, seed: int, length: int) -> Induction:

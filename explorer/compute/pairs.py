@@ -25,7 +25,7 @@ def shift(key: str, first: str, second: str, word: int) -> analysis.PairShift:
     """The attention from position ``word`` in both sentences, every layer and head, and how much moved; a
     ValueError a student can read when the sentences cannot be compared. A job (explorer.compute.jobs)."""
     cost = 2 * model_compute.run_cost(key, first)
-    return jobs.call(jobs.spec(shift_job, key, first, second, int(word), cost=cost, keep=False))
+    return jobs.call(jobs.spec(shift_job, key, first, second, int(word), cost=cost))
 
 
 def shift_job(key: str, first: str, second: str, word: int) -> analysis.PairShift:
@@ -38,7 +38,7 @@ def occlusion_similarity(key: str, text: str, other: str) -> NDArray[np.float64]
     """(n,) cos(e(text without token i), e(other)) - cos(e(text), e(other)); NaN at [CLS] and [SEP]: a job
     (explorer.compute.jobs), a run per token."""
     cost = len(text.split()) * model_compute.run_cost(key, text)
-    return jobs.call(jobs.spec(occlusion_similarity_job, key, text, other, cost=cost, keep=False))
+    return jobs.call(jobs.spec(occlusion_similarity_job, key, text, other, cost=cost))
 
 
 def occlusion_similarity_job(key: str, text: str, other: str) -> NDArray[np.float64]:

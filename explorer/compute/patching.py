@@ -32,7 +32,7 @@ def pair(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> analysi
     """The checked experiment with both runs' logit differences; a ValueError a student can read otherwise.
     A job (explorer.compute.jobs): two runs."""
     cost = 2 * mc.run_cost(key, clean)
-    return jobs.call(jobs.spec(pair_job, key, clean, corrupt, int(answer), int(wrong), cost=cost, keep=False))
+    return jobs.call(jobs.spec(pair_job, key, clean, corrupt, int(answer), int(wrong), cost=cost))
 
 
 def pair_job(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> analysis.PatchPair:
@@ -59,7 +59,7 @@ def run_sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> N
     if not sites:
         return
     cost = 30 * (len(clean.split()) + 9) * mc.run_cost(key, clean) / 2
-    job = jobs.spec(sweeps_job, key, clean, corrupt, int(answer), int(wrong), sites, cost=cost, keep=False)
+    job = jobs.spec(sweeps_job, key, clean, corrupt, int(answer), int(wrong), sites, cost=cost)
     for site, restored in jobs.call(job).items():
         _SWEEPS.put(_sweep_key(key, clean, corrupt, answer, wrong, site), restored)
 
@@ -97,7 +97,7 @@ def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
     """(n,) p(target | text without token i) - p(target | text), for every token i of ``text``: a job
     (explorer.compute.jobs), a run per token."""
     cost = len(text.split()) * mc.run_cost(key, text)
-    return jobs.call(jobs.spec(occlusion_job, key, text, int(target), cost=cost, keep=False))
+    return jobs.call(jobs.spec(occlusion_job, key, text, int(target), cost=cost))
 
 
 def occlusion_job(key: str, text: str, target: int) -> NDArray[np.float64]:
@@ -146,7 +146,7 @@ def views(key: str, text: str, answer: int) -> Views:
 def ablation_effects(key: str, text: str) -> NDArray[np.float64]:
     """(L, H) the next token's total variation without each head: a job (explorer.compute.jobs)."""
     cost = 30 * mc.run_cost(key, text)
-    return jobs.call(jobs.spec(ablation_effects_job, key, text, cost=cost, keep=False))
+    return jobs.call(jobs.spec(ablation_effects_job, key, text, cost=cost))
 
 
 def ablation_effects_job(key: str, text: str) -> NDArray[np.float64]:

@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Hashable
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
@@ -114,6 +115,7 @@ class LocalPool:
         self._wake_r, self._wake_w = socket.socketpair()
         self._closed = False
         self.deaths = 0
+        self.started: Counter[str] = Counter()  # job function -> runs started (joined ones are not)
         self._thread = threading.Thread(target=self._loop, name="jobs: local pool", daemon=True)
         self._thread.start()
 
@@ -209,6 +211,7 @@ class LocalPool:
             self._queue.remove(job)
             job.state, job.tries, job.started = "running", job.tries + 1, self._clock()
             worker.job = job
+            self.started[job.spec.fn] += 1
             self._send(worker, ("run", job.id, job.spec.fn, job.spec.args))
 
     def _send(self, worker: _Worker, msg: tuple[Any, ...]) -> None:
