@@ -40,7 +40,7 @@ if res is not None:
         ui.token_matrices(
             [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
             res.labels,
-            per_row=4 if presenting else 2,  # two a row: at 1280 px three were too narrow to read
+            per_row=4 if presenting else 2,  # two a row: at 1280 px three a row are too narrow to read
             compare=True,
             height_px=ui.chart_px(ENCODER_NOTES_PX),
         )
@@ -66,8 +66,8 @@ if res is not None:
                 f"(largest difference {note.other_gap:.3f})."
             )
     if not presenting:
-        # Its content runs only while it is open: the editors cost most of the page's run (127 ms of 250 at
-        # 64 tokens, d_ff 256) even closed.
+        # Its content runs only while it is open: at 64 tokens and d_ff 256 the editors are most of the page's
+        # run, even closed (benchmarks: element_cost).
         with st.expander(
             "Edit the feed-forward weights W1 and W2", key=state.K_FFN_EDITORS, on_change="rerun"
         ) as ffn_box:

@@ -18,7 +18,7 @@ ui.opening(
     "One head",
     "One head's attention weights, large: each row is a query and says how much it takes from each key. "
     "Below, one cell worked out with this head's real query and key vectors, and the head's Q, K and V.",
-    r"A = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
+    r"A = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
 )
 # Presenting: three steps, each one screen: the weights, one cell's numbers (the pickers and buttons in a
 # narrow column beside them), then Q, K and V.
@@ -46,9 +46,10 @@ if got is not None:
     if ui.shows("head"):
         with side:
             model_ui.open_in_explorer(key, layer, head)
-            compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy")
-            view = st.segmented_control("Show the weights as", ["heatmap", "lines"], default="heatmap",
-                                        key="head.view", required=True)  # fmt: skip
+            compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy",
+                                persist_state="session")  # fmt: skip
+            view = st.segmented_control("Show the weights as", ["heatmap", "lines"], key="head.view",
+                                        required=True, persist_state="session")  # fmt: skip
         with wide:
             real, toy = st.columns(2) if compare else (st.container(), None)
         with real:
@@ -77,10 +78,12 @@ if got is not None:
         with side if presenting else st.container():
             st.subheader("One cell, with its numbers", anchor=False)
             a, b = st.columns(2)
+            for picker in ("head.query", "head.key"):  # a link's cell, or one of a sentence now shorter
+                ui.keep_among(picker, range(len(lab)), "tokens")
             i = a.selectbox("query (row)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
-                            key="head.query")  # fmt: skip
+                            key="head.query", persist_state="session")  # fmt: skip
             j = b.selectbox("key (column)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
-                            key="head.key")  # fmt: skip
+                            key="head.key", persist_state="session")  # fmt: skip
         row = np.asarray(att.masked[head, i], dtype=np.float64)
         q, k = np.asarray(att.q[head, i], dtype=np.float64), np.asarray(att.k[head, j], dtype=np.float64)
         lines = formulas.score_cell(

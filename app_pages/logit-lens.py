@@ -15,7 +15,7 @@ ui.opening(
     "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
     "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
     "predict next and is coloured by that token's probability.",
-    r"p_l = \mathrm{softmax}\big(\mathrm{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
+    r"p_l = \operatorname{softmax}\big(\operatorname{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
 )
 got = model_ui.begin(
     decoder_only=True,
@@ -54,7 +54,10 @@ if got is not None:
             probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
         wins = interp.wins_from(r.ids[:, at, 0], token)
         log = side.toggle(
-            "Logarithmic scale", key="lens.log", help="Shows the small probabilities of early layers."
+            "Logarithmic scale",
+            key="lens.log",
+            persist_state="session",
+            help="Shows the small probabilities of early layers.",
         )
         title = f"“{word}” after “{show_token(trace.tokens[at])}”: its probability after each layer"
         top_words = [lens.words[int(t)] for t in r.ids[:, at, 0]]

@@ -78,7 +78,9 @@ if got is not None:
         else [st.container() for _ in range(3)]
     )
     if below[0].toggle(
-        f"Layer {layer + 1} as lines: who attends to whom, every head in its own colour", key="model.lines"
+        f"Layer {layer + 1} as lines: who attends to whom, every head in its own colour",
+        key="model.lines",
+        persist_state="session",
     ):
         with st.container() if presenting else below[0]:  # presenting: under the row, at full width
             interp_ui.lines_chart(trace.attentions[layer], token_labels(trace.tokens),

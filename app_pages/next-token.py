@@ -47,7 +47,7 @@ if got is not None:
     # tokens the top guess needs, then the causal mask beside the same buttons.
     presenting = ui.step() is not None
     top = st.columns(2, vertical_alignment="center") if presenting else (st, st)
-    temp = top[0].slider("Temperature T", 0.1, 3.0, key=state.K_TEMPERATURE, step=0.1,
+    temp = top[0].slider("Temperature T", 0.1, 3.0, key=state.K_TEMPERATURE, step=0.1, persist_state="session",
                          help="T < 1 sharpens the distribution, T > 1 flattens it; T = 1 is the model's own.")  # fmt: skip
     top[1].toggle("Predict, then reveal", key=state.K_ASK_NEXT, persist_state="session",
                   help="Hide the next tokens behind a question until Reveal (or the clicker's next key). "

@@ -7,6 +7,7 @@ from explorer import lessons
 from explorer.compute import cached as compute
 from explorer.compute import pipeline
 from explorer.lessons import seed001, seed002
+from explorer.sharing.view_params import BY_KEY
 from explorer.ui import preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -26,10 +27,12 @@ ui.opening(
     "the variance back to 1 for every d_k: below, measured on seeded random vectors, then on your sentence.",
     formulas.why_scale(),
 )
+SAMPLES, KEYS = BY_KEY["why.samples"], BY_KEY["why.keys"]
 sty = ui.style()
 c1, c2 = st.columns(2)
-n_samples = c1.select_slider("samples per d_k", [500, 1000, 2000, 5000], value=2000, key="why.samples")
-n_keys = c2.select_slider("keys per softmax row", [4, 8, 16, 32, 64], value=16, key="why.keys")
+# The choices and defaults are the link's (explorer.sharing.view_params: samples=, keys=).
+n_samples = c1.select_slider("samples per d_k", SAMPLES.values, key=SAMPLES.key, persist_state="session")
+n_keys = c2.select_slider("keys per softmax row", KEYS.values, key=KEYS.key, persist_state="session")
 d_ks, var, sat = compute.scale_experiment(int(n_samples), int(n_keys), int(state.current().seed))
 presenting = ui.step() is not None  # the step: the variance beside the saturation, on one screen
 variance, peak, entropy = fg.scale_experiment(

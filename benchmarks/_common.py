@@ -1,4 +1,4 @@
-"""Shared by the benchmarks: the pages, the sizes, a sentence of n tokens, an AppTest on one page.
+"""Shared by the benchmarks: the pages (read from the app's page table), the sizes, a sentence of n tokens, an AppTest on one page.
 
 Sizes: "default" is the app's default example (its sentence, d_model 8, 2 heads, d_k 4); "n8" .. "n64" are
 8, 16, 32, 64 tokens at d_model 64, 8 heads, d_k 8 (= d_model / heads) and d_ff 256 (= 4 d_model), the
@@ -22,29 +22,25 @@ OUT = ROOT / "benchmarks" / "out"
 sys.path.insert(0, str(ROOT))
 
 
-def _page_file(url_path: str) -> str:
-    """The page's file: named as its URL path (app_pages/why-scale.py), or as it was before (app_pages/why_scale.py)."""
-    stem = url_path or "sentence"
-    for name in (stem, stem.replace("-", "_")):
-        if (ROOT / "app_pages" / f"{name}.py").exists():
-            return f"app_pages/{name}.py"
-    raise FileNotFoundError(f"no page file for /{url_path}")
+def _pages(real_model: bool) -> list[tuple[str, str, str]]:
+    """(short name, page script, url path) of the listed pages of the app's page table (explorer.ui.page_table):
+    the explorer's steps, or the real-model pages. The short name is the url path ("sentence" for the first)."""
+    from explorer.ui import page_table
+
+    return [
+        (p.url_path or "sentence", p.script, p.url_path)
+        for p in page_table.listed()
+        if p.real_model == real_model
+    ]
 
 
-# (short name, page file, url path)
-PAGES: list[tuple[str, str, str]] = [
-    (name, _page_file(url), url)
-    for name, url in (
-        ("sentence", ""),
-        ("pe", "positional-encoding"),
-        ("projections", "projections"),
-        ("scores", "scores"),
-        ("heads", "heads"),
-        ("token", "token"),
-        ("encoder", "encoder"),
-        ("why-scale", "why-scale"),
-    )
-]
+def __getattr__(name: str) -> list[tuple[str, str, str]]:
+    """PAGES (the explorer's steps, in the menu's order) and MODEL_PAGES (the real-model pages), read when
+    first asked for: a benchmark may put another checkout first on sys.path before."""
+    if name in ("PAGES", "MODEL_PAGES"):
+        return _pages(real_model=name == "MODEL_PAGES")
+    raise AttributeError(name)
+
 
 SIZES: list[str] = ["default", "n8", "n16", "n32", "n64"]
 

@@ -1,6 +1,6 @@
 """axe-core (the WCAG rule engine of browsers' own audits) over every page of the page table, in three modes.
 
-    .venv/bin/python benchmarks/axe_audit.py [--port 8671] [--chromium /usr/bin/chromium]
+    .venv/bin/python -m benchmarks axe_audit [--port 8671] [--chromium /usr/bin/chromium]
 
 Starts the app on --port, opens each listed page by its address in Chromium and runs axe (the copy that
 axe-playwright-python bundles: nothing is fetched) in light 1280x800, dark 1280x800 (the system's scheme,

@@ -1,7 +1,7 @@
 """The class's tail, before and after in the same run: the classroom of load_test.py against two checkouts.
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/class_tail.py --before /tmp/before --rounds 2
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/class_tail.py            # this checkout only
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks class_tail --before /tmp/before --rounds 2
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks class_tail            # this checkout only
 
 Starts `streamlit run app.py` in each checkout (--before, a `git worktree add --detach <dir> <commit>`, and this
 one), warms each with one session, then runs the class (--sessions sessions, --think seconds between actions,

@@ -1,7 +1,7 @@
 """The app's colours under simulated colour-vision deficiencies, and their contrast against both themes.
 
-    .venv/bin/python benchmarks/colour_check.py             # the palettes as they are
-    .venv/bin/python benchmarks/colour_check.py --derive    # also: derive the line colours afresh
+    .venv/bin/python -m benchmarks colour_check             # the palettes as they are
+    .venv/bin/python -m benchmarks colour_check --derive    # also: derive the line colours afresh
 
 For every colour scale of every palette (explorer.views.style.PALETTES), sampled at 11 evenly spaced points
 and seen with normal vision and with protanopia, deuteranopia and tritanopia (Machado et al. 2009, severity
@@ -9,7 +9,7 @@ and seen with normal vision and with protanopia, deuteranopia and tritanopia (Ma
 neighbouring tenths, and for a diverging scale the smallest between a colour and its mirror across 0 (the
 two signs at the same size, 0.2 or more from the middle). For the line colours (KEY_COLOURS), their WCAG
 contrast against each theme's background (.streamlit/config.toml) and the smallest CIEDE2000 between two
-of the first 8, and of all, under any of the four visions. tests/app/test_colour.py asserts the limits.
+of the first 8, and of all, under any of the four visions. tests/app/views/test_colour.py asserts the limits.
 Results: benchmarks/out/colour_check.md.
 
 --derive picks the line colours: from a grid of sRGB colours (18 levels a channel) with a luminance that

@@ -7,7 +7,7 @@ the largest value named, and how many charts call it a massive activation. Then 
 settings (3 sentences x d_model 8/16/64 x post/pre-norm x 3 kinds of positions), how many of its signed
 matrices would get a narrower range than their largest |value|. Run from the repository root:
 
-  .venv/bin/python benchmarks/colour_ranges.py
+  .venv/bin/python -m benchmarks colour_ranges
 """
 
 from __future__ import annotations

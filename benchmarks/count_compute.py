@@ -5,7 +5,7 @@ nothing changed): attention_core.tokenize, the uncached pipeline run, Example co
 calls and share-link encodings (encode_state). Works on this layout and on the one before explorer was
 grouped into sub-packages, so `--root` can point at an older checkout. Run from the repository root:
 
-  .venv/bin/python benchmarks/count_compute.py [--root /path/to/other/checkout]
+  .venv/bin/python -m benchmarks count_compute [--root /path/to/other/checkout]
 """
 
 from __future__ import annotations
@@ -45,7 +45,20 @@ state = _module("explorer.ui.state", "explorer.state")
 state_blob = _module("explorer.sharing.state_blob")
 PAGE_DIR = "app_pages" if (ROOT / "app_pages").is_dir() else "pages"
 
-PAGES = ("sentence", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale")
+try:  # the explorer's steps, from the checkout's page table
+    _table = importlib.import_module("explorer.ui.page_table")
+    PAGES = [p.url_path or "sentence" for p in _table.listed() if not getattr(p, "real_model", False)]
+except ImportError:  # a checkout from before the page table
+    PAGES = [
+        "sentence",
+        "positional-encoding",
+        "projections",
+        "scores",
+        "heads",
+        "token",
+        "encoder",
+        "why-scale",
+    ]
 COUNTS = {"tokenize": 0, "pipeline.run": 0, "Example": 0, "state.init": 0, "link encodings": 0}
 
 

@@ -1,7 +1,7 @@
 """What one more element on a page costs each Enter: the same three charts (the app's chart element) with 0
 and with --extra unchanging sidebar elements, presses taken in turn (benchmarks/element_cost_app.py).
 
-    OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/element_cost.py --presses 9 --extra 60
+    OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks element_cost --presses 9 --extra 60
 
 Prints, per page, the median ms from the Enter to every chart updated and to the first chart draw, and the
 difference per extra element. Results: benchmarks/out/element_cost.md.
@@ -15,7 +15,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from _common import browser_options, machine, save
-from bench_browser import CHROMIUM_ARGS, Tab, sentences, start_server
+from browser import CHROMIUM_ARGS, Tab, sentences, start_server
 
 
 def main() -> None:

@@ -13,8 +13,8 @@ With --before <checkout>, the same for that checkout first (a fresh server each)
 The last line is the ratio targets' verdict for this checkout.
 
 Usage:
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/flood.py [--flooders 10] [--duration 30] [--crowd 20]
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/flood.py --crowd 0 --before /tmp/before
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood [--flooders 10] [--duration 30] [--crowd 20]
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood --crowd 0 --before /tmp/before
 """
 
 from __future__ import annotations

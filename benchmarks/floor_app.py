@@ -1,4 +1,4 @@
-"""The floor for bench_browser.py: a bare page that redraws K heatmaps of n x n with st.plotly_chart.
+"""The floor for browser.py: a bare page that redraws K heatmaps of n x n with st.plotly_chart.
 
 A sentence box (as the app's) and K charts whose rows and columns are the sentence's tokens; each heatmap is
 the app's own builder (explorer.views.figures.heatmap: same labels, cell text, margins, template), drawn the way

@@ -1,10 +1,10 @@
-"""A grid of attention maps (layers x heads) drawn three ways through the app's chart element, for bench_grid.py.
+"""A grid of attention maps (layers x heads) drawn three ways through the app's chart element, for grid.py.
 
     streamlit run benchmarks/grid_app.py ; then /?mode=charts&layers=12&heads=12&n=16&sentence=...
 
 mode=charts: one chart per head (layers x heads charts, each a small heatmap);
 mode=rows:   one chart per layer (its heads side by side as subplots: figures.head_grid);
-mode=mosaic: one chart for the whole grid (bench_grid.mosaic: one heatmap, the maps tiled with gaps);
+mode=mosaic: one chart for the whole grid (grid.mosaic: one heatmap, the maps tiled with gaps);
 mode=model:  one chart, the /model page's own figure (explorer.views.model_figures.model_grid: one heatmap of every panel,
              each head's label above its panel; the labels here are all "broad").
 The maps are random (seeded by the sentence), n x n, labelled with the sentence's first n tokens; every chart's
@@ -23,7 +23,7 @@ import streamlit as st
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_grid import mosaic  # noqa: E402
+from grid import mosaic  # noqa: E402
 
 import attention_core as ac  # noqa: E402
 from explorer.ui import chart

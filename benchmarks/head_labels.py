@@ -1,7 +1,7 @@
 """What the heads of the real models do on a few sentences: how many heads get each label (the rules on
 /model, attention_core.analysis.label_heads), the strongest head of each label, and a few striking weights.
 
-    .venv/bin/python benchmarks/head_labels.py            (prints Markdown; needs the two model packages)
+    .venv/bin/python -m benchmarks head_labels            (prints Markdown; needs the two model packages)
 
 Pure measurement of the engine's own numbers (no timing): the figures in the issue notes come from here.
 """

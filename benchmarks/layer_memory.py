@@ -14,8 +14,8 @@ more: the server lets closed sessions go every 5 s). The target: peak under 1.5 
 the idle figure.
 
 Usage:
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/layer_memory.py
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/layer_memory.py --crafted 10 --json out/layer_memory.json
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks layer_memory
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks layer_memory --crafted 10 --json out/layer_memory.json
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Each link is the one "Share and export" shows, read under AppTest through app.py
 address goes in front of it in a browser, 22 characters for http://localhost:8501/). `--app` runs another
 checkout's app.py (its `explorer` imported from there), to compare before and after a change.
 
-Usage: .venv/bin/python benchmarks/link_lengths.py [--app /path/to/checkout]
+Usage: .venv/bin/python -m benchmarks link_lengths [--app /path/to/checkout]
 """
 
 from __future__ import annotations

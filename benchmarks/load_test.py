@@ -25,10 +25,10 @@ percentiles (send -> script finished), the server's RSS (baseline after a warm-u
 the sessions close, and after the server dropped them: --ttl), read from /proc/<pid>/status.
 
 Usage:
-  .venv/bin/python benchmarks/load_test.py                       # 30 sessions for 60 s (the full form)
-  .venv/bin/python benchmarks/load_test.py --waves 2             # ... then a second class: memory must not grow
-  .venv/bin/python benchmarks/load_test.py --sessions 40 --duration 120 --json out/load.json
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/load_test.py --compare   # quiet vs hostile, p90 ratio
+  .venv/bin/python -m benchmarks load_test                       # 30 sessions for 60 s (the full form)
+  .venv/bin/python -m benchmarks load_test --waves 2             # ... then a second class: memory must not grow
+  .venv/bin/python -m benchmarks load_test --sessions 40 --duration 120 --json out/load.json
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks load_test --compare   # quiet vs hostile, p90 ratio
 tests/load/test_load.py runs the short form (30 sessions, 10 s) in the test suite; the harness both use
 lives in tests/load/harness.py.
 """

@@ -2,11 +2,11 @@
 functions that take the most, for a page of the app and for the floor (benchmarks/floor_app.py, as many
 heatmaps with st.plotly_chart).
 
-    .venv/bin/python benchmarks/main_thread.py --pages scores,heads --presses 5
+    .venv/bin/python -m benchmarks main_thread --pages scores,heads --presses 5
 
 Starts the app on --port and the floor on the next port, opens each page at the default example (1920x1080),
 and profiles --presses Enter presses that swap one word (CDP Profiler, 200 us sampling), from the keydown to
-every chart updated and the run finished (bench_browser's clock). "(program)" is the browser's own work
+every chart updated and the run finished (browser.py's clock). "(program)" is the browser's own work
 (style, layout, paint) that no script is charged with; "(idle)" is waiting (for the server, for a frame).
 Results: benchmarks/out/main_thread.md.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from _common import browser_options, machine, save
-from bench_browser import CHARTS, CHROMIUM_ARGS, Tab, sentences, start_server
+from browser import CHARTS, CHROMIUM_ARGS, Tab, sentences, start_server
 
 SCRIPTS = {  # a script's file name (Streamlit's bundles carry a hash) -> what it is
     "plotly.min.js": "Plotly",
@@ -59,7 +59,7 @@ def profile_presses(tab: Tab, steps: list[tuple[str, str]], presses: int) -> dic
         charts.append(result["charts"])
         nodes = {n["id"]: n for n in profile["nodes"]}
         # The profile starts just before the Enter (its first sample; the profile's own start time lies well
-        # before it) and runs on while bench_browser lets the page settle: keep the samples up to the run
+        # before it) and runs on while browser.py lets the page settle: keep the samples up to the run
         # finished.
         elapsed, limit = 0.0, result["done"] * 1000
         for k, (sample, delta) in enumerate(zip(profile["samples"], profile["timeDeltas"], strict=True)):

@@ -1,10 +1,10 @@
 """Where the time goes when /model is opened by a link (a whole page load), in Chromium, median of --runs.
 
-    .venv/bin/python benchmarks/model_open_phases.py --model smollm2 --runs 5
+    .venv/bin/python -m benchmarks model_open_phases --model smollm2 --runs 5
 
 Marks taken in the page (performance.now(), from the start of the navigation): the websocket opened, the
 first and last message of the run, the grid's element in the DOM, chart.js evaluated, plotly.js evaluated,
-Plotly.react started and finished. bench_model_grid.py gives the totals; this says which part is whose
+Plotly.react started and finished. model_grid.py gives the totals; this says which part is whose
 (Streamlit's frontend, the server's run, plotly.js, the draw). Results: benchmarks/out/model_open_phases.md.
 """
 
@@ -15,8 +15,8 @@ import statistics
 from urllib.parse import urlencode
 
 from _common import browser_options, machine, save, sentence_of
-from bench_browser import start_server
-from bench_model_grid import FLAGS, OPEN_WORDS, SHOWS
+from browser import start_server
+from model_grid import FLAGS, OPEN_WORDS, SHOWS
 
 MARKS_JS = """
 window.__t = {};

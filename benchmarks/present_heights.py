@@ -1,6 +1,6 @@
 """Presenting at 1920x1080: how tall each step of the real-model pages is, and how far down its lowest chart.
 
-    .venv/bin/python benchmarks/present_heights.py [--port 8672] [--chromium /usr/bin/chromium]
+    .venv/bin/python -m benchmarks present_heights [--port 8672] [--chromium /usr/bin/chromium]
 
 Starts the app on --port and opens, in Chromium at 1920x1080 with ?present=1, every step of the page table's
 real-model pages (each model a page takes) and every explorer step with a real layer open (MiniLM layer 3,

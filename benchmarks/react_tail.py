@@ -3,7 +3,7 @@ promise resolves, and whether Plotly redrew a chart to push its margins. A redra
 redraw that rebuilds the plot (as every one did while chart.js gave Plotly a new config each time) does much
 of its work in promise continuations, after every chart's synchronous call has returned.
 
-    .venv/bin/python benchmarks/react_tail.py --pages scores,heads,encoder --presses 3
+    .venv/bin/python -m benchmarks react_tail --pages scores,heads,encoder --presses 3
 
 Starts the app (streamlit run app.py on --port), opens each page at the default example (1920x1080), presses
 Enter with a new word --presses times, and prints per press: the first call's start, the last call's return,
@@ -17,7 +17,7 @@ import argparse
 import statistics
 
 from _common import browser_options, machine, save
-from bench_browser import CHROMIUM_ARGS, MARKS, start_server, wait_idle
+from browser import CHROMIUM_ARGS, MARKS, start_server, wait_idle
 
 HOOK_JS = """
 window.__reacts = [];

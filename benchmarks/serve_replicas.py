@@ -8,8 +8,8 @@ the resident memory of every replica sampled. With --models, every replica then 
 visit to /model on each) and its memory is read again: a replica's footprint when the class uses them.
 
 Usage:
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/serve_replicas.py                    # 1 and 2 replicas
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/serve_replicas.py --replicas 1,2 --sessions 20,40,60 \
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks serve_replicas                    # 1 and 2 replicas
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks serve_replicas --replicas 1,2 --sessions 20,40,60 \
       --duration 30 --think 3 8 --models
 Needs haproxy (apt-get install -y haproxy). Prints a table; --json writes the numbers.
 """

@@ -9,7 +9,7 @@ Chromium (a new tab until the chart is on the screen: the frontend's own start i
 process start to health, and SmolLM2's load alone in a fresh interpreter.
 
 Usage:
-  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/warm_start.py --runs 3 [--browser]
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks warm_start --runs 3 [--browser]
 """
 
 from __future__ import annotations

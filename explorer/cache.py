@@ -1,8 +1,8 @@
 """Caches shared by every session, bounded in bytes and keyed by a digest of their arguments.
 
 Why not `st.cache_data(max_entries=...)`: it bounds the number of entries, not their size, and an entry of
-the largest example is about 6 MB, so 256 entries grew the server by 1.5 GB; it also keys on the
-arguments themselves (a 3 M-character sentence made a 40 MB key) and unpickles a fresh copy on every hit.
+an entry of the largest example is megabytes, so 256 entries can hold gigabytes; it also keys on the
+arguments themselves (a long sentence makes a key as long) and unpickles a fresh copy on every hit.
 
 `shared(max_bytes=...)` memoizes a pure function in one `ByteCache`: least recently used entries are dropped
 as soon as the entries together hold more than `max_bytes` (measured by `nbytes`), a value larger than a
@@ -12,7 +12,7 @@ session receives the SAME object, so the numpy arrays in a cached value are made
 tried to change a shared result in place would fail loudly instead of changing another visitor's page.
 
 Every cache of the process together, the explorer's and the engine's, is bounded by TOTAL_BYTES: `budgets()`
-lists each one's bound (tests/app/test_layer_memory.py adds them up). What fills them in a class:
+lists each one's bound (tests/app/compute/test_layer_memory.py adds them up). What fills them in a class:
 compute.cached (a real layer's traced run at 10 tokens about 1 MB, the toy's a few KB), the engine's runs of
 the real models (a SmolLM2 sentence of 10 tokens 1.1 MB, of 64 tokens 9.6 MB: attention_core.pretrained),
 the layers' inputs, links, labels and the logit lens; the layers of a real model (model.bridge) count the

@@ -5,7 +5,7 @@ embeddings and the next token's logits (a SmolLM2 run of 64 tokens: 9.6 MB; of 1
 whole trace (q, k, v, scores, the feed-forward's hidden units) and the logits at every position are computed
 again when asked for, from the kept hidden states, by the same arithmetic on the same input (so the same
 numbers), and kept apart in PARTS: a long sentence's layers evict other layers, never the class's runs. The
-whole trace of a 64-token SmolLM2 run held 129 MiB, more than the results cache, so it was never kept.
+whole trace of a 64-token SmolLM2 run is larger than the results cache, so it is never kept.
 """
 
 from __future__ import annotations
@@ -354,7 +354,8 @@ class Model:
         key: str,
     ) -> ModelTrace:
         # transformer.run_transformer's arithmetic, keeping of each layer only its attention weights and its
-        # output: one layer's whole trace is alive at a time (a 64-token SmolLM2 run made 129 MiB of them).
+        # output: one layer's whole trace is alive at a time (all of them, for a 64-token SmolLM2 run, are
+        # over a hundred MiB).
         c, w = self.config, self.weights
         embeddings = embed_tokens(np.asarray(ids, dtype=np.int64), w.embeddings, c)
         causal = causal_mask(embeddings.output.shape[0]) if c.causal else None  # (n, n)

@@ -1,6 +1,6 @@
 """Cached compute: the pure pipeline behind caches shared by every session, bounded in bytes, keyed by digest.
 
-Budgets (explorer.cache; benchmarks/bench_limits.py measures an entry): one result of the largest example
+Budgets (explorer.cache; benchmarks/limits.py measures an entry): one result of the largest example
 holds about 6 MB, so RESULT_BYTES keeps the last 10 of those, or thousands of the default example's.
 """
 

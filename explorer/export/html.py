@@ -16,7 +16,7 @@ Everything is inside the file:
   so no text can close the block), drawn by a few lines of script with Plotly.react.
 
 Text a person typed (the sentence, tokens) is HTML-escaped; chart labels are escaped by explorer.views.figures.
-Size: plotly.js plus about 0.1 MB for the default example, and a few MB at 64 tokens (benchmarks/bench_export.py).
+Size: plotly.js plus about 0.1 MB for the default example, and a few MB at 64 tokens (benchmarks/export.py).
 """
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def _numbers_formulas(w: Walkthrough) -> dict[str, list[str]]:
         w.d_k,
     )
     vec = ", ".join(f"{x:.4f}" for x in num["token_sum"][:8]) + (r", \dots" if w.d_k > 8 else "")
-    token = [rf"\mathrm{{out}}_{{{i}}} = \sum_j a_{{{i}j}}\, v_j = [{vec}]"]
+    token = [rf"\operatorname{{out}}_{{{i}}} = \sum_j a_{{{i}j}}\, v_j = [{vec}]"]
     return {"scores": cell, "token": token}
 
 

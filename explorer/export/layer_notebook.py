@@ -123,8 +123,8 @@ def notebook(
         cells += [
             new_markdown_cell(
                 "## 2. The norm before attention\n\nThis model normalises each row of X before attention "
-                "(pre-norm) with RMSNorm and a learned gain.\n\n$$\\mathrm{RMSNorm}(x) = \\frac{x}"
-                "{\\sqrt{\\mathrm{mean}(x^2) + \\epsilon}} \\odot g$$"
+                "(pre-norm) with RMSNorm and a learned gain.\n\n$$\\operatorname{RMSNorm}(x) = \\frac{x}"
+                "{\\sqrt{\\operatorname{mean}(x^2) + \\epsilon}} \\odot g$$"
             ),
             new_code_cell(
                 f"{_RMS}\n\ng = {lit.array(norm_gain, 4)}  # (d_model,)\n"
@@ -168,7 +168,7 @@ def notebook(
         new_markdown_cell(
             "## 4. Scores, mask and softmax\n\nEvery query against every key, divided by √d_k; a key the mask "
             "hides gets −∞, so its weight is 0; softmax makes each row sum to 1.\n\n"
-            "$$A = \\mathrm{softmax}\\!\\left(\\frac{q k^\\top}{\\sqrt{d_k}} + M\\right),\\quad \\mathrm{out} = A v$$"
+            "$$A = \\operatorname{softmax}\\!\\left(\\frac{q k^\\top}{\\sqrt{d_k}} + M\\right),\\quad \\operatorname{out} = A v$$"
         ),
         new_code_cell(
             f"{_SOFTMAX}\n\n{_mask_code(mask_kind, window, mask)}\n"

@@ -28,7 +28,7 @@ F64 = NDArray[np.float64]
 # biases, SwiGLU's W_up) and X (the `emb` table) as the layer's input for the sentence, computed by the
 # model's earlier layers. What the explorer does not hold as matrices, it reads here from the model,
 # unedited: the norms' gains, RoPE's base. The explorer runs the layer with the engine's own
-# transformer_layer, so an unedited example shows exactly what the model computes (tests/app/test_bridge.py).
+# transformer_layer, so an unedited example shows exactly what the model computes (tests/app/pages/test_bridge_pages.py).
 #
 # SmolLM2 shares each key/value head among 3 query heads (GQA). The explorer gives every query head its own
 # copy of its W_K and W_V: the numbers are the same, and an edit to one head's copy changes that head only.

@@ -52,7 +52,7 @@ def _empty(name: str) -> Any:
 @dataclass(frozen=True, eq=False)
 class Example:
     """Everything that decides what every page shows: the settings, one field per row of the settings table
-    (explorer.model.settings_table: its order, type and default; tests/app/test_example_fields.py keeps the
+    (explorer.model.settings_table: its order, type and default; tests/app/model/test_example_fields.py keeps the
     two in step), then the matrices (MATRIX_NAMES).
 
     Matrix shapes (n = number of tokens): emb (n, d_model) hand-set embeddings, used when emb_source ==

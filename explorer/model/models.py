@@ -94,7 +94,7 @@ def layer_settings(key: str, layer: int) -> dict[str, object]:
     """The Example settings layer ``layer`` of model ``key`` fixes, from this table (nothing is loaded, so
     a link or a file naming a layer is read without its model): its sizes, X as the embeddings table, no
     added positions (RoPE, where the model has it, is applied by the layer itself), the paper's scale, the
-    model's mask and norm order. tests/app/test_pure_codecs.py checks the table against the loaded models."""
+    model's mask and norm order. tests/app/model/test_pure_codecs.py checks the table against the loaded models."""
     row = choice(key)
     d_model, d_k, d_ff, _ = row.layer
     return {

@@ -43,7 +43,7 @@ PRONOUNS = frozenset({"it", "its", "they", "them", "their", "he", "him", "his", 
 MAX_WORD_DIGITS = 2  # word= in a link: a position, at most 63
 # /ablation's occlusion of the similarity runs MiniLM once per token of the first sentence (n - 2 runs of
 # n - 1 tokens): shown for sentences of up to this many tokens ([CLS] and [SEP] included). At 32 tokens it is
-# about 0.5 s of CPU, at 64 about 2 s (benchmarks/bench_pairs.py).
+# about 0.5 s of CPU, at 64 about 2 s (benchmarks/pairs.py).
 MAX_OCCLUSION_TOKENS = 32
 LINK_PARAMS = ("pair", "word", "other")
 

@@ -14,7 +14,7 @@ from explorer.model import settings_table as table
 
 # Both sweeps run the model's later layers once per (layer, position) and per (layer, head): about
 # 30 x n x 15 layer runs of n tokens for the residual stream. Past this many tokens a sweep takes too long
-# to wait for on a shared server (benchmarks/bench_patching.py: at 14 tokens the residual sweep takes about 7 s
+# to wait for on a shared server (benchmarks/patching.py: at 14 tokens the residual sweep takes about 7 s
 # of CPU, against 1.8 s at 6 tokens).
 MAX_PATCH_TOKENS = 16
 # Occlusion runs the whole model once per token of the sentence (n runs of n - 1 tokens): /next-token shows it

@@ -5,7 +5,7 @@ A link or a file lists only the matrices (or cells) that differ from these (expl
 saved link opens depends on every number drawn here: this module is frozen. The app's defaults are scheme 1
 today (explorer.model.example.default_matrices); to give the app other defaults, change that function and leave
 this module as it is, so that links and files saved before still open the same example
-(tests/app/test_saved_links.py opens links and files saved at commit 0ee9514, with other defaults in place).
+(tests/app/sharing/test_saved_links.py opens links and files saved at commit 0ee9514, with other defaults in place).
 
 Every matrix is *shape-stable*: the value in a cell depends only on (seed, matrix name, head, row, column,
 draw), never on the matrix's size, so growing d_k from 4 to 5 adds one column and leaves the other values

@@ -3,7 +3,7 @@
 `Example` (its fields and defaults), `state.init` (widget keys), the link's reader and writer (parameter,
 kind, bounds), the link and JSON checks (kind, bounds, choices, how messages name it) and the page widgets
 (`ui.setting`: label, help, bounds, choices and their titles) all read a row here. Adding a setting is one
-row below, its typed field in `Example` (which reads its default here; tests/app/test_example_fields.py keeps
+row below, its typed field in `Example` (which reads its default here; tests/app/model/test_example_fields.py keeps
 the two in step) and one `ui.setting(name)` call on the page that shows it. Pure: no Streamlit, no numpy.
 
 The largest sizes and the value limit are here too: they are the bounds of the rows, and

@@ -2,7 +2,7 @@
 
 Both formats are versioned and exact (every matrix comes back bit for bit), and both list only what differs
 from the seeded matrices of scheme 1 (explorer.model.seeding), which is frozen: a link or file saved today opens
-the same example after any later change of the app's defaults (tests/app/test_saved_links.py).
+the same example after any later change of the app's defaults (tests/app/sharing/test_saved_links.py).
 
 Modules: `values` (limits, the link's vocabulary from the settings table, the value checks, the one reader
 of whole numbers), `params` (the settings as query parameters), `state_blob` (the edited matrices in one `s=`

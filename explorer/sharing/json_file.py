@@ -10,7 +10,7 @@ so they read back exactly. When even that is over (the largest toy example with 
 "1.…"} (explorer.sharing.state_blob: the cells that differ, float64 at most, compressed, in base64); a real
 layer with nothing edited has no "state" (and "state": "" reads as nothing edited). The import limit,
 MAX_JSON_BYTES, is derived from the largest state the app can reach (every cell of a SmolLM2 layer edited:
-about 43 MB), so every file the app writes opens again, exactly (tests/app/test_real_files.py).
+about 43 MB), so every file the app writes opens again, exactly (tests/app/sharing/test_real_files.py).
 A file that cannot be read is refused as a whole, with the reason: also a number of more than 30 digits,
 a key given twice ("version": 2, "version": 1), a broken character (a lone surrogate) in the sentence, or
 a file over MAX_LIST_JSON_BYTES whose matrices are lists. A sentence longer than the box allows is cut,

@@ -139,13 +139,14 @@ def params(
     ind_seed: int = models.INDUCTION_SEED,
     ind_len: int = models.INDUCTION_LENGTH,
 ) -> dict[str, str]:
-    """The link parameters of the real-model state (defaults left out; model, layer, head and off only for a
-    real model). follow_at is 0-based here, 1-based in the link."""
+    """The link parameters of the real-model state (defaults left out; model and off only for a real model).
+    The layer and head are written while the toy is picked too: /minimal-pairs runs MiniLM whatever is picked,
+    on the layer shown. follow_at is 0-based here, 1-based in the link."""
     out: dict[str, str] = {}
+    if layer or head:
+        out.update(layer=str(layer + 1), head=str(head + 1))
     if model in models.MODELS and models.MODELS[model].engine:
         out["model"] = model
-        if layer or head:
-            out.update(layer=str(layer + 1), head=str(head + 1))
         heads = format_heads(off)
         if heads:
             out["off"] = heads

@@ -4,8 +4,12 @@
 // - a focus ring on whatever has the keyboard's focus, in the theme's primary colour (light or dark);
 // - a skip link, the first stop of the Tab key, to the page's first chart;
 // - the page menu (explorer.ui.frame.navigation) as a navigation landmark, its current page marked;
-// - a formula wider than its column can be scrolled from the keyboard (it takes the focus), and a word in it
-//   is read as a word.
+// - a formula wider than its column can be scrolled from the keyboard (it takes the focus).
+//
+// It only sets attributes on the page's own nodes and adds nodes only outside Streamlit's root (the skip link):
+// React owns the page's markup, formulas included, and a node moved or replaced under it makes React's next
+// update of that part fail ("Failed to execute 'removeChild' on 'Node'"), a red error in place of a formula.
+// A word in a formula is read as a word because the formulas write it \operatorname{softmax} (one <mi>).
 
 const STYLE_ID = 'ae-a11y-style';
 const SKIP_ID = 'ae-skip';
@@ -107,27 +111,10 @@ function focusableFormulas() {
   });
 }
 
-// KaTeX writes each formula twice: as HTML for the eye (aria-hidden) and as MathML, which a screen reader
-// reads. It spells a word in upright type (\mathrm{softmax}) as one <mi> per letter, read "s o f t m a x":
-// such a run of letters becomes one <mi> again, read as the word.
-function mathWords() {
-  document.querySelectorAll('.katex-mathml mrow').forEach((row) => {
-    const kids = [...row.children];
-    const letter = (el) => el.tagName.toLowerCase() === 'mi' && el.getAttribute('mathvariant') === 'normal'
-      && /^[A-Za-z]$/.test(el.textContent);
-    if (kids.length < 2 || !kids.every(letter)) return;
-    const word = document.createElementNS(kids[0].namespaceURI, 'mi');
-    word.setAttribute('mathvariant', 'normal');
-    word.textContent = kids.map((el) => el.textContent).join('');
-    row.replaceChildren(word);
-  });
-}
-
 function fix() {
   ensureSkipLink(!!skipTarget());
   markNavigation();
   focusableFormulas();
-  mathWords();
 }
 
 // Streamlit redraws parts of the page on every run: the fixes are applied again once the page has been

@@ -7,8 +7,7 @@ Three races in Streamlit 1.67's data editor (glide-data-grid, read in streamlit/
    the move. When Enter arrives before the timers of the keys typed just before it have run (a fast typist,
    a paste then Enter, or any moment the page is busy: the browser serves key events before timers), a digit's
    timer finds the move, closes the editor without the value and marks it closed; Enter's own timer then does
-   nothing. The cell keeps its old number and nothing is sent (about 1 typed edit in 6 to 8 on a loaded
-   machine).
+   nothing. The cell keeps its old number and nothing is sent (often, on a loaded machine).
 2. The grid sends its edits 150 ms after the last one (a debounce, `setTimeout`), and the timer is cleared when
    the grid is unmounted: Enter, then a click on another page within 150 ms, and the edit is never sent.
 3. When the app's new numbers arrive, the grid drops the edits they now contain and sends that, again 150 ms
@@ -23,7 +22,7 @@ The guard holds Enter and Tab in a cell editor back for two timer turns (the ear
 move and do nothing) and hands the same key to the editor. After an edit it holds a click elsewhere, or a
 presenter's next/previous key, until the edit has been sent, its run has finished and the page has sent the
 app nothing for a second (the grid's follow-up message has gone: on a loaded machine its 150 ms timer runs
-late, so a fixed wait after the run was not enough), at most 12 s, then replays it.
+late, so no fixed wait after the run is enough), at most 12 s, then replays it.
 
 The script is ours and static (no user text reaches it). tests/e2e/test_editing.py makes 50 edits, some followed at once by navigation, and checks none is lost.
 """

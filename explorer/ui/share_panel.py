@@ -14,7 +14,7 @@ import streamlit as st
 from explorer import cache, sharing
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
-from explorer.sharing import model_link, picks
+from explorer.sharing import model_link, picks, view_params
 from explorer.sharing import url as links
 from explorer.ui import export_ui, state
 from explorer.ui.present import STEPS, step_index
@@ -63,7 +63,8 @@ def page_params() -> dict[str, str]:
     explorer.sharing.picks); the real-model pages' model, layer, head and switched-off heads, the logit lens's
     token and the induction run (explorer.sharing.model_link), /patching's pair and answers (corrupt=,
     answer=, wrong=), the second sentences and the word of the two-sentence experiments (pair=, word=,
-    other=). Each only when it is not the default."""
+    other=), and the pages' display controls (explorer.sharing.view_params: view=, log=, ind_head=, fit=...).
+    Each only when it is not the default."""
     out = picks.params(*state.picks())
     picked = model_link.params(
         state.model_key(), *state.picked_head(), state.off_heads(), **state.real_model_link()
@@ -71,6 +72,7 @@ def page_params() -> dict[str, str]:
     out.update({p: v for p, v in picked.items() if v is not None})
     out.update(patching.link_params(*state.patch_link_state()))
     out.update(pairs.link_params(*state.pair_link_state()))
+    out.update(view_params.params(state.view_values()))
     return out
 
 

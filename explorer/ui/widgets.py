@@ -213,7 +213,7 @@ def _one_label_column(
 ) -> list[float] | None:
     """A full row of charts of the same tokens: the token labels once, left of the first chart (its plot level
     with the others'), and the columns' widths that give every plot the same width; the labels repeated
-    made each plot a sliver at 1280 px (three charts of 265 px, each half labels). Changes `figs`."""
+    would make each plot a sliver at 1280 px (three charts a row, each half labels). Changes `figs`."""
     if len(figs) < 2 or len(figs) != per_row:
         return None
     label = figs[0].layout.margin.l or 0
@@ -343,6 +343,14 @@ def head_picker(n_heads: int) -> int:
         label_visibility="collapsed" if step() is not None else "visible",  # "head 1" says it
     )
     return state.head()
+
+
+def keep_among(key: str, options: Sequence[object], said: str) -> None:
+    """Before a picker of a position (a token, a head) whose value a link may carry: kept among `options`, and
+    a link that asked for one past them says so here, above the picker (`said`: how the page names them)."""
+    message = state.keep_among(key, options, said)
+    if message:
+        st.warning(literal(message), icon=":material/link:")
 
 
 def token_picker(label: str, labels: list[str], key: str) -> int:

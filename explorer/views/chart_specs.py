@@ -2,7 +2,7 @@
 title and its axes.
 
 The pages (app_pages/) and explorer.export.html_charts both read these, so a title cannot drift between
-the app and its export (tests/app/test_chart_specs.py compares the HTML's titles with the pages'). A title
+the app and its export (tests/app/views/test_chart_specs.py compares the HTML's titles with the pages'). A title
 is a format string; {head} is a head's name as the reader sees it ("head 2", or "layer 5, head 3" in a real
 model's export). Pure: no Streamlit.
 """

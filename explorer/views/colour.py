@@ -1,4 +1,4 @@
-"""Colour maths the app's palettes are checked with (tests/app/test_colour.py, benchmarks/colour_check.py):
+"""Colour maths the app's palettes are checked with (tests/app/views/test_colour.py, benchmarks/colour_check.py):
 sRGB to CIELAB, the CIEDE2000 colour difference, WCAG contrast, and the simulation of colour-vision
 deficiencies by Machado, Oliveira and Fernandes (2009). Pure numpy; the app itself does not call it."""
 

@@ -155,37 +155,39 @@ def token_term(i: int, j: int, weight: float, value: np.ndarray, part: np.ndarra
 def _norm_tex(d: Description) -> str:
     """The norm the layer applies: the toy's plain LN, a trained LN with gain and bias, or RMSNorm."""
     if d.norm == "rms_norm":
-        return r"\mathrm{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\mathrm{mean}(x^2) + \epsilon}}"
-    core = r"\frac{x - \mathrm{mean}(x)}{\sqrt{\mathrm{var}(x) + \epsilon}}"
-    return r"\mathrm{LN}(x) = " + (rf"\gamma \odot {core} + \beta" if d.norm_learned else core)
+        return (
+            r"\operatorname{RMSNorm}(x) = \gamma \odot \frac{x}{\sqrt{\operatorname{mean}(x^2) + \epsilon}}"
+        )
+    core = r"\frac{x - \operatorname{mean}(x)}{\sqrt{\operatorname{var}(x) + \epsilon}}"
+    return r"\operatorname{LN}(x) = " + (rf"\gamma \odot {core} + \beta" if d.norm_learned else core)
 
 
 def _ffn_tex(d: Description) -> str:
     """The feed-forward network the layer computes: ReLU (toy), GELU with biases, or SwiGLU."""
     b1, b2 = (" + b_1", " + b_2") if d.biases else ("", "")
     if d.activation == "swiglu":
-        return rf"\mathrm{{FFN}}(h) = \big(\mathrm{{silu}}(h W_1{b1}) \odot h W_{{up}}\big)\, W_2{b2}"
+        return rf"\operatorname{{FFN}}(h) = \big(\operatorname{{silu}}(h W_1{b1}) \odot h W_{{up}}\big)\, W_2{b2}"
     if d.activation == "gelu":
-        return rf"\mathrm{{FFN}}(h) = \mathrm{{GELU}}(h W_1{b1})\, W_2{b2}"
-    return rf"\mathrm{{FFN}}(h) = \max(0,\, h W_1{b1})\, W_2{b2}"
+        return rf"\operatorname{{FFN}}(h) = \operatorname{{GELU}}(h W_1{b1})\, W_2{b2}"
+    return rf"\operatorname{{FFN}}(h) = \max(0,\, h W_1{b1})\, W_2{b2}"
 
 
 def block(d: Description) -> str:
     """/encoder: the block in the order this layer computes it, its norm and its feed-forward."""
-    n = r"\mathrm{" + d.norm_name + "}"
+    n = r"\operatorname{" + d.norm_name + "}"
     order = (
-        rf"\text{{pre-norm: }} H = X + \mathrm{{MHA}}({n}(X)),\quad Y = H + \mathrm{{FFN}}({n}(H))"
+        rf"\text{{pre-norm: }} H = X + \operatorname{{MHA}}({n}(X)),\quad Y = H + \operatorname{{FFN}}({n}(H))"
         if d.norm_first
-        else rf"\text{{post-norm: }} H = {n}(X + \mathrm{{MHA}}(X)),\quad Y = {n}(H + \mathrm{{FFN}}(H))"
+        else rf"\text{{post-norm: }} H = {n}(X + \operatorname{{MHA}}(X)),\quad Y = {n}(H + \operatorname{{FFN}}(H))"
     )
-    # Two lines: on one, the formula ran past the page's edge at 1400 px.
+    # Two lines: on one, the formula runs past the page's edge at 1400 px.
     return rf"\begin{{gathered}}{order}\\{_ffn_tex(d)},\quad {_norm_tex(d)}\end{{gathered}}"
 
 
 def embeddings(d: Description) -> str:
     """/: what the first chart holds: the toy's embeddings, or the real layer's input."""
     if d.layer is None:
-        return r"E = \mathrm{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}"
+        return r"E = \operatorname{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}"
     before = "" if d.layer == 0 else rf"\text{{ after layers }} 1..{d.layer}"
     return rf"X = \text{{the residual stream}}{before} \in \mathbb{{R}}^{{n \times {d.d_model}}}"
 
@@ -195,12 +197,10 @@ def scores(d: Description) -> str:
     q, k = (r"\tilde Q", r"\tilde K") if d.rope else ("Q", "K")
     bias = " + B" if d.alibi else ""
     mask = r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}"
-    main = (
-        rf"A = \mathrm{{softmax}}\!\left(\frac{{{q} {k}^\top}}{{\sqrt{{d_k}}}}{bias} + M\right),\quad {mask}"
-    )
+    main = rf"A = \operatorname{{softmax}}\!\left(\frac{{{q} {k}^\top}}{{\sqrt{{d_k}}}}{bias} + M\right),\quad {mask}"
     if not (d.rope and d.rope_base):
         return main
-    # Two lines: on one, RoPE's rotation ran past the page's edge at 1280 px.
+    # Two lines: on one, RoPE's rotation runs past the page's edge at 1280 px.
     base = f"{d.rope_base:,.0f}".replace(",", "{,}")  # a thousands comma, with no space after it
     rope = rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})"
     return rf"\begin{{gathered}}{main}\\{rope}\end{{gathered}}"
@@ -208,7 +208,7 @@ def scores(d: Description) -> str:
 
 def projections(d: Description) -> str:
     """/projections: each head's Q, K, V from what attention reads (X, or its norm before attention)."""
-    x = rf"\mathrm{{{d.norm_name}}}(X)" if d.norm_first else "X"
+    x = rf"\operatorname{{{d.norm_name}}}(X)" if d.norm_first else "X"
     b = (lambda s: rf" + b_{s}") if d.biases else (lambda s: "")
     shared = r",\quad K_h = K_{g(h)},\ V_h = V_{g(h)}\ (\text{shared})" if d.shares_kv else ""
     # The sizes beside a short formula; under a long one (a norm, shared K and V), which a projector's
@@ -224,8 +224,8 @@ def heads(d: Description) -> str:
     """/heads: the heads' outputs side by side, through W_O (and b_O where the layer has one)."""
     b = " + b_O" if d.biases else ""
     return (
-        rf"\mathrm{{head}}_h = A_h V_h,\quad \mathrm{{MultiHead}}(X) = [\mathrm{{head}}_1, \dots, "
-        rf"\mathrm{{head}}_{{{d.n_heads}}}]\, W_O{b}\qquad ({{n}} \times {d.n_heads * d.d_k})"
+        rf"\operatorname{{head}}_h = A_h V_h,\quad \operatorname{{MultiHead}}(X) = [\operatorname{{head}}_1, \dots, "
+        rf"\operatorname{{head}}_{{{d.n_heads}}}]\, W_O{b}\qquad ({{n}} \times {d.n_heads * d.d_k})"
         rf"({d.n_heads * d.d_k} \times {d.d_model})"
     )
 
@@ -242,7 +242,7 @@ def positions(d: Description) -> str:
                 rf"\tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})\end{{gathered}}"
             )
         return (
-            r"\begin{gathered}X^{(0)} = \mathrm{LN}(E_{\text{token}} + P_{\text{learned}} + E_{\text{type}})"
+            r"\begin{gathered}X^{(0)} = \operatorname{LN}(E_{\text{token}} + P_{\text{learned}} + E_{\text{type}})"
             rf"\ \text{{before layer 1}}\\ {x}\end{{gathered}}"
         )
     return (
@@ -253,14 +253,14 @@ def positions(d: Description) -> str:
 
 def token_view(d: Description) -> str:
     """/token: one token's output, a weighted sum of the value vectors."""
-    return r"\mathrm{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i"
+    return r"\operatorname{out}_i = \sum_j a_{i,j}\, v_j = a_{i,0} v_0 + a_{i,1} v_1 + \dots + a_{i,n-1} v_{n-1} = (A V)_i"
 
 
 def why_scale() -> str:
     """/why-scale: the variance of q·k grows with d_k; divided by √d_k it is 1."""
     return (
-        r"\mathrm{Var}(q \cdot k) = \sum_{i=1}^{d_k} \mathrm{Var}(q_i k_i) = d_k \quad\Rightarrow\quad "
-        r"\mathrm{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1"
+        r"\operatorname{Var}(q \cdot k) = \sum_{i=1}^{d_k} \operatorname{Var}(q_i k_i) = d_k \quad\Rightarrow\quad "
+        r"\operatorname{Var}\!\left(\frac{q \cdot k}{\sqrt{d_k}}\right) = 1"
     )
 
 

@@ -60,8 +60,9 @@ def heatmap(
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
 
-    weights=True: a sequential scale, fitted to the finite values (style.fit_weights, the range written on
-    the colour bar) or fixed 0..1 (or `zrange`, one range for charts side by side). Otherwise a diverging
+    weights=True: a sequential scale on 0..1 (one rule for weights on every page), or, when the student asks
+    (style.fit_weights), fitted to the finite values with the range written on the colour bar (or `zrange`,
+    one range for charts side by side). Otherwise a diverging
     scale centred on 0 up to the largest |value|, or narrower when a few outliers would wash the other cells
     out (colour_range: those are circled and named in a subtitle), or `zrange` (e.g. one range shared by
     several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper half over
@@ -279,8 +280,8 @@ def mask_hatch(masked: NDArray[np.bool_], xref: str = "x", yref: str = "y") -> d
 
 def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:
     """Each row's sum, just right of the plot (x2 is 0..1 across it, y2 the rows): a text trace, drawn in one
-    pass (one annotation a row took Plotly half a 64-row chart's redraw). At x = 1, the range's end: Plotly
-    hides a point past its axis's range when the trace is not clipped (exported PNGs lost the sums at 1.01);
+    pass (Plotly lays out each annotation on its own, slowly for 64 rows). At x = 1, the range's end: Plotly
+    hides a point past its axis's range when the trace is not clipped (an exported PNG would lose the sums);
     an en space sets the text off the plot. ``row_sums_of`` reads it back."""
     return {
         "type": "scatter", "mode": "text", "x": np.ones(len(sums)), "y": np.arange(len(sums)),

@@ -4,7 +4,7 @@ The grid of every layer and head is ONE figure, not 72 or 270 charts, and one he
 panels (its heads side by side, a few empty columns apart) under a band of empty rows for the head labels,
 plus one text trace for the labels, on categorical axes whose category names say where a cell is ("layer 3 ·
 query 4 it", "head 6 · key 1 the"), so the hover names every cell without sending a label per cell. (One
-heatmap per layer on axes of their own took twice as long for Plotly to draw: benchmarks/bench_grid.py.)
+heatmap per layer on axes of their own took twice as long for Plotly to draw: benchmarks/grid.py.)
 Rows are queries, columns are keys, first token on top, on the fixed 0..1 scale of every attention heatmap.
 """
 

@@ -33,7 +33,7 @@ PRESENT_TICK_PX = 18
 
 # Colour-blind-safe pairs (sequential for weights, diverging for signed values): under a simulated
 # protanopia, deuteranopia and tritanopia each scale's steps stay apart and a diverging scale's two signs
-# stay apart (tests/app/test_colour.py).
+# stay apart (tests/app/views/test_colour.py).
 PALETTES: dict[str, tuple[str, str, str]] = {
     # name: (sequential, diverging, description)
     # (the description fits the sidebar's select box: the scales' names are in its help)
@@ -51,7 +51,9 @@ class Style:
     present: bool = False
     palette: str = "default"
     dark: bool = False
-    fit_weights: bool = True  # weights coloured over their own range (stated on the colour bar), not 0..1
+    fit_weights: bool = (
+        False  # True: weights coloured over their own range (stated on the colour bar), not 0..1
+    )
 
     @property
     def font(self) -> int:
@@ -112,8 +114,8 @@ def esc(label: object) -> str:
 
 
 # Figures are assembled as plain dicts and wrapped once, unvalidated: building them through Plotly's
-# validating objects (update_layout, make_subplots, a named template) cost 60-300 ms per figure, most of a
-# page's rerun. tests/app/test_figures.py checks that every builder's output is a valid Plotly figure.
+# validating objects (update_layout, make_subplots, a named template) costs tens to hundreds of ms per
+# figure, most of a page's rerun. tests/app/views/test_figures.py checks that every builder's output is a valid Plotly figure.
 _TEMPLATE_LAYOUT = (
     "annotationdefaults", "autotypenumbers", "coloraxis", "colorway", "font", "hoverlabel", "hovermode",
     "paper_bgcolor", "plot_bgcolor", "title", "xaxis", "yaxis",

@@ -1,4 +1,4 @@
-"""all-MiniLM-L6-v2 in numpy: the numbers of issue #16, measured with the reference implementation on the
+"""all-MiniLM-L6-v2 in numpy: reference numbers, computed with the reference implementation on the
 same weights (sentence-transformers, float32)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""SmolLM2-135M in numpy: the numbers of issue #16, measured with the reference implementation on the same
+"""SmolLM2-135M in numpy: reference numbers, computed with the reference implementation on the same
 GGUF weights (4-bit Q4_1 layers, 8-bit Q8_0 embedding, dequantized to float32)."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Every listed page of the page table in light and dark at 1280x800 (one tab, movi
 dark is the system's scheme, which the app follows without a reload), and every step of the step-through
 while presenting at 1920x1080 (one tab, following the "next" link). axe is the copy that
 axe-playwright-python bundles (nothing is fetched). Its rules do not look inside charts: what the charts say
-is also checked in tests/app/test_chart_text.py. benchmarks/axe_audit.py prints the counts of every impact.
+is also checked in tests/app/views/test_chart_text.py. benchmarks/axe_audit.py prints the counts of every impact.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ OUT = Path(__file__).resolve().parents[2] / "test-output"
 def need(name: str) -> pretrained.Model:
     try:
         return pretrained.load(name)
-    except pretrained.ModelNotInstalledError as exc:  # CI installs them (tests/app/test_model_pages.py fails)
+    except pretrained.ModelNotInstalledError as exc:  # CI installs them (tests/app/pages/test_model_pages.py)
         pytest.skip(str(exc))
 
 

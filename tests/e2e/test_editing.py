@@ -1,8 +1,7 @@
 """Nothing typed into a data editor is lost, in a real Chromium.
 
-Streamlit's grid lost an edit when Enter came before the timers of the keys typed just before it (about 1
-typed edit in 6 to 8 on a loaded machine), and when a click on another page came within its 150 ms send
-delay (4 times in 4). explorer/ui/grid_guard.py explains both; here 50 edits are typed as fast as the keyboard
+Streamlit's grid loses an edit when Enter comes before the timers of the keys typed just before it (often, on
+a loaded machine), and when a click on another page comes within its 150 ms send delay (every time). explorer/ui/grid_guard.py explains both; here 50 edits are typed as fast as the keyboard
 goes, Enter straight after the last digit, every fifth followed at once by a click on another page, and every
 one must reach the app: the Q chart, computed on the server from W_Q, equals the engine's Q with all 50.
 """
@@ -45,8 +44,8 @@ def test_fifty_fast_edits_some_followed_at_once_by_navigation_lose_none(app) -> 
             app.edit_cell(0, row, col, text, at_once=True)
             app.wait_chart_change("projections-w_q")
             # The chart is redrawn before the run ends; the grid re-renders when the run's last messages
-            # arrive and closes a cell editor opened in the meantime (its first keys went nowhere: "2.4042"
-            # became "42"). The next cell is opened once the run is over, as a typist's next click comes.
+            # arrive and closes a cell editor opened in the meantime (its first keys would go nowhere: "2.4042"
+            # would become "42"). The next cell is opened once the run is over, as a typist's next click comes.
             app.wait_run_over()
         shown = [
             [app.editor(0).locator(f"#glide-cell-{c + 1}-{r}").inner_text() for c in range(COLS)]
@@ -103,8 +102,8 @@ def paste_into(app, row: int, col: int, text: str) -> None:  # noqa: ANN001
 def test_a_pasted_cell_that_is_not_a_number_is_refused_with_a_message_naming_it(
     app, text: str, why: str
 ) -> None:  # noqa: ANN001
-    """The grid dropped these without a word (or read 1,5 as 15); now nothing is pasted
-    and a message names the cell and says why."""
+    """The grid alone drops these without a word (or reads 1,5 as 15): nothing is pasted and a message
+    names the cell and says why."""
     app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     app.open("projections", min_charts=3)
     before = app.z("projections-w_q")

@@ -31,7 +31,7 @@ CAPITAL = "The capital of France is"
 def need(key: str) -> pretrained.Model:
     try:
         return pretrained.load(ENGINE[key])
-    except pretrained.ModelNotInstalledError as exc:  # CI installs them (tests/app/test_model_pages.py fails)
+    except pretrained.ModelNotInstalledError as exc:  # CI installs them (tests/app/pages/test_model_pages.py)
         pytest.skip(str(exc))
 
 

@@ -60,7 +60,7 @@ def test_the_clicker_reveals_the_next_word_on_the_real_model(app) -> None:  # no
 
     try:
         m = pretrained.load("SmolLM2-135M")
-    except pretrained.ModelNotInstalledError as exc:  # CI installs it (tests/app/test_model_pages.py fails)
+    except pretrained.ModelNotInstalledError as exc:  # CI installs it (tests/app/pages/test_model_pages.py)
         pytest.skip(str(exc))
     app.page.set_viewport_size({"width": 1920, "height": 1080})
     app.open("next-token", min_charts=0, model="smollm2", sentence="The capital of France is", present="1",

@@ -2,7 +2,7 @@
 
 What tests/load/test_load.py checks and benchmarks/load_test.py prints (its docstring says what each session
 does and what is reported); the benchmarks' other server probes (flood, layer_memory, serve_replicas,
-warm_start, bench_models) reuse its sessions, its server start and its memory readings.
+warm_start, models.py) reuse its sessions, its server start and its memory readings.
 """
 
 from __future__ import annotations

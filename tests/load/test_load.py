@@ -2,7 +2,7 @@
 
 The short form runs in the default suite (30 sessions, 10 s, at least one sentence change and one matrix
 edit each); the full form (30 sessions for a minute, three times) is marked `load`, deselected by default, and
-run with `pytest -m load tests/load` or `python benchmarks/load_test.py --waves 3` (which prints the figures).
+run with `pytest -m load tests/load` or `python -m benchmarks load_test --waves 3` (which prints the figures).
 
 Passing means: every session connected to the end, zero errors (no exception, no error box, no traceback in
 the server log, no rerun slower than 2 minutes), each session saw only its own sentence (its marker in its
@@ -11,7 +11,7 @@ server's memory stayed bounded and did not keep growing once the sessions were g
 
 With a hostile visitor (the largest example, a 1.5 MB sentence with every rerun and a new
 seed each time, no pause) the class runs alternately without and with it: no error, and its p90 rerun with
-the hostile visitor within 2x of its p90 without (`python benchmarks/load_test.py --compare`).
+the hostile visitor within 2x of its p90 without (`python -m benchmarks load_test --compare`).
 """
 
 from __future__ import annotations

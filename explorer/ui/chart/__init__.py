@@ -232,8 +232,8 @@ def _write(name: str, data: bytes) -> None:
 
 
 # plotly.js's cartesian build, of the version the plotly package ships (npm plotly.js-cartesian-dist-min, MIT):
-# every trace type the app draws (heatmap, scatter, bar) in 1.5 MB instead of 4.8, so a browser that has
-# not yet compiled it evaluates it in about 340 ms instead of 750 (benchmarks/bench_first_open.py --eval).
+# every trace type the app draws (heatmap, scatter, bar) in a third of the full build's bytes, so a browser
+# that has not yet compiled it evaluates it in about half the time (python -m benchmarks first_open --eval).
 PLOTLY_JS = _HERE / "assets" / "vendor" / "plotly-cartesian.min.js"
 TRACE_TYPES = frozenset({"bar", "box", "contour", "heatmap", "histogram", "histogram2d", "histogram2dcontour",
                          "image", "pie", "scatter", "scatterternary", "violin"})  # what that build draws  # fmt: skip

@@ -1,7 +1,7 @@
 """The chart's assets served as a browser may keep them: compressed once, with a year-long immutable cache header.
 
 Streamlit serves a component's files with "Cache-Control: public", no validator, and compresses each response
-afresh: plotly.js (4.8 MB, 1.5 MB gzipped) cost every new tab its download and the server its compression. The
+afresh: plotly.js (megabytes) would cost every new tab its download and the server its compression. The
 assets' names carry their content's hash (explorer.ui.chart.asset_names), so server.py puts this ASGI middleware
 in front of Streamlit: a GET of one of them is answered from memory, gzipped once per process, with
 "Cache-Control: public, max-age=31536000, immutable" and an ETag; any other request goes on to Streamlit.
@@ -9,7 +9,7 @@ Streamlit's page itself (index.html, served for every page's path) gets links in
 these assets beside Streamlit's own bundle (head_tags). Streamlit sends its own bundle (static/js, static/css:
 about 4 MB for a first page) uncompressed, leaving compression to a proxy in front; server.py may run with
 none, so the bundle's files are gzipped once, at server start (prepare_static), and sent so: a new tab takes
-2.0 MB in all instead of 4.0 (benchmarks/bench_first_open.py).
+2.0 MB in all instead of 4.0 (benchmarks/first_open.py).
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ _static: dict[str, bytes] = {}  # "js/index.DormvYxC.js" -> its gzip; only ever 
 
 
 def prepare_static() -> None:
-    """Gzip every file of Streamlit's bundle once (320 files, 23 MB, 6.9 MB gzipped: 0.65 s at server start);
+    """Gzip every file of Streamlit's bundle once (a fraction of a second at server start);
     the page's own files first. A file not done yet goes on to Streamlit as before, so nobody waits for this."""
     from streamlit import file_util
 

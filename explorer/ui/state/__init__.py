@@ -144,9 +144,11 @@ from explorer.ui.state.models import (  # noqa: F401
     picked_head,
     ranking,
     real_model_link,
+    set_model,
     set_off_heads,
     set_picked,
     set_ranking,
+    switch_heads_off,
 )
 from explorer.ui.state.pairs import (  # noqa: F401
     apply_pair_link,
@@ -163,3 +165,4 @@ from explorer.ui.state.patching import (  # noqa: F401
     set_patch_pair,
     sweep_lock,
 )
+from explorer.ui.state.views import apply_view_link, keep_among, view_values  # noqa: F401

@@ -40,6 +40,7 @@ from explorer.ui.state.keys import (
     MODEL_DEFAULTS,
     SETTING_KEYS,
     UI_DEFAULTS,
+    VIEW_DEFAULTS,
 )
 
 
@@ -49,7 +50,7 @@ def init() -> None:
     for s in table.SETTINGS:
         ss.setdefault(s.key, s.default)
     _cut_sentence()
-    for key, value in {**UI_DEFAULTS, **MODEL_DEFAULTS}.items():
+    for key, value in {**UI_DEFAULTS, **MODEL_DEFAULTS, **VIEW_DEFAULTS}.items():
         ss.setdefault(key, value)
     ss.setdefault(_VERSIONS, {})
     ss.setdefault(_DRAWS, {})
@@ -273,7 +274,7 @@ def colors() -> str:
 
 
 def fit_weights() -> bool:
-    return bool(st.session_state.get(K_FIT, True))
+    return bool(st.session_state.get(K_FIT, False))
 
 
 def tables() -> bool:

@@ -7,6 +7,7 @@ from typing import Any
 
 from explorer.model import models
 from explorer.model import settings_table as table
+from explorer.sharing import view_params
 
 # Widget keys of the scalar settings (explorer.model.settings_table); each maps to an Example field.
 SETTING_KEYS: dict[str, str] = {s.name: s.key for s in table.SETTINGS}
@@ -18,7 +19,7 @@ K_QUERY = "ui.query"  # the query token index on /token and in the formula
 K_KEY = "ui.key"  # the key token index in the formula
 K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
-K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1
+K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1 (the default)
 K_TABLES = "ui.tables"  # every chart drawn as tables of its numbers (for a screen reader, or exact values)
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 K_ASK = "ui.ask"  # predict, then reveal: the query whose weights are hidden until revealed (-1: no question)
@@ -30,7 +31,7 @@ K_ASK_HEADS = "ui.ask_heads"  # /ablation: which head matters most
 MODEL_QUESTIONS = {"next": K_ASK_NEXT, "heads": K_ASK_HEADS}  # the link's ask= word -> its toggle's key
 _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was revealed for
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
-# cost most of their page's run at 64 tokens even when nobody looks at them.
+# would cost most of their page's run at 64 tokens even when nobody looks at them.
 K_FFN_EDITORS = "ui.open.ffn_editors"  # /encoder: the W1 and W2 editors
 K_TERMS = "ui.open.terms"  # /token: the sum term by term
 K_VIEWS = "ui.open.patching_views"  # /patching: one prediction, four views
@@ -57,7 +58,6 @@ UI_DEFAULTS: dict[str, Any] = {
     K_KEY: 0,
     K_PRESENT: False,
     K_COLORS: "default",
-    K_FIT: True,
     K_TABLES: False,
     K_PRESET: "",
     K_ASK: -1,
@@ -75,7 +75,7 @@ K_MODEL = "rm.model"  # "toy" | "minilm" | "smollm2" (explorer.model.models.MODE
 K_LAYER = "rm.layer"  # 0-based layer on /head and /rollout; link layer= (1-based)
 K_MODEL_HEAD = "rm.head"  # 0-based head on /head; link head= (1-based)
 K_OFF = "rm.off"  # the switched-off heads of the picked model, ((layer, head), ...) 0-based; link off=
-K_TEMPERATURE = "rm.temperature"  # /next-token
+K_TEMPERATURE = "rm.temperature"  # /next-token; link temp=
 K_OTHER = "rm.other"  # /ablation: the second sentence (MiniLM's cosine)
 K_FOLLOW = "rm.follow"  # /logit-lens: the followed token's id, -1: the model's own answer; link follow=
 K_FOLLOW_AT = "rm.follow_at"  # /logit-lens: the position followed, 0-based, -1: the last; link follow_at=
@@ -97,7 +97,6 @@ MODEL_DEFAULTS: dict[str, Any] = {
     K_LAYER: 0,
     K_MODEL_HEAD: 0,
     K_OFF: (),
-    K_TEMPERATURE: 1.0,
     K_OTHER: "A cat was sitting on the rug.",
     K_FOLLOW: -1,
     K_FOLLOW_AT: -1,
@@ -106,3 +105,9 @@ MODEL_DEFAULTS: dict[str, Any] = {
     K_PATCH_CORRUPT: "",
     K_PAIR_OTHER: "",
 }
+
+# The pages' display controls (explorer.sharing.view_params: heatmap or lines, a log scale, the head drawn, the
+# weights' colour range, the temperature...), each with its default and its link parameter, declared there.
+VIEW_DEFAULTS: dict[str, Any] = {v.key: v.default for v in view_params.VIEWS if v.default is not None}
+assert K_FIT in VIEW_DEFAULTS and K_TEMPERATURE in VIEW_DEFAULTS
+_VIEWS_ASKED = "ui.views_asked"  # widget key -> the position a link asked for, until its page bounds it

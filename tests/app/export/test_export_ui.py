@@ -1,0 +1,45 @@
+"""The export buttons of "Share and export": drawn on every page, and their files made only when asked."""
+
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from explorer.export import notebook
+from explorer.model.example import Example, conform
+from explorer.ui import export_ui
+from tests.app.fixtures import open_share
+
+
+def test_the_notebook_button_is_there_and_builds_nothing_on_a_rerun(kit, monkeypatch) -> None:  # noqa: ANN001
+    calls = []
+    real = notebook.to_bytes
+    monkeypatch.setattr(notebook, "to_bytes", lambda w: calls.append(w) or real(w))
+    at = kit.app()
+    at.run()
+    assert "share.notebook" not in {b.key for b in at.download_button}  # Share and export is closed
+    open_share(at)
+    buttons = {b.key: b for b in at.download_button}
+    assert "share.notebook" in buttons, sorted(buttons)
+    assert buttons["share.notebook"].proto.label == "Download as notebook (.ipynb)"
+    assert calls == []  # deferred: made when the browser asks for the file, not on each run
+
+
+@pytest.mark.parametrize("query, head", [(0, 0), (7, 1)])
+def test_the_file_is_the_notebook_of_the_example_on_screen(query: int, head: int) -> None:
+    ex = conform(Example(mask_kind="causal"))
+    data = export_ui.notebook_bytes(ex, query, head, "http://localhost:8501/scores?sentence=x")
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    nbformat.validate(nb)
+    text = json.dumps(nb.cells)
+    assert "http://localhost:8501/scores?sentence=x" in text
+    assert f"i, h = {query}, {head}" in text and "np.tri(n, dtype=bool)" in text
+
+
+def test_an_example_that_cannot_compute_gets_a_note_not_a_button(kit) -> None:  # noqa: ANN001
+    at = open_share(kit.app())
+    at.text_input(key="sentence").set_value("   ").run()
+    assert "share.notebook" not in {b.key for b in at.download_button}
+    assert any("need an example that computes" in c.value for c in at.caption)

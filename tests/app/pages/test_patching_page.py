@@ -1,0 +1,160 @@
+"""AppTest of /patching and of the occlusion strip on /next-token: the numbers drawn are the engine's, bad pairs
+get a message, a link carries the pair and the answers, a session runs one sweep at a time.
+
+SmolLM2 is skipped locally (failed in CI) when it is not installed. Sweeps are cached for the process, so the
+pair France / Italy is swept once for the whole module.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+from streamlit.testing.v1 import AppTest
+
+from attention_core import analysis, pretrained
+from explorer.compute import patching as pc
+from explorer.model import patching as pm
+from explorer.ui import state
+from tests.app.fixtures import PATCH_CLEAN, PATCH_CORRUPT, model_page, opened_from_link, pair_link
+from tests.app.fixtures import messages_text as texts
+
+ROOT = Path(__file__).resolve().parents[3]
+TIMEOUT = 300  # a sweep on a loaded 2-CPU machine
+CLEAN, CORRUPT = PATCH_CLEAN, PATCH_CORRUPT
+
+
+@pytest.fixture(scope="module")
+def smol() -> pretrained.Model:
+    from tests.core.models import need
+
+    return need("SmolLM2-135M")
+
+
+def page(name: str = "patching", sentence: str = CLEAN, **extra: object) -> AppTest:
+    return model_page(name, "smollm2", sentence, TIMEOUT, **extra)
+
+
+def ids(smol: pretrained.Model, *words: str) -> list[int]:
+    return [smol.tokenizer.encode(w)[0] for w in words]
+
+
+def test_the_sweeps_drawn_are_the_engines(smol, kit) -> None:  # noqa: ANN001 - the kit fixture
+    at = page(**{state.K_PATCH_CORRUPT: CORRUPT})
+    paris, rome = ids(smol, " Paris", " Rome")
+    assert (at.selectbox(key="patching.answer").value, at.selectbox(key="patching.wrong").value) == (
+        paris,
+        rome,
+    )
+    pair = analysis.patch_pair(smol, CLEAN, CORRUPT, paris, rome)
+    assert [m.value for m in at.metric] == [f"{pair.ld_clean:.3f}", f"{pair.ld_corrupt:.3f}"]
+    assert "patching.resid" not in kit.charts(at)  # nothing runs before the button
+    at.button(key="patching.run").click().run()
+    assert not at.exception, at.exception
+    charts = kit.charts(at)
+    resid, heads = kit.z(charts["patching.resid"]), kit.z(charts["patching.head"])
+    assert_allclose(resid, analysis.patch(smol, CLEAN, CORRUPT, paris, rome, "resid"), atol=1e-9)
+    assert_allclose(heads, analysis.patch(smol, CLEAN, CORRUPT, paris, rome, "head"), atol=1e-9)
+    hover = charts["patching.resid"]["data"][0]["customdata"]
+    assert (
+        hover[11][3]
+        == "the residual stream entering layer 12 at position 3: “␣France” (clean) in place of “␣Italy” (corrupt)"
+    )
+    assert charts["patching.head"]["data"][0]["customdata"][23][4].startswith(
+        "head 5 of layer 24: its output"
+    )
+    assert kit.labels(charts["patching.resid"], "xaxis")[3] == "␣France/␣Italy"
+    assert not [
+        b for b in at.button if b.key == "patching.run"
+    ]  # done: no button; a new session sees it at once
+    again = page(**{state.K_PATCH_CORRUPT: CORRUPT})
+    assert_allclose(kit.z(kit.charts(again)["patching.head"]), heads)
+
+
+def test_an_example_pair_sets_both_sentences_and_its_answers(smol) -> None:  # noqa: ANN001
+    at = page(sentence="The cat sat on the mat.")
+    assert "Type a corrupt sentence" in texts(at)
+    at.button(key="patching.pair.Mary → John").click().run()
+    assert at.session_state[state.K_SENTENCE] == pm.PAIRS[2].clean
+    assert at.text_input(key=state.K_PATCH_CORRUPT).value == pm.PAIRS[2].corrupt
+    assert (at.selectbox(key="patching.answer").value, at.selectbox(key="patching.wrong").value) == tuple(
+        ids(smol, " Mary", " John")
+    )
+
+
+def test_texts_of_different_lengths_and_long_texts_get_a_message(smol) -> None:  # noqa: ANN001
+    at = page(**{state.K_PATCH_CORRUPT: "The capital city of Italy is"})
+    said = texts(at)
+    assert "5 tokens ('The' | ' capital' | ' of' | ' France' | ' is')" in said
+    assert "6 ('The' | ' capital' | ' city' | ' of' | ' Italy' | ' is')" in said
+    assert not [b for b in at.button if b.key == "patching.run"]
+    long = " ".join(["word"] * 20)
+    at = page(sentence=long, **{state.K_PATCH_CORRUPT: long})
+    assert f"up to {pm.MAX_PATCH_TOKENS} tokens" in texts(at)
+
+
+def test_a_session_runs_one_sweep_at_a_time(smol, kit) -> None:  # noqa: ANN001
+    corrupt = "The capital of Spain is"
+    lock = threading.Lock()
+    lock.acquire()  # a sweep of this session is still running
+    at = page(**{state.K_PATCH_CORRUPT: corrupt, state._PATCH_LOCK: lock})
+    answer, wrong = at.selectbox(key="patching.answer").value, at.selectbox(key="patching.wrong").value
+    at.button(key="patching.run").click().run()
+    assert "already running in this session" in texts(at)
+    assert pc.sweep("smollm2", CLEAN, corrupt, answer, wrong, "resid") is None
+    assert "patching.resid" not in kit.charts(at)
+
+
+def test_a_link_carries_the_pair_and_the_answers(smol) -> None:  # noqa: ANN001
+    paris, london = ids(smol, " Paris", " London")
+    link = pair_link(paris, london)
+    at = opened_from_link(link, "app_pages/patching.py", TIMEOUT)
+    assert not at.exception, at.exception
+    assert at.text_input(key=state.K_PATCH_CORRUPT).value == CORRUPT
+    assert at.selectbox(key="patching.wrong").value == london  # not the corrupt sentence's top token: kept
+    assert {k: at.query_params[k] for k in ("corrupt", "answer", "wrong")} == {
+        "corrupt": CORRUPT, "answer": str(paris), "wrong": str(london)
+    }  # fmt: skip
+    pair = analysis.patch_pair(smol, CLEAN, CORRUPT, paris, london)
+    assert at.metric[1].value == f"{pair.ld_corrupt:.3f}"
+    at = page(**{state.K_PATCH_CORRUPT: CORRUPT, state._PATCH_IDS: {"answer": (CLEAN, 999999)}})
+    assert "answer= is not a token id of this model (0 to 49151)" in texts(at)
+    assert at.selectbox(key="patching.answer").value == paris
+
+
+def test_link_token_ids_are_ascii_digits_bounded() -> None:
+    got = pm.read_link({"corrupt": "x" * 900, "answer": "٣٤", "wrong": "1234567"})
+    assert got.corrupt == "x" * 500 and got.answer is None and got.wrong is None
+    assert len(got.messages) == 2 and all("token id" in m for m in got.messages)
+    assert pm.read_link({"answer": " 7042 "}).answer == 7042
+    assert pm.link_params("b", 1, None) == {"corrupt": "b", "answer": "1"}
+
+
+def test_next_token_colours_each_token_by_occlusion(smol, kit) -> None:  # noqa: ANN001
+    text = "The Eiffel Tower is a famous landmark in the city of"
+    at = page("next-token", sentence=text)
+    strip = kit.charts(at)["next.occlusion"]
+    paris = ids(smol, " Paris")[0]
+    assert_allclose(kit.z(strip)[0], analysis.occlusion(smol, text, paris), atol=1e-12)
+    assert [t.split("<br>")[0] for t in strip["data"][0]["text"][0]] == ["The", "␣E", "iffel", "␣Tower", "␣is", "␣a", "␣famous",
+                                                 "␣landmark", "␣in", "␣the", "␣city", "␣of"]  # fmt: skip
+    assert np.argmin(kit.z(strip)[0]) in (2, 11)  # "iffel" or "of": without them Paris is not next
+
+
+def test_four_views_draw_the_engines_numbers_each_divided_by_its_largest(smol, kit) -> None:  # noqa: ANN001
+    at = page(**{state.K_PATCH_CORRUPT: CORRUPT, state.K_VIEWS: True})
+    charts = kit.charts(at)
+    run, paris = smol.run(CLEAN), ids(smol, " Paris")[0]
+    rows = [
+        run.attentions[-1, :, -1, :].astype(np.float64).mean(axis=0),
+        analysis.attention_rollout(run.attentions)[-1, -1],
+        -analysis.occlusion(smol, CLEAN, paris),
+    ]
+    want = np.stack([r / np.abs(r).max() for r in rows])
+    assert_allclose(kit.z(charts["patching.views.tokens"]), want, atol=1e-6)
+    effects = analysis.ablation_effects(smol, CLEAN)
+    assert_allclose(kit.z(charts["patching.views.ablation"]), effects / effects.max(), atol=1e-9)
+    assert "Why they disagree" in at.markdown[-1].value

@@ -1,0 +1,71 @@
+"""Predict, then reveal on the real-model pages: ask=next hides /next-token's next words until
+Reveal, ask=heads hides /ablation's "which heads matter" ranking; the link and the address bar carry them; a
+new sentence asks again; bad values get a message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from attention_core import analysis
+from explorer.compute import model_compute
+from explorer.model import example as exm
+from explorer.sharing import url as links
+from explorer.ui import state
+from tests.app.fixtures import CAPITAL, chart_ids, need, open_at, page
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_ask_next_hides_the_next_words_until_reveal_and_a_new_sentence_asks_again() -> None:
+    need("smollm2")
+    at = open_at("next-token", model="smollm2", sentence=CAPITAL, ask="next", present="1")
+    assert "next.bars" not in chart_ids(at)
+    assert not [b for b in at.button if b.key and b.key.startswith("next.add.")]  # the buttons show it too
+    assert [s.value for s in at.subheader if s.value.startswith("Predict")] == [
+        "Predict: which word comes next after “The capital of France is”?"
+    ]
+    assert at.query_params["ask"] == "next"  # the address bar keeps the question
+    at.button(key="reveal").click().run()
+    assert "next.bars" in chart_ids(at)
+    _, strings, probs = model_compute.next_tokens("smollm2", CAPITAL, 1.0)
+    assert strings[0] == " Paris"
+    assert at.success[0].value == f"Answer: “␣Paris”, with probability {probs[0]:.2f} (T = 1)."
+    next(b for b in at.button if b.key == "next.add.0").click().run()  # add " Paris": a new sentence
+    assert "next.bars" not in chart_ids(at)  # asked again, for the longer sentence
+    assert at.session_state[state.K_SENTENCE] == CAPITAL + " Paris"
+
+
+def test_ask_heads_hides_the_ranking_until_reveal() -> None:
+    need("minilm")
+    text = "The cat sat."
+    at = page(
+        "ablation", "minilm", text, **{state.K_ASK_HEADS: True}
+    )  # the page alone: AppTest clicks it there
+    at.button(key="ablation.rank").click().run()
+    assert not at.exception, at.exception
+    assert "ablation.ranking" not in chart_ids(at)
+    assert [s.value for s in at.subheader if s.value.startswith("Predict")] == [
+        "Predict: which head, switched off alone, changes the output most?"
+    ]
+    at.button(key="reveal").click().run()
+    assert "ablation.ranking" in chart_ids(at)
+    done = at.session_state[state._RANKINGS][
+        ("minilm", text)
+    ]  # the ranking the page ran, kept for the session
+    layer, head, effect = analysis.ranked(np.asarray(done.head_effects))[0]
+    assert at.success[0].value == (
+        f"Answer: layer {layer + 1}, head {head + 1}: removing it alone changes the output most "
+        f"(effect {effect:.4f})."
+    )
+
+
+def test_the_share_link_carries_the_questions_and_bad_values_get_a_message() -> None:
+    ex = exm.conform(state.Example())
+    assert links.make_url("http://h/next-token", ex, ask="next").endswith("&ask=next")
+    got = links.read({"ask": "7,next,heads"}, ex)
+    assert got.ask == 7 and got.ask_model == ("next", "heads") and got.messages == []
+    bad = links.read({"ask": "nxt"}, ex)
+    assert bad.ask is None and bad.ask_model is None
+    assert "(ask=) takes a token's number, 0 to 63, and next or heads" in bad.messages[0][1]

@@ -1,0 +1,142 @@
+"""explorer.ui.boot: what the imports made is kept out of the collector's sight, and freed memory is given back,
+once per process."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+
+SCRIPT = textwrap.dedent(
+    """
+    import gc, json, sys
+    import plotly.graph_objects, streamlit, pandas
+    from explorer.ui import boot
+    out = {"tracked_before": len(gc.get_objects()), "notebook_before": "explorer.export.notebook" in sys.modules}
+    boot.freeze_imports()
+    out["notebook_after"] = "explorer.export.notebook" in sys.modules  # every module, imported first
+    out["pretrained_after"] = "attention_core.pretrained" in sys.modules
+    out["frozen"] = gc.get_freeze_count()
+    out["tracked_after"] = len(gc.get_objects())
+    made_later = [[i] for i in range(1000)]  # what a visitor's run makes
+    import http.cookies  # and a module imported later
+    boot.freeze_imports()
+    out["frozen_again"] = gc.get_freeze_count()
+    print(json.dumps(out))
+    """
+)
+
+
+def test_every_module_is_imported_then_frozen_once_and_nothing_made_later_is_frozen() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True, text=True, check=True, timeout=120
+    )
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert not out["notebook_before"] and out["notebook_after"] and out["pretrained_after"], out
+    # Streamlit, Plotly and pandas make well over 50,000 objects; after the freeze the collector tracks
+    # almost none (what Streamlit's gc.collect(2) after every run walks).
+    assert out["tracked_before"] > 50_000, out
+    assert out["frozen"] > out["tracked_before"], out
+    assert out["tracked_after"] < 0.05 * out["frozen"], out
+    assert out["frozen_again"] == out["frozen"], out  # once per process: a visitor's objects stay collectable
+
+
+def test_bound_memory_starts_one_trimming_thread_per_process() -> None:
+    import threading
+
+    from explorer.ui import boot
+
+    boot.bound_memory()
+    boot.bound_memory()
+    names = [t.name for t in threading.enumerate()]
+    assert names.count("malloc-trim") == 1  # glibc (this machine and CI): the thread runs, once
+
+
+NODELAY = textwrap.dedent(
+    """
+    import asyncio, json, socket
+    from explorer.ui import boot
+
+    def accepted_nodelay():
+        # a connection an asyncio server accepts on a socket bound as Streamlit binds its own (protocol 0)
+        listener = socket.socket(socket.AF_INET)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        got = []
+
+        async def main():
+            def accepted(reader, writer):
+                got.append(writer.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                writer.close()
+
+            server = await asyncio.start_server(accepted, sock=listener)
+            async with server:
+                _, writer = await asyncio.open_connection(*listener.getsockname())
+                while not got:
+                    await asyncio.sleep(0.01)
+                writer.close()
+
+        asyncio.run(main())
+        return got[0]
+
+    before = accepted_nodelay()
+    boot.send_writes_at_once()
+    print(json.dumps({"before": before, "after": accepted_nodelay()}))
+    """
+)
+
+
+def test_connections_accepted_on_a_socket_bound_as_streamlits_send_at_once() -> None:
+    """asyncio leaves Nagle's algorithm on for them (the 40 ms wait on a kept-alive connection); after
+    send_writes_at_once TCP_NODELAY is set on each."""
+    out = subprocess.run(
+        [sys.executable, "-c", NODELAY], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    assert got["before"] == 0 and got["after"] != 0
+
+
+REFREEZE = textwrap.dedent(
+    """
+    import gc, json, threading
+    from explorer.ui import boot
+
+    class Node:
+        pass
+
+    def cycle():
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a reference cycle, as a session's state or a run's figures hold
+        return a
+
+    held = [cycle() for _ in range(1000)]  # a session's objects, alive
+    boot.refreeze()
+    frozen = gc.get_freeze_count()
+    walked = len(gc.get_objects())  # what a full collection walks now
+    held.clear()  # the session is dropped: its frozen cycles are garbage
+    gc.collect()
+    kept = gc.get_freeze_count()  # a collection does not free frozen garbage...
+    boot.refreeze()  # ...the next refreeze does
+    boot.keep_collections_short()
+    boot.keep_collections_short()  # once per process: one thread
+    print(json.dumps({"frozen": frozen, "walked": walked, "kept": kept, "after": gc.get_freeze_count(),
+                      "threads": sum(t.name == "refreeze" for t in threading.enumerate())}))
+    """
+)
+
+
+def test_refreeze_keeps_live_objects_out_of_each_runs_collection_and_frees_them_once_dead() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", REFREEZE], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    got = json.loads(out.stdout)
+    assert got["walked"] < 1000 <= got["frozen"]  # the 2,000 live objects are frozen, not walked
+    assert got["kept"] == got["frozen"]
+    assert got["after"] <= got["frozen"] - 2000  # the dead cycles are gone
+    assert got["threads"] == 1
+    app = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert "boot.keep_collections_short()" in app and "boot.note_run()" in app
