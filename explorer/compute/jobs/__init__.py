@@ -48,8 +48,9 @@ BACKEND_ENV = "ATTENTION_EXPLORER_JOBS"
 WORKERS_ENV = "ATTENTION_EXPLORER_WORKERS"
 POLL_S = 0.25  # seconds between two updates of a waiting page
 PER_VISITOR = 3  # jobs one visitor may have queued or running at once; past it, Busy
-RESULT_BYTES = 4 * cache.MB  # finished jobs' results for every session (sweeps, rankings: KBs; larger ones live in
-# the callers' own caches, explorer.compute.*)
+# Finished jobs' results for every session: sweeps and rankings (KBs); larger ones live in their callers' own
+# caches (explorer.compute.*).
+RESULT_BYTES = 4 * cache.MB
 RESULTS = cache.ByteCache("explorer.compute.jobs.results", RESULT_BYTES)
 MODULES = ("explorer.",)  # a job's function lives in one of these packages (workers import it by name)
 
