@@ -14,7 +14,7 @@ from pathlib import Path
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.app.test_model_pages import need
+from tests.app.fixtures import need
 from tests.load.harness import WORDS, Report, Session, start_server, stop_server
 from tests.load.test_load import free_port
 

@@ -11,7 +11,7 @@ import pytest
 from explorer.compute import interp, jobs, model_compute, pairs
 from explorer.compute import patching as pc
 from explorer.model import models
-from tests.app.test_model_pages import need
+from tests.app.fixtures import need
 
 TEXT = "The keys were on the table"
 
