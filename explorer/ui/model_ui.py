@@ -8,6 +8,7 @@ for whoever runs the server), and runs the sentence.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import jobs, model_compute
+from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import state
@@ -203,7 +204,7 @@ def _loaded(key: str, row: models.ModelChoice) -> bool:
     if models.prepare(key).phase == "ready":
         return True
     if models.installed(key):
-        with st.spinner(f"Loading {row.title} (once per server, a few seconds)…"):
+        with st.spinner(f"Loading {row.title} (once per server)…", show_time=True):
             try:
                 models.model(key)
             except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
@@ -306,10 +307,16 @@ def ranking(key: str, text: str) -> Any:
     """The "which heads matter" ranking of this sentence: a button runs it with a progress bar; the finished
     ranking is kept for the session. Returns the last RankingStep, or None before it has run."""
     done = state.ranking(key, text)
+    L, H = models.shape(key)
+    runs = L + 3 * H if models.choice(key).decoder else L * H  # analysis.rank_heads' runs (top_layers=3)
+    units = runs * (len(text.split()) + 2)  # about a token a word, and the model's own tokens around them
+    cost = timing.words("ranking", units)
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
-    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
+    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:",
+                                    help=f"{runs} runs of the model, each with heads switched off: {cost}."):  # fmt: skip
         title = models.choice(key).title
-        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again…")
+        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again ({cost})…")
+        began = time.monotonic()
 
         def show(now: jobs.Status) -> None:
             if now.state == "queued":
@@ -325,6 +332,7 @@ def ranking(key: str, text: str) -> Any:
         except (jobs.Busy, jobs.Failed) as exc:
             slot.warning(str(exc), icon=":material/hourglass_top:")
             return None
+        timing.record("ranking", time.monotonic() - began, units)  # what the next ranking's wait is said from
         slot.empty()
         state.set_ranking(key, text, done)
     return done

@@ -3,13 +3,14 @@ progress bar; and the occlusion strip of /next-token. The compute is explorer.co
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import jobs
+from explorer.compute import jobs, timing
 from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
 from explorer.model import models
@@ -127,12 +128,16 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     args = (key, pair.clean, pair.corrupt, pair.answer, pair.wrong)
     got = {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
     todo = [SITE_NAMES[s] for s, v in got.items() if v is None]
+    # A patched run for each layer and each position (residual stream) or head (heads).
+    L, H = models.shape(key)
+    runs = sum(L * (pair.n_tokens if s == "resid" else H) for s, v in got.items() if v is None)
     slot = st.empty()  # the button, gone once the sweeps are done
     if not todo or not slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
                                    icon=":material/play_arrow:", type="primary"):  # fmt: skip
-        if len(todo) == len(got):
-            st.caption("Both sweeps together are 30 × (tokens + 9) runs of the model from the patched layer on (a "
-                       "few seconds); a pair someone has run already shows at once.")  # fmt: skip
+        if todo:
+            st.caption(f"{' and '.join(todo).capitalize()}: {runs:,} runs of the model from the patched layer "
+                       f"on, {timing.words('patching', runs)}; a pair someone has run already shows at "
+                       "once.")  # fmt: skip
         return got
     lock = state.sweep_lock()
     if not lock.acquire(blocking=False):
@@ -140,7 +145,10 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
                 icon=":material/hourglass_top:")  # fmt: skip
         return got
     try:
-        bar = st.progress(0.0, text="Getting the two sentences' runs ready…")
+        bar = st.progress(
+            0.0, text=f"Getting the two sentences' runs ready ({timing.words('patching', runs)})…"
+        )
+        began = time.monotonic()
 
         def show(now: jobs.Status) -> None:
             if now.state == "queued":
@@ -158,6 +166,7 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
             bar.empty()
             st.warning(str(exc), icon=":material/hourglass_top:")
             return got
+        timing.record("patching", time.monotonic() - began, runs)  # what the next pair's wait is said from
         bar.empty()
         slot.empty()
     finally:
