@@ -34,3 +34,10 @@ def count_runs(path: str, token: str) -> int:
     time.sleep(0.3)
     with open(path) as f:
         return len(f.read().splitlines())
+
+
+def steps_from(path: str, n: int, seconds: float, token: str, progress: Progress) -> str:
+    """Writes its process id to `path` (a test kills it), then `steps`."""
+    with open(path, "w") as f:
+        f.write(str(os.getpid()))
+    return steps(n, seconds, token, progress)
