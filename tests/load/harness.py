@@ -240,6 +240,10 @@ class Session:
                     self.fail(f"sentence box shows {el.text_input.value[:60]!r}, not {self.sentence[:60]!r}")
             elif etype == "number_input":
                 self.widgets[el.number_input.id.split("-", 2)[-1]] = el.number_input.id
+            elif etype in ("slider", "button", "selectbox", "checkbox", "radio"):  # by key, for benchmarks
+                wid = getattr(el, etype).id
+                if wid.count("-") >= 2:
+                    self.widgets[wid.split("-", 2)[-1]] = wid
             elif etype == "bidi_component" and el.bidi_component.component_name == CHART:
                 seen += chart_labels(json.loads(el.bidi_component.bytes)["f"])  # explorer.ui.chart's payload
                 self.report.charts_checked += check
