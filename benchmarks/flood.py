@@ -133,7 +133,7 @@ async def heavy_visitor(url: str, report: load_test.Report, stop: asyncio.Event,
                 clean = words(8)
                 corrupt = clean.rsplit(" ", 1)[0] + " " + random.choice(WORDS)
                 await v.rerun(widgets=[v.widget("sentence", string_value=clean),
-                                       v.widget("rm.patch_corrupt", string_value=corrupt)], check=False)  # fmt: skip
+                                       v.widget("rm.patch.corrupt", string_value=corrupt)], check=False)  # fmt: skip
                 if "patching.run" in v.widgets:
                     await press(v, "patching.run")
             elif kind == "lens":
