@@ -236,8 +236,6 @@ def budgets() -> dict[str, int]:
 
     for module in pkgutil.walk_packages(explorer.__path__, "explorer."):
         importlib.import_module(module.name)
-    from explorer.compute import jobs
-
-    found = {c.name: c.max_bytes for c in caches()} | {jobs.RESULTS.name: jobs.RESULTS.max_bytes}
+    found = {c.name: c.max_bytes for c in caches()}
     return found | {"attention_core.pretrained runs": pretrained.CACHE_BYTES,
                     "attention_core.pretrained parts": pretrained.PARTS_BYTES}  # fmt: skip
