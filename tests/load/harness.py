@@ -106,13 +106,14 @@ def start_server(
     ttl: int,
     log: Path,
     root: Path = ROOT,
-    entry: str = "app.py",
+    entry: str = "server.py",
     extra: tuple[str, ...] = (),
     env: dict[str, str] | None = None,
 ) -> subprocess.Popen:
-    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check.
-    extra: more command-line options; env: the server's environment (default: this one, with heavy work in
-    the server's own worker pool, as served, not inline as the page tests run it)."""
+    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check:
+    server.py by default, a server tuned for a class as deployed (explorer.ui.warm.lifespan). extra: more
+    command-line options; env: the server's environment (default: this one, with heavy work in the server's
+    own worker pool, as served, not inline as the page tests run it)."""
     if env is None:
         env = {k: v for k, v in os.environ.items() if k != "ATTENTION_EXPLORER_JOBS"}
     cmd = [
