@@ -13,9 +13,9 @@ from __future__ import annotations
 import streamlit as st
 from starlette.middleware import Middleware
 
-from explorer.ui import boot, patches, warm
+from explorer.ui import patches, warm
 from explorer.ui.chart.serve import CachedAssets
 
 patches.send_writes_at_once()  # before the first connection is accepted
-boot.one_run_per_session()  # before the first rerun: a visitor's new rerun waits for their running one
+patches.one_run_per_session()  # before the first rerun: a visitor's new rerun waits for their running one
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets)])

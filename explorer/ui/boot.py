@@ -6,7 +6,6 @@ What the app changes inside Streamlit lives in explorer.ui.patches.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import ctypes.util
 import functools
@@ -16,7 +15,6 @@ import pkgutil
 import sys
 import threading
 import time
-from collections.abc import Iterator
 
 from explorer.ui import patches
 
@@ -146,52 +144,3 @@ def at_server_start() -> None:
     from explorer.ui.chart import serve
 
     serve.prepare()
-
-
-@functools.cache  # once per process, before the first rerun is requested where it can (server.py)
-def one_run_per_session() -> None:
-    """A visitor's new rerun waits for their running script to stop, whatever .streamlit/config.toml or the
-    command line says: Streamlit's runner.fastReruns (on by default) starts a new script thread for each
-    rerun while the old one still computes, and applies the new run's widget states to the session's state
-    under it: one visitor sending reruns every 50 ms ran 10 to 19 script threads at once, and runs failed on
-    state changed under them. With it off, the running script is asked to rerun and does so at its next
-    element (`session_turn` guards the frame's run as well)."""
-    from streamlit import config
-
-    config.set_option("runner.fastReruns", False, where_defined="explorer.ui.boot")
-
-
-_TURNS: dict[str, list] = {}  # session id -> [its lock, runs holding or waiting for it] (while any does)
-_TURNS_GUARD = threading.Lock()
-
-
-@contextlib.contextmanager
-def session_turn() -> Iterator[None]:
-    """The frame's run, one at a time per session: a run that starts while another of the same session still
-    runs (a second script thread) waits until that one has stopped; a run asked to stop while it waits stops.
-    The table holds only sessions with a run under way."""
-    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if ctx is None:
-        yield
-        return
-    with _TURNS_GUARD:
-        turn = _TURNS.setdefault(ctx.session_id, [threading.Lock(), 0])
-        turn[1] += 1
-    try:
-        while not turn[0].acquire(timeout=0.02):
-            requests = ctx.script_requests
-            if requests is not None and getattr(requests, "_state", None) == ScriptRequestType.STOP:
-                raise StopException()  # a newer rerun replaced this one while it waited
-        try:
-            yield
-        finally:
-            turn[0].release()
-    finally:
-        with _TURNS_GUARD:
-            turn[1] -= 1
-            if turn[1] == 0:
-                _TURNS.pop(ctx.session_id, None)
