@@ -59,8 +59,7 @@ if got is not None:
                 interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
             else:
                 width = (WIDE_PX if presenting else fg.FULL_PX) // (2 if compare else 1)
-                fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
-                                 width_px=width, height_px=WEIGHTS_PX if presenting else None)  # fmt: skip
+                fig = fg.heatmap(w, lab, lab, style=sty, title=title, cells=fg.Cells(weights=True, row_sums=True, masked=blocked), axes=fg.Axes(width_px=width, height_px=WEIGHTS_PX if presenting else None))  # fmt: skip
                 ui.chart(fig, "head.w")
         if toy is not None:
             with toy:
@@ -96,8 +95,6 @@ if got is not None:
     if ui.shows("head-qkv"):
         dims = [str(d) for d in range(cfg.d_k)]
         ui.charts_in_row([  # their plots level, whether or not a chart has a note on values beyond its range
-            (fg.heatmap(np.asarray(arr[head], dtype=np.float64), lab, dims, style=sty,
-                        title=f"{name} of head {head + 1}", x_title="dimension", y_title="token", width_px=ui.THIRD,
-                        height_px=QKV_PX if presenting else None), f"head.{name.lower()}")
+            (fg.heatmap(np.asarray(arr[head], dtype=np.float64), lab, dims, style=sty, title=f"{name} of head {head + 1}", axes=fg.Axes(x_title="dimension", y_title="token", width_px=ui.THIRD, height_px=QKV_PX if presenting else None)), f"head.{name.lower()}")
             for name, arr in (("Q", att.q), ("K", att.k), ("V", att.v))
         ])  # fmt: skip

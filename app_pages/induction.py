@@ -48,15 +48,12 @@ if key is not None:
     weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
     title = f"Layer {layer + 1}, head {h + 1} (score {run.induction[layer, h]:.2f}); the stripe between the dashes"
     tall = 420 if sty.present else None  # presenting: both charts and the controls on one screen
-    fig = fg.heatmap(weights, labels, labels, weights=True, masked=model_compute.blocked(key, 2 * n),
-                     style=sty, title=title, width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall)  # fmt: skip
-    scores = fg.heatmap(run.induction, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
-                        width_px=ui.HALF, title="Induction score (on the stripe)", height_px=tall)  # fmt: skip
+    fig = fg.heatmap(weights, labels, labels, style=sty, title=title, cells=fg.Cells(weights=True, masked=model_compute.blocked(key, 2 * n)), axes=fg.Axes(width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall))  # fmt: skip
+    scores = fg.heatmap(run.induction, rows, cols, style=sty, title="Induction score (on the stripe)", cells=fg.Cells(weights=True), axes=fg.Axes(x_title="head", y_title="layer", width_px=ui.HALF, height_px=tall))  # fmt: skip
     if sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
         ui.charts_in_row([(scores, "induction.scores"), (lf.with_stripe(fig, n, sty), "induction.pattern")])
     elif not sty.present:
-        previous = fg.heatmap(run.previous, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
-                              width_px=ui.HALF, title="Previous-token score (on the diagonal below)")  # fmt: skip
+        previous = fg.heatmap(run.previous, rows, cols, style=sty, title="Previous-token score (on the diagonal below)", cells=fg.Cells(weights=True), axes=fg.Axes(x_title="head", y_title="layer", width_px=ui.HALF))  # fmt: skip
         ui.charts_in_row([(scores, "induction.scores"), (previous, "induction.previous")])
         ui.chart(lf.with_stripe(fig, n, sty), "induction.pattern")
     first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()

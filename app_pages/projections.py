@@ -24,9 +24,7 @@ if res is not None:
     trio = (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v))
     if presenting:
         ui.charts_in_row([
-            (fg.heatmap(out[h], res.labels, fg.dims(label[-1].lower(), ex.d_k), style=sty, width_px=ui.THIRD,
-                        title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"),
-                        **charts.PROJECTION_OF.axes),
+            (fg.heatmap(out[h], res.labels, fg.dims(label[-1].lower(), ex.d_k), style=sty, title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"), axes=fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD)),
              charts.PROJECTION_OF.key.format(name=name))
             for name, label, out in trio
         ])  # fmt: skip
@@ -51,8 +49,7 @@ if res is not None:
                     cols_k,
                     title=charts.PROJECTION.titled(out=label[-1], head=f"head {h + 1}"),
                     style=sty,
-                    **charts.PROJECTION.axes,
-                    width_px=ui.HALF,
+                    axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
                 ),
                 charts.PROJECTION.key.format(name=name),
             )
