@@ -247,7 +247,15 @@ def mask_matrix(
         if masked is not None
         else f"Mask M ({mask_title}): all 0, nothing masked"
     )
-    fig = heatmap(np.zeros((n, n)), labels, labels, title=title, style=style, cells=Cells(masked=masked, zrange=(-1.0, 1.0), digits=0), axes=Axes(width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px))  # fmt: skip
+    fig = heatmap(
+        np.zeros((n, n)),
+        labels,
+        labels,
+        title=title,
+        style=style,
+        cells=Cells(masked=masked, zrange=(-1.0, 1.0), digits=0),
+        axes=Axes(width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px),
+    )
     fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
     return fig
 

@@ -34,7 +34,15 @@ def rows_chart(
     width_px: int = FULL_PX,
 ) -> Any:
     """(n_heads, n) one layer's attention from one query, drawn keys x heads (a column per head)."""
-    return heatmap(rows.T, token_labels(tokens), _heads(rows.shape[0]), title=title, style=style, cells=Cells(weights=True, zrange=zrange), axes=Axes(x_title="head", y_title="key", width_px=width_px))  # fmt: skip
+    return heatmap(
+        rows.T,
+        token_labels(tokens),
+        _heads(rows.shape[0]),
+        title=title,
+        style=style,
+        cells=Cells(weights=True, zrange=zrange),
+        axes=Axes(x_title="head", y_title="key", width_px=width_px),
+    )
 
 
 def difference_chart(
@@ -50,7 +58,15 @@ def difference_chart(
     labelled "first/second". The colours span the largest change both ways: the few cells that move most are
     what the chart is about, not outliers to look past."""
     largest = float(np.abs(difference).max()) or 1.0
-    return heatmap(difference.T, position_labels(first, second), _heads(difference.shape[0]), title=title, style=style, cells=Cells(zrange=(-largest, largest)), axes=Axes(x_title="head", y_title="key", width_px=width_px))  # fmt: skip
+    return heatmap(
+        difference.T,
+        position_labels(first, second),
+        _heads(difference.shape[0]),
+        title=title,
+        style=style,
+        cells=Cells(zrange=(-largest, largest)),
+        axes=Axes(x_title="head", y_title="key", width_px=width_px),
+    )
 
 
 def moved_names(

@@ -191,7 +191,15 @@ def test_every_label_is_shown_up_to_32_tokens_and_the_kept_one_beyond() -> None:
         # The default sentence in presentation mode, softmax chart at half width: every word is labelled.
         words = ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm", "."]
         words[4] = "the ·4"
-        half = fg.heatmap(np.eye(11), words, words, title="t", style=style, cells=fg.Cells(weights=True, row_sums=True), axes=fg.Axes(width_px=fg.HALF_PX))  # fmt: skip
+        half = fg.heatmap(
+            np.eye(11),
+            words,
+            words,
+            title="t",
+            style=style,
+            cells=fg.Cells(weights=True, row_sums=True),
+            axes=fg.Axes(width_px=fg.HALF_PX),
+        )
         assert list(half.layout.xaxis.ticktext) == words
     n = 64
     labels = [f"word{i}" for i in range(n)]
