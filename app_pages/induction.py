@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer.compute import interp, model_compute
 from explorer.model import models
-from explorer.ui import interp_ui, model_ui
+from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -29,8 +29,10 @@ key = model_ui.say_model(
 if key is not None:
     sty, (c1, c2, c3) = ui.style(), st.columns(3)
     seed, n = interp_ui.induction_controls(c1, c2)
+    off = state.off_heads() if state.model_key() == key else ()  # switched off on this model (/ablation)
     with model_ui.working(f"Running {n} random tokens twice and scoring every head…", key):
-        ind = interp.induction(key, seed, n)
+        ind = interp.induction(key, seed, n, off)
+        every_on = interp.induction(key, seed, n).run if off else None
     run = ind.run
     L, H = run.induction.shape
     order = np.argsort(-run.induction.ravel(), kind="stable")[:10]
@@ -84,9 +86,15 @@ if key is not None:
         ui.chart(lf.with_stripe(fig, n, sty), charts.INDUCTION_PATTERN.key)
     first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()
     loss_title = f"Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second"
-    if ui.shows("induction-loss"):  # presenting: the loss is the second step
-        ui.chart(lf.loss_lines(run.losses, n, style=sty, title=loss_title), "induction.loss")
+    if every_on is not None:
+        loss_title += f" ({every_on.losses[n - 1 :].mean():.2f} with every head on)"
     passed = np.argwhere(interp.standard_induction(key) >= models.INDUCTION_THRESHOLD)
+    if ui.shows("induction-loss"):  # presenting: the loss is the second step
+        every = None if every_on is None else every_on.losses
+        ui.chart(
+            lf.loss_lines(run.losses, n, style=sty, title=loss_title, every_head_on=every), "induction.loss"
+        )
+        interp_ui.induction_experiment(key, tuple((int(a), int(b)) for a, b in passed), off)
     if ui.shows("induction"):
         st.markdown(
             f"On *Every layer and head*, a head is labelled **induction** when it scores at least "

@@ -79,11 +79,13 @@ class Induction:
 
 
 @cache.shared(max_bytes=INDUCTION_BYTES)
-def induction(key: str, seed: int, length: int) -> Induction:
-    """``length`` distinct random tokens (seeded, past the model's special tokens), repeated twice, run."""
+def induction(key: str, seed: int, length: int, off: model_compute.Off = ()) -> Induction:
+    """``length`` distinct random tokens (seeded, past the model's special tokens), repeated twice, run with
+    the heads ``off`` switched off (0-based (layer, head), sorted)."""
     m, row = models.model(key), models.choice(key)
     ids = analysis.random_tokens(seed, length, row.ordinary_from, int(m.config.vocab_size))
-    return Induction(analysis.run_induction(m, ids), tuple(m.token_strings(ids.tolist())))
+    mask = models.head_mask(models.shape(key), off)
+    return Induction(analysis.run_induction(m, ids, mask), tuple(m.token_strings(ids.tolist())))
 
 
 def uniform_score(n: int) -> float:

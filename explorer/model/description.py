@@ -49,7 +49,8 @@ class Description:
     drawn: the weights are seeded draws (re-randomize draws again, Reset returns to the seed's, links carry
     each matrix's draw), not a trained layer's own; banner: the paragraph above an explorer page that shows
     a trained layer (which one, what stays the model's), "" for the toy; notebook: which notebook writes the
-    example out ("walkthrough": every step of the toy; "layer": one head of a trained layer).
+    example out ("walkthrough": every step of the toy; "layer": one head of a trained layer); about: what the
+    model line above every page says of its weights.
     """
 
     model: str
@@ -76,6 +77,7 @@ class Description:
     drawn: bool = False
     banner: str = ""
     notebook: str = "layer"
+    about: str = "trained weights of a real model, editable"
 
     @property
     def norm_name(self) -> str:
@@ -139,6 +141,7 @@ def of_toy(ex: Any) -> Description:
         tokenizer="words and punctuation (the explorer's own)",
         drawn=True,
         notebook="walkthrough",
+        about=models.choice(TOY).about,
     )
 
 

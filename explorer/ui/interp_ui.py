@@ -87,3 +87,39 @@ def lines_chart(
     if picked is not None:
         state.set_pending(pending, "all" if picked == focus else f"{picked[0][0]}{picked[1]}")
         st.rerun()
+
+
+def induction_experiment(
+    key: str, heads: tuple[tuple[int, int], ...], off: tuple[tuple[int, int], ...]
+) -> None:
+    """The lesson's experiment in one button: switch the induction heads off (those labelled on the standard
+    run), and the second copy's loss above shows whether the copy fails; the same heads open on Switch heads
+    off. With heads off, the way back (every head on) and the link."""
+    if not heads:
+        return
+    named = ", ".join(f"{layer + 1}.{h + 1}" for layer, h in heads)
+    left, right = st.columns(2, vertical_alignment="center")
+    if tuple(sorted(off)) != heads:
+        left.button(
+            f"Switch the {len(heads)} induction heads off ({named})",
+            key="induction.switch_off",
+            icon=":material/toggle_off:",
+            on_click=state.switch_heads_off,
+            args=(key, heads),
+            help="Runs the same tokens with these heads' outputs removed: does the second copy still get "
+            "easy? The heads stay off on Switch heads off, where you can switch any of them back on.",
+        )
+    else:
+        left.button(
+            "Switch every head back on",
+            key="induction.switch_on",
+            icon=":material/toggle_on:",
+            on_click=state.switch_heads_off,
+            args=(key, ()),
+        )
+    if off:
+        label = f"See the {len(off)} heads switched off on Switch heads off"
+        try:
+            right.page_link("app_pages/ablation.py", label=label, icon=":material/toggle_off:")
+        except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to link into
+            right.markdown(f"**{label}**")

@@ -8,6 +8,7 @@ for whoever runs the server), and runs the sentence.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,39 +16,68 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import heavy, model_compute
+from explorer.compute import heavy, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import state
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
 
+BAR = "model-bar"  # the key of the line that says which model is on screen (class st-key-model-bar)
+BAR_PICKER = "frame.model"  # its picker of the real model (a mirror of state.K_MODEL, set before each draw)
+NEEDS = {"decoder": "this page needs a decoder: it predicts the next word",
+         "encoder": "this page needs an encoder: every token reads the whole sentence"}  # fmt: skip
 
-def picker() -> None:
-    """The model picker of the sidebar (shared by every page): toy / MiniLM / SmolLM2."""
-    st.radio(
-        "Model",
-        list(models.MODELS),
-        key=state.K_MODEL,
+
+def on_screen(page: Any) -> tuple[str, str | None]:
+    """The model a page of the page table shows: its title, and the real model's key (None: the explorer's
+    own example, the toy model or a real layer opened in it)."""
+    if not page.real_model:
+        return state.description().title, None
+    key = shown_key(decoder_only=page.needs == "decoder", encoder_only=page.needs == "encoder")
+    return models.choice(key).title, key
+
+
+def bar(page: Any) -> None:
+    """One line at the top of every page, above the sentence: the model on screen, always what the page
+    shows. On a page of Real model, the picker of the real model (a page that needs one kind names it and
+    why); on the explorer's pages, the toy model or the real layer opened in it."""
+    if page is None:
+        return
+    title, key = on_screen(page)
+    box = st.container(key=BAR, horizontal=True, vertical_alignment="center", gap="small")
+    if key is None:
+        shown = state.description()
+        about = shown.about
+        box.markdown(f"Model on this page: **{literal(title)}** · {about}")
+        return
+    row = models.choice(key)
+    if page.needs:
+        box.markdown(f"Model on this page: **{row.title}** · {NEEDS[page.needs]}", help=row.about)
+        return
+    state.show(BAR_PICKER, key)
+    box.markdown("Model on this page:")
+    box.segmented_control(
+        "Model on this page",
+        [k for k in models.MODELS if models.MODELS[k].engine],
+        key=BAR_PICKER,
+        required=True,
         format_func=lambda k: models.MODELS[k].title,
-        persist_state="session",
-        on_change=_model_changed,
-        help="The toy model is the explorer's own; the real models run on the pages under Real model.",
+        label_visibility="collapsed",
+        on_change=_bar_picked,
+        help=row.about,
     )
-    row = models.choice(state.model_key())
-    st.caption(row.about, help=row.precise or None)
-    # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
-    shown = state.description()
-    if shown.banner:  # a layer the explorer opened (a banner says which): the way back
-        st.caption(
-            f"The explorer's pages hold {shown.title}; *Back to the toy model* on any of them returns to it."
-        )
 
 
-def shown_model() -> Description | None:
-    """The real model the real-model pages show (the picked one, or the default while the toy is picked);
-    None when it is not installed here, is downloading or failed to load (the page says so)."""
-    key = models.real_key(state.model_key())
+def _bar_picked() -> None:
+    state.set_model(str(state.value(BAR_PICKER)))
+    _model_changed()
+
+
+def shown_model(key: str | None = None) -> Description | None:
+    """The real model `key`, or the one the real-model pages show (the picked one, or the default while the
+    toy is picked); None when it is not installed here, is downloading or failed to load (the page says so)."""
+    key = key or models.real_key(state.model_key())
     if models.missing(key) or (models.load_state(key).phase != "ready" and not models.installed(key)):
         return None  # not here, or still downloading: begin() says so on the page
     try:
@@ -93,14 +123,9 @@ def say_model(
         return None
     if not _loaded(key, row):
         return None
-    if picked != key:
-        why = "predicts the next word" if decoder_only else "is a real model"
-        why = "reads the whole sentence in both directions" if encoder_only else why
-        note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
-    else:
-        note = f"**{row.title}**"
-    about = "" if ui.step() else f" · {row.about}"  # presenting: one line (the step is one screen)
-    st.caption(f"{note}{about}", help=row.precise or None)
+    # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
+    # one line (the step is one screen).
+    st.caption(f"**{row.title}**" if ui.step() else row.about, help=row.precise or None)
     return key
 
 
@@ -170,7 +195,7 @@ def _loaded(key: str, row: models.ModelChoice) -> bool:
     if models.prepare(key).phase == "ready":
         return True
     if models.installed(key):
-        with st.spinner(f"Loading {row.title} (once per server, a few seconds)…"):
+        with st.spinner(f"Loading {row.title} (once per server)…", show_time=True):
             try:
                 models.model(key)
             except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
@@ -269,10 +294,16 @@ def ranking(key: str, text: str) -> Any:
     """The "which heads matter" ranking of this sentence: a button runs it with a progress bar; the finished
     ranking is kept for the session. Returns the last RankingStep, or None before it has run."""
     done = state.ranking(key, text)
+    L, H = models.shape(key)
+    runs = L + 3 * H if models.choice(key).decoder else L * H  # analysis.rank_heads' runs (top_layers=3)
+    units = runs * (len(text.split()) + 2)  # about a token a word, and the model's own tokens around them
+    cost = timing.words("ranking", units)
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
-    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
+    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:",
+                                    help=f"{runs} runs of the model, each with heads switched off: {cost}."):  # fmt: skip
         title = models.choice(key).title
-        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again…")
+        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again ({cost})…")
+        began = time.monotonic()
         wait = lambda ahead: bar.progress(  # noqa: E731
             0.0, text=f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you."
         )
@@ -283,6 +314,7 @@ def ranking(key: str, text: str) -> Any:
                     step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)"
                 )
                 done = step
+        timing.record("ranking", time.monotonic() - began, units)  # what the next ranking's wait is said from
         slot.empty()
         state.set_ranking(key, text, done)
     return done

@@ -3,6 +3,7 @@ progress bar; and the occlusion strip of /next-token. The compute is explorer.co
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
+from explorer.compute import timing
 from explorer.model import models
 from explorer.model import patching as pm
 from explorer.ui import model_ui, state
@@ -124,12 +126,16 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     args = (key, pair.clean, pair.corrupt, pair.answer, pair.wrong)
     got = {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
     todo = [SITE_NAMES[s] for s, v in got.items() if v is None]
+    # A patched run for each layer and each position (residual stream) or head (heads).
+    L, H = models.shape(key)
+    runs = sum(L * (pair.n_tokens if s == "resid" else H) for s, v in got.items() if v is None)
     slot = st.empty()  # the button, gone once the sweeps are done
     if not todo or not slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
                                    icon=":material/play_arrow:", type="primary"):  # fmt: skip
-        if len(todo) == len(got):
-            st.caption("Both sweeps together are 30 × (tokens + 9) runs of the model from the patched layer on (a "
-                       "few seconds); a pair someone has run already shows at once.")  # fmt: skip
+        if todo:
+            st.caption(f"{' and '.join(todo).capitalize()}: {runs:,} runs of the model from the patched layer "
+                       f"on, {timing.words('patching', runs)}; a pair someone has run already shows at "
+                       "once.")  # fmt: skip
         return got
     lock = state.sweep_lock()
     if not lock.acquire(blocking=False):
@@ -137,9 +143,13 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
                 icon=":material/hourglass_top:")  # fmt: skip
         return got
     try:
-        bar = st.progress(0.0, text="Getting the two sentences' runs ready…")
+        bar = st.progress(
+            0.0, text=f"Getting the two sentences' runs ready ({timing.words('patching', runs)})…"
+        )
+        began = time.monotonic()
         for site, share, message in pc.sweeps(*args):
             bar.progress(min(share, 1.0), text=f"Patching the {SITE_NAMES[site]}: {message}")
+        timing.record("patching", time.monotonic() - began, runs)  # what the next pair's wait is said from
         bar.empty()
         slot.empty()
     finally:

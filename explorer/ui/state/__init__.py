@@ -116,9 +116,11 @@ from explorer.ui.state.models import (  # noqa: F401
     picked_head,
     ranking,
     real_model_link,
+    set_model,
     set_off_heads,
     set_picked,
     set_ranking,
+    switch_heads_off,
 )
 from explorer.ui.state.pairs import (  # noqa: F401
     apply_pair_link,

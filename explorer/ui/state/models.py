@@ -27,6 +27,13 @@ def model_key() -> str:
     return str(st.session_state.get(K_MODEL, "toy"))
 
 
+def set_model(key: str) -> None:
+    """The real model picked (explorer.model.models.MODELS); "toy": none (the real-model pages show MiniLM)."""
+    if key not in models.MODELS:
+        raise ValueError(f"not a model: {key!r}")
+    st.session_state[K_MODEL] = key
+
+
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     """The picked (layer, head) of the real model, kept inside its sizes."""
     ss = st.session_state
@@ -91,6 +98,12 @@ def off_heads() -> tuple[tuple[int, int], ...]:
 
 def set_off_heads(pairs: tuple[tuple[int, int], ...]) -> None:
     st.session_state[K_OFF] = tuple(sorted(set(pairs)))
+
+
+def switch_heads_off(model: str, pairs: tuple[tuple[int, int], ...]) -> None:
+    """An experiment's heads of `model` switched off (a callback): that model picked, those heads alone off."""
+    set_model(model)
+    set_off_heads(pairs)
 
 
 def ranking(model: str, text: str) -> Any:
