@@ -21,6 +21,8 @@ ui.opening(
     "previous-token head in an earlier layer to mark what came before each token.",
     r"\text{score} = \frac{1}{n}\sum_{i=n}^{2n-1} A_{i,\; i-n+1}",
 )
+EXPERIMENT_PX = 80  # the experiment's row of buttons under the loss chart, presenting
+
 key = model_ui.say_model(
     decoder_only=True,
     why_not="MiniLM is an encoder: every token sees every other, the later ones too, so copying what came "
@@ -91,9 +93,10 @@ if key is not None:
     passed = np.argwhere(interp.standard_induction(key) >= models.INDUCTION_THRESHOLD)
     if ui.shows("induction-loss"):  # presenting: the loss is the second step
         every = None if every_on is None else every_on.losses
-        ui.chart(
-            lf.loss_lines(run.losses, n, style=sty, title=loss_title, every_head_on=every), "induction.loss"
-        )
+        # presenting: shorter by the experiment's row of buttons below it (the step is one screen)
+        short = fg.PRESENT_CHART_PX - EXPERIMENT_PX if sty.present else None
+        fig = lf.loss_lines(run.losses, n, style=sty, title=loss_title, every_head_on=every, height_px=short)
+        ui.chart(fig, "induction.loss")
         interp_ui.induction_experiment(key, tuple((int(a), int(b)) for a, b in passed), off)
     if ui.shows("induction"):
         st.markdown(

@@ -189,8 +189,11 @@ def model_bar(page: page_table.Page | None) -> None:
         model_ui.bar(page)
 
 
-def sentence_box() -> None:
-    """The sentence, above every page: typing and pressing Enter updates every chart."""
+def sentence_box(page: page_table.Page | None = None) -> None:
+    """The sentence, above every page that reads it: typing and pressing Enter updates every chart. A page
+    that does not (/induction runs random tokens) shows no box: it would change nothing there."""
+    if page is not None and not page.sentence:
+        return
     row = table.row("sentence")
     st.text_input(
         row.widget,

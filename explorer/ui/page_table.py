@@ -39,6 +39,7 @@ class Page:
     # A real-model page that shows one kind whichever model is picked: "decoder" (the next word) or "encoder"
     # (every token sees the whole sentence); "": the picked model. The frame says which model is on screen.
     needs: str = ""
+    sentence: bool = True  # it reads the sentence (False: /induction's random tokens; no box above it)
 
     @property
     def real_model(self) -> bool:
@@ -58,10 +59,11 @@ def page(
     listed: bool = True,
     attention: bool = False,
     needs: str = "",
+    sentence: bool = True,
 ) -> Page:
     """A row, its steps stamped with its url_path."""
     stamped = tuple(replace(s, url_path=url_path) for s in steps)
-    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention, needs)
+    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention, needs, sentence)
 
 
 PAGES: tuple[Page, ...] = (
@@ -357,6 +359,7 @@ PAGES: tuple[Page, ...] = (
         ),
         section=REAL_MODEL,
         needs="decoder",
+        sentence=False,
     ),
     page(
         "app_pages/patching.py",

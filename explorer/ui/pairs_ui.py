@@ -35,8 +35,11 @@ def controls() -> tuple[Any, Any, Any]:
     word picker and the layer picker: the box above the two pickers, or, while presenting, in one row (a step
     is one screen; the second step, about the heads, shows only the pickers)."""
     if ui.shows("minimal-pairs"):
-        for col, pair in zip(st.columns(len(pm.PAIRS)), pm.PAIRS, strict=True):
-            col.button(pair.name, key=f"pairs.example.{pair.name}", help=pair.about, width="stretch",
+        row = st.container(
+            horizontal=True, gap="small"
+        )  # each name whole, wrapped to a second row if need be
+        for pair in pm.PAIRS:
+            row.button(pair.name, key=f"pairs.example.{pair.name}", help=pair.about, width="content",
                        on_click=state.set_pair, args=(pair.first, pair.second, pair.word))  # fmt: skip
     if not state.present():
         box = st.container()

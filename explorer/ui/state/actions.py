@@ -233,3 +233,17 @@ def take_qr() -> bool:
 def editor_state(key: str) -> dict[str, Any]:
     """The edits a data editor reported (edited_rows etc.), read in its on_change callback."""
     return dict(st.session_state.get(key, {}) or {})
+
+
+def replace_sentence(text: str) -> None:
+    """An example's sentence put in place of the student's (a callback), said, and one Undo away: the sentence
+    is every page's, so it never changes without a word."""
+    was = str(st.session_state.get(SETTING_KEYS["sentence"]) or "").strip()
+    if was == text.strip():
+        return
+    remember_for_undo()
+    st.session_state[SETTING_KEYS["sentence"]] = text
+    if was:
+        shown = was if len(was) <= 80 else was[:79] + "…"
+        say("info", f"The example's sentence replaced yours on every page (it was “{shown}”): Undo, in the "
+                    "sidebar, brings it back.")  # fmt: skip
