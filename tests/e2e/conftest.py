@@ -156,9 +156,54 @@ def server(browser: Any) -> Iterator[Server]:
 
 # ---------------------------------------------------------------------------------- driving the app
 
+# Counts, in the page, the runs the app was asked for and the runs it finished (a run counter, not a timer):
+# every BackMsg the tab sends that asks for a run (rerun_script, field 11) takes the next number; a run covers
+# the numbers sent before it started (new_session, ForwardMsg field 4) and counts once it finishes
+# (script_finished, field 6) other than early for another run (status 2). Installed before the app's own
+# scripts on every page load (App.__init__), so it sees the WebSocket from its first message.
+_RUN_COUNTER = """(() => {
+  const runs = (window.__explorerRuns = {asked: 0, covered: 0, started: 0, finished: 0});
+  const fields = (data) => {  // the top-level fields of a protobuf message: [number, varint value or null]
+    const b = data instanceof ArrayBuffer ? new Uint8Array(data)
+      : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+    const out = [];
+    if (!b) return out;
+    let i = 0;
+    const varint = () => { let x = 0, s = 1, c; do { c = b[i++]; x += (c & 0x7f) * s; s *= 128; } while (c & 0x80); return x; };
+    while (i < b.length) {
+      const tag = varint(), kind = tag % 8;
+      if (kind === 0) { out.push([Math.floor(tag / 8), varint()]); continue; }
+      out.push([Math.floor(tag / 8), null]);
+      if (kind === 2) i += varint(); else if (kind === 1) i += 8; else if (kind === 5) i += 4; else break;
+    }
+    return out;
+  };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (fields(data).some(([n]) => n === 11)) runs.asked += 1;
+    return send.call(this, data);
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        for (const [n, value] of fields(event.data)) {
+          if (n === 4) runs.started = runs.asked;
+          if (n === 6 && value !== 2) { runs.covered = runs.started; runs.finished += 1; }
+        }
+      });
+    }
+  };
+})();"""
+
+# Settled: every run asked for has finished (by the counter above, where it is installed), and the page shows
+# it: connected, not running, nothing still loading.
 _SETTLED = """() => {
+  const runs = window.__explorerRuns;
   const app = document.querySelector('[data-testid="stApp"]');
-  return !!app && app.dataset.testScriptState === 'notRunning'
+  return (!runs || (runs.finished > 0 && runs.covered >= runs.asked))
+    && !!app && app.dataset.testScriptState === 'notRunning'
     && app.dataset.testConnectionState === 'CONNECTED'
     && !document.querySelector('[data-testid="stSkeleton"]')
     && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
@@ -202,6 +247,7 @@ class App:
 
     def __init__(self, page: Page, server: Server) -> None:
         self.page, self.server = page, server
+        page.add_init_script(_RUN_COUNTER)  # before the next page load's own scripts
 
     def poll(self, js: str, arg: Any = None, timeout: float = TIMEOUT, what: str = "") -> Any:
         """Evaluate `js` until it returns something truthy. Polls from Python: Playwright's own
@@ -217,21 +263,21 @@ class App:
             self.page.wait_for_timeout(150)
 
     def settle(self, min_charts: int = 0) -> None:
-        """Wait until the script has finished, every lazy element is drawn, and it stays so for a moment.
+        """Wait until every run the tab has asked for has finished, every lazy element is drawn and at least
+        `min_charts` charts are on the page (positive signals only: the run counter, the DOM).
 
-        After an action, prefer waiting for its visible effect (wait_labels, wait_chart_change, a poll on
-        the DOM): on a loaded machine the rerun an action requests can start later than settle() looks.
+        A run the app is asked for later (a grid sends its edits 150 ms after the last one) is not waited
+        for: after an action, wait for its visible effect first (wait_labels, wait_chart_change, a poll on
+        the DOM), then settle.
         """
-        self.page.wait_for_timeout(400)  # a rerun requested by the last action has usually started by now
-        for _ in range(2):
+        self.poll(_SETTLED, what="the app to finish running")
+        if min_charts:
+            self.poll(
+                "n => document.querySelectorAll('.js-plotly-plot').length >= n",
+                min_charts,
+                what=f"{min_charts} charts",
+            )
             self.poll(_SETTLED, what="the app to finish running")
-            if min_charts:
-                self.poll(
-                    "n => document.querySelectorAll('.js-plotly-plot').length >= n",
-                    min_charts,
-                    what=f"{min_charts} charts",
-                )
-            self.page.wait_for_timeout(300)
 
     def wait_run_over(self) -> None:
         """Wait until the script run has finished (no fixed wait: for a run an action is known to have begun)."""
