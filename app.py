@@ -46,6 +46,7 @@ with heavy.script_run():
     frame.sidebar(page_table.by_path(page.url_path))
     if state.present():
         frame.step_controls(page, top=True)
+    frame.model_bar(page_table.by_path(page.url_path))
     frame.sentence_box()
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()

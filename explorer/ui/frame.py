@@ -111,12 +111,10 @@ def navigation() -> None:
 def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
-        model_ui.picker()
         preset_ui.picker()
         st.subheader("Model size", anchor=False)
-        shown = (
-            model_ui.shown_model() if page is not None and page.real_model else None
-        ) or state.description()
+        key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
+        shown = (model_ui.shown_model(key) if key else None) or state.description()
         if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
             st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
         else:
@@ -182,6 +180,13 @@ def sidebar(page: page_table.Page | None) -> None:
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
         a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
         reconnect.mount()  # a tab that moved to another server is rebuilt there (explorer/ui/reconnect.py)
+
+
+def model_bar(page: page_table.Page | None) -> None:
+    """Above the sentence, on a laptop: the model on screen and, on a page of Real model, its picker
+    (explorer.ui.model_ui.bar). Presenting, the step's own line says it (every pixel of 1080 is the step's)."""
+    if not state.present():
+        model_ui.bar(page)
 
 
 def sentence_box() -> None:
@@ -256,7 +261,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         return  # presenting: the controls above the page (and the clicker's keys) are enough
     if i is None:
         return
-    prev, nxt = present.neighbours(i)
+    # Presenting, the parts of a page are slides; on a laptop the page shows them all: the links go to pages.
+    prev, nxt = present.neighbours(i) if top else present.page_neighbours(i)
     step = present.STEPS[i]
     box = st.container(key="step-top" if top else "step-bottom")
     if not top:
@@ -273,9 +279,9 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             # In a keyed container: the clicker's keys follow this very link (explorer.ui.clicker).
             col.container(key=key).page_link(
                 page.script,
-                label=label.format(target.title),
+                label=label.format(target.title if top else page.title),  # off the projector: a page
                 icon=page.icon,
-                query_params=present.query_of(target) or None,
+                query_params=(present.query_of(target) if top else None) or None,
                 width="stretch",
             )
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
@@ -287,7 +293,7 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         with box:
             clicker.listen()
     else:
-        mid.caption(present.caption(i))
+        mid.caption(present.caption(i).split(" (part ", 1)[0])  # the whole page: no part
 
 
 def pipeline_map() -> None:

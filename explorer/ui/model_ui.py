@@ -22,32 +22,61 @@ from explorer.ui import state
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
 
+BAR = "model-bar"  # the key of the line that says which model is on screen (class st-key-model-bar)
+BAR_PICKER = "frame.model"  # its picker of the real model (a mirror of state.K_MODEL, set before each draw)
+NEEDS = {"decoder": "this page needs a decoder: it predicts the next word",
+         "encoder": "this page needs an encoder: every token reads the whole sentence"}  # fmt: skip
 
-def picker() -> None:
-    """The model picker of the sidebar (shared by every page): toy / MiniLM / SmolLM2."""
-    st.radio(
-        "Model",
-        list(models.MODELS),
-        key=state.K_MODEL,
+
+def on_screen(page: Any) -> tuple[str, str | None]:
+    """The model a page of the page table shows: its title, and the real model's key (None: the explorer's
+    own example, the toy model or a real layer opened in it)."""
+    if not page.real_model:
+        return state.description().title, None
+    key = shown_key(decoder_only=page.needs == "decoder", encoder_only=page.needs == "encoder")
+    return models.choice(key).title, key
+
+
+def bar(page: Any) -> None:
+    """One line at the top of every page, above the sentence: the model on screen, always what the page
+    shows. On a page of Real model, the picker of the real model (a page that needs one kind names it and
+    why); on the explorer's pages, the toy model or the real layer opened in it."""
+    if page is None:
+        return
+    title, key = on_screen(page)
+    box = st.container(key=BAR, horizontal=True, vertical_alignment="center", gap="small")
+    if key is None:
+        shown = state.description()
+        about = "trained weights of a real model, editable" if shown.trained else models.choice("toy").about
+        box.markdown(f"Model on this page: **{literal(title)}** · {about}")
+        return
+    row = models.choice(key)
+    if page.needs:
+        box.markdown(f"Model on this page: **{row.title}** · {NEEDS[page.needs]}", help=row.about)
+        return
+    st.session_state[BAR_PICKER] = key
+    box.markdown("Model on this page:")
+    box.segmented_control(
+        "Model on this page",
+        [k for k in models.MODELS if models.MODELS[k].engine],
+        key=BAR_PICKER,
+        required=True,
         format_func=lambda k: models.MODELS[k].title,
-        persist_state="session",
-        on_change=_model_changed,
-        help="The toy model is the explorer's own; the real models run on the pages under Real model.",
+        label_visibility="collapsed",
+        on_change=_bar_picked,
+        help=row.about,
     )
-    row = models.choice(state.model_key())
-    st.caption(row.about, help=row.precise or None)
-    # The explorer's pages show a real layer whatever the picker says (the picker serves Real model).
-    shown = state.description()
-    if shown.trained:
-        st.caption(
-            f"The explorer's pages hold {shown.title}; *Back to the toy model* on any of them returns to it."
-        )
 
 
-def shown_model() -> Description | None:
-    """The real model the real-model pages show (the picked one, or the default while the toy is picked);
-    None when it is not installed here, is downloading or failed to load (the page says so)."""
-    key = models.real_key(state.model_key())
+def _bar_picked() -> None:
+    state.set_model(str(st.session_state[BAR_PICKER]))
+    _model_changed()
+
+
+def shown_model(key: str | None = None) -> Description | None:
+    """The real model `key`, or the one the real-model pages show (the picked one, or the default while the
+    toy is picked); None when it is not installed here, is downloading or failed to load (the page says so)."""
+    key = key or models.real_key(state.model_key())
     if models.missing(key) or (models.load_state(key).phase != "ready" and not models.installed(key)):
         return None  # not here, or still downloading: begin() says so on the page
     try:
@@ -93,14 +122,9 @@ def say_model(
         return None
     if not _loaded(key, row):
         return None
-    if picked != key:
-        why = "predicts the next word" if decoder_only else "is a real model"
-        why = "reads the whole sentence in both directions" if encoder_only else why
-        note = f"Showing **{row.title}**, which {why} (pick a model in the sidebar)."
-    else:
-        note = f"**{row.title}**"
-    about = "" if ui.step() else f" · {row.about}"  # presenting: one line (the step is one screen)
-    st.caption(f"{note}{about}", help=row.precise or None)
+    # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
+    # one line (the step is one screen).
+    st.caption(f"**{row.title}**" if ui.step() else row.about, help=row.precise or None)
     return key
 
 

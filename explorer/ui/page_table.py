@@ -34,6 +34,9 @@ class Page:
     section: str = ""  # the navigation section ("": no header, first)
     listed: bool = True  # False: not in the navigation, the step-through or the map
     attention: bool = False  # it shows the attention trace: in pre-norm it says that attention reads LN(X)
+    # A real-model page that shows one kind whichever model is picked: "decoder" (the next word) or "encoder"
+    # (every token sees the whole sentence); "": the picked model. The frame says which model is on screen.
+    needs: str = ""
 
     @property
     def real_model(self) -> bool:
@@ -52,10 +55,11 @@ def page(
     section: str = "",
     listed: bool = True,
     attention: bool = False,
+    needs: str = "",
 ) -> Page:
     """A row, its steps stamped with its url_path."""
     stamped = tuple(replace(s, url_path=url_path) for s in steps)
-    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention)
+    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention, needs)
 
 
 PAGES: tuple[Page, ...] = (
@@ -262,6 +266,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
         section=REAL_MODEL,
+        needs="decoder",
     ),
     page(
         "app_pages/ablation.py",
@@ -325,6 +330,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
         section=REAL_MODEL,
+        needs="decoder",
     ),
     page(
         "app_pages/induction.py",
@@ -345,6 +351,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
         section=REAL_MODEL,
+        needs="decoder",
     ),
     page(
         "app_pages/patching.py",
@@ -367,6 +374,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
         section=REAL_MODEL,
+        needs="decoder",
     ),
     page(
         "app_pages/minimal-pairs.py",
@@ -387,6 +395,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
         section=REAL_MODEL,
+        needs="encoder",
     ),
 )
 

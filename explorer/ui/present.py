@@ -34,6 +34,16 @@ def neighbours(i: int) -> tuple[Step | None, Step | None]:
     return prev, nxt
 
 
+def page_neighbours(i: int) -> tuple[Step | None, Step | None]:
+    """The first step of the page before step i's page and of the page after it (None at the ends): off the
+    projector a page shows all its parts at once, so its links lead to other pages, never to its own."""
+    here = STEPS[i].url_path
+    before = [s for s in STEPS[:i] if s.url_path != here]
+    after = [s for s in STEPS[i:] if s.url_path != here]
+    prev = next((s for s in STEPS if before and s.url_path == before[-1].url_path), None)
+    return prev, (after[0] if after else None)
+
+
 def query_of(step: Step) -> dict[str, str]:
     """The query parameters a link to this step carries (only pages with several steps need one)."""
     shared = sum(1 for s in STEPS if s.url_path == step.url_path) > 1

@@ -53,9 +53,12 @@ def bars(
     y_range: tuple[float, float] | None = None,
     width_px: int = FULL_PX,
     height_px: int | None = None,
+    colours: Sequence[str] | None = None,
 ) -> go.Figure:
     """One bar per category, its value printed on it. Categories are positions (repeats stay apart).
-    width_px: as heatmap's (the title wraps to it); height_px: the chart's height (default: the style's)."""
+    width_px: as heatmap's (the title wraps to it); height_px: the chart's height (default: the style's).
+    colours: one per category (a page that draws each token in its colour: key_colours), else the
+    sequential scale at each value (0..1)."""
     cats = [esc(c) for c in categories]
     texts = [f"{v:.3f}" for v in values]
     size, angle = bar_text(texts, len(cats), width_px, style)
@@ -73,7 +76,9 @@ def bars(
         # ("Invalid color specifier") for every bar on every draw, 0.1 s per chart at 64 tokens. The outline
         # keeps a bar of a pale or dark colour (the scale's ends) visible on the page.
         "marker": {
-            "color": sample_colorscale(style.sequential, np.clip(values, 0.0, 1.0).tolist()),
+            "color": list(colours)
+            if colours is not None
+            else sample_colorscale(style.sequential, np.clip(values, 0.0, 1.0).tolist()),
             "line": {"color": style.edge, "width": 1},
         },
         "customdata": cats,
@@ -110,6 +115,26 @@ KEY_COLOURS = (
 NOTED_DIMS = 16  # stacked_contributions prints each output's value up to this many dimensions
 
 
+def kept_keys(contributions: NDArray[np.float64], max_keys: int = 12) -> NDArray[np.intp]:
+    """The keys stacked_contributions draws in their own colours, in sentence order: every key up to
+    ``max_keys``, else the max_keys - 1 that contribute most (sum of |a_ij v_j| over the dimensions)."""
+    n_keys = contributions.shape[0]
+    if n_keys <= max_keys:
+        return np.arange(n_keys)
+    strength = np.abs(contributions).sum(axis=1)  # (n_keys,)
+    return np.sort(np.argsort(-strength, kind="stable")[: max_keys - 1])
+
+
+def key_colours(contributions: NDArray[np.float64], max_keys: int = 12) -> list[str]:
+    """Each key's colour in stacked_contributions of these contributions (n_keys, d_v): a kept key its own,
+    the others the grey of "other keys". A page that draws the keys in another chart too colours them so:
+    one colour per token across the page."""
+    out = [OTHER_GREY] * contributions.shape[0]
+    for c, j in enumerate(kept_keys(contributions, max_keys)):
+        out[int(j)] = KEY_COLOURS[c % len(KEY_COLOURS)]
+    return out
+
+
 def stacked_contributions(
     contributions: NDArray[np.float64],
     key_labels: Sequence[str],
@@ -131,21 +156,17 @@ def stacked_contributions(
     """
     n_keys, d_v = contributions.shape
     names = dims("v", d_v)
-    if n_keys > max_keys:
-        strength = np.abs(contributions).sum(axis=1)  # (n_keys,)
-        shown = np.sort(np.argsort(-strength, kind="stable")[: max_keys - 1])
-    else:
-        shown = np.arange(n_keys)
+    shown, colour = kept_keys(contributions, max_keys), key_colours(contributions, max_keys)
     data: list[dict[str, Any]] = [
         {
             "type": "bar",
             "x": names,
             "y": contributions[j],
             "name": esc(key_labels[j]),
-            "marker": {"color": KEY_COLOURS[c % len(KEY_COLOURS)]},
+            "marker": {"color": colour[j]},
             "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
         }
-        for c, j in enumerate(shown)
+        for j in shown
     ]
     rest = np.setdiff1d(np.arange(n_keys), shown)
     if rest.size:

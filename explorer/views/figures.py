@@ -16,7 +16,15 @@ Conventions every heatmap follows:
 
 from __future__ import annotations
 
-from explorer.views.bars import KEY_COLOURS, NOTED_DIMS, OTHER_GREY, bar_text, bars, stacked_contributions
+from explorer.views.bars import (
+    KEY_COLOURS,
+    NOTED_DIMS,
+    OTHER_GREY,
+    bar_text,
+    bars,
+    key_colours,
+    stacked_contributions,
+)
 from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
 from explorer.views.curves import encoding_curves, lines, log_ticks, scale_experiment
 from explorer.views.grid import head_grid
@@ -93,5 +101,6 @@ __all__ = [
     "OTHER_GREY",
     "bar_text",
     "bars",
+    "key_colours",
     "stacked_contributions",
 ]

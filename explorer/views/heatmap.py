@@ -60,8 +60,9 @@ def heatmap(
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
 
-    weights=True: a sequential scale, fitted to the finite values (style.fit_weights, the range written on
-    the colour bar) or fixed 0..1 (or `zrange`, one range for charts side by side). Otherwise a diverging
+    weights=True: a sequential scale on 0..1 (one rule for weights on every page), or, when the student asks
+    (style.fit_weights), fitted to the finite values with the range written on the colour bar (or `zrange`,
+    one range for charts side by side). Otherwise a diverging
     scale centred on 0 up to the largest |value|, or narrower when a few outliers would wash the other cells
     out (colour_range: those are circled and named in a subtitle), or `zrange` (e.g. one range shared by
     several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper half over

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from explorer.ui import present
+from explorer.ui import page_table, present
 
 LAPTOP = {"width": 1280, "height": 800}
 
@@ -26,15 +26,16 @@ _PLOTS = """keys => keys.map(k => {
 
 
 def _longest_neighbour() -> tuple[str, str]:
-    """The page (url path) of the step whose previous or next step has the longest title, and that title. A page
-    opened by its address shows its first step's links (a page of several steps: the next is its own second)."""
+    """The page (url path) whose previous or next page has the longest title, and that title (off the projector
+    the links at the bottom lead to the pages around it)."""
     best = ("", "", -1)
     for i, step in enumerate(present.STEPS):
         if present.step_index(step.url_path) != i:
             continue
-        for other in present.neighbours(i):
-            if other is not None and other.url_path != step.url_path and len(other.title) > best[2]:
-                best = (step.url_path, other.title, len(other.title))
+        for other in present.page_neighbours(i):
+            title = None if other is None else page_table.by_path(other.url_path).title
+            if title is not None and len(title) > best[2]:
+                best = (step.url_path, title, len(title))
     return best[0], best[1]
 
 
@@ -81,3 +82,19 @@ def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> Non
         bar.element_handle(),
     )
     assert not hit, f"the table's toolbar covers {hit}"
+
+
+# The line that names the model on screen (explorer.ui.model_ui.bar): its box and its words.
+_BAR = """() => { const b = document.querySelector('[data-testid="stMain"] .st-key-model-bar');
+  if (!b) return null; const r = b.getBoundingClientRect();
+  return {top: r.top, bottom: r.bottom, text: b.innerText}; }"""
+
+
+def test_the_model_on_screen_is_named_above_the_fold(new_tab: Any) -> None:
+    app = new_tab(viewport=LAPTOP).open("heads", min_charts=1)
+    for path, words in (("heads", "the toy model"), ("model", "MiniLM")):
+        if path != "heads":
+            app.go(path, min_charts=1)
+        bar = app.poll(f"() => {{ const b = ({_BAR})(); return b && b.text.includes({words!r}) && b; }}",
+                       what=f"/{path}'s model bar naming {words}")  # fmt: skip
+        assert bar["top"] >= 0 and bar["bottom"] <= LAPTOP["height"] / 4, (path, bar)

@@ -144,6 +144,7 @@ from explorer.ui.state.models import (  # noqa: F401
     picked_head,
     ranking,
     real_model_link,
+    set_model,
     set_off_heads,
     set_picked,
     set_ranking,

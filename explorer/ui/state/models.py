@@ -27,6 +27,13 @@ def model_key() -> str:
     return str(st.session_state.get(K_MODEL, "toy"))
 
 
+def set_model(key: str) -> None:
+    """The real model picked (explorer.model.models.MODELS); "toy": none (the real-model pages show MiniLM)."""
+    if key not in models.MODELS:
+        raise ValueError(f"not a model: {key!r}")
+    st.session_state[K_MODEL] = key
+
+
 def layer_head(n_layers: int, n_heads: int) -> tuple[int, int]:
     """The picked (layer, head) of the real model, kept inside its sizes."""
     ss = st.session_state

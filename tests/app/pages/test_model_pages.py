@@ -118,7 +118,7 @@ def test_next_token_title_quotes_the_end_of_a_long_sentence_from_a_whole_word(ki
 def test_next_token_on_minilm_shows_smollm2() -> None:
     need("smollm2")
     at = page("next-token", "minilm", CAPITAL)
-    assert "Showing **SmolLM2-135M (decoder)**" in at.caption[0].value
+    assert at.caption[0].value == models.MODELS["smollm2"].about  # the frame's bar names it (test_model_bar)
 
 
 def test_ablation_minilm_cosine_and_hidden_states_follow_the_switched_off_heads(kit) -> None:  # noqa: ANN001

@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 from attention_core import analysis, pretrained
+from explorer.model import models
 from explorer.model import pairs as pm
 from explorer.ui import state
 from tests.app.fixtures import ROOT, model_page
@@ -31,10 +32,7 @@ def page(name: str = "minimal-pairs", sentence: str = TIRED, model: str = "toy",
 
 def test_the_rows_drawn_are_the_engines_attention_from_it(minilm, kit) -> None:  # noqa: ANN001
     at = page(model="smollm2", **{state.K_PAIR_OTHER: WIDE, state.K_LAYER: 3})
-    assert (
-        "Showing **MiniLM (encoder)**, which reads the whole sentence in both directions"
-        in at.caption[0].value
-    )
+    assert at.caption[0].value == models.MODELS["minilm"].about  # the frame's bar names it (test_model_bar)
     run_a, run_b = minilm.run(TIRED), minilm.run(WIDE)
     it = run_a.tokens.index("it")
     assert at.selectbox(key="pairs.word").value == it  # the pronoun, by default

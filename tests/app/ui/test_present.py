@@ -106,15 +106,18 @@ def test_presenting_collapses_the_sidebar_and_the_css_is_static() -> None:
 # ---------------------------------------------------------------- the step-through
 
 
+def whole_page(i: int) -> str:
+    """The caption under a page off the projector: its step, without a part (the page shows all its parts)."""
+    return present.caption(i).split(" (part ", 1)[0]
+
+
 def steps_walked(at: AppTest, scripts: dict[str, str], arrow: str) -> list[tuple[str, str]]:
     """Follow the bottom "next" (arrow "→") or "previous" ("←") links from the page `at` shows."""
     seen = []
     for _ in range(3 * len(present.STEPS)):
         caption = [c.value for c in at.caption if c.value.startswith("Step ")]
         assert len(caption) == 1, caption
-        path = present.STEPS[
-            [present.caption(i) for i in range(len(present.STEPS))].index(caption[0])
-        ].url_path
+        path = present.STEPS[[whole_page(i) for i in range(len(present.STEPS))].index(caption[0])].url_path
         seen.append((path, caption[0]))
         link = [
             p.proto
@@ -136,16 +139,18 @@ def steps_walked(at: AppTest, scripts: dict[str, str], arrow: str) -> list[tuple
 def test_the_step_through_visits_every_page_in_order(kit) -> None:
     scripts = kit.scripts()
     forward = steps_walked(run_app(), scripts, "→")
-    n = len(present.STEPS)
-    assert [c for _, c in forward] == [present.caption(i) for i in range(n)]
+    # Off the projector a page shows all its parts: its links lead to the next and previous pages, never
+    # to a part of the same page (that link reloaded the page the student was reading).
+    firsts = [i for i, s in enumerate(present.STEPS) if present.step_index(s.url_path) == i]
+    assert [c for _, c in forward] == [whole_page(i) for i in firsts]
     # The count is the sidebar's: one number per page of the menu, the parts of a page (/scores, /minimal-pairs)
     # under one number.
     pages = len(scripts)
     numbers = [c.split(":")[0] for _, c in forward]
     parts = [len(p.steps) for p in page_table.listed()]
     assert parts[3] == 3 and parts[-1] == 2  # /scores in three, /minimal-pairs in two
-    assert numbers == [f"Step {k} of {pages}" for k, count in enumerate(parts, start=1) for _ in range(count)]
-    assert forward[4][1] == f"Step 4 of {N_PAGES}: Scores, mask, softmax (part 2 of 3: Masking)"
+    assert numbers == [f"Step {k} of {pages}" for k in range(1, pages + 1)]
+    assert forward[3][1] == f"Step 4 of {N_PAGES}: Scores, mask, softmax" and forward[4][0] == "heads"
     assert [s.title for s in present.STEPS[3:6]] == ["Scores", "Masking", "Softmax"]  # sections of /scores
     pages_in_order = list(dict.fromkeys(path for path, _ in forward))
     assert pages_in_order == list(scripts)  # every page of app.py, in the menu's order
