@@ -209,6 +209,17 @@ _SETTLED = """() => {
     && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
 }"""
 
+# The page has stopped moving: the main column's blocks sit where they sat one frame before (charts drawn,
+# formulas typeset, editors mounted), read twice, two animation frames apart.
+_STILL = """async () => {
+  const spots = () => JSON.stringify([...document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stVerticalBlock"] > div')].map(e => {
+      const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.height)]; }));
+  const before = spots();
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  return spots() === before;
+}"""
+
 _EDITING = "() => !!document.activeElement && document.activeElement.classList.contains('gdg-input')"
 
 _CHARTS = """() => {
@@ -263,12 +274,14 @@ class App:
             self.page.wait_for_timeout(150)
 
     def settle(self, min_charts: int = 0) -> None:
-        """Wait until every run the tab has asked for has finished, every lazy element is drawn and at least
-        `min_charts` charts are on the page (positive signals only: the run counter, the DOM).
+        """Wait until every run the tab has asked for has finished, at least `min_charts` charts are on the
+        page, nothing is loading and the page has stopped moving (positive signals only: the run counter,
+        the DOM, two animation frames alike).
 
         A run the app is asked for later (a grid sends its edits 150 ms after the last one) is not waited
         for: after an action, wait for its visible effect first (wait_labels, wait_chart_change, a poll on
-        the DOM), then settle.
+        the DOM), or use the helpers that wait until the action's request has gone (type_sentence), then
+        settle.
         """
         self.poll(_SETTLED, what="the app to finish running")
         if min_charts:
@@ -277,7 +290,8 @@ class App:
                 min_charts,
                 what=f"{min_charts} charts",
             )
-            self.poll(_SETTLED, what="the app to finish running")
+        self.poll(_STILL, what="the page to stop moving")
+        self.poll(_SETTLED, what="the app to finish running")
 
     def wait_run_over(self) -> None:
         """Wait until the script run has finished (no fixed wait: for a run an action is known to have begun)."""
@@ -337,12 +351,23 @@ class App:
     def sentence_box(self):  # noqa: ANN201 - a Playwright Locator
         return self.page.locator('[data-testid="stTextInput"] input[aria-label="Sentence"]')
 
+    def runs_asked(self) -> int | None:
+        """How many runs this tab has asked the app for (the run counter; None where it is not installed)."""
+        return self.page.evaluate("() => window.__explorerRuns ? window.__explorerRuns.asked : null")
+
     def type_sentence(self, text: str) -> None:
+        """Type `text` into the sentence box and press Enter; returns once the tab has asked for the run
+        (when the text differs from what the box held)."""
         box = self.sentence_box()
+        asked, held = self.runs_asked(), box.input_value()
         box.click()
         box.press("Control+A")
         box.fill(text)
         box.press("Enter")
+        if asked is not None and text != held:
+            self.poll(
+                "n => window.__explorerRuns.asked > n", asked, what="the sentence's run to be asked for"
+            )
 
     def go(self, url_path: str, min_charts: int = 1) -> None:
         """Navigate inside the session (the sidebar's page link), as a person does."""
