@@ -171,20 +171,22 @@ def _check_tokens(model: Any, token_ids: ArrayLike) -> IntArray:
     return ids.astype(np.int64)
 
 
-def run_induction(model: Any, token_ids: ArrayLike) -> InductionRun:
+def run_induction(model: Any, token_ids: ArrayLike, head_mask: ArrayLike | None = None) -> InductionRun:
     """Run a decoder on token_ids repeated twice and measure every head (see the module's formulas).
 
     Args:
         model: a loaded decoder (its config and weights are read; the run is not cached).
         token_ids: (n,) token ids, 1 <= n <= MAX_INDUCTION_TOKENS; distinct ids make the stripe the only
             earlier occurrence of each token (``random_tokens`` draws them so).
+        head_mask: (n_layers, n_heads) or None: each head's output scaled by it (0: switched off, its
+            weights still computed and scored), as run_transformer's.
 
     Returns:
         InductionRun: the 2n ids, attentions (L, H, 2n, 2n), induction and previous (L, H), losses (2n - 1,).
     """
     ids = _check_tokens(model, token_ids)
     seq = np.concatenate([ids, ids])  # (2n,)
-    _, layers, _, logits = run_transformer(seq, model.weights, model.config)
+    _, layers, _, logits = run_transformer(seq, model.weights, model.config, head_mask)
     A = np.stack([layer.attention.weights for layer in layers])  # (L, H, 2n, 2n)
     A.flags.writeable = False
     return InductionRun(

@@ -8,6 +8,7 @@ for whoever runs the server), and runs the sentence.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import heavy, model_compute
+from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import state
@@ -47,14 +48,14 @@ def bar(page: Any) -> None:
     box = st.container(key=BAR, horizontal=True, vertical_alignment="center", gap="small")
     if key is None:
         shown = state.description()
-        about = "trained weights of a real model, editable" if shown.trained else models.choice("toy").about
+        about = shown.about
         box.markdown(f"Model on this page: **{literal(title)}** · {about}")
         return
     row = models.choice(key)
     if page.needs:
         box.markdown(f"Model on this page: **{row.title}** · {NEEDS[page.needs]}", help=row.about)
         return
-    st.session_state[BAR_PICKER] = key
+    state.show(BAR_PICKER, key)
     box.markdown("Model on this page:")
     box.segmented_control(
         "Model on this page",
@@ -69,7 +70,7 @@ def bar(page: Any) -> None:
 
 
 def _bar_picked() -> None:
-    state.set_model(str(st.session_state[BAR_PICKER]))
+    state.set_model(str(state.value(BAR_PICKER)))
     _model_changed()
 
 
@@ -110,7 +111,10 @@ def say_model(
     picked = state.model_key()
     key = shown_key(decoder_only=decoder_only, encoder_only=encoder_only)
     row = models.choice(key)
-    if why_not and key != picked == models.real_key(picked):  # a real model picked that this page cannot show
+    # A real model picked that this page cannot show: why, in a box; presenting, in the caption's one line (a
+    # step is one 1080 px screen).
+    needs = why_not and key != picked == models.real_key(picked)
+    if needs and not ui.step():
         st.info(why_not, icon=":material/info:")
     missing = models.missing(key)
     if missing:
@@ -124,7 +128,9 @@ def say_model(
         return None
     # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
     # one line (the step is one screen).
-    st.caption(f"**{row.title}**" if ui.step() else row.about, help=row.precise or None)
+    kind = "a decoder" if decoder_only else "an encoder"
+    said = f"**{row.title}**" + (f" · this page needs {kind}" if needs else "")
+    st.caption(said if ui.step() else row.about, help=(why_not if needs else row.precise) or None)
     return key
 
 
@@ -153,16 +159,22 @@ def begin(
 def working(what: str, key: str | None = None) -> Iterator[None]:
     """Around a page's slow work (a real model's run of a new sentence, the lens, a ranking): a spinner that
     says `what` is happening and counts the seconds, shown after half a second (a result from the cache shows
-    nothing); and while the work waits for its turn at the server's heavy work (explorer.compute.heavy), how
-    many requests are ahead of it. key: the real model the work runs."""
+    nothing); and while the work waits for its turn at the server's workers (explorer.compute.jobs), how many
+    requests are ahead of it, then how far it got. key: the real model the work runs."""
     title = models.choice(key).title if key else "The server"
     box = st.empty()  # the turn's message, above the spinner
     try:
         with (
-            heavy.for_visitor(_visitor(), lambda ahead: _queued(box, title, ahead)),
+            jobs.for_visitor(visitor(), lambda now: _queued(box, title, now)),
             st.spinner(what, show_time=True),
         ):
             yield
+    except jobs.Busy as exc:
+        st.warning(str(exc), icon=":material/hourglass_top:")
+        st.stop()
+    except jobs.Failed as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
     finally:
         box.empty()
 
@@ -171,7 +183,7 @@ def _ahead(ahead: int) -> str:
     return "1 request" if ahead == 1 else f"{ahead} requests"
 
 
-def _visitor() -> str | None:
+def visitor() -> str | None:
     """This session's id: whose turn a heavy run takes in the pool."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
@@ -179,12 +191,15 @@ def _visitor() -> str | None:
     return None if ctx is None else ctx.session_id
 
 
-def _queued(box: Any, title: str, ahead: int) -> None:
-    """The message of a run waiting for its turn at the server's heavy work."""
-    box.info(
-        f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you; yours runs after them.",
-        icon=":material/hourglass_top:",
-    )
+def _queued(box: Any, title: str, now: jobs.Status) -> None:
+    """The message of a job waiting for its turn at the server's workers, then its progress."""
+    if now.state == "queued":
+        box.info(
+            f"{title} is busy with other visitors' work: {_ahead(now.ahead)} ahead of you; yours runs after them.",
+            icon=":material/hourglass_top:",
+        )
+    elif now.done > 0:
+        box.progress(now.done, text=now.message or None)
 
 
 def _loaded(key: str, row: models.ModelChoice) -> bool:
@@ -194,7 +209,7 @@ def _loaded(key: str, row: models.ModelChoice) -> bool:
     if models.prepare(key).phase == "ready":
         return True
     if models.installed(key):
-        with st.spinner(f"Loading {row.title} (once per server, a few seconds)…"):
+        with st.spinner(f"Loading {row.title} (once per server)…", show_time=True):
             try:
                 models.model(key)
             except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
@@ -228,21 +243,16 @@ def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
         (a, "layer", n_layers, layer, state.K_LAYER),
         (b, "head", n_heads, head, state.K_MODEL_HEAD),
     ):
-        widget = f"{page}.{name}"
-        st.session_state[widget] = value
+        widget = state.show(f"{page}.{name}", value)
         col.selectbox(
             name.capitalize(),
             list(range(count)),
             format_func=lambda i, name=name: f"{name} {i + 1}",
             key=widget,
-            on_change=_sync,
+            on_change=state.pick_back,
             args=(widget, shared),
         )
     return state.layer_head(n_layers, n_heads)
-
-
-def _sync(widget: str, shared: str) -> None:
-    state.set_picked(shared, int(st.session_state[widget]))
 
 
 def label_rules() -> None:
@@ -266,8 +276,9 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
     """One row of head switches per layer (selected = on), bound to the switched-off heads in state."""
     off_set = set(off)
     for layer in range(n_layers):
-        widget = f"ablation.switch.{layer}"
-        st.session_state[widget] = [h for h in range(n_heads) if (layer, h) not in off_set]
+        widget = state.show(
+            f"ablation.switch.{layer}", [h for h in range(n_heads) if (layer, h) not in off_set]
+        )
         st.pills(
             f"layer {layer + 1}",
             list(range(n_heads)),
@@ -280,7 +291,7 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
 
 
 def _switched(layer: int, n_heads: int) -> None:
-    on = set(st.session_state.get(f"ablation.switch.{layer}") or [])
+    on = set(state.value(f"ablation.switch.{layer}") or [])
     others = [p for p in state.off_heads() if p[0] != layer]
     state.set_off_heads(tuple(others) + tuple((layer, h) for h in range(n_heads) if h not in on))
 
@@ -297,20 +308,32 @@ def ranking(key: str, text: str) -> Any:
     """The "which heads matter" ranking of this sentence: a button runs it with a progress bar; the finished
     ranking is kept for the session. Returns the last RankingStep, or None before it has run."""
     done = state.ranking(key, text)
+    L, H = models.shape(key)
+    runs = L + 3 * H if models.choice(key).decoder else L * H  # analysis.rank_heads' runs (top_layers=3)
+    units = runs * (len(text.split()) + 2)  # about a token a word, and the model's own tokens around them
+    cost = timing.words("ranking", units)
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
-    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:"):
+    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:",
+                                    help=f"{runs} runs of the model, each with heads switched off: {cost}."):  # fmt: skip
         title = models.choice(key).title
-        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again…")
-        wait = lambda ahead: bar.progress(  # noqa: E731
-            0.0, text=f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you."
-        )
-        cost = 30 * model_compute.run_cost(key, text)  # about 30 runs batched (explorer.compute.heavy)
-        with heavy.for_visitor(_visitor(), wait), heavy.slot(cost):
-            for step in model_compute.ranking(key, text):
+        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again ({cost})…")
+        began = time.monotonic()
+
+        def show(now: jobs.Status) -> None:
+            if now.state == "queued":
                 bar.progress(
-                    step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)"
+                    0.0, text=f"{title} is busy with other visitors' work: {_ahead(now.ahead)} ahead of you."
                 )
-                done = step
+            else:
+                bar.progress(now.done, text=now.message or None)
+
+        try:
+            with jobs.for_visitor(visitor(), show):
+                done = model_compute.rank(key, text)
+        except (jobs.Busy, jobs.Failed) as exc:
+            slot.warning(str(exc), icon=":material/hourglass_top:")
+            return None
+        timing.record("ranking", time.monotonic() - began, units)  # what the next ranking's wait is said from
         slot.empty()
         state.set_ranking(key, text, done)
     return done
@@ -318,7 +341,7 @@ def ranking(key: str, text: str) -> Any:
 
 def sync_layer(widget: str) -> None:
     """A page's own layer widget -> the shared picked layer."""
-    state.set_picked(state.K_LAYER, int(st.session_state[widget]))
+    state.pick_back(widget, state.K_LAYER)
 
 
 def open_in_explorer(key: str, layer: int, head: int) -> None:
@@ -388,8 +411,7 @@ def page_link(path: str, label: str) -> None:
 def layer_slider(n_layers: int, n_heads: int, page: str) -> int:
     """A layer slider bound to the shared picked layer."""
     layer, _ = state.layer_head(n_layers, n_heads)
-    widget = f"{page}.layer"
-    st.session_state[widget] = layer
+    widget = state.show(f"{page}.layer", layer)
     st.select_slider(
         "Layer",
         list(range(n_layers)),

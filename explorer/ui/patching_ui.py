@@ -3,12 +3,14 @@ progress bar; and the occlusion strip of /next-token. The compute is explorer.co
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
 import streamlit as st
 
 from attention_core import analysis
+from explorer.compute import jobs, timing
 from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
 from explorer.model import models
@@ -42,9 +44,9 @@ def columns() -> tuple[Any, Any]:
 
 def corrupt_box() -> str:
     """Example pairs (each sets both sentences) and the corrupt sentence's box; returns it, stripped."""
-    cols = st.columns(len(pm.PAIRS))
-    for col, pair in zip(cols, pm.PAIRS, strict=True):
-        col.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="stretch",
+    row = st.container(horizontal=True, gap="small")  # each name whole ("Eiffel Tower → Colosseum"), wrapped
+    for pair in pm.PAIRS:
+        row.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="content",
                    on_click=state.set_patch_pair, args=(pair.clean, pair.corrupt))  # fmt: skip
     text = st.text_input(
         "Corrupt sentence: the sentence above with a word changed",
@@ -72,8 +74,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     p = dict(zip(ids, probs, strict=True))
     if value not in p:
         p[value] = float(mc.run(key, sentence).next_token_probs()[value])
-    widget = f"patching.{which}"
-    st.session_state[widget] = value
+    widget = state.show(f"patching.{which}", value)
     st.selectbox(label, options, key=widget, format_func=lambda t: f"“{show_token(shown[t])}”  p = {p[t]:.3f}",
                  on_change=_picked, args=(which, sentence, widget),
                  help=f"One of the {pm.CANDIDATES} most likely next tokens after that sentence.")  # fmt: skip
@@ -81,7 +82,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
 
 
 def _picked(which: str, sentence: str, widget: str) -> None:
-    state.set_patch_id(which, sentence, int(st.session_state[widget]))
+    state.set_patch_id(which, sentence, int(state.value(widget)))
 
 
 def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
@@ -108,7 +109,8 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
     with b:
         wrong = _picker("wrong", key, corrupt, "Wrong (of the corrupt sentence)", first[1])
     try:
-        pair = pc.pair(key, clean.text, corrupt, answer, wrong)
+        with model_ui.working("Running both sentences…", key):
+            pair = pc.pair(key, clean.text, corrupt, answer, wrong)
     except ValueError as exc:
         st.warning(f"This pair cannot be patched: {literal(exc)}", icon=":material/warning:")
         return None
@@ -125,12 +127,16 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     args = (key, pair.clean, pair.corrupt, pair.answer, pair.wrong)
     got = {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
     todo = [SITE_NAMES[s] for s, v in got.items() if v is None]
+    # A patched run for each layer and each position (residual stream) or head (heads).
+    L, H = models.shape(key)
+    runs = sum(L * (pair.n_tokens if s == "resid" else H) for s, v in got.items() if v is None)
     slot = st.empty()  # the button, gone once the sweeps are done
     if not todo or not slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
                                    icon=":material/play_arrow:", type="primary"):  # fmt: skip
-        if len(todo) == len(got):
-            st.caption("Both sweeps together are 30 × (tokens + 9) runs of the model from the patched layer on (a "
-                       "few seconds); a pair someone has run already shows at once.")  # fmt: skip
+        if todo:
+            st.caption(f"{' and '.join(todo).capitalize()}: {runs:,} runs of the model from the patched layer "
+                       f"on, {timing.words('patching', runs)}; a pair someone has run already shows at "
+                       "once.")  # fmt: skip
         return got
     lock = state.sweep_lock()
     if not lock.acquire(blocking=False):
@@ -138,9 +144,28 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
                 icon=":material/hourglass_top:")  # fmt: skip
         return got
     try:
-        bar = st.progress(0.0, text="Getting the two sentences' runs ready…")
-        for site, share, message in pc.sweeps(*args):
-            bar.progress(min(share, 1.0), text=f"Patching the {SITE_NAMES[site]}: {message}")
+        bar = st.progress(
+            0.0, text=f"Getting the two sentences' runs ready ({timing.words('patching', runs)})…"
+        )
+        began = time.monotonic()
+
+        def show(now: jobs.Status) -> None:
+            if now.state == "queued":
+                bar.progress(
+                    0.0, text=f"The server is busy with other visitors' work: {now.ahead} ahead of you."
+                )
+            elif now.message:
+                site, what = pc.progress_site(now.message)
+                bar.progress(min(now.done, 1.0), text=f"Patching the {SITE_NAMES.get(site, site)}: {what}")
+
+        try:
+            with jobs.for_visitor(model_ui.visitor(), show):
+                pc.run_sweeps(*args)
+        except (jobs.Busy, jobs.Failed) as exc:
+            bar.empty()
+            st.warning(str(exc), icon=":material/hourglass_top:")
+            return got
+        timing.record("patching", time.monotonic() - began, runs)  # what the next pair's wait is said from
         bar.empty()
         slot.empty()
     finally:
@@ -199,7 +224,7 @@ def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
                      "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
         if not box.open:
             return
-        with st.spinner("Removing each token, then each head, in turn"):
+        with model_ui.working("Removing each token, then each head, in turn", key):
             v = pc.views(key, pair.clean, pair.answer)
         sty, answer = ui.style(), show_token(pair.answer_text)
         rows = [("attention, last layer (mean of heads)", v.attention), ("attention rollout", v.rollout),
@@ -222,7 +247,8 @@ def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
         st.caption(f"Which tokens matter (each removed in turn): shown for sentences of up to "
                    f"{pm.MAX_OCCLUSION_TOKENS} tokens.")  # fmt: skip
         return
-    delta = pc.occlusion(key, trace.text, target)
+    with model_ui.working("Removing each token in turn and running the sentence again…", key):
+        delta = pc.occlusion(key, trace.text, target)
     fig = pv.occlusion_strip(trace.tokens, np.asarray(delta), target_text, style=ui.style())
     ui.chart(fig, "next.occlusion")
     st.caption(

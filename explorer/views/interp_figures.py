@@ -155,21 +155,36 @@ def with_stripe(fig: go.Figure, n: int, style: Style) -> go.Figure:
     return fig
 
 
-def loss_lines(losses: NDArray[np.float64], n: int, *, style: Style, title: str) -> go.Figure:
+def loss_lines(
+    losses: NDArray[np.float64],
+    n: int,
+    *,
+    style: Style,
+    title: str,
+    every_head_on: NDArray[np.float64] | None = None,
+    height_px: int | None = None,
+) -> go.Figure:
     """The loss of predicting each token, first copy against second, by position in its copy: losses (2n - 1,)
-    with losses[i] the loss of token i + 1 (the first copy's token 0 has none: it starts the text)."""
+    with losses[i] the loss of token i + 1 (the first copy's token 0 has none: it starts the text).
+    every_head_on: the same run's losses (2n - 1,) with no head switched off, when some are: its second copy
+    drawn dashed beside it (the copy the switched-off heads made). height_px: the chart's (default: the
+    style's)."""
     x = np.arange(n)
     first = np.concatenate([[np.nan], losses[: n - 1]])  # tokens 1..n-1 of the first copy
     second = losses[n - 1 :]  # tokens 0..n-1 of the second copy
     width = 3 if style.present else 2
+    lines = [(first, "first copy", KEY_COLOURS[6], "solid"), (second, "second copy", KEY_COLOURS[2], "solid")]
+    if every_head_on is not None:
+        lines[1] = (second, "second copy, heads off", KEY_COLOURS[2], "solid")
+        lines.append((every_head_on[n - 1 :], "second copy, every head on", KEY_COLOURS[0], "dash"))
     data = [
         {"type": "scatter", "x": x, "y": y, "mode": "lines+markers", "name": name,
-         "line": {"width": width, "color": color}, "marker": {"size": 8 if style.present else 5},
+         "line": {"width": width, "color": color, "dash": dash}, "marker": {"size": 8 if style.present else 5},
          "hovertemplate": f"{name}, token %{{x}}: %{{y:.3f}} nats<extra></extra>"}
-        for y, name, color in ((first, "first copy", KEY_COLOURS[6]), (second, "second copy", KEY_COLOURS[2]))
+        for y, name, color, dash in lines
     ]  # fmt: skip
     layout = _layout(
-        style, title, PRESENT_CHART_PX if style.present else 360,
+        style, title, height_px or (PRESENT_CHART_PX if style.present else 360),
         xaxis={"title": {"text": "token of the copy (0 = its first)"}},
         yaxis={"title": {"text": "loss (nats): −log p(token)"}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.22},

@@ -100,6 +100,12 @@ def set_off_heads(pairs: tuple[tuple[int, int], ...]) -> None:
     st.session_state[K_OFF] = tuple(sorted(set(pairs)))
 
 
+def switch_heads_off(model: str, pairs: tuple[tuple[int, int], ...]) -> None:
+    """An experiment's heads of `model` switched off (a callback): that model picked, those heads alone off."""
+    set_model(model)
+    set_off_heads(pairs)
+
+
 def ranking(model: str, text: str) -> Any:
     """The finished ranking of this model and sentence in this session, or None."""
     return st.session_state.setdefault(_RANKINGS, {}).get((model, text))

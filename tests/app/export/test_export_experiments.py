@@ -106,8 +106,7 @@ def test_the_files_add_the_patching_experiment_with_the_sweeps_it_ran(smol) -> N
     assert f"<td>{pair.ld_clean:.4f}</td>" in page and f"<td>{pair.ld_corrupt:.4f}</td>" in page
     last = nb[-1]
     assert last.startswith("## What caused the answer?") and f"answer, wrong = {answer}, {wrong}" in last
-    for _ in patching.sweeps("smollm2", CLEAN, corrupt, answer, wrong):
-        pass  # the page's button: the sweeps run and are cached
+    patching.run_sweeps("smollm2", CLEAN, corrupt, answer, wrong)  # the page's button: run and cached
     page, _ = exported(what)
     charts = charts_json(page)["charts"]
     keys = re.findall(r'data-key="([^"]+)"', page)

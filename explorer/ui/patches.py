@@ -1,0 +1,133 @@
+"""Every change the app makes inside Streamlit (and asyncio), in one place.
+
+Each reaches a private name that a new version may rename or remove; tests/app/ui/test_patches.py checks, for
+each, that what it relies on is still there and behaves as assumed, and fails on another Streamlit version
+than STREAMLIT_VERSION until someone has looked again (then the pin moves with requirements.txt).
+
+send_writes_at_once     asyncio's per-connection hook: TCP_NODELAY on the sockets Streamlit accepts
+guard_editor_messages   Streamlit's reader of data-editor messages: a crafted one becomes a refused edit
+forget_closed_sessions  Streamlit's store of closed sessions: expired ones are let go
+one_run_per_session     runner.fastReruns off whatever the configuration says
+session_turn            the frame's run waits for the session's running one (a script run's stop request)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+STREAMLIT_VERSION = "1.67.0"  # what the patches below were read against (requirements.txt pins the same)
+
+
+@functools.cache  # once per process
+def send_writes_at_once() -> None:
+    """Nagle's algorithm off (TCP_NODELAY) on every TCP connection the process's event loop opens or accepts.
+
+    asyncio turns it off only on sockets that say they are TCP (`sock.proto == IPPROTO_TCP`); Streamlit binds
+    its listening socket as `socket.socket(family)`, protocol 0, so the connections it accepts keep Nagle on,
+    and on a kept-alive connection a response's second write (the body after the headers) waits for the
+    browser's delayed acknowledgement of the first: 40 ms per request after a connection's first. A new tab
+    fetches about 120 files over six connections; WebSocket messages wait the same way.
+    """
+    from asyncio import base_events  # the hook asyncio's socket transports call for each new connection
+
+    def set_nodelay(sock: socket.socket) -> None:
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    base_events._set_nodelay = set_nodelay  # noqa: SLF001 - see the docstring
+
+
+def guard_editor_messages(read: Callable[[Any, Callable[[Any], Any]], Any]) -> None:
+    """Put `read(ui_value, original)` in front of Streamlit's reader of data-editor messages (once per
+    process): `original` is Streamlit's own reading, `read` gives what the widget's state becomes
+    (explorer.ui.editors.read_message: an empty edit carrying the reason when a message is refused).
+
+    Streamlit reads an editor's message before any of the app's code runs, and an exception there stays on
+    the page until the next edit; there is no public hook for it.
+    """
+    from streamlit.elements.widgets import data_editor as de
+
+    original = de.DataEditorSerde.deserialize
+    if getattr(original, "explorer_guard", False):
+        return
+
+    def deserialize(self, ui_value):  # noqa: ANN001, ANN202 - Streamlit's signature
+        return read(ui_value, lambda v: original(self, v))
+
+    deserialize.explorer_guard = True  # type: ignore[attr-defined]
+    de.DataEditorSerde.deserialize = deserialize
+
+
+def forget_closed_sessions(manager: object | None = None) -> int:
+    """Let go of the closed sessions whose time to reconnect (server.disconnectedSessionTTL) is over; returns
+    how many there were.
+
+    Streamlit keeps a closed session (its state: the example, the edited matrices) for a reconnect in a TTL
+    cache that drops an expired entry only when another session is stored or the entries are counted: after
+    the last visitor of a class leaves, nothing does either, and every session stays in memory (66 real-layer
+    sessions: about 350 MB, benchmarks/layer_memory.py). Counting them drops them. `manager` is the
+    runtime's session manager (for a test); nothing happens where the storage is not Streamlit's own.
+    """
+    if manager is None:
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return 0
+        manager = getattr(runtime.get_instance(), "_session_mgr", None)
+    stored = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+    expire = getattr(stored, "expire", None)
+    return len(expire()) if callable(expire) else 0
+
+
+@functools.cache  # once per process, before the first rerun is requested where it can (server.py)
+def one_run_per_session() -> None:
+    """A visitor's new rerun waits for their running script to stop, whatever .streamlit/config.toml or the
+    command line says: Streamlit's runner.fastReruns (on by default) starts a new script thread for each
+    rerun while the old one still computes, and applies the new run's widget states to the session's state
+    under it: one visitor sending reruns every 50 ms ran 10 to 19 script threads at once, and runs failed on
+    state changed under them. With it off, the running script is asked to rerun and does so at its next
+    element (`session_turn` guards the frame's run as well)."""
+    from streamlit import config
+
+    config.set_option("runner.fastReruns", False, where_defined="explorer.ui.patches")
+
+
+_TURNS: dict[str, list] = {}  # session id -> [its lock, runs holding or waiting for it] (while any does)
+_TURNS_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def session_turn() -> Iterator[None]:
+    """The frame's run, one at a time per session: a run that starts while another of the same session still
+    runs (a second script thread) waits until that one has stopped; a run asked to stop while it waits stops.
+    The table holds only sessions with a run under way."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        yield
+        return
+    with _TURNS_GUARD:
+        turn = _TURNS.setdefault(ctx.session_id, [threading.Lock(), 0])
+        turn[1] += 1
+    try:
+        while not turn[0].acquire(timeout=0.02):
+            requests = ctx.script_requests
+            if requests is not None and getattr(requests, "_state", None) == ScriptRequestType.STOP:
+                raise StopException()  # a newer rerun replaced this one while it waited
+        try:
+            yield
+        finally:
+            turn[0].release()
+    finally:
+        with _TURNS_GUARD:
+            turn[1] -= 1
+            if turn[1] == 0:
+                _TURNS.pop(ctx.session_id, None)
