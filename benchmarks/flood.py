@@ -121,29 +121,34 @@ async def heavy_visitor(url: str, report: load_test.Report, stop: asyncio.Event,
         v = Visitor(100 + sid, url, report, [])
         await v.open(ws, page, model)
         while not stop.is_set():
-            if kind == "induction":
-                seed = random.randint(0, 9999)
-                state = [
-                    v.widget("rm.ind_seed", int_value=seed),
-                    v.widget("rm.ind_len"),
-                ]
-                state[1].double_array_value.data.append(50.0)  # the longest run: 2 x 50 tokens
-                await v.rerun(widgets=state, check=False)
-            elif kind == "patching":
-                clean = words(8)
-                corrupt = clean.rsplit(" ", 1)[0] + " " + random.choice(WORDS)
-                await v.rerun(widgets=[v.widget("sentence", string_value=clean),
-                                       v.widget("rm.patch.corrupt", string_value=corrupt)], check=False)  # fmt: skip
-                if "patching.run" in v.widgets:
-                    await press(v, "patching.run")
-            elif kind == "lens":
-                await v.say(words(30))
-            else:
-                await v.say(words(12))
-                if "ablation.rank" in v.widgets:
-                    await press(v, "ablation.rank")
+            try:
+                await heavy_action(v, kind)
+            except (KeyError, TimeoutError) as exc:  # a widget not drawn, a rerun that never finished
+                report.fail(f"{kind}: {exc!r}")
+                await asyncio.sleep(1.0)
             sent += 1
     return sent
+
+
+async def heavy_action(v: Visitor, kind: str) -> None:
+    """One request of heavy work of `kind` (module doc)."""
+    if kind == "induction":
+        state = [v.widget("rm.ind_seed", int_value=random.randint(0, 9999)), v.widget("rm.ind_len")]
+        state[1].double_array_value.data.append(50.0)  # the longest run: 2 x 50 tokens
+        await v.rerun(widgets=state, check=False)
+    elif kind == "patching":
+        clean = words(8)
+        corrupt = clean.rsplit(" ", 1)[0] + " " + random.choice(WORDS)
+        pair = [v.widget("sentence", string_value=clean), v.widget("rm.patch.corrupt", string_value=corrupt)]
+        await v.rerun(widgets=pair, check=False)
+        if "patching.run" in v.widgets:
+            await press(v, "patching.run")
+    elif kind == "lens":
+        await v.say(words(30))
+    else:
+        await v.say(words(12))
+        if "ablation.rank" in v.widgets:
+            await press(v, "ablation.rank")
 
 
 def tree_rss_mb(pid: int) -> float:

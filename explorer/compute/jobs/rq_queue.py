@@ -67,6 +67,7 @@ class _Place:
             return None
 
     def status(self) -> jobs.Status:
+        self._look()  # a page that only looks (a long job's progress, every second) still waits for it
         job = self._job()
         if job is None:
             return jobs.Status("failed")
@@ -84,7 +85,6 @@ class _Place:
         now = self.status()
         if now.state in ("queued", "running"):
             time.sleep(timeout)
-            self._look()
             now = self.status()
         return now
 
