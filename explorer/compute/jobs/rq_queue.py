@@ -50,10 +50,12 @@ class _Place:
     def __init__(self, owner: RedisJobs, job_id: str, who: Hashable, cost: float) -> None:
         self.owner, self.id, self.who, self.cost = owner, job_id, who, cost
         self.token = uuid.uuid4().hex
-        self._charged = False
+        self._charged = self._left = False
         self._look()
 
     def _look(self) -> None:
+        if self._left:
+            return
         self.owner.redis.zadd(_key(f"places:{self.id}"), {self.token: time.time()})
         self.owner.redis.expire(_key(f"places:{self.id}"), JOB_TIMEOUT_S)
 
@@ -108,6 +110,7 @@ class _Place:
         self.owner.charge(self.who, (job.ended_at - job.started_at).total_seconds())
 
     def cancel(self) -> None:
+        self._left = True
         r = self.owner.redis
         r.zrem(_key(f"places:{self.id}"), self.token)
         r.zrem(_key(f"visitor:{self.who}"), self.id)
