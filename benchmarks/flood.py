@@ -151,13 +151,24 @@ async def heavy_action(v: Visitor, kind: str) -> None:
             await press(v, "ablation.rank")
 
 
+def pss_mb(pid: int) -> float:
+    """A process's proportional share of the memory it holds (shared pages, such as SmolLM2's memory-mapped
+    weights in every process, split among the processes holding them), MB."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def tree_rss_mb(pid: int) -> float:
-    """The resident memory of a process and every process under it (the worker pool), MB."""
+    """The memory of a process and every process under it (the worker pool), MB: the sum of their
+    proportional shares (pss_mb), so weights mapped in each process count once."""
     total, todo = 0.0, [pid]
     while todo:
         p = todo.pop()
         try:
-            total += load_test.rss_mb(p)
+            total += pss_mb(p)
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children") as f:
                     todo += [int(c) for c in f.read().split()]
@@ -222,9 +233,9 @@ async def kinds_run(a: argparse.Namespace) -> int:
     s, n = summary(alone["scores"]), summary(alone["next-token"])
     print(f"flood --kinds: {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s each phase; "
           f"the quiet student alone: /scores p90 {s['p90']:.0f} ms, /next-token p90 {n['p90']:.0f} ms; server with "
-          f"its workers idle {idle:.0f} MB")  # fmt: skip
+          f"its workers idle {idle:.0f} MB (PSS)")  # fmt: skip
     print(
-        "| visitors each ... | /scores p90 | /next-token p90 | RSS peak (server + workers) | reruns | errors | load |"
+        "| visitors each ... | /scores p90 | /next-token p90 | memory peak (server + workers, PSS) | reruns | errors | load |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for kind, (rs, rn), peak, sent, errs, samples, load in rows:
