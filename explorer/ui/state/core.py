@@ -304,7 +304,7 @@ def take_messages() -> list[tuple[str, str]]:
 
 def release_upload() -> None:
     """Let go of the uploaded file in Streamlit's upload store once it has been read: the store keeps a
-    session's files until the session ends (20 sessions' 43 MB files held 2.5 GB after they were opened).
+    session's files until the session ends (a class's largest files would hold gigabytes once opened).
     The uploader shows no file from the next run on."""
     from streamlit.runtime import Runtime
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
