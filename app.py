@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.compute import heavy
-from explorer.ui import boot, frame, page_table, present, state, warm
+from explorer.ui import frame, page_table, patches, present, state, warm
 
 PAGES = {
     section: [
@@ -21,13 +21,12 @@ PAGES = {
     for section, rows in page_table.sections().items()
 }
 
-boot.send_writes_at_once()  # once per process: no 40 ms wait on a kept-alive connection
-boot.quick_switching()  # once per process: the event loop gets the GIL back quickly under load
-boot.freeze_imports()  # once per process: Streamlit's collection after every run skips what imports made
-boot.keep_collections_short()  # once per process: and every 10 s, what sessions have made and still hold
-boot.bound_memory()  # once per process: freed memory goes back to the system
-boot.note_run()  # the next refreeze has objects to look at
-warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1: the real models start loading now
+# How a server serves a class (the collector, the GIL, memory, the models' loads) is set where it starts:
+# server.py (explorer.ui.warm.lifespan). `streamlit run app.py` serves one visitor without it; a host that
+# runs app.py for a class sets ATTENTION_EXPLORER_WARM=1 and gets it at the first run. What stays here is
+# what one visitor waits for: without it every response after a connection's first waits 40 ms.
+patches.send_writes_at_once()  # once per process
+warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 # The run takes its turn: a few runs compute at once, the others queue (explorer.compute.heavy.RUNS); heavy
 # work inside steps out of it meanwhile.
 with heavy.script_run():
@@ -47,7 +46,7 @@ with heavy.script_run():
     if state.present():
         frame.step_controls(page, top=True)
     frame.model_bar(page_table.by_path(page.url_path))
-    frame.sentence_box()
+    frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()
     state.set_page(page.url_path)

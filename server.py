@@ -1,10 +1,11 @@
 """The app for servers: `streamlit run server.py` serves app.py exactly as `streamlit run app.py` does, and
-- starts loading the real models as the server starts, before its first visitor (explorer/ui/warm.py);
+- sets how the process serves a class as the server starts (the collector, the GIL, memory:
+  explorer/ui/boot.py) and starts loading the real models, before its first visitor (explorer/ui/warm.py);
 - serves the charts' assets (plotly.js above all) compressed once and cacheable for good by the browser
   (explorer/ui/chart/serve.py).
 
 scripts/serve.sh, the Dockerfile and deploy/ run this; `streamlit run app.py` stays the way to run the app
-anywhere else (then ATTENTION_EXPLORER_WARM=1 starts the loads at the first visit).
+anywhere else (then ATTENTION_EXPLORER_WARM=1 makes the first of these at the first visit).
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import streamlit as st
 from starlette.middleware import Middleware
 
-from explorer.ui import boot, warm
+from explorer.ui import patches, warm
 from explorer.ui.chart.serve import CachedAssets
 
-boot.send_writes_at_once()  # before the first connection is accepted
+patches.send_writes_at_once()  # before the first connection is accepted
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets)])

@@ -41,7 +41,7 @@ if got is not None:
         f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "
         f"(score {labels.scores[layer, head]:.2f}; see *How the labels are measured* on the grid page)."
     )
-    blocked = ~np.tril(np.ones((trace.n_tokens,) * 2, dtype=bool)) if cfg.causal else None
+    blocked = model_compute.blocked(key, trace.n_tokens)
     w = np.asarray(att.weights[head], dtype=np.float64)
     if ui.shows("head"):
         with side:

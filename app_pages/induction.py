@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer.compute import interp
+from explorer.compute import interp, model_compute
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
@@ -20,6 +20,8 @@ ui.opening(
     "previous-token head in an earlier layer to mark what came before each token.",
     r"\text{score} = \frac{1}{n}\sum_{i=n}^{2n-1} A_{i,\; i-n+1}",
 )
+EXPERIMENT_PX = 80  # the experiment's row of buttons under the loss chart, presenting
+
 key = model_ui.say_model(
     decoder_only=True,
     why_not="MiniLM is an encoder: every token sees every other, the later ones too, so copying what came "
@@ -50,7 +52,7 @@ if key is not None:
     weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
     title = f"Layer {layer + 1}, head {h + 1} (score {run.induction[layer, h]:.2f}); the stripe between the dashes"
     tall = 420 if sty.present else None  # presenting: both charts and the controls on one screen
-    fig = fg.heatmap(weights, labels, labels, weights=True, masked=~np.tril(np.ones((2 * n, 2 * n), dtype=bool)),
+    fig = fg.heatmap(weights, labels, labels, weights=True, masked=model_compute.blocked(key, 2 * n),
                      style=sty, title=title, width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall)  # fmt: skip
     scores = fg.heatmap(run.induction, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
                         width_px=ui.HALF, title="Induction score (on the stripe)", height_px=tall)  # fmt: skip
@@ -68,9 +70,10 @@ if key is not None:
     passed = np.argwhere(interp.standard_induction(key) >= models.INDUCTION_THRESHOLD)
     if ui.shows("induction-loss"):  # presenting: the loss is the second step
         every = None if every_on is None else every_on.losses
-        ui.chart(
-            lf.loss_lines(run.losses, n, style=sty, title=loss_title, every_head_on=every), "induction.loss"
-        )
+        # presenting: shorter by the experiment's row of buttons below it (the step is one screen)
+        short = fg.PRESENT_CHART_PX - EXPERIMENT_PX if sty.present else None
+        fig = lf.loss_lines(run.losses, n, style=sty, title=loss_title, every_head_on=every, height_px=short)
+        ui.chart(fig, "induction.loss")
         interp_ui.induction_experiment(key, tuple((int(a), int(b)) for a, b in passed), off)
     if ui.shows("induction"):
         st.markdown(

@@ -80,7 +80,7 @@ if got is not None:
             n = len(lab)
             w = np.asarray(trace.attentions[layer, head], dtype=np.float64)
             ui.chart(
-                fg.heatmap(w, lab, lab, weights=True, masked=~np.tril(np.ones((n, n), dtype=bool)), style=ui.style(),
+                fg.heatmap(w, lab, lab, weights=True, masked=model_compute.blocked(key, n), style=ui.style(),
                            title=f"Causal mask: layer {layer + 1}, head {head + 1} (grey = a later token, hidden)",
                            width_px=fg.FULL_PX * 3 // 5 if presenting else fg.FULL_PX,
                            height_px=MASK_PX if presenting else None),

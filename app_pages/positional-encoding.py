@@ -26,7 +26,7 @@ ui.setting("pe_base", c2, disabled=not state.current().pe_kind.startswith("sinus
 ui.setting("pe_scale", c3)
 ex, res = ui.result()
 described = state.description()
-if res is not None and described.layer is not None:
+if res is not None and described.fixes("pe_kind"):
     # A trained layer adds no P of its own: its positions are already in X (learned vectors added before the
     # first layer) or rotate q and k inside attention (RoPE); a chart of P would be all zeros.
     st.info(

@@ -21,7 +21,6 @@ from .embedding import embed, token_seed
 from .encoder import (
     EncoderTrace,
     FeedForwardTrace,
-    encoder_layer,
     feed_forward,
     feed_forward_trace,
     layer_norm,
@@ -46,6 +45,7 @@ from .transformer import (
     ModelConfig,
     ModelWeights,
     embed_tokens,
+    encoder_layer,
     output_logits,
     run_layers,
     run_transformer,

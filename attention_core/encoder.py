@@ -1,4 +1,7 @@
-"""One transformer encoder layer: attention, residual sums, layer norm and feed-forward network, traced."""
+"""What one transformer layer is made of and traced as: the feed-forward network and the layer's trace.
+
+The layer itself runs in ``transformer.transformer_layer`` (the toy's ``encoder_layer`` is a name for it).
+"""
 
 from __future__ import annotations
 
@@ -7,10 +10,10 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._validate import FloatArray, as_float_array, as_real, check_result, readonly, shape_str
+from ._validate import FloatArray, as_float_array, check_result, readonly, shape_str
 from .activations import ACTIVATIONS, _gelu, _silu
-from .attention import AttentionTrace, multi_head_attention
-from .norms import _layer_norm, layer_norm
+from .attention import AttentionTrace
+from .norms import layer_norm
 
 Floats = NDArray[np.floating]
 
@@ -20,7 +23,6 @@ __all__ = [
     "layer_norm",
     "feed_forward",
     "feed_forward_trace",
-    "encoder_layer",
 ]
 
 
@@ -281,78 +283,6 @@ class EncoderTrace:
     def concat(self) -> FloatArray:
         """(n, h * d_v) the head outputs side by side (each scaled by its head_mask weight, if any)."""
         return self.attention.concat
-
-
-def encoder_layer(
-    x: ArrayLike,
-    w_q: ArrayLike,
-    w_k: ArrayLike,
-    w_v: ArrayLike,
-    w_o: ArrayLike | None,
-    w1: ArrayLike,
-    w2: ArrayLike,
-    b1: ArrayLike | None = None,
-    b2: ArrayLike | None = None,
-    mask: ArrayLike | None = None,
-    norm_first: bool = False,
-    eps: float = 1e-5,
-    *,
-    scale: float | None = None,
-    bias: ArrayLike | None = None,
-    use_rope: bool = False,
-) -> EncoderTrace:
-    """One encoder layer, traced.
-
-    Post-norm (2017 paper): h = LN(x + MHA(x)); out = LN(h + FFN(h)).
-    Pre-norm:               h = x + MHA(LN(x)); out = h + FFN(LN(h)).
-    MHA is multi_head_attention(..., mask, scale, bias, use_rope); FFN(h) = max(0, h W1 + b1) W2 + b2;
-    LN is layer_norm(., eps).
-
-    Args:
-        x: (n, d_model).
-        w_q, w_k: (n_heads, d_model, d_k); w_v: (n_heads, d_model, d_v) (2-D means one head).
-        w_o: (n_heads * d_v, d_model), or None when n_heads * d_v == d_model (output = concat).
-        w1: (d_model, d_ff); w2: (d_ff, d_model); b1: (d_ff,) or None; b2: (d_model,) or None.
-        mask: (n, n) or (n_heads, n, n) bool, True = may attend, or None.
-        norm_first: False for post-norm, True for pre-norm.
-        eps: float > 0, the layer norm epsilon.
-        scale, bias, use_rope: passed to multi_head_attention.
-
-    Returns:
-        EncoderTrace with every stage.
-    """
-    xa = as_float_array("x", x, (2,), "(n, d_model)")
-    eps = as_real("eps", eps, positive=True)
-    ffn_weights = _check_ffn(xa.shape[1], w1, w2, b1, b2)
-    attn_input = _layer_norm(xa, eps) if norm_first else xa
-    attention = multi_head_attention(attn_input, w_q, w_k, w_v, w_o, mask, scale, bias, use_rope)
-    if attention.output.shape != xa.shape:
-        raise ValueError(
-            f"w_o is None, so the attention output is the concat of width n_heads * d_v = "
-            f"{attention.output.shape[1]}, but the residual x + attention needs width "
-            f"d_model = {xa.shape[1]}: "
-            f"give w_o of shape ({attention.output.shape[1]}, {xa.shape[1]})"
-        )
-    sum1 = _add("sum1", xa, attention.output)  # (n, d_model)
-    norm1 = _layer_norm(sum1, eps)  # (n, d_model)
-    ffn = _ffn(norm1, *ffn_weights)
-    sum2 = _add("sum2", sum1 if norm_first else norm1, ffn.output)  # (n, d_model)
-    norm2 = None if norm_first else _layer_norm(sum2, eps)
-    return EncoderTrace(
-        x=readonly(xa.copy()),
-        attn_input=readonly(attn_input),
-        attention=attention,
-        sum1=readonly(sum1),
-        norm1=ffn.x,
-        ffn_hidden_pre=ffn.hidden_pre,
-        ffn_hidden=ffn.hidden,
-        ffn_out=ffn.output,
-        sum2=readonly(sum2),
-        norm2=None if norm2 is None else readonly(norm2),
-        output=readonly(sum2 if norm2 is None else norm2),
-        norm_first=bool(norm_first),
-        eps=eps,
-    )
 
 
 def _add(name: str, a: FloatArray, b: FloatArray) -> FloatArray:

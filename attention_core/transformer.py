@@ -15,15 +15,15 @@ weights it runs are declared in ``weights`` (re-exported here).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._parallel import for_row_blocks
-from ._validate import as_float_array, readonly, shape_str
-from .attention import AttentionTrace
-from .encoder import EncoderTrace, _ffn, _linear
+from ._validate import as_float_array, as_real, check_result, readonly, shape_str
+from .attention import AttentionTrace, _check_w_o, _check_weights, _mask_and_bias, _scale
+from .encoder import EncoderTrace, _add, _check_ffn, _ffn, _linear
 from .kernel import _attend
 from .masks import causal_mask
 from .norms import _layer_norm, _rms_norm
@@ -38,6 +38,7 @@ __all__ = [
     "ModelWeights",
     "check_head_mask",
     "embed_tokens",
+    "encoder_layer",
     "output_logits",
     "resume_transformer",
     "run_layers",
@@ -107,11 +108,13 @@ def embed_tokens(token_ids: ArrayLike, weights: EmbeddingWeights, config: ModelC
 
 
 def _split_heads(qkv: Floats, config: ModelConfig) -> tuple[Floats, Floats, Floats]:
-    """qkv (..., n, (h + 2 g) d) -> q (..., h, n, d), k (..., g, n, d), v (..., g, n, d), views."""
+    """qkv (..., n, (h + g) d + g d_v) -> q (..., h, n, d), k (..., g, n, d), v (..., g, n, d_v), views
+    (d_v = d for every real model; the toy's layer may give its values another width)."""
     lead, n, h, g, d = qkv.shape[:-2], qkv.shape[-2], config.n_heads, config.n_kv_heads, config.d_k
+    d_v = (qkv.shape[-1] - (h + g) * d) // g
     q = qkv[..., : h * d].reshape(*lead, n, h, d).swapaxes(-2, -3)  # (..., h, n, d)
     k = qkv[..., h * d : (h + g) * d].reshape(*lead, n, g, d).swapaxes(-2, -3)  # (..., g, n, d)
-    v = qkv[..., (h + g) * d :].reshape(*lead, n, g, d).swapaxes(-2, -3)  # (..., g, n, d)
+    v = qkv[..., (h + g) * d :].reshape(*lead, n, g, d_v).swapaxes(-2, -3)  # (..., g, n, d_v)
     return q, k, v
 
 
@@ -122,13 +125,26 @@ def _per_query_head(arr: Floats | None, config: ModelConfig) -> Floats | None:
     return np.take(arr, np.asarray(config.kv_head), axis=-3)  # (..., h, n, d)
 
 
+def _heads_of(arr: NDArray | None, lead: tuple[int, ...]) -> NDArray | None:
+    """A mask or bias, (n, n) for every head or (h, n, n) one per head, as kernel._attend reads it beside
+    (..., h, n, n) heads flattened to one axis: (1, n, n), or (batch * h, n, n)."""
+    if arr is None or arr.ndim == 2:
+        return None if arr is None else arr[None]
+    return np.broadcast_to(arr, (*lead, *arr.shape[-2:])).reshape(-1, *arr.shape[-2:])
+
+
 def _attend_batch(
-    q: Floats, k: Floats, v: Floats, scale: float, mask: NDArray[np.bool_] | None
+    q: Floats,
+    k: Floats,
+    v: Floats,
+    scale: float,
+    mask: NDArray[np.bool_] | None,
+    bias: Floats | None = None,
 ) -> tuple[Floats, ...]:
     """kernel._attend over (..., h, n, d) inputs: the leading axes and the heads as one axis of heads."""
-    lead, n, d = q.shape[:-2], q.shape[-2], q.shape[-1]
-    flat = [a.reshape(-1, n, d) for a in (q, k, v)]  # (batch * h, n, d)
-    out = _attend(*flat, scale, None, None if mask is None else mask[None])
+    lead, n = q.shape[:-2], q.shape[-2]
+    flat = [a.reshape(-1, n, a.shape[-1]) for a in (q, k, v)]  # (batch * h, n, d)
+    out = _attend(*flat, scale, _heads_of(bias, lead), _heads_of(mask, lead))
     return tuple(a.reshape(*lead, n, a.shape[-1]) for a in out)  # (..., h, n, n) x 4, (..., h, n, d)
 
 
@@ -139,29 +155,39 @@ def _attention(
     mask: NDArray[np.bool_] | None,
     head_mask: Floats | None,
     head_replacement: tuple[Floats, NDArray[np.bool_]] | None = None,
+    scale: float | None = None,
+    bias: Floats | None = None,
 ) -> AttentionTrace:
     """Multi-head (or grouped-query) self-attention of x (..., n, d_model), traced; head_mask: (..., h) or
-    None; head_replacement: (outputs (..., h, n, d), which (..., h) bool) or None (see transformer_layer)."""
-    q, k, v = _split_heads(_linear(x, w.w_qkv, w.b_qkv), config)  # (..., h|g, n, d)
+    None; head_replacement: (outputs (..., h, n, d), which (..., h) bool) or None; scale, bias: see
+    transformer_layer. An overflow of a product raises the ValueError that names it."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        qkv = _linear(x, w.w_qkv, w.b_qkv)  # (..., n, (h + 2 g) d)
+    check_result("q, k, v", qkv, "x W_Q, x W_K, x W_V")
+    q, k, v = _split_heads(qkv, config)  # (..., h|g, n, d)
     q_pre = k_pre = None
     if config.rope_base is not None:
         positions = np.arange(x.shape[-2], dtype=np.float64)
         q_pre, k_pre = q, k
         q, k = _rotate(q, positions, config.rope_base), _rotate(k, positions, config.rope_base)
     k, v = _per_query_head(k, config), _per_query_head(v, config)  # (..., h, n, d)
-    scale = 1.0 / math.sqrt(config.d_k)
-    scores, scaled, masked, weights, heads = _attend_batch(q, k, v, scale, mask)
+    scale = 1.0 / math.sqrt(config.d_k) if scale is None else float(scale)
+    scores, scaled, masked, weights, heads = _attend_batch(q, k, v, scale, mask, bias)
     if head_replacement is not None:
         outputs, which = head_replacement
         heads = np.where(np.asarray(which)[..., None, None], outputs, heads).astype(heads.dtype, copy=False)
-    n, h, d = x.shape[-2], config.n_heads, config.d_k
+    n, h, d = x.shape[-2], config.n_heads, heads.shape[-1]
     concat = heads.swapaxes(-2, -3).reshape(*heads.shape[:-3], n, h * d)  # (..., n, h * d), head 0 first
     if head_mask is not None:  # each head's block scaled: (..., 1, h * d)
         concat = concat * np.repeat(head_mask.astype(concat.dtype), d, axis=-1)[..., None, :]
-    output = _linear(concat, w.w_o, w.b_o)  # (n, d_model)
+    output = concat  # without W_O (a toy layer whose heads fill d_model): the concat itself
+    if w.w_o is not None:
+        with np.errstate(over="ignore", invalid="ignore"):
+            output = _linear(concat, w.w_o, w.b_o)  # (n, d_model)
+        check_result("output", output, "concat W_O")
     grouped = config.n_kv_heads != config.n_heads
     values = dict(x=x, q=q, k=k, v=v, scores=scores, scaled=scaled, masked=masked, weights=weights)
-    values |= dict(head_outputs=heads, concat=concat, output=output, mask=mask, bias=None, w_o=w.w_o)
+    values |= dict(head_outputs=heads, concat=concat, output=output, mask=mask, bias=bias, w_o=w.w_o)
     values |= dict(
         q_pre_rope=q_pre, k_pre_rope=_per_query_head(k_pre, config), head_mask=head_mask, b_o=w.b_o
     )
@@ -177,14 +203,20 @@ def transformer_layer(
     mask: NDArray[np.bool_] | None = None,
     head_mask: Floats | None = None,
     head_replacement: tuple[Floats, NDArray[np.bool_]] | None = None,
+    *,
+    scale: float | None = None,
+    bias: Floats | None = None,
 ) -> EncoderTrace:
-    """One layer of a real transformer, traced (inputs are trusted: the model's own weights).
+    """One transformer layer, traced: every layer the app shows runs here (the toy's, a real model's, one
+    trained in the engine). Inputs are trusted (encoder_layer checks a toy layer's first).
 
-    Post-norm (BERT):  sum1 = x + MHA(x);  norm1 = N(sum1);  sum2 = norm1 + FFN(norm1);  out = N(sum2).
-    Pre-norm (Llama):  sum1 = x + MHA(N(x));  norm1 = N(sum1);  out = sum2 = sum1 + FFN(norm1).
-    N is the model's norm with its own gain (and bias); MHA has biases on every projection where the
+    Post-norm (2017, BERT):  sum1 = x + MHA(x);  norm1 = N(sum1);  sum2 = norm1 + FFN(norm1);  out = N(sum2).
+    Pre-norm (Llama):        sum1 = x + MHA(N(x));  norm1 = N(sum1);  out = sum2 = sum1 + FFN(norm1).
+    N is the model's norm with its own gain (and bias), or none (the toy's layer norm); MHA is
+    softmax(q k^T * scale + bias, mask) v per head, then W_O, with biases on every projection where the
     model has them, RoPE on q and k where it uses RoPE, shared key/value heads where n_kv_heads < n_heads;
-    FFN is GELU(x W1 + b1) W2 + b2 (BERT) or (silu(x W_gate) * x W_up) W_down (SwiGLU).
+    FFN is ReLU or GELU(x W1 + b1) W2 + b2, or (silu(x W_gate) * x W_up) W_down (SwiGLU). A product that
+    overflows raises a ValueError naming it (edited weights can be huge).
 
     A batch of sequences runs at once when x has leading axes (..., n, d_model): every array of the trace
     then has them too (the matrix products take all the rows together, see encoder._linear).
@@ -199,17 +231,19 @@ def transformer_layer(
         head_replacement: (outputs, which) or None. outputs (..., n_heads, n, d_k) is taken instead of a head's
             A V (its output before W_O, at every position) where which (..., n_heads) is True: activation
             patching puts another run's head output there. The trace's head_outputs hold the replaced ones.
+        scale: the scores' factor, 1/sqrt(d_k) when None (the toy lets a visitor pick another).
+        bias: (n, n) or (n_heads, n, n) added to the scaled scores (ALiBi), or None.
 
     Returns:
         EncoderTrace (attention: an AttentionTrace; ffn_up, activation and norm set).
     """
     w = weights
     attn_input = _norm(config, x, w.attn_norm_gain, w.attn_norm_bias) if config.norm_first else x
-    attention = _attention(attn_input, w, config, mask, head_mask, head_replacement)
-    sum1 = x + attention.output  # (n, d_model)
+    attention = _attention(attn_input, w, config, mask, head_mask, head_replacement, scale, bias)
+    sum1 = _add("sum1", x, attention.output)  # (n, d_model)
     norm1 = _norm(config, sum1, w.norm1_gain, w.norm1_bias)  # (n, d_model)
     ffn = _ffn(norm1, w.w1, w.w2, w.b1, w.b2, config.activation, w.w_up)
-    sum2 = (sum1 if config.norm_first else norm1) + ffn.output  # (n, d_model)
+    sum2 = _add("sum2", sum1 if config.norm_first else norm1, ffn.output)  # (n, d_model)
     norm2 = None if config.norm_first else _norm(config, sum2, w.norm2_gain, w.norm2_bias)
     stages = dict(x=x, attn_input=attn_input, sum1=sum1, sum2=sum2, norm2=norm2)
     stages["output"] = sum2 if norm2 is None else norm2
@@ -227,6 +261,100 @@ def transformer_layer(
         activation=config.activation,
         norm=config.norm,
     )
+
+
+def encoder_layer(
+    x: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike | None,
+    w1: ArrayLike,
+    w2: ArrayLike,
+    b1: ArrayLike | None = None,
+    b2: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    norm_first: bool = False,
+    eps: float = 1e-5,
+    *,
+    scale: float | None = None,
+    bias: ArrayLike | None = None,
+    use_rope: bool = False,
+) -> EncoderTrace:
+    """The toy's encoder layer: its arguments checked, then transformer_layer (layer norm without gain,
+    ReLU, no biases in attention), float64.
+
+    Post-norm (2017 paper): h = LN(x + MHA(x)); out = LN(h + FFN(h)).
+    Pre-norm:               h = x + MHA(LN(x)); out = h + FFN(LN(h)).
+    MHA is multi_head_attention(..., mask, scale, bias, use_rope); FFN(h) = max(0, h W1 + b1) W2 + b2;
+    LN is layer_norm(., eps).
+
+    Args:
+        x: (n, d_model).
+        w_q, w_k: (n_heads, d_model, d_k); w_v: (n_heads, d_model, d_v) (2-D means one head).
+        w_o: (n_heads * d_v, d_model), or None when n_heads * d_v == d_model (output = concat).
+        w1: (d_model, d_ff); w2: (d_ff, d_model); b1: (d_ff,) or None; b2: (d_model,) or None.
+        mask: (n, n) or (n_heads, n, n) bool, True = may attend, or None.
+        norm_first: False for post-norm, True for pre-norm.
+        eps: float > 0, the layer norm epsilon.
+        scale, bias, use_rope: as multi_head_attention's (RoPE base 10000).
+
+    Returns:
+        EncoderTrace with every stage.
+    """
+    weights, config, mask_arr, bias_arr, scale_f = toy_layer(
+        x, w_q, w_k, w_v, w_o, w1, w2, b1, b2, mask, norm_first, eps, scale, bias, use_rope
+    )
+    xa = as_float_array("x", x, (2,), "(n, d_model)").copy()  # the trace keeps its own x
+    return transformer_layer(xa, weights, config, mask_arr, scale=scale_f, bias=bias_arr)
+
+
+def toy_layer(
+    x: ArrayLike,
+    w_q: ArrayLike,
+    w_k: ArrayLike,
+    w_v: ArrayLike,
+    w_o: ArrayLike | None,
+    w1: ArrayLike,
+    w2: ArrayLike,
+    b1: ArrayLike | None = None,
+    b2: ArrayLike | None = None,
+    mask: ArrayLike | None = None,
+    norm_first: bool = False,
+    eps: float = 1e-5,
+    scale: float | None = None,
+    bias: ArrayLike | None = None,
+    use_rope: bool = False,
+) -> tuple[LayerWeights, ModelConfig, NDArray[np.bool_] | None, Floats | None, float]:
+    """encoder_layer's arguments checked (a ValueError names the one that is wrong) and laid out as
+    transformer_layer reads them: (weights, config, mask, bias, scale). Shapes: see encoder_layer."""
+    xa = as_float_array("x", x, (2,), "(n, d_model)")
+    eps = as_real("eps", eps, positive=True)
+    w1a, w2a, b1a, b2a = _check_ffn(xa.shape[1], w1, w2, b1, b2)
+    wq, wk, wv = _check_weights(xa, w_q, w_k, w_v)
+    h, n, d_k, d_v = wq.shape[0], xa.shape[0], wq.shape[2], wv.shape[2]
+    w_out = _check_w_o(w_o, h, d_v, xa.shape[1])
+    if w_out is None and h * d_v != xa.shape[1]:
+        raise ValueError(
+            f"w_o is None, so the attention output is the concat of width n_heads * d_v = {h * d_v}, but the "
+            f"residual x + attention needs width d_model = {xa.shape[1]}: "
+            f"give w_o of shape ({h * d_v}, {xa.shape[1]})"
+        )
+    mask_arr, bias_arr = _mask_and_bias(mask, bias, h, n, n, f"{n} tokens and {h} heads")
+    if not isinstance(use_rope, bool | np.bool_):
+        raise ValueError(f"use_rope must be True or False, got {use_rope!r}")
+    w_qkv = np.concatenate([w.transpose(1, 0, 2).reshape(xa.shape[1], -1) for w in (wq, wk, wv)], axis=1)
+    none = dict(attn_norm_gain=None, attn_norm_bias=None, norm1_gain=None, norm1_bias=None)
+    weights = LayerWeights(w_qkv=w_qkv, b_qkv=None, w_o=w_out, b_o=None, w1=w1a, b1=b1a, w_up=None, w2=w2a,  # type: ignore[arg-type]
+                           b2=b2a, **none, norm2_gain=None, norm2_bias=None, n_heads=h, n_kv_heads=h, d_k=d_k)  # fmt: skip
+    config = ModelConfig(
+        name="toy", n_layers=1, n_heads=h, n_kv_heads=h, d_model=xa.shape[1], d_k=d_k, d_ff=w1a.shape[1],
+        vocab_size=0, max_positions=n, norm="layer_norm", norm_first=bool(norm_first), eps=eps,
+        activation="relu", positions="rope" if use_rope else "none", rope_base=10000.0 if use_rope else None,
+        causal=False, tied_embeddings=False, has_logits=False, dtype="float64",
+    )  # fmt: skip
+    own = lambda a: None if a is None else a.copy()  # noqa: E731 - the trace keeps its own, not the caller's
+    return replace(weights, w_o=own(w_out)), config, own(mask_arr), own(bias_arr), _scale(scale, d_k)
 
 
 def check_head_mask(head_mask: ArrayLike | None, config: ModelConfig) -> Floats | None:

@@ -67,10 +67,8 @@ def main() -> None:
     parser.add_argument("--models", default="minilm,smollm2")
     args = parser.parse_args()
 
-    from explorer.model import bridge, models
+    from explorer.model import models
     from explorer.sharing import json_file, values
-
-    values.use_layers(bridge)  # as the app does (explorer.ui): a real layer's file is written against it
 
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     upload = config["server"]["maxUploadSize"]

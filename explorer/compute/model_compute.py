@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from attention_core import analysis
+from attention_core import analysis, causal_mask
 from explorer import cache
 from explorer.compute import heavy
 from explorer.model import models
@@ -41,6 +41,12 @@ def run_cost(key: str, text: str) -> float:
     runs 64 tokens in about a second on one core, MiniLM's 6 layers take about a fifth of that."""
     per_token = (1.0 if models.choice(key).decoder else 0.2) / 64
     return per_token * min(len(text.split()) + 2, 64)
+
+
+def blocked(key: str, n: int) -> NDArray[np.bool_] | None:
+    """(n, n) True where model ``key``'s runs hide a key from a query (a decoder's later tokens: the engine's
+    causal_mask, as run_transformer applies it); None for an encoder, whose queries see every token."""
+    return ~causal_mask(n) if models.choice(key).decoder else None
 
 
 @cache.shared(max_bytes=SMALL_BYTES)

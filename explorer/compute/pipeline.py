@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
-from explorer.model import description
+from explorer.model import layer
 from explorer.model.arrays import F64
 from explorer.model.example import Example, tokens_for
 
@@ -157,7 +157,7 @@ def run(ex: Example) -> Result:
         e = locals().get("emb", empty)
         return Result(tokens, labels, truncated, e, empty, empty, 1.0, None, None, None, None, error=str(err))
     try:  # the block computes the attention once; every page reads that trace
-        encoder, trace, enc_error, reads = description.implementation(ex).run_block(ex, x, mask, scale, bias)
+        encoder, trace, enc_error, reads = layer.of(ex).run_block(ex, x, mask, scale, bias)
     except ValueError as err:
         return Result(
             tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err)

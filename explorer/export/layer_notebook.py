@@ -199,11 +199,13 @@ def notebook(
 def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.NotebookNode:
     """The notebook of head `head` of the loaded example `ex` (an Example with `real` set) and its run `res`."""
     from attention_core import pretrained
-    from explorer.model import bridge
+    from explorer.model import layer as layers
 
-    base = bridge.base(ex.real, ex.real_layer)
-    c = base.config
-    module, package, version, _ = pretrained.MODELS[base.title]
+    fixed, c = layers.of(ex).fixed(ex)  # the norms' gains and the config the layer runs with
+    reference = layers.of(ex).reference(
+        ex, list(res.tokens)
+    )  # its own weights, to say whether they are edited
+    module, package, version, _ = pretrained.MODELS[c.name]
     # The head's biases as the explorer holds them (maybe edited); a model without biases (SmolLM2) gets none
     # written while they are still its zeros.
     biases = {n: np.asarray(getattr(ex, n)[head], dtype=np.float64) for n in ("b_q", "b_k", "b_v")}
@@ -211,19 +213,19 @@ def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.N
         biases = {n: None for n in biases}
     w = {name: np.asarray(getattr(ex, name)[head], dtype=np.float64) for name in ("w_q", "w_k", "w_v")}
     names = ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v")
-    edited = any(not np.array_equal(getattr(ex, n), base.weights[n]) for n in names)
+    edited = any(not np.array_equal(getattr(ex, n), reference[n]) for n in names)
     att = res.attention
     return notebook(
-        title=base.title,
+        title=str(c.name),
         package=package,
         version=version,
-        layer=base.layer,
+        layer=int(ex.real_layer),
         n_layers=int(c.n_layers),
         sentence=ex.sentence,
         tokens=list(res.tokens),
         head=int(head),
         x=np.asarray(res.x, dtype=np.float64),
-        norm_gain=None if not c.norm_first else np.asarray(base.fixed.attn_norm_gain, dtype=np.float64),
+        norm_gain=None if not c.norm_first else np.asarray(fixed.attn_norm_gain, dtype=np.float64),
         eps=float(c.eps),
         w=w,
         b=biases,

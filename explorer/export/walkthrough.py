@@ -18,8 +18,9 @@ from numpy.typing import NDArray
 import attention_core as ac
 from explorer.compute.pipeline import Result
 from explorer.export.experiments import Experiment
-from explorer.model.description import Description, describe
+from explorer.model.description import Description
 from explorer.model.example import Example
+from explorer.model.layer import describe
 from explorer.views import formulas
 
 F64 = NDArray[np.float64]

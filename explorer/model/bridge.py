@@ -1,6 +1,5 @@
-"""A real model's layer as the explorer's example: one of the two implementations of what
-explorer.model.description describes (the other is explorer.model.toy; both answer the same questions:
-tokens, defaults, reference, layer_only_shapes, model_input, run_block).
+"""A real model's layer as the explorer's example: a `Layer` (explorer.model.layer; the toy is
+explorer.model.toy). Its weights are the model's own, trained; X is the layer's input for the sentence.
 
 No Streamlit here.
 """
@@ -16,9 +15,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from explorer import cache
+from explorer.model import description
 from explorer.model import settings_table as table
 
 F64 = NDArray[np.float64]
+DRAWN = False  # the layer's own weights: links and files carry the edits only
 
 
 # ------------------------------------------------------------------ a real layer as the explorer's example
@@ -181,7 +182,21 @@ def tokens_of(key: str, sentence: str) -> tuple[list[str], bool]:
     return list(tokens), cut
 
 
-# ------------------------------------------------------------------ the implementation's questions
+# ------------------------------------------------------------------ the layer's answers (explorer.model.layer)
+
+
+def describe(ex: Any) -> description.Description:
+    """Layer `real_layer` (0-based) of real model `real` as the explorer holds it."""
+    b = base(ex.real, ex.real_layer)
+    biases = any(b.weights[name].any() for name in ("b_q", "b_k", "b_v", "b_o", "b1", "b2"))
+    title = f"{b.title}, layer {b.layer + 1}"
+    return description.of_config(ex.real, ex.real_layer, b.config, len(set(b.kv_head)), title, biases)
+
+
+def fixed(ex: Any) -> tuple[Any, Any]:
+    """(the layer's norms' gains as LayerWeights, the config it runs with: one key/value head per query head)."""
+    b = base(ex.real, ex.real_layer)
+    return b.fixed, b.config
 
 
 def tokens(ex: Any) -> tuple[list[str], bool]:
@@ -288,8 +303,6 @@ def _cached_base(key: str, layer: int) -> LayerBase:
 
 @cache.shared(max_bytes=INPUT_BYTES)
 def _cached_input(key: str, sentence: str, layer: int) -> tuple[tuple[str, ...], F64, bool]:
-    from explorer.model.description import shown_tokens
-
     m = _model(key)
     if (
         not sentence.strip()
@@ -302,4 +315,4 @@ def _cached_input(key: str, sentence: str, layer: int) -> tuple[tuple[str, ...],
     trace = m.run(sentence)
     x = np.array(trace.hidden_states[layer], dtype=np.float64)  # (n, d): what layer `layer` reads
     x.setflags(write=False)
-    return tuple(shown_tokens(trace.tokens)), x, bool(trace.truncated)
+    return tuple(description.shown_tokens(trace.tokens)), x, bool(trace.truncated)

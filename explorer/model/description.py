@@ -2,19 +2,20 @@
 
 A page never asks "is this a real model?". It asks the description: the norm and where it sits, the
 activation, the positions, the mask, the heads and how they share keys and values, the biases, the sizes,
-the tokenizer and how a token is written, which settings the model fixes (and what they are, in words), and
-where the weights come from. Formulas (explorer.views.formulas), chart titles, the sidebar, the banner,
-links and both exports read it. `describe` is the one place that tells the toy from a real layer; `of_model`
-describes a whole real model for the pages that show every layer.
+the tokenizer and how a token is written, which settings the model fixes (and what they are, in words), where
+the weights come from, whether they are drawn, what the banner says. Formulas (explorer.views.formulas), chart
+titles, the sidebar, the banner, links and both exports read it. Each layer describes itself
+(explorer.model.layer: `describe(ex)`); `of_config` describes a trained layer from its model's config, and
+`of_model` a whole real model for the pages that show every layer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from types import ModuleType
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from explorer.model import models
 from explorer.model import settings_table as table
 
 TOY = "toy"
@@ -44,7 +45,12 @@ class Description:
     "none" (added to E: the toy), "rope" (q and k rotated in every layer) or "in_x" (learned positions added
     before the first layer, so already in X); rope_base; alibi; biases (b_Q ... b2 are part of the layer);
     causal (True/False when the model fixes the mask, None when it is a setting); tokenizer (in words);
-    fixed: setting name -> what the model fixes it to, in words (shown instead of a control).
+    fixed: setting name -> what the model fixes it to, in words (shown instead of a control);
+    drawn: the weights are seeded draws (re-randomize draws again, Reset returns to the seed's, links carry
+    each matrix's draw), not a trained layer's own; banner: the paragraph above an explorer page that shows
+    a trained layer (which one, what stays the model's), "" for the toy; notebook: which notebook writes the
+    example out ("walkthrough": every step of the toy; "layer": one head of a trained layer); about: what the
+    model line above every page says of its weights.
     """
 
     model: str
@@ -68,6 +74,10 @@ class Description:
     causal: bool | None
     tokenizer: str
     fixed: Mapping[str, str] = field(default_factory=dict)
+    drawn: bool = False
+    banner: str = ""
+    notebook: str = "layer"
+    about: str = "trained weights of a real model, editable"
 
     @property
     def norm_name(self) -> str:
@@ -87,16 +97,6 @@ class Description:
         return self.n_kv_heads < self.n_heads
 
     @property
-    def trained(self) -> bool:
-        """The weights come from a trained model (a banner says which, with the way back to the toy)."""
-        return self.model != TOY
-
-    @property
-    def seeded(self) -> bool:
-        """The weights are seeded draws: re-randomize draws again, links carry each matrix's draw."""
-        return not self.trained
-
-    @property
     def input_title(self) -> str:
         """What the first page's chart shows: the toy's embeddings E, or the layer's input X."""
         if self.layer is None:
@@ -112,60 +112,12 @@ class Description:
     def sizes_line(self) -> str:
         """The sizes in one line: d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536."""
         heads = f"{self.n_heads} heads" + (f" ({self.n_kv_heads} key/value heads)" if self.shares_kv else "")
-        layers = f"{self.n_layers} layers · " if self.layer is None and self.trained else ""
+        layers = f"{self.n_layers} layers · " if self.layer is None and self.n_layers > 1 else ""
         return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · d_ff {self.d_ff}"
 
-    def banner(self) -> str:
-        """One paragraph above an explorer page showing a trained layer: which one, what stays the model's."""
-        norm = "RMSNorm" if self.norm == "rms_norm" else "layer norm"
-        order = (
-            "before attention and before the feed-forward (pre-norm)"
-            if self.norm_first
-            else ("after each residual sum (post-norm)")
-        )
-        pos = (
-            f"RoPE (base {self.rope_base:,.0f}) rotates q and k in the layer itself"
-            if self.rope
-            else "its learned positions were added to the embeddings before layer 1, so they are already in X"
-        )
-        shared = (
-            f" Its {self.n_heads} query heads share {self.n_kv_heads} key/value heads; here each query head has "
-            "its own copy of W_K and W_V, so an edit changes that head only."
-            if self.shares_kv
-            else ""
-        )
-        up = ", W_up" if self.activation == "swiglu" else ""
-        return (
-            f"{self.title}: X is that layer's input for this sentence, and W_Q, W_K, W_V, W_O, W1{up}, W2 and "
-            f"their biases are its trained weights (editable). Its {norm} {order} and its {self.ffn_name} "
-            f"feed-forward are applied as trained; {pos}.{shared}"
-        )
 
-
-def names_a_layer(real: object) -> bool:
-    """Whether a link's or a file's `real` value names a trained layer rather than the toy model (anything
-    given but "toy": the reader then checks it names a model, with a message if it does not)."""
-    return real is not None and str(real) != TOY
-
-
-def implementation(ex: Any) -> ModuleType:
-    """The module that computes what the example's description says: explorer.model.toy, or
-    explorer.model.bridge for a real layer. Both answer the same questions (see explorer.model.toy)."""
-    if not names_a_layer(ex.real):
-        from explorer.model import toy
-
-        return toy
-    from explorer.model import bridge
-
-    return bridge
-
-
-def describe(ex: Any) -> Description:
-    """The description of an Example: the toy model with its settings, or the real layer it holds."""
-    return of_layer(ex.real, ex.real_layer) if names_a_layer(ex.real) else _toy(ex)
-
-
-def _toy(ex: Any) -> Description:
+def of_toy(ex: Any) -> Description:
+    """The toy model with the example's settings (explorer.model.toy)."""
     return Description(
         model=TOY,
         layer=None,
@@ -187,31 +139,23 @@ def _toy(ex: Any) -> Description:
         biases=False,
         causal=None,
         tokenizer="words and punctuation (the explorer's own)",
+        drawn=True,
+        notebook="walkthrough",
+        about=models.choice(TOY).about,
     )
-
-
-def of_layer(key: str, layer: int) -> Description:
-    """Layer `layer` (0-based) of real model `key` as the explorer holds it (explorer.model.bridge)."""
-    from explorer.model import bridge
-
-    b = bridge.base(key, layer)
-    biases = any(b.weights[name].any() for name in ("b_q", "b_k", "b_v", "b_o", "b1", "b2"))
-    return _of_config(key, layer, b.config, len(set(b.kv_head)), f"{b.title}, layer {b.layer + 1}", biases)
 
 
 def of_model(key: str) -> Description:
     """A whole real model, as the pages that show every layer and head present it."""
-    from explorer.model import models
-
     m = models.model(key)
     lw, c = m.layer_weights(0), m.config
     biases = lw.b_qkv is not None or lw.b_o is not None or lw.b1 is not None
-    return _of_config(key, None, c, int(c.n_kv_heads), str(c.name), biases)
+    return of_config(key, None, c, int(c.n_kv_heads), str(c.name), biases)
 
 
-def _of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biases: bool) -> Description:
-    from explorer.model import models
-
+def of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biases: bool) -> Description:
+    """A trained model's layer `layer` (or the whole model: None) from its ModelConfig `c`: n_kv key/value
+    heads as the explorer holds them, its title, whether it has biases."""
     norm = "RMSNorm" if c.norm == "rms_norm" else "layer norm with gain and bias"
     where = "before attention and the feed-forward" if c.norm_first else "after each residual sum"
     rope = c.positions == "rope"
@@ -233,7 +177,7 @@ def _of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biase
         else "none (as trained)",
         "norm_first": f"{norm}, {where} (as trained)",
     }
-    return Description(
+    d = Description(
         model=key,
         layer=layer,
         title=f"{title} of {c.n_layers}" if layer is not None else title,
@@ -255,6 +199,34 @@ def _of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biase
         causal=bool(c.causal),
         tokenizer="byte-level BPE" if models.choice(key).scheme == "bytelevel" else "WordPiece (uncased)",
         fixed={name: text for name, text in fixed.items() if name in table.FIXED_BY_LAYER},
+    )
+    return replace(d, banner=_banner(d)) if layer is not None else d
+
+
+def _banner(d: Description) -> str:
+    """One paragraph above an explorer page showing a trained layer: which one, what stays the model's."""
+    norm = "RMSNorm" if d.norm == "rms_norm" else "layer norm"
+    order = (
+        "before attention and before the feed-forward (pre-norm)"
+        if d.norm_first
+        else ("after each residual sum (post-norm)")
+    )
+    pos = (
+        f"RoPE (base {d.rope_base:,.0f}) rotates q and k in the layer itself"
+        if d.rope
+        else "its learned positions were added to the embeddings before layer 1, so they are already in X"
+    )
+    shared = (
+        f" Its {d.n_heads} query heads share {d.n_kv_heads} key/value heads; here each query head has "
+        "its own copy of W_K and W_V, so an edit changes that head only."
+        if d.shares_kv
+        else ""
+    )
+    up = ", W_up" if d.activation == "swiglu" else ""
+    return (
+        f"{d.title}: X is that layer's input for this sentence, and W_Q, W_K, W_V, W_O, W1{up}, W2 and "
+        f"their biases are its trained weights (editable). Its {norm} {order} and its {d.ffn_name} "
+        f"feed-forward are applied as trained; {pos}.{shared}"
     )
 
 

@@ -1,7 +1,8 @@
 """The whole state of one example, as a plain frozen dataclass (no Streamlit).
 
 `Example` is what the app computes from, what presets build, what a shared link or a JSON export
-carries. `explorer.ui.state` turns session state into an Example and back; `explorer.compute.pipeline` runs it.
+carries. It holds its layer's identity (`real`: a model of the models table, "toy" by default; `real_layer`):
+explorer.model.layer.of(ex) is the layer that answers for it. `explorer.ui.state` turns session state into an Example and back; `explorer.compute.pipeline` runs it.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from explorer import cache
-from explorer.model import defaults, description, toy
+from explorer.model import defaults, layer, toy
 from explorer.model import settings_table as table
 from explorer.model.arrays import F64, Mask
 
@@ -127,7 +128,7 @@ def tokens_of(sentence: str) -> tuple[list[str], bool]:
 
 def tokens_for(ex: Example) -> tuple[list[str], bool]:
     """The example's tokens as its model cuts them (the toy's words, or a real layer's model's tokens)."""
-    return description.implementation(ex).tokens(ex)
+    return layer.of(ex).tokens(ex)
 
 
 def default_matrices(
@@ -136,15 +137,15 @@ def default_matrices(
     """The app's default of every matrix at the example's shapes (what "reset" returns to): the toy's seeded
     draws (scheme 1, explorer.model.seeding), or a real layer's trained weights and X, its input for the
     sentence (explorer.model.bridge)."""
-    return description.implementation(ex).defaults(ex, tokens, draws)
+    return layer.of(ex).defaults(ex, tokens, draws)
 
 
 def expected_shapes(ex: Example, n: int, model: Any = None) -> dict[str, tuple[int, ...]]:
     """The shape every matrix must have for these settings and n tokens; `model` answers the layer-only
-    shapes (description.implementation(ex) when not given: the links hand in their own)."""
+    shapes (layer.of(ex) when not given: the links hand in their own)."""
     d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
     return {
-        **(model or description.implementation(ex)).layer_only_shapes(ex),
+        **(model or layer.of(ex)).layer_only_shapes(ex),
         "emb": (n, d),
         "pe_table": (n, d),
         "w_q": (h, d, k),
@@ -168,7 +169,7 @@ def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, i
     if all(getattr(ex, m).shape == want[m] for m in MATRIX_NAMES) and (old_tokens in (None, tokens)):
         return ex
     base = default_matrices(ex, tokens, draws)
-    x_from_model = description.implementation(ex).model_input(ex, ex.sentence) is not None
+    x_from_model = layer.of(ex).model_input(ex, ex.sentence) is not None
     out: dict[str, NDArray] = {}
     for name in MATRIX_NAMES:
         old = getattr(ex, name)

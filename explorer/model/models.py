@@ -35,12 +35,15 @@ class ModelChoice:
     # loading (the caps of the files that hold one: explorer.sharing.values); 3 matrices for SwiGLU (W_up)
     layer: tuple[int, int, int, int] = (0, 0, 0, 0)
     norm_first: bool = False  # pre-norm (Llama) rather than post-norm (BERT): a layer's fixed norm order
+    kind: str = "pretrained"  # the kind of its layers: which implementation runs them (explorer.model.layer)
 
 
 MODELS: dict[str, ModelChoice] = {
     m.key: m
     for m in (
-        ModelChoice("toy", None, "Toy model (the explorer)", "Random or hand-set weights you can edit."),
+        ModelChoice(
+            "toy", None, "Toy model (the explorer)", "Random or hand-set weights you can edit.", kind="toy"
+        ),
         ModelChoice(
             "minilm",
             "all-MiniLM-L6-v2",

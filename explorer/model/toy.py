@@ -1,12 +1,6 @@
-"""The toy model behind an Example: one of the two implementations of what explorer.model.description
-describes (the other, a real model's layer, is explorer.model.bridge). Both answer the same questions:
-
-- tokens(ex): the example's tokens, cut to MAX_TOKENS, and whether anything was cut;
-- defaults(ex, tokens, draws): every matrix's default (what Reset returns to), at the example's shapes;
-- reference(ex, tokens, draws): what links and files are written against (here: seeding scheme 1);
-- layer_only_shapes(ex): the shapes of the matrices only a real layer has (biases, W_up): empty here;
-- model_input(ex, sentence): X as the model computes it for a sentence, or None (the toy's X is E + P);
-- run_block(ex, x, mask, scale, bias): the block on X, traced.
+"""The toy model behind an Example: a `Layer` (explorer.model.layer; a real model's layer is
+explorer.model.bridge). Its weights are seeded draws (scheme 1, explorer.model.seeding) or a visitor's own
+numbers, its tokens the explorer's own words, its settings every control of the settings table.
 
 No Streamlit.
 """
@@ -20,9 +14,11 @@ from numpy.typing import NDArray
 
 import attention_core as ac
 from explorer import cache
-from explorer.model import seeding
+from explorer.model import description, seeding
 from explorer.model import settings_table as table
 from explorer.model.arrays import F64
+
+DRAWN = True  # seeded draws: re-randomize draws again; links and files carry each matrix's draw
 
 TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
 
@@ -57,6 +53,26 @@ def _tokenized(sentence: str) -> tuple[tuple[str, ...], bool]:
 
 def tokens(ex: Any) -> tuple[list[str], bool]:
     return tokens_of(ex.sentence)
+
+
+def describe(ex: Any) -> description.Description:
+    return description.of_toy(ex)
+
+
+def settings_of(key: str, layer: int) -> dict[str, object]:
+    """Nothing: the toy fixes no setting (each is a control)."""
+    return {}
+
+
+def fixed(ex: Any) -> tuple[ac.LayerWeights, ac.ModelConfig]:
+    """The toy layer as transformer_layer runs it (layer norm without gain: nothing the explorer does not
+    edit), with the example's weights."""
+    n = max(1, len(tokens(ex)[0]))
+    weights, config, *_ = ac.transformer.toy_layer(
+        np.zeros((n, ex.d_model)), ex.w_q, ex.w_k, ex.w_v, ex.w_o, ex.w1, ex.w2, norm_first=ex.norm_first,
+        use_rope=bool(ex.rope),
+    )  # fmt: skip
+    return weights, config
 
 
 def layer_only_shapes(ex: Any) -> dict[str, tuple[int, ...]]:

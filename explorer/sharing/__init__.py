@@ -10,7 +10,7 @@ parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `p
 and tokens picked: h=, q=, k=), `url` (reading the whole
 address: ?preset=, ?present=, ?ask=, a shared link, ?sentence=; writing a link), `json_file` and
 `csv_file`. All are pure: no Streamlit, no pickle, no eval, and no model loaded (a real layer's settings come
-from the models table, its weights through the source explorer.ui hands in: `values.use_layers`; the "Share
+from the models table, its weights from the example's layer, explorer.model.layer, imported when asked; the "Share
 and export" panel is explorer.ui.share_panel). Reading never raises on bad input: it returns what it could read and readable
 messages. A link falls back to the current value for each part it could not read; a JSON file is refused as
 a whole.

@@ -28,8 +28,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from explorer.model import example as exm
+from explorer.model import layer as layers
 from explorer.model import settings_table as table
-from explorer.model.description import names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.state_blob import encode_state, read_state
 from explorer.sharing.values import (
@@ -76,7 +76,7 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
     """The example as a JSON text: every matrix as lists while that stays under MAX_LIST_JSON_BYTES (a toy
     example), else the edited matrices as the link writes them (always for a real layer)."""
     draws = {n: int(d) for n, d in (draws or {}).items() if int(d) and n in MATRIX_NAMES}
-    seeded = not names_a_layer(ex.real)
+    seeded = layers.of(ex).DRAWN
     doc: dict[str, Any] = {
         "format": FORMAT,
         "version": JSON_VERSION,
@@ -197,7 +197,7 @@ def _json_settings(settings: object, messages: list[str]) -> Example:
         raise ShareError(f"unknown setting {shown(unknown[0])} (known: {', '.join(known)})")
     values: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
-    if names_a_layer(settings.get("real")):  # a real model's layer fixes its sizes and more
+    if "real" in settings:  # a real model's layer fixes its sizes and more (the toy: nothing)
         try:
             fixed = layer_settings(settings["real"], settings.get("real_layer", 0))
         except ShareError as e:

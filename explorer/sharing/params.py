@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from explorer.model import layer as layers
 from explorer.model import settings_table as table
-from explorer.model.description import TOY, names_a_layer
 from explorer.model.example import Example
 from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
@@ -34,8 +34,8 @@ def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, 
     out: dict[str, str] = {}
     for row in table.SETTINGS:
         v = getattr(ex, row.name)
-        if row.name in ("real", "real_layer") and not names_a_layer(ex.real):
-            continue  # the toy model's links stay as they were
+        if row.name in ("real", "real_layer") and layers.of(ex).DRAWN:
+            continue  # a drawn example's links name no layer (they stay as they were before layers)
         if row.kind == "bool":
             out[row.param] = row.words[1] if v else row.words[0]
         elif row.kind == "float":
@@ -53,23 +53,25 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
     changes: dict[str, Any] = {}
     messages: list[str] = []
     fixed: dict[str, Any] = {}  # what a real model's layer named by the link fixes (its sizes and more)
-    skip: set[str] = set()
     real = params.get(PARAM_OF["real"])
-    if names_a_layer(real):
+    skip = {"real_layer"}  # a layer is read with its model, once: one message for a model and its layer
+    if real is not None:
         try:
-            fixed = layer_settings(params[PARAM_OF["real"]], params.get(PARAM_OF["real_layer"]) or "0")
+            # what the model's layers fix (nothing for the toy's one layer); then the link's layer of them
+            if layer_settings(real, "0"):
+                fixed = layer_settings(real, params.get(PARAM_OF["real_layer"]) or "0")
         except ShareError as e:
             messages.append(f"The link's {e} Opened the toy model instead.")
-            changes.update(real=TOY, real_layer=0)
-        skip = {"real", "real_layer"}  # read above, once: one message for a model and its layer
-    else:
-        skip = {"real_layer"}  # the toy model has no layers to name
-        if str(params.get(PARAM_OF["real_layer"]) or "0").strip() not in ("0", ""):
-            r, layer = PARAM_OF["real"], PARAM_OF["real_layer"]
-            messages.append(
-                f"The link's {LABELS['real_layer']} ({layer}={shown(params[layer])}) needs a real model "
-                f"beside it ({r}=minilm or {r}=smollm2); kept the toy model."
-            )
+            changes.update(real=table.row("real").default, real_layer=0)
+        if fixed or "real" in changes:
+            skip.add("real")  # read above (a model whose layer fixes nothing is read as any setting)
+    layer_named = str(params.get(PARAM_OF["real_layer"]) or "0").strip() not in ("0", "")
+    if layer_named and not fixed and "real" not in changes:  # the toy model has no layers to name
+        r, layer = PARAM_OF["real"], PARAM_OF["real_layer"]
+        messages.append(
+            f"The link's {LABELS['real_layer']} ({layer}={shown(params[layer])}) needs a real model "
+            f"beside it ({r}=minilm or {r}=smollm2); kept the toy model."
+        )
     for name, param in PARAM_OF.items():
         if (
             param not in params
@@ -115,6 +117,6 @@ def _with_link_matrices(
     if blob is None:
         return with_matrices(ex, seeded(ex)), messages
     # A real layer's link may expand as far as its largest state (a whole matrix set to 0 is a short link)
-    body_limit = MAX_FILE_BODY_BYTES if names_a_layer(ex.real) else MAX_BODY_BYTES
+    body_limit = MAX_BODY_BYTES if layers.of(ex).DRAWN else MAX_FILE_BODY_BYTES
     ex, more = decode_state(str(blob), ex, body_limit=body_limit)
     return ex, messages + more

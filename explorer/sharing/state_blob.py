@@ -22,9 +22,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer.model import layer as layers
 from explorer.model import seeding
 from explorer.model import settings_table as table
-from explorer.model.description import names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing.values import (
     MAX_BODY_BYTES,
@@ -171,7 +171,7 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
     else:
         code, vals = _values(flat[diff])
         bodies[_SPARSE] = struct.pack("<IB", diff.size, code) + deltas + vals
-        real = names_a_layer(ex.real)  # a trained layer: written against it, no seeded size
+        real = not layers.of(ex).DRAWN  # a trained layer: written against it, no seeded size
         if not real or diff.size * 2 > flat.size:
             dcode, dvals = _values(flat)
             bodies[_DENSE] = struct.pack("<B", dcode) + dvals

@@ -1,9 +1,9 @@
 """What links and files share: the limits, the link's vocabulary, the value checks and small helpers.
 
 Pure: no Streamlit, and no model is loaded here. Every setting is checked against its row in the settings
-table; a value a person sent is quoted in messages by `shown`. What a real layer fixes comes from the
-models table; its weights and tokens, which its links and files are written against, are handed in by the
-app (`use_layers`, explorer.ui: explorer.model.bridge).
+table; a value a person sent is quoted in messages by `shown`. What a layer fixes comes from the models
+table; its weights and tokens, which its links and files are written against, from the example's layer
+(explorer.model.layer), asked only when a link or a file holds one.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from explorer.model import example as exm
-from explorer.model import models, toy
+from explorer.model import layer as layers
+from explorer.model import models
 from explorer.model import settings_table as table
-from explorer.model.description import TOY, names_a_layer
 from explorer.model.example import MATRIX_NAMES, Example
 
 LINK_LIMIT = 8000  # the longest link the app offers (longer: "use the JSON file")
@@ -73,39 +73,6 @@ class ShareError(ValueError):
     """A link part or a file that cannot be read; the message is meant for the person."""
 
 
-class LayerSource(Protocol):
-    """A real layer's tokens and weights, as its links and files are written against them: what the
-    codecs cannot know without loading the model (explorer.model.bridge answers; so does model.toy)."""
-
-    def tokens(self, ex: Any) -> tuple[list[str], bool]: ...
-
-    def reference(
-        self, ex: Any, tokens: list[str], draws: dict[str, int] | None = None
-    ) -> dict[str, NDArray]: ...
-
-    def layer_only_shapes(self, ex: Any) -> dict[str, tuple[int, ...]]: ...
-
-
-_LAYERS: list[LayerSource] = []  # the one source the app handed in (use_layers)
-
-
-def use_layers(source: LayerSource) -> None:
-    """Hand the codecs the real layers (once per process; the ui does it): a codec reads a real layer's
-    weights only through `source`, so the codecs themselves import and load no model."""
-    _LAYERS[:] = [source]
-
-
-def model_of(ex: Example) -> LayerSource:
-    """What answers for the example's matrices: the toy's seeded draws, or the real layers handed in."""
-    if not names_a_layer(ex.real):
-        return toy
-    if not _LAYERS:
-        raise RuntimeError(
-            "a real layer's link or file needs the layers: call sharing.values.use_layers first"
-        )
-    return _LAYERS[0]
-
-
 def _from_layers(ex: Example, ask: Any) -> Any:
     """`ask()` of a real layer's source; a model that fails to load just now becomes a ShareError."""
     try:
@@ -118,13 +85,11 @@ def _from_layers(ex: Example, ask: Any) -> Any:
 
 
 def layer_settings(real: object, layer: object) -> dict[str, object]:
-    """The settings of a real model's layer named by a link or a file (`real`, `real_layer`): the layer's
-    sizes and the rest it fixes (explorer.model.models.layer_settings: nothing is loaded). ShareError names
+    """The settings a layer named by a link or a file (`real`, `real_layer`) fixes: a real layer's sizes and
+    the rest (explorer.model.models.layer_settings: nothing is loaded), none for the toy. ShareError names
     what is wrong, once, with the bounds of the model named (MiniLM: 0 to 5; SmolLM2: 0 to 29)."""
     text = isinstance(real, str)  # a link's text, or a file's typed value
     key = check_setting("real", real, from_text=text, label=f"{table.row('real').label} (real=)")
-    if not names_a_layer(key):
-        return {"real": TOY}
     row = models.choice(str(key))
     n = row.shape[0]
     i = check_setting(
@@ -132,7 +97,7 @@ def layer_settings(real: object, layer: object) -> dict[str, object]:
         layer,
         from_text=isinstance(layer, str),
         bounds=(0, n - 1),
-        why=f" ({row.engine} has {n} layers, counted from 0)",
+        why=f" ({row.engine or row.title} has {n} layer{'s' if n > 1 else ''}, counted from 0)",
         label=f"{table.row('real_layer').label} (real_layer=)",
     )
     if models.server_hint(str(key)):
@@ -140,11 +105,11 @@ def layer_settings(real: object, layer: object) -> dict[str, object]:
     why = models.failure(str(key))
     if why:
         raise ShareError(f"real model (real=) {row.engine} is not available on this server just now: {why}")
-    return models.layer_settings(str(key), int(i))
+    return layers.of_key(str(key)).settings_of(str(key), int(i))
 
 
 def tokens(ex: Example) -> list[str]:
-    model = model_of(ex)
+    model = layers.of(ex)
     return list(_from_layers(ex, lambda: model.tokens(ex))[0])
 
 
@@ -152,13 +117,13 @@ def seeded(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, NDA
     """The seeded matrices (scheme 1, explorer.model.seeding) of the example's settings, each at its draw (0 = reset,
     k = the k-th re-randomize), or a real layer's trained weights and X: what links and files are written
     against, whatever the app's defaults are."""
-    model, words = model_of(ex), tokens(ex)
+    model, words = layers.of(ex), tokens(ex)
     return _from_layers(ex, lambda: model.reference(ex, words, dict(draws or {})))
 
 
 def expected_shapes(ex: Example) -> dict[str, tuple[int, ...]]:
     """The shape of every matrix for the example's settings and tokens (explorer.model.example)."""
-    model, n = model_of(ex), len(tokens(ex))
+    model, n = layers.of(ex), len(tokens(ex))
     return _from_layers(ex, lambda: exm.expected_shapes(ex, n, model))
 
 

@@ -7,12 +7,5 @@ editors.py, grid_guard.py   the data editors and the script that keeps every typ
 chart/       the one chart element; present.py, clicker.py  presenting and the clicker's keys
 model_ui.py, preset_ui.py, export_ui.py, share_panel.py   the real-model, lesson and sharing controls
 interp_ui.py the logit lens's and the induction run's controls, the line view with its token picker
-boot.py      once-per-process start-up work
+boot.py      a server's start-up work; patches.py  every change made inside Streamlit (and asyncio)
 """
-
-from explorer.model import bridge as _bridge
-from explorer.sharing import values as _sharing_values
-
-# A real layer's links and files are written against its weights: the ui hands the pure codecs the layers
-# (they load nothing themselves; a layer is loaded here, by the bridge, when a page or a link needs it).
-_sharing_values.use_layers(_bridge)

@@ -1,4 +1,8 @@
-"""Process-wide start-up work of the app (run once per process, from app.py)."""
+"""Process-wide start-up work of a server (run once per process, as the server starts: explorer.ui.warm).
+
+Nothing here changes a number on a page: it is how one process serves a class (the collector, the GIL, memory).
+What the app changes inside Streamlit lives in explorer.ui.patches.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,11 @@ import functools
 import gc
 import importlib
 import pkgutil
-import socket
 import sys
 import threading
 import time
+
+from explorer.ui import patches
 
 
 @functools.cache  # once per process
@@ -34,25 +39,6 @@ def freeze_imports() -> None:
     gc.freeze()
 
 
-@functools.cache  # once per process, before the server accepts connections where it can (server.py)
-def send_writes_at_once() -> None:
-    """Nagle's algorithm off (TCP_NODELAY) on every TCP connection the process's event loop opens or accepts.
-
-    asyncio turns it off only on sockets that say they are TCP (`sock.proto == IPPROTO_TCP`); Streamlit binds
-    its listening socket as `socket.socket(family)`, protocol 0, so the connections it accepted kept Nagle on,
-    and on a kept-alive connection a response's second write (the body after the headers) waited for the
-    browser's delayed acknowledgement of the first: 40 ms per request after a connection's first. A new tab
-    fetches about 120 files over six connections; WebSocket messages waited the same way.
-    """
-    from asyncio import base_events  # the hook asyncio's socket transports call for each new connection
-
-    def set_nodelay(sock: socket.socket) -> None:
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and sock.type == socket.SOCK_STREAM:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    base_events._set_nodelay = set_nodelay  # noqa: SLF001 - see the docstring; a test checks the hook exists
-
-
 SWITCH_INTERVAL_S = 0.0005
 
 
@@ -69,19 +55,21 @@ def quick_switching() -> None:
 
 
 REFREEZE_EVERY_S = 10.0
-_ran = threading.Event()  # set by each script run (note_run), cleared by the refreezing thread
 
 
-def note_run() -> None:
-    """A script run starts (app.py): the next refreeze has objects to look at."""
-    _ran.set()
+def full_collections() -> int:
+    """How many full collections the process has made: Streamlit makes one after every script run
+    (runner.postScriptGC, on by default), so a change means visitors ran pages."""
+    return int(gc.get_stats()[2]["collections"])
 
 
-def refreeze() -> None:
-    """Free every unreachable cycle (including frozen ones), then freeze what is alive."""
+def refreeze() -> int:
+    """Free every unreachable cycle (including frozen ones), then freeze what is alive; full_collections()
+    after it (its own collection counted)."""
     gc.unfreeze()
     gc.collect()
     gc.freeze()
+    return full_collections()
 
 
 @functools.cache  # once per process
@@ -98,11 +86,11 @@ def keep_collections_short() -> None:
     """
 
     def refreeze_forever() -> None:
+        seen = full_collections()
         while True:
             time.sleep(REFREEZE_EVERY_S)
-            if _ran.is_set():
-                _ran.clear()
-                refreeze()
+            if full_collections() != seen:  # a run since the last look: it may have left objects alive
+                seen = refreeze()
 
     threading.Thread(target=refreeze_forever, name="refreeze", daemon=True).start()
 
@@ -131,38 +119,27 @@ def bound_memory() -> None:
     def trim_forever() -> None:
         while True:
             time.sleep(TRIM_EVERY_S)
-            if forget_closed_sessions():
+            if patches.forget_closed_sessions():
                 refreeze()  # a session's objects refer to each other, and may be frozen: this frees them
             trim(0)
 
     threading.Thread(target=trim_forever, name="malloc-trim", daemon=True).start()
 
 
-def forget_closed_sessions(manager: object | None = None) -> int:
-    """Let go of the closed sessions whose time to reconnect (server.disconnectedSessionTTL) is over; returns
-    how many there were.
-
-    Streamlit keeps a closed session (its state: the example, the edited matrices) for a reconnect in a TTL
-    cache that drops an expired entry only when another session is stored or the entries are counted: after
-    the last visitor of a class leaves, nothing does either, and every session stayed in memory (66 real-layer
-    sessions: about 350 MB, benchmarks/layer_memory.py). Counting them drops them. `manager` is the
-    runtime's session manager (for a test); nothing happens where the storage is not Streamlit's own.
-    """
-    if manager is None:
-        from streamlit import runtime
-
-        if not runtime.exists():
-            return 0
-        manager = getattr(runtime.get_instance(), "_session_mgr", None)
-    stored = getattr(getattr(manager, "_session_storage", None), "_cache", None)
-    expire = getattr(stored, "expire", None)
-    return len(expire()) if callable(expire) else 0
+def tune_server() -> None:
+    """The process-wide settings of a server for a class, once per process, as the server starts (server.py's
+    lifespan, explorer.ui.warm; or the first run of app.py on a host that asks for it, warm.from_env):
+    writes sent at once, the GIL handed over quickly, the collector kept short, memory given back."""
+    patches.send_writes_at_once()
+    quick_switching()
+    keep_collections_short()
+    bound_memory()
 
 
 def at_server_start() -> None:
-    """What a server started by server.py does before its first visitor (explorer/ui/warm.py, in a thread):
-    the imports are made and frozen, so the first visitor's run does not pay for them, and the charts'
-    assets are written and compressed (plotly.js: about half a second)."""
+    """What a server does before its first visitor (explorer/ui/warm.py, in a thread): the imports are made
+    and frozen, so the first visitor's run does not pay for them, and the charts' assets are written and
+    compressed (plotly.js: about half a second)."""
     freeze_imports()
     from explorer.ui.chart import serve
 

@@ -8,7 +8,7 @@ text, "k0", ...) go through column_config, so repeated words never clash as colu
 What an editor reports comes from the browser, so anyone can craft it: not JSON, numbers
 of thousands of digits, rows or columns that do not exist, added or deleted rows, nested values. Streamlit
 reads it before any of the app's code runs, and an exception there stays on the page until the next edit.
-`guard_messages` (installed on import) makes Streamlit's reader give an empty edit plus the reason instead;
+`read_message` (installed on import, explorer.ui.patches) makes Streamlit's reader give an empty edit plus the reason instead;
 `_apply` refuses the whole message with a message naming the editor, keeps every matrix as it was, and gives
 the editor a fresh key, so the refused message is never replayed.
 """
@@ -23,7 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.model import settings_table as table
-from explorer.ui import state
+from explorer.ui import patches, state
 from explorer.views.text import literal
 
 LIMIT = table.VALUE_LIMIT  # larger entries would overflow the scores (q . k of two 1e300 entries is inf)
@@ -62,22 +62,8 @@ def read_message(ui_value: str | None, original) -> dict:  # noqa: ANN001 - Stre
     return DataEditorState({**_EMPTY, REFUSED: why})
 
 
-def guard_messages() -> None:
-    """Install read_message as Streamlit's reader of data editor messages (once per process)."""
-    from streamlit.elements.widgets import data_editor as de
-
-    original = de.DataEditorSerde.deserialize
-    if getattr(original, "explorer_guard", False):
-        return
-
-    def deserialize(self, ui_value):  # noqa: ANN001, ANN202 - Streamlit's signature
-        return read_message(ui_value, lambda v: original(self, v))
-
-    deserialize.explorer_guard = True  # type: ignore[attr-defined]
-    de.DataEditorSerde.deserialize = deserialize
-
-
-guard_messages()
+# Installed on import, for every way the app is started: Streamlit reads a message before the app's code runs.
+patches.guard_editor_messages(read_message)
 
 
 def frame(m: np.ndarray, row_labels: Sequence[str]) -> pd.DataFrame:
@@ -277,7 +263,7 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
     what: the matrices as people read them ("W_O", "W1 and W2"); keys: the two buttons' widget keys; short: labels without `what` (it is in the heading above), `what` in the help.
     """
     b1, b2 = st.columns(2)
-    seeded = state.description().seeded
+    seeded = state.description().drawn
     b1.button(
         "Re-randomize" if short else f"Re-randomize {what}",
         key=keys[0],

@@ -21,8 +21,8 @@ from explorer.export import experiments as experiments_
 from explorer.export import html, layer_notebook, notebook, qr, walkthrough
 from explorer.model import models
 from explorer.model import pairs as pm
-from explorer.model.description import describe
 from explorer.model.example import Example
+from explorer.model.layer import describe
 from explorer.sharing import url as links
 from explorer.ui import model_ui, state
 
@@ -75,17 +75,39 @@ def _walkthrough(
     return replace(w, experiments=experiments(what))
 
 
-def notebook_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
-    if describe(ex).trained:  # a trained layer: the head on screen, from the layer's own numbers
-        return layer_notebook.to_bytes(ex, compute.run(ex), head, link)
+def _walkthrough_notebook(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
     return notebook.to_bytes(_walkthrough(ex, query, head, link, what))
+
+
+def _layer_notebook(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
+    return layer_notebook.to_bytes(ex, compute.run(ex), head, link)  # the head on screen, its own numbers
+
+
+# Description.notebook -> (what writes the notebook, its button's help)
+NOTEBOOKS = {
+    "walkthrough": (
+        _walkthrough_notebook,
+        "A Jupyter notebook that recomputes every step of this example in plain numpy, with every matrix "
+        "written out; its last cell checks it gets the app's numbers.",
+    ),
+    "layer": (
+        _layer_notebook,
+        "A Jupyter notebook that recomputes head {head} of this real layer from its own numbers (X, the head's "
+        "W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it gets the app's "
+        "numbers.",
+    ),
+}
+
+
+def notebook_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
+    return NOTEBOOKS[describe(ex).notebook][0](ex, query, head, link, what)
 
 
 def html_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
     w = _walkthrough(ex, query, head, link, what)
     shown = describe(ex)
-    if shown.trained:  # say where the numbers come from
-        said = f"Real model: {shown.banner()} The formulas are this layer's; every chart shows this layer's own numbers."
+    if shown.banner:  # say where the numbers come from
+        said = f"Real model: {shown.banner} The formulas are this layer's; every chart shows this layer's own numbers."
         w = replace(w, notes=(said, *w.notes))
     return html.to_bytes(w)
 
@@ -100,14 +122,7 @@ def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
     query, head = state.query(), state.head()
     link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
     what = asked(url_path)
-    notebook_help = (
-        f"A Jupyter notebook that recomputes head {head + 1} of this real layer from its own numbers "
-        "(X, the head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it "
-        "gets the app's numbers."
-        if describe(ex).trained
-        else "A Jupyter notebook that recomputes every step of this example in plain numpy, with every "
-        "matrix written out; its last cell checks it gets the app's numbers."
-    )
+    notebook_help = NOTEBOOKS[describe(ex).notebook][1].format(head=head + 1)
     files = (  # (label, bytes, file name, type, icon, key, help): made only when the button is pressed
         ("Download as notebook (.ipynb)", notebook_bytes, "attention-example.ipynb", "application/x-ipynb+json",
          ":material/code:", "share.notebook", notebook_help),

@@ -189,8 +189,11 @@ def model_bar(page: page_table.Page | None) -> None:
         model_ui.bar(page)
 
 
-def sentence_box() -> None:
-    """The sentence, above every page: typing and pressing Enter updates every chart."""
+def sentence_box(page: page_table.Page | None = None) -> None:
+    """The sentence, above every page that reads it: typing and pressing Enter updates every chart. A page
+    that does not (/induction runs random tokens) shows no box: it would change nothing there."""
+    if page is not None and not page.sentence:
+        return
     row = table.row("sentence")
     st.text_input(
         row.widget,
@@ -286,8 +289,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             )
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
         mid.markdown(f"**{present.caption(i)}**")
-        trained = step.layer_look and state.description().layer is not None
-        box.container(key="step-look").markdown(step.layer_look if trained else step.look)
+        fixed = step.look_if_fixed and state.description().fixes(step.look_if_fixed[0])
+        box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
         with box:

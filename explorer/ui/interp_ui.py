@@ -22,9 +22,8 @@ LAST = -1  # the pickers' "the last position" and "the model's own answer"
 
 def position_picker(labels: Sequence[str], where: object = st) -> int:
     """The position whose prediction is followed (the last by default): labels, the n token labels."""
-    ss, n = st.session_state, len(labels)
-    if int(ss.get(state.K_FOLLOW_AT, LAST)) >= n:  # a shorter sentence than the one the position was for
-        ss[state.K_FOLLOW_AT] = LAST
+    n = len(labels)
+    state.keep_within(state.K_FOLLOW_AT, [LAST, *range(n)], LAST)  # a shorter sentence than the position's
     at = where.selectbox(  # type: ignore[attr-defined]
         "Position", [LAST, *range(n)], key=state.K_FOLLOW_AT, persist_state="session",
         format_func=lambda i: f"the last: {labels[-1]}" if i == LAST else f"{i}: {labels[i]}",
@@ -36,7 +35,7 @@ def position_picker(labels: Sequence[str], where: object = st) -> int:
 def token_picker(options: list[int], word: Callable[[int], str], where: object = st) -> int:
     """The token followed (the model's own answer by default): options, the token ids offered
     (compute.interp.candidates, the model's answer first); word: id -> display string."""
-    picked = int(st.session_state.get(state.K_FOLLOW, LAST))
+    picked = int(state.value(state.K_FOLLOW, LAST))
     if picked != LAST and picked not in options:  # a token from a link, or picked at another position
         options = [*options, picked]
     token = where.selectbox(  # type: ignore[attr-defined]
@@ -74,11 +73,8 @@ def lines_chart(
     token's, or one query's or one key's; a click on a token in the chart picks it (a second click, all)."""
     widget, pending, n = f"{key}.focus", f"{key}.focus_pick", len(labels)
     options = ["all", *(f"q{i}" for i in range(n)), *(f"k{j}" for j in range(n))]
-    ss = st.session_state
-    if pending in ss:  # a click of the last run: applied before the picker is drawn
-        ss[widget] = ss.pop(pending)
-    if ss.get(widget) not in options:
-        ss[widget] = "all"
+    state.take_pending(widget, pending)  # a click of the last run: applied before the picker is drawn
+    state.keep_within(widget, options, "all")
     choice = st.selectbox(
         "Lines of", options, key=widget,
         format_func=lambda o: "every token" if o == "all" else
@@ -89,7 +85,7 @@ def lines_chart(
     fig = lv.line_view(weights, labels, heads, style=ui.style(), title=title, focus=focus, colours=colours)
     picked = lv.picked_token(fig, ui.chart(fig, key, clickable=True))
     if picked is not None:
-        ss[pending] = "all" if picked == focus else f"{picked[0][0]}{picked[1]}"
+        state.set_pending(pending, "all" if picked == focus else f"{picked[0][0]}{picked[1]}")
         st.rerun()
 
 

@@ -48,14 +48,14 @@ def bar(page: Any) -> None:
     box = st.container(key=BAR, horizontal=True, vertical_alignment="center", gap="small")
     if key is None:
         shown = state.description()
-        about = "trained weights of a real model, editable" if shown.trained else models.choice("toy").about
+        about = shown.about
         box.markdown(f"Model on this page: **{literal(title)}** · {about}")
         return
     row = models.choice(key)
     if page.needs:
         box.markdown(f"Model on this page: **{row.title}** · {NEEDS[page.needs]}", help=row.about)
         return
-    st.session_state[BAR_PICKER] = key
+    state.show(BAR_PICKER, key)
     box.markdown("Model on this page:")
     box.segmented_control(
         "Model on this page",
@@ -70,7 +70,7 @@ def bar(page: Any) -> None:
 
 
 def _bar_picked() -> None:
-    state.set_model(str(st.session_state[BAR_PICKER]))
+    state.set_model(str(state.value(BAR_PICKER)))
     _model_changed()
 
 
@@ -111,7 +111,10 @@ def say_model(
     picked = state.model_key()
     key = shown_key(decoder_only=decoder_only, encoder_only=encoder_only)
     row = models.choice(key)
-    if why_not and key != picked == models.real_key(picked):  # a real model picked that this page cannot show
+    # A real model picked that this page cannot show: why, in a box; presenting, in the caption's one line (a
+    # step is one 1080 px screen).
+    needs = why_not and key != picked == models.real_key(picked)
+    if needs and not ui.step():
         st.info(why_not, icon=":material/info:")
     missing = models.missing(key)
     if missing:
@@ -125,7 +128,9 @@ def say_model(
         return None
     # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
     # one line (the step is one screen).
-    st.caption(f"**{row.title}**" if ui.step() else row.about, help=row.precise or None)
+    kind = "a decoder" if decoder_only else "an encoder"
+    said = f"**{row.title}**" + (f" · this page needs {kind}" if needs else "")
+    st.caption(said if ui.step() else row.about, help=(why_not if needs else row.precise) or None)
     return key
 
 
@@ -229,21 +234,16 @@ def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
         (a, "layer", n_layers, layer, state.K_LAYER),
         (b, "head", n_heads, head, state.K_MODEL_HEAD),
     ):
-        widget = f"{page}.{name}"
-        st.session_state[widget] = value
+        widget = state.show(f"{page}.{name}", value)
         col.selectbox(
             name.capitalize(),
             list(range(count)),
             format_func=lambda i, name=name: f"{name} {i + 1}",
             key=widget,
-            on_change=_sync,
+            on_change=state.pick_back,
             args=(widget, shared),
         )
     return state.layer_head(n_layers, n_heads)
-
-
-def _sync(widget: str, shared: str) -> None:
-    state.set_picked(shared, int(st.session_state[widget]))
 
 
 def label_rules() -> None:
@@ -267,8 +267,9 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
     """One row of head switches per layer (selected = on), bound to the switched-off heads in state."""
     off_set = set(off)
     for layer in range(n_layers):
-        widget = f"ablation.switch.{layer}"
-        st.session_state[widget] = [h for h in range(n_heads) if (layer, h) not in off_set]
+        widget = state.show(
+            f"ablation.switch.{layer}", [h for h in range(n_heads) if (layer, h) not in off_set]
+        )
         st.pills(
             f"layer {layer + 1}",
             list(range(n_heads)),
@@ -281,7 +282,7 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
 
 
 def _switched(layer: int, n_heads: int) -> None:
-    on = set(st.session_state.get(f"ablation.switch.{layer}") or [])
+    on = set(state.value(f"ablation.switch.{layer}") or [])
     others = [p for p in state.off_heads() if p[0] != layer]
     state.set_off_heads(tuple(others) + tuple((layer, h) for h in range(n_heads) if h not in on))
 
@@ -326,7 +327,7 @@ def ranking(key: str, text: str) -> Any:
 
 def sync_layer(widget: str) -> None:
     """A page's own layer widget -> the shared picked layer."""
-    state.set_picked(state.K_LAYER, int(st.session_state[widget]))
+    state.pick_back(widget, state.K_LAYER)
 
 
 def open_in_explorer(key: str, layer: int, head: int) -> None:
@@ -396,8 +397,7 @@ def page_link(path: str, label: str) -> None:
 def layer_slider(n_layers: int, n_heads: int, page: str) -> int:
     """A layer slider bound to the shared picked layer."""
     layer, _ = state.layer_head(n_layers, n_heads)
-    widget = f"{page}.layer"
-    st.session_state[widget] = layer
+    widget = state.show(f"{page}.layer", layer)
     st.select_slider(
         "Layer",
         list(range(n_layers)),

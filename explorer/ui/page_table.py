@@ -21,7 +21,9 @@ class Step:
     title: str
     look: str  # one line for the room: what to look at (static Markdown, ours)
     url_path: str = ""  # the page's url_path ("" = the first page); set from the page's row
-    layer_look: str = ""  # the line instead, when the explorer shows a trained layer ("": the same line)
+    # (setting, line): the line instead while the layer on screen fixes that setting (a trained layer brings
+    # its own positions: no pattern of waves is added); () the same line for every layer
+    look_if_fixed: tuple[str, str] | tuple[()] = ()
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class Page:
     # A real-model page that shows one kind whichever model is picked: "decoder" (the next word) or "encoder"
     # (every token sees the whole sentence); "": the picked model. The frame says which model is on screen.
     needs: str = ""
+    sentence: bool = True  # it reads the sentence (False: /induction's random tokens; no box above it)
 
     @property
     def real_model(self) -> bool:
@@ -57,10 +60,11 @@ def page(
     listed: bool = True,
     attention: bool = False,
     needs: str = "",
+    sentence: bool = True,
 ) -> Page:
     """A row, its steps stamped with its url_path."""
     stamped = tuple(replace(s, url_path=url_path) for s in steps)
-    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention, needs)
+    return Page(script, url_path, title, icon, summary, stamped, section, listed, attention, needs, sentence)
 
 
 PAGES: tuple[Page, ...] = (
@@ -90,8 +94,11 @@ PAGES: tuple[Page, ...] = (
                 "Positional encoding",
                 "Attention alone ignores order: a pattern of waves, one per position, is added to each "
                 "embedding.",
-                layer_look="Attention alone ignores order: this trained model brings its own positions, and "
-                "the box below says how.",
+                look_if_fixed=(
+                    "pe_kind",
+                    "Attention alone ignores order: this trained model brings its own positions, and the box "
+                    "below says how.",
+                ),
             ),
         ),
     ),
@@ -385,6 +392,7 @@ PAGES: tuple[Page, ...] = (
         ),
         section=REAL_MODEL,
         needs="decoder",
+        sentence=False,
     ),
     page(
         "app_pages/patching.py",

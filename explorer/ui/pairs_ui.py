@@ -35,8 +35,11 @@ def controls() -> tuple[Any, Any, Any]:
     word picker and the layer picker: the box above the two pickers, or, while presenting, in one row (a step
     is one screen; the second step, about the heads, shows only the pickers)."""
     if ui.shows("minimal-pairs"):
-        for col, pair in zip(st.columns(len(pm.PAIRS)), pm.PAIRS, strict=True):
-            col.button(pair.name, key=f"pairs.example.{pair.name}", help=pair.about, width="stretch",
+        row = st.container(
+            horizontal=True, gap="small"
+        )  # each name whole, wrapped to a second row if need be
+        for pair in pm.PAIRS:
+            row.button(pair.name, key=f"pairs.example.{pair.name}", help=pair.about, width="content",
                        on_click=state.set_pair, args=(pair.first, pair.second, pair.word))  # fmt: skip
     if not state.present():
         box = st.container()
@@ -49,7 +52,7 @@ def controls() -> tuple[Any, Any, Any]:
 def second_box(slot: Any) -> str:
     """The second sentence's box in ``slot`` (or, with no slot, its value as it is); returns it, stripped."""
     if slot is None:
-        return str(st.session_state.get(state.K_PAIR_OTHER, "")).strip()
+        return str(state.value(state.K_PAIR_OTHER, "")).strip()
     text = slot.text_input(
         "Second sentence",
         key=state.K_PAIR_OTHER,
@@ -68,7 +71,7 @@ def _word_picker(first: list[str], second: list[str], differ: tuple[int, ...]) -
     word = pm.pick_word(first, differ, state.pair_word(text))
     labels = token_labels(first)
     changed = set(differ)
-    st.session_state["pairs.word"] = word
+    state.show("pairs.word", word)
     st.selectbox("The attention from the word", list(range(len(first))),
                  key="pairs.word", on_change=_picked, args=(text,),
                  format_func=lambda i: f"{i}: {labels[i]}" + (f" / {show_token(second[i])}" if i in changed else ""))  # fmt: skip
@@ -76,21 +79,18 @@ def _word_picker(first: list[str], second: list[str], differ: tuple[int, ...]) -
 
 
 def _picked(text: str) -> None:
-    state.set_pair_word(text, int(st.session_state["pairs.word"]))
+    state.set_pair_word(text, int(state.value("pairs.word")))
 
 
 def _layer_picker(moved: Any) -> int:
     """The layer shown, bound to the shared picked layer; each option says how much its heads moved at most."""
     n_layers, n_heads = moved.shape
     layer, _ = state.layer_head(n_layers, n_heads)
-    st.session_state["pairs.layer"] = layer
-    st.selectbox("Layer", list(range(n_layers)), key="pairs.layer", on_change=_sync_layer,
+    state.show("pairs.layer", layer)
+    st.selectbox("Layer", list(range(n_layers)), key="pairs.layer", on_change=state.pick_back,
+                 args=("pairs.layer", state.K_LAYER),
                  format_func=lambda i: f"layer {i + 1} (a head moved up to {moved[i].max():.2f})")  # fmt: skip
     return state.layer_head(n_layers, n_heads)[0]
-
-
-def _sync_layer() -> None:
-    state.set_picked(state.K_LAYER, int(st.session_state["pairs.layer"]))
 
 
 def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.PairShift, int] | None:

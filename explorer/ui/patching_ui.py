@@ -44,9 +44,9 @@ def columns() -> tuple[Any, Any]:
 
 def corrupt_box() -> str:
     """Example pairs (each sets both sentences) and the corrupt sentence's box; returns it, stripped."""
-    cols = st.columns(len(pm.PAIRS))
-    for col, pair in zip(cols, pm.PAIRS, strict=True):
-        col.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="stretch",
+    row = st.container(horizontal=True, gap="small")  # each name whole ("Eiffel Tower → Colosseum"), wrapped
+    for pair in pm.PAIRS:
+        row.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="content",
                    on_click=state.set_patch_pair, args=(pair.clean, pair.corrupt))  # fmt: skip
     text = st.text_input(
         "Corrupt sentence: the sentence above with a word changed",
@@ -74,8 +74,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     p = dict(zip(ids, probs, strict=True))
     if value not in p:
         p[value] = float(mc.run(key, sentence).next_token_probs()[value])
-    widget = f"patching.{which}"
-    st.session_state[widget] = value
+    widget = state.show(f"patching.{which}", value)
     st.selectbox(label, options, key=widget, format_func=lambda t: f"“{show_token(shown[t])}”  p = {p[t]:.3f}",
                  on_change=_picked, args=(which, sentence, widget),
                  help=f"One of the {pm.CANDIDATES} most likely next tokens after that sentence.")  # fmt: skip
@@ -83,7 +82,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
 
 
 def _picked(which: str, sentence: str, widget: str) -> None:
-    state.set_patch_id(which, sentence, int(st.session_state[widget]))
+    state.set_patch_id(which, sentence, int(state.value(widget)))
 
 
 def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:

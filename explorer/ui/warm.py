@@ -48,21 +48,29 @@ def _load_all(names: list[str]) -> None:
 
 @functools.cache  # once per process
 def from_env() -> bool:
-    """start() when ATTENTION_EXPLORER_WARM=1 (for hosts that run app.py itself); whether it did."""
+    """For hosts that run app.py itself and serve a class from it (ATTENTION_EXPLORER_WARM=1): what server.py
+    does as it starts, done at the first run instead (the server's tuning, the imports, the models' loads);
+    whether it did."""
     if os.environ.get(WARM_ENV, "") != "1":
         return False
+    from explorer.ui import boot
+
+    boot.tune_server()
+    threading.Thread(target=boot.at_server_start, name="import the app", daemon=True).start()
     start()
     return True
 
 
 @contextlib.asynccontextmanager
 async def lifespan(_app: Any) -> AsyncIterator[None]:
-    """st.App's lifespan (server.py): the app's imports (the first run of a process would otherwise pay for
-    Plotly, pandas and every page's modules) and the models' loads start as the server does. The server
+    """st.App's lifespan (server.py): the server's tuning (explorer.ui.boot.tune_server), the app's imports
+    (the first run of a process would otherwise pay for Plotly, pandas and every page's modules) and the
+    models' loads start as the server does. The server
     answers /_stcore/health once they are done, or after READY_WAIT_S whatever remains (a download):
     then a real-model page says the model is on its way, and the rest of the app works."""
     from explorer.ui import boot
 
+    boot.tune_server()
     imports = threading.Thread(target=boot.at_server_start, name="import the app", daemon=True)
     imports.start()
     loads = start()

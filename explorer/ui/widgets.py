@@ -268,7 +268,7 @@ def result() -> tuple[Example, Result | None]:
     shown = state.description()
     page = page_table.by_path(state.page())
     reads = page is not None and page.attention  # a page of the attention trace
-    if shown.trained:
+    if shown.banner:
         layer_banner(shown, reads)
     then = "to see its tokens go through self-attention"
     if nothing_to_read(ex.sentence, then):
@@ -280,7 +280,7 @@ def result() -> tuple[Example, Result | None]:
     if res.error:
         st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
         return ex, None
-    if res.attention_input != "X" and reads and not (shown.trained and step()):  # presenting: in the banner
+    if res.attention_input != "X" and reads and not (shown.banner and step()):  # presenting: in the banner
         st.info(
             f"Pre-norm: attention reads {res.attention_input}, each token's vector of X normalised "
             f"(page Encoder block), so the numbers on this page are computed from {res.attention_input}, not X.",
@@ -306,7 +306,7 @@ def layer_banner(shown: Description, reads: bool = False) -> None:
         return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
-        left.markdown(f"**Real model:** {literal(shown.banner())}")
+        left.markdown(f"**Real model:** {literal(shown.banner)}")
         right.button(
             "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
         )
@@ -320,7 +320,7 @@ REAL_LAYER_PX = 150
 def chart_px(less: int = 0) -> int | None:
     """The height of a step's chart while presenting a trained layer, `less` px shorter still (for notes the
     page adds above its charts); None otherwise (the chart's own)."""
-    if step() is None or not state.description().trained:
+    if step() is None or not state.description().banner:
         return None
     return figures.PRESENT_CHART_PX - REAL_LAYER_PX - less
 

@@ -186,9 +186,9 @@ def block(d: Description) -> str:
 
 def embeddings(d: Description) -> str:
     """/: what the first chart holds: the toy's embeddings, or the real layer's input."""
-    if d.layer is None:
+    if not d.fixes("emb_source"):  # the embeddings are made here, from the settings
         return r"E = \operatorname{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}"
-    before = "" if d.layer == 0 else rf"\text{{ after layers }} 1..{d.layer}"
+    before = "" if not d.layer else rf"\text{{ after layers }} 1..{d.layer}"
     return rf"X = \text{{the residual stream}}{before} \in \mathbb{{R}}^{{n \times {d.d_model}}}"
 
 
@@ -233,7 +233,7 @@ def heads(d: Description) -> str:
 def positions(d: Description) -> str:
     """/positional-encoding: the sinusoid of the paper and X = E + P; for a trained layer, where its positions
     come in: RoPE's rotation of q and k inside attention, or learned vectors added before the first layer."""
-    if d.layer is not None:
+    if d.fixes("pe_kind"):  # the model brings its own positions
         x = embeddings(d).split(r" \in ")[0]
         if d.rope:
             base = f"{d.rope_base:,.0f}".replace(",", "{,}")

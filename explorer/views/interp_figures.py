@@ -162,11 +162,13 @@ def loss_lines(
     style: Style,
     title: str,
     every_head_on: NDArray[np.float64] | None = None,
+    height_px: int | None = None,
 ) -> go.Figure:
     """The loss of predicting each token, first copy against second, by position in its copy: losses (2n - 1,)
     with losses[i] the loss of token i + 1 (the first copy's token 0 has none: it starts the text).
     every_head_on: the same run's losses (2n - 1,) with no head switched off, when some are: its second copy
-    drawn dashed beside it (the copy the switched-off heads made)."""
+    drawn dashed beside it (the copy the switched-off heads made). height_px: the chart's (default: the
+    style's)."""
     x = np.arange(n)
     first = np.concatenate([[np.nan], losses[: n - 1]])  # tokens 1..n-1 of the first copy
     second = losses[n - 1 :]  # tokens 0..n-1 of the second copy
@@ -182,7 +184,7 @@ def loss_lines(
         for y, name, color, dash in lines
     ]  # fmt: skip
     layout = _layout(
-        style, title, PRESENT_CHART_PX if style.present else 360,
+        style, title, height_px or (PRESENT_CHART_PX if style.present else 360),
         xaxis={"title": {"text": "token of the copy (0 = its first)"}},
         yaxis={"title": {"text": "loss (nats): −log p(token)"}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.22},

@@ -21,7 +21,17 @@ from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
 from explorer.model.description import show_token
 from explorer.views.bars import KEY_COLOURS
-from explorer.views.style import FULL_PX, MASKED_GREY, Style, _colorscale, _figure, _layout, esc, text_px
+from explorer.views.style import (
+    FULL_PX,
+    MASKED_GREY,
+    PRESENT_TICK_PX,
+    Style,
+    _colorscale,
+    _figure,
+    _layout,
+    esc,
+    text_px,
+)
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
 # attention_core.analysis.HEAD_RULES, plus "broad" and "mixed").
@@ -81,7 +91,7 @@ def grid_tokens(n_layers: int, n_heads: int, n: int) -> int:
 # To fit a height, panels are not drawn flatter, nor labels smaller, than this: a grid that does not fit so
 # scrolls in its box instead.
 MIN_PANEL_PX = 40
-MIN_LABEL_FONT = 14
+MIN_LABEL_FONT = 14  # on a laptop; presenting, PRESENT_TICK_PX (read from the back of a room)
 
 
 def _grid_geometry(
@@ -95,9 +105,12 @@ def _grid_geometry(
     left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
     panel_w = max(40.0, (width_px - left - right) / H * 0.92)
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
-    font = max(10, min(style.font, int(panel_w / (11 * 0.6))))  # "first token" fits the panel
+    floor = PRESENT_TICK_PX if style.present else MIN_LABEL_FONT
+    font = max(
+        floor if style.present else 10, min(style.font, int(panel_w / (11 * 0.6)))
+    )  # "first token" fits
     g = free = _grid_rows(L, H, n, panel_w, panel_h, font, lines, (left, right, top))
-    while fit_px is not None and g["height"] > fit_px and (panel_h > MIN_PANEL_PX or font > MIN_LABEL_FONT):
+    while fit_px is not None and g["height"] > fit_px and (panel_h > MIN_PANEL_PX or font > floor):
         if panel_h > MIN_PANEL_PX:  # flatter panels first, then smaller labels
             panel_h = max(float(MIN_PANEL_PX), panel_h - 2)
         else:

@@ -272,7 +272,8 @@ def number(v: float) -> str:
 
 
 def _min_font(style: Style, cell: bool = False) -> int:
-    """The smallest text drawn: legible on a laptop, and from the back of a room when presenting."""
+    """The smallest text drawn: legible on a laptop, and from the back of a room when presenting (a label or a
+    number smaller is not drawn: every other label is, and the hover tells the rest)."""
     if style.present:
-        return 14
+        return PRESENT_TICK_PX
     return 9 if cell else 10

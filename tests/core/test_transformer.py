@@ -165,3 +165,32 @@ def test_run_layers_and_output_logits_continue_a_run() -> None:
     np.testing.assert_allclose(
         output_logits(trace[-1].output, weights, c, [7, 3]), logits[:, [7, 3]], rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_the_toy_layer_is_transformer_layer_with_alibi_a_custom_scale_rope_and_a_mask_per_head(
+    norm_first: bool,
+) -> None:
+    # encoder_layer is a name for transformer_layer: its numbers are those of the layer composed by hand
+    # from the engine's small functions (attention with every option, layer norm, the ReLU network).
+    from attention_core import alibi_bias, feed_forward, layer_norm, multi_head_attention
+
+    rng = np.random.default_rng(3)
+    h, n, d, k, f = 2, 5, 8, 4, 6
+    x = rng.standard_normal((n, d))
+    w_q, w_k, w_v = (rng.standard_normal((h, d, k)) for _ in range(3))
+    w_o, w1, w2 = rng.standard_normal((h * k, d)), rng.standard_normal((d, f)), rng.standard_normal((f, d))
+    mask = np.stack([np.tril(np.ones((n, n), dtype=bool)), np.ones((n, n), dtype=bool)])  # (h, n, n)
+    options = dict(mask=mask, scale=0.3, bias=alibi_bias(n, h), use_rope=True)
+    got = encoder_layer(x, w_q, w_k, w_v, w_o, w1, w2, norm_first=norm_first, **options)
+    attn_in = layer_norm(x) if norm_first else x
+    attn = multi_head_attention(attn_in, w_q, w_k, w_v, w_o, **options)
+    sum1 = x + attn.output
+    norm1 = layer_norm(sum1)
+    sum2 = (sum1 if norm_first else norm1) + feed_forward(norm1, w1, w2)
+    want = sum2 if norm_first else layer_norm(sum2)
+    for name in ("q", "k", "scaled", "masked", "weights", "head_outputs", "output"):
+        np.testing.assert_allclose(getattr(got.attention, name), getattr(attn, name), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(got.output, want, rtol=1e-12, atol=1e-12)
+    assert got.attention.scale == 0.3 and got.attention.use_rope
+    np.testing.assert_array_equal(got.attention.bias, alibi_bias(n, h))

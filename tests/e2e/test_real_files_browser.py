@@ -25,7 +25,6 @@ OPENED = "Opened the example from the file"
 
 def largest_smollm2() -> Example:
     """SmolLM2's last layer at 64 tokens with every cell a random float64 (as tests/app/sharing/test_real_files.py)."""
-    sharing.values.use_layers(bridge)  # as the app does (explorer.ui): the file is written against the layer
     ex = Example(sentence=" ".join(["word"] * 80)).with_(**bridge.settings_of("smollm2", 29))
     ex = ex.with_(**exm.default_matrices(ex, exm.tokens_for(ex)[0]))
     rng = np.random.default_rng(7)

@@ -102,9 +102,10 @@ def chart_labels(spec: dict) -> list[str]:
 
 
 def start_server(
-    port: int, ttl: int, log: Path, root: Path = ROOT, entry: str = "app.py"
+    port: int, ttl: int, log: Path, root: Path = ROOT, entry: str = "server.py"
 ) -> subprocess.Popen:
-    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check."""
+    """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check:
+    server.py by default, a server tuned for a class as deployed (explorer.ui.warm.lifespan)."""
     cmd = [
         sys.executable,
         "-m",

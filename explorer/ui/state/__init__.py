@@ -1,6 +1,7 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
 actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; pairs.py those
-of the experiments with two sentences).
+of the experiments with two sentences; mirrored.py the pages' own pickers of a shared choice). Only public
+names are re-exported here: a private key or helper stays in the module that declares it.
 
 Layout of the session state:
 - widget keys (`K_*`, keys.py): the scalar settings, owned by their widgets; widgets are created without a
@@ -13,7 +14,6 @@ Layout of the session state:
 
 from explorer.model.example import Example  # noqa: F401  (state.Example: what current() returns)
 from explorer.ui.state.actions import (  # noqa: F401
-    _replace_with_default,
     apply_example,
     apply_picks,
     ask,
@@ -44,14 +44,6 @@ from explorer.ui.state.actions import (  # noqa: F401
 )
 from explorer.ui.state.core import (  # noqa: F401
     RESEEDED,
-    _bump,
-    _conform,
-    _cut_sentence,
-    _kept,
-    _made_from,
-    _reseed,
-    _say_if_x_edits_go,
-    _settings_example,
     clamp_ui,
     colors,
     current,
@@ -78,27 +70,6 @@ from explorer.ui.state.core import (  # noqa: F401
     uploaded,
 )
 from explorer.ui.state.keys import (  # noqa: F401
-    _BUILT,
-    _DRAWS,
-    _HEAD_NEXT,
-    _MATRICES,
-    _MESSAGES,
-    _PAGE,
-    _PAIR_WORD,
-    _PATCH_IDS,
-    _PATCH_LOCK,
-    _QR,
-    _RANKINGS,
-    _REVEALED,
-    _REVEALED_FOR,
-    _SEED,
-    _TOKENS,
-    _TOY,
-    _UNDO,
-    _UNDO_DRAWS,
-    _URL_READ,
-    _VERSIONS,
-    _X_FOR,
     K_ASK,
     K_ASK_HEADS,
     K_ASK_NEXT,
@@ -133,6 +104,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     SETTING_KEYS,
     UI_DEFAULTS,
 )
+from explorer.ui.state.mirrored import keep_within, pick_back, set_pending, show, take_pending, value  # noqa: F401
 from explorer.ui.state.models import (  # noqa: F401
     append_to_sentence,
     apply_model_link,

@@ -10,8 +10,9 @@ import numpy as np
 import streamlit as st
 
 from explorer.model import example as exm
-from explorer.model.description import describe
+from explorer.model import layer as layers
 from explorer.model.example import Example
+from explorer.model.layer import describe
 from explorer.ui.state.core import _bump, _conform, _kept, clamp_ui, current, draws, matrix, say, tokens
 from explorer.ui.state.keys import (
     _DRAWS,
@@ -113,13 +114,11 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
 
 def open_layer(key: str, layer: int, head: int | None = None) -> None:
     """Make layer `layer` (0-based) of real model `key` the explorer's example, on the current sentence:
-    its sizes, its trained weights and X = its input (explorer.model.bridge). Undo, or close_layer, goes back."""
-    from explorer.model import bridge
-
+    its sizes, its trained weights and X = its input (its Layer: explorer.model.layer). Undo, or close_layer, goes back."""
     ss, ex = st.session_state, current()
-    if describe(ex).seeded:  # the toy example, kept for "Back to the toy model"
+    if describe(ex).drawn:  # the toy example, kept for "Back to the toy model"
         ss[_TOY] = ex
-    new = ex.with_(**bridge.settings_of(key, int(layer)))
+    new = ex.with_(**layers.of_key(key).settings_of(key, int(layer)))
     toks, _ = exm.tokens_for(new)
     apply_example(new.with_(**exm.default_matrices(new, toks)))
     if (
@@ -134,7 +133,7 @@ def toy_example() -> Example:
     """The toy example: the current one, or while a real layer is open the one kept when it was opened (or a
     new one): what close_layer goes back to."""
     ex = current()
-    if describe(ex).seeded:
+    if describe(ex).drawn:
         return ex
     toy = st.session_state.get(_TOY)
     return toy if toy is not None else Example(sentence=ex.sentence)
@@ -234,3 +233,17 @@ def take_qr() -> bool:
 def editor_state(key: str) -> dict[str, Any]:
     """The edits a data editor reported (edited_rows etc.), read in its on_change callback."""
     return dict(st.session_state.get(key, {}) or {})
+
+
+def replace_sentence(text: str) -> None:
+    """An example's sentence put in place of the student's (a callback), said, and one Undo away: the sentence
+    is every page's, so it never changes without a word."""
+    was = str(st.session_state.get(SETTING_KEYS["sentence"]) or "").strip()
+    if was == text.strip():
+        return
+    remember_for_undo()
+    st.session_state[SETTING_KEYS["sentence"]] = text
+    if was:
+        shown = was if len(was) <= 80 else was[:79] + "…"
+        say("info", f"The example's sentence replaced yours on every page (it was “{shown}”): Undo, in the "
+                    "sidebar, brings it back.")  # fmt: skip

@@ -9,8 +9,9 @@ import numpy as np
 import streamlit as st
 
 from explorer.model import example as exm
+from explorer.model import layer
 from explorer.model import settings_table as table
-from explorer.model.description import Description, describe, implementation
+from explorer.model.description import Description
 from explorer.model.example import Example
 from explorer.ui.state.keys import (
     _BUILT,
@@ -117,7 +118,7 @@ def _say_if_x_edits_go(ex: Example, old_tokens: list[str] | None, tokens: list[s
     """A real layer's X is the model's for the sentence: a new sentence brings a new X. If the student had
     edited X for the old one, say that those edits are gone (never silently)."""
     ss = st.session_state
-    model = implementation(ex)
+    model = layer.of(ex)
     if model.model_input(ex, ex.sentence) is None:  # X is not the model's: nothing recomputes it
         ss.pop(_X_FOR, None)
         return
@@ -199,7 +200,7 @@ def take_picked_head() -> None:
 
 def description() -> Description:
     """What the explorer's pages show, described once (explorer.model.description)."""
-    return describe(current())
+    return layer.describe(current())
 
 
 def tokens() -> list[str]:

@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.ui.state.core import say, sentence
-from explorer.ui.state.keys import _PAIR_WORD, K_OTHER, K_PAIR_OTHER, K_SENTENCE, MODEL_DEFAULTS
+from explorer.ui.state.keys import _PAIR_WORD, K_OTHER, K_PAIR_OTHER, MODEL_DEFAULTS
 
 
 def pair_word(text: str) -> int | str | None:
@@ -22,8 +22,11 @@ def set_pair_word(text: str, word: int | str) -> None:
 
 
 def set_pair(first: str, second: str, word: str) -> None:
-    """Both sentences of a minimal pair and the word compared (a callback: before the boxes are drawn)."""
-    st.session_state[K_SENTENCE] = first
+    """Both sentences of a minimal pair and the word compared (a callback: before the boxes are drawn); the
+    first replaces the student's sentence, said and one Undo away."""
+    from explorer.ui.state.actions import replace_sentence
+
+    replace_sentence(first)
     st.session_state[K_PAIR_OTHER] = second
     set_pair_word(first, word)
 

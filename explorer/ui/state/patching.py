@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.ui.state.core import say, sentence
-from explorer.ui.state.keys import _PATCH_IDS, _PATCH_LOCK, K_PATCH_CORRUPT, K_SENTENCE
+from explorer.ui.state.keys import _PATCH_IDS, _PATCH_LOCK, K_PATCH_CORRUPT
 
 
 def patch_id(which: str, text: str) -> int | None:
@@ -23,8 +23,11 @@ def set_patch_id(which: str, text: str, token_id: int) -> None:
 
 
 def set_patch_pair(clean: str, corrupt: str) -> None:
-    """Both sentences of a patching experiment (a callback: before the sentence boxes are drawn)."""
-    st.session_state[K_SENTENCE] = clean
+    """Both sentences of a patching experiment (a callback: before the sentence boxes are drawn); the clean one
+    replaces the student's sentence, said and one Undo away."""
+    from explorer.ui.state.actions import replace_sentence
+
+    replace_sentence(clean)
     st.session_state[K_PATCH_CORRUPT] = corrupt
 
 

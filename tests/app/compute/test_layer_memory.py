@@ -22,7 +22,7 @@ from attention_core.transformer import run_transformer, transformer_layer
 from explorer import cache
 from explorer.compute import pipeline
 from explorer.model import bridge
-from explorer.ui import boot
+from explorer.ui import patches
 from tests.app.fixtures import CAPITAL, layer_example, need
 
 NAMES = ("w_q", "w_k", "w_v", "w_o", "w1", "w2", "w_up", "b_q", "b_k", "b_v", "b_o", "b1", "b2")
@@ -109,10 +109,10 @@ def test_closed_sessions_past_their_time_to_reconnect_are_let_go() -> None:
     gone = weakref.ref(closed)
     del closed
     now[0] = 5.0  # still within its time to reconnect: kept
-    assert boot.forget_closed_sessions(manager) == 0 and storage.get("closed") is not None
+    assert patches.forget_closed_sessions(manager) == 0 and storage.get("closed") is not None
     now[0] = 11.0  # past it: Streamlit only hides it (it would stay until another session is stored)
     assert storage.get("closed") is None and gone() is not None
-    assert boot.forget_closed_sessions(manager) == 1
+    assert patches.forget_closed_sessions(manager) == 1
     gc.collect()
     assert gone() is None
 
@@ -122,4 +122,4 @@ def test_the_server_reaches_streamlits_store_of_closed_sessions() -> None:
     source = inspect.getsource(WebsocketSessionManager.__init__)
     assert "self._session_storage = session_storage" in source
     assert "self._cache" in inspect.getsource(MemorySessionStorage.__init__) and callable(TTLCache.expire)
-    assert boot.forget_closed_sessions() == 0  # no runtime in a test: nothing to do
+    assert patches.forget_closed_sessions() == 0  # no runtime in a test: nothing to do

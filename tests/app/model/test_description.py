@@ -10,6 +10,7 @@ from numpy.testing import assert_allclose
 from explorer.compute import pipeline
 from explorer.model import bridge, description, models
 from explorer.model.example import Example
+from explorer.model.layer import describe
 from explorer.ui import state
 from explorer.views import formulas
 from tests.app import fixtures
@@ -17,9 +18,9 @@ from tests.app.fixtures import CAPITAL, CAT, layer_example, need, opened_in_expl
 
 
 def test_the_toy_is_described_by_its_settings() -> None:
-    d = description.describe(Example(norm_first=True, pe_kind="learned"))
-    assert (d.norm, d.norm_first, d.activation, d.positions, d.biases, d.trained) == (
-        "layer_norm", True, "relu", "learned", False, False,
+    d = describe(Example(norm_first=True, pe_kind="learned"))
+    assert (d.norm, d.norm_first, d.activation, d.positions, d.biases, d.drawn, d.banner) == (
+        "layer_norm", True, "relu", "learned", False, True, "",
     )  # fmt: skip
     assert not d.fixes("d_model") and not d.fixes("rope")
     block = formulas.block(d)
@@ -28,14 +29,14 @@ def test_the_toy_is_described_by_its_settings() -> None:
         and r"\max(0,\, h W_1)" in block
     )
     assert r"\gamma" not in block  # the toy's layer norm has no trained gain
-    post = formulas.block(description.describe(Example(norm_first=False)))
+    post = formulas.block(describe(Example(norm_first=False)))
     assert r"\text{post-norm: } H = \operatorname{LN}(X + \operatorname{MHA}(X))" in post
     assert formulas.embeddings(d).startswith("E = ") and d.input_title == "Embeddings E"
 
 
 def test_a_smollm2_layer_is_described_as_the_model_computes_it() -> None:
     m = need("smollm2")
-    d = description.describe(layer_example("smollm2", 15, CAPITAL))
+    d = describe(layer_example("smollm2", 15, CAPITAL))
     assert (d.norm, d.norm_first, d.activation, d.positions, d.rope_base) == (
         "rms_norm", True, "swiglu", "rope", m.config.rope_base,
     )  # fmt: skip
@@ -56,11 +57,13 @@ def test_a_smollm2_layer_is_described_as_the_model_computes_it() -> None:
     assert d.fixed["norm_first"] == "RMSNorm, before attention and the feed-forward (as trained)"
     assert not any(v in ("True", "False") for v in d.fixed.values())
     assert d.input_title.startswith("X: the input of layer 16")
+    assert not d.drawn and d.banner.startswith("SmolLM2-135M, layer 16 of 30: X is that layer's input")
+    assert d.notebook == "layer" and "RoPE (base 100,000) rotates q and k" in d.banner
 
 
 def test_a_minilm_layer_is_described_as_the_model_computes_it() -> None:
     need("minilm")
-    d = description.describe(layer_example("minilm", 2))
+    d = describe(layer_example("minilm", 2))
     assert (d.norm, d.norm_first, d.activation, d.positions, d.biases, d.shares_kv) == (
         "layer_norm", False, "gelu", "in_x", True, False,
     )  # fmt: skip
@@ -151,28 +154,3 @@ def test_the_sidebar_describes_the_real_model_a_real_model_page_shows() -> None:
     sizes = " ".join(md.value for md in at.sidebar.markdown).replace("\\", "")  # as shown
     assert "30 layers · d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536" in sizes
     assert models.choice("smollm2").shape == (30, 9)
-
-
-def test_nothing_but_the_description_tells_the_toy_from_a_real_layer() -> None:
-    """Pages, formulas, state, sharing and exports ask the description; only it and its two implementations
-    compare the example's model with the toy."""
-    import re
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[3]
-    allowed = {
-        root / "explorer/model/description.py",
-        root / "explorer/model/toy.py",
-        root / "explorer/model/bridge.py",
-    }
-    branch = re.compile(r"""[=!]= ?["']toy["']|\.real\s*[=!]=|\bloaded\(""")
-    found = [
-        f"{path.relative_to(root)}:{n}: {line.strip()}"
-        for path in [root / "app.py", *(root / "explorer").rglob("*.py"), *(root / "app_pages").glob("*.py")]
-        if path not in allowed
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if branch.search(line)
-    ]
-    assert found == []
-    # the pattern finds the branches it is there to find
-    assert branch.search('if ex.real == "toy":') and branch.search("if state.loaded():")

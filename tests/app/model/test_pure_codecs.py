@@ -40,6 +40,9 @@ SCRIPT = textwrap.dedent(
 
     class TableLayers:
         # A real layer's tokens and weights at the shapes the models table gives (seeded, not trained).
+        DRAWN = False
+        def settings_of(self, key, layer):
+            return models.layer_settings(key, layer)
         def tokens(self, ex):
             return ["[CLS]", *ex.sentence.split(), "[SEP]"], False
         def layer_only_shapes(self, ex):
@@ -54,7 +57,8 @@ SCRIPT = textwrap.dedent(
             out["custom_mask"] = np.tril(np.ones(shapes["custom_mask"], dtype=bool))
             return out
 
-    values.use_layers(TableLayers())
+    from explorer.model import layer as layers
+    layers.use("pretrained", TableLayers())
     for key, layer in (("minilm", "2"), ("smollm2", "16")):
         asked = {"real": key, "real_layer": layer, "sentence": "the cat sat"}
         ex, messages = params.from_params(asked, exm.Example())

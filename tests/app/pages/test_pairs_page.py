@@ -13,6 +13,7 @@ from attention_core import analysis, pretrained
 from explorer.model import models
 from explorer.model import pairs as pm
 from explorer.ui import state
+from explorer.ui.state import keys
 from tests.app.fixtures import ROOT, model_page
 from tests.app.fixtures import messages_text as texts
 
@@ -79,7 +80,7 @@ def test_an_example_pair_sets_both_sentences_and_its_word(minilm) -> None:  # no
     assert at.text_input(key=state.K_PAIR_OTHER).value == fish.second
     assert at.selectbox(key="pairs.word").value == minilm.run(fish.first).tokens.index("bank")  # not "he"
     at.selectbox(key="pairs.word").select(2).run()  # a word picked by hand stays for this sentence
-    assert at.session_state[state._PAIR_WORD] == (fish.first, 2)
+    assert at.session_state[keys._PAIR_WORD] == (fish.first, 2)
     assert at.selectbox(key="pairs.word").value == 2
 
 

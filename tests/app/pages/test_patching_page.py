@@ -19,6 +19,7 @@ from attention_core import analysis, pretrained
 from explorer.compute import patching as pc
 from explorer.model import patching as pm
 from explorer.ui import state
+from explorer.ui.state import keys
 from tests.app.fixtures import PATCH_CLEAN, PATCH_CORRUPT, model_page, opened_from_link, pair_link
 from tests.app.fixtures import messages_text as texts
 
@@ -100,7 +101,7 @@ def test_a_session_runs_one_sweep_at_a_time(smol, kit) -> None:  # noqa: ANN001
     corrupt = "The capital of Spain is"
     lock = threading.Lock()
     lock.acquire()  # a sweep of this session is still running
-    at = page(**{state.K_PATCH_CORRUPT: corrupt, state._PATCH_LOCK: lock})
+    at = page(**{state.K_PATCH_CORRUPT: corrupt, keys._PATCH_LOCK: lock})
     answer, wrong = at.selectbox(key="patching.answer").value, at.selectbox(key="patching.wrong").value
     at.button(key="patching.run").click().run()
     assert "already running in this session" in texts(at)
@@ -120,7 +121,7 @@ def test_a_link_carries_the_pair_and_the_answers(smol) -> None:  # noqa: ANN001
     }  # fmt: skip
     pair = analysis.patch_pair(smol, CLEAN, CORRUPT, paris, london)
     assert at.metric[1].value == f"{pair.ld_corrupt:.3f}"
-    at = page(**{state.K_PATCH_CORRUPT: CORRUPT, state._PATCH_IDS: {"answer": (CLEAN, 999999)}})
+    at = page(**{state.K_PATCH_CORRUPT: CORRUPT, keys._PATCH_IDS: {"answer": (CLEAN, 999999)}})
     assert "answer= is not a token id of this model (0 to 49151)" in texts(at)
     assert at.selectbox(key="patching.answer").value == paris
 

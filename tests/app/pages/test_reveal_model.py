@@ -13,6 +13,7 @@ from explorer.compute import model_compute
 from explorer.model import example as exm
 from explorer.sharing import url as links
 from explorer.ui import state
+from explorer.ui.state import keys
 from tests.app.fixtures import CAPITAL, chart_ids, need, open_at, page
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -51,7 +52,7 @@ def test_ask_heads_hides_the_ranking_until_reveal() -> None:
     ]
     at.button(key="reveal").click().run()
     assert "ablation.ranking" in chart_ids(at)
-    done = at.session_state[state._RANKINGS][
+    done = at.session_state[keys._RANKINGS][
         ("minilm", text)
     ]  # the ranking the page ran, kept for the session
     layer, head, effect = analysis.ranked(np.asarray(done.head_effects))[0]

@@ -59,7 +59,7 @@ def test_bound_memory_starts_one_trimming_thread_per_process() -> None:
 NODELAY = textwrap.dedent(
     """
     import asyncio, json, socket
-    from explorer.ui import boot
+    from explorer.ui import patches
 
     def accepted_nodelay():
         # a connection an asyncio server accepts on a socket bound as Streamlit binds its own (protocol 0)
@@ -84,7 +84,7 @@ NODELAY = textwrap.dedent(
         return got[0]
 
     before = accepted_nodelay()
-    boot.send_writes_at_once()
+    patches.send_writes_at_once()
     print(json.dumps({"before": before, "after": accepted_nodelay()}))
     """
 )
@@ -114,7 +114,9 @@ REFREEZE = textwrap.dedent(
         return a
 
     held = [cycle() for _ in range(1000)]  # a session's objects, alive
-    boot.refreeze()
+    before = boot.full_collections()
+    after_own = boot.refreeze()
+    counted = after_own == boot.full_collections() > before
     frozen = gc.get_freeze_count()
     walked = len(gc.get_objects())  # what a full collection walks now
     held.clear()  # the session is dropped: its frozen cycles are garbage
@@ -124,7 +126,8 @@ REFREEZE = textwrap.dedent(
     boot.keep_collections_short()
     boot.keep_collections_short()  # once per process: one thread
     print(json.dumps({"frozen": frozen, "walked": walked, "kept": kept, "after": gc.get_freeze_count(),
-                      "threads": sum(t.name == "refreeze" for t in threading.enumerate())}))
+                      "threads": sum(t.name == "refreeze" for t in threading.enumerate()),
+                      "counted": counted}))
     """
 )
 
@@ -138,5 +141,20 @@ def test_refreeze_keeps_live_objects_out_of_each_runs_collection_and_frees_them_
     assert got["kept"] == got["frozen"]
     assert got["after"] <= got["frozen"] - 2000  # the dead cycles are gone
     assert got["threads"] == 1
+    assert got[
+        "counted"
+    ]  # a run's full collection (Streamlit's, after each run) is what the thread looks for
+
+
+def test_the_server_is_tuned_where_it_starts_and_app_py_keeps_only_what_one_visitor_waits_for() -> None:
+    import inspect
+
+    from explorer.ui import boot, warm
+
     app = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert "boot.keep_collections_short()" in app and "boot.note_run()" in app
+    assert "boot." not in app and "patches.send_writes_at_once()" in app and "warm.from_env()" in app
+    for start in (warm.lifespan, warm.from_env):
+        assert "boot.tune_server()" in inspect.getsource(start)
+    tuned = inspect.getsource(boot.tune_server)
+    for step in ("send_writes_at_once", "quick_switching", "keep_collections_short", "bound_memory"):
+        assert f"{step}()" in tuned

@@ -80,3 +80,11 @@ def test_the_sidebars_sizes_follow_a_page_that_needs_a_decoder() -> None:
     at = opened("induction", "minilm")
     sizes = " ".join(m.value for m in at.sidebar.markdown)
     assert "576" in sizes and "384" not in sizes
+
+
+def test_induction_which_runs_random_tokens_shows_no_sentence_box() -> None:
+    need("smollm2")
+    boxes = lambda at: [w for w in at.main.text_input if w.key == state.K_SENTENCE]  # noqa: E731
+    assert boxes(opened("induction", "toy")) == []  # the box would change nothing there
+    assert len(boxes(opened("heads", "toy"))) == 1
+    assert all(p.sentence for p in page_table.listed() if p.url_path != "induction")

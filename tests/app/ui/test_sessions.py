@@ -43,10 +43,9 @@ MUTATORS = {
     "reverse",
     "__setitem__",
 }
-# Process-wide wiring set once at import, the same for every session: the real layers explorer.ui hands
-# the pure link codecs (sharing.values.use_layers).
+# Process-wide wiring, the same for every session: the layer kinds a test hands in (explorer.model.layer.use).
 WIRING = {
-    "explorer/sharing/values.py": ("_LAYERS",),
+    "explorer/model/layer.py": ("_HANDED",),
     "explorer/ui/chart/serve.py": ("_static",),  # Streamlit's bundle, gzipped at server start
 }
 MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque", "bytearray"}

@@ -235,4 +235,4 @@ def test_a_trained_layer_on_positional_encoding_says_where_its_positions_are(key
     assert step.look not in [m.value for m in page.markdown]  # not presenting: no line for the room
     page.session_state["ui.present"] = True
     lines = [m.value for m in page.run().markdown]
-    assert step.layer_look in lines and step.look not in lines
+    assert step.look_if_fixed[1] in lines and step.look not in lines

@@ -1,0 +1,69 @@
+"""explorer.ui.patches: what each patch relies on inside Streamlit (and asyncio) is still there, as assumed.
+
+Each test fails on another Streamlit version than the one the patches were read against, so that a version
+change sends someone to read them again (then STREAMLIT_VERSION moves with requirements.txt).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sys
+from pathlib import Path
+
+import streamlit
+
+from explorer.ui import editors, patches
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_patches_were_read_against_the_streamlit_installed_and_pinned() -> None:
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    pinned = re.search(r"^streamlit==([^\s#]+)", (ROOT / "requirements.txt").read_text(), re.M)
+    assert pinned is not None and pinned.group(1) == patches.STREAMLIT_VERSION
+
+
+def test_asyncio_calls_its_nodelay_hook_for_each_connection_and_streamlit_binds_with_protocol_0() -> None:
+    from asyncio import base_events, selector_events
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    assert list(inspect.signature(base_events._set_nodelay).parameters) == ["sock"]  # noqa: SLF001
+    # The socket transport calls the hook through the module, so replacing it there takes effect.
+    assert "base_events._set_nodelay(" in inspect.getsource(selector_events._SelectorSocketTransport)  # noqa: SLF001
+    from streamlit.web.server.starlette import starlette_server  # where Streamlit binds its listening socket
+
+    bind = inspect.getsource(starlette_server._bind_socket)  # noqa: SLF001
+    assert "socket.socket(family=family)" in bind and "IPPROTO_TCP" not in bind, sys.version
+
+
+def test_streamlit_reads_editor_messages_through_the_guard() -> None:
+    from streamlit.elements.widgets import data_editor as de
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    reader = de.DataEditorSerde.deserialize
+    assert getattr(reader, "explorer_guard", False)  # installed when explorer.ui.editors was imported
+    serde = de.DataEditorSerde()
+    good = {"edited_rows": {"0": {"c0": 1.5}}, "added_rows": [], "deleted_rows": []}
+    read = dict(serde.deserialize(json.dumps(good)))  # Streamlit's own reading, through: rows as ints
+    assert read == {**good, "edited_rows": {0: {"c0": 1.5}}}
+    refused = serde.deserialize("{not json")
+    assert isinstance(refused, de.DataEditorState) and refused[editors.REFUSED]
+    assert refused["edited_rows"] == {}
+    patches.guard_editor_messages(editors.read_message)  # once per process: not wrapped twice
+    assert de.DataEditorSerde.deserialize is reader
+
+
+def test_streamlits_store_of_closed_sessions_is_where_the_patch_looks() -> None:
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.caching.ttl_cache import TTLCache
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+    from streamlit.runtime.websocket_session_manager import WebsocketSessionManager
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    assert "self._session_mgr =" in inspect.getsource(Runtime.__init__)
+    assert "self._session_storage = session_storage" in inspect.getsource(WebsocketSessionManager.__init__)
+    storage = MemorySessionStorage(ttl_seconds=10)
+    assert isinstance(storage._cache, TTLCache) and callable(storage._cache.expire)  # noqa: SLF001
+    assert patches.forget_closed_sessions() == 0  # no runtime in a test: nothing to do
