@@ -20,12 +20,10 @@ ui.opening(
 run, m, sty = lc.shipped(), lc.moments(), ui.style()
 (l1, p_head), (l2, i_head) = m.previous_head, m.induction_head
 steps = [int(s) for s in run.checkpoints]
-at = st.select_slider("Training step (a checkpoint)", steps, value=steps[-1], key="learn.step")
-index = steps.index(at)
 if ui.shows("learn"):
     title = f"The loss: flat near {m.loss_before:.2f} nats, then a sudden fall around step {m.drop_step}"
     ui.chart(lv.loss_curve(lc.smoothed_loss(run), run.repeat_loss, style=sty, title=title,
-                           drop_step=m.drop_step, at_step=at), "learn.loss")  # fmt: skip
+                           drop_step=m.drop_step), "learn.loss")  # fmt: skip
     st.markdown(
         f"**The moment both heads form.** Layer 1's head {p_head + 1} becomes a *previous-token head* (over half "
         f"its weight on the token just before) at step {m.previous_step}, and layer 2's head {i_head + 1} an "
@@ -35,21 +33,29 @@ if ui.shows("learn"):
 if ui.shows("learn-heads"):
     curves = [
         (lv.score_curves(run.previous[:, 0], style=sty, title="Layer 1: previous-token score of each head",
-                         y_title="previous-token score", at_step=at, drop_step=m.drop_step, width_px=ui.HALF),
+                         y_title="previous-token score", drop_step=m.drop_step, width_px=ui.HALF),
          "learn.previous"),
         (lv.score_curves(run.induction[:, 1], style=sty, title="Layer 2: induction score of each head",
-                         y_title="induction score", at_step=at, drop_step=m.drop_step, width_px=ui.HALF),
+                         y_title="induction score", drop_step=m.drop_step, width_px=ui.HALF),
          "learn.induction"),
     ]  # fmt: skip
     ui.charts_in_row(curves)
-if ui.shows("learn-patterns"):
+
+
+@st.fragment  # scrubbing redraws the slider's grid alone, not the curves above
+def patterns() -> None:
+    at = st.select_slider("Training step (a checkpoint)", steps, value=steps[-1], key="learn.step")
     prev, ind = run.previous[at], run.induction[at]
     rules = np.where(prev >= lc.FORMED, "previous", "").astype(object)
     tokens = [f"t{t}" for t in lc.display_tokens()]
-    grid = model_grid(lc.attention_at(index), tokens, rules, prev, style=sty, induction=ind,
+    grid = model_grid(lc.attention_at(steps.index(at)), tokens, rules, prev, style=sty, induction=ind,
                       induction_threshold=lc.FORMED, width_px=1000,
                       title=f"Every head's attention at step {at}, on 16 random tokens and the same 16 again")  # fmt: skip
     ui.chart(grid, "learn.patterns")
+
+
+if ui.shows("learn-patterns"):
+    patterns()
 if ui.shows("learn-composition"):
     off = lc.switch_off(p_head)
     heads = [f"layer 2, head {h + 1}" for h in range(off.induction_on.size)]

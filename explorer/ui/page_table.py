@@ -235,6 +235,7 @@ PAGES: tuple[Page, ...] = (
             ),
         ),
         section=LEARNING,
+        sentence=False,
     ),
     # The real model: MiniLM or SmolLM2 from attention_core.pretrained, picked in the sidebar.
     page(

@@ -26,17 +26,20 @@ def _vline(x: float, text: str, dash: str, style: Style) -> tuple[dict[str, Any]
     return shape, note
 
 
-def _marks(style: Style, at_step: int | None, drop_step: int | None) -> dict[str, Any]:
+def _marks(style: Style, at_step: int | None, drop_step: int | None, x_max: int) -> dict[str, Any]:
+    """The phase change's line (its label to the left) and the checkpoint's (to the right, or to the left
+    near the right edge or before the phase change), so that neither label leaves the plot or covers the other."""
     shapes, notes = [], []
     for x, text, dash in ((drop_step, "phase change", "dash"), (at_step, f"step {at_step}", "dot")):
         if x is not None:
             shape, note = _vline(x, text, dash, style)
             shapes.append(shape)
             notes.append(note)
-    if len(notes) == 2 and at_step is not None and drop_step is not None:
-        notes[0]["xanchor"], notes[1]["xanchor"] = (
-            ("right", "left") if drop_step <= at_step else ("left", "right")
-        )
+    if drop_step is not None:
+        notes[0]["xanchor"] = "right" if at_step is None or at_step > drop_step else "left"
+    if at_step is not None:
+        later = drop_step is None or at_step > drop_step
+        notes[-1]["xanchor"] = "left" if later and at_step < 0.85 * x_max else "right"
     return {"shapes": shapes, "annotations": notes}
 
 
@@ -62,10 +65,10 @@ def loss_curve(
     ]  # fmt: skip
     layout = _layout(
         style, title, PRESENT_CHART_PX - 200 if style.present else 340, width_px,
-        xaxis={"title": {"text": "training step"}},
+        xaxis={"title": {"text": "training step"}, "range": [0, repeat_loss.size - 1]},
         yaxis={"title": {"text": "loss (nats)"}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.25},
-        **_marks(style, at_step, drop_step),
+        **_marks(style, at_step, drop_step, repeat_loss.size - 1),
     )  # fmt: skip
     return _figure(data, layout)
 
@@ -90,10 +93,10 @@ def score_curves(
     ]  # fmt: skip
     layout = _layout(
         style, title, PRESENT_CHART_PX - 200 if style.present else 300, width_px,
-        xaxis={"title": {"text": "training step"}},
-        yaxis={"title": {"text": y_title}, "range": [0, 1]},
+        xaxis={"title": {"text": "training step"}, "range": [0, scores.shape[0] - 1]},
+        yaxis={"title": {"text": y_title}, "range": [0, 1.02]},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.3},
-        **_marks(style, at_step, drop_step),
+        **_marks(style, at_step, drop_step, scores.shape[0] - 1),
     )  # fmt: skip
     return _figure(data, layout)
 
@@ -112,7 +115,7 @@ def switch_off_bars(
     """Two bars per category: every head on, and the previous-token head off; the value printed on each."""
     data = [
         {"type": "bar", "x": list(heads), "y": values, "name": name, "marker": {"color": colour},
-         "text": [f"{v:.2f}" for v in values], "textposition": "outside",
+         "text": [f"{v:.2f}" for v in values], "textposition": "outside", "cliponaxis": False,
          "hovertemplate": f"%{{x}}, {name}: %{{y:.3f}}<extra></extra>"}
         for values, name, colour in ((on, "every head on", KEY_COLOURS[0]), (off, "previous-token head off", KEY_COLOURS[3]))
     ]  # fmt: skip

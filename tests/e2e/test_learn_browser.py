@@ -1,5 +1,5 @@
 """/learn in a real Chromium: moving the training-step slider redraws every head's attention at that
-checkpoint (the engine's weights of the shipped run), and the marker on the loss curve follows."""
+checkpoint (the engine's weights of the shipped run)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_scrubbing_the_slider_redraws_the_attention_of_that_checkpoint(app) -> N
     app.open("learn", min_charts=4)
     run = lc.shipped()
     app.remember("learn-patterns")
-    thumb = app.page.locator(".st-key-learn-step [role=slider]")
+    thumb = app.page.locator(".st-key-learn-step input[type=range]")
     thumb.focus()
     thumb.press("Home")  # the first checkpoint: the untrained model
     grid = app.wait_chart_change("learn-patterns")
@@ -30,6 +30,4 @@ def test_scrubbing_the_slider_redraws_the_attention_of_that_checkpoint(app) -> N
     thumb.press("ArrowRight")  # one checkpoint on
     grid = app.wait_chart_change("learn-patterns")
     assert f"step {int(run.checkpoints[1])}," in grid["layout"]["title"]["text"]
-    marks = [a["text"] for a in app.chart("learn-loss")["layout"]["annotations"] if "text" in a]
-    assert f"step {int(run.checkpoints[1])}" in marks
     assert app.exceptions() == []
