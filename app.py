@@ -26,10 +26,11 @@ PAGES = {
 # runs app.py for a class sets ATTENTION_EXPLORER_WARM=1 and gets it at the first run. What stays here is
 # what one visitor waits for: without it every response after a connection's first waits 40 ms.
 patches.send_writes_at_once()  # once per process
+patches.one_run_per_session()  # once per process: a rerun waits for the session's running script
 warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 # The run takes its turn: a few runs compute at once, the others queue (explorer.compute.heavy.RUNS); heavy
 # work inside steps out of it meanwhile.
-with heavy.script_run():
+with patches.session_turn(), heavy.script_run():  # one run at a time per session, a few at once per process
     state.init()
     frame.read_url()
     st.set_page_config(

@@ -17,4 +17,5 @@ from explorer.ui import patches, warm
 from explorer.ui.chart.serve import CachedAssets
 
 patches.send_writes_at_once()  # before the first connection is accepted
+patches.one_run_per_session()  # before the first rerun: a visitor's new rerun waits for their running one
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets)])

@@ -98,6 +98,140 @@ async def flooder(url: str, report: load_test.Report, stop: asyncio.Event, sid: 
     return sent
 
 
+KINDS = ("next", "induction", "patching", "lens", "rank")
+
+
+async def press(v: Visitor, key: str, **widgets: object) -> float:
+    """Set the widgets (key -> value keyword of WidgetState) and press the button `key` in one rerun."""
+    states = [v.widget(k, **value) for k, value in widgets.items()]  # type: ignore[arg-type]
+    states.append(v.widget(key, trigger_value=True))
+    t0 = time.perf_counter()
+    await v.rerun(widgets=states, check=False)
+    return time.perf_counter() - t0
+
+
+async def heavy_visitor(url: str, report: load_test.Report, stop: asyncio.Event, sid: int, kind: str) -> int:
+    """A visitor who asks for heavy work of `kind` (the module doc) again and again until `stop`."""
+    if kind == "next":
+        return await flooder(url, report, stop, sid)
+    sent = 0
+    page, model = {"induction": ("induction", "smollm2"), "patching": ("patching", "smollm2"),
+                   "lens": ("logit-lens", "smollm2"), "rank": ("ablation", "minilm")}[kind]  # fmt: skip
+    async with dial(url) as ws:
+        v = Visitor(100 + sid, url, report, [])
+        await v.open(ws, page, model)
+        while not stop.is_set():
+            if kind == "induction":
+                seed = random.randint(0, 9999)
+                state = [
+                    v.widget("rm.ind_seed", int_value=seed),
+                    v.widget("rm.ind_len"),
+                ]
+                state[1].double_array_value.data.append(50.0)  # the longest run: 2 x 50 tokens
+                await v.rerun(widgets=state, check=False)
+            elif kind == "patching":
+                clean = words(8)
+                corrupt = clean.rsplit(" ", 1)[0] + " " + random.choice(WORDS)
+                await v.rerun(widgets=[v.widget("sentence", string_value=clean),
+                                       v.widget("rm.patch.corrupt", string_value=corrupt)], check=False)  # fmt: skip
+                if "patching.run" in v.widgets:
+                    await press(v, "patching.run")
+            elif kind == "lens":
+                await v.say(words(30))
+            else:
+                await v.say(words(12))
+                if "ablation.rank" in v.widgets:
+                    await press(v, "ablation.rank")
+            sent += 1
+    return sent
+
+
+def tree_rss_mb(pid: int) -> float:
+    """The resident memory of a process and every process under it (the worker pool), MB."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            total += load_test.rss_mb(p)
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+class TreeRss:
+    """The peak of tree_rss_mb(pid), sampled every 0.25 s while the block runs."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak, self._task = pid, 0.0, None
+
+    async def _loop(self) -> None:
+        while True:
+            self.peak = max(self.peak, tree_rss_mb(self.pid))
+            await asyncio.sleep(0.25)
+
+    def __enter__(self) -> TreeRss:
+        self._task = asyncio.get_running_loop().create_task(self._loop())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._task.cancel()
+
+
+async def kinds_run(a: argparse.Namespace) -> int:
+    """The quiet student alone, then beside --flooders visitors of each kind; one table."""
+    kinds = [k.strip() for k in a.kinds.split(",") if k.strip()]
+    port = warm_start.free_port()
+    proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_kinds_server.log"))
+    url = f"ws://127.0.0.1:{port}/_stcore/stream"
+    load0, rows, errors = os.getloadavg(), [], 0
+    try:
+        await quiet(url, load_test.Report(1, 0), time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
+        idle = tree_rss_mb(proc.pid)
+        alone_report = load_test.Report(1, a.duration)
+        alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think))
+        for kind in kinds:
+            mine = list(KINDS) if kind == "mix" else [kind]
+            flood_report, quiet_report = (
+                load_test.Report(a.flooders, a.duration),
+                load_test.Report(1, a.duration),
+            )
+            stop = asyncio.Event()
+            with TreeRss(proc.pid) as rss:
+                tasks = [asyncio.create_task(heavy_visitor(url, flood_report, stop, i, mine[i % len(mine)]))
+                         for i in range(a.flooders)]  # fmt: skip
+                await asyncio.sleep(a.head_start)
+                beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+                stop.set()
+                sent = sum(await asyncio.gather(*tasks))
+            ratios = [summary(beside[p])["p90"] / summary(alone[p])["p90"] for p in ("scores", "next-token")]
+            errors += flood_report.errors + quiet_report.errors
+            rows.append((kind, ratios, rss.peak, sent, flood_report.errors + quiet_report.errors,
+                         flood_report.error_samples[:1] + quiet_report.error_samples[:1], os.getloadavg()[0]))  # fmt: skip
+            print(f"{kind}: done, load {os.getloadavg()[0]:.1f}", flush=True)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    s, n = summary(alone["scores"]), summary(alone["next-token"])
+    print(f"flood --kinds: {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s each phase; "
+          f"the quiet student alone: /scores p90 {s['p90']:.0f} ms, /next-token p90 {n['p90']:.0f} ms; server with "
+          f"its workers idle {idle:.0f} MB")  # fmt: skip
+    print(
+        "| visitors each ... | /scores p90 | /next-token p90 | RSS peak (server + workers) | reruns | errors | load |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for kind, (rs, rn), peak, sent, errs, samples, load in rows:
+        print(
+            f"| {a.flooders} x {kind} | x{rs:.2f} | x{rn:.2f} | {peak:.0f} MB | {sent} | {errs} {samples} | {load:.1f} |"
+        )
+    load1 = os.getloadavg()
+    print(f"load average (1, 5, 15 min): start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
+          f"end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} (a shared machine: compare ratios within one run)")  # fmt: skip
+    return 1 if errors else 0
+
+
 async def crowd(url: str, report: load_test.Report, n: int) -> None:
     async def one(sid: int) -> None:
         async with dial(url) as ws:
@@ -198,7 +332,11 @@ def main() -> int:
     ap.add_argument(
         "--head-start", type=float, default=20.0, help="seconds of flood before the quiet student"
     )
-    return asyncio.run(main_async(ap.parse_args()))
+    ap.add_argument(
+        "--kinds", default="", help="induction,patching,lens,rank,mix: one table of them (module doc)"
+    )
+    a = ap.parse_args()
+    return asyncio.run(kinds_run(a) if a.kinds else main_async(a))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,13 @@
 #   bash scripts/serve.sh --replicas 2 --port 8501          # then open http://<this machine>:8501
 #   bash scripts/serve.sh --replicas 2 --port 8501 --address 127.0.0.1 --log /tmp/haproxy.log
 #   bash scripts/serve.sh --replicas 3 -- --server.maxUploadSize 3   # after --: more options for streamlit
+#   bash scripts/serve.sh --replicas 2 --workers 2          # heavy work through Redis, in 2 workers (+ short lane)
+#
+# Heavy work (a real model's new sentence, the analyses) runs in worker processes: without --workers, each
+# replica starts its own pool (explorer/compute/jobs/local.py); with --workers M, this script also starts
+# redis-server (Debian's package) on a free localhost port and M workers of the job queue on it, and one for
+# the short lane (explorer/compute/jobs/rq_queue.py), as its children; the replicas share those workers and
+# their results (Redis bounded by --redis-mb, 256 by default, least recently used results dropped first).
 #
 # Each session sticks to one replica (HAProxy's cookie, as a student's state lives in that process); when a
 # replica dies, its sessions reconnect to another one and rebuild their page from the address bar, which holds
@@ -25,6 +32,8 @@ cd "$(dirname "$0")/.."
 die() { printf 'scripts/serve.sh: %s\n' "$*" >&2; exit 2; }
 
 REPLICAS=2
+WORKERS=0
+REDIS_MB=256
 PORT=8501
 ADDRESS=0.0.0.0
 LOG=""
@@ -33,17 +42,21 @@ EXTRA=()
 while [ $# -gt 0 ]; do
   case $1 in
     --replicas) REPLICAS=${2:-}; shift 2 ;;
+    --workers) WORKERS=${2:-}; shift 2 ;;
+    --redis-mb) REDIS_MB=${2:-}; shift 2 ;;
     --port) PORT=${2:-}; shift 2 ;;
     --address) ADDRESS=${2:-}; shift 2 ;;
     --log) LOG=${2:-}; shift 2 ;;
     --no-restart) RESTART=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; EXTRA=("$@"); break ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
 done
 [[ $REPLICAS =~ ^[0-9]+$ ]] && [ "$REPLICAS" -ge 1 ] && [ "$REPLICAS" -le 64 ] \
   || die "--replicas takes 1 to 64, not '$REPLICAS'"
+[[ $WORKERS =~ ^[0-9]+$ ]] && [ "$WORKERS" -le 64 ] || die "--workers takes 0 to 64, not '$WORKERS'"
+[[ $REDIS_MB =~ ^[0-9]+$ ]] && [ "$REDIS_MB" -ge 16 ] || die "--redis-mb takes 16 or more, not '$REDIS_MB'"
 [[ $PORT =~ ^[0-9]+$ ]] && [ "$PORT" -ge 1 ] && [ "$PORT" -le 65535 ] || die "--port takes 1 to 65535, not '$PORT'"
 command -v haproxy >/dev/null 2>&1 \
   || die "haproxy is not installed: on Debian or Ubuntu, apt-get install -y haproxy (as root)"
@@ -67,8 +80,8 @@ trap stop EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Free localhost ports for the replicas (the proxy's own port is --port).
-mapfile -t PORTS < <("$PY" - "$REPLICAS" <<'EOF'
+# Free localhost ports for the replicas and Redis (the proxy's own port is --port).
+mapfile -t PORTS < <("$PY" - "$((REPLICAS + 1))" <<'EOF'
 import socket, sys
 held = []
 for _ in range(int(sys.argv[1])):
@@ -101,6 +114,52 @@ replica() {
   done
 }
 
+# With --workers: redis-server and the queue's workers, before the replicas (which send their jobs there).
+if [ "$WORKERS" -gt 0 ]; then
+  command -v redis-server >/dev/null 2>&1 \
+    || die "redis-server is not installed: on Debian or Ubuntu, apt-get install -y redis-server (as root)"
+  REDIS_PORT=${PORTS[$REPLICAS]}
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$RUN" \
+    --maxmemory "${REDIS_MB}mb" --maxmemory-policy volatile-lru >>"$RUN/redis.log" 2>&1 &
+  CHILDREN+=($!)
+  echo "redis pid $! port $REDIS_PORT"
+  export ATTENTION_EXPLORER_JOBS=redis ATTENTION_EXPLORER_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  "$PY" - <<'EOF' || die "redis-server did not answer in 30 s (log: $RUN/redis.log)"
+import os, time, redis
+r, deadline = redis.Redis.from_url(os.environ["ATTENTION_EXPLORER_REDIS_URL"]), time.monotonic() + 30
+while True:
+    try:
+        r.ping()
+        break
+    except redis.exceptions.ConnectionError:
+        if time.monotonic() > deadline:
+            raise SystemExit(1)
+        time.sleep(0.1)
+EOF
+  # One worker of the queue, started again when it exits (as a replica is); "--short": the short lane's.
+  worker() {
+    local name=$1 pid=""
+    shift
+    trap 'kill -TERM "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; exit 0' TERM
+    while :; do
+      "$PY" -m explorer.compute.jobs.rq_queue "$@" >>"$RUN/$name.log" 2>&1 &
+      pid=$!
+      echo "worker $name pid $pid"
+      wait "$pid" || true
+      [ "$RESTART" = 1 ] || exit 0
+      sleep "$RESTART_DELAY" &
+      pid=$!
+      wait "$pid" || true
+    done
+  }
+  for i in $(seq 1 "$WORKERS"); do
+    worker "w$i" &
+    CHILDREN+=($!)
+  done
+  worker "short" --short &
+  CHILDREN+=($!)
+fi
+
 SERVERS=""
 for i in $(seq 1 "$REPLICAS"); do
   port=${PORTS[$((i - 1))]}
@@ -110,7 +169,7 @@ for i in $(seq 1 "$REPLICAS"); do
 done
 
 # Wait until every replica answers /_stcore/health (a cold start imports Streamlit, numpy and plotly).
-"$PY" - "${PORTS[@]}" <<'EOF' || die "the replicas did not become healthy in 180 s (logs: $RUN)"
+"$PY" - "${PORTS[@]:0:$REPLICAS}" <<'EOF' || die "the replicas did not become healthy in 180 s (logs: $RUN)"
 import sys, time, urllib.request
 deadline = time.monotonic() + 180
 for port in sys.argv[1:]:
@@ -135,6 +194,6 @@ haproxy -c -q "${CFG[@]}" || die "haproxy refused its configuration (deploy/hapr
 haproxy -db "${CFG[@]}" 2>>"${LOG:-$RUN/haproxy.log}" &
 HAPROXY=$!
 CHILDREN+=("$HAPROXY")
-echo "serving http://$ADDRESS:$PORT with $REPLICAS replicas (logs: $RUN${LOG:+, $LOG})"
+echo "serving http://$ADDRESS:$PORT with $REPLICAS replicas and ${WORKERS} queue workers (logs: $RUN${LOG:+, $LOG})"
 # The proxy's end is the end (a replica's is handled by its loop); Ctrl-C and SIGTERM end here too.
 wait "$HAPROXY" || { status=$?; echo "haproxy stopped (exit $status):" >&2; tail -n 5 "${LOG:-$RUN/haproxy.log}" >&2; exit "$status"; }

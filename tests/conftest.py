@@ -3,10 +3,60 @@ scripts import the same way under pytest, pytest-xdist workers and AppTest."""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+# Pages under test (AppTest, the browser suite's servers) run their heavy work in the asking thread: each
+# xdist worker would otherwise start its own worker processes. The pool itself runs in the tests that ask
+# for `job_pool` (tests/core/test_jobs.py and the pages' jobs), one per test process.
+os.environ.setdefault("ATTENTION_EXPLORER_JOBS", "inline")
+
+
+@pytest.fixture(scope="session")
+def shared_pool() -> Iterator[object]:
+    """One local pool of worker processes (one worker and the short lane) for the whole test process."""
+    from explorer.compute.jobs import local
+
+    os.environ.setdefault("ATTENTION_EXPLORER_WORKER_WARM", "0")  # models load at the first job needing them
+    pool = local.LocalPool(1)
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def job_pool(shared_pool: object) -> Iterator[object]:
+    """The shared pool, used by jobs.call for the test's duration."""
+    from explorer.compute import jobs
+
+    before = jobs.use(shared_pool)  # type: ignore[arg-type]
+    yield shared_pool
+    jobs.use(before)
+
+
+# Run first: the browser tests and the short load test, then the AppTests that run the real models longest. With `pytest -n 2` the
+# long tests then overlap each other, and the last minute is spent on short engine tests on both workers,
+# not on one long browser test while the other worker waits. The order inside each group is unchanged.
+FIRST = (
+    "tests/e2e/",
+    "tests/load/",
+    "tests/app/export/",
+    "tests/app/pages/",
+    "tests/app/views/test_colour_ranges.py",
+)
+
+
+def pytest_collection_modifyitems(items: list) -> None:
+    def rank(item) -> int:  # noqa: ANN001 - a pytest Item
+        path = item.path.relative_to(ROOT).as_posix()
+        return next((i for i, prefix in enumerate(FIRST) if path.startswith(prefix)), len(FIRST))
+
+    items.sort(key=rank)

@@ -317,6 +317,23 @@ class Model:
             RESULTS.put(key, trace, held_bytes(trace, self._weight_ids))
         return dataclasses.replace(trace, token_ids=list(trace.token_ids), tokens=list(trace.tokens))
 
+    def adopt(self, text: str, head_mask: ArrayLike | None, trace: ModelTrace) -> ModelTrace:
+        """Keep ``trace``, run(text, head_mask) made by another process on the same weights (sent without its
+        ``recompute``), as if run here: cached, read-only, its layers computed here when asked for. Returns
+        it as run() would."""
+        mask = check_head_mask(head_mask, self.config)
+        key = _digest(self.name, self.tokenize(text)[0], mask)
+        for arr in _arrays(trace):
+            arr.flags.writeable = False
+        kept = dataclasses.replace(trace, recompute=_Recompute(self, key, mask))
+        RESULTS.put(key, kept, held_bytes(kept, self._weight_ids))
+        return dataclasses.replace(kept, token_ids=list(kept.token_ids), tokens=list(kept.tokens))
+
+    @staticmethod
+    def detach(trace: ModelTrace) -> ModelTrace:
+        """``trace`` without what ties it to this process (its recompute: the model): what adopt() takes."""
+        return dataclasses.replace(trace, recompute=None)  # type: ignore[arg-type]
+
     def has_run(self, text: str, head_mask: ArrayLike | None = None) -> bool:
         """Whether run(text, head_mask) would come from the results cache (without running anything): a
         caller may then skip waiting for its turn at heavy work."""

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from attention_core import analysis
 from explorer import cache
-from explorer.compute import model_compute
+from explorer.compute import jobs, model_compute
 from explorer.model import models
 
 LENS_K = 5  # top tokens kept per cell: the cell shows the first, its hover all five
@@ -35,7 +35,13 @@ class Lens:
 
 @cache.shared(max_bytes=LENS_BYTES)
 def lens(key: str, text: str) -> Lens:
-    """The top LENS_K next tokens after every layer at every position of ``text`` (a decoder's key)."""
+    """The top LENS_K next tokens after every layer at every position of ``text`` (a decoder's key): a job
+    (explorer.compute.jobs) of about a run's cost."""
+    return jobs.call(jobs.spec(lens_job, key, text, cost=model_compute.run_cost(key, text)))
+
+
+def lens_job(key: str, text: str) -> Lens:
+    """The job of ``lens``."""
     m = models.model(key)
     reading = analysis.read_lens(m, model_compute.run(key, text), LENS_K)
     ids = np.unique(reading.ids).tolist()
@@ -81,7 +87,15 @@ class Induction:
 @cache.shared(max_bytes=INDUCTION_BYTES)
 def induction(key: str, seed: int, length: int, off: model_compute.Off = ()) -> Induction:
     """``length`` distinct random tokens (seeded, past the model's special tokens), repeated twice, run with
-    the heads ``off`` switched off (0-based (layer, head), sorted)."""
+    the heads ``off`` switched off (0-based (layer, head), sorted): a job (explorer.compute.jobs), so a class
+    opening the same seed costs one run."""
+    cost = model_compute.run_cost(key, " ".join(["w"] * (2 * int(length))))
+    job = jobs.spec(induction_job, key, int(seed), int(length), tuple(off), cost=cost)
+    return jobs.call(job)
+
+
+def induction_job(key: str, seed: int, length: int, off: model_compute.Off) -> Induction:
+    """The job of ``induction``."""
     m, row = models.model(key), models.choice(key)
     ids = analysis.random_tokens(seed, length, row.ordinary_from, int(m.config.vocab_size))
     mask = models.head_mask(models.shape(key), off)

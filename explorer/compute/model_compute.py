@@ -17,7 +17,7 @@ from numpy.typing import NDArray
 
 from attention_core import analysis, causal_mask
 from explorer import cache
-from explorer.compute import heavy
+from explorer.compute import jobs
 from explorer.model import models
 
 SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64 x 64 floats), comparisons
@@ -27,13 +27,20 @@ Off = tuple[tuple[int, int], ...]  # switched-off heads, 0-based (layer, head), 
 
 def run(key: str, text: str, off: Off = ()) -> Any:
     """The traced run (a ModelTrace) of ``text`` with the heads ``off`` removed; the engine caches it. A run
-    the cache does not hold takes its turn in the pool of heavy work (explorer.compute.heavy)."""
+    the cache does not hold is a job (explorer.compute.jobs): a worker runs it, and this process keeps what
+    its pages read (the engine's cache; a layer's whole trace is computed here when a page asks for it)."""
     m = models.model(key)
     mask = models.head_mask(models.shape(key), off)
     if m.has_run(text, mask):
         return m.run(text, mask)
-    with heavy.slot(cost=run_cost(key, text)):
-        return m.run(text, mask)
+    trace = jobs.call(jobs.spec(run_job, key, text, tuple(off), cost=run_cost(key, text), keep=False))
+    return m.adopt(text, mask, trace)
+
+
+def run_job(key: str, text: str, off: Off) -> Any:
+    """The job of ``run``: the trace, detached from the model to go back to the asking process."""
+    m = models.model(key)
+    return m.detach(m.run(text, models.head_mask(models.shape(key), off)))
 
 
 def run_cost(key: str, text: str) -> float:
@@ -125,6 +132,22 @@ def ranking(key: str, text: str) -> Iterator[analysis.RankingStep]:
     L, H = models.shape(key)
     decoder = models.choice(key).decoder
     return analysis.rank_heads(effect_of(key, text), L, H, layers_first=decoder, top_layers=3)
+
+
+def rank(key: str, text: str) -> analysis.RankingStep:
+    """The finished ranking of ``text``: a job (explorer.compute.jobs) whose progress says which runs are
+    done ("layer 3 of 30 (3 of 57 runs)")."""
+    return jobs.call(jobs.spec(rank_job, key, text, cost=30 * run_cost(key, text)))
+
+
+def rank_job(key: str, text: str, progress: jobs.Progress) -> analysis.RankingStep:
+    """The job of ``rank``: every step of ``ranking`` reported, the last one returned."""
+    done = None
+    for step in ranking(key, text):
+        progress(step.done / step.total, f"{step.message} ({step.done} of {step.total} runs)")
+        done = step
+    assert done is not None
+    return done
 
 
 def next_tokens(key: str, text: str, temperature: float, k: int = 10) -> tuple[list[int], list[str], Any]:

@@ -1,13 +1,13 @@
 """Cached compute for /patching and the occlusion on /next-token (attention_core.analysis.patching).
 
 Every result lives in a cache shared by every session and bounded in bytes, keyed on plain values (model key,
-texts, token ids, site): a sweep a teacher ran shows at once for a student opening the same link. A sweep
-runs a layer at a time (``sweeps`` yields progress) and is stored when it is complete. Nothing here draws.
+texts, token ids, site): a sweep a teacher ran shows at once for a student opening the same link. Every
+analysis here is a job (explorer.compute.jobs); a sweep reports its progress a layer at a time and is stored
+when it is complete. Nothing here draws.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +16,7 @@ from numpy.typing import NDArray
 
 from attention_core import analysis
 from explorer import cache
+from explorer.compute import jobs
 from explorer.compute import model_compute as mc
 from explorer.model import models
 from explorer.model import patching as pm
@@ -28,7 +29,14 @@ _SWEEPS = cache.ByteCache("explorer.compute.patching.sweeps", SWEEP_BYTES)
 
 @cache.shared(max_bytes=SWEEP_BYTES)
 def pair(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> analysis.PatchPair:
-    """The checked experiment with both runs' logit differences; a ValueError a student can read otherwise."""
+    """The checked experiment with both runs' logit differences; a ValueError a student can read otherwise.
+    A job (explorer.compute.jobs): two runs."""
+    cost = 2 * mc.run_cost(key, clean)
+    return jobs.call(jobs.spec(pair_job, key, clean, corrupt, int(answer), int(wrong), cost=cost))
+
+
+def pair_job(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> analysis.PatchPair:
+    """The job of ``pair``."""
     return analysis.patch_pair(models.model(key), clean, corrupt, int(answer), int(wrong))
 
 
@@ -44,25 +52,56 @@ def sweep(
     return value if found else None  # type: ignore[return-value]
 
 
-def sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> Iterator[tuple[str, float, str]]:
-    """Run the sweeps not yet cached, residual stream first: yields (site, share of the work done, what was
-    measured) after every layer, and stores each sweep when its last layer is done."""
-    p = pair(key, clean, corrupt, answer, wrong)
-    sites = [s for s in analysis.PATCH_SITES if sweep(key, clean, corrupt, answer, wrong, s) is None]
+def run_sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> None:
+    """Run the sweeps not yet cached, as one job (explorer.compute.jobs: a class pressing Run on one link
+    costs one run), and store each. Its progress says "site: what was measured" (``progress_site``)."""
+    sites = tuple(s for s in analysis.PATCH_SITES if sweep(key, clean, corrupt, answer, wrong, s) is None)
+    if not sites:
+        return
+    cost = 30 * (len(clean.split()) + 9) * mc.run_cost(key, clean) / 2
+    job = jobs.spec(sweeps_job, key, clean, corrupt, int(answer), int(wrong), sites, cost=cost)
+    for site, restored in jobs.call(job).items():
+        _SWEEPS.put(_sweep_key(key, clean, corrupt, answer, wrong, site), restored)
+
+
+def progress_site(message: str) -> tuple[str, str]:
+    """(site, what was measured) of a sweeps job's progress message."""
+    site, _, what = message.partition(": ")
+    return site, what
+
+
+def sweeps_job(
+    key: str,
+    clean: str,
+    corrupt: str,
+    answer: int,
+    wrong: int,
+    sites: tuple[str, ...],
+    progress: jobs.Progress,
+) -> dict[str, NDArray[np.float64]]:
+    """The job of ``run_sweeps``: residual stream first, a progress report after every layer."""
+    p = pair_job(key, clean, corrupt, answer, wrong)
     # A patched run costs about as much as the rows it runs: n per position patched, n per head patched.
     widths = {"resid": p.n_tokens, "head": models.model(key).config.n_heads}
-    total, before = sum(widths[s] for s in sites), 0.0
+    total, before, out = sum(widths[s] for s in sites), 0.0, {}
     for site in sites:
         for step in analysis.patch_sweep(models.model(key), p, site):
-            share = (before + widths[site] * step.done / step.total) / total
-            yield site, share, step.message
-        _SWEEPS.put(_sweep_key(key, clean, corrupt, answer, wrong, site), step.restored)
+            progress((before + widths[site] * step.done / step.total) / total, f"{site}: {step.message}")
+        out[site] = step.restored
         before += widths[site]
+    return out
 
 
 @cache.shared(max_bytes=OCCLUSION_BYTES)
 def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
-    """(n,) p(target | text without token i) - p(target | text), for every token i of ``text``."""
+    """(n,) p(target | text without token i) - p(target | text), for every token i of ``text``: a job
+    (explorer.compute.jobs), a run per token."""
+    cost = len(text.split()) * mc.run_cost(key, text)
+    return jobs.call(jobs.spec(occlusion_job, key, text, int(target), cost=cost))
+
+
+def occlusion_job(key: str, text: str, target: int) -> NDArray[np.float64]:
+    """The job of ``occlusion``."""
     return analysis.occlusion(models.model(key), text, int(target))
 
 
@@ -101,4 +140,15 @@ def views(key: str, text: str, answer: int) -> Views:
     attention = np.asarray(run.attentions[-1, :, -1, :], dtype=np.float64).mean(axis=0)  # (n,)
     rollout = analysis.attention_rollout(run.attentions)[-1, -1]  # (n,)
     helped = -occlusion(key, text, answer)
-    return Views(attention, rollout, helped, analysis.ablation_effects(models.model(key), text))
+    return Views(attention, rollout, helped, ablation_effects(key, text))
+
+
+def ablation_effects(key: str, text: str) -> NDArray[np.float64]:
+    """(L, H) the next token's total variation without each head: a job (explorer.compute.jobs)."""
+    cost = 30 * mc.run_cost(key, text)
+    return jobs.call(jobs.spec(ablation_effects_job, key, text, cost=cost))
+
+
+def ablation_effects_job(key: str, text: str) -> NDArray[np.float64]:
+    """The job of ``ablation_effects``."""
+    return analysis.ablation_effects(models.model(key), text)

@@ -25,8 +25,8 @@ def freeze_imports() -> None:
     explorer) out of the garbage collector's sight, once per process, at the top of its first run.
 
     Streamlit collects garbage after every run (`gc.collect(2)`, runner.postScriptGC), holding the GIL: with
-    those objects it took 45 ms on a quiet machine and 60-90 ms with the browser busy, and the run's last
-    messages (the page's end, "finished") waited behind it. Frozen objects are never scanned (gc.freeze); they
+    those objects in sight it takes tens of milliseconds, and the run's last messages (the page's end,
+    "finished") wait behind it. Frozen objects are never scanned (gc.freeze); they
     are still freed when nothing refers to them. So that nothing a visitor made is frozen with them (garbage
     in a frozen reference cycle is never collected), every module of the explorer and the engine is imported
     first, before the first run has made any state.
@@ -47,9 +47,10 @@ def quick_switching() -> None:
     """Hand the GIL over every SWITCH_INTERVAL_S (Python's default: 5 ms).
 
     The server's event loop (every WebSocket message of every session goes through it) gives the GIL up at each
-    system call (a socket write, waking itself for the next message) and, while script runs compute, waited
-    a whole interval to get it back, often several (one per runnable thread): a rerun's 100 messages waited
-    5 ms each, and a class's page loads took hundreds of milliseconds with the CPU mostly idle.
+    system call (a socket write, waking itself for the next message) and, while script runs compute, waits
+    a whole interval to get it back, often several (one per runnable thread): at the default interval a
+    rerun's hundred messages would wait 5 ms each, and a class's page loads would take hundreds of
+    milliseconds with the CPU mostly idle.
     """
     sys.setswitchinterval(SWITCH_INTERVAL_S)
 
@@ -78,9 +79,8 @@ def keep_collections_short() -> None:
     generation (refreeze), so that Streamlit's full collection after each run walks only what runs made since.
 
     Streamlit collects after every run (`gc.collect(2)`, runner.postScriptGC), holding the GIL. With a class's
-    sessions open it walked every session's objects, and took about as long as the run itself (27 ms of a
-    rerun's 56 ms of CPU, py-spy on the server): thirty students opening the link at once queued behind each
-    other's collections. A frozen object is never walked; garbage frozen in a cycle (a session dropped, what a
+    sessions open it walks every session's objects, and takes about as long as the run itself: thirty
+    students opening the link at once would queue behind each other's collections. A frozen object is never walked; garbage frozen in a cycle (a session dropped, what a
     run was making at the moment of a freeze) waits for the next refreeze, which collects everything first.
     Streamlit's collection of each run's own garbage stays as it was.
     """
@@ -104,8 +104,8 @@ def bound_memory() -> None:
     """Give memory back to the system once sessions are gone (glibc only; elsewhere nothing to do).
 
     Every script run happens on a thread of its own, and glibc gives busy threads arenas of their own (up
-    to 8 per core), whose freed memory it keeps: after a class of 66 real-layer sessions closed, the server
-    kept 818 MB over its idle figure (benchmarks/layer_memory.py). Two arenas, and a trim of the free pages
+    to 8 per core), whose freed memory it keeps: after a class of real-layer sessions closes, the server would
+    keep hundreds of MB over its idle figure (python -m benchmarks layer_memory). Two arenas, and a trim of the free pages
     every TRIM_EVERY_S seconds, return it; closed sessions past their time to reconnect are let go first
     (forget_closed_sessions).
     """

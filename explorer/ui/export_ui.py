@@ -148,7 +148,7 @@ QR_WIDTH_PX = 720  # the code in its dialog: about 6 px a module at version 26, 
 QR_CSS = "<style>.st-key-qr-code img { max-width: min(100%, 64vh) !important; height: auto; }</style>"
 
 
-@st.dialog("Open this example on your laptop", width="large")
+@st.dialog("Open this example on your phone", width="large")
 def qr_dialog(link: str) -> None:
     """The QR code of the share link, large; Esc or a click outside closes it."""
     image = qr.svg(link)
@@ -164,8 +164,16 @@ def qr_dialog(link: str) -> None:
         st.image(image, width=QR_WIDTH_PX)
     st.caption(
         f"Scan with a phone camera: it opens this sentence, these settings and every edited matrix "
-        f"({len(link):,} characters, a {qr.modules(link)} x {qr.modules(link)} code)."
+        f"({len(link):,} characters, a {qr.modules(link)} x {qr.modules(link)} code). On a laptop: open "
+        f"the address below and type the sentence (the settings and edits travel in the link only)."
     )
+    if _site(link):
+        st.code(_site(link), language=None)
+
+
+def _site(link: str) -> str:
+    """The address to type for those who cannot scan: the link's site and page, without its parameters."""
+    return link.split("?", 1)[0].split("://", 1)[-1].rstrip("/")
 
 
 def qr_button(key: str, *, label: str = "Show QR code") -> None:

@@ -16,7 +16,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import heavy, model_compute, timing
+from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import page_table, state
@@ -165,16 +165,22 @@ def begin(
 def working(what: str, key: str | None = None) -> Iterator[None]:
     """Around a page's slow work (a real model's run of a new sentence, the lens, a ranking): a spinner that
     says `what` is happening and counts the seconds, shown after half a second (a result from the cache shows
-    nothing); and while the work waits for its turn at the server's heavy work (explorer.compute.heavy), how
-    many requests are ahead of it. key: the real model the work runs."""
+    nothing); and while the work waits for its turn at the server's workers (explorer.compute.jobs), how many
+    requests are ahead of it, then how far it got. key: the real model the work runs."""
     title = models.choice(key).title if key else "The server"
     box = st.empty()  # the turn's message, above the spinner
     try:
         with (
-            heavy.for_visitor(_visitor(), lambda ahead: _queued(box, title, ahead)),
+            jobs.for_visitor(visitor(), lambda now: _queued(box, title, now)),
             st.spinner(what, show_time=True),
         ):
             yield
+    except jobs.Busy as exc:
+        st.warning(str(exc), icon=":material/hourglass_top:")
+        st.stop()
+    except jobs.Failed as exc:
+        st.error(str(exc), icon=":material/error:")
+        st.stop()
     finally:
         box.empty()
 
@@ -183,7 +189,7 @@ def _ahead(ahead: int) -> str:
     return "1 request" if ahead == 1 else f"{ahead} requests"
 
 
-def _visitor() -> str | None:
+def visitor() -> str | None:
     """This session's id: whose turn a heavy run takes in the pool."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
@@ -191,12 +197,15 @@ def _visitor() -> str | None:
     return None if ctx is None else ctx.session_id
 
 
-def _queued(box: Any, title: str, ahead: int) -> None:
-    """The message of a run waiting for its turn at the server's heavy work."""
-    box.info(
-        f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you; yours runs after them.",
-        icon=":material/hourglass_top:",
-    )
+def _queued(box: Any, title: str, now: jobs.Status) -> None:
+    """The message of a job waiting for its turn at the server's workers, then its progress."""
+    if now.state == "queued":
+        box.info(
+            f"{title} is busy with other visitors' work: {_ahead(now.ahead)} ahead of you; yours runs after them.",
+            icon=":material/hourglass_top:",
+        )
+    elif now.done > 0:
+        box.progress(now.done, text=now.message or None)
 
 
 def _loaded(key: str, row: models.ModelChoice) -> bool:
@@ -315,16 +324,21 @@ def ranking(key: str, text: str) -> Any:
         title = models.choice(key).title
         bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again ({cost})…")
         began = time.monotonic()
-        wait = lambda ahead: bar.progress(  # noqa: E731
-            0.0, text=f"{title} is busy with other visitors' work: {_ahead(ahead)} ahead of you."
-        )
-        cost = 30 * model_compute.run_cost(key, text)  # about 30 runs batched (explorer.compute.heavy)
-        with heavy.for_visitor(_visitor(), wait), heavy.slot(cost):
-            for step in model_compute.ranking(key, text):
+
+        def show(now: jobs.Status) -> None:
+            if now.state == "queued":
                 bar.progress(
-                    step.done / step.total, text=f"{step.message} ({step.done} of {step.total} runs)"
+                    0.0, text=f"{title} is busy with other visitors' work: {_ahead(now.ahead)} ahead of you."
                 )
-                done = step
+            else:
+                bar.progress(now.done, text=now.message or None)
+
+        try:
+            with jobs.for_visitor(visitor(), show):
+                done = model_compute.rank(key, text)
+        except (jobs.Busy, jobs.Failed) as exc:
+            slot.warning(str(exc), icon=":material/hourglass_top:")
+            return None
         timing.record("ranking", time.monotonic() - began, units)  # what the next ranking's wait is said from
         slot.empty()
         state.set_ranking(key, text, done)

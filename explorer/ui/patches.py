@@ -1,19 +1,23 @@
 """Every change the app makes inside Streamlit (and asyncio), in one place.
 
-Each reaches a private name that a new version may rename or remove; tests/app/test_patches.py checks, for
+Each reaches a private name that a new version may rename or remove; tests/app/ui/test_patches.py checks, for
 each, that what it relies on is still there and behaves as assumed, and fails on another Streamlit version
 than STREAMLIT_VERSION until someone has looked again (then the pin moves with requirements.txt).
 
 send_writes_at_once     asyncio's per-connection hook: TCP_NODELAY on the sockets Streamlit accepts
 guard_editor_messages   Streamlit's reader of data-editor messages: a crafted one becomes a refused edit
 forget_closed_sessions  Streamlit's store of closed sessions: expired ones are let go
+one_run_per_session     runner.fastReruns off whatever the configuration says
+session_turn            the frame's run waits for the session's running one (a script run's stop request)
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import socket
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 STREAMLIT_VERSION = "1.67.0"  # what the patches below were read against (requirements.txt pins the same)
@@ -78,3 +82,52 @@ def forget_closed_sessions(manager: object | None = None) -> int:
     stored = getattr(getattr(manager, "_session_storage", None), "_cache", None)
     expire = getattr(stored, "expire", None)
     return len(expire()) if callable(expire) else 0
+
+
+@functools.cache  # once per process, before the first rerun is requested where it can (server.py)
+def one_run_per_session() -> None:
+    """A visitor's new rerun waits for their running script to stop, whatever .streamlit/config.toml or the
+    command line says: Streamlit's runner.fastReruns (on by default) starts a new script thread for each
+    rerun while the old one still computes, and applies the new run's widget states to the session's state
+    under it: one visitor sending reruns every 50 ms would have a dozen script threads at once, and runs
+    would fail on state changed under them. With it off, the running script is asked to rerun and does so at its next
+    element (`session_turn` guards the frame's run as well)."""
+    from streamlit import config
+
+    config.set_option("runner.fastReruns", False, where_defined="explorer.ui.patches")
+
+
+_TURNS: dict[str, list] = {}  # session id -> [its lock, runs holding or waiting for it] (while any does)
+_TURNS_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def session_turn() -> Iterator[None]:
+    """The frame's run, one at a time per session: a run that starts while another of the same session still
+    runs (a second script thread) waits until that one has stopped; a run asked to stop while it waits stops.
+    The table holds only sessions with a run under way."""
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None:
+        yield
+        return
+    with _TURNS_GUARD:
+        turn = _TURNS.setdefault(ctx.session_id, [threading.Lock(), 0])
+        turn[1] += 1
+    try:
+        while not turn[0].acquire(timeout=0.02):
+            requests = ctx.script_requests
+            if requests is not None and getattr(requests, "_state", None) == ScriptRequestType.STOP:
+                raise StopException()  # a newer rerun replaced this one while it waited
+        try:
+            yield
+        finally:
+            turn[0].release()
+    finally:
+        with _TURNS_GUARD:
+            turn[1] -= 1
+            if turn[1] == 0:
+                _TURNS.pop(ctx.session_id, None)

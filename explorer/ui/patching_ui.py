@@ -10,9 +10,9 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
+from explorer.compute import jobs, timing
 from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
-from explorer.compute import timing
 from explorer.model import models
 from explorer.model import patching as pm
 from explorer.ui import model_ui, state
@@ -109,7 +109,8 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
     with b:
         wrong = _picker("wrong", key, corrupt, "Wrong (of the corrupt sentence)", first[1])
     try:
-        pair = pc.pair(key, clean.text, corrupt, answer, wrong)
+        with model_ui.working("Running both sentences…", key):
+            pair = pc.pair(key, clean.text, corrupt, answer, wrong)
     except ValueError as exc:
         st.warning(f"This pair cannot be patched: {literal(exc)}", icon=":material/warning:")
         return None
@@ -147,8 +148,23 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
             0.0, text=f"Getting the two sentences' runs ready ({timing.words('patching', runs)})…"
         )
         began = time.monotonic()
-        for site, share, message in pc.sweeps(*args):
-            bar.progress(min(share, 1.0), text=f"Patching the {SITE_NAMES[site]}: {message}")
+
+        def show(now: jobs.Status) -> None:
+            if now.state == "queued":
+                bar.progress(
+                    0.0, text=f"The server is busy with other visitors' work: {now.ahead} ahead of you."
+                )
+            elif now.message:
+                site, what = pc.progress_site(now.message)
+                bar.progress(min(now.done, 1.0), text=f"Patching the {SITE_NAMES.get(site, site)}: {what}")
+
+        try:
+            with jobs.for_visitor(model_ui.visitor(), show):
+                pc.run_sweeps(*args)
+        except (jobs.Busy, jobs.Failed) as exc:
+            bar.empty()
+            st.warning(str(exc), icon=":material/hourglass_top:")
+            return got
         timing.record("patching", time.monotonic() - began, runs)  # what the next pair's wait is said from
         bar.empty()
         slot.empty()
@@ -208,7 +224,7 @@ def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
                      "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
         if not box.open:
             return
-        with st.spinner("Removing each token, then each head, in turn"):
+        with model_ui.working("Removing each token, then each head, in turn", key):
             v = pc.views(key, pair.clean, pair.answer)
         sty, answer = ui.style(), show_token(pair.answer_text)
         rows = [("attention, last layer (mean of heads)", v.attention), ("attention rollout", v.rollout),
@@ -231,7 +247,8 @@ def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
         st.caption(f"Which tokens matter (each removed in turn): shown for sentences of up to "
                    f"{pm.MAX_OCCLUSION_TOKENS} tokens.")  # fmt: skip
         return
-    delta = pc.occlusion(key, trace.text, target)
+    with model_ui.working("Removing each token in turn and running the sentence again…", key):
+        delta = pc.occlusion(key, trace.text, target)
     fig = pv.occlusion_strip(trace.tokens, np.asarray(delta), target_text, style=ui.style())
     ui.chart(fig, "next.occlusion")
     st.caption(

@@ -193,6 +193,7 @@ def _on_upload() -> None:
     data = state.uploaded()
     if data is not None:
         import_json(data)
+        state.release_upload()  # read: its bytes leave the upload store (the example holds what it needs)
 
 
 def import_json(data: bytes) -> bool:

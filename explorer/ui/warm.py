@@ -68,14 +68,20 @@ async def lifespan(_app: Any) -> AsyncIterator[None]:
     models' loads start as the server does. The server
     answers /_stcore/health once they are done, or after READY_WAIT_S whatever remains (a download):
     then a real-model page says the model is on its way, and the rest of the app works."""
+    from explorer.compute import jobs
     from explorer.ui import boot
 
     boot.tune_server()
     imports = threading.Thread(target=boot.at_server_start, name="import the app", daemon=True)
     imports.start()
     loads = start()
-    await asyncio.to_thread(_join, (imports, loads), READY_WAIT_S)
-    yield
+    pool = threading.Thread(target=jobs.backend, name="start the workers", daemon=True)
+    pool.start()  # the worker processes start (and load the models) beside the server's own loads
+    await asyncio.to_thread(_join, (imports, loads, pool), READY_WAIT_S)
+    try:
+        yield
+    finally:
+        jobs.close()
 
 
 def _join(threads: tuple[threading.Thread, ...], seconds: float) -> None:

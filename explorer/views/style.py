@@ -191,10 +191,17 @@ def wrap(text: str, width_px: float, size: float) -> list[str]:
     return lines or [""]
 
 
+# The chart's toolbar (explorer/ui/chart: full screen, download, reset zoom) appears over the top right corner
+# on hover: a title's first line ends this far from the right edge, clear of it.
+MODEBAR_PX = 86  # its three buttons (about 26 px each) and their padding
+
+
 def _title(title: str, style: Style, width_px: float) -> tuple[dict[str, Any], float]:
-    """The layout title, wrapped to the chart's width (a title is never cut off at the chart's edge), and
-    the height its lines after the first add."""
-    lines = wrap(title, max(width_px - 30, 100.0), style.title_font)
+    """The layout title, wrapped to the chart's width (a title is never cut off at the chart's edge, nor
+    covered by the toolbar: MODEBAR_PX), and the height its lines after the first add."""
+    lines = wrap(title, max(width_px - 30 - MODEBAR_PX, 100.0), style.title_font)
+    if len(lines) > 1:  # below the first line the whole width is free again
+        lines = lines[:1] + wrap(" ".join(lines[1:]), max(width_px - 30, 100.0), style.title_font)
     return (
         {"text": "<br>".join(esc(line) for line in lines), "font": {"size": style.title_font}},
         (len(lines) - 1) * style.title_font * 1.3,

@@ -27,9 +27,17 @@ def haproxy_cfg() -> str:
     return (DEPLOY / "haproxy.cfg").read_text(encoding="utf-8")
 
 
+def k8s_docs() -> list[dict[str, Any]]:
+    return [
+        d
+        for p in sorted((DEPLOY / "k8s").glob("*.yaml"))
+        for d in yaml.safe_load_all(p.read_text(encoding="utf-8"))
+    ]
+
+
 def k8s() -> dict[str, dict[str, Any]]:
-    docs = [yaml.safe_load(p.read_text(encoding="utf-8")) for p in sorted((DEPLOY / "k8s").glob("*.yaml"))]
-    return {d["kind"]: d for d in docs}
+    """The app's own objects (named attention-explorer) by kind."""
+    return {d["kind"]: d for d in k8s_docs() if d.get("metadata", {}).get("name") == "attention-explorer"}
 
 
 def container() -> dict[str, Any]:
@@ -99,3 +107,34 @@ def test_kubernetes_probes_port_secret_and_affinity_agree() -> None:
     backend = docs["Ingress"]["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
     assert backend == {"name": docs["Service"]["metadata"]["name"], "port": {"name": "http"}}
     assert docs["Service"]["spec"]["ports"][0]["targetPort"] == "http"
+
+
+def test_heavy_work_goes_through_redis_to_workers_that_scale_apart() -> None:
+    """Compose and Kubernetes: the app's replicas send jobs to Redis, worker services take them (the short lane
+    a service of its own), Redis is bounded and drops expiring results first; the workers' command is a
+    module of the image."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))["services"]
+    app, worker, short, redis = (compose[k] for k in ("app", "worker", "short-lane", "redis"))
+    url = app["environment"]["ATTENTION_EXPLORER_REDIS_URL"]
+    assert app["environment"]["ATTENTION_EXPLORER_JOBS"] == "redis" and url == "redis://redis:6379/0"
+    for svc, extra in ((worker, []), (short, ["--short"])):
+        assert svc["entrypoint"] == ["python", "-m", "explorer.compute.jobs.rq_queue", *extra]
+        assert svc["environment"]["ATTENTION_EXPLORER_REDIS_URL"] == url and svc["image"] == app["image"]
+    assert worker["deploy"]["replicas"] == "${WORKERS:-2}"
+    assert "--maxmemory" in redis["command"] and "volatile-lru" in redis["command"]
+    assert (ROOT / "explorer" / "compute" / "jobs" / "rq_queue.py").is_file()
+
+    docs = {d["metadata"]["name"]: d for d in k8s_docs() if "metadata" in d and d["kind"] == "Deployment"}
+    env = {e["name"]: e.get("value") for e in container()["env"]}
+    assert env["ATTENTION_EXPLORER_JOBS"] == "redis"
+    services = [d for d in k8s_docs() if d["kind"] == "Service" and d["metadata"]["name"].endswith("-redis")]
+    (service,) = services
+    assert env["ATTENTION_EXPLORER_REDIS_URL"] == f"redis://{service['metadata']['name']}:6379/0"
+    for name, extra in (("attention-explorer-worker", []), ("attention-explorer-short-lane", ["--short"])):
+        (c,) = docs[name]["spec"]["template"]["spec"]["containers"]
+        assert c["command"] == ["python", "-m", "explorer.compute.jobs.rq_queue", *extra], name
+        assert {e["name"]: e["value"] for e in c["env"]}["ATTENTION_EXPLORER_REDIS_URL"] == env[
+            "ATTENTION_EXPLORER_REDIS_URL"
+        ]
+    listed = yaml.safe_load((DEPLOY / "k8s" / "kustomization.yaml").read_text(encoding="utf-8"))["resources"]
+    assert {"workers.yaml", "redis.yaml"} <= set(listed)

@@ -156,12 +156,68 @@ def server(browser: Any) -> Iterator[Server]:
 
 # ---------------------------------------------------------------------------------- driving the app
 
+# Counts, in the page, the runs the app was asked for and the runs it finished (a run counter, not a timer):
+# every BackMsg the tab sends that asks for a run (rerun_script, field 11) takes the next number; a run covers
+# the numbers sent before it started (new_session, ForwardMsg field 4) and counts once it finishes
+# (script_finished, field 6) other than early for another run (status 2). Installed before the app's own
+# scripts on every page load (App.__init__), so it sees the WebSocket from its first message.
+_RUN_COUNTER = """(() => {
+  const runs = (window.__explorerRuns = {asked: 0, covered: 0, started: 0, finished: 0});
+  const fields = (data) => {  // the top-level fields of a protobuf message: [number, varint value or null]
+    const b = data instanceof ArrayBuffer ? new Uint8Array(data)
+      : ArrayBuffer.isView(data) ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength) : null;
+    const out = [];
+    if (!b) return out;
+    let i = 0;
+    const varint = () => { let x = 0, s = 1, c; do { c = b[i++]; x += (c & 0x7f) * s; s *= 128; } while (c & 0x80); return x; };
+    while (i < b.length) {
+      const tag = varint(), kind = tag % 8;
+      if (kind === 0) { out.push([Math.floor(tag / 8), varint()]); continue; }
+      out.push([Math.floor(tag / 8), null]);
+      if (kind === 2) i += varint(); else if (kind === 1) i += 8; else if (kind === 5) i += 4; else break;
+    }
+    return out;
+  };
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (fields(data).some(([n]) => n === 11)) runs.asked += 1;
+    return send.call(this, data);
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        for (const [n, value] of fields(event.data)) {
+          if (n === 4) runs.started = runs.asked;
+          if (n === 6 && value !== 2) { runs.covered = runs.started; runs.finished += 1; }
+        }
+      });
+    }
+  };
+})();"""
+
+# Settled: every run asked for has finished (by the counter above, where it is installed), and the page shows
+# it: connected, not running, nothing still loading.
 _SETTLED = """() => {
+  const runs = window.__explorerRuns;
   const app = document.querySelector('[data-testid="stApp"]');
-  return !!app && app.dataset.testScriptState === 'notRunning'
+  return (!runs || (runs.finished > 0 && runs.covered >= runs.asked))
+    && !!app && app.dataset.testScriptState === 'notRunning'
     && app.dataset.testConnectionState === 'CONNECTED'
     && !document.querySelector('[data-testid="stSkeleton"]')
     && !document.querySelector('[data-testid="stStatusWidget"] [data-testid="stStatusWidgetRunningIcon"]');
+}"""
+
+# The page has stopped moving: the main column's blocks sit where they sat one frame before (charts drawn,
+# formulas typeset, editors mounted), read twice, two animation frames apart.
+_STILL = """async () => {
+  const spots = () => JSON.stringify([...document.querySelectorAll(
+    '[data-testid="stMain"] [data-testid="stVerticalBlock"] > div')].map(e => {
+      const r = e.getBoundingClientRect(); return [Math.round(r.top), Math.round(r.height)]; }));
+  const before = spots();
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  return spots() === before;
 }"""
 
 _EDITING = "() => !!document.activeElement && document.activeElement.classList.contains('gdg-input')"
@@ -202,6 +258,7 @@ class App:
 
     def __init__(self, page: Page, server: Server) -> None:
         self.page, self.server = page, server
+        page.add_init_script(_RUN_COUNTER)  # before the next page load's own scripts
 
     def poll(self, js: str, arg: Any = None, timeout: float = TIMEOUT, what: str = "") -> Any:
         """Evaluate `js` until it returns something truthy. Polls from Python: Playwright's own
@@ -217,21 +274,24 @@ class App:
             self.page.wait_for_timeout(150)
 
     def settle(self, min_charts: int = 0) -> None:
-        """Wait until the script has finished, every lazy element is drawn, and it stays so for a moment.
+        """Wait until every run the tab has asked for has finished, at least `min_charts` charts are on the
+        page, nothing is loading and the page has stopped moving (positive signals only: the run counter,
+        the DOM, two animation frames alike).
 
-        After an action, prefer waiting for its visible effect (wait_labels, wait_chart_change, a poll on
-        the DOM): on a loaded machine the rerun an action requests can start later than settle() looks.
+        A run the app is asked for later (a grid sends its edits 150 ms after the last one) is not waited
+        for: after an action, wait for its visible effect first (wait_labels, wait_chart_change, a poll on
+        the DOM), or use the helpers that wait until the action's request has gone (type_sentence), then
+        settle.
         """
-        self.page.wait_for_timeout(400)  # a rerun requested by the last action has usually started by now
-        for _ in range(2):
-            self.poll(_SETTLED, what="the app to finish running")
-            if min_charts:
-                self.poll(
-                    "n => document.querySelectorAll('.js-plotly-plot').length >= n",
-                    min_charts,
-                    what=f"{min_charts} charts",
-                )
-            self.page.wait_for_timeout(300)
+        self.poll(_SETTLED, what="the app to finish running")
+        if min_charts:
+            self.poll(
+                "n => document.querySelectorAll('.js-plotly-plot').length >= n",
+                min_charts,
+                what=f"{min_charts} charts",
+            )
+        self.poll(_STILL, what="the page to stop moving")
+        self.poll(_SETTLED, what="the app to finish running")
 
     def wait_run_over(self) -> None:
         """Wait until the script run has finished (no fixed wait: for a run an action is known to have begun)."""
@@ -291,12 +351,23 @@ class App:
     def sentence_box(self):  # noqa: ANN201 - a Playwright Locator
         return self.page.locator('[data-testid="stTextInput"] input[aria-label="Sentence"]')
 
+    def runs_asked(self) -> int | None:
+        """How many runs this tab has asked the app for (the run counter; None where it is not installed)."""
+        return self.page.evaluate("() => window.__explorerRuns ? window.__explorerRuns.asked : null")
+
     def type_sentence(self, text: str) -> None:
+        """Type `text` into the sentence box and press Enter; returns once the tab has asked for the run
+        (when the text differs from what the box held)."""
         box = self.sentence_box()
+        asked, held = self.runs_asked(), box.input_value()
         box.click()
         box.press("Control+A")
         box.fill(text)
         box.press("Enter")
+        if asked is not None and text != held:
+            self.poll(
+                "n => window.__explorerRuns.asked > n", asked, what="the sentence's run to be asked for"
+            )
 
     def go(self, url_path: str, min_charts: int = 1) -> None:
         """Navigate inside the session (the sidebar's page link), as a person does."""

@@ -47,8 +47,9 @@ def test_five_shared_links_opened_at_once_on_a_fresh_server_each_get_their_own_e
         for ctx, (path, sentence) in zip(contexts, FIVE_LINKS.items(), strict=True):
             page = ctx.new_page()
             page.set_default_timeout(TIMEOUT * 1000)
+            apps.append(App(page, srv))
             page.goto(f"{srv.url}/{path}?{urlencode({'sentence': sentence})}", wait_until="commit")
-            apps.append(App(page, srv))  # every request is sent before any page is waited for
+            # every request is sent before any page is waited for
         for app, (path, sentence) in zip(apps, FIVE_LINKS.items(), strict=True):
             app.settle(min_charts=1)
             assert app.exceptions() == []

@@ -81,9 +81,8 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
             app.page.wait_for_timeout(500)
     for key in ("ArrowRight", "ArrowLeft", "PageDown", "Space"):
         app.page.keyboard.press(key)
-        app.page.wait_for_timeout(300)
     app.page.keyboard.press("Escape")
-    app.after_a_marker_run("zzgrid")
+    app.after_a_marker_run("zzgrid")  # every key above has been handled by the time this run shows
     assert app.page.evaluate(CAPTION).startswith(f"Step 4 of {N}: Scores, mask, softmax (part 2 of 3")
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
     # The sentence box: the keys edit the text.
@@ -100,9 +99,9 @@ def test_keys_typed_in_a_box_or_an_editor_stay_there(app) -> None:  # noqa: ANN0
 
 def test_no_key_listener_outside_presentation_mode(app) -> None:  # noqa: ANN001
     app.open("scores", min_charts=1)
-    app.page.wait_for_timeout(500)
-    assert app.page.evaluate("() => !window.__aeClicker")
+    app.poll("() => window.__aeA11y === true", what="the frame's own scripts (explorer/ui/a11y.js)")
     press(app, "ArrowRight")
-    app.after_a_marker_run()
+    app.after_a_marker_run()  # a second run drawn: a key listener the frame mounted would be there by now
+    assert app.page.evaluate("() => !window.__aeClicker")
     assert app.page.evaluate("() => new URLSearchParams(location.search).get('step')") is None
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")

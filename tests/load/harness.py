@@ -102,10 +102,20 @@ def chart_labels(spec: dict) -> list[str]:
 
 
 def start_server(
-    port: int, ttl: int, log: Path, root: Path = ROOT, entry: str = "server.py"
+    port: int,
+    ttl: int,
+    log: Path,
+    root: Path = ROOT,
+    entry: str = "server.py",
+    extra: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> subprocess.Popen:
     """`streamlit run <entry>` in `root` (another checkout to compare with), once it answers its health check:
-    server.py by default, a server tuned for a class as deployed (explorer.ui.warm.lifespan)."""
+    server.py by default, a server tuned for a class as deployed (explorer.ui.warm.lifespan). extra: more
+    command-line options; env: the server's environment (default: this one, with heavy work in the server's
+    own worker pool, as served, not inline as the page tests run it)."""
+    if env is None:
+        env = {k: v for k, v in os.environ.items() if k != "ATTENTION_EXPLORER_JOBS"}
     cmd = [
         sys.executable,
         "-m",
@@ -117,9 +127,10 @@ def start_server(
         "--server.fileWatcherType=none",
         f"--server.disconnectedSessionTTL={ttl}",
         "--browser.gatherUsageStats=false",
+        *extra,
     ]
     with log.open("wb") as out:  # a file, not a pipe: a full pipe would stall the server
-        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT, env=env)
     deadline = time.time() + 60
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -230,6 +241,10 @@ class Session:
                     self.fail(f"sentence box shows {el.text_input.value[:60]!r}, not {self.sentence[:60]!r}")
             elif etype == "number_input":
                 self.widgets[el.number_input.id.split("-", 2)[-1]] = el.number_input.id
+            elif etype in ("slider", "button", "selectbox", "checkbox", "radio"):  # by key, for benchmarks
+                wid = getattr(el, etype).id
+                if wid.count("-") >= 2:
+                    self.widgets[wid.split("-", 2)[-1]] = wid
             elif etype == "bidi_component" and el.bidi_component.component_name == CHART:
                 seen += chart_labels(json.loads(el.bidi_component.bytes)["f"])  # explorer.ui.chart's payload
                 self.report.charts_checked += check

@@ -60,6 +60,7 @@ from explorer.ui.state.core import (  # noqa: F401
     present,
     preset,
     query,
+    release_upload,
     say,
     sentence,
     set_page,

@@ -17,8 +17,8 @@ import attention_core as ac
 from explorer.compute import pipeline
 from explorer.export import notebook, walkthrough
 from explorer.export.walkthrough import NUMBERS, STEPS
-from explorer.model.description import describe
 from explorer.model.example import Example, conform
+from explorer.model.layer import describe
 from tests.app.fixtures import errors, execute, printed_numbers
 
 ATOL = 1e-12

@@ -92,3 +92,15 @@ def test_presenting_has_a_qr_button_on_the_step_bar_with_the_link_of_the_example
     student = link.replace("&present=1", "")  # the QR code's link opens the example without presenting
     assert decoded(student) == student
     np.testing.assert_array_equal(drawn, qr.matrix(student))
+
+
+def test_whoever_cannot_scan_gets_the_address_to_type() -> None:
+    """The site and page of the link, without its parameters (thousands of characters no one types)."""
+    from explorer.ui import export_ui
+
+    assert (
+        export_ui._site("http://192.168.1.5:8501/scores?sentence=a&s=" + "x" * 2000)
+        == "192.168.1.5:8501/scores"
+    )
+    assert export_ui._site("https://explorer.example.org/?sentence=a") == "explorer.example.org"
+    assert export_ui._site("?sentence=a") == ""  # no site known (a bare run): nothing printed

@@ -67,3 +67,27 @@ def test_streamlits_store_of_closed_sessions_is_where_the_patch_looks() -> None:
     storage = MemorySessionStorage(ttl_seconds=10)
     assert isinstance(storage._cache, TTLCache) and callable(storage._cache.expire)  # noqa: SLF001
     assert patches.forget_closed_sessions() == 0  # no runtime in a test: nothing to do
+
+
+def test_a_script_runs_stop_request_and_fast_reruns_are_where_the_patches_read_them() -> None:
+    """session_turn reads a waiting run's stop request (ScriptRequests._state == STOP); one_run_per_session sets
+    runner.fastReruns, which AppSession reads at every rerun request (tests/load/test_one_run.py: a server
+    flooded with reruns keeps one script thread)."""
+    import inspect
+
+    from streamlit import config
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests, ScriptRequestType
+
+    requests = ScriptRequests()
+    assert requests._state == ScriptRequestType.CONTINUE
+    requests.request_stop()
+    assert requests._state == ScriptRequestType.STOP
+    assert 'config.get_option("runner.fastReruns")' in inspect.getsource(AppSession.request_rerun)
+    before = config.get_option("runner.fastReruns")
+    try:
+        patches.one_run_per_session.cache_clear()
+        patches.one_run_per_session()
+        assert config.get_option("runner.fastReruns") is False
+    finally:
+        config.set_option("runner.fastReruns", before)

@@ -483,7 +483,10 @@ class Chart {
     this.cfg = {
       displaylogo: false,
       showSendToCloud: false,
-      modeBarButtonsToRemove: ['lasso2d', 'select2d', 'sendChartToCloud'],
+      // Three buttons (download, reset the zoom, full screen): they fit the corner that titles leave free
+      // (explorer/views/style.py MODEBAR_PX); dragging still zooms.
+      modeBarButtonsToRemove: ['lasso2d', 'select2d', 'sendChartToCloud', 'zoom2d', 'pan2d', 'zoomIn2d',
+        'zoomOut2d', 'autoScale2d', 'hoverClosestCartesian', 'hoverCompareCartesian', 'toggleSpikelines'],
       modeBarButtonsToAdd: [
         {
           name: this.full ? 'Close fullscreen' : 'Fullscreen',

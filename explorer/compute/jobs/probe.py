@@ -1,0 +1,43 @@
+"""Jobs that check the pool itself (tests/core/test_jobs.py, benchmarks/flood.py): they compute nothing of the
+explorer's, they wait, report progress, say where they ran and fail on purpose."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from explorer.compute.jobs import Progress
+
+
+def where(token: str) -> tuple[int, int, str]:
+    """(the worker's process id, its niceness, token)."""
+    return os.getpid(), os.nice(0), token
+
+
+def steps(n: int, seconds: float, token: str, progress: Progress) -> str:
+    """n steps of `seconds` each, reporting after each; returns token."""
+    for i in range(n):
+        time.sleep(seconds)
+        progress((i + 1) / n, f"step {i + 1} of {n}")
+    return token
+
+
+def refuse(message: str) -> None:
+    """A job whose input is bad: the page says `message`."""
+    raise ValueError(message)
+
+
+def count_runs(path: str, token: str) -> int:
+    """Appends a line to `path` for every run and returns how many runs there were (a joined job runs once)."""
+    with open(path, "a") as f:
+        f.write(token + "\n")
+    time.sleep(0.3)
+    with open(path) as f:
+        return len(f.read().splitlines())
+
+
+def steps_from(path: str, n: int, seconds: float, token: str, progress: Progress) -> str:
+    """Writes its process id to `path` (a test kills it), then `steps`."""
+    with open(path, "w") as f:
+        f.write(str(os.getpid()))
+    return steps(n, seconds, token, progress)

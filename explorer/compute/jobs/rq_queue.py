@@ -1,0 +1,252 @@
+"""Jobs past one machine: the same jobs through RQ on Redis ($ATTENTION_EXPLORER_JOBS=redis).
+
+Why RQ: it is Redis only (the store the replicas share already), pure Python with two small dependencies
+(redis, click), well kept, and has what the pool needs as it is: a job id we choose (the job's key, so a
+class's replicas join one job), a job's meta (its progress), results kept in Redis for a time (shared by every
+replica, bounded by Redis's maxmemory: scripts/serve.sh and deploy/ start Redis with an LRU bound on keys that
+expire), a retry after a worker's death, and a forking worker whose job runs in a child process that is
+killed and replaced cleanly. Dramatiq and Celery carry more (their own brokers' abstractions, a result
+backend to configure) for nothing the explorer uses.
+
+The fair order becomes queues in order: a worker takes from "short" (a job expected to take at most
+heavy.SHORT_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
+under P0_S), "p1", "p2"; a worker started with --short takes only "short" (the short lane). A visitor's use
+is kept in Redis (USE, decayed as in the local pool), so every replica orders alike. Waiting places are a
+sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose places all left or went quiet
+(the visitor left, or their replica died) stops at its next progress report, or is cancelled while queued.
+
+Workers: `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
+deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORER_REDIS_URL.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+import uuid
+from collections.abc import Hashable
+from typing import Any
+
+from explorer.compute import heavy, jobs
+
+REDIS_ENV = "ATTENTION_EXPLORER_REDIS_URL"
+DEFAULT_URL = "redis://127.0.0.1:6379/0"
+PREFIX = "explorer:"
+QUEUES = ("short", "p0", "p1", "p2")
+P0_S, P1_S = 2.0, 10.0  # decayed seconds of use plus cost: under P0_S the first queue, under P1_S the second
+RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or until maxmemory drops it)
+PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
+JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
+USE = PREFIX + "use"  # hash: visitor -> "seconds at"
+
+
+def _key(name: str) -> str:
+    return PREFIX + name
+
+
+class _Place:
+    def __init__(self, owner: RedisJobs, job_id: str, who: Hashable, cost: float) -> None:
+        self.owner, self.id, self.who, self.cost = owner, job_id, who, cost
+        self.token = uuid.uuid4().hex
+        self._charged = False
+        self._look()
+
+    def _look(self) -> None:
+        self.owner.redis.zadd(_key(f"places:{self.id}"), {self.token: time.time()})
+        self.owner.redis.expire(_key(f"places:{self.id}"), JOB_TIMEOUT_S)
+
+    def _job(self) -> Any:
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+
+        try:
+            return Job.fetch(self.id, connection=self.owner.redis)
+        except NoSuchJobError:
+            return None
+
+    def status(self) -> jobs.Status:
+        job = self._job()
+        if job is None:
+            return jobs.Status("failed")
+        state = job.get_status(refresh=False)
+        if state == "finished":
+            return jobs.Status("done", done=1.0)
+        if state in ("failed", "stopped", "canceled"):
+            return jobs.Status("failed")
+        if state == "started":
+            meta = job.get_meta(refresh=False)
+            return jobs.Status("running", 0, float(meta.get("done", 0.0)), str(meta.get("message", "")))
+        return jobs.Status("queued", self.owner.ahead(job))
+
+    def wait(self, timeout: float) -> jobs.Status:
+        now = self.status()
+        if now.state in ("queued", "running"):
+            time.sleep(timeout)
+            self._look()
+            now = self.status()
+        return now
+
+    def result(self) -> Any:
+        self.owner.redis.zrem(_key(f"visitor:{self.who}"), self.id)  # no longer one of the visitor's
+        job = self._job()
+        if job is None or job.get_status(refresh=False) != "finished":
+            raise jobs.Failed(jobs.FAILED)
+        self._charge(job)
+        outcome = job.return_value()
+        if outcome is None:
+            raise jobs.Failed(jobs.FAILED)
+        if outcome[0] == "error":
+            jobs.raise_for(outcome[1], outcome[2])
+        return outcome[1]
+
+    def _charge(self, job: Any) -> None:
+        if self._charged or self.who is None or not (job.started_at and job.ended_at):
+            return
+        self._charged = True
+        self.owner.charge(self.who, (job.ended_at - job.started_at).total_seconds())
+
+    def cancel(self) -> None:
+        r = self.owner.redis
+        r.zrem(_key(f"places:{self.id}"), self.token)
+        r.zrem(_key(f"visitor:{self.who}"), self.id)
+        if self.owner.waiting(self.id):
+            return
+        job = self._job()
+        if job is not None and job.get_status(refresh=False) == "queued":
+            job.cancel()  # a running one stops at its next progress report (nobody waits)
+
+
+class RedisJobs:
+    """jobs.Backend on RQ (module doc)."""
+
+    def __init__(self, url: str) -> None:
+        import redis
+        from rq import Queue
+
+        self.url = url
+        self.redis = redis.Redis.from_url(url)
+        self.queues = {name: Queue(PREFIX + name, connection=self.redis) for name in QUEUES}
+
+    @classmethod
+    def from_env(cls) -> RedisJobs:
+        return cls(os.environ.get(REDIS_ENV, DEFAULT_URL))
+
+    def used(self, who: Hashable) -> float:
+        raw = self.redis.hget(USE, str(who))
+        if not raw:
+            return 0.0
+        seconds, at = (float(x) for x in raw.decode().split())
+        return seconds * math.exp2(-(time.time() - at) / heavy.HALF_LIFE_S)
+
+    def charge(self, who: Hashable, seconds: float) -> None:
+        self.redis.hset(USE, str(who), f"{self.used(who) + seconds} {time.time()}")
+        self.redis.expire(USE, int(20 * heavy.HALF_LIFE_S))
+
+    def waiting(self, job_id: str) -> int:
+        """Places at the job that looked within PLACE_TTL_S."""
+        return int(self.redis.zcount(_key(f"places:{job_id}"), time.time() - PLACE_TTL_S, "+inf"))
+
+    def ahead(self, job: Any) -> int:
+        """Jobs before `job`: those in the queues taken first, and its place in its own."""
+        mine = job.origin
+        before = 0
+        for name in QUEUES:
+            q = self.queues[name]
+            if q.name == mine:
+                return before + (job.get_position() or 0)
+            before += len(q)
+        return before
+
+    def _queue_for(self, spec: jobs.Spec, who: Hashable) -> str:
+        if spec.short:
+            return "short"
+        use = self.used(who) + spec.cost if who is not None else spec.cost
+        return "p0" if use < P0_S else "p1" if use < P1_S else "p2"
+
+    def submit(self, spec: jobs.Spec, who: Hashable = None) -> _Place:
+        from rq import Retry
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+
+        r, job_id = self.redis, "explorer-" + spec.key
+        if who is not None:
+            mine = _key(f"visitor:{who}")
+            r.zremrangebyscore(mine, "-inf", time.time() - JOB_TIMEOUT_S)
+            n = r.zcard(mine)
+            if n >= jobs.PER_VISITOR:
+                raise jobs.Busy(jobs.BUSY.format(n=n))
+        lock = r.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10)
+        with lock:
+            try:
+                job = Job.fetch(job_id, connection=r)
+                state = job.get_status(refresh=False)
+            except NoSuchJobError:
+                state = None
+            place = _Place(self, job_id, who, spec.cost)  # looking before the job starts: it has a visitor
+            if state not in ("queued", "started", "deferred", "scheduled", "finished"):
+                self.queues[self._queue_for(spec, who)].enqueue(
+                    run_job,
+                    args=(spec.fn, spec.args),
+                    job_id=job_id,
+                    result_ttl=RESULT_TTL_S,
+                    failure_ttl=60,
+                    job_timeout=JOB_TIMEOUT_S,
+                    retry=Retry(max=1),
+                )
+        if who is not None:
+            r.zadd(_key(f"visitor:{who}"), {job_id: time.time()})
+            r.expire(_key(f"visitor:{who}"), JOB_TIMEOUT_S)
+        return place
+
+    def info(self) -> dict[str, int]:
+        return {"waiting": sum(len(q) for q in self.queues.values())}
+
+    def close(self) -> None:
+        self.redis.close()
+
+
+def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What an RQ worker runs: the job function, its progress in the job's meta, stopped when nobody waits.
+    Returns ("ok", value) or ("error", kind, message) (a bad input's message is a result too)."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
+
+    def send(share: float, message: str) -> None:
+        job.meta.update(done=share, message=message)
+        job.save_meta()
+
+    def stop() -> bool:
+        return owner.waiting(job.id) == 0
+
+    try:
+        return ("ok", jobs.execute(fn, args, jobs.Progress(send, stop)))
+    except jobs.Stopped:
+        return ("error", "Failed", "stopped: nobody waits for it")
+    except ValueError as exc:
+        return ("error", "ValueError", str(exc))
+
+
+def worker(short: bool = False) -> None:
+    """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
+    one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
+    import redis
+    from rq import Queue, Worker
+
+    from explorer.compute.jobs import local
+    from explorer.compute.jobs import worker as pool_worker
+
+    os.environ.update(local.ONE_CORE)
+    os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
+    os.nice(pool_worker.NICE)
+    pool_worker.warm()
+    conn = redis.Redis.from_url(os.environ.get(REDIS_ENV, DEFAULT_URL))
+    names = ("short",) if short else QUEUES
+    Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn).work(with_scheduler=False)
+
+
+if __name__ == "__main__":
+    worker(short="--short" in sys.argv[1:])

@@ -1,0 +1,103 @@
+"""The real-model analyses through real worker processes (explorer.compute.jobs): the same numbers as computed
+in the asking process, the run's layers still readable here, and a class asking together costs one job."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from explorer.compute import interp, jobs, model_compute, pairs
+from explorer.compute import patching as pc
+from explorer.model import models
+from tests.app.fixtures import need
+
+TEXT = "The keys were on the table"
+
+
+def clear() -> None:
+    """Forget every result kept in this process (the engine's runs and the shared caches)."""
+    from attention_core.pretrained import _model
+    from explorer import cache
+
+    _model.RESULTS.clear()
+    _model.PARTS.clear()
+    jobs.RESULTS.clear()
+    for store in cache.caches():
+        store.clear()
+
+
+def inline_and_pooled(pool: object, ask: object) -> tuple[object, object]:
+    clear()
+    before = jobs.use(None)  # inline: this process computes
+    try:
+        here = ask()  # type: ignore[operator]
+    finally:
+        jobs.use(before)
+    clear()
+    return here, ask()  # type: ignore[operator]
+
+
+def test_a_new_run_comes_from_a_worker_and_its_layers_are_read_here(job_pool: object) -> None:
+    need("smollm2")
+    here, pooled = inline_and_pooled(job_pool, lambda: model_compute.run("smollm2", TEXT, ((2, 1),)))
+    assert pooled.tokens == here.tokens and pooled.message == here.message
+    for name in ("attentions", "hidden_states", "next_logits", "head_mask"):
+        np.testing.assert_array_equal(getattr(pooled, name), getattr(here, name))
+        assert not getattr(pooled, name).flags.writeable
+    np.testing.assert_allclose(pooled.layers[2].attention.q, here.layers[2].attention.q, rtol=0, atol=0)
+    m = models.model("smollm2")
+    assert m.has_run(TEXT, models.head_mask(models.shape("smollm2"), ((2, 1),)))
+
+
+def test_the_analyses_give_the_pages_the_same_numbers(job_pool: object) -> None:
+    need("smollm2")
+    need("minilm")
+    short = "The cat sat on"
+    cases = {
+        "lens": lambda: interp.lens("smollm2", short).reading.probs,
+        "induction": lambda: interp.induction("smollm2", 3, 6).run.induction,
+        "rank": lambda: model_compute.rank("minilm", short).head_effects,
+        "occlusion": lambda: pc.occlusion("smollm2", short, 13),
+        "pairs": lambda: pairs.shift("minilm", "The cat sat", "The dog sat", 2).moved,
+    }
+    for name, ask in cases.items():
+        here, pooled = inline_and_pooled(job_pool, ask)
+        np.testing.assert_allclose(pooled, here, rtol=0, atol=0, err_msg=name)
+
+
+def test_a_sweep_reports_its_progress_and_a_class_pressing_run_costs_one(job_pool: object) -> None:
+    need("smollm2")
+    clean, corrupt = "Mary saw John and John", "Mary saw John and Mary"
+    answer, wrong = pc.answers("smollm2", clean, corrupt, None, None)
+    seen: list[jobs.Status] = []
+    got: list[object] = []
+
+    def student(i: int) -> None:
+        with jobs.for_visitor(f"student {i}", seen.append if i == 0 else None):
+            pc.run_sweeps("smollm2", clean, corrupt, answer, wrong)
+            got.append(pc.sweep("smollm2", clean, corrupt, answer, wrong, "head"))
+
+    clear()
+    fn = "explorer.compute.patching:sweeps_job"
+    runs_before = job_pool.started[fn]  # type: ignore[attr-defined]
+    threads = [threading.Thread(target=student, args=(i,)) for i in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(600)
+    assert job_pool.started[fn] == runs_before + 1 and len(got) == 5  # type: ignore[attr-defined]
+    sites = {pc.progress_site(s.message)[0] for s in seen if s.state == "running" and s.message}
+    assert sites <= {"resid", "head"} and "resid" in sites
+    p = pc.pair("smollm2", clean, corrupt, answer, wrong)
+    from attention_core import analysis
+
+    steps = list(analysis.patch_sweep(models.model("smollm2"), p, "head"))
+    np.testing.assert_allclose(got[0], steps[-1].restored, rtol=0, atol=0)
+
+
+def test_a_bad_input_says_why_from_the_worker(job_pool: object) -> None:
+    need("smollm2")
+    with pytest.raises(ValueError, match="."):
+        pc.pair("smollm2", "A short one", "A sentence of quite another length entirely", 13, 14)

@@ -1,0 +1,129 @@
+"""Heavy work as jobs in real worker processes (explorer.compute.jobs): where they run, joined, in fair order,
+stopped when nobody waits, bounded per visitor, and a worker's death."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+from explorer.compute import jobs
+from explorer.compute.jobs import local, probe
+
+WAIT = 30.0
+
+
+def until(cond: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not cond():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def pool(job_pool: local.LocalPool) -> local.LocalPool:
+    return job_pool
+
+
+def fresh(tmp_path, name: str = "runs") -> str:  # noqa: ANN001
+    return str(tmp_path / f"{name}-{time.monotonic_ns()}")
+
+
+def test_a_job_runs_in_a_worker_process_at_a_lower_priority(pool: local.LocalPool) -> None:
+    pid, nice, token = jobs.call(jobs.spec(probe.where, "a"))
+    assert token == "a" and pid != os.getpid() and pid in pool.pids()
+    assert nice >= os.nice(0) + 1
+    assert jobs.call(jobs.spec(probe.where, "a")) == (pid, nice, "a")  # from the results cache
+
+
+def test_the_same_job_asked_together_runs_once(pool: local.LocalPool, tmp_path) -> None:  # noqa: ANN001
+    path, got = fresh(tmp_path), []
+    job = jobs.spec(probe.count_runs, path, "x", keep=False)
+
+    def ask(who: str) -> None:
+        with jobs.for_visitor(who):
+            got.append(jobs.call(job))
+
+    threads = [threading.Thread(target=ask, args=(f"student {i}",)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(WAIT)
+    assert got == [1] * 6
+
+
+def test_progress_reaches_the_page_and_a_bad_input_says_why(pool: local.LocalPool) -> None:
+    seen: list[jobs.Status] = []
+    with jobs.for_visitor("v", seen.append):
+        assert jobs.call(jobs.spec(probe.steps, 8, 0.1, "p")) == "p"
+    running = [s for s in seen if s.state == "running"]
+    assert running and running[-1].done > running[0].done
+    assert any(s.message.startswith("step ") for s in running)
+    with pytest.raises(ValueError, match="the sentence is empty"):
+        jobs.call(jobs.spec(probe.refuse, "the sentence is empty"))
+
+
+def test_the_visitor_who_used_the_pool_least_goes_first(pool: local.LocalPool, tmp_path) -> None:  # noqa: ANN001
+    jobs.call(jobs.spec(probe.steps, 2, 0.2, "warm", keep=False))  # a worker ready
+    pool.submit(jobs.spec(probe.steps, 3, 0.2, "used", keep=False), "flooder").result  # noqa: B018
+    until(lambda: pool.used("flooder") > 0.3, "the flooder's use counted")
+    blocker = pool.submit(jobs.spec(probe.steps, 20, 0.05, "block", keep=False), "other")
+    until(lambda: blocker.status().state == "running", "the blocker running")
+    path = fresh(tmp_path)
+    first = pool.submit(jobs.spec(probe.count_runs, path, "flooder", keep=False), "flooder")
+    second = pool.submit(jobs.spec(probe.count_runs, path, "quiet", keep=False), "quiet")
+    assert second.status().ahead < first.status().ahead
+    for place in (blocker, first, second):
+        until(lambda place=place: place.status().state == "done", "the jobs done")
+    with open(path) as f:
+        assert f.read().split() == ["quiet", "flooder"]
+
+
+def test_a_short_request_starts_beside_a_long_one(pool: local.LocalPool) -> None:
+    long = pool.submit(jobs.spec(probe.steps, 40, 0.05, "long", keep=False), "a")
+    until(lambda: long.status().state == "running", "the long job running")
+    t0 = time.monotonic()
+    assert jobs.call(jobs.spec(probe.steps, 1, 0.01, "short", cost=0.1, keep=False)) == "short"
+    assert long.status().state == "running", "the short job ran beside the long one, not after it"
+    assert time.monotonic() - t0 < 1.5
+    long.cancel()
+
+
+def test_a_job_nobody_waits_for_stops_and_a_visitor_has_a_bound(pool: local.LocalPool) -> None:
+    place = pool.submit(jobs.spec(probe.steps, 200, 0.05, "left", keep=False), "leaver")
+    until(lambda: place.status().state == "running", "the job running")
+    place.cancel()
+    until(lambda: place.status().state == "cancelled", "the job stopped")
+    places = [pool.submit(jobs.spec(probe.steps, 200, 0.05, f"q{i}", keep=False), "many") for i in range(3)]
+    with pytest.raises(jobs.Busy, match="3 requests waiting"):
+        pool.submit(jobs.spec(probe.steps, 1, 0.01, "one more", keep=False), "many")
+    for p in places:
+        p.cancel()
+    until(lambda: pool.info()["running"] == 0 and pool.info()["waiting"] == 0, "the pool idle")
+
+
+def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPool) -> None:
+    deaths = pool.deaths
+    job = jobs.spec(probe.steps, 10, 0.05, "again", keep=False)
+    place = pool.submit(job, "v")
+    until(lambda: pool.running_pid(job.key) is not None, "the job running")
+    os.kill(pool.running_pid(job.key), signal.SIGKILL)
+    until(lambda: place.status().state == "done", "the job run again")
+    assert place.result() == "again" and pool.deaths == deaths + 1
+
+    job = jobs.spec(probe.steps, 40, 0.05, "twice", keep=False)
+    place = pool.submit(job, "v")
+    for _ in range(local.TRIES):
+        until(lambda: pool.running_pid(job.key) is not None, "the job running")
+        pid = pool.running_pid(job.key)
+        os.kill(pid, signal.SIGKILL)
+        until(lambda pid=pid: pool.running_pid(job.key) != pid, "the worker replaced")
+    until(lambda: place.status().state == "failed", "the job failed")
+    with pytest.raises(jobs.Failed, match="try again"):
+        place.result()
+    assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on

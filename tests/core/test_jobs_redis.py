@@ -1,0 +1,121 @@
+"""The same jobs through RQ on a real redis-server started here (explorer.compute.jobs.rq_queue): run in
+worker processes at a lower priority, joined across two replicas, progress, bad input, stopped when nobody
+waits, and run again after its process is killed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.compute import jobs
+from explorer.compute.jobs import probe, rq_queue
+from tests.core.test_jobs import until
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    server = shutil.which("redis-server")
+    if server is None:
+        if os.environ.get("CI"):
+            pytest.fail("CI must have redis-server (scripts/test.sh installs it)")
+        pytest.skip("redis-server is not installed (apt-get install redis-server)")
+    port, where = free_port(), tmp_path_factory.mktemp("redis")
+    cmd = [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+           "--dir", str(where), "--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    url = f"redis://127.0.0.1:{port}/0"
+    env = dict(os.environ, ATTENTION_EXPLORER_REDIS_URL=url, ATTENTION_EXPLORER_WORKER_WARM="0")
+    env["PYTHONPATH"] = str(ROOT)
+    workers = []
+    try:
+        import redis
+
+        until(lambda: _pings(redis.Redis.from_url(url)), "redis-server")
+        for extra in ([], ["--short"]):
+            cmd = [sys.executable, "-m", "explorer.compute.jobs.rq_queue", *extra]
+            workers.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
+        yield url
+    finally:
+        for p in [*workers, proc]:
+            p.terminate()
+        for p in [*workers, proc]:
+            try:
+                p.wait(10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+
+
+def _pings(r: object) -> bool:
+    try:
+        return bool(r.ping())  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - not listening yet
+        return False
+
+
+@pytest.fixture
+def replicas(redis_url: str) -> Iterator[tuple[rq_queue.RedisJobs, rq_queue.RedisJobs]]:
+    a, b = rq_queue.RedisJobs(redis_url), rq_queue.RedisJobs(redis_url)
+    before = jobs.use(a)
+    yield a, b
+    jobs.use(before)
+
+
+def test_a_job_runs_in_a_worker_at_a_lower_priority_and_says_its_progress(replicas) -> None:  # noqa: ANN001
+    pid, nice, token = jobs.call(jobs.spec(probe.where, f"r{time.time()}"))
+    assert pid != os.getpid() and nice >= os.nice(0) + 1 and token.startswith("r")
+    seen: list[jobs.Status] = []
+    with jobs.for_visitor("v", seen.append):
+        assert jobs.call(jobs.spec(probe.steps, 6, 0.3, f"p{time.time()}")).startswith("p")
+    running = [s for s in seen if s.state == "running" and s.message]
+    assert running and running[-1].done >= running[0].done and running[0].message.startswith("step ")
+    with pytest.raises(ValueError, match="no such word"):
+        jobs.call(jobs.spec(probe.refuse, "no such word"))
+
+
+def test_two_replicas_asking_for_one_job_share_one_run(replicas, tmp_path: Path) -> None:  # noqa: ANN001
+    a, b = replicas
+    job = jobs.spec(probe.count_runs, str(tmp_path / "runs"), f"x{time.time()}")
+    places = [a.submit(job, "s1"), b.submit(job, "s2"), a.submit(job, "s3")]
+    for p in places:
+        until(lambda p=p: p.status().state == "done", "the job done")
+    assert [p.result() for p in places] == [1, 1, 1]
+
+
+def test_a_job_nobody_waits_for_stops(replicas) -> None:  # noqa: ANN001
+    a, _ = replicas
+    place = a.submit(jobs.spec(probe.steps, 400, 0.05, f"left{time.time()}"), "leaver")
+    until(lambda: place.status().state == "running", "the job running")
+    place.cancel()
+    until(lambda: place.status().state in ("done", "failed"), "the job stopped")
+    with pytest.raises(jobs.Failed, match="stopped"):
+        place.result()
+
+
+def test_a_job_whose_process_is_killed_runs_again(replicas, tmp_path: Path) -> None:  # noqa: ANN001
+    a, _ = replicas
+    path = tmp_path / "pid"
+    place = a.submit(jobs.spec(probe.steps_from, str(path), 10, 0.1, f"again{time.time()}"), "v")
+    until(path.exists, "the job started")
+    until(lambda: path.read_text().strip().isdigit(), "its pid written")
+    first = int(path.read_text())
+    os.kill(first, signal.SIGKILL)
+    until(lambda: path.read_text().strip().isdigit() and int(path.read_text()) != first, "the job run again")
+    until(lambda: place.status().state == "done", "the job done")
+    assert place.result().startswith("again")
