@@ -388,8 +388,15 @@ def toy_head(text: str, head: int, sty: Any) -> None:
     th = min(head, toy_ex.n_heads - 1)
     tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
     title = f"Toy model, head {th + 1} (rows sum to 1)"
-    fig = fg.heatmap(tw, toy.labels, toy.labels, weights=True, row_sums=True, masked=toy.blocked, style=sty,
-                     title=title, width_px=ui.HALF)  # fmt: skip
+    fig = fg.heatmap(
+        tw,
+        toy.labels,
+        toy.labels,
+        style=sty,
+        title=title,
+        cells=fg.Cells(weights=True, row_sums=True, masked=toy.blocked),
+        axes=fg.Axes(width_px=ui.HALF),
+    )
     ui.chart(fig, "head.toy_w")
     st.caption(
         f"The explorer's toy model (head {th + 1} of {toy_ex.n_heads}, d_model {toy_ex.d_model}, "
