@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 from explorer.compute import learning as lc
+from explorer.export import learn_notebook
 from explorer.ui import widgets as ui
 from explorer.views import learning as lv
 from explorer.views.model_figures import model_grid
@@ -75,3 +76,9 @@ if ui.shows("learn-composition"):
          "learn.off.loss"),
     ]  # fmt: skip
     ui.charts_in_row(bars)
+if not sty.present:
+    st.download_button(
+        "Train it in a notebook", learn_notebook.to_bytes, "watch-a-transformer-learn.ipynb",
+        "application/x-ipynb+json", key="learn.notebook", icon=":material/download:",
+        help="A Jupyter notebook that trains this same model from the same seed in plain numpy, to run anywhere",
+    )  # fmt: skip

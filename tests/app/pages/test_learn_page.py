@@ -30,6 +30,7 @@ def test_the_page_draws_the_run_as_it_was_shipped(kit) -> None:  # noqa: ANN001
         in text
     )
     assert f"at step {m.induction_step}" in text
+    assert len(at.get("download_button")) == 1  # the notebook that trains the same model
 
 
 def test_the_slider_redraws_the_attention_of_that_checkpoint(kit) -> None:  # noqa: ANN001
