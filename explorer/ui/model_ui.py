@@ -19,7 +19,7 @@ from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
-from explorer.ui import state
+from explorer.ui import page_table, state
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
 
@@ -43,6 +43,12 @@ def bar(page: Any) -> None:
     shows. On a page of Real model, the picker of the real model (a page that needs one kind names it and
     why); on the explorer's pages, the toy model or the real layer opened in it."""
     if page is None:
+        return
+    if page.section == page_table.LEARNING:  # /learn: neither the toy nor a real model, its own tiny one
+        st.container(key=BAR).markdown(
+            "Model on this page: **a tiny transformer trained here** · two layers of 4 attention heads, no "
+            "feed-forward, trained from a fixed seed"
+        )
         return
     title, key = on_screen(page)
     box = st.container(key=BAR, horizontal=True, vertical_alignment="center", gap="small")
