@@ -45,7 +45,10 @@ if ui.shows("learn-heads"):
 
 @st.fragment  # scrubbing redraws the slider's grid alone, not the curves above
 def patterns() -> None:
-    at = st.select_slider("Training step (a checkpoint)", steps, value=steps[-1], key="learn.step")
+    ui.keep_among(
+        "learn.step", steps[::-1], "training steps"
+    )  # the last step unless a link asks (learn_step=)
+    at = st.select_slider("Training step (a checkpoint)", steps, key="learn.step", persist_state="session")
     prev, ind = run.previous[at], run.induction[at]
     rules = np.where(prev >= lc.FORMED, "previous", "").astype(object)
     tokens = [f"t{t}" for t in lc.display_tokens()]
