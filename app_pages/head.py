@@ -8,6 +8,7 @@ from explorer.compute import model_compute
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
 from explorer.views.model_figures import token_labels
@@ -53,15 +54,22 @@ if got is not None:
         with wide:
             real, toy = st.columns(2) if compare else (st.container(), None)
         with real:
-            title = f"layer {layer + 1}, head {head + 1} (rows sum to 1)"
-            title = f"Real model, {title}" if compare else f"Weights of {title}"  # (half the width: shorter)
+            what = "Real model," if compare else "Weights of"  # (half the width: shorter)
+            title = charts.HEAD_WEIGHTS.titled(what=what, layer=layer + 1, head=head + 1)
             if view == "lines":  # the same weights: a line from each query to each key
                 interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
             else:
                 width = (WIDE_PX if presenting else fg.FULL_PX) // (2 if compare else 1)
-                fig = fg.heatmap(w, lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title,
-                                 width_px=width, height_px=WEIGHTS_PX if presenting else None)  # fmt: skip
-                ui.chart(fig, "head.w")
+                fig = fg.heatmap(
+                    w,
+                    lab,
+                    lab,
+                    style=sty,
+                    title=title,
+                    cells=fg.Cells(weights=True, row_sums=True, masked=blocked),
+                    axes=fg.Axes(width_px=width, height_px=WEIGHTS_PX if presenting else None),
+                )
+                ui.chart(fig, charts.HEAD_WEIGHTS.key)
         if toy is not None:
             with toy:
                 model_ui.toy_head(trace.text, head, sty)
@@ -95,9 +103,23 @@ if got is not None:
                 st.latex(line)
     if ui.shows("head-qkv"):
         dims = [str(d) for d in range(cfg.d_k)]
-        ui.charts_in_row([  # their plots level, whether or not a chart has a note on values beyond its range
-            (fg.heatmap(np.asarray(arr[head], dtype=np.float64), lab, dims, style=sty,
-                        title=f"{name} of head {head + 1}", x_title="dimension", y_title="token", width_px=ui.THIRD,
-                        height_px=QKV_PX if presenting else None), f"head.{name.lower()}")
-            for name, arr in (("Q", att.q), ("K", att.k), ("V", att.v))
-        ])  # fmt: skip
+        ui.charts_in_row(
+            [  # their plots level, whether or not a chart has a note on values beyond its range
+                (
+                    fg.heatmap(
+                        np.asarray(arr[head], dtype=np.float64),
+                        lab,
+                        dims,
+                        style=sty,
+                        title=charts.HEAD_VECTORS.titled(out=name, head=head + 1),
+                        axes=fg.Axes(
+                            **charts.HEAD_VECTORS.axes,
+                            width_px=ui.THIRD,
+                            height_px=QKV_PX if presenting else None,
+                        ),
+                    ),
+                    charts.HEAD_VECTORS.key.format(name=name.lower()),
+                )
+                for name, arr in (("Q", att.q), ("K", att.k), ("V", att.v))
+            ]
+        )

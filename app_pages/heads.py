@@ -45,8 +45,8 @@ if res is not None:
                 cols_v,
                 title=charts.CONCAT.title,
                 style=sty,
-                **charts.CONCAT.axes,
-                groups=[f"head {h + 1}" for h in range(ex.n_heads)],
+                cells=fg.Cells(groups=[f"head {h + 1}" for h in range(ex.n_heads)]),
+                axes=fg.Axes(**charts.CONCAT.axes),
             ),
             charts.CONCAT.key,
         )
@@ -67,12 +67,7 @@ if res is not None:
         editors.draw_buttons(("w_o", *editors.held("b_o")), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
             fg.heatmap(
-                tr.output,
-                lab,
-                dims,
-                title=charts.OUTPUT.title,
-                style=sty,
-                **charts.OUTPUT.axes,
+                tr.output, lab, dims, title=charts.OUTPUT.title, style=sty, axes=fg.Axes(**charts.OUTPUT.axes)
             ),
             charts.OUTPUT.key,
         )

@@ -7,6 +7,7 @@ from explorer.compute import interp, model_compute
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import interp_figures as lf
 from explorer.views.model_figures import show_token, token_labels
@@ -50,19 +51,41 @@ if key is not None:
     # presenting: positions for labels (100 tokens cannot be read from afar; the hover names them)
     labels = [str(i) for i in range(2 * n)] if sty.present else token_labels([*ind.tokens, *ind.tokens])
     weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
-    title = f"Layer {layer + 1}, head {h + 1} (score {run.induction[layer, h]:.2f}); the stripe between the dashes"
+    title = charts.INDUCTION_PATTERN.titled(layer=layer + 1, head=h + 1, score=run.induction[layer, h])
     tall = 420 if sty.present else None  # presenting: both charts and the controls on one screen
-    fig = fg.heatmap(weights, labels, labels, weights=True, masked=model_compute.blocked(key, 2 * n),
-                     style=sty, title=title, width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall)  # fmt: skip
-    scores = fg.heatmap(run.induction, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
-                        width_px=ui.HALF, title="Induction score (on the stripe)", height_px=tall)  # fmt: skip
+    fig = fg.heatmap(
+        weights,
+        labels,
+        labels,
+        style=sty,
+        title=title,
+        cells=fg.Cells(weights=True, masked=model_compute.blocked(key, 2 * n)),
+        axes=fg.Axes(width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall),
+    )
+    scores = fg.heatmap(
+        run.induction,
+        rows,
+        cols,
+        style=sty,
+        title=charts.INDUCTION_SCORES.title,
+        cells=fg.Cells(weights=True),
+        axes=fg.Axes(**charts.INDUCTION_SCORES.axes, width_px=ui.HALF, height_px=tall),
+    )
     if sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
-        ui.charts_in_row([(scores, "induction.scores"), (lf.with_stripe(fig, n, sty), "induction.pattern")])
+        pattern = (lf.with_stripe(fig, n, sty), charts.INDUCTION_PATTERN.key)
+        ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), pattern])
     elif not sty.present:
-        previous = fg.heatmap(run.previous, rows, cols, weights=True, x_title="head", y_title="layer", style=sty,
-                              width_px=ui.HALF, title="Previous-token score (on the diagonal below)")  # fmt: skip
-        ui.charts_in_row([(scores, "induction.scores"), (previous, "induction.previous")])
-        ui.chart(lf.with_stripe(fig, n, sty), "induction.pattern")
+        previous = fg.heatmap(
+            run.previous,
+            rows,
+            cols,
+            style=sty,
+            title=charts.PREVIOUS_SCORES.title,
+            cells=fg.Cells(weights=True),
+            axes=fg.Axes(**charts.PREVIOUS_SCORES.axes, width_px=ui.HALF),
+        )
+        ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), (previous, charts.PREVIOUS_SCORES.key)])
+        ui.chart(lf.with_stripe(fig, n, sty), charts.INDUCTION_PATTERN.key)
     first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()
     loss_title = f"Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second"
     if every_on is not None:

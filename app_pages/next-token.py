@@ -8,6 +8,7 @@ from explorer.compute import model_compute
 from explorer.model import models
 from explorer.ui import model_ui, patching_ui, state
 from explorer.ui import widgets as ui
+from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import model_figures
 from explorer.views.model_figures import show_token, token_labels
@@ -80,9 +81,17 @@ if got is not None:
             n = len(lab)
             w = np.asarray(trace.attentions[layer, head], dtype=np.float64)
             ui.chart(
-                fg.heatmap(w, lab, lab, weights=True, masked=model_compute.blocked(key, n), style=ui.style(),
-                           title=f"Causal mask: layer {layer + 1}, head {head + 1} (grey = a later token, hidden)",
-                           width_px=fg.FULL_PX * 3 // 5 if presenting else fg.FULL_PX,
-                           height_px=MASK_PX if presenting else None),
-                "next.mask",
-            )  # fmt: skip
+                fg.heatmap(
+                    w,
+                    lab,
+                    lab,
+                    style=ui.style(),
+                    title=charts.NEXT_MASK.titled(layer=layer + 1, head=head + 1),
+                    cells=fg.Cells(weights=True, masked=model_compute.blocked(key, n)),
+                    axes=fg.Axes(
+                        width_px=fg.FULL_PX * 3 // 5 if presenting else fg.FULL_PX,
+                        height_px=MASK_PX if presenting else None,
+                    ),
+                ),
+                charts.NEXT_MASK.key,
+            )

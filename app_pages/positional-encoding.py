@@ -59,12 +59,32 @@ elif res is not None:
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
         ui.chart(fg.encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
     if not presenting:
-        ui.charts_in_row([
-            (fg.heatmap(res.pe, res.labels, dims, title=charts.PE_MATRIX.title, style=sty,
-                        **charts.PE_MATRIX.axes, width_px=ui.HALF), charts.PE_MATRIX.key),
-            (fg.heatmap(res.pe_gram, res.labels, res.labels, title=charts.PE_SIMILARITY.title, style=sty,
-                        **charts.PE_SIMILARITY.axes, width_px=ui.HALF), charts.PE_SIMILARITY.key),
-        ])  # fmt: skip
+        ui.charts_in_row(
+            [
+                (
+                    fg.heatmap(
+                        res.pe,
+                        res.labels,
+                        dims,
+                        title=charts.PE_MATRIX.title,
+                        style=sty,
+                        axes=fg.Axes(**charts.PE_MATRIX.axes, width_px=ui.HALF),
+                    ),
+                    charts.PE_MATRIX.key,
+                ),
+                (
+                    fg.heatmap(
+                        res.pe_gram,
+                        res.labels,
+                        res.labels,
+                        title=charts.PE_SIMILARITY.title,
+                        style=sty,
+                        axes=fg.Axes(**charts.PE_SIMILARITY.axes, width_px=ui.HALF),
+                    ),
+                    charts.PE_SIMILARITY.key,
+                ),
+            ]
+        )
     e_title = "E" + (" × √d_model" if ex.pe_scale else "")
     ui.token_matrices(
         [(e_title, res.emb, dims, "pe.e"), ("+ P", res.pe, dims, "pe.p"), ("= X", res.x, dims, "pe.x")],

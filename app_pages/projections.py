@@ -23,13 +23,22 @@ if res is not None:
     presenting = ui.step() is not None  # the step: Q, K and V side by side (plots level), on one screen
     trio = (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v))
     if presenting:
-        ui.charts_in_row([
-            (fg.heatmap(out[h], res.labels, fg.dims(label[-1].lower(), ex.d_k), style=sty, width_px=ui.THIRD,
+        ui.charts_in_row(
+            [
+                (
+                    fg.heatmap(
+                        out[h],
+                        res.labels,
+                        fg.dims(label[-1].lower(), ex.d_k),
+                        style=sty,
                         title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"),
-                        **charts.PROJECTION_OF.axes),
-             charts.PROJECTION_OF.key.format(name=name))
-            for name, label, out in trio
-        ])  # fmt: skip
+                        axes=fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD),
+                    ),
+                    charts.PROJECTION_OF.key.format(name=name),
+                )
+                for name, label, out in trio
+            ]
+        )
     for name, label, out in trio if not presenting else ():
         cols_k = fg.dims(label[-1].lower(), ex.d_k)  # q0.., k0.., v0..
         bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
@@ -51,8 +60,7 @@ if res is not None:
                     cols_k,
                     title=charts.PROJECTION.titled(out=label[-1], head=f"head {h + 1}"),
                     style=sty,
-                    **charts.PROJECTION.axes,
-                    width_px=ui.HALF,
+                    axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
                 ),
                 charts.PROJECTION.key.format(name=name),
             )

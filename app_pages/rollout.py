@@ -30,10 +30,31 @@ if got is not None:
     mean = np.asarray(trace.attentions[layer], dtype=np.float64).mean(axis=0)
     one = fg.shared_weight_range(mean, R[layer], style=sty)  # side by side: one colour, one weight
     tall = fg.PRESENT_CHART_PX - 70 if sty.present else None  # presenting: the slider and both on one screen
-    ui.charts_in_row([
-        (fg.heatmap(mean, lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF, zrange=one,
-                    height_px=tall, title=f"Layer {layer + 1} alone (mean of its heads)"), "rollout.single"),
-        (fg.heatmap(R[layer], lab, lab, weights=True, row_sums=True, style=sty, width_px=ui.HALF, zrange=one, height_px=tall,
-                    title=f"Rollout through layers 1 to {layer + 1}", x_title="input token", y_title="position"),
-         "rollout.rollout"),
-    ])  # fmt: skip
+    ui.charts_in_row(
+        [
+            (
+                fg.heatmap(
+                    mean,
+                    lab,
+                    lab,
+                    style=sty,
+                    title=f"Layer {layer + 1} alone (mean of its heads)",
+                    cells=fg.Cells(weights=True, row_sums=True, zrange=one),
+                    axes=fg.Axes(width_px=ui.HALF, height_px=tall),
+                ),
+                "rollout.single",
+            ),
+            (
+                fg.heatmap(
+                    R[layer],
+                    lab,
+                    lab,
+                    style=sty,
+                    title=f"Rollout through layers 1 to {layer + 1}",
+                    cells=fg.Cells(weights=True, row_sums=True, zrange=one),
+                    axes=fg.Axes(width_px=ui.HALF, height_px=tall, x_title="input token", y_title="position"),
+                ),
+                "rollout.rollout",
+            ),
+        ]
+    )

@@ -52,12 +52,17 @@ if res is not None:
         lab,
         title=charts.RAW_SCORES.titled(head=f"head {h + 1}"),
         style=sty,
-        width_px=width,
-        **keep,
+        axes=fg.Axes(**keep, width_px=width),
     )
     title = charts.scaled_title(res.scale, ex.alibi, blocked is not None)
     scaled = fg.heatmap(
-        tr.masked[h], lab, lab, masked=blocked, style=sty, title=title, width_px=width, **keep
+        tr.masked[h],
+        lab,
+        lab,
+        style=sty,
+        title=title,
+        cells=fg.Cells(masked=blocked),
+        axes=fg.Axes(**keep, width_px=width),
     )
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
         kind = table.row("mask_kind").titles[ex.mask_kind]
@@ -72,7 +77,13 @@ if res is not None:
             ui.chart(scaled, charts.SCALED_SCORES.key)
     title = charts.WEIGHTS.titled(head=f"head {h + 1}")  # what students care about most: full width
     fig = fg.heatmap(
-        tr.weights[h], lab, lab, weights=True, row_sums=True, masked=blocked, style=sty, title=title, **keep
+        tr.weights[h],
+        lab,
+        lab,
+        style=sty,
+        title=title,
+        cells=fg.Cells(weights=True, row_sums=True, masked=blocked),
+        axes=fg.Axes(**keep),
     )
     if ui.shows("softmax") and not ui.question_hides(res, h, lab):
         ui.chart(fig, charts.WEIGHTS.key)

@@ -37,8 +37,7 @@ if res is not None:
             fg.dims("d", ex.d_model),
             title=charts.INPUT.titled(input=state.description().input_title),
             style=ui.style(),
-            **charts.INPUT.axes,
-            height_px=ui.chart_px(),
+            axes=fg.Axes(**charts.INPUT.axes, height_px=ui.chart_px()),
         ),
         charts.INPUT.key,
     )

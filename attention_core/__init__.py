@@ -3,7 +3,8 @@
 numpy and the standard library only, float64 throughout. Every step of transformer self-attention is a small
 pure function; the traced entry points (``multi_head_attention``, ``encoder_layer``) return frozen dataclasses
 holding every intermediate matrix, which is all the app draws. ``transformer`` assembles the same functions
-into whole real models (float32, their native precision); ``attention_core.pretrained`` (imported on its own,
+into whole real models (float32, their native precision); ``training`` trains a tiny attention-only
+transformer (backward pass, Adam, float64); ``attention_core.pretrained`` (imported on its own,
 the only module that reads files) loads all-MiniLM-L6-v2 and SmolLM2-135M into it. Rows are queries, columns are keys; masks are
 boolean, True = may attend. Bad input raises ``ValueError`` with a message meant to be shown to students.
 """

@@ -121,38 +121,54 @@ async def heavy_visitor(url: str, report: load_test.Report, stop: asyncio.Event,
         v = Visitor(100 + sid, url, report, [])
         await v.open(ws, page, model)
         while not stop.is_set():
-            if kind == "induction":
-                seed = random.randint(0, 9999)
-                state = [
-                    v.widget("rm.ind_seed", int_value=seed),
-                    v.widget("rm.ind_len"),
-                ]
-                state[1].double_array_value.data.append(50.0)  # the longest run: 2 x 50 tokens
-                await v.rerun(widgets=state, check=False)
-            elif kind == "patching":
-                clean = words(8)
-                corrupt = clean.rsplit(" ", 1)[0] + " " + random.choice(WORDS)
-                await v.rerun(widgets=[v.widget("sentence", string_value=clean),
-                                       v.widget("rm.patch.corrupt", string_value=corrupt)], check=False)  # fmt: skip
-                if "patching.run" in v.widgets:
-                    await press(v, "patching.run")
-            elif kind == "lens":
-                await v.say(words(30))
-            else:
-                await v.say(words(12))
-                if "ablation.rank" in v.widgets:
-                    await press(v, "ablation.rank")
+            try:
+                await heavy_action(v, kind)
+            except (KeyError, TimeoutError) as exc:  # a widget not drawn, a rerun that never finished
+                report.fail(f"{kind}: {exc!r}")
+                await asyncio.sleep(1.0)
             sent += 1
     return sent
 
 
+async def heavy_action(v: Visitor, kind: str) -> None:
+    """One request of heavy work of `kind` (module doc)."""
+    if kind == "induction":
+        state = [v.widget("rm.ind_seed", int_value=random.randint(0, 9999)), v.widget("rm.ind_len")]
+        state[1].double_array_value.data.append(50.0)  # the longest run: 2 x 50 tokens
+        await v.rerun(widgets=state, check=False)
+    elif kind == "patching":
+        clean = words(8)
+        corrupt = clean.rsplit(" ", 1)[0] + " " + random.choice(WORDS)
+        pair = [v.widget("sentence", string_value=clean), v.widget("rm.patch.corrupt", string_value=corrupt)]
+        await v.rerun(widgets=pair, check=False)
+        if "patching.run" in v.widgets:
+            await press(v, "patching.run")
+    elif kind == "lens":
+        await v.say(words(30))
+    else:
+        await v.say(words(12))
+        if "ablation.rank" in v.widgets:
+            await press(v, "ablation.rank")
+
+
+def pss_mb(pid: int) -> float:
+    """A process's proportional share of the memory it holds (shared pages, such as SmolLM2's memory-mapped
+    weights in every process, split among the processes holding them), MB."""
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def tree_rss_mb(pid: int) -> float:
-    """The resident memory of a process and every process under it (the worker pool), MB."""
+    """The memory of a process and every process under it (the worker pool), MB: the sum of their
+    proportional shares (pss_mb), so weights mapped in each process count once."""
     total, todo = 0.0, [pid]
     while todo:
         p = todo.pop()
         try:
-            total += load_test.rss_mb(p)
+            total += pss_mb(p)
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children") as f:
                     todo += [int(c) for c in f.read().split()]
@@ -217,9 +233,9 @@ async def kinds_run(a: argparse.Namespace) -> int:
     s, n = summary(alone["scores"]), summary(alone["next-token"])
     print(f"flood --kinds: {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s each phase; "
           f"the quiet student alone: /scores p90 {s['p90']:.0f} ms, /next-token p90 {n['p90']:.0f} ms; server with "
-          f"its workers idle {idle:.0f} MB")  # fmt: skip
+          f"its workers idle {idle:.0f} MB (PSS)")  # fmt: skip
     print(
-        "| visitors each ... | /scores p90 | /next-token p90 | RSS peak (server + workers) | reruns | errors | load |"
+        "| visitors each ... | /scores p90 | /next-token p90 | memory peak (server + workers, PSS) | reruns | errors | load |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for kind, (rs, rn), peak, sent, errs, samples, load in rows:

@@ -72,6 +72,6 @@ else:
                     labels,
                     title=f"L{layer + 1} H{h + 1} · {mark}",
                     style=style,
-                    width_px=280,
+                    axes=figures.Axes(width_px=280),
                 )
                 chart.draw(fig, f"grid.l{layer}h{h}")

@@ -61,7 +61,13 @@ def patching(
     if heads is not None:
         charts.append(("patching.head", patch_views.head_sweep(heads, style=STYLE), True))
     if not charts:
-        rows += (("sweeps", "not run in the app yet: “Run the patching” on the page, or the code below"),)
+        rows += (
+            (
+                "sweeps",
+                "not run on this server yet: press “Run the patching” on the page, then download "
+                "again; or run the code below",
+            ),
+        )
     code = (
         "from attention_core import analysis, pretrained\n\n"
         'model = pretrained.load("SmolLM2-135M")\n'

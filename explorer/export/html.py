@@ -305,6 +305,11 @@ def page(w: Walkthrough) -> str:
     extras = _numbers_formulas(w)
     all_charts: list[Chart] = []
     sections = []
+    # A real-model page's experiment first: the file of /patching opens with the patching, the explorer's
+    # own example after it.
+    for ex in w.experiments:
+        sections.append(_experiment(ex, len(all_charts)))
+        all_charts += [Chart(key, [("", fig)], wide) for key, fig, wide in ex.charts]
     for k, (name, charts) in enumerate(steps.items(), start=1):
         step = STEP[name]
         first = len(all_charts)
@@ -333,9 +338,6 @@ def page(w: Walkthrough) -> str:
         f'<div class="charts">{_chart_html(why, len(all_charts))}</div></section>'
     )
     all_charts.append(why)
-    for ex in w.experiments:
-        sections.append(_experiment(ex, len(all_charts)))
-        all_charts += [Chart(key, [("", fig)], wide) for key, fig, wide in ex.charts]
     data = {
         "template": fg.template_of(STYLE),
         "config": CONFIG,

@@ -4,6 +4,7 @@ Pure: no Streamlit."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -48,6 +49,9 @@ def _dims(n: int, prefix: str = "d") -> list[str]:
     return [f"{prefix}{j}" for j in range(n)]
 
 
+CELL_OPTIONS = {f.name for f in dataclasses.fields(fg.Cells)}
+
+
 def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     """Each step's charts, as the app's pages draw them (the same builders, the same numbers)."""
     num, lab, sty = w.numbers, list(w.labels), STYLE
@@ -56,7 +60,9 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     half = WIDTH // 2
 
     def hm(z, rows, cols, title, width=WIDTH, **kw) -> go.Figure:  # noqa: ANN001
-        return fg.heatmap(z, rows, cols, title=title, style=sty, width_px=width, **kw)
+        cells = {k: v for k, v in kw.items() if k in CELL_OPTIONS}  # the rest is about the axes
+        axes = fg.Axes(width_px=width, **{k: v for k, v in kw.items() if k not in cells})
+        return fg.heatmap(z, rows, cols, title=title, style=sty, cells=fg.Cells(**cells), axes=axes)
 
     out: dict[str, list[Chart]] = {}
     out["tokens"] = [
@@ -262,10 +268,8 @@ def _encoder_charts(w: Walkthrough) -> list[Chart]:
             _dims(z.shape[1], "f" if hidden else "d"),
             title=title,
             style=STYLE,
-            x_title="dimension",
-            y_title="token",
-            width_px=WIDTH // 2,
-            zrange=colour_range.row_range([m for _, m, _ in pair]) if same else None,
+            cells=fg.Cells(zrange=colour_range.row_range([m for _, m, _ in pair]) if same else None),
+            axes=fg.Axes(x_title="dimension", y_title="token", width_px=WIDTH // 2),
         )
         charts.append(Chart(f"encoder.{k}", [("", fig)], False))
     return charts

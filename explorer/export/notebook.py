@@ -399,6 +399,7 @@ def notebook(w: Walkthrough) -> nbformat.NotebookNode:
     """The walkthrough as a notebook (nbformat v4, not executed: no outputs)."""
     cells = [
         *_head(w),
+        *_experiments(w),  # a real-model page's experiment first: the file opens with what the page showed
         *_tokens(w),
         *_positions(w),
         *_projections(w),
@@ -407,7 +408,6 @@ def notebook(w: Walkthrough) -> nbformat.NotebookNode:
         *_token(w),
         *_encoder(w),
         *_check(w),
-        *_experiments(w),
     ]
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}

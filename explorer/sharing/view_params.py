@@ -24,6 +24,9 @@ MAX_CHARS = 40  # the characters read of each parameter: every value is a word o
 MAX_POSITION = 100_000  # a position read before its page bounds it (SmolLM2 has 270 heads, 64 tokens)
 ON_OFF = (False, True)
 TEMPERATURES = tuple(round(t / 10, 1) for t in range(1, 31))  # /next-token's slider: 0.1 to 3.0 by 0.1
+# A line view's "Lines of": every token's, one query's (q3) or one key's (k3), up to 64 tokens; the page keeps
+# one past its sentence's tokens out (explorer.ui.interp_ui.lines_chart: every token's then).
+FOCUS = ("all", *(f"q{i}" for i in range(64)), *(f"k{j}" for j in range(64)))
 
 
 @dataclass(frozen=True)
@@ -45,11 +48,14 @@ VIEWS: tuple[View, ...] = (
     View("head.query", "cell_q", "query (row) of the cell", 0, (), "head"),
     View("head.key", "cell_k", "key (column) of the cell", 0, (), "head"),
     View("induction.head", "ind_head", "head drawn", None, (), "induction"),
+    View("head.lines.focus", "lines_of", "lines of", "all", FOCUS, "head"),
     View("lens.log", "log", "logarithmic scale", False, ON_OFF, "logit-lens"),
     View("model.lines", "lines", "the layer as lines", False, ON_OFF, "model"),
+    View("model.lines_view.focus", "layer_lines_of", "the layer's lines of", "all", FOCUS, "model"),
     View("why.samples", "samples", "samples per d_k", 2000, (500, 1000, 2000, 5000), "why-scale"),
     View("why.keys", "keys", "keys per softmax row", 16, (4, 8, 16, 32, 64), "why-scale"),
     View("rm.temperature", "temp", "temperature", 1.0, TEMPERATURES, "next-token"),
+    View("learn.step", "learn_step", "training step", None, (), "learn"),
     View("ui.fit_weights", "fit", "weights' colours from min to max", False, ON_OFF, ""),
 )
 BY_KEY = {v.key: v for v in VIEWS}

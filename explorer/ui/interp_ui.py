@@ -76,7 +76,7 @@ def lines_chart(
     state.take_pending(widget, pending)  # a click of the last run: applied before the picker is drawn
     state.keep_within(widget, options, "all")
     choice = st.selectbox(
-        "Lines of", options, key=widget,
+        "Lines of", options, key=widget, persist_state="session",  # in the link (view_params: lines_of=)
         format_func=lambda o: "every token" if o == "all" else
         f"{'query' if o[0] == 'q' else 'key'} {o[1:]}: {labels[int(o[1:])]}",
         help="Or click a token in the chart (click it again for every token).",

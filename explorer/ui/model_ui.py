@@ -19,7 +19,7 @@ from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
-from explorer.ui import state
+from explorer.ui import page_table, state
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
 
@@ -43,6 +43,12 @@ def bar(page: Any) -> None:
     shows. On a page of Real model, the picker of the real model (a page that needs one kind names it and
     why); on the explorer's pages, the toy model or the real layer opened in it."""
     if page is None:
+        return
+    if page.section == page_table.LEARNING:  # /learn: neither the toy nor a real model, its own tiny one
+        st.container(key=BAR).markdown(
+            "Model on this page: **a tiny transformer trained here** · two layers of 4 attention heads, no "
+            "feed-forward, trained from a fixed seed"
+        )
         return
     title, key = on_screen(page)
     box = st.container(key=BAR, horizontal=True, vertical_alignment="center", gap="small")
@@ -382,8 +388,15 @@ def toy_head(text: str, head: int, sty: Any) -> None:
     th = min(head, toy_ex.n_heads - 1)
     tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
     title = f"Toy model, head {th + 1} (rows sum to 1)"
-    fig = fg.heatmap(tw, toy.labels, toy.labels, weights=True, row_sums=True, masked=toy.blocked, style=sty,
-                     title=title, width_px=ui.HALF)  # fmt: skip
+    fig = fg.heatmap(
+        tw,
+        toy.labels,
+        toy.labels,
+        style=sty,
+        title=title,
+        cells=fg.Cells(weights=True, row_sums=True, masked=toy.blocked),
+        axes=fg.Axes(width_px=ui.HALF),
+    )
     ui.chart(fig, "head.toy_w")
     st.caption(
         f"The explorer's toy model (head {th + 1} of {toy_ex.n_heads}, d_model {toy_ex.d_model}, "

@@ -173,8 +173,7 @@ def _table(t: lessons.Table, key: str) -> None:
             t.cols,
             title="",
             style=ui.style(),
-            weights=t.kind == "weights",
-            digits=min(t.decimals, 3),
+            cells=fg.Cells(weights=t.kind == "weights", digits=min(t.decimals, 3)),
         )
         ui.chart(fig, key)
     elif t.values.size:

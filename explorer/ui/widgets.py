@@ -195,12 +195,19 @@ def token_matrices(
                 )
         figs = [
             figures.heatmap(
-                z, rows, cols, title=title, style=sty, x_title="dimension", y_title="token", zrange=shared,
-                width_px=width, height_px=height_px,
-                nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+                z,
+                rows,
+                cols,
+                title=title,
+                style=sty,
+                cells=figures.Cells(
+                    zrange=shared,
+                    nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+                ),
+                axes=figures.Axes(x_title="dimension", y_title="token", width_px=width, height_px=height_px),
             )
             for title, z, cols, _ in row
-        ]  # fmt: skip
+        ]
         if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
             for fig in figs[:-1]:
                 fig.update_traces(showscale=False, selector=0)

@@ -51,6 +51,21 @@ TOKEN_WEIGHTS = ChartSpec(
 TOKEN_STACK = ChartSpec("token.stack", "Output of “{token}”: each key's share aᵢⱼ · vⱼ, stacked")
 
 
+# The real-model pages' charts ({layer}, {head}: 1-based).
+HEAD_WEIGHTS = ChartSpec(
+    "head.w", "{what} layer {layer}, head {head} (rows sum to 1)"
+)  # {what}: "Weights of"
+HEAD_VECTORS = ChartSpec("head.{name}", "{out} of head {head}", "dimension", "token")  # {out}: Q, K or V
+INDUCTION_PATTERN = ChartSpec(
+    "induction.pattern", "Layer {layer}, head {head} (score {score:.2f}); the stripe between the dashes"
+)
+INDUCTION_SCORES = ChartSpec("induction.scores", "Induction score (on the stripe)", "head", "layer")
+PREVIOUS_SCORES = ChartSpec(
+    "induction.previous", "Previous-token score (on the diagonal below)", "head", "layer"
+)
+NEXT_MASK = ChartSpec("next.mask", "Causal mask: layer {layer}, head {head} (grey = a later token, hidden)")
+
+
 def scaled_title(scale: float, alibi: bool, masked: bool) -> str:
     """Exactly what the softmax reads: the scores scaled, plus ALiBi's bias, -inf where masked."""
     return SCALED_SCORES.titled(

@@ -30,6 +30,8 @@ from explorer.views.curves import encoding_curves, lines, log_ticks, scale_exper
 from explorer.views.grid import head_grid
 from explorer.views.heatmap import (
     MASKED_TEXT,
+    Axes,
+    Cells,
     cell_lines,
     cell_text_font,
     heatmap,
@@ -83,6 +85,8 @@ __all__ = [
     "cell_lines",
     "cell_text_font",
     "heatmap",
+    "Axes",
+    "Cells",
     "mask_hatch",
     "mask_matrix",
     "masked_value",

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,38 @@ from explorer.views.style import (
 )
 
 
+@dataclass(frozen=True, eq=False)
+class Cells:
+    """What a heatmap's cells hold and how they are coloured (see heatmap).
+
+    weights: attention weights (a sequential scale, fitted or 0..1); masked (n_rows, n_cols) True = a grey
+    cell; row_sums: each row's sum at the right; digits: the decimals a cell prints; zrange: one range for
+    charts side by side; nonneg: values >= 0 on the upper half of the diverging scale; groups: names of
+    equal blocks of columns.
+    """
+
+    weights: bool = False
+    masked: NDArray[np.bool_] | None = None
+    row_sums: bool = False
+    digits: int = 2
+    zrange: tuple[float, float] | None = None
+    nonneg: bool = False
+    groups: Sequence[str] = ()
+
+
+@dataclass(frozen=True)
+class Axes:
+    """A heatmap's axes (see heatmap): their titles, the chart's size, and the labels always kept when
+    labels are thinned (keep_rows, keep_cols)."""
+
+    x_title: str = "key"
+    y_title: str = "query"
+    width_px: int = FULL_PX
+    height_px: int | None = None
+    keep_rows: Sequence[int] = ()
+    keep_cols: Sequence[int] = ()
+
+
 def heatmap(
     z: NDArray[np.float64],
     row_labels: Sequence[str],
@@ -43,19 +76,8 @@ def heatmap(
     *,
     title: str,
     style: Style,
-    weights: bool = False,
-    masked: NDArray[np.bool_] | None = None,
-    row_sums: bool = False,
-    x_title: str = "key",
-    y_title: str = "query",
-    digits: int = 2,
-    zrange: tuple[float, float] | None = None,
-    groups: Sequence[str] = (),
-    width_px: int = FULL_PX,
-    keep_rows: Sequence[int] = (),
-    keep_cols: Sequence[int] = (),
-    height_px: int | None = None,
-    nonneg: bool = False,
+    cells: Cells = Cells(),  # noqa: B008 - frozen: one shared default is safe
+    axes: Axes = Axes(),  # noqa: B008 - frozen
 ) -> go.Figure:
     """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
@@ -77,6 +99,10 @@ def heatmap(
     when the number fits in it. height_px: the chart's height (default: by its rows, at most 1100 px, or
     PRESENT_CHART_PX while presenting).
     """
+    weights, masked, row_sums, digits = cells.weights, cells.masked, cells.row_sums, cells.digits
+    zrange, nonneg, groups = cells.zrange, cells.nonneg, cells.groups
+    x_title, y_title, width_px, height_px = axes.x_title, axes.y_title, axes.width_px, axes.height_px
+    keep_rows, keep_cols = axes.keep_rows, axes.keep_cols
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
     shown = z.copy()
@@ -223,9 +249,14 @@ def mask_matrix(
         else f"Mask M ({mask_title}): all 0, nothing masked"
     )
     fig = heatmap(
-        np.zeros((n, n)), labels, labels, title=title, style=style, masked=masked, zrange=(-1.0, 1.0),
-        digits=0, width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px,
-    )  # fmt: skip
+        np.zeros((n, n)),
+        labels,
+        labels,
+        title=title,
+        style=style,
+        cells=Cells(masked=masked, zrange=(-1.0, 1.0), digits=0),
+        axes=Axes(width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px),
+    )
     fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
     return fig
 

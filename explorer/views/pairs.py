@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.views.heatmap import heatmap
+from explorer.views.heatmap import Axes, Cells, heatmap
 from explorer.views.model_figures import token_labels, value_bars
 from explorer.views.patching import position_labels, token_strip
 from explorer.views.style import FULL_PX, Style
@@ -34,8 +34,15 @@ def rows_chart(
     width_px: int = FULL_PX,
 ) -> Any:
     """(n_heads, n) one layer's attention from one query, drawn keys x heads (a column per head)."""
-    return heatmap(rows.T, token_labels(tokens), _heads(rows.shape[0]), title=title, style=style, weights=True,
-                   x_title="head", y_title="key", zrange=zrange, width_px=width_px)  # fmt: skip
+    return heatmap(
+        rows.T,
+        token_labels(tokens),
+        _heads(rows.shape[0]),
+        title=title,
+        style=style,
+        cells=Cells(weights=True, zrange=zrange),
+        axes=Axes(x_title="head", y_title="key", width_px=width_px),
+    )
 
 
 def difference_chart(
@@ -51,9 +58,15 @@ def difference_chart(
     labelled "first/second". The colours span the largest change both ways: the few cells that move most are
     what the chart is about, not outliers to look past."""
     largest = float(np.abs(difference).max()) or 1.0
-    return heatmap(difference.T, position_labels(first, second), _heads(difference.shape[0]), title=title,
-                   style=style, x_title="head", y_title="key", width_px=width_px,
-                   zrange=(-largest, largest))  # fmt: skip
+    return heatmap(
+        difference.T,
+        position_labels(first, second),
+        _heads(difference.shape[0]),
+        title=title,
+        style=style,
+        cells=Cells(zrange=(-largest, largest)),
+        axes=Axes(x_title="head", y_title="key", width_px=width_px),
+    )
 
 
 def moved_names(

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.views.heatmap import heatmap
+from explorer.views.heatmap import Axes, Cells, heatmap
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.style import FULL_PX, Style, _colorscale, _figure, _layout, esc, text_px
 
@@ -58,8 +58,15 @@ def resid_sweep(
             what += f" (clean) in place of “{show_token(corrupt[p])}” (corrupt)"
         for layer in range(L):
             cells[layer, p] = esc(f"the residual stream entering layer {layer + 1} at position {p}: {what}")
-    fig = heatmap(restored, rows, cols, title="Residual stream: restored fraction by layer and position",
-                  style=style, x_title="position", y_title="layer", zrange=_span(restored), width_px=width_px)  # fmt: skip
+    fig = heatmap(
+        restored,
+        rows,
+        cols,
+        title="Residual stream: restored fraction by layer and position",
+        style=style,
+        cells=Cells(zrange=_span(restored)),
+        axes=Axes(x_title="position", y_title="layer", width_px=width_px),
+    )
     return _with_hover(fig, cells.astype(str))
 
 
@@ -71,8 +78,15 @@ def head_sweep(restored: NDArray[np.float64], *, style: Style, width_px: int = F
         [[esc(f"head {h + 1} of layer {i + 1}: its output (A V, before W_O) at every position, from the clean run")
           for h in range(H)] for i in range(L)]
     )  # fmt: skip
-    fig = heatmap(restored, rows, cols, title="Heads: restored fraction by layer and head", style=style,
-                  x_title="head", y_title="layer", zrange=_span(restored), width_px=width_px)  # fmt: skip
+    fig = heatmap(
+        restored,
+        rows,
+        cols,
+        title="Heads: restored fraction by layer and head",
+        style=style,
+        cells=Cells(zrange=_span(restored)),
+        axes=Axes(x_title="head", y_title="layer", width_px=width_px),
+    )
     return _with_hover(fig, cells)
 
 
@@ -146,9 +160,17 @@ def token_views(
     z = np.stack([_normalised(np.asarray(v, dtype=np.float64)) for _, v in rows])  # (views, n)
     cols = token_labels(tokens)
     names = [name for name, _ in rows]
-    fig = heatmap(z, names, cols, title="Which tokens matter: each view divided by its largest value",
-                  style=style, x_title="token", y_title="view", zrange=(-1.0, 1.0), width_px=width_px,
-                  height_px=int(150 + len(rows) * style.cell_px))  # fmt: skip
+    fig = heatmap(
+        z,
+        names,
+        cols,
+        title="Which tokens matter: each view divided by its largest value",
+        style=style,
+        cells=Cells(zrange=(-1.0, 1.0)),
+        axes=Axes(
+            x_title="token", y_title="view", width_px=width_px, height_px=int(150 + len(rows) * style.cell_px)
+        ),
+    )
     cells = np.array(
         [
             [esc(f"{name}, “{show_token(t)}”: {float(v[j]):.4g}") for j, t in enumerate(tokens)]
@@ -164,8 +186,15 @@ def head_view(z: NDArray[np.float64], title: str, what: str, *, style: Style, wi
     """An (n_layers, n_heads) view divided by its largest |value|; the hover gives the value before dividing."""
     L, H = z.shape
     rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
-    fig = heatmap(_normalised(z), rows, cols, title=title, style=style, x_title="head", y_title="layer",
-                  zrange=(-1.0, 1.0), width_px=width_px)  # fmt: skip
+    fig = heatmap(
+        _normalised(z),
+        rows,
+        cols,
+        title=title,
+        style=style,
+        cells=Cells(zrange=(-1.0, 1.0)),
+        axes=Axes(x_title="head", y_title="layer", width_px=width_px),
+    )
     cells = np.array(
         [[esc(f"head {h + 1} of layer {i + 1}: {what} {z[i, h]:.4g}") for h in range(H)] for i in range(L)]
     )

@@ -101,7 +101,10 @@ def test_presenting_the_link_reopens_the_step_and_the_picks(new_tab) -> None:  #
     toggle_presenting(teacher)
     masking = present.step_index("scores", "masking")
     teacher.poll(_STEP, what="presenting")
-    teacher.page.locator(".st-key-step-next a").click()  # the step after the first of /scores
+    teacher.settle()  # the page of the run before (its links at the bottom) gone
+    teacher.page.locator(
+        ".st-key-step-top .st-key-step-next a"
+    ).click()  # the step after the first of /scores
     teacher.poll(f"() => ({_STEP})() === {present.caption(masking)!r}", what="the masking step")
     wait_query(teacher, present="1", step="masking", h="2", q="3", k="1")
     address, link = teacher.page.url, share_link(teacher)

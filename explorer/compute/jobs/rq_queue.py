@@ -50,10 +50,12 @@ class _Place:
     def __init__(self, owner: RedisJobs, job_id: str, who: Hashable, cost: float) -> None:
         self.owner, self.id, self.who, self.cost = owner, job_id, who, cost
         self.token = uuid.uuid4().hex
-        self._charged = False
+        self._charged = self._left = False
         self._look()
 
     def _look(self) -> None:
+        if self._left:
+            return
         self.owner.redis.zadd(_key(f"places:{self.id}"), {self.token: time.time()})
         self.owner.redis.expire(_key(f"places:{self.id}"), JOB_TIMEOUT_S)
 
@@ -67,6 +69,7 @@ class _Place:
             return None
 
     def status(self) -> jobs.Status:
+        self._look()  # a page that only looks (a long job's progress, every second) still waits for it
         job = self._job()
         if job is None:
             return jobs.Status("failed")
@@ -84,7 +87,6 @@ class _Place:
         now = self.status()
         if now.state in ("queued", "running"):
             time.sleep(timeout)
-            self._look()
             now = self.status()
         return now
 
@@ -108,6 +110,7 @@ class _Place:
         self.owner.charge(self.who, (job.ended_at - job.started_at).total_seconds())
 
     def cancel(self) -> None:
+        self._left = True
         r = self.owner.redis
         r.zrem(_key(f"places:{self.id}"), self.token)
         r.zrem(_key(f"visitor:{self.who}"), self.id)

@@ -38,8 +38,12 @@ def test_an_opened_layer_draws_the_models_weights_on_scores(
     )  # as shown  # the layer's sizes, not the toy's controls
     assert f"d_model {m.config.d_model} · {m.config.n_heads} heads" in sizes
     assert not [n for n in at.sidebar.number_input if n.key in (state.SETTING_KEYS["d_model"], "cfg.d_model")]
-    side = " ".join(c.value for c in at.sidebar.caption)  # the sidebar says what the explorer holds
-    assert f"hold {m.config.name}, layer {layer + 1} of {m.config.n_layers}" in side
+    bar = " ".join(md.value for md in at.markdown if md.value.startswith("Model on this page")).replace(
+        "\\", ""
+    )
+    assert (
+        f"{m.config.name}, layer {layer + 1} of {m.config.n_layers}" in bar
+    )  # the line above says what it holds
 
 
 @pytest.mark.parametrize(("key", "layer", "head"), [("minilm", 1, 3), ("smollm2", 4, 2)])

@@ -80,7 +80,10 @@ def test_every_literal_picker_of_a_page_is_a_declared_control() -> None:
     for view in view_params.VIEWS:
         if view.page:
             script = page_table.by_path(view.page).script
-            assert view.key in (ROOT / script).read_text(encoding="utf-8") or view.key.startswith("rm."), view
+            source = (ROOT / script).read_text(
+                encoding="utf-8"
+            )  # a line view's picker: its chart's key + .focus
+            assert view.key.removesuffix(".focus") in source or view.key.startswith("rm."), view
 
 
 # ------------------------------------------------------------------------------------ in the app
@@ -115,11 +118,13 @@ def test_head_keeps_lines_the_toy_head_and_the_cell() -> None:
         "toy": "on",
         "cell_q": "2",
         "cell_k": "1",
+        "lines_of": "k2",
     }
     at = open_at("head", link)
     assert warnings(at) == []
     assert at.session_state["head.view"] == "lines" and at.session_state["head.toy"] is True
     assert at.selectbox(key="head.query").value == 2 and at.selectbox(key="head.key").value == 1
+    assert at.selectbox(key="head.lines.focus").value == "k2"  # the lines of key 2 only
     assert {k: address(at).get(k) for k in link} == link  # the address bar keeps every one
     at.selectbox(key="head.key").set_value(0).run()  # back to the first key: cell_k leaves the address
     assert "cell_k" not in address(at) and address(at)["cell_q"] == "2"
@@ -170,3 +175,16 @@ def test_each_pages_control_opens_from_its_link_and_stays_in_the_address(
     at = open_at(url_path, params)
     assert warnings(at) == [] and at.session_state[key] == value
     assert {k: address(at).get(k) for k in params} == params
+
+
+def test_learn_keeps_the_training_step_and_opens_on_the_last_without_one() -> None:
+    at = open_at("learn", {})
+    slider = at.select_slider(key="learn.step")
+    steps = list(slider.options)
+    assert len(steps) > 2 and str(slider.value) == steps[-1]  # the trained model, unless a link asks
+    again = open_at("learn", {"learn_step": steps[1]})
+    assert str(again.select_slider(key="learn.step").value) == steps[1] and warnings(again) == []
+    assert address(again)["learn_step"] == steps[1]
+    past = open_at("learn", {"learn_step": "99999"})  # no such checkpoint: the last, one message
+    assert str(past.select_slider(key="learn.step").value) == steps[-1]
+    assert [w for w in warnings(past) if "learn_step=99999" in w], warnings(past)

@@ -42,8 +42,7 @@ def weights(n: int) -> np.ndarray:
 @pytest.mark.parametrize(("n", "width"), [(100, fg.HALF_PX), (64, fg.FULL_PX), (30, fg.HALF_PX)])
 def test_a_heatmap_presenting_labels_at_18_px_or_more(n: int, width: int) -> None:
     labels = [str(i) for i in range(n)]
-    fig = fg.heatmap(weights(n), labels, labels, weights=True, style=PRESENT, title="t",
-                     width_px=int(width * 2.2), height_px=420)  # fmt: skip
+    fig = fg.heatmap(weights(n), labels, labels, style=PRESENT, title="t", cells=fg.Cells(weights=True), axes=fg.Axes(width_px=int(width * 2.2), height_px=420))  # fmt: skip
     got = sizes(fig)
     assert got and min(got) >= PRESENT_TICK_PX, got
     shown = fig.layout.yaxis.ticktext

@@ -33,8 +33,14 @@ def test_a_weights_heatmap_says_who_puts_most_weight_where_and_its_row_sums() ->
     n = len(LABELS)
     masked = ~np.tril(np.ones((n, n), dtype=bool))
     w = ac.softmax(np.where(masked, -np.inf, RNG.normal(size=(n, n))), axis=-1)
-    fig = fg.heatmap(w, LABELS, LABELS, title="Softmax weights A (head 1; rows sum to 1)", style=fg.Style(),
-                     weights=True, masked=masked, row_sums=True)  # fmt: skip
+    fig = fg.heatmap(
+        w,
+        LABELS,
+        LABELS,
+        title="Softmax weights A (head 1; rows sum to 1)",
+        style=fg.Style(),
+        cells=fg.Cells(weights=True, masked=masked, row_sums=True),
+    )
     summary, (table,) = d.describe(fig)
     i, j = np.unravel_index(np.argmax(w), w.shape)
     assert summary.startswith("Softmax weights A (head 1; rows sum to 1). 5 query rows by 5 key columns")
@@ -49,8 +55,15 @@ def test_a_weights_heatmap_says_who_puts_most_weight_where_and_its_row_sums() ->
 
 def test_a_signed_heatmap_says_its_range_and_where() -> None:
     z = RNG.normal(size=(5, 3))
-    fig = fg.heatmap(z, LABELS, ["d0", "d1", "d2"], title="Q of head 1", style=fg.Style(), x_title="dimension",
-                     y_title="token", digits=3)  # fmt: skip
+    fig = fg.heatmap(
+        z,
+        LABELS,
+        ["d0", "d1", "d2"],
+        title="Q of head 1",
+        style=fg.Style(),
+        cells=fg.Cells(digits=3),
+        axes=fg.Axes(x_title="dimension", y_title="token"),
+    )
     summary, (table,) = d.describe(fig)
     lo, hi = np.unravel_index(np.argmin(z), z.shape), np.unravel_index(np.argmax(z), z.shape)
     assert summary == (
@@ -63,8 +76,15 @@ def test_a_signed_heatmap_says_its_range_and_where() -> None:
 def test_many_tokens_keep_every_label_in_the_table() -> None:
     """The chart thins its tick labels at 64 tokens; the table names every row and column."""
     labels = [f"token-number-{i}" for i in range(64)]
-    fig = fg.heatmap(RNG.random((64, 64)), labels, labels, title="Big", style=fg.Style(), weights=True,
-                     width_px=fg.THIRD_PX)  # fmt: skip
+    fig = fg.heatmap(
+        RNG.random((64, 64)),
+        labels,
+        labels,
+        title="Big",
+        style=fg.Style(),
+        cells=fg.Cells(weights=True),
+        axes=fg.Axes(width_px=fg.THIRD_PX),
+    )
     ticks = fig.to_plotly_json()["layout"]["yaxis"]["tickvals"]
     assert len(ticks) < 64  # labels thinned on the chart
     (table,) = d.describe(fig)[1]

@@ -147,8 +147,14 @@ def test_masked_cells_differ_by_more_than_colour(n: int) -> None:
     masked[n // 2, 0] = True  # a lone masked cell too
     for weights in (True, False):
         z = rng.random((n, n))
-        fig = fg.heatmap(z, [f"t{i}" for i in range(n)], [f"t{i}" for i in range(n)], title="w", style=fg.Style(),
-                         weights=weights, masked=masked)  # fmt: skip
+        fig = fg.heatmap(
+            z,
+            [f"t{i}" for i in range(n)],
+            [f"t{i}" for i in range(n)],
+            title="w",
+            style=fg.Style(),
+            cells=fg.Cells(weights=weights, masked=masked),
+        )
         grey = next(t for t in fig.to_plotly_json()["data"] if (t.get("meta") or {}).get("masked_value"))
         printed = grey.get("text")
         strokes = masked_strokes(fig)

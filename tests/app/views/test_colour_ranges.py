@@ -99,13 +99,17 @@ def test_the_note_on_outliers_is_one_line_at_the_narrowest_chart(present: bool) 
     rows = ["␣understanding", *(f"t{i}" for i in range(1, 6))]
     sty = fg.Style(present=present)
     width = int(fg.FULL_PX / 4 - 16)
-    spec = _plain(fg.heatmap(z, rows, fg.dims("d", 576), title="X (input)", style=sty, width_px=width))
+    spec = _plain(
+        fg.heatmap(z, rows, fg.dims("d", 576), title="X (input)", style=sty, axes=fg.Axes(width_px=width))
+    )
     sub = spec["layout"]["title"]["subtitle"]
     drawn = width * (fg.PRESENT_SCALE if present else 1.0)
     assert "<br>" not in sub["text"] and "d507 = 22,552" in sub["text"]
     assert fg.text_px(sub["text"], sub["font"]["size"]) <= drawn - 30
     plain = _plain(
-        fg.heatmap(z.clip(-3, 3), rows, fg.dims("d", 576), title="X (input)", style=sty, width_px=width)
+        fg.heatmap(
+            z.clip(-3, 3), rows, fg.dims("d", 576), title="X (input)", style=sty, axes=fg.Axes(width_px=width)
+        )
     )
     grown = spec["layout"]["height"] - plain["layout"]["height"]
     assert (

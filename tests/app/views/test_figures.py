@@ -55,7 +55,9 @@ def test_first_token_on_top_and_keys_left_to_right() -> None:
 def test_repeated_words_give_distinct_rows() -> None:
     tokens = ac.tokenize("the cat sat on the mat")
     labels = ac.token_labels(tokens)
-    fig = fg.heatmap(np.ones((6, 6)) / 6, labels, labels, title="t", style=STYLE, weights=True)
+    fig = fg.heatmap(
+        np.ones((6, 6)) / 6, labels, labels, title="t", style=STYLE, cells=fg.Cells(weights=True)
+    )
     # numeric positions, not categories: Plotly would merge two "the" rows of a categorical axis
     assert list(fig.data[0].y) == list(range(6)) and list(fig.data[0].x) == list(range(6))
     assert len(set(fig.layout.yaxis.ticktext)) == 6
@@ -71,7 +73,9 @@ def test_masked_cells_are_grey_and_marked_minus_inf() -> None:
     blocked = ~allowed
     scores = np.arange(16.0).reshape(n, n)
     masked_scores = np.where(allowed, scores, -np.inf)
-    fig = fg.heatmap(masked_scores, list("abcd"), list("abcd"), title="t", style=STYLE, masked=blocked)
+    fig = fg.heatmap(
+        masked_scores, list("abcd"), list("abcd"), title="t", style=STYLE, cells=fg.Cells(masked=blocked)
+    )
     z = _z(fig)
     assert np.isnan(z[blocked]).all(), "masked cells must not take a colour of the scale"
     assert_allclose(z[allowed], scores[allowed])
@@ -87,7 +91,12 @@ def test_masked_cells_are_grey_and_marked_minus_inf() -> None:
 
 def test_no_mask_no_overlay() -> None:
     fig = fg.heatmap(
-        np.eye(3), list("abc"), list("abc"), title="t", style=STYLE, masked=np.zeros((3, 3), bool)
+        np.eye(3),
+        list("abc"),
+        list("abc"),
+        title="t",
+        style=STYLE,
+        cells=fg.Cells(masked=np.zeros((3, 3), bool)),
     )
     assert len(fig.data) == 1
 
@@ -95,12 +104,12 @@ def test_no_mask_no_overlay() -> None:
 def test_weights_fixed_zero_to_one_sequential() -> None:
     w = np.full((3, 3), 0.2)  # with the fixed scale, even a flat, low matrix keeps the full 0..1 scale
     fixed = fg.Style(fit_weights=False)
-    fig = fg.heatmap(w, list("abc"), list("abc"), title="t", style=fixed, weights=True)
+    fig = fg.heatmap(w, list("abc"), list("abc"), title="t", style=fixed, cells=fg.Cells(weights=True))
     tr = fig.data[0]
     assert (tr.zmin, tr.zmax) == (0.0, 1.0) and tr.zmid is None
     assert tr.colorbar.title.text is None  # 0..1 needs no note
     style = fg.Style(palette="projector")
-    projector = fg.heatmap(w, list("abc"), list("abc"), title="t", style=style, weights=True)
+    projector = fg.heatmap(w, list("abc"), list("abc"), title="t", style=style, cells=fg.Cells(weights=True))
     assert projector.data[0].colorscale == go.Heatmap(colorscale="Cividis").colorscale  # sequential
     signed = fg.heatmap(w - 0.5, list("abc"), list("abc"), title="t", style=style)
     assert signed.data[0].colorscale == go.Heatmap(colorscale="PuOr_r").colorscale  # diverging
@@ -117,15 +126,17 @@ def test_weights_on_0_to_1_by_default_and_fitted_with_its_range_on_the_colour_ba
     w = ac.softmax(rng.normal(scale=0.3, size=(n, n)), axis=-1)  # every weight near 1/30
     labels = [f"t{i}" for i in range(n)]
     assert not fg.Style().fit_weights
-    fixed = fg.heatmap(w, labels, labels, title="t", style=fg.Style(), weights=True).data[0]
+    fixed = fg.heatmap(w, labels, labels, title="t", style=fg.Style(), cells=fg.Cells(weights=True)).data[0]
     assert (fixed.zmin, fixed.zmax) == (0.0, 1.0)
     fitted = fg.Style(fit_weights=True)
-    tr = fg.heatmap(w, labels, labels, title="t", style=fitted, weights=True).data[0]
+    tr = fg.heatmap(w, labels, labels, title="t", style=fitted, cells=fg.Cells(weights=True)).data[0]
     assert (tr.zmin, tr.zmax) == pytest.approx((w.min(), w.max()))
     assert tr.colorbar.title.text == "min to max"  # in words, not "fitted"
     ends = (tr.colorbar.ticktext[0], tr.colorbar.ticktext[-1])
     assert ends == (f"{w.min():.3f}", f"{w.max():.3f}")  # the range is written on the colour bar
-    flat = fg.heatmap(np.full((2, 2), 0.5), list("ab"), list("ab"), title="t", style=fitted, weights=True)
+    flat = fg.heatmap(
+        np.full((2, 2), 0.5), list("ab"), list("ab"), title="t", style=fitted, cells=fg.Cells(weights=True)
+    )
     assert flat.data[0].zmax - flat.data[0].zmin == pytest.approx(0.01)  # a flat matrix: still a range
     grid = fg.head_grid(np.stack([w, w * 0.5]), [f"t{i}" for i in range(n)], style=fitted, title="g")
     axis = grid.layout.coloraxis  # one range for every head: the lowest to the highest of them all
@@ -149,7 +160,7 @@ def test_a_cell_prints_its_number_only_where_it_fits(n: int, width: int, present
     style = fg.Style(present=present)
     labels = [f"t{i}" for i in range(n)]
     z = np.random.default_rng(0).normal(size=(n, n)) - 0.5  # negative numbers: the widest text
-    fig = fg.heatmap(z, labels, labels, title="t", style=style, width_px=width)
+    fig = fg.heatmap(z, labels, labels, title="t", style=style, axes=fg.Axes(width_px=width))
     drawn = width * (fg.PRESENT_SCALE if present else 1)
     cell_w = (drawn - fig.layout.margin.l - 40 - fg.text_px("-0.000", style.font)) / n
     cell_h = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / n
@@ -173,18 +184,29 @@ def test_every_label_is_shown_up_to_32_tokens_and_the_kept_one_beyond() -> None:
         style = fg.Style(present=present)
         for n in (11, 24, 32):
             labels = [f"word{i}" for i in range(n)]
-            fig = fg.heatmap(np.eye(n), labels, labels, title="t", style=style, weights=True, row_sums=True)
+            fig = fg.heatmap(
+                np.eye(n), labels, labels, title="t", style=style, cells=fg.Cells(weights=True, row_sums=True)
+            )
             assert list(fig.layout.xaxis.ticktext) == labels and list(fig.layout.yaxis.ticktext) == labels
             assert fig.layout.xaxis.tickfont.size >= (14 if present else 10)
         # The default sentence in presentation mode, softmax chart at half width: every word is labelled.
         words = ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm", "."]
         words[4] = "the ·4"
-        half = fg.heatmap(np.eye(11), words, words, title="t", style=style, weights=True, row_sums=True,
-                          width_px=fg.HALF_PX)  # fmt: skip
+        half = fg.heatmap(
+            np.eye(11),
+            words,
+            words,
+            title="t",
+            style=style,
+            cells=fg.Cells(weights=True, row_sums=True),
+            axes=fg.Axes(width_px=fg.HALF_PX),
+        )
         assert list(half.layout.xaxis.ticktext) == words
     n = 64
     labels = [f"word{i}" for i in range(n)]
-    fig = fg.heatmap(np.eye(n), labels, labels, title="t", style=STYLE, keep_rows=[37], keep_cols=[41])
+    fig = fg.heatmap(
+        np.eye(n), labels, labels, title="t", style=STYLE, axes=fg.Axes(keep_rows=[37], keep_cols=[41])
+    )
     x, y = list(fig.layout.xaxis.tickvals), list(fig.layout.yaxis.tickvals)
     assert len(x) < n and 41 in x and 37 in y
     step = x[1] - x[0]
@@ -194,14 +216,18 @@ def test_every_label_is_shown_up_to_32_tokens_and_the_kept_one_beyond() -> None:
 
 
 def test_cell_text_and_hover_show_values() -> None:
-    fig = fg.heatmap(np.array([[0.123456789]]), ["a"], ["b"], title="t", style=STYLE, digits=3)
+    fig = fg.heatmap(
+        np.array([[0.123456789]]), ["a"], ["b"], title="t", style=STYLE, cells=fg.Cells(digits=3)
+    )
     assert fig.data[0].texttemplate == "%{z:.3f}"
     assert "%{z:.10g}" in fig.data[0].hovertemplate  # hover has the exact value always
 
 
 def test_row_sums_printed() -> None:
     w = ac.softmax(np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]), axis=-1)
-    fig = fg.heatmap(w, ["a", "b"], ["x", "y", "z"], title="t", style=STYLE, weights=True, row_sums=True)
+    fig = fg.heatmap(
+        w, ["a", "b"], ["x", "y", "z"], title="t", style=STYLE, cells=fg.Cells(weights=True, row_sums=True)
+    )
     spec = fig.to_plotly_json()
     assert fg.row_sums_of(spec) == ["Σ 1.000", "Σ 1.000"]
     sums = next(t for t in fig.data if t.type == "scatter")
@@ -297,8 +323,17 @@ def test_every_builder_gives_a_valid_compact_figure() -> None:
     x = np.linspace(1, 2, 5)
     for style in (fg.Style(), fg.Style(present=True, palette="warm", dark=True)):
         figs = [
-            fg.heatmap(rng.normal(size=(40, 40)), lab, lab, title="t", style=style, masked=blocked),
-            fg.heatmap(np.eye(3) / 3, lab[:3], lab[:3], title="t", style=style, weights=True, row_sums=True),
+            fg.heatmap(
+                rng.normal(size=(40, 40)), lab, lab, title="t", style=style, cells=fg.Cells(masked=blocked)
+            ),
+            fg.heatmap(
+                np.eye(3) / 3,
+                lab[:3],
+                lab[:3],
+                title="t",
+                style=style,
+                cells=fg.Cells(weights=True, row_sums=True),
+            ),
             fg.head_grid(rng.random((5, 40, 40)), lab, style=style, title="g", masked=blocked),
             fg.lines(
                 x, np.column_stack([x, x]), ["a", "b"], style=style, title="l", x_title="x", y_title="y"
@@ -386,7 +421,12 @@ def test_head_grid_labels_never_overlap_at_64_tokens() -> None:
 def test_groups_name_and_divide_equal_blocks_of_columns() -> None:
     z = np.arange(12.0).reshape(2, 6)
     fig = fg.heatmap(
-        z, ["a", "b"], [f"c{j}" for j in range(6)], title="t", style=STYLE, groups=["h1", "h2", "h3"]
+        z,
+        ["a", "b"],
+        [f"c{j}" for j in range(6)],
+        title="t",
+        style=STYLE,
+        cells=fg.Cells(groups=["h1", "h2", "h3"]),
     )
     assert [a.text for a in fig.layout.annotations] == ["h1", "h2", "h3"]
     assert [a.x for a in fig.layout.annotations] == [0.5, 2.5, 4.5]  # the middle of each block
@@ -402,7 +442,7 @@ def test_groups_name_and_divide_equal_blocks_of_columns() -> None:
             [f"c{j}" for j in range(6)],
             title="t",
             style=STYLE,
-            groups=["h1", "h2", "h3", "h4"],
+            cells=fg.Cells(groups=["h1", "h2", "h3", "h4"]),
         )
 
 
@@ -487,7 +527,10 @@ def test_charts_side_by_side_keep_their_plots_level_when_one_title_wraps(present
     short, long = "X (input)", "Output = LN(H + FFN(H)) of the whole encoder block"
 
     def pair() -> list[go.Figure]:
-        return [fg.heatmap(z, labels, dims, title=t, style=style, width_px=width) for t in (short, long)]
+        return [
+            fg.heatmap(z, labels, dims, title=t, style=style, axes=fg.Axes(width_px=width))
+            for t in (short, long)
+        ]
 
     alone, wrapped = (f.layout for f in pair())
     assert wrapped.title.text.count("<br>") >= 1 and "<br>" not in alone.title.text

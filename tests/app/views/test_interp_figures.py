@@ -31,11 +31,19 @@ def test_every_builder_gives_a_valid_figure(present: bool) -> None:
     w = np.tril(np.ones((8, 8))) / np.arange(1, 9)[:, None]
     figs = [
         lf.lens_grid(ids, probs, HOSTILE, ["a", "b", "c", "d"], rows=[0, 2, 3], style=sty, title="t"),
-        lf.follow_line(probs[:, 0, 0], probs[:, 0, 1], ["x"] * 4, " Paris", style=sty, title="f", wins_from=2),
+        lf.follow_line(
+            probs[:, 0, 0], probs[:, 0, 1], ["x"] * 4, " Paris", style=sty, title="f", wins_from=2
+        ),
         lf.follow_line(probs[:, 0, 0], probs[:, 0, 1], ["x"] * 4, " Paris", style=sty, title="f", log=True),
-        lf.with_stripe(fg.heatmap(w, list("abcdabcd"), list("abcdabcd"), weights=True, style=sty, title="p"), 4, sty),
+        lf.with_stripe(
+            fg.heatmap(
+                w, list("abcdabcd"), list("abcdabcd"), style=sty, title="p", cells=fg.Cells(weights=True)
+            ),
+            4,
+            sty,
+        ),
         lf.loss_lines(np.arange(7.0), 4, style=sty, title="l"),
-    ]  # fmt: skip
+    ]
     for fig in figs:
         go.Figure(fig.to_dict())  # validates every property
 

@@ -28,6 +28,6 @@ def test_a_fitted_colour_bar_says_min_to_max() -> None:
         list("ab"),
         title="A",
         style=fg.Style(fit_weights=True),
-        weights=True,
+        cells=fg.Cells(weights=True),
     )
     assert w.data[0].colorbar.title.text == "min to max"

@@ -344,6 +344,10 @@ class Chart {
     this.name = msg.n || 'chart';
     this.clickable = !!msg.c;
     Plotly.react(this.gd, fig.data || [], layout, this.config());
+    if (!this.unhover) {  // a hover label never stays behind when the pointer leaves (over a formula below)
+      this.unhover = () => Plotly.Fx.unhover(this.gd);
+      this.gd.addEventListener('mouseleave', this.unhover);
+    }
     // Plotly's SVG text (every tick, every cell value) is not read piece by piece: the figure's title and
     // description say what it shows. Plotly may make its SVGs anew on a redraw: hidden each time.
     this.gd.querySelectorAll('svg.main-svg').forEach((svg) => svg.setAttribute('aria-hidden', 'true'));

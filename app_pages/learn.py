@@ -1,0 +1,87 @@
+"""/learn: a tiny transformer trained in the engine; its loss, its heads forming, its attention at any
+checkpoint, and K-composition (the previous-token head switched off in the trained model)."""
+
+import numpy as np
+import streamlit as st
+
+from explorer.compute import learning as lc
+from explorer.export import learn_notebook
+from explorer.ui import widgets as ui
+from explorer.views import learning as lv
+from explorer.views.model_figures import model_grid
+
+ui.opening(
+    "Watch a transformer learn",
+    "A two-layer transformer made only of attention (4 heads a layer) was trained here, in the same engine, "
+    "on random tokens in which a stretch comes back a second time. The first time through, a token cannot be "
+    "guessed; the second time, a model that finds where the current token stood before and copies what came "
+    "next can predict it. Nothing tells the model so: it finds out, suddenly.",
+    r"\text{loss} = -\tfrac{1}{N}\sum_i \log p(t_{i+1} \mid t_1 \ldots t_i)",
+)
+run, m, sty = lc.shipped(), lc.moments(), ui.style()
+(l1, p_head), (l2, i_head) = m.previous_head, m.induction_head
+steps = [int(s) for s in run.checkpoints]
+if ui.shows("learn"):
+    title = f"The loss: flat near {m.loss_before:.2f} nats, then a sudden fall around step {m.drop_step}"
+    ui.chart(lv.loss_curve(lc.smoothed_loss(run), run.repeat_loss, style=sty, title=title,
+                           drop_step=m.drop_step), "learn.loss")  # fmt: skip
+    st.markdown(
+        f"**The moment both heads form.** Layer 1's head {p_head + 1} becomes a *previous-token head* (over half "
+        f"its weight on the token just before) at step {m.previous_step}, and layer 2's head {i_head + 1} an "
+        f"*induction head* (over half on the token after the current token's earlier copy) at step "
+        f"{m.induction_step}: together, as the loss falls (steepest at step {m.drop_step})."
+    )
+if ui.shows("learn-heads"):
+    curves = [
+        (lv.score_curves(run.previous[:, 0], style=sty, title="Layer 1: previous-token score of each head",
+                         y_title="previous-token score", drop_step=m.drop_step, width_px=ui.HALF),
+         "learn.previous"),
+        (lv.score_curves(run.induction[:, 1], style=sty, title="Layer 2: induction score of each head",
+                         y_title="induction score", drop_step=m.drop_step, width_px=ui.HALF),
+         "learn.induction"),
+    ]  # fmt: skip
+    ui.charts_in_row(curves)
+
+
+@st.fragment  # scrubbing redraws the slider's grid alone, not the curves above
+def patterns() -> None:
+    ui.keep_among(
+        "learn.step", steps[::-1], "training steps"
+    )  # the last step unless a link asks (learn_step=)
+    at = st.select_slider("Training step (a checkpoint)", steps, key="learn.step", persist_state="session")
+    prev, ind = run.previous[at], run.induction[at]
+    rules = np.where(prev >= lc.FORMED, "previous", "").astype(object)
+    tokens = [f"t{t}" for t in lc.display_tokens()]
+    grid = model_grid(lc.attention_at(steps.index(at)), tokens, rules, prev, style=sty, induction=ind,
+                      induction_threshold=lc.FORMED, width_px=1000,
+                      title=f"Every head's attention at step {at}, on 16 random tokens and the same 16 again")  # fmt: skip
+    ui.chart(grid, "learn.patterns")
+
+
+if ui.shows("learn-patterns"):
+    patterns()
+if ui.shows("learn-composition"):
+    off = lc.switch_off(p_head)
+    heads = [f"layer 2, head {h + 1}" for h in range(off.induction_on.size)]
+    st.markdown(
+        f"**Why one needs the other (K-composition).** The induction head's *key* reads what the previous-token "
+        f"head wrote: “the token before me was …”. Switch layer 1's head {p_head + 1} off in the trained model and "
+        f"layer 2's induction head {i_head + 1} scores {off.induction_off[i_head]:.2f} instead of "
+        f"{off.induction_on[i_head]:.2f}; the loss on the copied tokens goes from {off.loss_on:.2f} back up to "
+        f"{off.loss_off:.2f} nats."
+    )
+    bars = [
+        (lv.switch_off_bars(heads, off.induction_on, off.induction_off, style=sty, y_range=(0, 1.1),
+                            title="Induction score of layer 2's heads", y_title="induction score",
+                            width_px=ui.HALF), "learn.off.induction"),
+        (lv.switch_off_bars(["copied tokens"], np.array([off.loss_on]), np.array([off.loss_off]), style=sty,
+                            title="Loss on the copied tokens", y_title="loss (nats)", width_px=ui.HALF),
+         "learn.off.loss"),
+    ]  # fmt: skip
+    ui.charts_in_row(bars)
+if not sty.present:
+    st.download_button(
+        "Train it in a notebook", learn_notebook.to_bytes, "watch-a-transformer-learn.ipynb",
+        "application/x-ipynb+json", key="learn.notebook", icon=":material/download:",
+        help="A Jupyter notebook that trains this same model from the same seed in plain numpy, to run anywhere",
+    )  # fmt: skip
