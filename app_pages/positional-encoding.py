@@ -62,7 +62,7 @@ elif res is not None:
         ui.charts_in_row(
             [
                 (
-                    fg.heatmap(
+                    fg.drawn_heatmap(
                         res.pe,
                         res.labels,
                         dims,
@@ -73,7 +73,7 @@ elif res is not None:
                     charts.PE_MATRIX.key,
                 ),
                 (
-                    fg.heatmap(
+                    fg.drawn_heatmap(
                         res.pe_gram,
                         res.labels,
                         res.labels,
