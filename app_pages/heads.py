@@ -27,7 +27,7 @@ if res is not None:
     tall = ui.step() is not None and ex.n_heads > HEADS_PER_ROW
     with st.container(height=HEADS_BOX_PX, key="heads-grid-box") if tall else st.container():
         ui.chart(
-            fg.head_grid(
+            fg.drawn_head_grid(
                 tr.weights,
                 lab,
                 style=sty,

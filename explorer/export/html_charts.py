@@ -166,7 +166,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             [
                 (
                     "",
-                    fg.head_grid(
+                    fg.drawn_head_grid(
                         num["A"],
                         lab,
                         style=sty,

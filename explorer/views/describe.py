@@ -110,6 +110,18 @@ def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
 # ------------------------------------------------------------------------------------------- heatmaps
 
 
+def drawn_matrix(
+    figure: Any, title: str, panels: list[Panel], labels: Labels, digits: int, weights: bool, beyond: str
+) -> Drawn:
+    """A heatmap's figure handed over with its words and tables (matrix_text), from the matrices drawn."""
+    name = " ".join(str(title).split()) or "Chart"  # as the figure's wrapped, escaped title reads
+
+    def text(tables: bool) -> tuple[str, list[Table]]:
+        return matrix_text(name, panels, labels, digits, weights, beyond, tables)
+
+    return Drawn(figure, name, beyond, text(False)[0], lambda: text(True)[1])
+
+
 def _matrices(
     title: str, data: list[dict[str, Any]], hint: dict[str, Any], beyond: str, tables_too: bool
 ) -> tuple[str, list[Table]]:

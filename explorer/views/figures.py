@@ -27,7 +27,7 @@ from explorer.views.bars import (
 )
 from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
 from explorer.views.curves import encoding_curves, lines, log_ticks, scale_experiment
-from explorer.views.grid import head_grid
+from explorer.views.grid import drawn_head_grid, head_grid
 from explorer.views.heatmap import (
     MASKED_TEXT,
     Axes,
@@ -98,6 +98,7 @@ __all__ = [
     "thinned",
     "weight_range",
     "head_grid",
+    "drawn_head_grid",
     "encoding_curves",
     "lines",
     "log_ticks",

@@ -243,12 +243,7 @@ def drawn_heatmap(
     grey = masked if masked is not None and masked.any() else None
     panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
     labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)
-    name = " ".join(str(title).split()) or "Chart"
-
-    def text(tables: bool) -> tuple[str, list[describe.Table]]:
-        return describe.matrix_text(name, [panel], labels, digits, weights, whole, tables)
-
-    return Drawn(_figure(data, layout), name, whole, text(False)[0], lambda: text(True)[1])
+    return describe.drawn_matrix(_figure(data, layout), title, [panel], labels, digits, weights, whole)
 
 
 def mask_matrix(

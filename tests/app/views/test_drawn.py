@@ -62,6 +62,18 @@ def test_a_heatmap_says_what_its_figure_says(case: str) -> None:
         assert drawn.tables[0].rows[0][1][1] == "0 (masked)"
 
 
+@pytest.mark.parametrize("masked", [None, CAUSAL])
+def test_a_grid_of_heads_says_what_its_figure_says(masked: np.ndarray | None) -> None:
+    w = np.stack([_weights(), _weights(), _weights()])
+    drawn = fg.drawn_head_grid(
+        w, LABELS, style=fg.Style(), title="Attention weights of every head", masked=masked
+    )
+    fig = drawn.figure
+    assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+    assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+    assert [t.caption.rsplit(": ", 1)[1] for t in drawn.tables] == ["head 1", "head 2", "head 3"]
+
+
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
 # bare figure, and the chart element encoding any figure it sends (a copy through to_dict costs 15-35 ms).
 READERS = {"explorer/views/describe.py": 1, "explorer/ui/chart/__init__.py": 1}
