@@ -91,7 +91,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     pos: list[Chart] = []
     if w.pe_kind in ("sinusoidal", "sinusoidal_split"):
         t, curves = pe_curves(w.pe_kind, w.d_model, w.pe_base, max(w.n, 2))
-        fig = fg.encoding_curves(t, curves, num["P"], dims, style=sty)
+        fig = fg.drawn_encoding_curves(t, curves, num["P"], dims, style=sty)
         pos.append(Chart("pe.curves", [("", fig)]))
     p = num["P"]
     pos += [

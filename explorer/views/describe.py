@@ -305,6 +305,51 @@ def _axis_title(layout: dict[str, Any], name: str, default: str) -> str:
     return plain(text) or default
 
 
+def drawn_curves(
+    figure: Any,
+    title: str,
+    x: np.ndarray,
+    ys: np.ndarray,
+    names: list[str],
+    axis_titles: tuple[str, str],
+    marks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Drawn:
+    """A line chart's figure handed over with its words and table (curves_text), from the curves drawn."""
+    name = " ".join(str(title).split()) or "Chart"
+    said, tables = curves_text(name, x, ys, names, axis_titles, marks)
+    return Drawn(figure, name, "", said, lambda: tables)
+
+
+def curves_text(
+    title: str,
+    x: np.ndarray,
+    ys: np.ndarray,
+    names: list[str],
+    axis_titles: tuple[str, str],
+    marks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[str, list[Table]]:
+    """Curves ys (m, k) over x (m,), one per name: each curve's range; the table at the marked points
+    `marks` ((p,), (p, k)) where there are any, else at the curves' own points (at most MAX_ROWS)."""
+    xt, yt = axis_titles[0] or "x", axis_titles[1] or "y"
+    x, ys = _array(x), _array(ys).reshape(len(_array(x)), -1)
+    said = [
+        f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
+        for n, y in zip(names, ys.T, strict=True)
+    ]
+    k = len(names)
+    sentence = (
+        f"{title}. {k} {'curve' if k == 1 else 'curves'} of {yt} against {xt} from "
+        f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
+    )
+    xs, at = (
+        (x, ys) if marks is None else (_array(marks[0]), _array(marks[1]).reshape(len(_array(marks[0])), -1))
+    )
+    keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
+    table = Table(title, xt, [n or f"curve {j + 1}" for j, n in enumerate(names)],
+                  [(short(xs[i]), [short(y[i]) for y in at.T]) for i in keep])  # fmt: skip
+    return sentence, [table]
+
+
 def _curves(
     title: str, data: list[dict[str, Any]], layout: dict[str, Any], lines: list[dict[str, Any]]
 ) -> tuple[str, list[Table]]:

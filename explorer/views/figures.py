@@ -26,7 +26,14 @@ from explorer.views.bars import (
     stacked_contributions,
 )
 from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
-from explorer.views.curves import encoding_curves, lines, log_ticks, scale_experiment
+from explorer.views.curves import (
+    drawn_encoding_curves,
+    drawn_lines,
+    encoding_curves,
+    lines,
+    log_ticks,
+    scale_experiment,
+)
 from explorer.views.grid import drawn_head_grid, head_grid
 from explorer.views.heatmap import (
     MASKED_TEXT,
@@ -100,6 +107,8 @@ __all__ = [
     "head_grid",
     "drawn_head_grid",
     "encoding_curves",
+    "drawn_encoding_curves",
+    "drawn_lines",
     "lines",
     "log_ticks",
     "scale_experiment",

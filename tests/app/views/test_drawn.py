@@ -74,6 +74,23 @@ def test_a_grid_of_heads_says_what_its_figure_says(masked: np.ndarray | None) ->
     assert [t.caption.rsplit(": ", 1)[1] for t in drawn.tables] == ["head 1", "head 2", "head 3"]
 
 
+def test_curves_say_what_their_figure_says() -> None:
+    t = np.linspace(0.0, 9.0, 400)
+    curves = np.column_stack([np.sin(t * 0.7**j) for j in range(8)])
+    pe = curves[::50][:6]
+    x = np.array([1.0, 4.0, 16.0, 64.0, 256.0])
+    made = [
+        fg.drawn_encoding_curves(t, curves, pe, fg.dims("d", 8), style=fg.Style()),
+        fg.drawn_lines(x, np.column_stack([x, np.ones_like(x)]), ["var(q·k) <measured>", ""], style=fg.Style(),
+                       title="Variance", x_title="d_k", y_title="", log_x=True, log_y=True, dash=["solid", "dot"]),
+    ]  # fmt: skip
+    for drawn in made:
+        fig = drawn.figure
+        assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+        assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+    assert [r for r, _ in made[0].tables[0].rows] == ["0", "1", "2", "3", "4", "5"]  # the marked positions
+
+
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
 # bare figure, and the chart element encoding any figure it sends (a copy through to_dict costs 15-35 ms).
 READERS = {"explorer/views/describe.py": 1, "explorer/ui/chart/__init__.py": 1}
