@@ -32,13 +32,13 @@ if res is not None:
     title = charts.token_weights_title(lab[i], f"head {h + 1}", ex.n_heads, view.weight_sum)
     presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
     width = ui.HALF if presenting else fg.FULL_PX
-    bars = fg.bars(  # each key in its colour of the sum below: one colour per token on the page
+    bars = fg.drawn_bars(  # each key in its colour of the sum below: one colour per token on the page
         lab, view.weights, style=sty, title=title, **charts.TOKEN_WEIGHTS.axes, y_range=(0, 1.15),
         width_px=width, height_px=ui.chart_px(), colours=fg.key_colours(view.parts),
     )  # fmt: skip
     title = charts.TOKEN_STACK.titled(token=lab[i])
-    stack = fg.stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width,
-                                     height_px=ui.chart_px())  # fmt: skip
+    stack = fg.drawn_stacked_contributions(view.parts, lab, view.out, style=sty, title=title, width_px=width,
+                                           height_px=ui.chart_px())  # fmt: skip
     if presenting:  # side by side
         ui.charts_in_row([(bars, charts.TOKEN_WEIGHTS.key), (stack, charts.TOKEN_STACK.key)])
     else:

@@ -223,9 +223,9 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
 def _token_charts(w: Walkthrough) -> list[Chart]:
     num, lab, i = w.numbers, list(w.labels), w.query
 
-    def bars(h: int) -> go.Figure:
+    def bars(h: int) -> Drawn:
         a = num["A"][h, i]
-        return fg.bars(
+        return fg.drawn_bars(
             lab,
             a,
             style=STYLE,
@@ -234,9 +234,9 @@ def _token_charts(w: Walkthrough) -> list[Chart]:
             y_range=(0, 1.15),
         )
 
-    def stack(h: int) -> go.Figure:
+    def stack(h: int) -> Drawn:
         parts = num["A"][h, i][:, None] * num["V"][h]  # (n, d_v): row j = a_ij v_j
-        return fg.stacked_contributions(
+        return fg.drawn_stacked_contributions(
             parts,
             lab,
             parts.sum(axis=0),

@@ -10,6 +10,8 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.colors import sample_colorscale
 
+from explorer.views import describe
+from explorer.views.drawn import Drawn
 from explorer.views.style import (
     _TICKS,
     FULL_PX,
@@ -55,6 +57,24 @@ def bars(
     height_px: int | None = None,
     colours: Sequence[str] | None = None,
 ) -> go.Figure:
+    """The figure of drawn_bars (which see)."""
+    return drawn_bars(categories, values, style=style, title=title, x_title=x_title, y_title=y_title,
+                      y_range=y_range, width_px=width_px, height_px=height_px, colours=colours).figure  # fmt: skip
+
+
+def drawn_bars(
+    categories: Sequence[str],
+    values: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    y_title: str,
+    y_range: tuple[float, float] | None = None,
+    width_px: int = FULL_PX,
+    height_px: int | None = None,
+    colours: Sequence[str] | None = None,
+) -> Drawn:
     """One bar per category, its value printed on it. Categories are positions (repeats stay apart).
     width_px: as heatmap's (the title wraps to it); height_px: the chart's height (default: the style's).
     colours: one per category (a page that draws each token in its colour: key_colours), else the
@@ -95,7 +115,10 @@ def bars(
     if y_range:
         yaxis["range"] = list(y_range)
     height = height_px or (PRESENT_CHART_PX if style.present else 380)
-    return _figure([bar], _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis))
+    fig = _figure([bar], _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis))
+    one = describe.Series("", [describe.said(c) for c in categories], np.asarray(values, dtype=np.float64),
+                          texts if size else None)  # fmt: skip
+    return describe.drawn_bars(fig, title, x_title, [one])
 
 
 # One colour per key bar and per curve, all different and none grey (grey is the "other keys" bar), as many
@@ -146,6 +169,22 @@ def stacked_contributions(
     width_px: int = FULL_PX,
     height_px: int | None = None,
 ) -> go.Figure:
+    """The figure of drawn_stacked_contributions (which see)."""
+    return drawn_stacked_contributions(contributions, key_labels, total, style=style, title=title,
+                                       max_keys=max_keys, width_px=width_px, height_px=height_px).figure  # fmt: skip
+
+
+def drawn_stacked_contributions(
+    contributions: NDArray[np.float64],
+    key_labels: Sequence[str],
+    total: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    max_keys: int = 12,
+    width_px: int = FULL_PX,
+    height_px: int | None = None,
+) -> Drawn:
     """Per output dimension, the stacked contributions a_ij v_j of every key j, and their sum (a marker).
     width_px: as heatmap's (the title wraps to it); height_px: the chart's height (default: the style's).
 
@@ -218,4 +257,9 @@ def stacked_contributions(
         yaxis={"title": {"text": "contribution aᵢⱼ · vⱼ"}, "zeroline": True, "zerolinewidth": 2},
         annotations=notes,
     )
-    return _figure(data, layout)
+    parts = [describe.Series(describe.said(key_labels[j]), names, np.asarray(contributions[j], dtype=np.float64))
+             for j in shown]  # fmt: skip
+    if rest.size:
+        parts.append(describe.Series(f"{rest.size} other keys", names, contributions[rest].sum(axis=0)))
+    parts.append(describe.Series("output (sum)", names, np.asarray(total, dtype=np.float64), bar=False))
+    return describe.drawn_bars(_figure(data, layout), title, "", parts)

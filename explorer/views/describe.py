@@ -398,35 +398,69 @@ def _categories(trace: dict[str, Any], layout: dict[str, Any], horizontal: bool)
 
 
 def _bars(title: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> tuple[str, list[Table]]:
-    """Bar charts: each bar's value as the chart prints it (its text), or to 4 significant digits."""
-    series = [t for t in data if t.get("type") == "bar" or (t.get("type") == "scatter" and t.get("name"))]
+    """Bar charts read from their figure: each bar's value as the chart prints it (its text), or to 4
+    significant digits."""
+    traces = [t for t in data if t.get("type") == "bar" or (t.get("type") == "scatter" and t.get("name"))]
+    series = []
+    for t in traces:
+        horizontal = t.get("orientation") == "h"
+        text = t.get("text")
+        nums = _array(t.get("x" if horizontal else "y", []))
+        shown = [str(s) for s in text] if isinstance(text, list | tuple) and len(text) == len(nums) else None
+        series.append(Series(plain(t.get("name")), _categories(t, layout, horizontal), nums, shown,
+                             t.get("type") == "bar"))  # fmt: skip
+    horizontal = traces[0].get("orientation") == "h"
+    return bars_text(title, _axis_title(layout, "yaxis" if horizontal else "xaxis", "bar"), series)
+
+
+@dataclass(frozen=True, eq=False)
+class Series:
+    """One series of a bar chart: its name ("" for none), its categories' labels, its values (one a label),
+    the values as the chart prints them (None: to 4 significant digits), and whether it is drawn as bars (a
+    marker otherwise: a stack's sum)."""
+
+    name: str
+    labels: list[str]
+    values: np.ndarray
+    shown: list[str] | None = None
+    bar: bool = True
+
+
+def drawn_bars(figure: Any, title: str, corner: str, series: list[Series]) -> Drawn:
+    """A bar chart's figure handed over with its words and table (bars_text), from the values drawn."""
+    name = said(title) or "Chart"
+    text, tables = bars_text(name, said(corner) or "bar", series)
+    return Drawn(figure, name, "", text, lambda: tables)
+
+
+def said(text: object) -> str:
+    """A label as a chart's text says it: its whitespace one space (as the figure shows it)."""
+    return " ".join(str(text).split())
+
+
+def bars_text(title: str, corner: str, series: list[Series]) -> tuple[str, list[Table]]:
+    """Bar charts: each bar's value as the chart prints it, or to 4 significant digits; one series named by
+    its bars, stacked parts by their sum and the largest part, else each series by its bars."""
     cats: list[str] = []
     values: list[dict[str, str]] = []
     for t in series:
-        horizontal = t.get("orientation") == "h"
-        labels = _categories(t, layout, horizontal)
-        nums = _array(t.get("x" if horizontal else "y", []))
-        text = t.get("text")
-        shown = [str(s) for s in text] if isinstance(text, list | tuple) and len(text) == len(nums) else None
-        got = {c: (shown[k] if shown else short(nums[k])) for k, c in enumerate(labels)}
-        cats += [c for c in labels if c not in cats]
+        got = {c: (t.shown[k] if t.shown else short(t.values[k])) for k, c in enumerate(t.labels)}
+        cats += [c for c in t.labels if c not in cats]
         values.append(got)
-    names = [plain(t.get("name")) or "value" for t in series]
-    horizontal = series[0].get("orientation") == "h"
-    corner = _axis_title(layout, "yaxis" if horizontal else "xaxis", "bar")
+    names = [t.name or "value" for t in series]
     table = Table(title, corner, names, [(c, [v.get(c, "") for v in values]) for c in cats[:MAX_ROWS]])
     if len(series) == 1:
         first = ", ".join(f"{c} {values[0][c]}" for c in cats[:10])
         more = f", and {len(cats) - 10} more" if len(cats) > 10 else ""
         return f"{title}. {len(cats)} bars: {first}{more}.", [table]
-    bars = [t for t in series if t.get("type") == "bar"]
+    bars = [t for t in series if t.bar]
     if len(bars) < len(series):  # stacked parts and their sum (a marker): the sum, and the largest part
         total = series[names.index(names[-1])]
-        nums = [_array(t.get("x" if horizontal else "y", [])) for t in bars]
+        nums = [t.values for t in bars]
         k, c = np.unravel_index(np.argmax(np.abs(np.stack(nums))), (len(nums), len(cats)))
         say = ", ".join(f"{cat} {values[-1][cat]}" for cat in cats[:8]) + (", …" if len(cats) > 8 else "")
         return (
-            f"{title}. {len(bars)} parts stacked in each of {len(cats)} bars; {plain(total.get('name'))}: {say}; "
+            f"{title}. {len(bars)} parts stacked in each of {len(cats)} bars; {total.name}: {say}; "
             f"the largest part is {names[k]}'s in {cats[c]}, {values[k][cats[c]]}."
         ), [table]
     per = "; ".join(

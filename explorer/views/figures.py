@@ -22,6 +22,8 @@ from explorer.views.bars import (
     OTHER_GREY,
     bar_text,
     bars,
+    drawn_bars,
+    drawn_stacked_contributions,
     key_colours,
     stacked_contributions,
 )
@@ -117,6 +119,8 @@ __all__ = [
     "OTHER_GREY",
     "bar_text",
     "bars",
+    "drawn_bars",
+    "drawn_stacked_contributions",
     "key_colours",
     "stacked_contributions",
 ]

@@ -91,6 +91,26 @@ def test_curves_say_what_their_figure_says() -> None:
     assert [r for r, _ in made[0].tables[0].rows] == ["0", "1", "2", "3", "4", "5"]  # the marked positions
 
 
+@pytest.mark.parametrize("n_keys", [5, 15])
+def test_bars_say_what_their_figure_says(n_keys: int) -> None:
+    keys = [f"t{j}" for j in range(n_keys - 2)] + ["a  b", "t0"]  # a repeated word, a double space
+    a = _weights()[5] if n_keys == 6 else np.full(n_keys, 1.0 / n_keys)
+    parts = a[:, None] * RNG.normal(size=(n_keys, 20 if n_keys > 5 else 4))
+    made = [
+        fg.drawn_bars(
+            keys, a, style=fg.Style(), title="Weights of “it”", x_title="key", y_title="weight aᵢⱼ"
+        ),
+        fg.drawn_bars(keys, a, style=fg.Style(), title="Weights", x_title="", y_title="", width_px=120),
+        fg.drawn_stacked_contributions(
+            parts, keys, parts.sum(axis=0), style=fg.Style(), title="Output of “it”"
+        ),
+    ]
+    for drawn in made:
+        fig = drawn.figure
+        assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+        assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+
+
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
 # bare figure, and the chart element encoding any figure it sends (a copy through to_dict costs 15-35 ms).
 READERS = {"explorer/views/describe.py": 1, "explorer/ui/chart/__init__.py": 1}
