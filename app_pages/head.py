@@ -60,7 +60,7 @@ if got is not None:
                 interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
             else:
                 width = (WIDE_PX if presenting else fg.FULL_PX) // (2 if compare else 1)
-                fig = fg.heatmap(
+                fig = fg.drawn_heatmap(
                     w,
                     lab,
                     lab,
@@ -106,7 +106,7 @@ if got is not None:
         ui.charts_in_row(
             [  # their plots level, whether or not a chart has a note on values beyond its range
                 (
-                    fg.heatmap(
+                    fg.drawn_heatmap(
                         np.asarray(arr[head], dtype=np.float64),
                         lab,
                         dims,

@@ -27,7 +27,7 @@ if res is not None:
     tall = ui.step() is not None and ex.n_heads > HEADS_PER_ROW
     with st.container(height=HEADS_BOX_PX, key="heads-grid-box") if tall else st.container():
         ui.chart(
-            fg.head_grid(
+            fg.drawn_head_grid(
                 tr.weights,
                 lab,
                 style=sty,
@@ -39,7 +39,7 @@ if res is not None:
     if ui.step() is None:  # presenting: the step is every head's weights, on one screen
         cols_v = [name for h in range(ex.n_heads) for name in fg.dims("v", ex.d_k, head=h)]
         ui.chart(
-            fg.heatmap(
+            fg.drawn_heatmap(
                 tr.concat,
                 lab,
                 cols_v,
@@ -66,7 +66,7 @@ if res is not None:
         editors.bias_editor("b_o", title="b_O", col_labels=dims)  # a real layer's (the toy model has none)
         editors.draw_buttons(("w_o", *editors.held("b_o")), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
-            fg.heatmap(
+            fg.drawn_heatmap(
                 tr.output, lab, dims, title=charts.OUTPUT.title, style=sty, axes=fg.Axes(**charts.OUTPUT.axes)
             ),
             charts.OUTPUT.key,

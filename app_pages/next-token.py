@@ -81,7 +81,7 @@ if got is not None:
             n = len(lab)
             w = np.asarray(trace.attentions[layer, head], dtype=np.float64)
             ui.chart(
-                fg.heatmap(
+                fg.drawn_heatmap(
                     w,
                     lab,
                     lab,

@@ -57,12 +57,12 @@ elif res is not None:
         )
     if ex.pe_kind.startswith("sinusoidal") and not presenting:
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
-        ui.chart(fg.encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
+        ui.chart(fg.drawn_encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
     if not presenting:
         ui.charts_in_row(
             [
                 (
-                    fg.heatmap(
+                    fg.drawn_heatmap(
                         res.pe,
                         res.labels,
                         dims,
@@ -73,7 +73,7 @@ elif res is not None:
                     charts.PE_MATRIX.key,
                 ),
                 (
-                    fg.heatmap(
+                    fg.drawn_heatmap(
                         res.pe_gram,
                         res.labels,
                         res.labels,

@@ -26,7 +26,7 @@ if res is not None:
         ui.charts_in_row(
             [
                 (
-                    fg.heatmap(
+                    fg.drawn_heatmap(
                         out[h],
                         res.labels,
                         fg.dims(label[-1].lower(), ex.d_k),
@@ -54,7 +54,7 @@ if res is not None:
             editors.draw_buttons((name, *editors.held(bias)), label, keys, short=True)
         with right:
             ui.chart(
-                fg.heatmap(
+                fg.drawn_heatmap(
                     out[h],
                     res.labels,
                     cols_k,

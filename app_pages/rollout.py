@@ -33,7 +33,7 @@ if got is not None:
     ui.charts_in_row(
         [
             (
-                fg.heatmap(
+                fg.drawn_heatmap(
                     mean,
                     lab,
                     lab,
@@ -45,7 +45,7 @@ if got is not None:
                 "rollout.single",
             ),
             (
-                fg.heatmap(
+                fg.drawn_heatmap(
                     R[layer],
                     lab,
                     lab,

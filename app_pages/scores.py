@@ -46,7 +46,7 @@ if res is not None:
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)], "height_px": ui.chart_px()}
     # Presenting the masking step: the mask beside the softmax input, each in half the width.
     width = ui.HALF if ui.step() == "masking" else ui.pair_width(res.n, sty)
-    raw = fg.heatmap(
+    raw = fg.drawn_heatmap(
         tr.scores[h],
         lab,
         lab,
@@ -55,7 +55,7 @@ if res is not None:
         axes=fg.Axes(**keep, width_px=width),
     )
     title = charts.scaled_title(res.scale, ex.alibi, blocked is not None)
-    scaled = fg.heatmap(
+    scaled = fg.drawn_heatmap(
         tr.masked[h],
         lab,
         lab,
@@ -76,7 +76,7 @@ if res is not None:
         if ui.shows("masking"):
             ui.chart(scaled, charts.SCALED_SCORES.key)
     title = charts.WEIGHTS.titled(head=f"head {h + 1}")  # what students care about most: full width
-    fig = fg.heatmap(
+    fig = fg.drawn_heatmap(
         tr.weights[h],
         lab,
         lab,

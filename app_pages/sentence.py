@@ -31,7 +31,7 @@ if res is not None:
             "emb", title="Embeddings", row_labels=res.labels, col_labels=fg.dims("d", ex.d_model)
         )
     ui.chart(
-        fg.heatmap(
+        fg.drawn_heatmap(
             res.emb,
             res.labels,
             fg.dims("d", ex.d_model),

@@ -45,7 +45,7 @@ def real(key: str, n_layers: int) -> dict[str, object]:
         for charts in html_charts.charts_of(w).values():
             for chart in charts:
                 for _, fig in chart.variants:
-                    for trace in fig.data:
+                    for trace in html_charts.figure_of(fig).data:
                         if trace.type == "heatmap" and getattr(trace, "zmin", None) is not None:
                             heatmaps += 1
                     rings = [t for t in fig.data if (t.meta or {}).get("beyond")] if fig.data else []

@@ -221,7 +221,12 @@ async def kinds_run(a: argparse.Namespace) -> int:
                 await asyncio.sleep(a.head_start)
                 beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
                 stop.set()
-                sent = sum(await asyncio.gather(*tasks))
+                # The visitors leave at once (a queued request would hold a phase for minutes): their
+                # sessions' runs stop, and the jobs nobody waits for with them.
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                sent = flood_report.reruns
             ratios = [summary(beside[p])["p90"] / summary(alone[p])["p90"] for p in ("scores", "next-token")]
             errors += flood_report.errors + quiet_report.errors
             rows.append((kind, ratios, rss.peak, sent, flood_report.errors + quiet_report.errors,

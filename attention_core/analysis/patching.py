@@ -251,19 +251,40 @@ def patch_sweep(model: Model, pair: PatchPair, site: str = "resid") -> Iterator[
     if site not in PATCH_SITES:
         raise ValueError(f"site must be one of {', '.join(map(repr, PATCH_SITES))}, got {site!r}")
     c = model.config
-    clean, corrupt = model.run(pair.clean), model.run(pair.corrupt)
     width = pair.n_tokens if site == "resid" else c.n_heads
     restored = np.full((c.n_layers, width), np.nan)
     total, done = c.n_layers * (c.n_layers + 1) // 2, 0
     for layer in range(c.n_layers):
-        x = corrupt.layers[layer].x  # (n, d_model) the corrupt residual stream entering the layer
-        if site == "resid":
-            ld = _patched_resid(model, pair, layer, clean.layers[layer].x, x)
-        else:
-            ld = _patched_heads(model, pair, layer, clean.layers[layer].attention.head_outputs, x)
-        restored[layer] = restored_fraction(ld, pair.ld_clean, pair.ld_corrupt)
+        restored[layer] = patch_layer(model, pair, layer, site)
         done += c.n_layers - layer
         yield PatchStep(done, total, layer, f"layer {layer + 1} of {c.n_layers}", restored.copy())
+
+
+def patch_layer(model: Model, pair: PatchPair, layer: int, site: str = "resid") -> FloatArray:
+    """One layer's row of ``patch_sweep``: the restored fraction of each position ("resid") or each head
+    ("head") of ``layer``, patched one at a time. A layer costs the layers from it to the last.
+
+    Args:
+        model: the model ``pair`` was made with.
+        pair: a PatchPair (``patch_pair``).
+        layer: 0 .. n_layers - 1.
+        site: "resid" or "head".
+
+    Returns:
+        (n,) for "resid", (n_heads,) for "head", float64.
+    """
+    if site not in PATCH_SITES:
+        raise ValueError(f"site must be one of {', '.join(map(repr, PATCH_SITES))}, got {site!r}")
+    c = model.config
+    if not 0 <= layer < c.n_layers:
+        raise ValueError(f"layer must be 0 .. {c.n_layers - 1}, got {layer}")
+    clean, corrupt = model.run(pair.clean), model.run(pair.corrupt)  # cached by the model
+    x = corrupt.layers[layer].x  # (n, d_model) the corrupt residual stream entering the layer
+    if site == "resid":
+        ld = _patched_resid(model, pair, layer, clean.layers[layer].x, x)
+    else:
+        ld = _patched_heads(model, pair, layer, clean.layers[layer].attention.head_outputs, x)
+    return restored_fraction(ld, pair.ld_clean, pair.ld_corrupt)
 
 
 def patch(

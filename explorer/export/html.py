@@ -31,7 +31,7 @@ import numpy as np
 from plotly.offline import get_plotlyjs
 
 from explorer.export.experiments import Experiment
-from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, why_scale_chart
+from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, figure_of, why_scale_chart
 from explorer.export.walkthrough import STEP, Walkthrough
 from explorer.views import describe, formulas
 from explorer.views import figures as fg
@@ -125,7 +125,8 @@ def _about_html(fig: object, index: int, k: int) -> str:
     app's text for the chart, views.describe); only the variant drawn is shown. A heatmap's table is built in
     the page, from the figure's own numbers, when it is opened (_JS fillTable): the largest example's tables
     as HTML would add half again to the file."""
-    matrix = "table" in ((fig.layout.meta or {}) if hasattr(fig, "layout") else {})
+    shown = figure_of(fig)
+    matrix = "table" in ((shown.layout.meta or {}) if hasattr(shown, "layout") else {})
     summary, tables = describe.describe(fig, tables=not matrix)
     body = "" if matrix else "".join(_table_html(t) for t in tables)
     hidden = " hidden" if k else ""

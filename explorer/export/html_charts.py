@@ -19,6 +19,7 @@ from explorer.export.walkthrough import Walkthrough
 from explorer.views import chart_specs as specs
 from explorer.views import colour_range
 from explorer.views import figures as fg
+from explorer.views.drawn import Drawn
 
 STYLE = fg.Style()  # the app's look on a laptop (not presentation mode)
 WIDTH = 1100  # px, the page's content width; charts in two columns get about half
@@ -30,13 +31,18 @@ class Chart:
     """One chart on the page; several variants (e.g. one per head) share its place, switched by buttons."""
 
     key: str
-    variants: list[tuple[str, go.Figure]]
+    variants: list[tuple[str, go.Figure | Drawn]]  # a Drawn where its builder hands one over (views.drawn)
     wide: bool = True  # False: half the page's width, beside the next half chart
 
 
-def _figure_json(fig: go.Figure) -> dict[str, Any]:
+def figure_of(chart: go.Figure | Drawn) -> go.Figure:
+    """A variant's Plotly figure."""
+    return chart.figure if isinstance(chart, Drawn) else chart
+
+
+def _figure_json(fig: go.Figure | Drawn) -> dict[str, Any]:
     """The figure as plain JSON (arrays as Plotly's typed-array encoding), without its template (one is shared)."""
-    spec = json.loads(fig.to_json())
+    spec = json.loads(figure_of(fig).to_json())
     spec["layout"].pop("template", None)
     return {"data": spec["data"], "layout": spec["layout"]}
 
@@ -59,10 +65,10 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     blocked = np.isneginf(num["S_masked"][0]) if np.isneginf(num["S_masked"]).any() else None
     half = WIDTH // 2
 
-    def hm(z, rows, cols, title, width=WIDTH, **kw) -> go.Figure:  # noqa: ANN001
+    def hm(z, rows, cols, title, width=WIDTH, **kw) -> Drawn:  # noqa: ANN001
         cells = {k: v for k, v in kw.items() if k in CELL_OPTIONS}  # the rest is about the axes
         axes = fg.Axes(width_px=width, **{k: v for k, v in kw.items() if k not in cells})
-        return fg.heatmap(z, rows, cols, title=title, style=sty, cells=fg.Cells(**cells), axes=axes)
+        return fg.drawn_heatmap(z, rows, cols, title=title, style=sty, cells=fg.Cells(**cells), axes=axes)
 
     out: dict[str, list[Chart]] = {}
     out["tokens"] = [
@@ -85,7 +91,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     pos: list[Chart] = []
     if w.pe_kind in ("sinusoidal", "sinusoidal_split"):
         t, curves = pe_curves(w.pe_kind, w.d_model, w.pe_base, max(w.n, 2))
-        fig = fg.encoding_curves(t, curves, num["P"], dims, style=sty)
+        fig = fg.drawn_encoding_curves(t, curves, num["P"], dims, style=sty)
         pos.append(Chart("pe.curves", [("", fig)]))
     p = num["P"]
     pos += [
@@ -160,7 +166,7 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             [
                 (
                     "",
-                    fg.head_grid(
+                    fg.drawn_head_grid(
                         num["A"],
                         lab,
                         style=sty,
@@ -262,7 +268,7 @@ def _encoder_charts(w: Walkthrough) -> list[Chart]:
         # Two a row, as on the page: a row of one space shares a range when both stay readable on it.
         pair = stages[k - k % 2 : k - k % 2 + 2]
         same = len(pair) == 2 and pair[0][2] == pair[1][2]
-        fig = fg.heatmap(
+        fig = fg.drawn_heatmap(
             z,
             list(w.labels),
             _dims(z.shape[1], "f" if hidden else "d"),

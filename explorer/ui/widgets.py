@@ -17,6 +17,7 @@ from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
 from explorer.ui import page_table, present, state
 from explorer.views import colour_range, describe, figures
+from explorer.views.drawn import Drawn
 from explorer.views.text import literal
 
 # About how wide a chart is drawn in half and in a third of the page on a 1280 px laptop screen; the
@@ -95,7 +96,7 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
 
 
-def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
+def chart(fig: go.Figure | Drawn, key: str, *, clickable: bool = False) -> dict | None:
     """A Plotly chart at full width that stays on the page across reruns and redraws in place (explorer.ui.chart);
     its camera button saves a PNG at twice the resolution (for slides), named after the key. clickable: return
     the point a click picked, on the run the click starts (explorer.ui.chart.draw), else None. With "Show
@@ -110,7 +111,7 @@ def chart(fig: go.Figure, key: str, *, clickable: bool = False) -> dict | None:
 BEYOND = "Circled: values beyond the colour range, drawn in its end colours."
 
 
-def beyond_help(figs: Sequence[go.Figure]) -> None:
+def beyond_help(figs: Sequence[go.Figure | Drawn]) -> None:
     """One caption over charts that leave values out of their colour range (none: nothing), each chart's
     whole note on them in its help."""
     notes = [(describe.title_of(fig), describe.beyond_of(fig)) for fig in figs]
@@ -122,12 +123,15 @@ def beyond_help(figs: Sequence[go.Figure]) -> None:
 
 
 def charts_in_row(
-    charts: Sequence[tuple[go.Figure, str]], columns: int | None = None, widths: Sequence[float] | None = None
+    charts: Sequence[tuple[go.Figure | Drawn, str]],
+    columns: int | None = None,
+    widths: Sequence[float] | None = None,
 ) -> None:
     """(figure, key) pairs drawn side by side, one column each of `columns` (default: as many as charts; a
     last row with fewer charts keeps the others' width) or of the relative `widths`, their plots level
     (figures.level: a title that wraps or key labels set on top in one of them move none of the plots)."""
-    figs = figures.level([fig for fig, _ in charts])
+    figures.level([fig.figure if isinstance(fig, Drawn) else fig for fig, _ in charts])
+    figs = [fig for fig, _ in charts]
     beyond_help(figs)  # one line over the row: its charts stay level
     cols = st.columns(list(widths) if widths else columns or len(charts))
     for col, fig, (_, key) in zip(cols, figs, charts, strict=False):

@@ -10,7 +10,9 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
+from explorer.views.drawn import Drawn
 from explorer.views.style import (
     FULL_PX,
     HALF_PX,
@@ -42,6 +44,29 @@ def lines(
     height: int | None = None,
     width_px: int = FULL_PX,
 ) -> go.Figure:
+    """The figure of drawn_lines (which see)."""
+    return drawn_lines(x, ys, names, style=style, title=title, x_title=x_title, y_title=y_title,
+                       markers_x=markers_x, markers_y=markers_y, log_x=log_x, log_y=log_y, dash=dash,
+                       height=height, width_px=width_px).figure  # fmt: skip
+
+
+def drawn_lines(
+    x: NDArray[np.float64],
+    ys: NDArray[np.float64],
+    names: Sequence[str],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    y_title: str,
+    markers_x: NDArray[np.float64] | None = None,
+    markers_y: NDArray[np.float64] | None = None,
+    log_x: bool = False,
+    log_y: bool = False,
+    dash: Sequence[str] | None = None,
+    height: int | None = None,
+    width_px: int = FULL_PX,
+) -> Drawn:
     """Curves ys (m, k) over x (m,), one per name; optional markers (p,), (p, k) on the same curves.
 
     Log axes label their ticks with whole values (log_ticks); the title wraps to width_px (as heatmap's)."""
@@ -97,7 +122,9 @@ def lines(
         yaxis=yaxis,
         legend={"font": {"size": style.font}},
     )
-    return _figure(data, layout)
+    marks = (markers_x, markers_y) if markers_x is not None and markers_y is not None else None
+    return describe.drawn_curves(_figure(data, layout), title, x, ys, [str(n) for n in names],
+                                 (str(x_title), str(y_title)), marks)  # fmt: skip
 
 
 def encoding_curves(
@@ -108,10 +135,22 @@ def encoding_curves(
     *,
     style: Style,
 ) -> go.Figure:
+    """The figure of drawn_encoding_curves (which see)."""
+    return drawn_encoding_curves(t, curves, pe, dims, style=style).figure
+
+
+def drawn_encoding_curves(
+    t: NDArray[np.float64],
+    curves: NDArray[np.float64],
+    pe: NDArray[np.float64],
+    dims: Sequence[str],
+    *,
+    style: Style,
+) -> Drawn:
     """The sinusoidal encoding's first (at most 8) dimensions as curves over ``t``, the sentence's positions
     (rows of ``pe``) marked on them: /positional-encoding's chart and the HTML export's, one builder."""
     shown = min(len(dims), 8)
-    return lines(
+    return drawn_lines(
         t,
         curves[:, :shown],
         dims[:shown],

@@ -1,10 +1,12 @@
-"""What a chart shows, in words and as tables, computed from the figure itself: the text a screen reader
+"""What a chart shows, in words and as tables: the text a screen reader
 says for a chart (its title, then one or two sentences from its numbers) and the same numbers as tables
 whose row and column headers are the chart's labels (tokens, dimensions, curve names), rounded as the chart
 prints them. The chart element (explorer/ui/chart) and the HTML export read it. Pure.
 
-A heatmap builder leaves its full labels in layout.meta.table (its tick labels may be thinned to every k-th);
-curves and bars are read from their traces.
+A builder that hands over a Drawn (views.drawn: the heatmap builder) has had these made from its own numbers
+(matrix_text); title_of, beyond_of and describe return them as they are. Any other chart is read from its
+figure: a heatmap's full labels from layout.meta.table (its tick labels may be thinned to every k-th), curves
+and bars from their traces.
 """
 
 from __future__ import annotations
@@ -12,26 +14,15 @@ from __future__ import annotations
 import base64
 import html
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import numpy as np
 
+from explorer.views.drawn import Drawn, Table
+
 MAX_ROWS = 200  # a table's rows at most (a curve's points are sampled down to them)
-
-
-@dataclass(frozen=True)
-class Table:
-    """One table of a chart's numbers: `corner` heads the column of row headers."""
-
-    caption: str
-    corner: str
-    cols: list[str]
-    rows: list[tuple[str, list[str]]] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"caption": self.caption, "corner": self.corner, "cols": self.cols, "rows": self.rows}
 
 
 def fixed(value: float, digits: int) -> str:
@@ -77,6 +68,8 @@ def _parts(fig: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
 
 def title_of(fig: Any) -> str:
     """The chart's title as plain text ("Chart" when it has none)."""
+    if isinstance(fig, Drawn):
+        return fig.title
     title = _parts(fig)[1].get("title")
     text = title.get("text") if isinstance(title, dict) else title
     return plain(text) or "Chart"
@@ -84,6 +77,8 @@ def title_of(fig: Any) -> str:
 
 def beyond_of(fig: Any) -> str:
     """The whole note on the values beyond a heatmap's colour range (colour_range.note), "" when none are."""
+    if isinstance(fig, Drawn):
+        return fig.beyond
     meta = _parts(fig)[1].get("meta")
     return str(meta.get("beyond") or "") if isinstance(meta, dict) else ""
 
@@ -91,15 +86,15 @@ def beyond_of(fig: Any) -> str:
 def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
     """(one or two sentences on what the chart shows, its numbers as tables); tables=False: no tables (the
     sentence alone costs next to nothing; a heatmap's table formats every cell)."""
+    if isinstance(fig, Drawn):
+        return fig.summary, (fig.tables if tables else [])
     data, layout = _parts(fig)
     meta = layout.get("meta") or {}
     title = title_of(fig)
     if isinstance(meta, dict) and "keys" in meta and "grid" in meta:
         return _grid_of_heads(title, meta)
     if isinstance(meta, dict) and "table" in meta:
-        said, found = _matrices(title, data, meta["table"], tables)
-        beyond = beyond_of(fig)  # the whole note on the outliers (the chart's own line is short)
-        return (f"{said} {beyond}." if beyond else said), found  # it opens on a count
+        return _matrices(title, data, meta["table"], beyond_of(fig), tables)
     if isinstance(meta, dict) and "lines" in meta:
         return _line_view(title, data, meta["lines"])
     if any(t.get("type") == "heatmap" for t in data):
@@ -115,32 +110,77 @@ def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
 # ------------------------------------------------------------------------------------------- heatmaps
 
 
+def drawn_matrix(
+    figure: Any, title: str, panels: list[Panel], labels: Labels, digits: int, weights: bool, beyond: str
+) -> Drawn:
+    """A heatmap's figure handed over with its words and tables (matrix_text), from the matrices drawn."""
+    name = " ".join(str(title).split()) or "Chart"  # as the figure's wrapped, escaped title reads
+
+    def text(tables: bool) -> tuple[str, list[Table]]:
+        return matrix_text(name, panels, labels, digits, weights, beyond, tables)
+
+    return Drawn(figure, name, beyond, text(False)[0], lambda: text(True)[1])
+
+
 def _matrices(
-    title: str, data: list[dict[str, Any]], hint: dict[str, Any], tables_too: bool
+    title: str, data: list[dict[str, Any]], hint: dict[str, Any], beyond: str, tables_too: bool
 ) -> tuple[str, list[Table]]:
-    """A heatmap, or one per panel (head_grid): the masked cells are the grey traces' (meta.masked_value)."""
+    """A heatmap, or one per panel (head_grid), read from its figure: the masked cells are the grey traces'
+    (meta.masked_value)."""
     grids = [t for t in data if t.get("type") == "heatmap" and "masked_value" not in (t.get("meta") or {})]
     greys = [t for t in data if "masked_value" in (t.get("meta") or {})]
-    panels = hint.get("panels") or [""]
-    rows, cols = [str(r) for r in hint["rows"]], [str(c) for c in hint["cols"]]
-    digits, weights = int(hint.get("digits", 2)), bool(hint.get("weights"))
-    rt, ct = str(hint.get("row_title", "row")), str(hint.get("col_title", "column"))
-    tables, sentences = [], []
-    for k, (name, trace) in enumerate(zip(panels, grids, strict=False)):
-        z = _array(trace["z"])
+    panels = []
+    for k, (name, trace) in enumerate(zip(hint.get("panels") or [""], grids, strict=False)):
         masked = np.isfinite(_array(greys[k]["z"])) if k < len(greys) else None
         value = str((greys[k].get("meta") or {}).get("masked_value", "")) if k < len(greys) else ""
+        panels.append(Panel(name, _array(trace["z"]), masked, value))
+    labels = Labels([str(r) for r in hint["rows"]], [str(c) for c in hint["cols"]],
+                    str(hint.get("row_title", "row")), str(hint.get("col_title", "column")))  # fmt: skip
+    return matrix_text(title, panels, labels, int(hint.get("digits", 2)), bool(hint.get("weights")), beyond,
+                       tables_too)  # fmt: skip
+
+
+@dataclass(frozen=True, eq=False)
+class Panel:
+    """One matrix of a heatmap: name ("" for a single one), z (n_rows, n_cols) as drawn (masked cells NaN),
+    masked (n_rows, n_cols) True = a grey cell or None, value: what a grey cell says ("0" or "-inf")."""
+
+    name: str
+    z: np.ndarray
+    masked: np.ndarray | None = None
+    value: str = ""
+
+
+@dataclass(frozen=True)
+class Labels:
+    """A heatmap's rows and columns in full, and what they are (row_title, col_title)."""
+
+    rows: list[str]
+    cols: list[str]
+    row_title: str = "row"
+    col_title: str = "column"
+
+
+def matrix_text(
+    title: str, panels: list[Panel], labels: Labels, digits: int, weights: bool, beyond: str, tables_too: bool
+) -> tuple[str, list[Table]]:
+    """(what a heatmap of `panels` shows, its numbers as tables when `tables_too`): one sentence per panel,
+    then the whole note on the values beyond its colour range (`beyond`, "" for none)."""
+    rows, cols, rt, ct = labels.rows, labels.cols, labels.row_title, labels.col_title
+    tables, sentences = [], []
+    for p in panels:
         if tables_too:
-            cells = [[fixed(v, digits) for v in row] for row in z]
-            if masked is not None:
-                for i, j in zip(*np.nonzero(masked), strict=True):
-                    cells[i][j] = f"{'−∞' if value == '-inf' else value} (masked)"
-            caption = f"{title}: {name}" if name else title
+            cells = [[fixed(v, digits) for v in row] for row in p.z]
+            if p.masked is not None:
+                for i, j in zip(*np.nonzero(p.masked), strict=True):
+                    cells[i][j] = f"{'−∞' if p.value == '-inf' else p.value} (masked)"
+            caption = f"{title}: {p.name}" if p.name else title
             tables.append(
                 Table(caption, f"{rt} by {ct}", cols, [(rows[i], cells[i]) for i in range(len(rows))])
             )
-        sentences.append(_matrix_sentence(name, z, masked, rows, cols, rt, ct, digits, weights))
-    return f"{title}. " + " ".join(sentences), tables
+        sentences.append(_matrix_sentence(p.name, p.z, p.masked, rows, cols, rt, ct, digits, weights))
+    said = f"{title}. " + " ".join(sentences)
+    return (f"{said} {beyond}." if beyond else said), tables  # the note opens on a count
 
 
 def _matrix_sentence(
@@ -263,6 +303,51 @@ def _axis_title(layout: dict[str, Any], name: str, default: str) -> str:
     title = axis.get("title") if isinstance(axis, dict) else None
     text = title.get("text") if isinstance(title, dict) else title
     return plain(text) or default
+
+
+def drawn_curves(
+    figure: Any,
+    title: str,
+    x: np.ndarray,
+    ys: np.ndarray,
+    names: list[str],
+    axis_titles: tuple[str, str],
+    marks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Drawn:
+    """A line chart's figure handed over with its words and table (curves_text), from the curves drawn."""
+    name = " ".join(str(title).split()) or "Chart"
+    said, tables = curves_text(name, x, ys, names, axis_titles, marks)
+    return Drawn(figure, name, "", said, lambda: tables)
+
+
+def curves_text(
+    title: str,
+    x: np.ndarray,
+    ys: np.ndarray,
+    names: list[str],
+    axis_titles: tuple[str, str],
+    marks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[str, list[Table]]:
+    """Curves ys (m, k) over x (m,), one per name: each curve's range; the table at the marked points
+    `marks` ((p,), (p, k)) where there are any, else at the curves' own points (at most MAX_ROWS)."""
+    xt, yt = axis_titles[0] or "x", axis_titles[1] or "y"
+    x, ys = _array(x), _array(ys).reshape(len(_array(x)), -1)
+    said = [
+        f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
+        for n, y in zip(names, ys.T, strict=True)
+    ]
+    k = len(names)
+    sentence = (
+        f"{title}. {k} {'curve' if k == 1 else 'curves'} of {yt} against {xt} from "
+        f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
+    )
+    xs, at = (
+        (x, ys) if marks is None else (_array(marks[0]), _array(marks[1]).reshape(len(_array(marks[0])), -1))
+    )
+    keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
+    table = Table(title, xt, [n or f"curve {j + 1}" for j, n in enumerate(names)],
+                  [(short(xs[i]), [short(y[i]) for y in at.T]) for i in keep])  # fmt: skip
+    return sentence, [table]
 
 
 def _curves(

@@ -26,14 +26,22 @@ from explorer.views.bars import (
     stacked_contributions,
 )
 from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
-from explorer.views.curves import encoding_curves, lines, log_ticks, scale_experiment
-from explorer.views.grid import head_grid
+from explorer.views.curves import (
+    drawn_encoding_curves,
+    drawn_lines,
+    encoding_curves,
+    lines,
+    log_ticks,
+    scale_experiment,
+)
+from explorer.views.grid import drawn_head_grid, head_grid
 from explorer.views.heatmap import (
     MASKED_TEXT,
     Axes,
     Cells,
     cell_lines,
     cell_text_font,
+    drawn_heatmap,
     heatmap,
     mask_hatch,
     mask_matrix,
@@ -85,6 +93,7 @@ __all__ = [
     "cell_lines",
     "cell_text_font",
     "heatmap",
+    "drawn_heatmap",
     "Axes",
     "Cells",
     "mask_hatch",
@@ -96,7 +105,10 @@ __all__ = [
     "thinned",
     "weight_range",
     "head_grid",
+    "drawn_head_grid",
     "encoding_curves",
+    "drawn_encoding_curves",
+    "drawn_lines",
     "lines",
     "log_ticks",
     "scale_experiment",

@@ -12,8 +12,10 @@ import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
+from explorer.views import describe
 from explorer.views.axes import _fit_cols, _fit_rows, thinned
 from explorer.views.colour_range import _range_note, weight_range
+from explorer.views.drawn import Drawn
 from explorer.views.heatmap import (
     _masked_overlay,
     cell_lines,
@@ -45,6 +47,22 @@ def head_grid(
     width_px: int = FULL_PX,
     max_side_px: int | None = None,
 ) -> go.Figure:
+    """The figure of drawn_head_grid (which see)."""
+    return drawn_head_grid(
+        weights, labels, style=style, title=title, masked=masked, width_px=width_px, max_side_px=max_side_px
+    ).figure
+
+
+def drawn_head_grid(
+    weights: NDArray[np.float64],
+    labels: Sequence[str],
+    *,
+    style: Style,
+    title: str,
+    masked: NDArray[np.bool_] | None = None,
+    width_px: int = FULL_PX,
+    max_side_px: int | None = None,
+) -> Drawn:
     """Small multiples of every head's weights (n_heads, n, n) on one colour scale (fitted to every head's
     weights together, or 0..1: style.fit_weights), up to 4 panels a row.
 
@@ -80,11 +98,12 @@ def head_grid(
     height = int(top + rows * side + (rows - 1) * above + 10)
     cell_font = cell_text_font(weights[np.isfinite(weights)], 2, (panel / n, side / n), style, "0")
     gap = 1 if n <= 16 else 0  # small multiples: cells are a quarter as wide as in a full heatmap
-    data = []
+    data, shown = [], []
     for i in range(h):
         z = weights[i].copy()
         if masked is not None:
             z[masked] = np.nan
+        shown.append(z)
         trace: dict[str, Any] = {
             "type": "heatmap",
             "z": z,
@@ -158,7 +177,12 @@ def head_grid(
         layout["shapes"] += [cell_lines(n, n, gap, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]
     if masked is not None and masked.any() and not cell_font:  # masked by more than colour: heatmap's hatch
         layout["shapes"] += [mask_hatch(masked, data[i]["xaxis"], data[i]["yaxis"]) for i in range(h)]
-    return _figure(data, layout)
+    grey = masked if masked is not None and masked.any() else None
+    panels = [
+        describe.Panel(f"head {i + 1}", shown[i], grey, "0" if grey is not None else "") for i in range(h)
+    ]
+    labels_in_full = describe.Labels(list(map(str, labels)), list(map(str, labels)), "query", "key")
+    return describe.drawn_matrix(_figure(data, layout), title, panels, labels_in_full, 2, True, "")
 
 
 @functools.lru_cache(maxsize=16)

@@ -12,12 +12,13 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
-from explorer.views import colour_range
+from explorer.views import colour_range, describe
 from explorer.views.axes import _axes
 from explorer.views.axes import _fit_cols as _fit_cols
 from explorer.views.axes import _fit_rows as _fit_rows
 from explorer.views.axes import thinned as thinned
 from explorer.views.colour_range import _range_note, subtitle, weight_range
+from explorer.views.drawn import Drawn
 from explorer.views.style import (
     _GAP_MIN_CELLS,
     FULL_PX,
@@ -79,7 +80,21 @@ def heatmap(
     cells: Cells = Cells(),  # noqa: B008 - frozen: one shared default is safe
     axes: Axes = Axes(),  # noqa: B008 - frozen
 ) -> go.Figure:
-    """One matrix as a heatmap. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
+    """The figure of drawn_heatmap (which see)."""
+    return drawn_heatmap(z, row_labels, col_labels, title=title, style=style, cells=cells, axes=axes).figure
+
+
+def drawn_heatmap(
+    z: NDArray[np.float64],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    *,
+    title: str,
+    style: Style,
+    cells: Cells = Cells(),  # noqa: B008 - frozen: one shared default is safe
+    axes: Axes = Axes(),  # noqa: B008 - frozen
+) -> Drawn:
+    """One matrix as a heatmap, with what it shows in words and as tables (views.drawn), from z itself. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
     weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
 
     weights=True: a sequential scale on 0..1 (one rule for weights on every page), or, when the student asks
@@ -221,10 +236,14 @@ def heatmap(
     extra["meta"] = {"table": {"rows": list(map(str, row_labels)), "cols": list(map(str, col_labels)),
                                "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
     layout = _pin_title(_layout(style, title, height, width_px, **extra))
+    whole = ""
     if len(out):
         whole = colour_range.note(shown, out, row_labels, col_labels, zmin, zmax)
         subtitle(layout, (shown, out, row_labels, col_labels), whole, style, width)
-    return _figure(data, layout)
+    grey = masked if masked is not None and masked.any() else None
+    panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
+    labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)
+    return describe.drawn_matrix(_figure(data, layout), title, [panel], labels, digits, weights, whole)
 
 
 def mask_matrix(

@@ -62,6 +62,18 @@ def test_the_sweep_yields_progress_a_layer_at_a_time(circuit) -> None:
     np.testing.assert_array_equal(steps[-1].restored, an.patch(circuit, "x a y", "x b y", "a", "b"))
 
 
+def test_one_layer_is_the_sweeps_row_and_a_layer_out_of_range_is_refused(circuit) -> None:
+    pair = an.patch_pair(circuit, "x a y", "x b y", "a", "b")
+    for site in ("resid", "head"):
+        (*_, last) = an.patch_sweep(circuit, pair, site)
+        for layer in range(circuit.config.n_layers):
+            np.testing.assert_array_equal(an.patch_layer(circuit, pair, layer, site), last.restored[layer])
+    with pytest.raises(ValueError, match="layer must be 0 .. 2, got 3"):
+        an.patch_layer(circuit, pair, 3)
+    with pytest.raises(ValueError, match="site must be one of"):
+        an.patch_layer(circuit, pair, 0, "mlp")
+
+
 def test_occluding_a_token_the_model_ignores_changes_nothing(circuit) -> None:
     # Without the mover the last position reads only itself: removing any earlier token changes nothing.
     still = circuit_model("circuit without the mover (patching tests)", mover=False)

@@ -45,6 +45,7 @@ import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
 from explorer.views.describe import Table, describe, title_of
+from explorer.views.drawn import Drawn
 
 NAME = "attention_explorer.chart"  # the component's name (its assets' URL path)
 _HERE = Path(__file__).resolve().parent
@@ -52,8 +53,11 @@ _DEFAULT_HEIGHT = 450  # px, Plotly's and Streamlit's default when a figure sets
 _lock = threading.Lock()
 
 
-def draw(fig: go.Figure, key: str, *, clickable: bool = False, tables: bool = False) -> dict[str, Any] | None:
-    """Draw `fig` as the chart `key` (stable across reruns: the same node is redrawn in place).
+def draw(
+    fig: go.Figure | Drawn, key: str, *, clickable: bool = False, tables: bool = False
+) -> dict[str, Any] | None:
+    """Draw `fig` (a figure, or a Drawn: a figure with its text, views.drawn) as the chart `key` (stable across
+    reruns: the same node is redrawn in place).
 
     clickable: a click on a data point is reported, once, as the return value of the run it starts:
     {"curve": the trace's index, "point": its point index (a heatmap's [row, column])}; None otherwise.
@@ -88,9 +92,11 @@ def _click(raw: object) -> dict[str, Any] | None:
     return {"curve": value["curve"], "point": point} if ok else None
 
 
-def encode(fig: go.Figure, key: str, *, clickable: bool = False, tables: bool = False) -> tuple[bytes, int]:
-    """The bytes sent for `fig` and the height (px) reserved for it on the page."""
-    data, layout = _raw(fig)
+def encode(
+    fig: go.Figure | Drawn, key: str, *, clickable: bool = False, tables: bool = False
+) -> tuple[bytes, int]:
+    """The bytes sent for `fig` (a figure or a Drawn) and the height (px) reserved for it on the page."""
+    data, layout = _raw(fig.figure if isinstance(fig, Drawn) else fig)
     layout = dict(layout)
     templates = None
     if layout.get("template") in _known_templates().values():

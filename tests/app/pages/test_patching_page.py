@@ -57,8 +57,15 @@ def test_the_sweeps_drawn_are_the_engines(smol, kit) -> None:  # noqa: ANN001 - 
     assert not at.exception, at.exception
     charts = kit.charts(at)
     resid, heads = kit.z(charts["patching.resid"]), kit.z(charts["patching.head"])
-    assert_allclose(resid, analysis.patch(smol, CLEAN, CORRUPT, paris, rome, "resid"), atol=1e-9)
-    assert_allclose(heads, analysis.patch(smol, CLEAN, CORRUPT, paris, rome, "head"), atol=1e-9)
+    # Every cell measured; the first, a middle and the last layer's rows are the engine's own (a layer costs
+    # the layers after it, so three rows cost a tenth of a sweep; tests/core/test_patching.py checks that
+    # patch_layer's rows are patch_sweep's).
+    L = smol.config.n_layers
+    assert resid.shape == (L, pair.n_tokens) and heads.shape == (L, smol.config.n_heads)
+    assert np.isfinite(resid).all() and np.isfinite(heads).all()
+    for layer in (0, L // 2, L - 1):
+        assert_allclose(resid[layer], analysis.patch_layer(smol, pair, layer, "resid"), atol=1e-9)
+        assert_allclose(heads[layer], analysis.patch_layer(smol, pair, layer, "head"), atol=1e-9)
     hover = charts["patching.resid"]["data"][0]["customdata"]
     assert (
         hover[11][3]

@@ -63,7 +63,10 @@ def exported(query: int) -> dict[str, list[str]]:
     ex = conform(Example(mask_kind="causal", alibi=True, n_heads=3))
     w = walkthrough.from_example(ex, pipeline.run(ex), query=query, head=0)
     charts = [c for step in html_charts.charts_of(w).values() for c in step]
-    return {c.key: [title_text(fig.layout.title.to_plotly_json()) for _, fig in c.variants] for c in charts}
+    return {
+        c.key: [title_text(html_charts.figure_of(fig).layout.title.to_plotly_json()) for _, fig in c.variants]
+        for c in charts
+    }
 
 
 def test_the_html_charts_carry_the_pages_titles(pages: dict[str, tuple[dict[str, str], int]]) -> None:

@@ -130,7 +130,7 @@ def _layer_charts(key: str, layer: int) -> list[tuple[str, dict[str, Any]]]:
     ex = conform(Example(sentence=CAT).with_(**bridge.settings_of(key, layer)))
     w = walkthrough.from_example(ex, pipeline.run(ex))
     return [
-        (f"{key} layer {layer + 1} {chart.key} {name}", fig.to_plotly_json())
+        (f"{key} layer {layer + 1} {chart.key} {name}", html_charts.figure_of(fig).to_plotly_json())
         for charts in html_charts.charts_of(w).values()
         for chart in charts
         for name, fig in chart.variants
