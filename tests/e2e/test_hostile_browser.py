@@ -31,7 +31,9 @@ HOSTILE = (
 _INTERPRETED = r"""() => ({
   js_links: document.querySelectorAll('a[href^="javascript"]').length,
   imgs_in_charts: document.querySelectorAll('.js-plotly-plot img, [data-testid="stAlert"] img').length,
-  bold_in_charts: document.querySelectorAll('.js-plotly-plot tspan[style*="bold"]').length,
+  // Bold outside the charts' own titles (a title is bold, wraps where its chart's width puts it and may
+  // name a token, so its pieces are not counted): a tick label, hover or note interpreted as markup.
+  bold_in_charts: document.querySelectorAll('.js-plotly-plot tspan[style*="bold"]:not(.gtitle tspan)').length,
   maths_from_text: Array.from(document.querySelectorAll('.katex annotation'))
     .filter(a => /x\^2|alert|script|javascript|bold/.test(a.textContent)).length,
   colored_text: document.querySelectorAll('[data-testid="stMarkdownContainer"] span[class*="color"]').length,
