@@ -53,7 +53,7 @@ if key is not None:
     weights = np.asarray(run.attentions[layer, h], dtype=np.float64)
     title = charts.INDUCTION_PATTERN.titled(layer=layer + 1, head=h + 1, score=run.induction[layer, h])
     tall = 420 if sty.present else None  # presenting: both charts and the controls on one screen
-    fig = fg.heatmap(
+    fig = fg.drawn_heatmap(
         weights,
         labels,
         labels,
@@ -62,7 +62,8 @@ if key is not None:
         cells=fg.Cells(weights=True, masked=model_compute.blocked(key, 2 * n)),
         axes=fg.Axes(width_px=ui.HALF if sty.present else fg.FULL_PX, height_px=tall),
     )
-    scores = fg.heatmap(
+    lf.with_stripe(fig.figure, n, sty)  # the induction stripe framed (changes the figure)
+    scores = fg.drawn_heatmap(
         run.induction,
         rows,
         cols,
@@ -72,10 +73,10 @@ if key is not None:
         axes=fg.Axes(**charts.INDUCTION_SCORES.axes, width_px=ui.HALF, height_px=tall),
     )
     if sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
-        pattern = (lf.with_stripe(fig, n, sty), charts.INDUCTION_PATTERN.key)
+        pattern = (fig, charts.INDUCTION_PATTERN.key)
         ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), pattern])
     elif not sty.present:
-        previous = fg.heatmap(
+        previous = fg.drawn_heatmap(
             run.previous,
             rows,
             cols,
@@ -85,7 +86,7 @@ if key is not None:
             axes=fg.Axes(**charts.PREVIOUS_SCORES.axes, width_px=ui.HALF),
         )
         ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), (previous, charts.PREVIOUS_SCORES.key)])
-        ui.chart(lf.with_stripe(fig, n, sty), charts.INDUCTION_PATTERN.key)
+        ui.chart(fig, charts.INDUCTION_PATTERN.key)
     first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()
     loss_title = f"Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second"
     if every_on is not None:

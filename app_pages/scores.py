@@ -66,7 +66,7 @@ if res is not None:
     )
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
         kind = table.row("mask_kind").titles[ex.mask_kind]
-        mask = fg.mask_matrix(blocked, lab, mask_title=kind, style=sty, width_px=width, **keep)
+        mask = fg.drawn_mask_matrix(blocked, lab, mask_title=kind, style=sty, width_px=width, **keep)
         ui.charts_in_row([(mask, "scores.mask"), (scaled, charts.SCALED_SCORES.key)])
     elif width == ui.HALF:  # a laptop, a short sentence: both, side by side
         ui.charts_in_row([(raw, charts.RAW_SCORES.key), (scaled, charts.SCALED_SCORES.key)])

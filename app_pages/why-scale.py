@@ -35,7 +35,7 @@ n_samples = c1.select_slider("samples per d_k", SAMPLES.values, key=SAMPLES.key,
 n_keys = c2.select_slider("keys per softmax row", KEYS.values, key=KEYS.key, persist_state="session")
 d_ks, var, sat = compute.scale_experiment(int(n_samples), int(n_keys), int(state.current().seed))
 presenting = ui.step() is not None  # the step: the variance beside the saturation, on one screen
-variance, peak, entropy = fg.scale_experiment(
+variance, peak, entropy = fg.drawn_scale_experiment(
     d_ks, var, sat, n_keys, style=sty, variance_px=ui.HALF if presenting else fg.FULL_PX
 )
 if presenting:

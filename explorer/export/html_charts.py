@@ -284,5 +284,5 @@ def _encoder_charts(w: Walkthrough) -> list[Chart]:
 def why_scale_chart(seed: int) -> Chart:
     """The why-scale page's first chart, as the page draws it at its default sample counts."""
     d_ks, var, sat = compute.scale_experiment(WHY_SAMPLES, WHY_KEYS, seed)
-    variance, _, _ = fg.scale_experiment(d_ks, var, sat, WHY_KEYS, style=STYLE)
+    variance, _, _ = fg.drawn_scale_experiment(d_ks, var, sat, WHY_KEYS, style=STYLE)
     return Chart("why.variance", [("", variance)])

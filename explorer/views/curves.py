@@ -200,11 +200,21 @@ def log_ticks(
 def scale_experiment(
     d_ks: NDArray[np.float64], var: Any, sat: Any, n_keys: int, *, style: Style, variance_px: int = FULL_PX
 ) -> tuple[go.Figure, go.Figure, go.Figure]:
+    """The figures of drawn_scale_experiment (which see)."""
+    variance, peak, entropy = drawn_scale_experiment(
+        d_ks, var, sat, n_keys, style=style, variance_px=variance_px
+    )
+    return variance.figure, peak.figure, entropy.figure
+
+
+def drawn_scale_experiment(
+    d_ks: NDArray[np.float64], var: Any, sat: Any, n_keys: int, *, style: Style, variance_px: int = FULL_PX
+) -> tuple[Drawn, Drawn, Drawn]:
     """The why-scale page's three charts over d_k: the variance of q·k with and without 1/sqrt(d_k) beside
     the theory (var: attention_core.ScoreVariance), the largest softmax weight and the softmax's entropy
     (sat: attention_core.SoftmaxSaturation over n_keys keys)."""
     x = d_ks.astype(float)
-    variance = lines(
+    variance = drawn_lines(
         x,
         np.column_stack([var.unscaled, var.scaled, d_ks, np.ones_like(d_ks)]),
         ["var(q·k) measured", "var(q·k / √d_k) measured", "d_k (theory)", "1 (theory)"],
@@ -217,7 +227,7 @@ def scale_experiment(
         title="Variance of the score q·k of random unit-variance vectors",
         width_px=variance_px,
     )
-    peak = lines(
+    peak = drawn_lines(
         x,
         np.column_stack([sat.max_weight_unscaled, sat.max_weight_scaled]),
         ["without scale", "with 1/√d_k"],
@@ -228,7 +238,7 @@ def scale_experiment(
         title=f"Largest softmax weight over {n_keys} keys (1/{n_keys} = flat, 1 = all on one key)",
         width_px=HALF_PX,
     )
-    entropy = lines(
+    entropy = drawn_lines(
         x,
         np.column_stack([sat.entropy_unscaled, sat.entropy_scaled, np.full(len(d_ks), sat.max_entropy)]),
         ["without scale", "with 1/√d_k", "flat (log n)"],

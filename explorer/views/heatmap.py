@@ -257,6 +257,22 @@ def mask_matrix(
     keep_cols: Sequence[int] = (),
     height_px: int | None = None,
 ) -> go.Figure:
+    """The figure of drawn_mask_matrix (which see)."""
+    return drawn_mask_matrix(blocked, labels, mask_title=mask_title, style=style, width_px=width_px,
+                             keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px).figure  # fmt: skip
+
+
+def drawn_mask_matrix(
+    blocked: NDArray[np.bool_] | None,
+    labels: Sequence[str],
+    *,
+    mask_title: str,
+    style: Style,
+    width_px: int = FULL_PX,
+    keep_rows: Sequence[int] = (),
+    keep_cols: Sequence[int] = (),
+    height_px: int | None = None,
+) -> Drawn:
     """The mask M itself (n, n), added to the scores: 0 (white) where a query may attend, -inf (grey) where it
     may not; blocked (n, n) True = may not, None = no mask (no grey cell, and the title says so). height_px:
     as heatmap's."""
@@ -267,7 +283,7 @@ def mask_matrix(
         if masked is not None
         else f"Mask M ({mask_title}): all 0, nothing masked"
     )
-    fig = heatmap(
+    drawn = drawn_heatmap(
         np.zeros((n, n)),
         labels,
         labels,
@@ -276,8 +292,8 @@ def mask_matrix(
         cells=Cells(masked=masked, zrange=(-1.0, 1.0), digits=0),
         axes=Axes(width_px=width_px, keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px),
     )
-    fig.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
-    return fig
+    drawn.figure.update_traces(showscale=False, selector=0)  # one value, 0: no colour bar to read
+    return drawn
 
 
 def cell_text_font(

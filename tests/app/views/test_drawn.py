@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import attention_core as ac
 from explorer.views import describe as d
 from explorer.views import figures as fg
 from explorer.views.heatmap import drawn_heatmap
@@ -109,6 +110,22 @@ def test_bars_say_what_their_figure_says(n_keys: int) -> None:
         fig = drawn.figure
         assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
         assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+
+
+def test_the_why_scale_curves_and_the_mask_say_what_their_figures_say() -> None:
+    d_ks = [2, 8, 32, 128]
+    var = ac.score_variance_experiment(d_ks, n_samples=50, seed=0)
+    sat = ac.softmax_saturation(d_ks, n_keys=16, n_samples=50, seed=0)
+    made = [
+        *fg.drawn_scale_experiment(np.array(d_ks), var, sat, 16, style=fg.Style()),
+        fg.drawn_mask_matrix(CAUSAL, LABELS, mask_title="causal", style=fg.Style()),
+        fg.drawn_mask_matrix(None, LABELS, mask_title="none", style=fg.Style()),
+    ]
+    for drawn in made:
+        fig = drawn.figure
+        assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+        assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+    assert made[3].figure.data[0].showscale is False  # the mask's one value: no colour bar
 
 
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
