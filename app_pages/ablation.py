@@ -51,7 +51,7 @@ def effect(key: str, text: str, L: int, H: int, presenting: bool) -> None:
     with right:
         if ui.shows("ablation") and cmp.next_tokens is not None:
             nt = cmp.next_tokens
-            ui.chart(model_figures.token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty, height_px=tall,
+            ui.chart(model_figures.drawn_token_bars(cmp.next_strings, nt.before, after=nt.after, style=sty, height_px=tall,
                      title=f"Next token: {nt.total_variation:.3f} of the probability moved"), "ablation.next")  # fmt: skip
         elif ui.shows("ablation") and cmp.cosine_before is not None:
             m1, m2 = st.columns(2)
@@ -63,7 +63,7 @@ def effect(key: str, text: str, L: int, H: int, presenting: bool) -> None:
             pairs_ui.occlusion(key, text, other, width)  # which tokens make the two sentences alike
         if ui.shows("ablation-layers"):
             names = ["embeddings"] + [f"after layer {i + 1}" for i in range(L)]
-            ui.chart(model_figures.value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS, height_px=tall,
+            ui.chart(model_figures.drawn_value_bars(names, cmp.shift, style=sty, x_title=SHIFT_WORDS, height_px=tall,
                      title="How far each layer's hidden states moved"), "ablation.shift")  # fmt: skip
             st.caption(f"{SHIFT_WORDS}, averaged over the tokens.", help=SHIFT_PRECISE)
 
@@ -97,6 +97,6 @@ if got is not None:
         if done is not None:
             cells = analysis.ranked(done.head_effects)[:15]
             with shown:
-                ui.chart(model_figures.value_bars([f"layer {l + 1}, head {h + 1}" for l, h, _ in cells],
+                ui.chart(model_figures.drawn_value_bars([f"layer {l + 1}, head {h + 1}" for l, h, _ in cells],
                          [e for _, _, e in cells], style=sty, x_title="effect of removing it alone", digits=4,
                          title="The 15 heads whose removal changes the output most"), "ablation.ranking")  # fmt: skip

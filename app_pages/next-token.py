@@ -64,8 +64,8 @@ if got is not None:
         title = f"Top {len(ids)} next tokens after “{end}” (T = {temp:g})"
         own = None if temp == 1 else model_compute.next_tokens(key, trace.text, 1.0)[2]  # the same tokens
         names = (f"T = {temp:g}", "T = 1, the model's own")
-        fig = model_figures.token_bars(strings, probs, style=ui.style(), title=title, after=own, names=names,
-                                       height_px=BARS_PX if presenting else None)  # fmt: skip
+        fig = model_figures.drawn_token_bars(strings, probs, style=ui.style(), title=title, after=own, names=names,
+                                             height_px=BARS_PX if presenting else None)  # fmt: skip
         with chart:
             ui.chart(fig, "next.bars")
     if not hidden and ui.shows("next-token", "next-token-mask"):

@@ -20,7 +20,9 @@ from numpy.typing import NDArray
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
 from explorer.model.description import show_token
+from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
+from explorer.views.drawn import Drawn
 from explorer.views.style import (
     FULL_PX,
     MASKED_GREY,
@@ -315,6 +317,21 @@ def token_bars(
     names: tuple[str, str] = ("untouched model", "heads switched off"),
     height_px: int | None = None,
 ) -> Any:
+    """The figure of drawn_token_bars (which see)."""
+    return drawn_token_bars(tokens, probs, style=style, title=title, after=after, names=names,
+                            height_px=height_px).figure  # fmt: skip
+
+
+def drawn_token_bars(
+    tokens: Sequence[str],
+    probs: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    after: NDArray[np.float64] | None = None,
+    names: tuple[str, str] = ("untouched model", "heads switched off"),
+    height_px: int | None = None,
+) -> Drawn:
     """Horizontal bars of next-token probabilities, most likely on top, on an axis from 0 to 1; with
     ``after``, a second bar per token (the changed model, or another temperature) beside the first. Each
     probability is printed on its bar. height_px: the chart's height (default: by its bars)."""
@@ -341,7 +358,9 @@ def token_bars(
         yaxis={"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed",
                "tickfont": {"size": style.font}},
     )  # fmt: skip
-    return _figure(data, layout)
+    parts = [describe.Series(describe.said(name), [describe.plain(s) for s in labels], np.asarray(p, dtype=np.float64),
+                            [f"{v:.3f}" for v in p]) for p, name, _ in series]  # fmt: skip
+    return describe.drawn_bars(_figure(data, layout), title, "", parts)
 
 
 def value_bars(
@@ -355,6 +374,22 @@ def value_bars(
     width_px: int = FULL_PX,
     height_px: int | None = None,
 ) -> Any:
+    """The figure of drawn_value_bars (which see)."""
+    return drawn_value_bars(names, values, style=style, title=title, x_title=x_title, digits=digits,
+                            width_px=width_px, height_px=height_px).figure  # fmt: skip
+
+
+def drawn_value_bars(
+    names: Sequence[str],
+    values: NDArray[np.float64],
+    *,
+    style: Style,
+    title: str,
+    x_title: str,
+    digits: int = 3,
+    width_px: int = FULL_PX,
+    height_px: int | None = None,
+) -> Drawn:
     """Horizontal bars, one per name in the given order (first on top), each value printed beside its bar;
     the title wrapped to ``width_px`` (as heatmap's). height_px: the chart's height (default: by its bars)."""
     ys = np.arange(len(names))
@@ -376,4 +411,5 @@ def value_bars(
                "tickfont": {"size": style.font}, "automargin": False},
     )  # fmt: skip
     layout["margin"]["l"] = int(left)
-    return _figure([bar], layout)
+    one = describe.Series("", [describe.said(s) for s in names], vals, list(bar["text"]))
+    return describe.drawn_bars(_figure([bar], layout), title, "", [one])

@@ -14,6 +14,7 @@ import pytest
 import attention_core as ac
 from explorer.views import describe as d
 from explorer.views import figures as fg
+from explorer.views import model_figures as mf
 from explorer.views.heatmap import drawn_heatmap
 
 RNG = np.random.default_rng(11)
@@ -126,6 +127,21 @@ def test_the_why_scale_curves_and_the_mask_say_what_their_figures_say() -> None:
         assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
         assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
     assert made[3].figure.data[0].showscale is False  # the mask's one value: no colour bar
+
+
+def test_a_model_s_bars_say_what_their_figure_says() -> None:
+    tokens = [" the", "<a>", " cat", "  x", " the"]
+    p = np.array([0.4, 0.25, 0.2, 0.1, 0.05])
+    made = [
+        mf.drawn_token_bars(tokens, p, style=fg.Style(), title="Top 5 next tokens"),
+        mf.drawn_token_bars(tokens, p, style=fg.Style(), title="T", after=p[::-1], names=("T = 2", "T = 1")),
+        mf.drawn_value_bars(["layer 1, head 2", "a  <b>"], np.array([0.25, 0.0]), style=fg.Style(), title="Shift",
+                            x_title="shift", digits=2),
+    ]  # fmt: skip
+    for drawn in made:
+        fig = drawn.figure
+        assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+        assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
 
 
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
