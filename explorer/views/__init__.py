@@ -8,5 +8,8 @@ chart_specs.py     each chart a page and the HTML export both draw: its key, tit
 model_figures.py   the real-model pages' figures; formulas.py  each page's LaTeX, from the description
 interp_figures.py  the logit lens grid, a followed token's line, the induction stripe and losses
 line_view.py       attention as lines, queries left and keys right (/head, /model)
+drawn.py     Drawn: a figure handed over with its title, outlier note, sentence and tables (made by its
+             builder from the numbers it drew: the drawn_* builders); describe.py  those words and tables,
+             and a reader of a bare figure for the builders that hand over a figure alone
 text.py      user text made literal for Markdown
 """
