@@ -8,7 +8,7 @@ from explorer.compute import learning as lc
 from explorer.export import learn_notebook
 from explorer.ui import widgets as ui
 from explorer.views import learning as lv
-from explorer.views.model_figures import model_grid
+from explorer.views.model_figures import drawn_model_grid
 
 ui.opening(
     "Watch a transformer learn",
@@ -52,9 +52,9 @@ def patterns() -> None:
     prev, ind = run.previous[at], run.induction[at]
     rules = np.where(prev >= lc.FORMED, "previous", "").astype(object)
     tokens = [f"t{t}" for t in lc.display_tokens()]
-    grid = model_grid(lc.attention_at(steps.index(at)), tokens, rules, prev, style=sty, induction=ind,
-                      induction_threshold=lc.FORMED, width_px=1000,
-                      title=f"Every head's attention at step {at}, on 16 random tokens and the same 16 again")  # fmt: skip
+    grid = drawn_model_grid(lc.attention_at(steps.index(at)), tokens, rules, prev, style=sty, induction=ind,
+                            induction_threshold=lc.FORMED, width_px=1000,
+                            title=f"Every head's attention at step {at}, on 16 random tokens and the same 16 again")  # fmt: skip
     ui.chart(grid, "learn.patterns")
 
 

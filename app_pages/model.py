@@ -51,7 +51,7 @@ if got is not None:
                    "stays quick to draw; *One head* shows them all.")  # fmt: skip
     with pickers:
         layer, head = model_ui.head_pickers(L, H, "model")
-    fig = model_figures.model_grid(
+    fig = model_figures.drawn_model_grid(
         trace.attentions,
         trace.tokens,
         labels.rules,

@@ -219,9 +219,20 @@ def _matrix_sentence(
 
 
 def _grid_of_heads(title: str, meta: dict[str, Any]) -> tuple[str, list[Table]]:
-    """The /model grid: each head's label (layout.meta.keys names: "layer l, head h: label (score s)")."""
+    """The /model grid read from its figure: each head's label is in layout.meta.keys.names."""
     L, H = int(meta["grid"][0]), int(meta["grid"][1])
-    names = [str(n) for n in meta["keys"]["names"]]
+    return grid_of_heads_text(title, L, H, [str(n) for n in meta["keys"]["names"]])
+
+
+def drawn_grid_of_heads(figure: Any, title: str, L: int, H: int, names: list[str]) -> Drawn:
+    """The /model grid's figure handed over with its words and table (grid_of_heads_text)."""
+    name = said(title) or "Chart"
+    text, tables = grid_of_heads_text(name, L, H, names)
+    return Drawn(figure, name, "", text, lambda: tables)
+
+
+def grid_of_heads_text(title: str, L: int, H: int, names: list[str]) -> tuple[str, list[Table]]:
+    """The /model grid of L layers by H heads: each head's label ("layer l, head h: label (score s)")."""
     words = [n.split(": ", 1)[1] if ": " in n else n for n in names]
     labels = [w.rsplit(" (score", 1)[0] for w in words]
     counts: dict[str, int] = {}

@@ -145,7 +145,12 @@ def _grid_rows(
             "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
 
 
-def model_grid(
+def model_grid(*args: Any, **kwargs: Any) -> Any:
+    """The figure of drawn_model_grid (which see; the same arguments)."""
+    return drawn_model_grid(*args, **kwargs).figure
+
+
+def drawn_model_grid(
     attentions: NDArray[np.floating],
     tokens: Sequence[str],
     rules: NDArray[np.object_],
@@ -159,7 +164,7 @@ def model_grid(
     induction: NDArray[np.float64] | None = None,
     induction_threshold: float = 1.0,
     fit_px: int | None = None,
-) -> Any:
+) -> Drawn:
     """Every layer x head of a model as one mosaic with each head's label above its panel.
 
     One heatmap: layer l's rows are ``band`` empty rows (its heads' labels, one text trace) then its n query
@@ -249,7 +254,7 @@ def model_grid(
     layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
     layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
     layout["meta"] = {"grid": [L, H, n, gap, band], "keys": _keys(L, H, n, gap, band, hover, selected)}
-    return _figure(data, layout)
+    return describe.drawn_grid_of_heads(_figure(data, layout), title, L, H, [str(s) for s in hover])
 
 
 def _keys(
@@ -281,6 +286,7 @@ def panels(z: NDArray[np.floating], grid: Sequence[int]) -> NDArray[np.float64]:
 def picked_head(fig: Any, click: dict[str, Any] | None) -> tuple[int, int] | None:
     """The (layer, head) of model_grid's figure `fig` a click picked (explorer.ui.chart.draw's value): a cell of a
     head's panel or of the band above it (its label), or its label's text; None for a gap or anything else."""
+    fig = fig.figure if isinstance(fig, Drawn) else fig
     meta = (fig.layout.meta or {}) if hasattr(fig, "layout") else {}
     if not click or "grid" not in meta:
         return None

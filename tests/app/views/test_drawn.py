@@ -144,6 +144,18 @@ def test_a_model_s_bars_say_what_their_figure_says() -> None:
         assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
 
 
+def test_the_model_grid_says_what_its_figure_says() -> None:
+    L, H, n = 2, 3, 4
+    rules = np.array([["first_token", "previous", "first_token"], ["broad", "first_token", "previous"]])
+    att = np.stack([np.stack([_weights()[:n, :n] for _ in range(H)]) for _ in range(L)])
+    drawn = mf.drawn_model_grid(att, LABELS[:n], rules, np.full((L, H), 0.5), style=fg.Style(), title="Every head",
+                                selected=(1, 2))  # fmt: skip
+    fig = drawn.figure
+    assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+    assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+    assert mf.picked_head(drawn, {"curve": 1, "point": 4}) == (1, 1)
+
+
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
 # bare figure, and the chart element encoding any figure it sends (a copy through to_dict costs 15-35 ms).
 READERS = {"explorer/views/describe.py": 1, "explorer/ui/chart/__init__.py": 1}
