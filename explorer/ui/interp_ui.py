@@ -82,7 +82,9 @@ def lines_chart(
         help="Or click a token in the chart (click it again for every token).",
     )  # fmt: skip
     focus = None if choice == "all" else ("query" if choice[0] == "q" else "key", int(choice[1:]))
-    fig = lv.line_view(weights, labels, heads, style=ui.style(), title=title, focus=focus, colours=colours)
+    fig = lv.drawn_line_view(
+        weights, labels, heads, style=ui.style(), title=title, focus=focus, colours=colours
+    )
     picked = lv.picked_token(fig, ui.chart(fig, key, clickable=True))
     if picked is not None:
         state.set_pending(pending, "all" if picked == focus else f"{picked[0][0]}{picked[1]}")

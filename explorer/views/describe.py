@@ -294,10 +294,23 @@ def _any_heatmap(title: str, data: list[dict[str, Any]], layout: dict[str, Any])
 
 
 def _line_view(title: str, data: list[dict[str, Any]], lines: list[int]) -> tuple[str, list[Table]]:
-    """The line view: its weights are in its label traces' hover (each query's strongest keys, per head)."""
-    n, query_trace = int(lines[0]), data[int(lines[1])]
+    """The line view read from its figure: its weights are in its label traces' hover (each query's
+    strongest keys, per head)."""
     heads = [plain(t.get("name")) for t in data if t.get("type") == "scatter" and t.get("x") == [None]]
-    parts = [re.split(r"<br\s*/?>", str(h)) for h in query_trace.get("hovertext") or []]
+    return line_view_text(title, int(lines[0]), heads, list(data[int(lines[1])].get("hovertext") or []))
+
+
+def drawn_line_view(figure: Any, title: str, n: int, heads: list[str], hover: list[str]) -> Drawn:
+    """The line view's figure handed over with its words and table (line_view_text)."""
+    name = said(title) or "Chart"
+    text, tables = line_view_text(name, n, heads, hover)
+    return Drawn(figure, name, "", text, lambda: tables)
+
+
+def line_view_text(title: str, n: int, heads: list[str], hover: list[str]) -> tuple[str, list[Table]]:
+    """The line view of n queries and `heads`: `hover`, each query's hover text ("query 3: it", then per
+    head its strongest keys and their weights, one a line), is its table."""
+    parts = [re.split(r"<br\s*/?>", str(h)) for h in hover]
     rows = [(plain(p[0]), ["; ".join(plain(x) for x in p[1:])]) for p in parts]  # "query 3: it", its weights
     say = (
         f"{title}. Each of the {n} queries (left) joined to the keys (right) it attends to, a thicker line "

@@ -17,7 +17,9 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
+from explorer.views.drawn import Drawn
 from explorer.views.style import FULL_PX, PRESENT_CHART_PX, Style, _figure, _layout, esc, text_px
 
 LEVELS = (0.02, 0.05, 0.1, 0.2, 0.4, 0.7)  # a weight from LEVELS[s] up to the next is drawn at step s
@@ -62,6 +64,22 @@ def line_view(
     colours: Sequence[int] | None = None,
     width_px: int = FULL_PX,
 ) -> go.Figure:
+    """The figure of drawn_line_view (which see)."""
+    return drawn_line_view(weights, labels, heads, style=style, title=title, focus=focus, colours=colours,
+                           width_px=width_px).figure  # fmt: skip
+
+
+def drawn_line_view(
+    weights: NDArray[np.floating],
+    labels: Sequence[str],
+    heads: Sequence[str],
+    *,
+    style: Style,
+    title: str,
+    focus: tuple[str, int] | None = None,
+    colours: Sequence[int] | None = None,
+    width_px: int = FULL_PX,
+) -> Drawn:
     """weights (m, n, n) of m heads, rows are queries; labels: the n token labels; heads: m names ("head 3");
     focus: ("query", i) or ("key", j) keeps only that token's lines; colours: each head's index into the
     palette (default 0..m-1). layout.meta.lines = [n, the query labels' trace, the key labels' trace]
@@ -92,12 +110,13 @@ def line_view(
         data.append({"type": "scatter", "mode": "lines", "x": [None], "y": [None], "name": esc(heads[h]),
                      "legendgroup": str(h), "line": {"color": colour, "width": 4}})  # its legend entry  # fmt: skip
     font = style.font
+    hovers = {side: _hover(w, heads, labels, side) for side in ("query", "key")}
     for x, side, pos in ((0.0, "query", "middle left"), (1.0, "key", "middle right")):
         data.append({
             "type": "scatter", "mode": "markers+text", "x": [x] * n, "y": list(range(n)),
             "text": [esc(t) for t in labels], "textposition": pos, "textfont": {"size": font},
             "marker": {"size": 10 if style.present else 7, "color": "#888888"}, "showlegend": False,
-            "hovertext": _hover(w, heads, labels, side), "hoverinfo": "text", "name": side,
+            "hovertext": hovers[side], "hoverinfo": "text", "name": side,
         })  # fmt: skip
     pad = max((text_px(t, font) for t in labels), default=40.0) + 24
     row = max(font * 1.9, 22.0)
@@ -118,12 +137,14 @@ def line_view(
     )  # fmt: skip
     layout["meta"] = {"lines": [n, len(data) - 2, len(data) - 1]}
     layout["showlegend"] = m > 1
-    return _figure(data, layout)
+    heads_said = [describe.said(h) for h in heads]
+    return describe.drawn_line_view(_figure(data, layout), title, n, heads_said, hovers["query"])
 
 
 def picked_token(fig: Any, click: dict[str, Any] | None) -> tuple[str, int] | None:
     """("query", i) or ("key", j): the token a click on line_view's figure picked (its label or its dot); None
     for anything else."""
+    fig = fig.figure if isinstance(fig, Drawn) else fig
     meta = (fig.layout.meta or {}) if hasattr(fig, "layout") else {}
     if not click or "lines" not in meta:
         return None

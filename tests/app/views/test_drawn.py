@@ -14,6 +14,7 @@ import pytest
 import attention_core as ac
 from explorer.views import describe as d
 from explorer.views import figures as fg
+from explorer.views import line_view as lv
 from explorer.views import model_figures as mf
 from explorer.views.heatmap import drawn_heatmap
 
@@ -154,6 +155,16 @@ def test_the_model_grid_says_what_its_figure_says() -> None:
     assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
     assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
     assert mf.picked_head(drawn, {"curve": 1, "point": 4}) == (1, 1)
+
+
+@pytest.mark.parametrize("focus", [None, ("key", 2)])
+def test_the_line_view_says_what_its_figure_says(focus: tuple[str, int] | None) -> None:
+    w = np.stack([_weights(), _weights()])
+    drawn = lv.drawn_line_view(w, LABELS, ["head 1", "head  2"], style=fg.Style(), title="Lines", focus=focus)
+    fig = drawn.figure
+    assert (drawn.title, drawn.beyond) == (d.title_of(fig), d.beyond_of(fig))
+    assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
+    assert lv.picked_token(drawn, {"curve": len(fig.data) - 1, "point": 3}) == ("key", 3)
 
 
 # The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
