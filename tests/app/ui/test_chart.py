@@ -14,6 +14,7 @@ from plotly.io.json import to_json_plotly
 
 from explorer.ui import chart
 from explorer.views import figures as fg
+from explorer.views.drawn import Drawn
 
 
 def decoded(payload: bytes) -> dict:
@@ -110,7 +111,7 @@ def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch,
     assert not at.exception and seen
     for key, fig in seen:
         sent = decoded(encode(fig, key)[0])["f"]
-        assert sent == plotly_json(fig), key
+        assert sent == plotly_json(fig.figure if isinstance(fig, Drawn) else fig), key
         # every array of numbers goes as a typed array (base64 of its bytes), none as decimal text
         assert not number_lists(sent), (key, number_lists(sent)[:3])
 
