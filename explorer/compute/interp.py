@@ -20,9 +20,10 @@ from explorer.model import models
 
 LENS_K = 5  # top tokens kept per cell: the cell shows the first, its hover all five
 # A lens at 64 tokens holds 4.6 MB (the normed residual stream, what a followed token is read from), at 12
-# tokens 0.9 MB; an induction run of 2 x 50 tokens 11 MB (every head's weights, float32).
+# tokens 0.9 MB; an induction run of 2 x 50 tokens 11 MB (every head's weights, float32): five of them, the
+# standard run and the seeds a class tries, within the process's one total (explorer.cache.TOTAL_BYTES).
 LENS_BYTES = 32 * cache.MB
-INDUCTION_BYTES = 64 * cache.MB
+INDUCTION_BYTES = 56 * cache.MB
 
 
 @dataclass(frozen=True)
