@@ -10,6 +10,7 @@ from explorer.model import models
 from explorer.sharing import model_link
 from explorer.views import model_figures as mf
 from explorer.views.figures import Style
+from explorer.views.style import PRESENT_TICK_PX
 
 
 def _grid_inputs(L: int = 2, H: int = 3, n: int = 4) -> tuple[np.ndarray, list[str], np.ndarray, np.ndarray]:
@@ -99,11 +100,12 @@ def test_model_grid_draws_at_every_size_in_both_modes(L: int, H: int, present: b
             np.testing.assert_allclose(mf.panels(fig.data[0].z, fig.layout.meta["grid"]), A, rtol=1e-6)
 
 
-@pytest.mark.parametrize(("L", "H", "fits"), [(6, 12, True), (30, 9, False)])
+@pytest.mark.parametrize(("L", "H", "fits"), [(4, 12, True), (6, 12, False), (30, 9, False)])
 def test_model_grid_fitted_to_a_height_shrinks_its_panels_to_a_floor(L: int, H: int, fits: bool) -> None:
-    """Presenting, /model asks for a grid at most fit_px tall: MiniLM's six layers fit, panels and labels
-    smaller, never below MIN_PANEL_PX and MIN_LABEL_FONT; SmolLM2's thirty would not fit even so and keep
-    their full size (they scroll in their box). The panels are still where panels() reads them."""
+    """Presenting, /model asks for a grid at most fit_px tall: four layers of twelve heads fit, panels
+    flatter, never below MIN_PANEL_PX, and labels never under PRESENT_TICK_PX (read from the back of a
+    room); MiniLM's six layers and SmolLM2's thirty would not fit even so and keep their full size (they
+    scroll in their box). The panels are still where panels() reads them."""
     n, fit = 13, 570
     A = np.random.default_rng(L).random((L, H, n, n))
     args = ([f"t{i}" for i in range(n)], np.full((L, H), "broad", dtype=object), np.ones((L, H)))
@@ -115,7 +117,7 @@ def test_model_grid_fitted_to_a_height_shrinks_its_panels_to_a_floor(L: int, H: 
     _, _, _, _, band = fitted.layout.meta["grid"]
     margin = fitted.layout.margin
     panel_px = (fitted.layout.height - margin.t - margin.b) / (L * (band + n)) * n
-    assert panel_px >= mf.MIN_PANEL_PX - 1 and fitted.data[1].textfont.size >= mf.MIN_LABEL_FONT
+    assert panel_px >= mf.MIN_PANEL_PX - 1 and fitted.data[1].textfont.size >= PRESENT_TICK_PX
     if not fits:  # unchanged: full size, to scroll
         assert (
             fitted.layout.height == free.layout.height
