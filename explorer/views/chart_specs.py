@@ -40,7 +40,8 @@ PE_SIMILARITY = ChartSpec("pe.similarity", "Similarity P Pᵀ between positions"
 PROJECTION = ChartSpec("projections.{name}", "{out} ({head})", "dimension", "token")  # {out}: Q, K or V
 PROJECTION_OF = ChartSpec("projections.{name}", "{out} = X {weights} ({head})", "dimension", "token")
 RAW_SCORES = ChartSpec("scores.raw", "Raw scores Q Kᵀ ({head})")
-SCALED_SCORES = ChartSpec("scores.scaled", "Softmax input: scaled (× {scale:.4g}){bias}{masked}")
+# "×" and its number keep to one line (a no-break space) when the title wraps in half a page's width.
+SCALED_SCORES = ChartSpec("scores.scaled", "Softmax input: scaled (×\u00a0{scale:.4g}){bias}{masked}")
 WEIGHTS = ChartSpec("scores.weights", "Softmax weights A ({head}; rows sum to 1)")
 HEAD_GRID = ChartSpec("heads.grid", "Attention weights of every head (one colour scale for all)")
 CONCAT = ChartSpec("heads.concat", CONCAT_TITLE, "dimension (head · dimension of its value)", "token")
