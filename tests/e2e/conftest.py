@@ -433,6 +433,8 @@ class App:
             box, last = ed.bounding_box(), box
             if box == last:
                 break
+        # The grid's accessible table (its header names the columns) is drawn a moment after the canvas.
+        ed.locator("thead th").nth(1).wait_for(state="attached", timeout=15_000)
         n_cols = ed.locator("thead th").count() - 1
         assert box is not None and n_cols > 0
         col_w = (box["width"] - 52) / n_cols
