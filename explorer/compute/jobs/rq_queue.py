@@ -9,7 +9,7 @@ killed and replaced cleanly. Dramatiq and Celery carry more (their own brokers' 
 backend to configure) for nothing the explorer uses.
 
 The fair order becomes queues in order: a worker takes from "short" (a job expected to take at most
-heavy.SHORT_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
+jobs.LANE_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
 under P0_S), "p1", "p2"; a worker started with --short takes only "short" (the short lane). A visitor's use
 is kept in Redis (USE, decayed as in the local pool), so every replica orders alike. Waiting places are a
 sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose places all left or went quiet
