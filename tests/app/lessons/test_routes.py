@@ -98,7 +98,9 @@ def test_a_step_opened_from_its_neighbour_shows_what_a_link_to_it_shows(route) -
         whole = routes.settings_at(route, k)
         for came in (k - 1, k + 1):
             if 1 <= came <= n:
-                before = {p: v for p, v in routes.settings_at(route, came).items() if p not in routes.PER_STEP}
+                before = {
+                    p: v for p, v in routes.settings_at(route, came).items() if p not in routes.PER_STEP
+                }
                 walked = {**before, **routes.settings_at(route, k, came)}
                 assert walked == whole, (route.name, came, k)
 

@@ -90,6 +90,4 @@ def test_a_link_to_no_lesson_says_so_and_the_menu_lists_the_lessons_first() -> N
     assert "lesson" not in at.query_params
     assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
     menu = [(p.proto.label, p.proto.query_string) for p in at.sidebar.get("page_link")]
-    assert menu[: len(routes.ROUTES)] == [
-        (r.title, f"lesson={r.name}&step=1") for r in routes.ROUTES
-    ]
+    assert menu[: len(routes.ROUTES)] == [(r.title, f"lesson={r.name}&step=1") for r in routes.ROUTES]
