@@ -126,12 +126,22 @@ def where(route: Route, k: int) -> str:
     return f"{route.title}: step {k} of {len(route.steps)}, {step.title}"
 
 
+# The way on, drawn as a button (a page link is plain text until hovered), in both themes: static CSS, ours.
+CSS = """<style>
+.st-key-step-next a, .st-key-lesson-next-bottom a {
+  border: 1px solid rgba(128, 128, 128, 0.6); border-radius: 0.5rem; justify-content: center;
+}
+.st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
+</style>"""
+
+
 def bar(route: Route, k: int) -> DeltaGenerator:
     """Above the page: where the student is in the lesson, the way back and on, what to look at, the question
     with its Reveal button (then the answer and what it means) and, at the last step, the experiment. Returns
     the bar (presenting, the frame adds the QR code and the clicker to it)."""
     step, n, presenting = route.steps[k - 1], len(route.steps), state.present()
     box = st.container(key=BAR, border=not presenting)
+    box.html(CSS)
     revealed = state.lesson_revealed(route.name, k)
     with box:
         if presenting:  # one row for the way back and on and the Reveal button, one line for the text
