@@ -128,6 +128,7 @@ def test_clicker_presents_a_lesson_across_pages(app) -> None:  # noqa: ANN001
         want = lesson_ui.where(route, step)
         app.poll(f"() => ({LESSON_WHERE})() === {want!r}", what=f"the lesson bar to read {want!r}")
         app.settle()
+        app.poll("() => !!window.__aeClicker", what="the clicker's keys to be listened for")
 
     wait_where(k)
     assert app.page.locator(".st-key-step-top").count() == 0  # the lesson's bar in place of the step-through
