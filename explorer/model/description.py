@@ -50,7 +50,9 @@ class Description:
     each matrix's draw), not a trained layer's own; banner: the paragraph above an explorer page that shows
     a trained layer (which one, what stays the model's), "" for the toy; notebook: which notebook writes the
     example out ("walkthrough": every step of the toy; "layer": one head of a trained layer); about: what the
-    model line above every page says of its weights.
+    model line above every page says of its weights; source: what the banner calls the model (a real model,
+    or one trained here); roles: per head, what it learned to do ("previous-token head", "induction head",
+    "" when it has no role found), which the predict-then-reveal questions ask by its rule.
     """
 
     model: str
@@ -78,6 +80,8 @@ class Description:
     banner: str = ""
     notebook: str = "layer"
     about: str = "trained weights of a real model, editable"
+    source: str = "Real model"  # what the banner calls a trained layer's model
+    roles: tuple[str, ...] = ()  # what each head learned to do, in words ("" for none): the questions' rules
 
     @property
     def norm_name(self) -> str:

@@ -45,6 +45,21 @@ MODELS: dict[str, ModelChoice] = {
             "toy", None, "Toy model (the explorer)", "Random or hand-set weights you can edit.", kind="toy"
         ),
         ModelChoice(
+            "tiny",
+            None,
+            "Tiny trained model",
+            "A two-layer attention-only transformer trained here (page Watch a transformer learn) on repeated "
+            "sequences of 32 abstract tokens: its heads learned to look at the token before and at what came "
+            "after an earlier copy.",
+            precise="2 layers × 4 causal heads, d_model 64, no norm, no feed-forward; the final float16 "
+            "checkpoint of the shipped run, run in float64.",
+            decoder=True,
+            shape=(2, 4),
+            vocab=32,
+            layer=(64, 16, 0, 0),
+            kind="tiny",
+        ),
+        ModelChoice(
             "minilm",
             "all-MiniLM-L6-v2",
             "MiniLM (encoder)",
