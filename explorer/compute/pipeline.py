@@ -36,7 +36,8 @@ class Result:
     scale the factor applied to q k^T; attention (AttentionTrace): THE attention of this example, the one
     the encoder block computes (encoder.attention is the same object), over attention_input: "X" in
     post-norm, "LN(X)" in pre-norm; encoder (EncoderTrace or None, with its own error in encoder_error);
-    error: a readable message when the run failed (then the fields after `x` are None).
+    error: a readable message when the run failed (then the fields after `x` are None); ids: (n,) the
+    tokens' ids where the layer has a vocabulary it shows (the tiny trained model), else None.
     """
 
     tokens: list[str]
@@ -53,6 +54,7 @@ class Result:
     error: str | None = None
     encoder_error: str | None = None
     attention_input: str = "X"  # what attention reads: "X", or "LN(X)" in pre-norm
+    ids: list[int] | None = None  # each token's id in the layer's vocabulary, where the layer shows them
 
     @property
     def n(self) -> int:
@@ -162,8 +164,9 @@ def run(ex: Example) -> Result:
         return Result(
             tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err)
         )
+    ids = layer.of(ex).token_ids(ex)
     return Result(
-        tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error, reads
+        tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error, reads, ids
     )
 
 

@@ -82,6 +82,7 @@ class Description:
     about: str = "trained weights of a real model, editable"
     source: str = "Real model"  # what the banner calls a trained layer's model
     roles: tuple[str, ...] = ()  # what each head learned to do, in words ("" for none): the questions' rules
+    lead_head: int = 0  # the head the explorer opens the layer on (the clearest role)
 
     @property
     def norm_name(self) -> str:
@@ -105,9 +106,17 @@ class Description:
         """What the first page's chart shows: the toy's embeddings E, or the layer's input X."""
         if self.layer is None:
             return "Embeddings E"
+        if self.adds_positions:  # a trained first layer: E is its token vectors; P is added on the next step
+            return "Embeddings E: each token's trained vector"
         return (
             f"X: the input of layer {self.layer + 1} (what the model's layers before it made of the tokens)"
         )
+
+    @property
+    def adds_positions(self) -> bool:
+        """X = E + P is made in the explorer (the toy's P, or a trained first layer's learned P); False when
+        the positions are already in X or rotate q and k inside attention."""
+        return not self.fixes("pe_kind") or self.positions == "learned"
 
     def fixes(self, setting: str) -> bool:
         """Whether the model fixes this setting (it is then described, not offered as a control)."""

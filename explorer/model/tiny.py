@@ -92,6 +92,12 @@ def roles(layer: int) -> tuple[str, ...]:
     return tuple(out)
 
 
+def lead_head(layer: int) -> int:
+    """The head of layer `layer` with the highest score of any role: the one the explorer opens on."""
+    t = trained()
+    return int(np.maximum(t.previous[layer], t.induction[layer]).argmax())
+
+
 # ------------------------------------------------------------------ words -> tokens
 
 
@@ -235,6 +241,7 @@ def _described(layer: int) -> description.Description:
         about=models.choice(KEY).about,
         source="Trained model",
         roles=roles(layer),
+        lead_head=lead_head(layer),
     )
     return dataclasses.replace(d, banner=_banner(d, t.step))
 
@@ -245,14 +252,24 @@ def _banner(d: description.Description, step: int) -> str:
         if d.layer == 0
         else "X is what layer 1 made of the tokens"
     )
-    heads = "; ".join(
-        f"head {h + 1} is {'an' if r[0] == 'i' else 'a'} {r}" for h, r in enumerate(d.roles) if r
+    heads = " ".join(
+        _listed([h + 1 for h, r in enumerate(d.roles) if r == role], role)
+        for role in dict.fromkeys(d.roles)
+        if role
     )
     return (
         f"{d.title}, trained here on repeated sequences of abstract tokens (step {step} of the run on "
         f"Watch a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
-        f"attention only: no norm, no feed-forward; the mask is causal.{' ' + heads.capitalize() + '.' if heads else ''}"
+        f"attention only: no norm, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
     )
+
+
+def _listed(heads: list[int], role: str) -> str:
+    """ "Head 2 is a previous-token head." or "Heads 1, 2 and 4 are induction heads." """
+    if len(heads) == 1:
+        return f"Head {heads[0]} is {'an' if role[0] in 'aeiou' else 'a'} {role}."
+    names = ", ".join(str(h) for h in heads[:-1]) + f" and {heads[-1]}"
+    return f"Heads {names} are {role}s."
 
 
 def fixed(ex: Any) -> tuple[LayerWeights, ModelConfig]:

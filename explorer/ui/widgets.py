@@ -152,16 +152,19 @@ TOKENS_PER_TABLE = 12
 TOKENS_PER_TABLE_PRESENTING = 16
 
 
-def token_table(tokens: list[str], labels: list[str]) -> None:
-    """Each token and its label in the charts, by position, in tables of TOKENS_PER_TABLE positions (more
-    while presenting) one under the other: every token in view, none behind a scroll bar."""
+def token_table(tokens: list[str], labels: list[str], ids: list[int] | None = None) -> None:
+    """Each token and its label in the charts (and its id, where the layer's vocabulary is shown), by
+    position, in tables of TOKENS_PER_TABLE positions (more while presenting) one under the other: every
+    token in view, none behind a scroll bar."""
     per = TOKENS_PER_TABLE_PRESENTING if state.present() else TOKENS_PER_TABLE
+    rows = [tokens, labels] + ([[str(i) for i in ids]] if ids is not None else [])
+    names = ["token", "label in charts"] + (["token id"] if ids is not None else [])
     for start in range(0, len(tokens), per):
         end = min(start + per, len(tokens))
         st.dataframe(
             pd.DataFrame(
-                [tokens[start:end], labels[start:end]],
-                index=["token", "label in charts"],
+                [r[start:end] for r in rows],
+                index=names,
                 columns=[str(i) for i in range(start, end)],
             ),
             width="stretch",
@@ -311,13 +314,13 @@ def layer_banner(shown: Description, reads: bool = False) -> None:
             if reads and shown.norm_first
             else ""
         )
-        left.markdown(f"**Real model: {literal(shown.title)}** (trained weights, editable){norm}")
+        left.markdown(f"**{shown.source}: {literal(shown.title)}** (trained weights, editable){norm}")
         right.button("Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:",
                      type="tertiary")  # fmt: skip
         return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
-        left.markdown(f"**Real model:** {literal(shown.banner)}")
+        left.markdown(f"**{shown.source}:** {literal(shown.banner)}")
         right.button(
             "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
         )
