@@ -170,6 +170,23 @@ def run(ex: Example) -> Result:
     )
 
 
+ROLES = ("previous-token head", "induction head")  # the roles a head's rule answers (Description.roles)
+
+
+def rule_key(role: str, res: Result, query: int) -> int | None:
+    """The key a head with this role attends to by its rule, for `query`: a previous-token head the token
+    just before (the first token, itself); an induction head the token after the latest earlier copy of the
+    query's token (same id, or the same word in any case). None when the rule names no key (no role, or no
+    earlier copy)."""
+    if role == ROLES[0]:
+        return max(query - 1, 0)
+    if role != ROLES[1]:
+        return None
+    same = res.ids if res.ids is not None else [t.lower() for t in res.tokens]
+    copies = [j for j in range(query) if same[j] == same[query]]
+    return copies[-1] + 1 if copies else None
+
+
 @dataclass(frozen=True)
 class ScaleStats:
     """The current sentence's scores, per head, with and without 1/sqrt(d_k) (unmasked, no bias).

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.compute import cached as compute
-from explorer.compute.pipeline import Result
+from explorer.compute.pipeline import ROLES, Result, rule_key
 from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
@@ -409,11 +409,14 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     if q is None or q >= res.n or res.attention is None:
         return False
     who = literal(labels[q])
+    roles = state.description().roles
+    role = roles[head] if head < len(roles) else ""
     if not state.revealed():
         with st.container(key="ask-box", border=True):
             st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
             st.caption(
-                f"Head {head + 1}. Think, vote, then reveal (the button, or → on the keyboard or clicker)."
+                f"Head {head + 1}{_rule_hint(role, literal(res.tokens[q]))}. Think, vote, then reveal (the button, or → on the "
+                "keyboard or clicker)."
             )
             st.button(
                 "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
@@ -423,7 +426,31 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     w = float(res.attention.weights[head, q, k])
     st.success(
         f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
-        f"below.",
+        f"below.{_rule_said(role, res, head, q, labels)}",
         icon=":material/visibility:",
     )
     return False
+
+
+def _rule_hint(role: str, who: str) -> str:
+    """The rule a trained head learned, as the question's hint ("" for a head with none: a random one)."""
+    if role == ROLES[0]:
+        return " is a previous-token head: it learned to look at the word just before"
+    if role == ROLES[1]:
+        return (
+            f" is an induction head: it learned to find an earlier copy of “{who}” and look at the word that "
+            "came after that copy"
+        )
+    return " (random weights: no rule to learn)" if state.description().drawn else ""
+
+
+def _rule_said(role: str, res: Result, head: int, query: int, labels: list[str]) -> str:
+    """After the answer: the word the head's rule names, and whether the head followed it ("" without a rule)."""
+    want = rule_key(role, res, query)
+    if want is None:
+        return " This word has no earlier copy, so the induction rule names no word here." if role else ""
+    assert res.attention is not None
+    if want == res.strongest_key(head, query):
+        return f" The rule names “{literal(labels[want])}”: the head followed it."
+    weight = float(res.attention.weights[head, query, want])
+    return f" The rule names “{literal(labels[want])}”, which this head gives {weight:.2f}."

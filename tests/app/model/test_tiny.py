@@ -14,6 +14,7 @@ import numpy as np
 
 from attention_core import training as tr
 from explorer.compute import pipeline
+from explorer.compute.pipeline import rule_key
 from explorer.model import layer, tiny
 from explorer.model.example import Example, conform
 from explorer.sharing import params as link_params
@@ -101,3 +102,11 @@ def test_a_link_reopens_the_layer_with_its_edits() -> None:
     assert messages == [] and got.digest() == ex.digest()
     plain, messages = link_params.from_params({"real": "tiny", "real_layer": "1"}, Example())
     assert messages == [] and plain.digest() == opened(1, Example().sentence).digest()
+
+
+def test_each_role_names_a_key_by_its_rule() -> None:
+    res = pipeline.run(opened(1))
+    assert [rule_key("previous-token head", res, q) for q in (0, 1, 8)] == [0, 0, 7]
+    assert rule_key("induction head", res, QUERY) == AFTER_COPY  # "cat" again: the word after the first
+    assert rule_key("induction head", res, 4) == 1  # "the" after "The": one token, whatever the case
+    assert rule_key("induction head", res, 2) is None and rule_key("", res, QUERY) is None  # no copy, no role

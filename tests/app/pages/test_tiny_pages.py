@@ -16,7 +16,7 @@ STEPS = ("sentence", "positional-encoding", "projections", "scores", "heads", "t
 
 
 def text(at: AppTest) -> str:
-    return " ".join(m.value for m in [*at.markdown, *at.caption, *at.info]).replace("\\", "")
+    return " ".join(m.value for m in [*at.markdown, *at.caption, *at.info]).replace("\\", "").replace("\u2060", "")
 
 
 def test_the_model_choice_opens_a_trained_layer_and_every_step_draws_it(kit) -> None:  # noqa: ANN001
@@ -38,6 +38,13 @@ def test_the_model_choice_opens_a_trained_layer_and_every_step_draws_it(kit) -> 
             assert head == tiny.lead_head(1)  # opened on the head whose role is clearest
             w = np.nan_to_num(kit.z(kit.charts(at)["scores.weights"]))  # the masked future is drawn grey
             np.testing.assert_allclose(w, ref[head], atol=1e-9)
+    # Predict, then reveal: the question names the head's rule; the answer says what the rule names
+    at.session_state["ui.ask"] = 8  # the second "cat"
+    fixtures.go(at, "app_pages/scores.py")
+    assert "is an induction head: it learned to find an earlier copy of “cat”" in text(at)
+    next(b for b in at.button if b.key == "reveal").click().run()
+    answer = " ".join(s.value for s in at.success)
+    assert "The rule names “sat”" in answer, answer  # the word after the earlier "cat"
     fixtures.go(at, "app_pages/sentence.py")
     at.sidebar.selectbox(key=layer_choice.WIDGET).set_value("toy:0").run()
     assert not at.exception and "These weights are random" in text(at)  # back to the toy
