@@ -238,9 +238,13 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
     """The stages of an encoder block in reading order: (title, matrix, is_hidden_layer).
 
     Titles name the block's own norm and activation: the toy's LN and ReLU, or a real layer's (explorer.model.bridge)
-    LayerNorm with its gains and GELU (MiniLM), RMSNorm and SwiGLU (SmolLM2)."""
+    LayerNorm with its gains and GELU (MiniLM), RMSNorm and SwiGLU (SmolLM2); an attention-only layer (no
+    norm, d_ff 0: the tiny trained model) has three: X, MHA(X), X + MHA(X)."""
     n = "RMSNorm" if getattr(enc, "norm", "layer_norm") == "rms_norm" else "LN"
     act = getattr(enc, "activation", "relu") or "relu"
+    if enc.ffn_hidden.shape[-1] == 0 and getattr(enc, "norm", "") == "none":  # attention only
+        return [("X (input)", enc.x, False), ("MHA(X)", enc.attention.output, False),
+                ("Output = X + MHA(X)", enc.output, False)]  # fmt: skip
 
     def hidden(h: str) -> str:
         return {
@@ -275,6 +279,15 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
 # The four stages that tell the block's story on one screen (presenting): the input, what attention adds,
 # the residual sum H, the output (indices into encoder_stages, pre-norm and post-norm).
 BRIEF_STAGES = {True: (0, 2, 3, 7), False: (0, 1, 3, 7)}
+
+
+def brief_stages(stages: list[tuple[str, F64, bool]], norm_first: bool) -> list[tuple[str, F64, bool]]:
+    """The stages shown on one screen: BRIEF_STAGES of a block's eight, or all of an attention-only layer's."""
+    return (
+        stages
+        if len(stages) <= len(BRIEF_STAGES[norm_first])
+        else [stages[k] for k in BRIEF_STAGES[norm_first]]
+    )
 
 
 def pe_curves(kind: str, d_model: int, base: float, n_positions: int, steps: int = 8) -> tuple[F64, F64]:

@@ -126,7 +126,8 @@ class Description:
         """The sizes in one line: d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536."""
         heads = f"{self.n_heads} heads" + (f" ({self.n_kv_heads} key/value heads)" if self.shares_kv else "")
         layers = f"{self.n_layers} layers · " if self.layer is None and self.n_layers > 1 else ""
-        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · d_ff {self.d_ff}"
+        ffn = f"d_ff {self.d_ff}" if self.d_ff else "no feed-forward"
+        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · {ffn}"
 
 
 def of_toy(ex: Any) -> Description:

@@ -174,6 +174,8 @@ def _ffn_tex(d: Description) -> str:
 
 def block(d: Description) -> str:
     """/encoder: the block in the order this layer computes it, its norm and its feed-forward."""
+    if d.activation == "none" and d.norm == "none":  # attention only: the residual sum is the layer
+        return r"Y = X + \operatorname{MHA}(X)\quad(\text{attention only: no norm, no feed-forward})"
     n = r"\operatorname{" + d.norm_name + "}"
     order = (
         rf"\text{{pre-norm: }} H = X + \operatorname{{MHA}}({n}(X)),\quad Y = H + \operatorname{{FFN}}({n}(H))"

@@ -8,6 +8,8 @@ induction head of layer 2, their weights computed by training's forward pass, no
 
 from __future__ import annotations
 
+import contextlib
+import io
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -15,6 +17,7 @@ import numpy as np
 from attention_core import training as tr
 from explorer.compute import pipeline
 from explorer.compute.pipeline import rule_key
+from explorer.export import layer_notebook
 from explorer.model import layer, tiny
 from explorer.model.example import Example, conform
 from explorer.sharing import params as link_params
@@ -110,3 +113,20 @@ def test_each_role_names_a_key_by_its_rule() -> None:
     assert rule_key("induction head", res, QUERY) == AFTER_COPY  # "cat" again: the word after the first
     assert rule_key("induction head", res, 4) == 1  # "the" after "The": one token, whatever the case
     assert rule_key("induction head", res, 2) is None and rule_key("", res, QUERY) is None  # no copy, no role
+
+
+def test_the_layer_notebook_recomputes_a_trained_head() -> None:
+    """The export a real layer gets ("Download as notebook"): run cell by cell, it gets the app's weights."""
+    ex = opened(1)
+    res = pipeline.run(ex)
+    nb = layer_notebook.of_example(ex, res, tiny.lead_head(1))
+    intro = nb.cells[0].source
+    assert "trained by the Attention Explorer's own numpy engine" in intro and "layer 2 of 2" in intro
+    assert any("This model has no norm" in c.source for c in nb.cells if c.cell_type == "markdown")
+    scope: dict[str, object] = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                exec(cell.source, scope)  # noqa: S102 - the notebook the app writes, checked as a reader runs it
+    assert "Every number is the same as in the app." in out.getvalue()

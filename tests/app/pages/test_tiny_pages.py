@@ -16,7 +16,11 @@ STEPS = ("sentence", "positional-encoding", "projections", "scores", "heads", "t
 
 
 def text(at: AppTest) -> str:
-    return " ".join(m.value for m in [*at.markdown, *at.caption, *at.info]).replace("\\", "").replace("\u2060", "")
+    return (
+        " ".join(m.value for m in [*at.markdown, *at.caption, *at.info])
+        .replace("\\", "")
+        .replace("\u2060", "")
+    )
 
 
 def test_the_model_choice_opens_a_trained_layer_and_every_step_draws_it(kit) -> None:  # noqa: ANN001
