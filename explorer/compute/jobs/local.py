@@ -87,9 +87,16 @@ class _Place:
         return self.pool._status(self.job)
 
     def wait(self, timeout: float) -> jobs.Status:
+        """The job's status once it moved (its state or progress) or after `timeout` seconds: the pool wakes
+        every waiting thread at any job's news, and only this job's is worth a look at the queue."""
+        job, deadline = self.job, time.monotonic() + timeout
         with self.pool._cond:
-            if self.job.state in ("queued", "running"):
-                self.pool._cond.wait(timeout)
+            seen = (job.state, job.done)
+            while job.state in ("queued", "running") and (job.state, job.done) == seen:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.pool._cond.wait(left)
         return self.status()
 
     def result(self) -> Any:
