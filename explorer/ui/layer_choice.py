@@ -91,13 +91,7 @@ def weights_note() -> None:
     """On the first steps: whether the weights on screen mean anything. Random draws say so and offer the
     trained model; a trained layer's banner already says what it is."""
     shown = state.description()
-    if not shown.drawn:
-        return
-    if ui.step() is not None:  # presenting: one line (the step is one screen)
-        st.caption(
-            "**Random weights:** every step shows the true arithmetic of attention, not meaning. **Model** in "
-            "the sidebar opens the tiny trained model, whose heads learned what to look at."
-        )
+    if not shown.drawn or ui.step() is not None:  # presenting, every pixel of 1080 is the step's
         return
     with st.container(border=True, key="weights-note"):
         st.markdown(
