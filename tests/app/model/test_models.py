@@ -163,10 +163,11 @@ def test_value_bars_in_the_given_order() -> None:
 
 
 def test_model_table_and_head_links() -> None:
-    assert list(models.MODELS) == ["toy", "minilm", "smollm2"]
+    assert list(models.MODELS) == ["toy", "tiny", "minilm", "smollm2"]
+    assert models.picked_keys() == ("toy", "minilm", "smollm2")  # the tiny model opens in the explorer only
     assert models.choice("smollm2").decoder and "Q4_1" in models.choice("smollm2").precise
     assert models.real_key("toy") == "minilm" and models.real_key("smollm2") == "smollm2"
-    with pytest.raises(ValueError, match="choose one of toy, minilm, smollm2"):
+    with pytest.raises(ValueError, match="choose one of toy, tiny, minilm, smollm2"):
         models.choice("gpt2")
     off = ((2, 5), (0, 0))
     assert model_link.format_heads(off) == "1.1,3.6"
