@@ -18,8 +18,8 @@ ui.opening(
     formulas.embeddings(state.description()),
 )
 presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen
+layer_choice.weights_note()
 if not presenting:
-    layer_choice.weights_note()
     preset_ui.panel()
 ex, res = ui.result()
 if res is not None:
