@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl
 import streamlit as st
 
 from explorer import cache, sharing
+from explorer.compute import jobs, uploads
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing import lesson_link, model_link, picks, view_params
@@ -201,11 +202,13 @@ def _on_upload() -> None:
 
 def import_json(data: bytes) -> bool:
     """Open an exported example; on any problem say why and change nothing. True if it was opened."""
-    notes: list[str] = []
     try:
-        ex = sharing.from_json(data, notes)
-    except sharing.ShareError as e:
-        state.say("error", sharing.refusal(e))
+        ex, notes, refused = uploads.read(data)  # read and checked in a worker (explorer.compute.jobs)
+    except (jobs.Busy, jobs.Failed) as e:
+        state.say("error", str(e))
+        return False
+    if ex is None:
+        state.say("error", refused)
         return False
     state.apply_example(ex)
     state.set_preset("")

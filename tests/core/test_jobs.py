@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 
 from explorer.compute import jobs
@@ -149,3 +150,20 @@ def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPoo
     with pytest.raises(jobs.Failed, match="try again"):
         place.result()
     assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on
+
+
+def test_an_uploaded_file_is_read_and_checked_in_a_worker(pool: local.LocalPool) -> None:
+    from explorer import sharing
+    from explorer.compute import uploads
+    from explorer.model.example import Example, conform
+
+    ex = conform(Example(sentence="the cat sat on the mat"))
+    data = sharing.to_json(ex).encode()
+    before = pool.started["explorer.compute.uploads:read_job"]
+    got, notes, refused = uploads.read(data)
+    assert pool.started["explorer.compute.uploads:read_job"] == before + 1  # in a worker process
+    assert refused == "" and got is not None
+    assert got.sentence == ex.sentence
+    np.testing.assert_array_equal(got.w_q, sharing.from_json(data).w_q)
+    got, notes, refused = uploads.read(data.replace(b"[", b"{", 1))
+    assert got is None and refused.startswith("That file could not be opened:")

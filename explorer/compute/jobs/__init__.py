@@ -73,12 +73,16 @@ class Spec:
         return 0.0 < self.cost <= LANE_S
 
 
-def spec(fn: Callable[..., Any], *args: Any, cost: float = 0.0, keep: bool = True) -> Spec:
-    """The job of calling `fn(*args)` (a module-level function of explorer's, plain arguments)."""
+def spec(
+    fn: Callable[..., Any], *args: Any, cost: float = 0.0, keep: bool = True, key: str | None = None
+) -> Spec:
+    """The job of calling `fn(*args)` (a module-level function of explorer's, plain arguments). key: the
+    job's key when its arguments are too large to digest by their repr (an upload's bytes: a hash of them)."""
     name = f"{fn.__module__}:{fn.__qualname__}"
     if not name.startswith(MODULES) or "." in fn.__qualname__:
         raise ValueError(f"a job's function is a module-level function of explorer's, not {name}")
-    return Spec(name, tuple(args), max(0.0, float(cost)), keep, cache.key_of((name, tuple(args))))
+    digest = cache.key_of((name, key) if key is not None else (name, tuple(args)))
+    return Spec(name, tuple(args), max(0.0, float(cost)), keep, digest)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,30 @@
+"""An uploaded example file read and checked as a job (explorer.compute.jobs): the web process hands over the
+bytes and gets the example back (or the reason it was refused); the parsing of a real layer's file (tens of
+MB of JSON numbers, seconds of CPU) runs in a worker. Nothing here draws.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from explorer import sharing
+from explorer.compute import jobs
+from explorer.model.example import Example
+
+READ_MB_S = 15.0  # about how many MB of JSON a worker reads and checks per second (the fair order's cost)
+
+
+def read(data: bytes) -> tuple[Example | None, list[str], str]:
+    """(the example, notes for the visitor, "") from an uploaded file, or (None, [], why it was refused)."""
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()  # its bytes are too many to digest by repr
+    cost = max(0.01, len(data) / 1e6 / READ_MB_S)
+    return jobs.call(jobs.spec(read_job, data, cost=cost, keep=False, key=f"upload:{digest}"))
+
+
+def read_job(data: bytes) -> tuple[Example | None, list[str], str]:
+    """The job of ``read``."""
+    notes: list[str] = []
+    try:
+        return sharing.from_json(data, notes), notes, ""
+    except sharing.ShareError as exc:
+        return None, [], sharing.refusal(exc)
