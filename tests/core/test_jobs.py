@@ -152,11 +152,14 @@ def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPoo
     assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on
 
 
-def test_an_uploaded_file_is_read_and_checked_in_a_worker(pool: local.LocalPool) -> None:
+def test_an_uploaded_file_is_read_and_checked_in_a_worker(
+    pool: local.LocalPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from explorer import sharing
     from explorer.compute import uploads
     from explorer.model.example import Example, conform
 
+    monkeypatch.setattr(uploads, "INLINE_BYTES", 0)  # a real layer's edited file, as small as a toy's here
     ex = conform(Example(sentence="the cat sat on the mat"))
     data = sharing.to_json(ex).encode()
     before = pool.started["explorer.compute.uploads:read_job"]
