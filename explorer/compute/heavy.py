@@ -274,6 +274,12 @@ def run_turns() -> int:
 RUNS = Gate(run_turns())
 
 
+def stepped_out() -> contextlib.AbstractContextManager[None]:
+    """This thread's turn of RUNS given up for the block (a page waiting for a job at the workers), then taken
+    again, first in the queue: a class waiting for its jobs holds no turn from the pages that draw."""
+    return _stepped_out()
+
+
 @contextlib.contextmanager
 def script_run() -> Iterator[None]:
     """The frame's whole run takes a turn of RUNS; heavy work inside it (`slot`) steps out meanwhile."""
@@ -287,8 +293,8 @@ def script_run() -> Iterator[None]:
 
 @contextlib.contextmanager
 def _stepped_out() -> Iterator[None]:
-    """Give this thread's turn of RUNS up for the block (heavy work has its pool), then take it again, first
-    in the queue."""
+    """Give this thread's turn of RUNS up for the block (heavy work has its pool; a job waits for a worker),
+    then take it again, first in the queue."""
     token = getattr(_local, "run_turn", None)
     if token is None:
         yield

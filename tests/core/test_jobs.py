@@ -170,3 +170,22 @@ def test_an_uploaded_file_is_read_and_checked_in_a_worker(
     np.testing.assert_array_equal(got.w_q, sharing.from_json(data).w_q)
     got, notes, refused = uploads.read(data.replace(b"[", b"{", 1))
     assert got is None and refused.startswith("That file could not be opened:")
+
+
+def test_a_page_waiting_for_its_job_holds_no_turn_of_the_pages_that_draw(pool: local.LocalPool) -> None:
+    from explorer.compute import heavy
+
+    job = jobs.spec(probe.steps, 10, 0.1, "turn", keep=False)
+    got: list[str] = []
+
+    def page() -> None:
+        with heavy.script_run():
+            got.append(jobs.call(job))
+
+    held = heavy.RUNS.info()["held"]
+    thread = threading.Thread(target=page)
+    thread.start()
+    until(lambda: pool.running_pid(job.key) is not None, "the job running")
+    assert heavy.RUNS.info()["held"] == held  # its turn given up while it waits
+    thread.join(WAIT)
+    assert got == ["turn"] and heavy.RUNS.info()["held"] == held

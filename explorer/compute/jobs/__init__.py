@@ -248,16 +248,24 @@ def call(job: Spec) -> Any:
     b = backend()
     if b is None:
         return _inline(job, who, show)
+    from explorer.compute import heavy
+
     handle = b.submit(job, who)
     finished = False
     try:
-        while True:
-            now = handle.wait(POLL_S)
-            if now.state in ("done", "failed"):
-                finished = True
-                return handle.result()
-            if show is not None:
-                show(now)  # draws on the page: where Streamlit stops a run whose visitor moved on
+        now = handle.wait(0.0)
+        if now.state in ("done", "failed"):
+            finished = True
+            return handle.result()
+        with heavy.stepped_out():  # the process's other pages draw meanwhile
+            while True:
+                now = handle.wait(POLL_S)
+                if now.state in ("done", "failed"):
+                    finished = True
+                    break
+                if show is not None:
+                    show(now)  # draws on the page: where Streamlit stops a run whose visitor moved on
+        return handle.result()
     finally:
         if not finished:
             handle.cancel()
