@@ -14,6 +14,7 @@ from explorer.sharing import model_link, picks, view_params
 from explorer.sharing import url as links
 from explorer.ui import (
     a11y,
+    class_ui,
     clicker,
     export_ui,
     grid_guard,
@@ -34,26 +35,31 @@ NAV = "nav"  # the key of the menu's container (class st-key-nav on the page)
 def read_url() -> None:
     """Once per session: take the example from the URL (sync_url then keeps the address bar in step)."""
     if state.first_run():
-        got = links.read({k: st.query_params.get(k) for k in st.query_params}, state.current())
-        if got.example is not None:
-            state.apply_example(got.example, remember=False)
-        if got.preset:
-            state.set_preset(got.preset)
-        if got.present is not None:
-            state.set_present(got.present)
-        if got.ask is not None:
-            state.set_ask(got.ask)
-        if got.ask_model is not None:
-            state.set_model_questions(got.ask_model)
-        for kind, text in got.messages:
-            state.say(kind, text)
-        params = {k: st.query_params.get(k) for k in st.query_params}
-        state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
-        state.apply_patch_link(patching.read_link(params))
-        state.apply_pair_link(pairs.read_link(params))
-        state.apply_view_link(view_params.read(params))  # heatmap or lines, a log scale, the head drawn...
-        # The head and tokens picked, read against the example the link opened (its heads, its tokens)
-        state.apply_picks(picks.read(params, state.current().n_heads, len(state.tokens()), state.picks()))
+        apply_url({k: st.query_params.get(k) for k in st.query_params})
+
+
+def apply_url(params: dict[str, Any]) -> None:
+    """Take the example, the pickers, the real model's choices and the question from link parameters: on a
+    session's first run, and when a student follows the teacher's view (explorer.ui.class_ui)."""
+    got = links.read(params, state.current())
+    if got.example is not None:
+        state.apply_example(got.example, remember=False)
+    if got.preset:
+        state.set_preset(got.preset)
+    if got.present is not None:
+        state.set_present(got.present)
+    if got.ask is not None:
+        state.set_ask(got.ask)
+    if got.ask_model is not None:
+        state.set_model_questions(got.ask_model)
+    for kind, text in got.messages:
+        state.say(kind, text)
+    state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
+    state.apply_patch_link(patching.read_link(params))
+    state.apply_pair_link(pairs.read_link(params))
+    state.apply_view_link(view_params.read(params))  # heatmap or lines, a log scale, the head drawn...
+    # The head and tokens picked, read against the example the link opened (its heads, its tokens)
+    state.apply_picks(picks.read(params, state.current().n_heads, len(state.tokens()), state.picks()))
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -69,18 +75,26 @@ def sync_url(note: Any) -> None:
     picked (h=, q=, k=), the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
     ind_len=) and the pages' display controls (explorer.sharing.view_params). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
-    want, chars = _address()
+    want, chars = wanted()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
+    if {k: st.query_params.get(k) for k in st.query_params} != want:
+        st.query_params.from_dict(want)
+
+
+def wanted() -> tuple[dict[str, str], int]:
+    """The address bar's parameters for the state as it is now, and the Share link's length (sync_url)."""
+    want, chars = _address()
     want.update(share_panel.page_params())  # the picks; the real model, layer, head, heads off; the pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)
+    if state.classroom.joined() is not None:  # a student's reload, or a replica's death, joins again
+        want["join"] = state.classroom.joined()[0]  # type: ignore[index]
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step
-    if {k: st.query_params.get(k) for k in st.query_params} != want:
-        st.query_params.from_dict(want)
+    return want, chars
 
 
 def address_note(note: Any, chars: int) -> None:
@@ -128,6 +142,15 @@ def sidebar(page: page_table.Page | None) -> None:
             persist_state="session",
             help="Large type for a projector.",
         )
+        if state.present() and state.classroom.teaching() is None:
+            st.button(
+                "Start a class",
+                key="class.start",
+                on_click=class_ui.start,
+                icon=":material/group_add:",
+                help="Students join with a code or a QR code: their laptops follow your screen, and they "
+                "answer your questions (predict, then reveal) with the count on the projector.",
+            )
         from explorer.views.figures import PALETTES
 
         toks = state.tokens()
@@ -293,6 +316,11 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
+        if state.classroom.teaching() is None:
+            with box:  # over the bar's other corner: the class's laptops follow this screen
+                st.button(
+                    "Start a class", key="present.class", on_click=class_ui.start, icon=":material/group_add:"
+                )
         with box:
             clicker.listen()
     else:

@@ -4,6 +4,8 @@ read, a question asked, answered, counted and revealed, exported, ended or expir
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 import sqlite3
 import subprocess
@@ -253,3 +255,20 @@ def test_open_store_picks_the_back_end(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.setenv(s.BACKEND_ENV, "memcached")
     with pytest.raises(ValueError, match="sqlite or redis"):
         s.open_store()
+
+
+def test_the_answers_csv_has_one_row_per_choice_and_no_names() -> None:
+    from explorer.classroom.answers_csv import to_csv
+
+    asked = [
+        (Question("a", "Which word?", ("cat", "=SUM(A1)")), (3, 1)),
+        (Question("b", "Next word?", ("mat", "dog"), truth=0), (2, 2)),
+    ]
+    rows = list(csv.reader(io.StringIO(to_csv(asked))))
+    assert rows == [
+        ["question", "asked", "choice", "answers", "right"],
+        ["1", "Which word?", "cat", "3", ""],
+        ["1", "Which word?", "'=SUM(A1)", "1", ""],  # a spreadsheet shows it as text, never runs it
+        ["2", "Next word?", "mat", "2", "yes"],
+        ["2", "Next word?", "dog", "2", "no"],
+    ]
