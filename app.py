@@ -32,7 +32,9 @@ warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 # work inside steps out of it meanwhile.
 with patches.session_turn(), heavy.script_run():  # one run at a time per session, a few at once per process
     state.init()
-    class_ui.apply_pending()  # a student following the teacher: their view, before any widget is drawn
+    class_ui.apply_pending(
+        frame.apply_url
+    )  # a student following the teacher: their view, before any widget is drawn
     frame.read_url()
     class_ui.join_from_url()
     st.set_page_config(

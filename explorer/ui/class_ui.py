@@ -17,19 +17,18 @@ import contextlib
 import functools
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from urllib.parse import parse_qsl
 
 import streamlit as st
 
-from explorer.classroom import answers_csv
+from explorer.classroom import answers_csv, open_store
 from explorer.classroom import store as cs
 from explorer.classroom.store import ClassError, Question
 from explorer.export import qr
 from explorer.sharing import url as links
 from explorer.ui import page_table, present, state
-from explorer.ui.share_panel import base_url
 from explorer.views.text import literal
 
 POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
@@ -43,7 +42,7 @@ BAR_CSS = "<style>.st-key-class-bar [data-stale='true'] { opacity: 1 !important;
 @functools.lru_cache(maxsize=1)
 def store() -> cs.Store:
     """The process's class store ($ATTENTION_EXPLORER_CLASSES: SQLite by default, Redis with replicas)."""
-    return cs.open_store()
+    return open_store()
 
 
 def _address() -> str:
@@ -81,7 +80,12 @@ def end() -> None:
 
 
 def join_link(code: str) -> str:
-    return f"{base_url().split('?', 1)[0]}?join={code}"
+    """The app's own address (as the browser shows it) with ?join=CODE: what the QR code opens."""
+    try:
+        base = st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (a bare run): a relative link
+        base = ""
+    return f"{base.split('?', 1)[0]}?join={code}"
 
 
 @st.dialog("Join the class", width="large")
@@ -221,17 +225,15 @@ def join_from_url() -> None:
             join(str(code)[:40])
 
 
-def apply_pending() -> None:
-    """At the start of a run, before any widget (app.py): the view a student follows (or the place they were
-    exploring), applied over the defaults; then its page, if the student is on another."""
+def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
+    """At the start of a run, before any widget (app.py, with frame.apply_url): the view a student follows (or
+    the place they were exploring), applied over the defaults; its page opens after st.navigation."""
     got = state.classroom.take_pending()
     if got is None:
         return
-    from explorer.ui import frame
-
     page, query = got
     state.classroom.reset_view()
-    frame.apply_url(dict(parse_qsl(query, keep_blank_values=True)))
+    apply_url(dict(parse_qsl(query, keep_blank_values=True)))
     state.classroom.set_goto(page)
 
 
@@ -272,39 +274,37 @@ def send(code: str, student: str, qid: str, key: str) -> None:
 
 def bar() -> None:
     """Above the page, in a class: the teacher's code, students and answers; a student's class, whether they
-    follow, and the question to answer. Nothing outside a class."""
+    follow, and the question to answer. Nothing outside a class.
+
+    What polls the store twice a second is small: the teacher's count (one session a class), and for each
+    student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
+    (`_watch`); the rest of the bar is drawn by the page's run."""
     if state.classroom.take_show_code() and state.classroom.teaching() is not None:
         code_dialog(state.classroom.teaching()[0])  # type: ignore[index]
-    if state.classroom.class_code() is not None:
-        st.html(BAR_CSS)
+    if state.classroom.class_code() is None:
+        return
+    st.html(BAR_CSS)
     if state.classroom.teaching() is not None:
         _teacher_bar()
-    elif state.classroom.joined() is not None:
+    else:
         _student_bar()
 
 
-@st.fragment(run_every=POLL_S)
-def _teacher_bar() -> None:
-    got = state.classroom.teaching()
-    if got is None:
-        return
-    code, key = got
+def _pulse(code: str) -> cs.Pulse | None | bool:
+    """The class's pulse, None when it has ended, False when the store does not answer (the next poll tries
+    again)."""
     try:
-        pulse = store().pulse(code)
-    except Exception:  # noqa: BLE001 - the store is away for a moment: the next poll tries again
-        st.caption("The class's store does not answer; trying again.")
-        return
-    if pulse is None:
-        state.classroom.set_teaching(None)
-        state.say("info", "The class has ended (a class lasts a few hours) and its answers are deleted.")
-        st.rerun(scope="app")
+        return store().pulse(code)
+    except Exception:  # noqa: BLE001 - the store is away for a moment (Redis restarting)
+        return False
+
+
+def _teacher_bar() -> None:
+    code, key = state.classroom.teaching()  # type: ignore[misc]
     with st.container(key=BAR, border=True):
         left, right = st.columns([3, 2], vertical_alignment="center")
-        left.markdown(
-            f"**Class {cs.shown_code(code)}**: {pulse.students} "
-            f"{'student' if pulse.students == 1 else 'students'} joined."
-            + (f" **{pulse.answered} of {pulse.students} answered.**" if pulse.question else "")
-        )
+        with left:
+            _teacher_count()
         with right, st.container(horizontal=True):
             st.button("Code and QR", key="class.show", on_click=state.classroom.show_code,
                       icon=":material/qr_code_2:", help="The class's code and its QR code, large.")  # fmt: skip
@@ -315,43 +315,86 @@ def _teacher_bar() -> None:
             )  # fmt: skip
             st.button("End the class", key="class.end", on_click=end, icon=":material/logout:",
                       help="Deletes the class and its answers: download them first.")  # fmt: skip
-        q = pulse.question
-        if q is not None and q.truth is not None:
-            _counts(q, store().counts(code, q.qid))
 
 
 @st.fragment(run_every=POLL_S)
-def _student_bar() -> None:
-    got = state.classroom.joined()
+def _teacher_count() -> None:
+    """The teacher's live line: students joined, answers to the question asked; after Reveal, each answer's
+    count beside the truth."""
+    got = state.classroom.teaching()
     if got is None:
         return
-    code, student, nick = got
-    try:
-        pulse = store().pulse(code)
-    except Exception:  # noqa: BLE001 - the store is away for a moment: the next poll tries again
+    code = got[0]
+    pulse = _pulse(code)
+    if pulse is False:
         st.caption("The class's store does not answer; trying again.")
         return
     if pulse is None:
-        state.classroom.set_joined(None)
-        state.say("info", "The class has ended. The explorer is yours to explore.")
+        state.classroom.set_teaching(None)
+        state.say("info", "The class has ended (a class lasts a few hours) and its answers are deleted.")
         st.rerun(scope="app")
+    assert isinstance(pulse, cs.Pulse)
+    st.markdown(
+        f"**Class {cs.shown_code(code)}**: {pulse.students} {'student' if pulse.students == 1 else 'students'} "
+        "joined." + (f" **{pulse.answered} of {pulse.students} answered.**" if pulse.question else "")
+    )
+    q = pulse.question
+    if q is not None and q.truth is not None:
+        _counts(q, store().counts(code, q.qid))
+
+
+def _seen(pulse: cs.Pulse) -> tuple[object, ...]:
+    """What makes a student's page change: the teacher's view (while following), the question, its truth."""
+    follows = state.classroom.following()
+    q = pulse.question if follows else None
+    return (
+        pulse.version if follows else None,
+        None if q is None else q.qid,
+        q is not None and q.truth is not None,
+    )
+
+
+@st.fragment(run_every=POLL_S)
+def _watch() -> None:
+    """A student's poll: draws nothing; reruns the page when the teacher moved, asked or revealed, or the
+    class ended."""
+    got = state.classroom.joined()
+    if got is None:
+        return
+    pulse = _pulse(got[0])
+    if pulse is False:
+        return
+    if pulse is None or state.classroom.seen() != _seen(pulse):
+        st.rerun(scope="app")
+
+
+def _student_bar() -> None:
+    code, student, nick = state.classroom.joined()  # type: ignore[misc]
+    pulse = _pulse(code)
+    if pulse is None:
+        state.classroom.set_joined(None)
+        st.info("The class has ended. The explorer is yours to explore.", icon=":material/logout:")
+        return
+    if pulse is False:
+        st.caption("The class's store does not answer; trying again.")
+        _watch()
+        return
+    assert isinstance(pulse, cs.Pulse)
     view = json.loads(pulse.view) if pulse.view else None
     follows = state.classroom.following()
     if follows and view is not None and pulse.version != state.classroom.applied():
         state.classroom.follow_view(pulse.version, view["page"], view["query"])
-        st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending)
+        st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
+    state.classroom.set_seen(_seen(pulse))
     q = pulse.question if follows else None
     if q is not None and q.truth is not None and state.ask() is not None and not state.revealed():
         state.reveal()  # the page draws the answer the teacher revealed
-        st.rerun(scope="app")
     with st.container(key=BAR, border=True):
         left, right = st.columns([3, 2], vertical_alignment="center")
         who = f" as {literal(nick)}" if nick else ""
         where = f" The teacher is at {view['step']}." if view and view.get("step") else ""
-        if follows:
-            left.markdown(f"**Class {cs.shown_code(code)}**{who}: you follow the teacher.{where}")
-        else:
-            left.markdown(f"**Class {cs.shown_code(code)}**{who}: you are exploring on your own.{where}")
+        doing = "you follow the teacher" if follows else "you are exploring on your own"
+        left.markdown(f"**Class {cs.shown_code(code)}**{who}: {doing}.{where}")
         with right, st.container(horizontal=True):
             if follows:
                 st.button("Explore on my own", key="class.explore", on_click=explore, icon=":material/explore:",
@@ -363,9 +406,12 @@ def _student_bar() -> None:
             st.button("Leave the class", key="class.leave", on_click=leave, icon=":material/logout:")
         if q is not None:
             _answer_box(code, student, q)
+        _watch()
 
 
+@st.fragment
 def _answer_box(code: str, student: str, q: Question) -> None:
+    """The question and the student's answer (choosing and sending rerun only this box)."""
     mine = store().mine(code, student, q.qid)
     st.markdown(f"**{literal(q.prompt)}**")
     if q.truth is None:

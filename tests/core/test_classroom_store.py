@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.classroom import open_store
 from explorer.classroom import store as s
 from explorer.classroom.redis_store import RedisStore
 from explorer.classroom.sqlite_store import SqliteStore
@@ -251,10 +252,10 @@ def test_the_sqlite_store_is_one_file_in_wal_mode(tmp_path: Path) -> None:
 def test_open_store_picks_the_back_end(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(s.DATA_ENV, str(tmp_path))
     monkeypatch.delenv(s.BACKEND_ENV, raising=False)
-    assert isinstance(s.open_store(), SqliteStore) and (tmp_path / "classes.sqlite3").exists()
+    assert isinstance(open_store(), SqliteStore) and (tmp_path / "classes.sqlite3").exists()
     monkeypatch.setenv(s.BACKEND_ENV, "memcached")
     with pytest.raises(ValueError, match="sqlite or redis"):
-        s.open_store()
+        open_store()
 
 
 def test_the_answers_csv_has_one_row_per_choice_and_no_names() -> None:
