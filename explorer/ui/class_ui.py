@@ -28,7 +28,7 @@ from explorer.classroom import store as cs
 from explorer.classroom.store import ClassError, Question
 from explorer.export import qr
 from explorer.sharing import url as links
-from explorer.ui import page_table, present, state
+from explorer.ui import boot, page_table, present, state
 from explorer.views.text import literal
 
 POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
@@ -41,7 +41,13 @@ BAR_CSS = "<style>.st-key-class-bar [data-stale='true'] { opacity: 1 !important;
 
 @functools.lru_cache(maxsize=1)
 def store() -> cs.Store:
-    """The process's class store ($ATTENTION_EXPLORER_CLASSES: SQLite by default, Redis with replicas)."""
+    """The process's class store ($ATTENTION_EXPLORER_CLASSES: SQLite by default, Redis with replicas).
+
+    A process that serves a class is tuned as server.py tunes one from its start (explorer.ui.boot): every
+    student's poll is a run, and Streamlit collects garbage after each; with the imports frozen that walk
+    takes a few milliseconds instead of tens."""
+    boot.freeze_imports()
+    boot.tune_server()
     return open_store()
 
 
@@ -218,11 +224,23 @@ def join_typed() -> None:
 
 
 def join_from_url() -> None:
-    """Once per session (app.py): ?join=CODE joins that class (the QR code's link, or a student's reload)."""
-    if state.classroom.first_join_read():
-        code = st.query_params.get("join")
-        if code and state.classroom.class_code() is None:
-            join(str(code)[:40])
+    """Once per session (app.py): ?join=CODE joins that class (the QR code's link); with &me=ID, a student's
+    own address after a reload or a replica's death, the same student again (their answers kept)."""
+    if not state.classroom.first_join_read():
+        return
+    code, me = (
+        cs.typed_code(str(st.query_params.get("join") or "")),
+        str(st.query_params.get("me") or "")[:40],
+    )
+    if code and me and state.classroom.class_code() is None:
+        try:
+            if store().rejoin(code, me):
+                state.classroom.set_joined(code, me)
+                return
+        except Exception:  # noqa: BLE001 - the store is away for a moment: join as a new student below
+            pass
+    if st.query_params.get("join") and state.classroom.class_code() is None:
+        join(str(st.query_params.get("join"))[:40])
 
 
 def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
@@ -255,7 +273,7 @@ def explore() -> None:
 
 
 def come_back() -> None:
-    here = {k: st.query_params.get(k) for k in st.query_params if k != "join"}
+    here = {k: st.query_params.get(k) for k in st.query_params if k not in ("join", "me")}
     state.classroom.come_back((state.page() or "", links.query_of_params(here)))
 
 

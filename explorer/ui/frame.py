@@ -90,7 +90,7 @@ def wanted() -> tuple[dict[str, str], int]:
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)
     if state.classroom.joined() is not None:  # a student's reload, or a replica's death, joins again
-        want["join"] = state.classroom.joined()[0]  # type: ignore[index]
+        want["join"], want["me"] = state.classroom.joined()[:2]  # type: ignore[index]
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step

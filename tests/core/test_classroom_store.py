@@ -153,6 +153,16 @@ def test_the_class_answers_and_the_teacher_reveals(make: Make) -> None:
     assert teacher.counts(c.code, Q.qid) == (0, 3, 0, 1)
 
 
+def test_a_student_rejoins_as_themselves_after_a_reload(make: Make) -> None:
+    one, two = make(), make()
+    c, other = one.create(), one.create()
+    kid = one.join(c.code, "a")
+    assert two.rejoin(c.code, kid)  # another replica: the same student, their answers kept
+    assert not two.rejoin(c.code, "made-up") and not two.rejoin(other.code, kid)
+    one.end(c.code, c.key)
+    assert not two.rejoin(c.code, kid)
+
+
 def test_a_second_question_and_the_export_in_the_order_asked(make: Make) -> None:
     store = make()
     c = store.create()

@@ -79,6 +79,9 @@ def test_a_student_joins_by_the_link_follows_answers_and_sees_the_reveal() -> No
     radio.set_value(1).run()
     s.button(key="class.send").click().run()
     assert any("You answered “cat”" in c.value for c in s.caption)
+    assert s.query_params["me"] == s.session_state["class.joined"][1]
+    again = tab(join=code, me=s.query_params["me"])  # a reload, or its replica died: the same student
+    assert again.session_state["class.joined"][1] == s.session_state["class.joined"][1]
     t.run()
     assert "1 student joined. 1 of 1 answered." in bar(t)
     t.button(key="reveal").click().run()
