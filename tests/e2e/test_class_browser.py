@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+from pathlib import Path
 
 import pytest
 from conftest import OUT
@@ -50,7 +51,7 @@ def next_step(teacher) -> str:  # noqa: ANN001
     return teacher.page.locator(".st-key-step-top strong").first.inner_text()
 
 
-def test_a_teacher_and_five_students(new_tab) -> None:  # noqa: ANN001
+def test_a_teacher_and_five_students(new_tab, tmp_path: Path) -> None:  # noqa: ANN001
     teacher = new_tab()
     teacher.open("", min_charts=0, present="1", ask=str(IT))
     teacher.page.locator(".st-key-present-class button").click()
@@ -105,9 +106,11 @@ def test_a_teacher_and_five_students(new_tab) -> None:  # noqa: ANN001
     teacher.page.screenshot(path=str(OUT / "class-teacher-reveal.png"))
     students[0].page.screenshot(path=str(OUT / "class-student-reveal.png"))
 
-    with teacher.page.expect_download() as got:
-        teacher.page.locator(".st-key-class-csv button").click()
-    rows = list(csv.DictReader(io.StringIO(got.value.path().read_text(encoding="utf-8"))))
+    with teacher.page.expect_download(timeout=120_000) as got:
+        teacher.page.get_by_role("button", name="Answers (CSV)").click()
+    target = tmp_path / got.value.suggested_filename
+    got.value.save_as(target)
+    rows = list(csv.DictReader(io.StringIO(target.read_text(encoding="utf-8"))))
     assert set(rows[0]) == {"question", "asked", "choice", "answers", "right"}  # no names
     for n, (truth, picks) in enumerate(heads, start=1):
         mine = [r for r in rows if r["question"] == str(n)]
