@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer.compute import learning as lc
 from explorer.export import learn_notebook
+from explorer.ui import learn_ui
 from explorer.ui import widgets as ui
 from explorer.views import learning as lv
 from explorer.views.model_figures import drawn_model_grid
@@ -79,6 +80,8 @@ if ui.shows("learn-composition"):
          "learn.off.loss"),
     ]  # fmt: skip
     ui.charts_in_row(bars)
+if ui.shows("learn-train"):
+    learn_ui.train_yourself(sty)
 if not sty.present:
     st.download_button(
         "Train it in a notebook", learn_notebook.to_bytes, "watch-a-transformer-learn.ipynb",

@@ -39,7 +39,7 @@ def train(
     params: dict[str, FloatArray],
     steps: int,
     rng: np.random.Generator,
-    lr: float = 1e-3,
+    lr: float | Callable[[int], float] = 1e-3,
     batch: int = 32,
     callback: Callable[[TrainStep], bool | None] | None = None,
     state: AdamState | None = None,
@@ -54,7 +54,8 @@ def train(
     Args:
         cfg: the model; params: its parameters (not changed); steps: >= 0.
         rng: the generator every batch is drawn from (advanced by the loop).
-        lr: Adam's learning rate; batch: sequences per step.
+        lr: Adam's learning rate, or a function of the step (1 for the first) giving it (a schedule).
+        batch: sequences per step.
         callback: called after every step, or None.
         state: Adam's state to resume from, or None (a fresh start).
 
@@ -63,10 +64,11 @@ def train(
     """
     n_steps, n_batch = as_int("steps", steps, 0), as_int("batch", batch, 1)
     state = adam_init(params) if state is None else state
+    rate = lr if callable(lr) else (lambda _step: lr)
     for _ in range(n_steps):
         tokens = repeated_halves(rng, n_batch, cfg.n_ctx, cfg.vocab).tokens  # (batch, n_ctx)
         loss, grads = loss_and_grads(cfg, params, tokens)
-        params, state = adam_step(params, grads, state, lr=lr)
+        params, state = adam_step(params, grads, state, lr=rate(state.step + 1))
         if callback is not None and callback(TrainStep(state.step, loss, params, state)) is False:
             break
     return params, state

@@ -33,7 +33,10 @@ class Recipe:
     seed: int = (
         0  # init(cfg, seed); batches from default_rng([1, seed]); measuring sets from [2, seed], [3, seed]
     )
-    lr: float = 5e-3  # Adam's learning rate (betas 0.9, 0.999)
+    lr: float = 5e-3  # Adam's (peak) learning rate (betas 0.9, 0.999)
+    decay: str = (
+        "none"  # "none": lr throughout; "cosine": from lr down half a cosine to lr * FLOOR at the end
+    )
     batch: int = 32  # sequences per step
     steps: int = 2500
     # where the parameters are kept: every 25 steps through the plateau and the phase change, then sparser
@@ -68,6 +71,29 @@ class LearnRun:
     def params_at(self, i: int) -> dict[str, np.ndarray]:
         """Checkpoint i's parameters as float64 (from the kept float16)."""
         return {name: arr[i].astype(np.float64) for name, arr in self.params.items()}
+
+
+DECAYS = ("none", "cosine")
+FLOOR = 0.05  # the cosine schedule's last learning rate, as a share of its first
+
+
+def lr_at(recipe: Recipe, step: int) -> float:
+    """The learning rate of step ``step`` (1 .. recipe.steps) under the recipe's schedule."""
+    if recipe.decay == "none":
+        return recipe.lr
+    if recipe.decay != "cosine":
+        raise ValueError(f"decay must be one of {', '.join(DECAYS)}, got {recipe.decay!r}")
+    done = (step - 1) / max(1, recipe.steps - 1)  # 0 at the first step, 1 at the last
+    return recipe.lr * (FLOOR + (1.0 - FLOOR) * 0.5 * (1.0 + np.cos(np.pi * done)))
+
+
+def train_steps(
+    recipe: Recipe, params: dict[str, np.ndarray], steps: int, callback: Callable[[tr.TrainStep], None]
+) -> None:
+    """The first ``steps`` steps of the recipe from ``params``: batches from default_rng([1, seed]), the
+    recipe's learning rate schedule, ``callback`` after each step."""
+    tr.train(recipe.cfg, params, steps, np.random.default_rng([1, recipe.seed]),
+             lr=lambda step: lr_at(recipe, step), batch=recipe.batch, callback=callback)  # fmt: skip
 
 
 def digest(params: dict[str, np.ndarray]) -> str:
@@ -118,15 +144,7 @@ def train_run(
             progress(s.step)
 
     measure(params, 0)
-    tr.train(
-        cfg,
-        params,
-        total,
-        np.random.default_rng([1, recipe.seed]),
-        lr=recipe.lr,
-        batch=recipe.batch,
-        callback=callback,
-    )
+    train_steps(recipe, params, total, callback)
     steps = np.array([c for c in recipe.checkpoints if c <= total], dtype=np.int64)
     return LearnRun(
         recipe=recipe,
@@ -175,3 +193,32 @@ def load(path: Path = RUN_FILE) -> LearnRun:
             induction=f["induction"],
             previous=f["previous"],
         )
+
+
+# "Train it yourself": what a visitor may ask for, bounded (each run is a job of up to a minute of a worker's time).
+LIVE_SEEDS = 100_000  # seeds 0 .. 99,999
+LIVE_LRS = (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)  # Adam's learning rate; past 2e-2 the run tends to diverge
+LIVE_HEADS = (1, 2, 4, 8)  # heads per layer: d_model 64 splits evenly into these
+LIVE_STEPS = (500, 1000, 1500, 2000)  # at about 20 ms a step on one core: 10 to 40 s of training
+LIVE_DEFAULTS = {"seed": 0, "lr": 5e-3, "heads": 4, "steps": 1000}
+
+
+def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
+    """The recipe of a visitor's run: the shipped model with ``heads`` heads a layer, trained for ``steps``
+    from ``seed`` at learning rate ``lr``. Raises ValueError, saying the allowed values, for anything else."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < LIVE_SEEDS:
+        raise ValueError(f"The seed must be a whole number from 0 to {LIVE_SEEDS - 1:,}, not {seed!r}.")
+    if lr not in LIVE_LRS:
+        raise ValueError(
+            f"The learning rate must be one of {', '.join(f'{x:g}' for x in LIVE_LRS)}, not {lr!r}."
+        )
+    if heads not in LIVE_HEADS:
+        raise ValueError(
+            f"The heads per layer must be one of {', '.join(map(str, LIVE_HEADS))}, not {heads!r}."
+        )
+    if steps not in LIVE_STEPS:
+        raise ValueError(
+            f"The training steps must be one of {', '.join(map(str, LIVE_STEPS))}, not {steps!r}."
+        )
+    return Recipe(cfg=tr.TinyConfig(n_heads=int(heads)), seed=int(seed), lr=float(lr), steps=int(steps),
+                  checkpoints=(0,))  # fmt: skip

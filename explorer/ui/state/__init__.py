@@ -1,5 +1,5 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
-actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; pairs.py those
+actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; learning.py /learn's training run; pairs.py those
 of the experiments with two sentences; mirrored.py the pages' own pickers of a shared choice). Only public
 names are re-exported here: a private key or helper stays in the module that declares it.
 
@@ -104,6 +104,14 @@ from explorer.ui.state.keys import (  # noqa: F401
     MODEL_QUESTIONS,
     SETTING_KEYS,
     UI_DEFAULTS,
+)
+from explorer.ui.state.learning import (  # noqa: F401
+    drop_live_run,
+    end_live_run,
+    init_live_settings,
+    keep_live_partial,
+    live_run,
+    set_live_run,
 )
 from explorer.ui.state.mirrored import keep_within, pick_back, set_pending, show, take_pending, value  # noqa: F401
 from explorer.ui.state.models import (  # noqa: F401
