@@ -46,9 +46,10 @@ if ui.shows("learn-heads"):
 
 @st.fragment  # scrubbing redraws the slider's grid alone, not the curves above
 def patterns() -> None:
-    ui.keep_among(
-        "learn.step", steps[::-1], "training steps"
-    )  # the last step unless a link asks (learn_step=)
+    # the last step unless a link asks (learn_step=); presenting, the first, and the clicker walks the tour
+    ui.keep_among("learn.step", steps if sty.present else steps[::-1], "training steps")
+    if sty.present:
+        learn_ui.clicker_walk(lc.tour(steps, m))
     at = st.select_slider("Training step (a checkpoint)", steps, key="learn.step", persist_state="session")
     prev, ind = run.previous[at], run.induction[at]
     rules = np.where(prev >= lc.FORMED, "previous", "").astype(object)

@@ -134,3 +134,19 @@ def switch_off(head: int) -> SwitchOff:
         loss_on=tr.repeat_loss(cfg, params, batch),
         loss_off=tr.repeat_loss(cfg, params, batch, head_mask=mask),
     )
+
+
+def tour(checkpoints: list[int], m: Moments) -> list[int]:
+    """The checkpoints a presenter's clicker steps through, in order: the start, the plateau, the steps where
+    each head forms and the loss falls fastest, just after, and the end (each the nearest kept checkpoint)."""
+    marks = (0, m.drop_step // 2, m.drop_step - 100, m.previous_step, m.induction_step, m.drop_step,
+             m.drop_step + 100, checkpoints[-1])  # fmt: skip
+    kept = np.asarray(checkpoints)
+    return sorted({int(kept[np.argmin(np.abs(kept - s))]) for s in marks})
+
+
+def neighbour(stops: list[int], at: int, later: bool) -> int | None:
+    """The next (later) or previous stop of the tour from step ``at`` (which may lie between stops), or None."""
+    if later:
+        return next((s for s in stops if s > at), None)
+    return next((s for s in reversed(stops) if s < at), None)

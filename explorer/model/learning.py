@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,18 +30,19 @@ class Recipe:
     cfg: tr.TinyConfig = field(
         default_factory=tr.TinyConfig
     )  # 2 layers x 4 heads, d_model 64, V 32, n_ctx 32
-    seed: int = (
-        0  # init(cfg, seed); batches from default_rng([1, seed]); measuring sets from [2, seed], [3, seed]
-    )
+    # init(cfg, seed); batches from default_rng([1, seed]); measuring sets from [2, seed], [3, seed]
+    seed: int = 0
     lr: float = 5e-3  # Adam's (peak) learning rate (betas 0.9, 0.999)
-    decay: str = (
-        "none"  # "none": lr throughout; "cosine": from lr down half a cosine to lr * FLOOR at the end
-    )
+    # "none": lr throughout; "cosine": from lr down half a cosine to lr * FLOOR at the last step
+    decay: str = "none"
     batch: int = 32  # sequences per step
     steps: int = 2500
+    min_len: int | None = None  # the shortest repeated stretch (None: repeated_halves's own)
     # where the parameters are kept: every 25 steps through the plateau and the phase change, then sparser
     checkpoints: tuple[int, ...] = (*range(0, 625, 25), 700, 800, 1000, 1250, 1500, 2000, 2500)
-    score_runs: int = 8  # repeated runs the head scores are measured on (n_ctx / 2 tokens, twice)
+    score_runs: int = 8  # repeated runs the head scores are measured on
+    score_len: int = 16  # ... each of score_len distinct tokens, twice
+    eval_ctx: int = 32  # the evaluation batch's sequences: eval_ctx tokens with a repeated half
     eval_batch: int = 16  # sequences the copied tokens' loss is measured on
 
 
@@ -90,10 +91,11 @@ def lr_at(recipe: Recipe, step: int) -> float:
 def train_steps(
     recipe: Recipe, params: dict[str, np.ndarray], steps: int, callback: Callable[[tr.TrainStep], None]
 ) -> None:
-    """The first ``steps`` steps of the recipe from ``params``: batches from default_rng([1, seed]), the
-    recipe's learning rate schedule, ``callback`` after each step."""
+    """The first ``steps`` steps of the recipe from ``params``: batches from default_rng([1, seed]) with
+    stretches of min_len or more, the recipe's learning rate schedule, ``callback`` after each step."""
     tr.train(recipe.cfg, params, steps, np.random.default_rng([1, recipe.seed]),
-             lr=lambda step: lr_at(recipe, step), batch=recipe.batch, callback=callback)  # fmt: skip
+             lr=lambda step: lr_at(recipe, step), batch=recipe.batch, callback=callback,
+             min_len=recipe.min_len)  # fmt: skip
 
 
 def digest(params: dict[str, np.ndarray]) -> str:
@@ -105,13 +107,14 @@ def digest(params: dict[str, np.ndarray]) -> str:
 
 
 def measuring_sets(recipe: Recipe) -> tuple[np.ndarray, tr.RepeatBatch]:
-    """The fixed repeated runs (score_runs, n_ctx) and evaluation batch every step is measured on."""
+    """The fixed repeated runs (score_runs, 2 score_len) and evaluation batch (eval_batch, eval_ctx) every step
+    is measured on."""
     cfg = recipe.cfg
     runs = tr.repeated_runs(
-        np.random.default_rng([2, recipe.seed]), recipe.score_runs, cfg.n_ctx // 2, cfg.vocab
+        np.random.default_rng([2, recipe.seed]), recipe.score_runs, recipe.score_len, cfg.vocab
     )
     batch = tr.repeated_halves(
-        np.random.default_rng([3, recipe.seed]), recipe.eval_batch, cfg.n_ctx, cfg.vocab
+        np.random.default_rng([3, recipe.seed]), recipe.eval_batch, recipe.eval_ctx, cfg.vocab
     )
     return runs, batch
 
@@ -199,8 +202,8 @@ def load(path: Path = RUN_FILE) -> LearnRun:
 LIVE_SEEDS = 100_000  # seeds 0 .. 99,999
 LIVE_LRS = (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)  # Adam's learning rate; past 2e-2 the run tends to diverge
 LIVE_HEADS = (1, 2, 4, 8)  # heads per layer: d_model 64 splits evenly into these
-LIVE_STEPS = (500, 1000, 1500, 2000)  # at about 20 ms a step on one core: 10 to 40 s of training
-LIVE_DEFAULTS = {"seed": 0, "lr": 5e-3, "heads": 4, "steps": 1000}
+LIVE_STEPS = (1000, 1500, 2000, 2500)  # at about 30 ms a step on one core: 30 s to a little over a minute
+LIVE_DEFAULTS = {"seed": 0, "lr": 1e-2, "heads": 4, "steps": 1500}
 
 
 def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
@@ -220,5 +223,5 @@ def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
         raise ValueError(
             f"The training steps must be one of {', '.join(map(str, LIVE_STEPS))}, not {steps!r}."
         )
-    return Recipe(cfg=tr.TinyConfig(n_heads=int(heads)), seed=int(seed), lr=float(lr), steps=int(steps),
-                  checkpoints=(0,))  # fmt: skip
+    return replace(Recipe(), cfg=replace(Recipe().cfg, n_heads=int(heads)), seed=int(seed), lr=float(lr),
+                   steps=int(steps), checkpoints=(0,))  # fmt: skip

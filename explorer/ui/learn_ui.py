@@ -16,13 +16,27 @@ from explorer.compute import jobs
 from explorer.compute import learn_live as ll
 from explorer.compute import learning as lc
 from explorer.model import learning
-from explorer.ui import state
+from explorer.ui import clicker, state
 from explorer.ui import widgets as ui
 from explorer.ui.model_ui import visitor
 from explorer.views import learning as lv
 from explorer.views.style import FULL_PX, Style
 
 POLL_S = 0.5  # seconds between two looks at a run in training
+
+
+def clicker_walk(stops: list[int]) -> None:
+    """Presenting: Earlier and Later buttons over the checkpoint slider, each while the tour goes on that
+    way; the clicker's keys press them (explorer.ui.clicker) before they move to another step."""
+    at = state.learn_step(stops[0])
+    back, ahead = lc.neighbour(stops, at, later=False), lc.neighbour(stops, at, later=True)
+    left, right, _ = st.columns([1, 1, 3])
+    if back is not None:
+        left.button(f"Step {back}", key=clicker.OWN_BACK, icon=":material/chevron_left:",
+                    on_click=state.set_learn_step, args=(back,))  # fmt: skip
+    if ahead is not None:
+        right.button(f"Step {ahead}", key=clicker.OWN_NEXT, icon=":material/chevron_right:",
+                     on_click=state.set_learn_step, args=(ahead,))  # fmt: skip
 
 
 def settings() -> tuple[int, float, int, int]:

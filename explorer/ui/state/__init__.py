@@ -110,7 +110,9 @@ from explorer.ui.state.learning import (  # noqa: F401
     end_live_run,
     init_live_settings,
     keep_live_partial,
+    learn_step,
     live_run,
+    set_learn_step,
     set_live_run,
 )
 from explorer.ui.state.mirrored import keep_within, pick_back, set_pending, show, take_pending, value  # noqa: F401

@@ -55,3 +55,15 @@ def end_live_run(outcome: str) -> None:
 def drop_live_run() -> LiveSlot | None:
     """Forget the session's run; returns it (its place to cancel), or None."""
     return st.session_state.pop(_LEARN_RUN, None)
+
+
+STEP_KEY = "learn.step"  # the checkpoint slider's key (explorer.sharing.view_params: learn_step=)
+
+
+def learn_step(default: int) -> int:
+    return int(st.session_state.get(STEP_KEY, default))
+
+
+def set_learn_step(step: int) -> None:
+    """A callback (before the slider is drawn): the slider's checkpoint becomes `step`."""
+    st.session_state[STEP_KEY] = int(step)

@@ -65,7 +65,7 @@ def test_the_phase_change_is_the_first_measured_step_an_induction_head_forms() -
         ((1.5, 5e-3, 4, 1000), "seed must be a whole number"),
         ((0, 0.5, 4, 1000), "learning rate must be one of 0.001, 0.002, 0.003, 0.005, 0.01, 0.02"),
         ((0, 5e-3, 3, 1000), "heads per layer must be one of 1, 2, 4, 8"),
-        ((0, 5e-3, 4, 10**9), "training steps must be one of 500, 1000, 1500, 2000"),
+        ((0, 5e-3, 4, 10**9), "training steps must be one of 1000, 1500, 2000, 2500"),
     ],
 )
 def test_settings_past_the_bounds_are_refused_with_the_allowed_values(args: tuple, said: str) -> None:
@@ -79,4 +79,10 @@ def test_the_job_is_keyed_by_its_settings_and_costs_its_steps() -> None:
     a, b = ll.job(1, 5e-3, 4, 1000), ll.job(1, 5e-3, 4, 1000)
     assert a.key == b.key and ll.job(2, 5e-3, 4, 1000).key != a.key  # one link's students join one run
     assert a.cost == pytest.approx(1000 * ll.STEP_S) and not a.short
-    assert learning.live_recipe(1, 5e-3, 8, 500).cfg == tr.TinyConfig(n_heads=8)
+    live = learning.live_recipe(1, 5e-3, 8, 1000)
+    assert live.cfg == tr.TinyConfig(n_heads=8, n_ctx=learning.Recipe().cfg.n_ctx)
+    assert (live.min_len, live.decay, live.score_len) == (
+        learning.Recipe().min_len,
+        learning.Recipe().decay,
+        16,
+    )
