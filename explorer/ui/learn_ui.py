@@ -164,17 +164,17 @@ def _charts(run: ll.LiveRun, sty: Style) -> None:
     elif run.finished:
         st.info(f"No induction head formed in {run.steps} steps: try more steps, or another learning rate or "
                 "seed.", icon=":material/hourglass_empty:")  # fmt: skip
-    height = 260 if sty.present else None
+    height = 400 if sty.present else None  # presenting: three in a row under the controls, within 1080 px
     smooth = lc.smooth(run.loss) if run.taken else np.zeros(0)
     width = ui.THIRD if sty.present else ui.HALF
     loss = lv.loss_curve(smooth, run.repeat_loss, style=sty, repeat_steps=run.measured, x_max=run.steps,
-                         drop_step=formed, title=f"Loss, seed {run.seed}, learning rate {run.lr:g}",
+                         drop_step=formed, title=f"Loss (seed {run.seed}, rate {run.lr:g})",
                          width_px=width if sty.present else FULL_PX, height_px=height)  # fmt: skip
     prev = lv.score_curves(run.previous[:, 0], style=sty, steps=run.measured, x_max=run.steps, drop_step=formed,
-                           title="Layer 1: previous-token score", y_title="previous-token score",
+                           title="Layer 1: previous-token", y_title="previous-token score",
                            width_px=width, height_px=height)  # fmt: skip
     ind = lv.score_curves(run.induction[:, -1], style=sty, steps=run.measured, x_max=run.steps, drop_step=formed,
-                          title="Layer 2: induction score", y_title="induction score", width_px=width,
+                          title="Layer 2: induction", y_title="induction score", width_px=width,
                           height_px=height)  # fmt: skip
     if sty.present:
         ui.charts_in_row(
