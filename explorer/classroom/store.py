@@ -1,0 +1,181 @@
+"""The class store's interface, its values and bounds, join codes, and the choice of back end.
+
+A class is made by its teacher (`create`: a join code to show and a teacher key to keep); students join by
+the code (`join`: a student id, nothing that names a device). The teacher publishes what is on their screen
+(`publish`: the page and its share-link query, a version that grows), asks a question (`ask`) and reveals
+its answer (`reveal`); students read it all in one call (`pulse`, polled about twice a second) and answer
+(`answer`). Every call of the teacher's takes the key; a student's id cannot drive. A class ends when its
+teacher ends it or CLASS_TTL_S after it was made, and everything it stored is deleted then.
+
+Both back ends (sqlite_store, redis_store) pass the same tests (tests/core/test_classroom_store.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+BACKEND_ENV = "ATTENTION_EXPLORER_CLASSES"  # "sqlite" (default) or "redis"
+DATA_ENV = "ATTENTION_EXPLORER_DATA"  # the SQLite store's folder (default: data/ beside the app)
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data"
+
+# No 0/O, 1/I/L: read off a projector and typed without a doubt. 31**8 ≈ 8.5e11 codes: at the guessing
+# bound below, one address finds a given live class with odds of about 1 in 10**8 in a class's lifetime.
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+CODE_LEN = 8
+CLASS_TTL_S = 4 * 3600  # a class ends this long after it was made (a lesson, with room to spare)
+MAX_STUDENTS = 300  # students in one class
+MAX_QUESTIONS = 200  # questions one class asks
+MAX_OPTIONS = 64  # a question's choices (a sentence's tokens: at most 64)
+MAX_OPTION_CHARS = 80  # one choice's text
+MAX_PROMPT_CHARS = 300  # a question's text
+MAX_QID_CHARS = 64
+MAX_NICK_CHARS = 24  # an optional nickname
+MAX_VIEW_CHARS = 20_000  # the teacher's page and query (the address bar's own bound is 8,000)
+GUESSES = 30  # wrong codes one address may type in GUESS_WINDOW_S (a class behind one NAT mistypes too)
+GUESS_WINDOW_S = 60
+ALL_GUESSES = 600  # wrong codes from every address together in GUESS_WINDOW_S
+
+
+class ClassError(ValueError):
+    """A request the store refuses; its message is a sentence for the person."""
+
+
+@dataclass(frozen=True)
+class Opened:
+    """A new class: the join code students type, and the key only the teacher's session holds."""
+
+    code: str
+    key: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question asked of the class: its id (the teacher's page makes it from what is asked), its text, its
+    choices, and the index of the right one once revealed (None before)."""
+
+    qid: str
+    prompt: str
+    options: tuple[str, ...]
+    truth: int | None = None
+
+
+@dataclass(frozen=True)
+class Pulse:
+    """All a student's or the teacher's poll reads: the view's version and text, the question now asked (or
+    None), how many answered it, how many students joined."""
+
+    version: int
+    view: str
+    question: Question | None
+    answered: int
+    students: int
+
+
+class Store(Protocol):
+    def create(self) -> Opened: ...
+    def join(self, code: str, who: str, nickname: str = "") -> str: ...
+    def pulse(self, code: str) -> Pulse | None: ...
+    def publish(self, code: str, key: str, view: str) -> int: ...
+    def ask(self, code: str, key: str, question: Question | None) -> None: ...
+    def answer(self, code: str, student: str, qid: str, choice: int) -> None: ...
+    def mine(self, code: str, student: str, qid: str) -> int | None: ...
+    def counts(self, code: str, qid: str) -> tuple[int, ...]: ...
+    def reveal(self, code: str, key: str, qid: str, truth: int) -> None: ...
+    def export(self, code: str, key: str) -> list[tuple[Question, tuple[int, ...]]]: ...
+    def end(self, code: str, key: str) -> None: ...
+    def sweep(self) -> int: ...
+
+
+# ------------------------------------------------------------------------------------------------ values
+
+
+def new_code() -> str:
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LEN))
+
+
+def new_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def new_student() -> str:
+    return secrets.token_urlsafe(12)
+
+
+def key_hash(key: str) -> str:
+    """What the store keeps of the teacher key: a reader of the store cannot drive the class."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def key_matches(stored: str | None, key: str) -> bool:
+    return stored is not None and hmac.compare_digest(stored, key_hash(key))
+
+
+def shown_code(code: str) -> str:
+    """The code as the projector shows it: two groups of four."""
+    return f"{code[:4]}-{code[4:]}" if len(code) == CODE_LEN else code
+
+
+def typed_code(text: str) -> str:
+    """What a student typed, as a code: spaces and dashes dropped, upper case; "" when it cannot be one."""
+    code = "".join(c for c in str(text)[:40] if c not in " -\t").upper()
+    return code if len(code) == CODE_LEN and all(c in CODE_ALPHABET for c in code) else ""
+
+
+def address_tag(address: str) -> str:
+    """The guessing bound's name for an address: a short hash, kept only for GUESS_WINDOW_S."""
+    return hashlib.sha256(f"class-guess:{address}".encode()).hexdigest()[:16]
+
+
+def nickname(text: str) -> str:
+    """An optional nickname, cut to MAX_NICK_CHARS, control characters dropped; shown literally."""
+    kept = "".join(c for c in str(text) if c.isprintable())
+    return kept.strip()[:MAX_NICK_CHARS]
+
+
+def check_question(q: Question) -> Question:
+    """A question within the bounds (text cut, at most MAX_OPTIONS choices), or ClassError."""
+    if not q.qid or len(q.qid) > MAX_QID_CHARS:
+        raise ClassError("A question needs an id of at most 64 characters.")
+    if not 2 <= len(q.options) <= MAX_OPTIONS:
+        raise ClassError(f"A class question has 2 to {MAX_OPTIONS} choices, not {len(q.options)}.")
+    return Question(
+        q.qid, q.prompt[:MAX_PROMPT_CHARS], tuple(str(o)[:MAX_OPTION_CHARS] for o in q.options), None
+    )
+
+
+def check_view(view: str) -> str:
+    if len(view) > MAX_VIEW_CHARS:
+        raise ClassError(f"The page is too large to share with the class ({len(view):,} characters).")
+    return view
+
+
+NO_CLASS = "No class has this code: check it on the teacher's screen (it may have ended)."
+NOT_TEACHER = "Only the class's teacher can do this."
+TOO_MANY_GUESSES = "Too many wrong codes from here: wait a minute, then type the code again."
+FULL = f"This class is full ({MAX_STUDENTS} students)."
+ENDED_QUESTION = "This question is closed: the teacher has moved on or revealed the answer."
+
+
+# ------------------------------------------------------------------------------------------ back end
+
+
+def open_store(backend: str | None = None) -> Store:
+    """The store this process uses: $ATTENTION_EXPLORER_CLASSES (sqlite, default; redis with replicas, at
+    $ATTENTION_EXPLORER_REDIS_URL, the job queue's Redis)."""
+    which = (backend or os.environ.get(BACKEND_ENV, "sqlite")).strip().lower()
+    if which == "redis":
+        from explorer.classroom.redis_store import RedisStore
+        from explorer.compute.jobs.rq_queue import DEFAULT_URL, REDIS_ENV
+
+        return RedisStore(os.environ.get(REDIS_ENV, DEFAULT_URL))
+    if which != "sqlite":
+        raise ValueError(f"${BACKEND_ENV} takes sqlite or redis, not {which!r}")
+    from explorer.classroom.sqlite_store import SqliteStore
+
+    return SqliteStore(Path(os.environ.get(DATA_ENV) or DEFAULT_DATA) / "classes.sqlite3")
