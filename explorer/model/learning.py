@@ -225,3 +225,15 @@ def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
         )
     return replace(Recipe(), cfg=replace(Recipe().cfg, n_heads=int(heads)), seed=int(seed), lr=float(lr),
                    steps=int(steps), checkpoints=(0,))  # fmt: skip
+
+
+TARGETS = (0.9, 0.8, 0.3)  # what the shipped run reaches: previous-token >=, induction >=, copied loss <=
+
+
+def final_figures(run: LearnRun) -> tuple[float, float, float]:
+    """Measured again on the last kept checkpoint (its float16 parameters, as the page draws them): layer 1's
+    best previous-token score, layer 2's best induction score, and the copied tokens' loss in nats."""
+    cfg, params = run.recipe.cfg, run.params_at(len(run.checkpoints) - 1)
+    runs, batch = measuring_sets(run.recipe)
+    induction, previous = tr.head_scores(cfg, params, runs)
+    return float(previous[0].max()), float(induction[1].max()), tr.repeat_loss(cfg, params, batch)
