@@ -201,9 +201,9 @@ def _reveal_button(where, route: Route, k: int) -> None:  # noqa: ANN001 - a col
 
 
 def _reveal(name: str, k: int) -> None:
-    """The lesson's answer, and the page's own hidden weights (a question asked with ask=) with it."""
+    """The lesson's answer, and the page's own hidden answers (a question asked with ask=) with it."""
     state.reveal_lesson(name, k)
-    state.reveal()
+    state.reveal_every_question()
 
 
 def bottom(route: Route, k: int) -> None:

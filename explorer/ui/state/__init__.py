@@ -31,6 +31,7 @@ from explorer.ui.state.actions import (  # noqa: F401
     rerandomize,
     reset_matrix,
     reveal,
+    reveal_every_question,
     reveal_model,
     revealed,
     set_ask,
