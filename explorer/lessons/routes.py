@@ -8,7 +8,8 @@ its page shows, in the words of a share link (the same parameters and the same r
 sentence, the head, the heads switched off, a mask, a question asked with ask=), so the story lands on the
 right view. The last step of every lesson is an experiment the student runs.
 
-Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole.
+Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole. A token is
+quoted as the pages show it, a leading space as “␣” (“␣Paris”).
 """
 
 from __future__ import annotations
@@ -152,7 +153,7 @@ COPY = Route(
             "A name it must copy",
             "SmolLM2 gives every token of its vocabulary a probability of coming next.",
             "The sentence ends with “Mr and Mrs”. Which token will the model put first?",
-            "“ D”, the start of “Dursley”, the name it read earlier.",
+            "“␣D”, the start of “Dursley”, the name it read earlier.",
             "No fact about the world gives this name: the model copies it.",
             part="next-token",
             settings=settings(model="smollm2", sentence=COPY_SENTENCE, ask="next"),
@@ -190,7 +191,7 @@ COPY = Route(
             "logit-lens",
             "Where the answer appears",
             "Each row reads the model after one layer, as if that layer were the last.",
-            "After which layer does “ D” first become likely after the last “ Mrs”?",
+            "After which layer does “␣D” first become likely after the last “␣Mrs”?",
             "After layer 24: it jumps from almost nothing to the top.",
             "That is where the induction heads of layers 18 to 24 have written the copy.",
             part="logit-lens-follow",
@@ -199,11 +200,11 @@ COPY = Route(
             "ablation",
             "Your experiment",
             "The bars compare the untouched model with the induction heads switched off.",
-            "On this sentence, does “ D” still come first with those heads off?",
+            "On this sentence, does “␣D” still come first with those heads off?",
             "Yes, but weaker: its probability falls from about 0.64 to about 0.46.",
             "In a real sentence other heads help to copy; in random tokens nothing else can.",
             settings=settings(off=INDUCTION_HEADS),
-            experiment="Switch more heads of layers 18 to 24 off, one at a time, and find when “ D” loses "
+            experiment="Switch more heads of layers 18 to 24 off, one at a time, and find when “␣D” loses "
             "first place.",
         ),
     ),
@@ -218,8 +219,8 @@ CAUSE = Route(
         RouteStep(
             "next-token",
             "Where attention goes",
-            "The causal mask chart: the row of “ is” shows where one head of layer 1 reads.",
-            "“ is” gives “ France” less weight than “The”. Is “ France” less needed?",
+            "The causal mask chart: the row of “␣is” shows where one head of layer 1 reads.",
+            "“␣is” gives “␣France” less weight than “The”. Is “␣France” less needed?",
             "No: attention says where a head reads, not what the answer needs.",
             "To find a cause, change the input and watch the answer change.",
             part="next-token-mask",
@@ -229,8 +230,8 @@ CAUSE = Route(
             "next-token",
             "Remove one token",
             "Each token is removed in turn and the model runs again without it.",
-            "Which removal lowers the probability of “ Paris” most?",
-            "They all lower it about as much: “The” as much as “ France”.",
+            "Which removal lowers the probability of “␣Paris” most?",
+            "They all lower it about as much: “The” as much as “␣France”.",
             "Removing a word breaks the whole sentence, not only the fact: a blunt test.",
             part="next-token-needs",
         ),
@@ -238,8 +239,8 @@ CAUSE = Route(
             "patching",
             "Copy one activation",
             "Press Run: the Italy sentence runs again with one activation from the France run.",
-            "Up to which layer does the answer live at the position of “ France”?",
-            "Up to layer 24; from layer 25 on it lives at “ is”, the last token.",
+            "Up to which layer does the answer live at the position of “␣France”?",
+            "Up to layer 24; from layer 25 on it lives at “␣is”, the last token.",
             "Between layers 24 and 25 the fact moves to where the next word is read.",
             part="patching",
         ),
@@ -249,7 +250,7 @@ CAUSE = Route(
             "The head sweep copies one head's output at a time from the France run.",
             "Will many heads bring the answer back, or only a few?",
             "Few: head 5 of layer 24 brings back most of it alone.",
-            "That head moves the fact from “ France” to “ is”: the cause the first step asked about.",
+            "That head moves the fact from “␣France” to “␣is”: the cause the first step asked about.",
             part="patching-heads",
             experiment="Pick the Mary → John pair, run it, and find the heads that choose the name that "
             "was not repeated.",

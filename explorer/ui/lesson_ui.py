@@ -236,13 +236,18 @@ def bottom(route: Route, k: int) -> None:
 
 
 def menu() -> None:
-    """The lessons, first in the menu: each opens at its first step."""
+    """The lessons, first in the menu: each opens at its first step. Buttons, not page links: two lessons
+    that start on the same page would both be marked as the page on screen."""
     st.caption("Lessons")
+    on = current()
     for route in routes.ROUTES:
-        st.page_link(
-            _script(route.steps[0].page),
-            label=route.title,
+        here = on is not None and on[0].name == route.name
+        if st.button(
+            route.title,
+            key=f"lesson.open.{route.name}",
             icon=route.icon,
-            query_params=lesson_link.params(route.name, 1),
+            type="secondary" if here else "tertiary",
             help=route.summary,
-        )
+            width="stretch",
+        ):
+            st.switch_page(_script(route.steps[0].page), query_params=lesson_link.params(route.name, 1))
