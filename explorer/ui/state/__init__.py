@@ -34,6 +34,7 @@ from explorer.ui.state.actions import (  # noqa: F401
     reveal_every_question,
     reveal_model,
     revealed,
+    revealed_by_lesson,
     set_ask,
     set_matrix,
     set_model_questions,

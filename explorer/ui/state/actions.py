@@ -208,6 +208,11 @@ def model_revealed(word: str, what: str) -> bool:
     return got in (_EVERY, what)
 
 
+def revealed_by_lesson(word: str) -> bool:
+    """Question `word` was revealed by a lesson step's Reveal (the lesson's bar says the answer)."""
+    return st.session_state.get(_REVEALED_FOR, {}).get(word) == _EVERY
+
+
 def reveal_every_question() -> None:
     """A lesson step's Reveal: the page's own hidden answers too (its weights, the next word, the head that
     matters most), whatever its model and sentence, until the questions are asked again."""
