@@ -145,17 +145,19 @@ def bar(route: Route, k: int) -> DeltaGenerator:
     revealed = state.lesson_revealed(route.name, k)
     with box:
         if presenting:  # one row for the way back and on and the Reveal button, one line for the text
-            left, mid, button, right = st.columns([5, 8, 2, 5], vertical_alignment="center")
+            left, mid, button, right = st.columns([3, 8, 3, 5], vertical_alignment="center")
             if not revealed:
-                _reveal_button(button, route, k)
+                _reveal_button(button, route, k, "Reveal", "answer")
+            elif step.experiment and not state.lesson_revealed(route.name, k, "experiment"):
+                _reveal_button(button, route, k, "Experiment", "experiment")
         else:  # on a laptop the links take a row of their own, under the question: their titles fit
             mid = st.container()
         mid.container(key="lesson-where").markdown(f"**{where(route, k)}**")
         _step_text(route, k, step, revealed)
         if not presenting:
             left, _, right = st.columns([5, 2, 5], vertical_alignment="center")
-        if k > 1:
-            prev_label = f"Step {k - 1}: {route.steps[k - 2].title}"
+        if k > 1:  # presenting, the number alone: the way on needs the room
+            prev_label = f"Step {k - 1}" if presenting else f"Step {k - 1}: {route.steps[k - 2].title}"
             _link(left, route, k - 1, prev_label, clicker.BACK_LINK, ":material/arrow_back:")
         if k < n:
             next_label = f"Next: {route.steps[k].title}"
@@ -165,17 +167,17 @@ def bar(route: Route, k: int) -> DeltaGenerator:
 
 def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     """What to look at and the question (with its Reveal button on a laptop); once revealed, the answer and
-    what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen: what to look
-    at and the question, then the answer and what it means in their place (explorer.lessons.routes keeps
-    each pair short enough)."""
+    what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen, one thing at a
+    time (the clicker's next key moves on): what to look at and the question, the answer and what it means,
+    then the experiment (explorer.lessons.routes keeps each one line long)."""
     experiment = f"**Your experiment:** {step.experiment}" if step.experiment else ""
     if state.present():
-        if revealed:
+        if experiment and state.lesson_revealed(route.name, k, "experiment"):
+            st.markdown(experiment)
+        elif revealed:
             st.markdown(f"**Answer:** {step.answer} {step.meaning}")
         else:
             st.markdown(f"**Look:** {step.look} **Predict:** {step.question}")
-        if experiment:
-            st.markdown(experiment)
         return
     st.markdown(f"**Look:** {step.look}")
     if revealed:
@@ -184,26 +186,28 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     else:
         q, b = st.columns([5, 1], vertical_alignment="center")
         q.markdown(f"**Predict:** {step.question}")
-        _reveal_button(b, route, k)
+        _reveal_button(b, route, k, "Reveal", "answer")
     if experiment:
         st.info(experiment, icon=":material/science:")
 
 
-def _reveal_button(where, route: Route, k: int) -> None:  # noqa: ANN001 - a column
+def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None:  # noqa: ANN001 - a column
     where.button(
-        "Reveal",
+        label,
         key=REVEAL,
-        icon=":material/visibility:",
+        icon=":material/visibility:" if part == "answer" else ":material/science:",
         type="primary",
         on_click=_reveal,
-        args=(route.name, k),
+        args=(route.name, k, part),
     )  # no help: its (?) would be a second button in the key's box, the one the clicker presses
 
 
-def _reveal(name: str, k: int) -> None:
-    """The lesson's answer, and the page's own hidden answers (a question asked with ask=) with it."""
-    state.reveal_lesson(name, k)
-    state.reveal_every_question()
+def _reveal(name: str, k: int, part: str) -> None:
+    """The lesson's answer, and the page's own hidden answers (a question asked with ask=) with it; or,
+    presenting the last step, its experiment."""
+    state.reveal_lesson(name, k, part)
+    if part == "answer":
+        state.reveal_every_question()
 
 
 def bottom(route: Route, k: int) -> None:
