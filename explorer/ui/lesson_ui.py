@@ -133,6 +133,14 @@ CSS = """<style>
 }
 .st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
 </style>"""
+# The lessons in the menu look like its page links: left-aligned, as tall as a link.
+MENU_CSS = """<style>
+[class*="st-key-lesson-open-"] button {
+  justify-content: flex-start; min-height: 2rem; padding: 0.25rem 0.5rem; border-radius: 0.5rem;
+}
+[class*="st-key-lesson-open-"] button div { justify-content: flex-start; }
+[data-testid="stSidebar"] [data-testid="stElementContainer"]:has([class*="st-key-lesson-open-"]) { margin: 0; }
+</style>"""
 
 
 def bar(route: Route, k: int) -> DeltaGenerator:
@@ -242,6 +250,7 @@ def bottom(route: Route, k: int) -> None:
 def menu() -> None:
     """The lessons, first in the menu: each opens at its first step. Buttons, not page links: two lessons
     that start on the same page would both be marked as the page on screen."""
+    st.html(MENU_CSS)
     st.caption("Lessons")
     on = current()
     for route in routes.ROUTES:

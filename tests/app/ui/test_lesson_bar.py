@@ -96,3 +96,20 @@ def test_a_link_to_no_lesson_says_so_and_the_menu_lists_the_lessons_first() -> N
     at.sidebar.button(key=f"lesson.open.{LESSON.name}").click().run()  # the toy's: no real model to load
     assert not at.exception, at.exception
     assert f"**{lesson_ui.where(LESSON, 1)}**" in bar_text(at)
+
+
+def test_presenting_the_last_step_shows_the_answer_then_the_experiment_one_line_at_a_time() -> None:
+    n = len(LESSON.steps)
+    step = LESSON.steps[-1]
+    at = opened({"lesson": LESSON.name, "step": str(n), "present": "1"})
+    shown = bar_text(at)
+    assert step.question in shown and step.answer not in shown and step.experiment not in shown
+    assert not at.success and not [i for i in at.info if step.experiment in i.value]  # one line, no boxes
+    at.button(key=lesson_ui.REVEAL).click().run()
+    shown = bar_text(at)
+    assert f"**Answer:** {step.answer} {step.meaning}" in shown and step.question not in shown
+    assert at.button(key=lesson_ui.REVEAL).label == "Experiment"  # the clicker's next key presses it
+    at.button(key=lesson_ui.REVEAL).click().run()
+    shown = bar_text(at)
+    assert f"**Your experiment:** {step.experiment}" in shown and step.answer not in shown
+    assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
