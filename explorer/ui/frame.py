@@ -14,6 +14,7 @@ from explorer.ui import (
     clicker,
     export_ui,
     grid_guard,
+    layer_choice,
     lesson_ui,
     model_ui,
     page_table,
@@ -91,6 +92,7 @@ def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
         preset_ui.picker()
+        layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
         st.subheader("Model size", anchor=False)
         key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
         shown = (model_ui.shown_model(key) if key else None) or state.description()

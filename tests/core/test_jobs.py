@@ -84,11 +84,33 @@ def test_the_visitor_who_used_the_pool_least_goes_first(pool: local.LocalPool, t
         assert f.read().split() == ["quiet", "flooder"]
 
 
+def test_waiting_counts_so_a_student_who_reads_goes_before_a_visitor_always_waiting(
+    pool: local.LocalPool,
+    tmp_path,  # noqa: ANN001
+) -> None:
+    blocker = pool.submit(jobs.spec(probe.steps, 30, 0.05, "block", keep=False), "other")
+    until(lambda: blocker.status().state == "running", "the blocker running")
+    path = fresh(tmp_path)
+    first = pool.submit(jobs.spec(probe.count_runs, path, "flooder", keep=False), "flooder")  # waits
+    # The student's own request ran (in the short lane) while the flooder's waited: the workers did more
+    # for the student, but the flooder has had a request waiting for longer.
+    with jobs.for_visitor("student"):
+        jobs.call(jobs.spec(probe.steps, 1, 0.1, "read", cost=0.1, keep=False))
+    until(lambda: pool.used("flooder") > pool.used("student") + 0.2, "the flooder's waiting counted")
+    second = pool.submit(jobs.spec(probe.count_runs, path, "student", keep=False), "student")
+    assert second.status().ahead < first.status().ahead
+    for place in (blocker, first, second):
+        until(lambda place=place: place.status().state == "done", "the jobs done")
+    with open(path) as f:
+        assert f.read().split() == ["student", "flooder"]
+
+
 def test_a_short_request_starts_beside_a_long_one(pool: local.LocalPool) -> None:
     long = pool.submit(jobs.spec(probe.steps, 40, 0.05, "long", keep=False), "a")
     until(lambda: long.status().state == "running", "the long job running")
     t0 = time.monotonic()
-    assert jobs.call(jobs.spec(probe.steps, 1, 0.01, "short", cost=0.1, keep=False)) == "short"
+    short = jobs.spec(probe.steps, 1, 0.01, "short", cost=jobs.LANE_S, keep=False)  # a sentence's occlusion
+    assert jobs.call(short) == "short"
     assert long.status().state == "running", "the short job ran beside the long one, not after it"
     assert time.monotonic() - t0 < 1.5
     long.cancel()
@@ -127,3 +149,14 @@ def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPoo
     with pytest.raises(jobs.Failed, match="try again"):
         place.result()
     assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on
+
+
+def test_workers_ask_for_avx512_kernels_only_where_the_cpu_has_them(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    zen4 = frozenset({"sse4_2", "avx2", *local.AVX512, "avx512_bf16"})
+    assert local.blas_env(zen4)["OPENBLAS_CORETYPE"] == "SkylakeX"
+    assert local.blas_env(zen4)["OPENBLAS_NUM_THREADS"] == "1"
+    assert "OPENBLAS_CORETYPE" not in local.blas_env(zen4 - {"avx512bw"})  # would stop the process
+    assert "OPENBLAS_CORETYPE" not in local.blas_env(frozenset({"avx2"}))
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")  # the operator's choice stays
+    assert "OPENBLAS_CORETYPE" not in local.blas_env(zen4)

@@ -48,6 +48,9 @@ BACKEND_ENV = "ATTENTION_EXPLORER_JOBS"
 WORKERS_ENV = "ATTENTION_EXPLORER_WORKERS"
 POLL_S = 0.25  # seconds between two updates of a waiting page
 PER_VISITOR = 3  # jobs one visitor may have queued or running at once; past it, Busy
+# A job expected to take at most this (seconds) may run in the short lane: a sentence's run, the tokens a
+# prediction needs, a patching pair: what a page waits for before it can draw, never a sweep or a ranking.
+LANE_S = 0.5
 # Finished jobs' results for every session: sweeps and rankings (KBs); larger ones live in their callers' own
 # caches (explorer.compute.*).
 RESULT_BYTES = 4 * cache.MB
@@ -61,15 +64,13 @@ class Spec:
 
     fn: str
     args: tuple[Any, ...]
-    cost: float = 0.0  # seconds it is expected to take (the fair order; at most heavy.SHORT_S: short lane)
+    cost: float = 0.0  # seconds it is expected to take (the fair order; at most LANE_S: the short lane)
     keep: bool = True  # its result goes into RESULTS (False: the caller keeps it, e.g. the engine's cache)
     key: str = ""
 
     @property
     def short(self) -> bool:
-        from explorer.compute import heavy
-
-        return 0.0 < self.cost <= heavy.SHORT_S
+        return 0.0 < self.cost <= LANE_S
 
 
 def spec(fn: Callable[..., Any], *args: Any, cost: float = 0.0, keep: bool = True) -> Spec:
