@@ -188,7 +188,7 @@ def sentence_box(page: page_table.Page | None = None) -> None:
     sentence = state.sentence()
     if not ui.visible(sentence):  # the page says so, once (ui.nothing_to_read), whatever the model's tokens
         return
-    _, cut = tokens_for(state.current())
+    kept, cut = tokens_for(state.current())  # the layer's own limit (the tiny model reads 32)
     if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
         st.info(
             f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
@@ -197,8 +197,8 @@ def sentence_box(page: page_table.Page | None = None) -> None:
         )
     if cut:
         st.warning(
-            f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
-            f"{table.MAX_TOKENS}. Shorten it to see the rest.",
+            f"The sentence has more than {len(kept)} tokens: the explorer uses the first "
+            f"{len(kept)}. Shorten it to see the rest.",
             icon=":material/content_cut:",
         )
 

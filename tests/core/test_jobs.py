@@ -149,14 +149,3 @@ def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPoo
     with pytest.raises(jobs.Failed, match="try again"):
         place.result()
     assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on
-
-
-def test_workers_ask_for_avx512_kernels_only_where_the_cpu_has_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
-    zen4 = frozenset({"sse4_2", "avx2", *local.AVX512, "avx512_bf16"})
-    assert local.blas_env(zen4)["OPENBLAS_CORETYPE"] == "SkylakeX"
-    assert local.blas_env(zen4)["OPENBLAS_NUM_THREADS"] == "1"
-    assert "OPENBLAS_CORETYPE" not in local.blas_env(zen4 - {"avx512bw"})  # would stop the process
-    assert "OPENBLAS_CORETYPE" not in local.blas_env(frozenset({"avx2"}))
-    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")  # the operator's choice stays
-    assert "OPENBLAS_CORETYPE" not in local.blas_env(zen4)

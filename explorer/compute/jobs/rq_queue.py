@@ -243,8 +243,10 @@ def worker(short: bool = False) -> None:
     import redis
     from rq import Queue, Worker
 
+    from explorer.compute.jobs import local
     from explorer.compute.jobs import worker as pool_worker
 
+    os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
     os.nice(pool_worker.NICE)
     pool_worker.warm()
@@ -253,16 +255,5 @@ def worker(short: bool = False) -> None:
     Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn).work(with_scheduler=False)
 
 
-def main(argv: list[str]) -> None:
-    from explorer.compute.jobs import local
-
-    wanted = local.blas_env()
-    if any(os.environ.get(k) != v for k, v in wanted.items()):
-        # OpenBLAS reads its settings once, when numpy loads (imported above): start again with them.
-        env = {**os.environ, **wanted}
-        os.execve(sys.executable, [sys.executable, "-m", "explorer.compute.jobs.rq_queue", *argv], env)
-    worker(short="--short" in argv)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    worker(short="--short" in sys.argv[1:])
