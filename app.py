@@ -42,8 +42,8 @@ with patches.session_turn(), heavy.script_run():  # one run at a time per sessio
     )
     page = st.navigation(PAGES, position="hidden")  # the menu is the frame's own (frame.navigation)
     frame.presentation_css()
-    frame.navigation()
     state.set_page(page.url_path)
+    frame.navigation()
     lesson = lesson_ui.arrive(page.url_path)  # ?lesson=&step=: its page opened, its settings applied once
     frame.sidebar(page_table.by_path(page.url_path))
     if lesson is not None:

@@ -398,7 +398,8 @@ def model_question_hides(word: str, what: str, question: str, answer: str) -> bo
                 icon=":material/visibility:", type="primary",
             )  # fmt: skip
         return True
-    st.success(answer, icon=":material/lightbulb:")
+    if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
+        st.success(answer, icon=":material/lightbulb:")
     return False
 
 
