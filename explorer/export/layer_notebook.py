@@ -81,20 +81,31 @@ def notebook(
     weights: NDArray[np.float64],
     output: NDArray[np.float64],
     link: str = "",
+    norm: str = "",
 ) -> nbformat.NotebookNode:
     """The notebook of head `head` (0-based) of layer `layer` (0-based): w and b hold that head's W_Q, W_K,
-    W_V (d, k) and b_q, b_k, b_v (k,) or None; weights (n, n) and output (n, k) are the app's numbers."""
+    W_V (d, k) and b_q, b_k, b_v (k,) or None; weights (n, n) and output (n, k) are the app's numbers.
+    package: the Python package the weights come from ("": trained by the explorer's own engine); norm: the
+    model's norm ("none": it has none)."""
     d, k = w["w_q"].shape
     # The app runs an untouched layer in float32, the model's own precision (about 7 digits); the notebook
     # recomputes in float64, so it checks to float32's rounding then, and to CHECK_ATOL otherwise.
     single = np.asarray(weights).dtype == np.float32 or np.asarray(output).dtype == np.float32
     tolerance = FLOAT32_ATOL if single else CHECK_ATOL
     why_tolerance = "the app ran this layer in float32, as the model does" if single else "float64"
+    made = (
+        f"the Python package {md(package)} {md(version)}, run in numpy by the Attention Explorer"
+        if package
+        else "trained by the Attention Explorer's own numpy engine, attention_core.training"
+    )
+    before = (
+        "its token and position embeddings added"
+        if layer == 0
+        else f"computed by the model's {layer} earlier layer{'s' if layer != 1 else ''}"
+    )
     where = (
-        f"The numbers come from **{md(title)}** (the Python package {md(package)} {md(version)}, run in numpy "
-        f"by the Attention Explorer): layer {layer + 1} of {n_layers}, head {head + 1}, on the sentence "
-        f"“{md(sentence)}”. X is the input of that layer for this sentence, computed by the model's "
-        f"{layer} earlier layer{'s' if layer != 1 else ''}."
+        f"The numbers come from **{md(title)}** ({made}): layer {layer + 1} of {n_layers}, head {head + 1}, "
+        f"on the sentence “{md(sentence)}”. X is the input of that layer for this sentence, {before}."
     )
     if edited:
         where += " Some weights were edited in the app: the literals below are the edited ones."
@@ -134,8 +145,13 @@ def notebook(
     else:
         cells += [
             new_markdown_cell(
-                "## 2. What attention reads\n\nThis model normalises after attention (post-norm): "
-                "attention reads X itself."
+                "## 2. What attention reads\n\n"
+                + (
+                    "This model has no norm"
+                    if norm == "none"
+                    else "This model normalises after attention (post-norm)"
+                )
+                + ": attention reads X itself."
             )  # fmt: skip
         ]
         cells.append(new_code_cell("Xn = X"))
@@ -205,10 +221,12 @@ def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.N
     reference = layers.of(ex).reference(
         ex, list(res.tokens)
     )  # its own weights, to say whether they are edited
-    module, package, version, _ = pretrained.MODELS[c.name]
+    # a model of attention_core.pretrained names its package; one trained in the engine has none
+    _, package, version, _ = pretrained.MODELS.get(c.name, ("", "", "", ""))
     # The head's biases as the explorer holds them (maybe edited); a model without biases (SmolLM2) gets none
     # written while they are still its zeros.
-    biases = {n: np.asarray(getattr(ex, n)[head], dtype=np.float64) for n in ("b_q", "b_k", "b_v")}
+    held = {n: np.asarray(getattr(ex, n), dtype=np.float64) for n in ("b_q", "b_k", "b_v")}
+    biases = {n: b[head] if b.size else np.zeros(0) for n, b in held.items()}  # a layer without: empty
     if not any(v.any() for v in biases.values()):
         biases = {n: None for n in biases}
     w = {name: np.asarray(getattr(ex, name)[head], dtype=np.float64) for name in ("w_q", "w_k", "w_v")}
@@ -237,6 +255,7 @@ def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.N
         weights=np.asarray(att.weights[head]),  # float32 for an untouched layer (its precision)
         output=np.asarray(att.head_outputs[head]),
         link=link,
+        norm=str(c.norm),
     )
 
 

@@ -1,7 +1,7 @@
 """Streamlit: everything that draws or touches the session.
 
 state/       the only package that touches st.session_state (keys, init and reading, actions, models)
-frame.py     the frame around every page (URL, sidebar, sentence box, messages); page_table.py the pages
+frame.py     the frame around every page (URL, sidebar, sentence box, messages); page_table/ the pages
 widgets.py   page helpers (a setting's widget, the opening, charts in a row, pickers, the banner)
 editors.py, grid_guard.py   the data editors and the script that keeps every typed edit
 chart/       the one chart element; present.py, clicker.py  presenting and the clicker's keys

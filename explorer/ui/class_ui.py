@@ -244,7 +244,7 @@ def join_from_url() -> None:
 
 
 def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
-    """At the start of a run, before any widget (app.py, with frame.apply_url): the view a student follows (or
+    """At the start of a run, before any widget (app.py, with lesson_ui.apply_link): the view a student follows (or
     the place they were exploring), applied over the defaults; its page opens after st.navigation."""
     got = state.classroom.take_pending()
     if got is None:

@@ -3,7 +3,8 @@
 A clicker sends → / PageDown / Space for "next" and ← / PageUp for "back". A small keyed st.components.v2
 component (no visible content) listens for them on the app's document while presentation mode is on and
 follows the step-through's own links ("step-next" / "step-prev", explorer.ui.frame.step_controls), so a key
-does exactly what a click on the link does. Keys typed into a text box, a number box, a select box, a
+does exactly what a click on the link does. A step with a walk of its own (/learn's checkpoints) draws
+buttons keyed OWN_NEXT / OWN_BACK while there is more of it that way: the keys press those first. Keys typed into a text box, a number box, a select box, a
 data editor or a chart that takes the arrow keys (the /model head grid: role "application") are left alone, as are keys with Ctrl, Alt or Meta (the browser's own shortcuts).
 
 The script is ours and static (no user text reaches it): NEXT_KEYS / BACK_KEYS below are its only data.
@@ -21,7 +22,13 @@ NEXT_KEYS = ("ArrowRight", "PageDown", " ")
 BACK_KEYS = ("ArrowLeft", "PageUp")
 NEXT_LINK = "step-next"  # the st.container keys of the step-through's links
 BACK_LINK = "step-prev"
-REVEAL = "reveal"  # the key of the Reveal button of a question (explorer.ui.widgets.question_hides)
+# A step that walks through something of its own (/learn's checkpoints) draws buttons with these keys while
+# there is more to walk through that way: the keys press them before they follow the step-through's links.
+OWN_NEXT = "clicker-next"
+OWN_BACK = "clicker-back"
+# The keys of the Reveal buttons "next" presses first, in this order: a lesson's question (its Reveal also
+# shows the page's hidden weights: explorer.ui.lesson_ui), then a page's own (explorer.ui.widgets.question_hides).
+REVEAL = ("lesson-reveal", "reveal")
 
 JS = """
 const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], [role="textbox"], '
@@ -42,10 +49,16 @@ export default function (component) {
     const next = (keys.next || []).includes(event.key);
     const back = (keys.back || []).includes(event.key);
     if ((!next && !back) || typingIn(event)) return;
-    const reveal = next && doc.querySelector(`.st-key-${keys.reveal} button`);
+    const reveal = next && (keys.reveal || []).map((k) => doc.querySelector(`.st-key-${k} button`)).find(Boolean);
     if (reveal) { // predict, then reveal: "next" shows the hidden answer first
       event.preventDefault();
       reveal.click();
+      return;
+    }
+    const own = doc.querySelector(`.st-key-${next ? keys.own_next : keys.own_back} button:not([disabled])`);
+    if (own) { // the step's own walk (a training run's checkpoints) before the next step
+      event.preventDefault();
+      own.click();
       return;
     }
     const link = doc.querySelector(`.st-key-${next ? keys.next_link : keys.back_link} a`);
@@ -73,7 +86,9 @@ def listen() -> None:
         "back": list(BACK_KEYS),
         "next_link": NEXT_LINK,
         "back_link": BACK_LINK,
-        "reveal": REVEAL,
+        "reveal": list(REVEAL),
+        "own_next": OWN_NEXT,
+        "own_back": OWN_BACK,
     }
     _component()(key=KEY, data=json.loads(json.dumps(data)), height=0)
 

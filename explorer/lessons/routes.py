@@ -1,0 +1,286 @@
+"""The lessons as routes through the pages, declared once, as data: the menu, the lesson bar above a page,
+the presenter's clicker and the links (?lesson=copy&step=3) all read this table. Pure: no Streamlit.
+
+A lesson is a story told across pages. Each step names its page (the url_path of the page table,
+explorer.ui.page_table) and, where that page holds several parts, the part it shows while presenting; it says
+what to look at, asks a question to predict, then reveals the answer and what it means. A step can set what
+its page shows, in the words of a share link (the same parameters and the same readers: the model, the
+sentence, the head, the heads switched off, a mask, a question asked with ask=), so the story lands on the
+right view. The last step of every lesson is an experiment the student runs.
+
+Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole. A token is
+quoted as the pages show it, a leading space as “␣” (“␣Paris”).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The sentence of the copying lesson: the next word is a name the model can only copy from earlier on.
+COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and Mrs"
+# SmolLM2's induction heads (layer.head, 1-based): those labelled on /induction's standard run.
+INDUCTION_HEADS = "18.4,18.5,18.6,19.7,19.8,21.7,24.3,24.8"
+# The sentences of the cause lesson: /patching's first pair (explorer.model.patching.PAIRS).
+CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
+
+
+@dataclass(frozen=True)
+class RouteStep:
+    """One step of a lesson: a page, what to look at there, a question, its answer, what it means."""
+
+    page: str  # the page's url_path in the page table ("" = the first page)
+    title: str  # a few words: the step's name in the lesson bar
+    look: str  # what to look at on the page
+    question: str  # what to predict before looking closer
+    answer: str  # the reveal
+    meaning: str  # what the answer means
+    part: str = ""  # the page's step (page_table.Step.name) shown while presenting; "" = the page's first
+    # What the page shows, as a share link's parameters (explorer.sharing): applied when the step opens, over
+    # what the student had; the heads switched off and the questions asked (PER_STEP) start empty at every
+    # step and hold for that step only.
+    settings: tuple[tuple[str, str], ...] = ()
+    experiment: str = ""  # the last step's experiment: what the student does, then sees
+
+
+@dataclass(frozen=True)
+class Route:
+    """A lesson: its link name (?lesson=), its title, one line on what it teaches, its steps."""
+
+    name: str
+    title: str
+    summary: str
+    icon: str
+    steps: tuple[RouteStep, ...]
+
+
+def settings(**params: str) -> tuple[tuple[str, str], ...]:
+    """A step's settings, written as keyword arguments: settings(model="smollm2", off="1.2")."""
+    return tuple(params.items())
+
+
+ATTENTION = Route(
+    "attention",
+    "How attention works",
+    "From a sentence to the output of one attention layer, one idea at a time.",
+    ":material/school:",
+    (
+        RouteStep(
+            "",
+            "Tokens and their vectors",
+            "Each token of the sentence becomes a row of numbers: its embedding.",
+            "The word “the” appears three times. Are its three rows the same?",
+            "Yes: an embedding is looked up from the token alone.",
+            "Nothing in it says where the word stands: the model needs more to tell them apart.",
+            settings=settings(
+                model="toy", sentence="the cat saw the dog because the dog was loud", mask="none"
+            ),
+        ),
+        RouteStep(
+            "positional-encoding",
+            "Where each token stands",
+            "A pattern of waves, one row per position, is added to each embedding: X = E + P.",
+            "Once the waves are added, are the rows of “the” still the same?",
+            "No: each position adds its own waves, so “the” gets a different row at each place.",
+            "Now the model can tell words apart by where they stand.",
+        ),
+        RouteStep(
+            "projections",
+            "What a token looks for",
+            "Each head multiplies X by three matrices of its own: W_Q, W_K, W_V.",
+            "A token's query, key and value come from one row of X. Are they the same?",
+            "No: one row times three different matrices gives three different vectors.",
+            "A token can look for one thing, offer another and pass on a third.",
+        ),
+        RouteStep(
+            "scores",
+            "Comparing queries with keys",
+            "Every query is compared with every key: rows are queries, columns are keys.",
+            "How many scores does a sentence of n tokens need in one head?",
+            "n × n: every query meets every key, its own included.",
+            "Double the tokens and there are four times as many scores.",
+            part="scores",
+            settings=settings(mask="none"),
+        ),
+        RouteStep(
+            "scores",
+            "What a token may not see",
+            "A causal mask hides every later token: their scores become −∞ and turn grey.",
+            "With this mask, how many keys may the first token look at?",
+            "Only one: itself. Every key after it is hidden.",
+            "A model that predicts the next word must not read it first.",
+            part="masking",
+            settings=settings(mask="causal"),
+        ),
+        RouteStep(
+            "scores",
+            "From scores to weights",
+            "The softmax turns each row of scores into weights between 0 and 1.",
+            "Whatever the scores, what do the weights of one row add up to?",
+            "They add up to 1, and none is negative.",
+            "A weight is the share of its attention a query gives to each key.",
+            part="softmax",
+            settings=settings(mask="causal"),
+        ),
+        RouteStep(
+            "heads",
+            "Many heads at once",
+            "Each head has its own W_Q, W_K and W_V, so each draws its own pattern of weights.",
+            "Will two heads attend the same way on the same sentence?",
+            "Not in general: their matrices differ, so their weights differ.",
+            "Several heads let one layer look for several things at once.",
+        ),
+        RouteStep(
+            "token",
+            "One token's new vector",
+            "A token's output is the sum of the value vectors, each times its weight.",
+            "The first token may only see itself. What is its output (query 0)?",
+            "Its own value vector: its only weight is 1.",
+            "Attention moves information: each output blends what other tokens pass on.",
+            experiment="Pick another query token and find which value it takes most of; then switch the mask "
+            "off on Scores, mask, softmax and look again.",
+        ),
+    ),
+)
+
+COPY = Route(
+    "copy",
+    "How a model copies",
+    "Induction heads: a real model finds an earlier copy and repeats what came next.",
+    ":material/repeat:",
+    (
+        RouteStep(
+            "next-token",
+            "A name it must copy",
+            "SmolLM2 gives every token of its vocabulary a probability of coming next.",
+            "The sentence ends with “Mr and Mrs”. Which token will the model put first?",
+            "“␣D”, the start of “Dursley”, the name it read earlier.",
+            "No fact about the world gives this name: the model copies it.",
+            part="next-token",
+            settings=settings(model="smollm2", sentence=COPY_SENTENCE, ask="next"),
+        ),
+        RouteStep(
+            "induction",
+            "Heads that look back",
+            "Random tokens, then the same tokens again; the pattern is one head's weights.",
+            "In the second copy, which earlier token will this head look at?",
+            "The token that came after the current one the first time: the bright stripe.",
+            "An induction head finds the earlier copy and looks one token on.",
+            part="induction",
+            settings=settings(model="smollm2"),
+        ),
+        RouteStep(
+            "induction",
+            "The second copy is easy",
+            "The loss of each token: low means the model expected it.",
+            "Will the model predict the second copy better than the first?",
+            "Much better: the loss of the second copy falls far below the first's.",
+            "Random tokens can only be predicted by copying them.",
+            part="induction-loss",
+        ),
+        RouteStep(
+            "induction",
+            "Switch them off",
+            "The eight induction heads are switched off: what they write is removed.",
+            "With those eight heads off, what happens to the loss of the second copy?",
+            "It climbs back almost to the first copy's: the copy fails.",
+            "Eight heads of 270 do the copying; the head drawn still looks, but writes nothing.",
+            part="induction-loss",
+            settings=settings(off=INDUCTION_HEADS),
+        ),
+        RouteStep(
+            "logit-lens",
+            "Where the answer appears",
+            "Each row reads the model after one layer, as if that layer were the last.",
+            "After which layer does “␣D” first become likely after the last “␣Mrs”?",
+            "After layer 24: it jumps from almost nothing to the top.",
+            "That is where the induction heads of layers 18 to 24 have written the copy.",
+            part="logit-lens-follow",
+        ),
+        RouteStep(
+            "ablation",
+            "Your experiment",
+            "The bars compare the untouched model with the induction heads switched off.",
+            "On this sentence, does “␣D” still come first with those heads off?",
+            "Yes, but weaker: its probability falls from about 0.64 to about 0.46.",
+            "In a real sentence other heads help to copy; in random tokens nothing else can.",
+            settings=settings(off=INDUCTION_HEADS),
+            experiment="Switch more heads of layers 18 to 24 off, one at a time, and find when “␣D” loses "
+            "first place.",
+        ),
+    ),
+)
+
+CAUSE = Route(
+    "cause",
+    "What caused the answer",
+    "Attention is not a cause: removing tokens and patching activations find what the answer needs.",
+    ":material/science:",
+    (
+        RouteStep(
+            "next-token",
+            "Where attention goes",
+            "The causal mask chart: the row of “␣is” shows where one head of layer 1 reads.",
+            "“␣is” gives “␣France” less weight than “The”. Is “␣France” less needed?",
+            "No: attention says where a head reads, not what the answer needs.",
+            "To find a cause, change the input and watch the answer change.",
+            part="next-token-mask",
+            settings=settings(model="smollm2", sentence=CLEAN, corrupt=CORRUPT, layer="1", head="1"),
+        ),
+        RouteStep(
+            "next-token",
+            "Remove one token",
+            "Each token is removed in turn and the model runs again without it.",
+            "Which removal lowers the probability of “␣Paris” most?",
+            "They all lower it about as much: “The” as much as “␣France”.",
+            "Removing a word breaks the whole sentence, not only the fact: a blunt test.",
+            part="next-token-needs",
+        ),
+        RouteStep(
+            "patching",
+            "Copy one activation",
+            "Press Run: the Italy sentence runs again with one activation from the France run.",
+            "Up to which layer does the answer live at the position of “␣France”?",
+            "Up to layer 24; from layer 25 on it lives at “␣is”, the last token.",
+            "Between layers 24 and 25 the fact moves to where the next word is read.",
+            part="patching",
+        ),
+        RouteStep(
+            "patching",
+            "Your experiment",
+            "The head sweep copies one head's output at a time from the France run.",
+            "Will many heads bring the answer back, or only a few?",
+            "Few: head 5 of layer 24 brings back most of it alone.",
+            "That head moves the fact from “␣France” to “␣is”: the cause the first step asked about.",
+            part="patching-heads",
+            experiment="Pick the Mary → John pair, run it, and find the heads that choose the name that "
+            "was not repeated.",
+        ),
+    ),
+)
+
+ROUTES: tuple[Route, ...] = (ATTENTION, COPY, CAUSE)
+BY_NAME: dict[str, Route] = {r.name: r for r in ROUTES}
+PER_STEP = ("ask", "off")  # settings of one step only: every step starts with no question and every head on
+MAX_NAME_CHARS = 40
+# Presenting, the bar above a step has one line of 1920 px for what to look at and the question, then for
+# the answer and what it means, and one for the experiment: each pair's characters, at most.
+PRESENT_LINE_CHARS = 165  # a link's lesson= longer than this is not a lesson's name
+
+
+def settings_at(route: Route, k: int, came_from: int | None = None) -> dict[str, str]:
+    """The settings applied on arriving at step k (from 1): the step's own when the student comes from the
+    step before or after it (what they changed meanwhile stays), else every step's up to k, later ones over
+    earlier ones (a link opened at step k shows what walking there shows). A question asked and heads
+    switched off (PER_STEP) are the step's own only."""
+    own = dict(route.steps[k - 1].settings)
+    if came_from is not None and abs(came_from - k) == 1:
+        return own
+    out: dict[str, str] = {}
+    for step in route.steps[: k - 1]:
+        out.update((p, v) for p, v in step.settings if p not in PER_STEP)
+    return {**out, **own}
+
+
+def by_name(name: object) -> Route | None:
+    """The lesson of this link name, or None."""
+    return BY_NAME.get(str(name or "")[:MAX_NAME_CHARS].strip().lower())
