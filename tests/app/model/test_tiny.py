@@ -18,7 +18,7 @@ from attention_core import training as tr
 from explorer.compute import pipeline
 from explorer.compute.pipeline import rule_key
 from explorer.export import layer_notebook
-from explorer.model import layer, tiny
+from explorer.model import layer, models, tiny
 from explorer.model.example import Example, conform
 from explorer.sharing import params as link_params
 from explorer.sharing import url as links
@@ -130,3 +130,11 @@ def test_the_layer_notebook_recomputes_a_trained_head() -> None:
             if cell.cell_type == "code":
                 exec(cell.source, scope)  # noqa: S102 - the notebook the app writes, checked as a reader runs it
     assert "Every number is the same as in the app." in out.getvalue()
+
+
+def test_the_models_table_row_agrees_with_the_shipped_run() -> None:
+    """Links and files are bounded by the table without loading the run: a retrained run with other sizes
+    must change the row too."""
+    c, row = tiny.trained().cfg, models.choice(tiny.KEY)
+    assert row.shape == (c.n_layers, c.n_heads) and row.vocab == c.vocab
+    assert row.layer == (c.d_model, c.d_head, 0, 0) and row.decoder and not row.picked
