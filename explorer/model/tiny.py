@@ -277,7 +277,7 @@ def _banner(d: description.Description, step: int) -> str:
     return (
         f"{d.title}, trained here on repeated sequences of abstract tokens (step {step} of the run on "
         f"Watch a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
-        f"attention only: no norm, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
+        f"attention only: {'no norm' if d.norm == 'none' else d.norm_name + ' before attention'}, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
     )
 
 
