@@ -209,7 +209,7 @@ def describe(ex: Any) -> description.Description:
     return _described(int(ex.real_layer))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # one per layer (the run has 2)
 def _described(layer: int) -> description.Description:
     t = trained()
     c, first = t.cfg, layer == 0
