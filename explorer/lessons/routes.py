@@ -148,7 +148,7 @@ ATTENTION = Route(
             "Many heads at once",
             "The four heads of the trained layer, side by side, on the same sentence.",
             "Do the four heads look at the same words?",
-            "No: head 1 looks one word past an earlier copy, heads 2 and 3 rest on the first word.",
+            "Not here: head 1 looks one word past an earlier copy; heads 2 and 3 rest on the first word.",
             "Several heads let one layer look for several things at once.",
         ),
         RouteStep(

@@ -425,6 +425,8 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
                 "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
             )
         return True
+    if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
+        return False
     k = res.strongest_key(head, q)
     w = float(res.attention.weights[head, q, k])
     st.success(
