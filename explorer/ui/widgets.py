@@ -442,6 +442,8 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
                 type="primary",
             )
         return True
+    if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
+        return False
     w = float(res.attention.weights[head, q, k])
     st.success(
         f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
