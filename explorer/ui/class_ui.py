@@ -382,22 +382,8 @@ def _watch() -> None:
     pulse = _pulse(got[0])
     if pulse is False:
         return
-    follows = isinstance(pulse, cs.Pulse) and state.classroom.following() and bool(pulse.view)
-    if follows and pulse.version != state.classroom.applied():  # type: ignore[union-attr]
-        _follow(pulse)  # type: ignore[arg-type]
     if pulse is None or state.classroom.seen() != _seen(pulse):
         st.rerun(scope="app")
-
-
-def _follow(pulse: cs.Pulse) -> None:
-    """Apply the teacher's view on the next run, on its page: one run (switching the page from here runs
-    the new page at once; apply_pending sets its state before any widget)."""
-    view = json.loads(pulse.view)
-    state.classroom.follow_view(pulse.version, view["page"], view["query"])
-    target = page_table.by_path(view["page"])
-    if target is not None and view["page"] != state.page():
-        st.switch_page(target.script)
-    st.rerun(scope="app")
 
 
 def _student_bar() -> None:
@@ -415,7 +401,8 @@ def _student_bar() -> None:
     view = json.loads(pulse.view) if pulse.view else None
     follows = state.classroom.following()
     if follows and view is not None and pulse.version != state.classroom.applied():
-        _follow(pulse)
+        state.classroom.follow_view(pulse.version, view["page"], view["query"])
+        st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
     state.classroom.set_seen(_seen(pulse))
     q = pulse.question if follows else None
     if q is not None and q.truth is not None and state.ask() is not None and not state.revealed():
