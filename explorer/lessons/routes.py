@@ -215,8 +215,8 @@ COPY = Route(
             "Where the answer appears",
             "Each row reads the model after one layer, as if that layer were the last.",
             "After which layer does “␣D” first become likely after the last “␣Mrs”?",
-            "After layer 24: it jumps from almost nothing to the top.",
-            "That is where the induction heads of layers 18 to 24 have written the copy.",
+            "After layer 24 it jumps from almost nothing to first place; from layer 29 on it stays first.",
+            "The induction heads of layers 18 to 24 wrote it there.",
             part="logit-lens-follow",
         ),
         RouteStep(
