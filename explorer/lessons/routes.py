@@ -16,6 +16,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The first lesson's sentence: a repeated word, for the trained head's rule to find.
+SENTENCE = "the cat saw the dog because the dog was loud"
+# The explorer's own toy (random weights, its sizes) and the tiny model trained in the engine, its layer 2
+# (induction heads), as link settings: the first lesson starts on the toy and moves to the trained weights.
+RANDOM_WEIGHTS = {
+    "real": "toy",
+    "real_layer": "0",
+    "d_model": "8",
+    "heads": "2",
+    "d_k": "4",
+    "emb": "random",
+    "pe": "sinusoidal",
+}
+TRAINED = {"real": "tiny", "real_layer": "1"}
 # The sentence of the copying lesson: the next word is a name the model can only copy from earlier on.
 COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and Mrs"
 # SmolLM2's induction heads (layer.head, 1-based): those labelled on /induction's standard run.
@@ -71,9 +85,7 @@ ATTENTION = Route(
             "The word “the” appears three times. Are its three rows the same?",
             "Yes: an embedding is looked up from the token alone.",
             "Nothing in it says where the word stands: the model needs more to tell them apart.",
-            settings=settings(
-                model="toy", sentence="the cat saw the dog because the dog was loud", mask="none"
-            ),
+            settings=settings(**RANDOM_WEIGHTS, model="toy", sentence=SENTENCE, mask="none", h="1", q="0"),
         ),
         RouteStep(
             "positional-encoding",
@@ -119,14 +131,24 @@ ATTENTION = Route(
             "They add up to 1, and none is negative.",
             "A weight is the share of its attention a query gives to each key.",
             part="softmax",
-            settings=settings(mask="causal"),
+            settings=settings(**RANDOM_WEIGHTS, mask="causal", h="1", q="0"),
+        ),
+        RouteStep(
+            "scores",
+            "Weights that mean something",
+            "A layer of a tiny model trained on repeats. Its head 1 hides one row's weights.",
+            "In this trained head, which word will the second “dog” attend to most?",
+            "“because”: the word that came after the first “dog”.",
+            "Training gave this head a rule: find an earlier copy, look one word on.",
+            part="softmax",
+            settings=settings(**TRAINED, h="1", ask="7"),
         ),
         RouteStep(
             "heads",
             "Many heads at once",
-            "Each head has its own W_Q, W_K and W_V, so each draws its own pattern of weights.",
-            "Will two heads attend the same way on the same sentence?",
-            "Not in general: their matrices differ, so their weights differ.",
+            "The four heads of the trained layer, side by side, on the same sentence.",
+            "Do the four heads look at the same words?",
+            "Not here: head 1 looks one word past an earlier copy; heads 2 and 3 rest on the first word.",
             "Several heads let one layer look for several things at once.",
         ),
         RouteStep(
@@ -136,8 +158,9 @@ ATTENTION = Route(
             "The first token may only see itself. What is its output (query 0)?",
             "Its own value vector: its only weight is 1.",
             "Attention moves information: each output blends what other tokens pass on.",
-            experiment="Pick another query token and find which value it takes most of; then switch the mask "
-            "off on Scores, mask, softmax and look again.",
+            settings=settings(q="0"),
+            experiment="Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
+            "and see head 1 find the word after its first copy.",
         ),
     ),
 )
@@ -192,8 +215,8 @@ COPY = Route(
             "Where the answer appears",
             "Each row reads the model after one layer, as if that layer were the last.",
             "After which layer does “␣D” first become likely after the last “␣Mrs”?",
-            "After layer 24: it jumps from almost nothing to the top.",
-            "That is where the induction heads of layers 18 to 24 have written the copy.",
+            "After layer 24 it jumps from almost nothing to first place; from layer 29 on it stays first.",
+            "The induction heads of layers 18 to 24 wrote it there.",
             part="logit-lens-follow",
         ),
         RouteStep(

@@ -11,6 +11,7 @@ from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.ui import (
     a11y,
+    class_ui,
     clicker,
     export_ui,
     grid_guard,
@@ -49,18 +50,26 @@ def sync_url(note: Any) -> None:
     picked (h=, q=, k=), the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
     ind_len=) and the pages' display controls (explorer.sharing.view_params). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
-    want, chars = _address()
+    want, chars = wanted()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
+    if {k: st.query_params.get(k) for k in st.query_params} != want:
+        st.query_params.from_dict(want)
+
+
+def wanted() -> tuple[dict[str, str], int]:
+    """The address bar's parameters for the state as it is now, and the Share link's length (sync_url)."""
+    want, chars = _address()
     want.update(share_panel.page_params())  # the picks; the real model, layer, head, heads off; the pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)
+    if state.classroom.joined() is not None:  # a student's reload, or a replica's death, joins again
+        want["join"], want["me"] = state.classroom.joined()[:2]  # type: ignore[index]
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step
-    if {k: st.query_params.get(k) for k in st.query_params} != want:
-        st.query_params.from_dict(want)
+    return want, chars
 
 
 def address_note(note: Any, chars: int) -> None:
@@ -109,6 +118,15 @@ def sidebar(page: page_table.Page | None) -> None:
             persist_state="session",
             help="Large type for a projector.",
         )
+        if state.present() and state.classroom.teaching() is None:
+            st.button(
+                "Start a class",
+                key="class.start",
+                on_click=class_ui.start,
+                icon=":material/group_add:",
+                help="Students join with a code or a QR code: their laptops follow your screen, and they "
+                "answer your questions (predict, then reveal) with the count on the projector.",
+            )
         from explorer.views.figures import PALETTES
 
         toks = state.tokens()
@@ -274,6 +292,11 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
+        if state.classroom.teaching() is None:
+            with box:  # over the bar's other corner: the class's laptops follow this screen
+                st.button(
+                    "Start a class", key="present.class", on_click=class_ui.start, icon=":material/group_add:"
+                )
         with box:
             clicker.listen()
     else:

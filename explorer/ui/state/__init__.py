@@ -14,6 +14,7 @@ Layout of the session state:
 """
 
 from explorer.model.example import Example  # noqa: F401  (state.Example: what current() returns)
+from explorer.ui.state import classroom  # noqa: F401  (state.classroom: a class's side of the session)
 from explorer.ui.state.actions import (  # noqa: F401
     apply_example,
     apply_picks,
