@@ -114,3 +114,9 @@ def standard_induction(key: str) -> NDArray[np.float64]:
     """(L, H) every head's induction score on the standard run (models.INDUCTION_SEED, INDUCTION_LENGTH):
     kept apart from ``induction``, so /model's labels do not wait for a run other seeds pushed out."""
     return np.array(induction(key, models.INDUCTION_SEED, models.INDUCTION_LENGTH).run.induction)
+
+
+def tied(key: str) -> bool:
+    """The model reads its output with its input embedding table (logits = h E^T): read before any layer, a
+    token's top next token is then mostly the token itself (the logit lens's first row)."""
+    return bool(models.model(key).config.tied_embeddings)
