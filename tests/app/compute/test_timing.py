@@ -53,3 +53,19 @@ def test_no_page_promises_a_few_seconds() -> None:
     for path in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "explorer" / "ui").rglob("*.py")]:
         strings = re.findall(r"\"[^\"\n]*\"", path.read_text(encoding="utf-8"))
         assert not [s for s in strings if vague.search(s)], path
+
+
+def test_induction_says_its_wait_and_measures_its_own_runs() -> None:
+    """/induction's first open says what the run costs (never a blank wait), from the development machine's
+    figures until this server has run one, then from its own run."""
+    from explorer.compute import interp
+    from tests.core.models import need
+
+    need("SmolLM2-135M")
+    assert "on a busy 2-core machine" in timing.words("induction", 100)
+    interp.induction("smollm2", 900_001, 4)  # a seed no other test runs: a run, not a cached result
+    lo, hi, measured = timing.estimate("induction", 8)
+    assert measured and 0 < lo <= hi
+    assert "as measured on this server lately" in timing.words("induction", 100)
+    page = (ROOT / "app_pages" / "induction.py").read_text(encoding="utf-8")
+    assert 'timing.words("induction", 2 * n)' in page  # the page's wait is said from it
