@@ -125,7 +125,7 @@ def chart(fig: go.Figure | Drawn, key: str, *, clickable: bool = False) -> dict 
 # What the circles on a trained layer's charts mean, in one line: the charts' own notes name the largest
 # value; the whole story (how many, the range, what a massive activation is) squeezed four charts of a step
 # into slivers, so it waits behind the (?).
-BEYOND = "Circled: values beyond the colour range, drawn in its end colours."
+BEYOND = "Circled or framed: values beyond the colour range, drawn in its end colours."
 
 
 def beyond_help(figs: Sequence[go.Figure | Drawn]) -> None:
