@@ -209,7 +209,7 @@ def describe(ex: Any) -> description.Description:
     return _described(int(ex.real_layer))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # one per layer (the run has 2)
 def _described(layer: int) -> description.Description:
     t = trained()
     c, first = t.cfg, layer == 0
@@ -277,7 +277,7 @@ def _banner(d: description.Description, step: int) -> str:
     return (
         f"{d.title}, trained here on repeated sequences of abstract tokens (step {step} of the run on "
         f"Watch a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
-        f"attention only: no norm, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
+        f"attention only: {'no norm' if d.norm == 'none' else d.norm_name + ' before attention'}, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
     )
 
 

@@ -91,7 +91,7 @@ def weights_note() -> None:
     """On the first steps: whether the weights on screen mean anything. Random draws say so and offer the
     trained model; a trained layer's banner already says what it is."""
     shown = state.description()
-    if not shown.drawn or ui.step() is not None:
+    if not shown.drawn or ui.step() is not None:  # presenting, every pixel of 1080 is the step's
         return
     with st.container(border=True, key="weights-note"):
         st.markdown(

@@ -16,7 +16,7 @@ from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
-from explorer.ui import lesson_ui, page_table, present, state
+from explorer.ui import class_ui, lesson_ui, page_table, present, state
 from explorer.views import colour_range, describe, figures
 from explorer.views.drawn import Drawn
 from explorer.views.text import literal
@@ -413,7 +413,8 @@ def model_question_hides(word: str, what: str, question: str, answer: str) -> bo
                 icon=":material/visibility:", type="primary",
             )  # fmt: skip
         return True
-    st.success(answer, icon=":material/lightbulb:")
+    if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
+        st.success(answer, icon=":material/lightbulb:")
     return False
 
 
@@ -426,20 +427,38 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     if q is None or q >= res.n or res.attention is None:
         return False
     who = literal(labels[q])
+    k = res.strongest_key(head, q)
     roles = state.description().roles
     role = roles[head] if head < len(roles) else ""
-    if not state.revealed():
+    in_class = class_ui.role()  # in a class: the question is the class's (explorer.ui.class_ui)
+    if in_class == "teacher":
+        qid = class_ui.ask(f"ask={q}|head={head}", f"Which word will “{labels[q]}” attend to most (head "
+                           f"{head + 1})?", labels, k)  # fmt: skip
+        reveal, args = class_ui.reveal, (qid, k)
+        shown = state.revealed() and class_ui.revealed(qid)  # a new question (another head) asks again
+    else:
+        reveal, args, shown = state.reveal, (), state.revealed()
+    if not shown:
         with st.container(key="ask-box", border=True):
             st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
+            if in_class == "student":
+                st.caption(f"Head {head + 1}. Answer in the class box above; the teacher reveals the answer.")
+                return True
             st.caption(
                 f"Head {head + 1}{_rule_hint(role, literal(res.tokens[q]))}. Think, vote, then reveal (the button, or → on the "
                 "keyboard or clicker)."
             )
             st.button(
-                "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
+                "Reveal",
+                key="reveal",
+                on_click=reveal,
+                args=args,
+                icon=":material/visibility:",
+                type="primary",
             )
         return True
-    k = res.strongest_key(head, q)
+    if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
+        return False
     w = float(res.attention.weights[head, q, k])
     st.success(
         f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "

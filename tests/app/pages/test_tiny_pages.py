@@ -52,3 +52,23 @@ def test_the_model_choice_opens_a_trained_layer_and_every_step_draws_it(kit) -> 
     fixtures.go(at, "app_pages/sentence.py")
     at.sidebar.selectbox(key=layer_choice.WIDGET).set_value("toy:0").run()
     assert not at.exception and "These weights are random" in text(at)  # back to the toy
+
+
+def test_a_lesson_link_opens_the_induction_head_with_its_question() -> None:
+    """What a lesson's step writes (explorer.lessons.routes: a share link's parameters)."""
+    head = tiny.lead_head(1)
+    link = {"real": "tiny", "real_layer": "1", "sentence": SENTENCE, "h": str(head + 1), "ask": "8"}
+    at = fixtures.opened_from_link(link, "app_pages/scores.py")
+    assert not at.exception, at.exception
+    assert at.session_state["ui.head"] == head and at.session_state["explorer.real"] == "tiny"
+    assert f"Head {head + 1} is an induction head" in text(at)
+
+
+def test_a_long_sentence_is_cut_at_the_models_context_and_says_so() -> None:
+    at = fixtures.open_app("one two three four five six seven eight nine ten " * 4)  # 40 tokens
+    at.sidebar.selectbox(key=layer_choice.WIDGET).set_value("tiny:0").run()
+    assert not at.exception, at.exception
+    said = " ".join(w.value for w in at.warning)
+    assert "more than 32 tokens: the explorer uses the first 32" in said, said
+    tables = [d.value for d in at.dataframe if "token id" in d.value.index]  # 12 positions a table
+    assert sum(len(t.columns) for t in tables) == 32
