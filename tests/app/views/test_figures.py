@@ -553,7 +553,21 @@ def test_charts_side_by_side_keep_their_plots_level_when_one_title_wraps(present
 def test_a_real_layers_twelve_heads_label_every_token() -> None:
     """/heads with MiniLM's layer open (12 heads, 13 tokens) at 1280 px: fewer panels a row, so that every
     token keeps its label on both axes, not every other one."""
-    lab = ["[CLS]", "the ·1", "cat", "sat", "on", "the ·5", "mat", "because", "it", "was", "warm", ".", "[SEP]"]
+    lab = [
+        "[CLS]",
+        "the ·1",
+        "cat",
+        "sat",
+        "on",
+        "the ·5",
+        "mat",
+        "because",
+        "it",
+        "was",
+        "warm",
+        ".",
+        "[SEP]",
+    ]
     w = np.random.default_rng(0).random((12, len(lab), len(lab)))
     for style in (fg.Style(), fg.Style(present=True)):
         fig = fg.head_grid(w, lab, style=style, title="every head")
