@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -686,7 +686,7 @@ ON_PAGE: dict[str, tuple[str, ...]] = {
 }
 
 
-@cache
+@lru_cache(maxsize=128)  # one pattern per term, compiled once
 def _compiled(key: str) -> re.Pattern[str]:
     t = by_key(key)
     # Whole words: no letter or digit just outside the match where the match's own edge is one.
