@@ -538,6 +538,7 @@ ON_PAGE: dict[str, tuple[str, ...]] = {
         "nats",
         "induction",
         "previous",
+        "gradient",
     ),
     "model": (
         "token",
