@@ -20,7 +20,7 @@ from dataclasses import dataclass
 SENTENCE = "the cat saw the dog because the dog was loud"
 # The explorer's own toy (random weights, its sizes) and the tiny model trained in the engine, its layer 2
 # (induction heads), as link settings: the first lesson starts on the toy and moves to the trained weights.
-TOY = {
+RANDOM_WEIGHTS = {
     "real": "toy",
     "real_layer": "0",
     "d_model": "8",
@@ -85,7 +85,7 @@ ATTENTION = Route(
             "The word “the” appears three times. Are its three rows the same?",
             "Yes: an embedding is looked up from the token alone.",
             "Nothing in it says where the word stands: the model needs more to tell them apart.",
-            settings=settings(**TOY, model="toy", sentence=SENTENCE, mask="none", h="1", q="0"),
+            settings=settings(**RANDOM_WEIGHTS, model="toy", sentence=SENTENCE, mask="none", h="1", q="0"),
         ),
         RouteStep(
             "positional-encoding",
@@ -131,7 +131,7 @@ ATTENTION = Route(
             "They add up to 1, and none is negative.",
             "A weight is the share of its attention a query gives to each key.",
             part="softmax",
-            settings=settings(**TOY, mask="causal", h="1", q="0"),
+            settings=settings(**RANDOM_WEIGHTS, mask="causal", h="1", q="0"),
         ),
         RouteStep(
             "scores",
@@ -215,8 +215,8 @@ COPY = Route(
             "Where the answer appears",
             "Each row reads the model after one layer, as if that layer were the last.",
             "After which layer does “␣D” first become likely after the last “␣Mrs”?",
-            "After layer 24: it jumps from almost nothing to the top.",
-            "That is where the induction heads of layers 18 to 24 have written the copy.",
+            "After layer 24 it jumps from almost nothing to first place; from layer 29 on it stays first.",
+            "The induction heads of layers 18 to 24 wrote it there.",
             part="logit-lens-follow",
         ),
         RouteStep(

@@ -43,7 +43,9 @@ def settings() -> tuple[int, float, int, int]:
     """The four controls (seed, learning rate, heads per layer, steps), bounded, in one row."""
     state.init_live_settings()
     ui.keep_among("learn.seed", range(learning.LIVE_SEEDS), "training seeds (0 to 99,999)")
-    seed_col, lr_col, heads_col, steps_col = st.columns([1, 1.4, 1, 1.4])
+    seed_col, lr_col, heads_col, steps_col = st.columns(
+        [1, 1.3, 1.4, 1.3]
+    )  # the four heads on one line at 1280 px
     seed = seed_col.number_input("Seed", 0, learning.LIVE_SEEDS - 1, step=1, key="learn.seed",
                                  help="Draws the first weights and every batch: the same seed, the same run.")  # fmt: skip
     lr = lr_col.select_slider("Learning rate", learning.LIVE_LRS, key="learn.lr", format_func=lambda x: f"{x:g}",

@@ -248,19 +248,21 @@ def bottom(route: Route, k: int) -> None:
 
 
 def menu() -> None:
-    """The lessons, first in the menu: each opens at its first step. Buttons, not page links: two lessons
-    that start on the same page would both be marked as the page on screen."""
+    """The lessons, first in the menu: each opens where this session left it (a page opened from the
+    reference list leaves a lesson), else at its first step. Buttons, not page links: two lessons that start
+    on the same page would both be marked as the page on screen."""
     st.html(MENU_CSS)
     st.caption("Lessons")
-    on = current()
+    on, was = current(), state.lesson_at()
     for route in routes.ROUTES:
         here = on is not None and on[0].name == route.name
+        k = was[1] if was is not None and was[0] == route.name and was[1] <= len(route.steps) else 1
         if st.button(
             route.title,
             key=f"lesson.open.{route.name}",
             icon=route.icon,
             type="secondary" if here else "tertiary",
-            help=route.summary,
+            help=route.summary if k == 1 else f"{route.summary} It opens at step {k}, where you left it.",
             width="stretch",
         ):
-            st.switch_page(_script(route.steps[0].page), query_params=lesson_link.params(route.name, 1))
+            st.switch_page(_script(route.steps[k - 1].page), query_params=lesson_link.params(route.name, k))

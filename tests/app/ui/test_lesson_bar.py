@@ -82,6 +82,13 @@ def test_the_next_link_walks_to_the_next_page_and_the_last_step_is_the_experimen
     assert not [link for link in links_of(at) if link[0].startswith("Next: ")]  # the end: nothing further
     at = follow(at, f"Step {n - 1}: ")
     assert f"**{lesson_ui.where(LESSON, n - 1)}**" in bar_text(at)
+    # a page of the reference list leaves the lesson; the lesson's button in the menu opens it where it was
+    at.query_params.clear()
+    at.switch_page(page_table.listed()[0].script).run()
+    assert lesson_ui.where(LESSON, n - 1) not in bar_text(at)
+    at.sidebar.button(key=f"lesson.open.{LESSON.name}").click().run()
+    assert not at.exception, at.exception
+    assert f"**{lesson_ui.where(LESSON, n - 1)}**" in bar_text(at)
 
 
 def test_a_link_to_no_lesson_says_so_and_the_menu_lists_the_lessons_first() -> None:
