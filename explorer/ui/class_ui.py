@@ -382,6 +382,10 @@ def _watch() -> None:
     pulse = _pulse(got[0])
     if pulse is False:
         return
+    moved = isinstance(pulse, cs.Pulse) and pulse.version != state.classroom.applied()
+    if moved and pulse.view and state.classroom.following():  # type: ignore[union-attr]
+        view = json.loads(pulse.view)  # type: ignore[union-attr]
+        state.classroom.follow_view(pulse.version, view["page"], view["query"])  # type: ignore[union-attr]
     if pulse is None or state.classroom.seen() != _seen(pulse):
         st.rerun(scope="app")
 
