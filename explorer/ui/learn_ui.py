@@ -66,19 +66,14 @@ def train_yourself(sty: Style) -> None:
             "Pick a seed, a learning rate and the number of heads and press **Train**: the same model trains "
             "on the server, its loss and its heads drawn as it goes. Does the sudden fall come, and when?"
         )
-    asked = settings()
-    job = ll.job(*asked)
+    job = ll.job(*settings())
     mine = state.live_run()
     running = mine is not None and mine.key == job.key and mine.outcome == ""
     go_col, stop_col, _ = st.columns([1, 1, 4])
-    if go_col.button(
-        "Train", key="learn.train", type="primary", icon=":material/play_arrow:", disabled=running
-    ):
-        _start(job, asked)
-        mine, running = state.live_run(), True
-    if stop_col.button("Stop", key="learn.stop", icon=":material/stop:", disabled=not running):
-        _stop()
-        mine, running = state.live_run(), False
+    # Callbacks: they act before this run draws anything, so both buttons are drawn as the run now stands.
+    go_col.button("Train", key="learn.train", type="primary", icon=":material/play_arrow:", disabled=running,
+                  on_click=_start, args=(job,))  # fmt: skip
+    stop_col.button("Stop", key="learn.stop", icon=":material/stop:", disabled=not running, on_click=_stop)
     if mine is not None and mine.key == job.key:
         if running:
             _watch(sty)
@@ -92,14 +87,14 @@ def train_yourself(sty: Style) -> None:
         st.caption("Press Train to watch this run; it takes its turn with the other analyses on the server.")
 
 
-def _start(job: jobs.Spec, asked: tuple[int, float, int, int]) -> None:
+def _start(job: jobs.Spec) -> None:
     before = state.drop_live_run()
     if before is not None:
         before.handle.cancel()
     try:
         handle = jobs.submit(job, visitor())
     except jobs.Busy as exc:
-        st.warning(str(exc), icon=":material/hourglass_top:")
+        state.say("warning", str(exc))
         return
     state.set_live_run(job.key, handle)
 

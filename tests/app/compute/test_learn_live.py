@@ -86,3 +86,18 @@ def test_the_job_is_keyed_by_its_settings_and_costs_its_steps() -> None:
         learning.Recipe().decay,
         16,
     )
+
+
+def test_the_clickers_tour_of_the_shipped_run_stops_at_its_moments_in_order() -> None:
+    from explorer.compute import learning as lc
+
+    steps = [int(s) for s in lc.shipped().checkpoints]
+    m = lc.moments()
+    stops = lc.tour(steps, m)
+    assert stops == sorted(set(stops)) and set(stops) <= set(steps)
+    assert stops[0] == 0 and stops[-1] == steps[-1]
+    for moment in (m.previous_step, m.induction_step, m.drop_step):  # the checkpoint nearest each moment
+        assert min(steps, key=lambda s, at=moment: abs(s - at)) in stops
+    assert lc.neighbour(stops, stops[1], later=True) == stops[2]
+    assert lc.neighbour(stops, stops[1] + 1, later=False) == stops[1]  # from between two stops
+    assert lc.neighbour(stops, stops[-1], later=True) is None and lc.neighbour(stops, 0, later=False) is None
