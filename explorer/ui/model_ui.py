@@ -200,11 +200,18 @@ def visitor() -> str | None:
 def _shown(box: Any, title: str) -> Callable[[jobs.Status], None]:
     """What a waiting page calls with its job's status: the message drawn when it changed, or when the visitor
     moved on (Streamlit stops the run where it draws); a class of waiting visitors sends no repeats."""
-    last: list[jobs.Status | None] = [None]
+    last: list[tuple[object, ...] | None] = [None]
 
     def show(now: jobs.Status) -> None:
-        if now != last[0] or patches.asked_to_move_on():
-            last[0] = now
+        seen = (
+            now.state,
+            now.ahead,
+            now.done,
+            now.message,
+            id(now.partial),
+        )  # (partial: arrays, by identity)
+        if seen != last[0] or patches.asked_to_move_on():
+            last[0] = seen
             _queued(box, title, now)
 
     return show

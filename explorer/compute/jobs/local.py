@@ -47,6 +47,7 @@ class _Job:
         self.waiters: dict[object, Hashable] = {}  # place -> visitor
         self.state = "queued"  # queued, running, done, failed, cancelled
         self.done, self.message = 0.0, ""
+        self.partial: Any = None  # what the job reported having so far
         self.value: Any = None
         self.error: tuple[str, str] | None = None
         self.tries = 0
@@ -227,7 +228,7 @@ class LocalPool:
     def _status(self, job: _Job) -> jobs.Status:
         with self._cond:
             if job.state != "queued":
-                return jobs.Status(job.state, 0, job.done, job.message)
+                return jobs.Status(job.state, 0, job.done, job.message, job.partial)
             order = self._order()
             ahead = order.index(job) if job in order else 0
             general = [w for w in self._workers if not w.short]
@@ -299,7 +300,7 @@ class LocalPool:
             if job is None or job.id != msg[1]:
                 return
             if msg[0] == "progress":
-                job.done, job.message = msg[2], msg[3]
+                job.done, job.message, job.partial = msg[2], msg[3], msg[4]
                 self._cond.notify_all()
                 return
             worker.job = None

@@ -82,7 +82,8 @@ class _Place:
             return jobs.Status("failed")
         if state == "started":
             meta = job.get_meta(refresh=False)
-            return jobs.Status("running", 0, float(meta.get("done", 0.0)), str(meta.get("message", "")))
+            done, message = float(meta.get("done", 0.0)), str(meta.get("message", ""))
+            return jobs.Status("running", 0, done, message, meta.get("partial"))
         return jobs.Status("queued", self.owner.ahead(job))
 
     def wait(self, timeout: float) -> jobs.Status:
@@ -222,8 +223,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     job = get_current_job()
     owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
 
-    def send(share: float, message: str) -> None:
-        job.meta.update(done=share, message=message)
+    def send(share: float, message: str, partial: Any) -> None:
+        job.meta.update(done=share, message=message, partial=partial)
         job.save_meta()
 
     def stop() -> bool:

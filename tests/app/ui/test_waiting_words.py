@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
 import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -173,3 +174,5 @@ def test_a_waiting_page_draws_its_message_when_it_changes_not_at_every_look() ->
     assert len(box.drawn) == 3
     assert "3 requests ahead" in box.drawn[0] and "2 requests ahead" in box.drawn[1]
     assert box.drawn[2] == "0.50 layer 15"
+    show(jobs.Status("running", 0, 0.5, "layer 15", np.zeros(3)))  # a partial result (arrays) is news too
+    assert len(box.drawn) == 4
