@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from .._validate import check_result, readonly
 from ..attention import AttentionTrace
-from ..encoder import EncoderTrace, _add, _ffn, _linear
+from ..encoder import EncoderTrace, FeedForwardTrace, _add, _ffn, _linear
 from ..kernel import _attend
 from ..norms import _layer_norm, _rms_norm
 from ..positional import _rotate
@@ -170,17 +170,14 @@ def transformer_layer(
     norm2 = None if config.norm_first else _norm(config, sum2, w.norm2_gain, w.norm2_bias)
     stages = dict(x=x, attn_input=attn_input, sum1=sum1, sum2=sum2, norm2=norm2)
     stages["output"] = sum2 if norm2 is None else norm2
+    return _layer_trace(stages, attention, ffn, config)
+
+
+def _layer_trace(
+    stages: dict[str, Floats | None], attention: AttentionTrace, ffn: FeedForwardTrace, config: ModelConfig
+) -> EncoderTrace:
+    """The layer's trace: its stages read-only, beside its attention's and its feed-forward network's."""
     frozen = {key: None if val is None else readonly(val) for key, val in stages.items()}
-    return EncoderTrace(
-        **frozen,
-        attention=attention,
-        norm1=ffn.x,
-        ffn_hidden_pre=ffn.hidden_pre,
-        ffn_hidden=ffn.hidden,
-        ffn_out=ffn.output,
-        norm_first=config.norm_first,
-        eps=config.eps,
-        ffn_up=ffn.up,
-        activation=config.activation,
-        norm=config.norm,
-    )
+    return EncoderTrace(**frozen, attention=attention, norm1=ffn.x, ffn_hidden_pre=ffn.hidden_pre,
+                        ffn_hidden=ffn.hidden, ffn_out=ffn.output, norm_first=config.norm_first, eps=config.eps,
+                        ffn_up=ffn.up, activation=config.activation, norm=config.norm)  # fmt: skip

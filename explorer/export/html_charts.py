@@ -31,23 +31,23 @@ class Chart:
     """One chart on the page; several variants (e.g. one per head) share its place, switched by buttons."""
 
     key: str
-    variants: list[tuple[str, go.Figure | Drawn]]  # a Drawn where its builder hands one over (views.drawn)
+    variants: list[tuple[str, Drawn]]  # each with its words and tables (views.drawn)
     wide: bool = True  # False: half the page's width, beside the next half chart
 
 
-def figure_of(chart: go.Figure | Drawn) -> go.Figure:
+def figure_of(chart: Drawn) -> go.Figure:
     """A variant's Plotly figure."""
-    return chart.figure if isinstance(chart, Drawn) else chart
+    return chart.figure
 
 
-def _figure_json(fig: go.Figure | Drawn) -> dict[str, Any]:
+def _figure_json(fig: Drawn) -> dict[str, Any]:
     """The figure as plain JSON (arrays as Plotly's typed-array encoding), without its template (one is shared)."""
     spec = json.loads(figure_of(fig).to_json())
     spec["layout"].pop("template", None)
     return {"data": spec["data"], "layout": spec["layout"]}
 
 
-def _per_head(w: Walkthrough, make) -> list[tuple[str, go.Figure]]:  # noqa: ANN001 - make(h) -> Figure
+def _per_head(w: Walkthrough, make) -> list[tuple[str, Drawn]]:  # noqa: ANN001 - make(h) -> Drawn
     return [(w.layer.heads[h], make(h)) for h in range(w.n_heads)]
 
 

@@ -22,7 +22,7 @@ from explorer.compute.pipeline import short
 from explorer.model.description import show_token
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
-from explorer.views.drawn import Drawn
+from explorer.views.drawn import Drawn, figure_only
 from explorer.views.style import (
     FULL_PX,
     MASKED_GREY,
@@ -145,11 +145,6 @@ def _grid_rows(
             "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
 
 
-def model_grid(*args: Any, **kwargs: Any) -> Any:
-    """The figure of drawn_model_grid (which see; the same arguments)."""
-    return drawn_model_grid(*args, **kwargs).figure
-
-
 def drawn_model_grid(
     attentions: NDArray[np.floating],
     tokens: Sequence[str],
@@ -188,6 +183,80 @@ def drawn_model_grid(
     )
     g = _grid_geometry(L, H, n, style, width_px, 2 if marked.any() else 1, fit_px)
     gap, band, plot_h = g["gap"], g["band"], g["plot_h"]
+    z, x_cats, y_cats = _mosaic(A, tokens, gap, band)
+    colorbar = {"thickness": 14, "tickfont": {"size": style.font}, "len": min(1.0, 700 / plot_h), "y": 1,
+                "yanchor": "top"}  # fmt: skip
+    off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)
+    words, hover = _head_words(rules, scores, off, induction, marked)
+    data = [
+        {
+            "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
+            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
+            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
+        },
+        _label_trace((x_cats, y_cats), (L, H, n, gap, band), g, words, hover, bool(marked.any())),
+    ]  # fmt: skip
+    shapes = [
+        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
+    ]
+    if selected is not None:
+        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
+    xaxis, yaxis = _grid_axes((x_cats, y_cats), (L, H, n, gap, band), g["font"])
+    layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
+    layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
+    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    layout["meta"] = {"grid": [L, H, n, gap, band], "keys": _keys(L, H, n, gap, band, hover, selected)}
+    return describe.drawn_grid_of_heads(_figure(data, layout), title, L, H, [str(s) for s in hover])
+
+
+def _label_trace(
+    cats: tuple[list[str], list[str]],
+    grid: tuple[int, int, int, int, int],
+    g: dict[str, Any],
+    words: list[str],
+    hover: list[str],
+    two: bool,
+) -> dict[str, Any]:
+    """Each head's label above its panel, as one text trace (its hover the head's whole label)."""
+    (x_cats, y_cats), (L, H, n, gap, band) = cats, grid
+    per = band + n
+    # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
+    # even). With a second line for some heads ("induction"), the band is two lines high: every label then
+    # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
+    # squares.
+    label = band - g["space"]
+    at = band - 1 if two else g["space"] + (label - 1) // 2
+    return {
+        "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
+        "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
+        "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
+        "textposition": "top center" if two else "middle center" if label % 2 else "bottom center",
+    }  # fmt: skip
+
+
+def _grid_axes(
+    cats: tuple[list[str], list[str]], grid: tuple[int, int, int, int, int], font: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The grid's axes: "head h" over each panel's middle column, "layer l" beside its middle row."""
+    (x_cats, y_cats), (L, H, n, gap, band) = cats, grid
+    per, cols = band + n, H * n + (H - 1) * gap
+    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": font}}
+    # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
+    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
+             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
+    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
+             "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
+    return xaxis, yaxis
+
+
+def _mosaic(
+    A: NDArray[np.floating], tokens: Sequence[str], gap: int, band: int
+) -> tuple[NDArray[np.float32], list[str], list[str]]:
+    """The grid's one heatmap: A (L, H, n, n) laid out as layer l's `band` empty rows (its heads' labels) then
+    its n query rows, its heads side by side n key columns wide, `gap` empty columns apart; and every
+    column's and row's name (for the hover)."""
+    L, H, n, _ = A.shape
     per, cols = band + n, H * n + (H - 1) * gap
     z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
     z[:, band:, :, :n] = A.transpose(0, 2, 1, 3)
@@ -203,9 +272,19 @@ def drawn_model_grid(
                                       else f"label {r % per}")
         for r in range(L * per)
     ]  # fmt: skip
-    colorbar = {"thickness": 14, "tickfont": {"size": style.font}, "len": min(1.0, 700 / plot_h), "y": 1,
-                "yanchor": "top"}  # fmt: skip
-    off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)
+    return z, x_cats, y_cats
+
+
+def _head_words(
+    rules: NDArray[np.object_],
+    scores: NDArray[np.float64],
+    off: NDArray[np.bool_],
+    induction: NDArray[np.float64] | None,
+    marked: NDArray[np.bool_],
+) -> tuple[list[str], list[str]]:
+    """Each head's label above its panel ("off" when switched off; a second line "induction" when marked) and
+    its hover, layer by layer."""
+    L, H = off.shape
     words = [
         "off" if off[l, h] else SHORT_LABELS.get(str(rules[l, h]), str(rules[l, h]))
         for l in range(L)
@@ -217,44 +296,7 @@ def drawn_model_grid(
         for l in range(L)
         for h in range(H)
     ]
-    words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
-    # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
-    # even). With a second line for some heads ("induction"), the band is two lines high: every label then
-    # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
-    # squares.
-    label = band - g["space"]
-    two = bool(marked.any())
-    at = band - 1 if two else g["space"] + (label - 1) // 2
-    data: list[dict[str, Any]] = [
-        {
-            "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
-            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
-            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
-        },
-        {
-            "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
-            "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
-            "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "top center" if two else "middle center" if label % 2 else "bottom center",
-        },
-    ]  # fmt: skip
-    shapes = [
-        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
-    ]
-    if selected is not None:
-        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
-    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": g["font"]}}
-    # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
-    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
-             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
-    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
-             "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
-    layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
-    layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
-    layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
-    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
-    layout["meta"] = {"grid": [L, H, n, gap, band], "keys": _keys(L, H, n, gap, band, hover, selected)}
-    return describe.drawn_grid_of_heads(_figure(data, layout), title, L, H, [str(s) for s in hover])
+    return [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)], hover
 
 
 def _keys(
@@ -313,21 +355,6 @@ def _frame(layer: int, head: int, n: int, gap: int, band: int, color: str, *, fi
     return shape
 
 
-def token_bars(
-    tokens: Sequence[str],
-    probs: NDArray[np.float64],
-    *,
-    style: Style,
-    title: str,
-    after: NDArray[np.float64] | None = None,
-    names: tuple[str, str] = ("untouched model", "heads switched off"),
-    height_px: int | None = None,
-) -> Any:
-    """The figure of drawn_token_bars (which see)."""
-    return drawn_token_bars(tokens, probs, style=style, title=title, after=after, names=names,
-                            height_px=height_px).figure  # fmt: skip
-
-
 def drawn_token_bars(
     tokens: Sequence[str],
     probs: NDArray[np.float64],
@@ -369,22 +396,6 @@ def drawn_token_bars(
     return describe.drawn_bars(_figure(data, layout), title, "", parts)
 
 
-def value_bars(
-    names: Sequence[str],
-    values: NDArray[np.float64],
-    *,
-    style: Style,
-    title: str,
-    x_title: str,
-    digits: int = 3,
-    width_px: int = FULL_PX,
-    height_px: int | None = None,
-) -> Any:
-    """The figure of drawn_value_bars (which see)."""
-    return drawn_value_bars(names, values, style=style, title=title, x_title=x_title, digits=digits,
-                            width_px=width_px, height_px=height_px).figure  # fmt: skip
-
-
 def drawn_value_bars(
     names: Sequence[str],
     values: NDArray[np.float64],
@@ -419,3 +430,12 @@ def drawn_value_bars(
     layout["margin"]["l"] = int(left)
     one = describe.Series("", [describe.said(s) for s in names], vals, list(bar["text"]))
     return describe.drawn_bars(_figure([bar], layout), title, "", [one])
+
+
+model_grid = figure_only(drawn_model_grid)  # the figure alone
+
+
+token_bars = figure_only(drawn_token_bars)  # the figure alone
+
+
+value_bars = figure_only(drawn_value_bars)  # the figure alone
