@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.compute import heavy
-from explorer.ui import frame, page_table, patches, present, state, warm
+from explorer.ui import frame, lesson_ui, page_table, patches, present, state, warm
 
 PAGES = {
     section: [
@@ -43,15 +43,21 @@ with patches.session_turn(), heavy.script_run():  # one run at a time per sessio
     page = st.navigation(PAGES, position="hidden")  # the menu is the frame's own (frame.navigation)
     frame.presentation_css()
     frame.navigation()
+    state.set_page(page.url_path)
+    lesson = lesson_ui.arrive(page.url_path)  # ?lesson=&step=: its page opened, its settings applied once
     frame.sidebar(page_table.by_path(page.url_path))
-    if state.present():
+    if lesson is not None:
+        frame.lesson_bar(*lesson)  # where the student is in the lesson, the question, the way on
+    elif state.present():
         frame.step_controls(page, top=True)
     frame.model_bar(page_table.by_path(page.url_path))
     frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()
-    state.set_page(page.url_path)
     with heavy.page_run():  # a turn at heavy work (a new real-model sentence) lasts the page's run
         page.run()
-    frame.step_controls(page)
+    if lesson is not None:
+        lesson_ui.bottom(*lesson)
+    else:
+        frame.step_controls(page)
     frame.sync_url(note)  # after the page: the address bar holds the state the run ended with

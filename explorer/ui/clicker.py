@@ -21,7 +21,9 @@ NEXT_KEYS = ("ArrowRight", "PageDown", " ")
 BACK_KEYS = ("ArrowLeft", "PageUp")
 NEXT_LINK = "step-next"  # the st.container keys of the step-through's links
 BACK_LINK = "step-prev"
-REVEAL = "reveal"  # the key of the Reveal button of a question (explorer.ui.widgets.question_hides)
+# The keys of the Reveal buttons "next" presses first, in this order: a lesson's question (its Reveal also
+# shows the page's hidden weights: explorer.ui.lesson_ui), then a page's own (explorer.ui.widgets.question_hides).
+REVEAL = ("lesson-reveal", "reveal")
 
 JS = """
 const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], [role="textbox"], '
@@ -42,7 +44,7 @@ export default function (component) {
     const next = (keys.next || []).includes(event.key);
     const back = (keys.back || []).includes(event.key);
     if ((!next && !back) || typingIn(event)) return;
-    const reveal = next && doc.querySelector(`.st-key-${keys.reveal} button`);
+    const reveal = next && (keys.reveal || []).map((k) => doc.querySelector(`.st-key-${k} button`)).find(Boolean);
     if (reveal) { // predict, then reveal: "next" shows the hidden answer first
       event.preventDefault();
       reveal.click();
@@ -73,7 +75,7 @@ def listen() -> None:
         "back": list(BACK_KEYS),
         "next_link": NEXT_LINK,
         "back_link": BACK_LINK,
-        "reveal": REVEAL,
+        "reveal": list(REVEAL),
     }
     _component()(key=KEY, data=json.loads(json.dumps(data)), height=0)
 

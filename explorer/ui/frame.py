@@ -7,16 +7,14 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
-from explorer.model import pairs, patching
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
-from explorer.sharing import model_link, picks, view_params
-from explorer.sharing import url as links
 from explorer.ui import (
     a11y,
     clicker,
     export_ui,
     grid_guard,
+    lesson_ui,
     model_ui,
     page_table,
     present,
@@ -34,26 +32,7 @@ NAV = "nav"  # the key of the menu's container (class st-key-nav on the page)
 def read_url() -> None:
     """Once per session: take the example from the URL (sync_url then keeps the address bar in step)."""
     if state.first_run():
-        got = links.read({k: st.query_params.get(k) for k in st.query_params}, state.current())
-        if got.example is not None:
-            state.apply_example(got.example, remember=False)
-        if got.preset:
-            state.set_preset(got.preset)
-        if got.present is not None:
-            state.set_present(got.present)
-        if got.ask is not None:
-            state.set_ask(got.ask)
-        if got.ask_model is not None:
-            state.set_model_questions(got.ask_model)
-        for kind, text in got.messages:
-            state.say(kind, text)
-        params = {k: st.query_params.get(k) for k in st.query_params}
-        state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
-        state.apply_patch_link(patching.read_link(params))
-        state.apply_pair_link(pairs.read_link(params))
-        state.apply_view_link(view_params.read(params))  # heatmap or lines, a log scale, the head drawn...
-        # The head and tokens picked, read against the example the link opened (its heads, its tokens)
-        state.apply_picks(picks.read(params, state.current().n_heads, len(state.tokens()), state.picks()))
+        lesson_ui.apply_link({k: st.query_params.get(k) for k in st.query_params})
 
 
 def _address() -> tuple[dict[str, str], int]:
@@ -101,9 +80,9 @@ def navigation() -> None:
     items outside any list for assistive technology (axe-core: `list`, `listitem`); a page link is a plain
     link, and the current page's is marked by explorer/ui/a11y.js (aria-current)."""
     with st.sidebar.container(key=NAV):
+        lesson_ui.menu()  # the lessons first, the pages below them as a reference
         for section, rows in page_table.sections().items():
-            if section:
-                st.caption(section)
+            st.caption(section or "Pages")
             for p in rows:
                 st.page_link(p.script, label=p.title, icon=p.icon)
 
@@ -297,6 +276,16 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             clicker.listen()
     else:
         mid.caption(present.caption(i).split(" (part ", 1)[0])  # the whole page: no part
+
+
+def lesson_bar(route: lesson_ui.Route, k: int) -> None:
+    """A lesson's bar above the page (explorer.ui.lesson_ui.bar); presenting, with the QR code over its corner
+    and the clicker's keys following its links."""
+    box = lesson_ui.bar(route, k)
+    if state.present():
+        with box:
+            export_ui.qr_button("present.qr", label="QR")
+            clicker.listen()
 
 
 def pipeline_map() -> None:

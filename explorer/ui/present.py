@@ -100,7 +100,14 @@ h2, h3 {{ font-size: 1.7rem !important; }}
 .st-key-step-top .st-key-step-look p {{ font-size: 1.05rem !important; text-align: center; }}
 .st-key-step-top [data-testid="stPageLink-NavLink"] {{ padding: 0.4rem 1rem; }}
 .st-key-frame-clicker {{ display: none; }}
-.st-key-step-top {{ position: relative; }}
+.st-key-step-top, .st-key-lesson-bar {{ position: relative; }}
+.st-key-lesson-bar a p {{ font-size: 1.2rem !important; line-height: 1.3; }}
+.st-key-lesson-bar [data-testid="stMarkdownContainer"] p {{ font-size: 0.95rem; line-height: 1.35; }}
+.st-key-lesson-bar [data-testid="stMarkdownContainer"] {{ padding-right: 3.5rem; }}
+.st-key-lesson-bar .st-key-lesson-where p {{ font-size: 1.1rem !important; text-align: center; }}
+.st-key-lesson-bar button {{ min-height: 0; padding: 0.15rem 0.8rem; }}
+.st-key-lesson-bar [data-testid="stVerticalBlock"] {{ gap: 0.3rem; }}
+.st-key-lesson-bar [data-testid="stPageLink-NavLink"] {{ padding: 0.4rem 1rem; }}
 .st-key-present-qr {{ position: absolute; right: 0; bottom: 0; width: auto !important; }}
 .st-key-present-qr button {{ min-height: 0; padding: 0 0.4rem; line-height: 1.2; }}
 .st-key-present-qr button p {{ font-size: 0.85rem; }}

@@ -14,9 +14,9 @@ import streamlit as st
 from explorer import cache, sharing
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
-from explorer.sharing import model_link, picks, view_params
+from explorer.sharing import lesson_link, model_link, picks, view_params
 from explorer.sharing import url as links
-from explorer.ui import export_ui, state
+from explorer.ui import export_ui, lesson_ui, state
 from explorer.ui.present import STEPS, step_index
 
 K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
@@ -73,6 +73,9 @@ def page_params() -> dict[str, str]:
     out.update(patching.link_params(*state.patch_link_state()))
     out.update(pairs.link_params(*state.pair_link_state()))
     out.update(view_params.params(state.view_values()))
+    lesson = lesson_ui.current()
+    if lesson is not None:  # the lesson and its step (step= then counts the lesson's steps)
+        out.update(lesson_link.params(lesson[0].name, lesson[1]))
     return out
 
 

@@ -15,7 +15,7 @@ from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
-from explorer.ui import page_table, present, state
+from explorer.ui import lesson_ui, page_table, present, state
 from explorer.views import colour_range, describe, figures
 from explorer.views.drawn import Drawn
 from explorer.views.text import literal
@@ -43,7 +43,9 @@ def step() -> str | None:
     None (not presenting, or a page outside the step-through)."""
     if not state.present():
         return None
-    i = present.step_index(state.page() or "", st.query_params.get("step"))
+    # In a lesson, step= counts the lesson's steps: the lesson's step names the page's part
+    name = lesson_ui.part() if "lesson" in st.query_params else st.query_params.get("step")
+    i = present.step_index(state.page() or "", name)
     return None if i is None else present.STEPS[i].name
 
 

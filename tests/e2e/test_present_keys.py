@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.ui import page_table
+from explorer.lessons import routes
+from explorer.ui import lesson_ui, page_table
 
 N = len(page_table.listed())  # the step count: one number per page
 
@@ -105,3 +106,43 @@ def test_no_key_listener_outside_presentation_mode(app) -> None:  # noqa: ANN001
     assert app.page.evaluate("() => !window.__aeClicker")
     assert app.page.evaluate("() => new URLSearchParams(location.search).get('step')") is None
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
+
+
+LESSON_WHERE = """() => {
+  const el = document.querySelector('.st-key-lesson-where strong');
+  return el ? el.innerText : '';
+}"""
+
+
+def test_clicker_presents_a_lesson_across_pages(app) -> None:  # noqa: ANN001
+    """The clicker's next key reveals a lesson step's answer first, then opens the next step, on its page;
+    back returns. The address says the lesson and its step throughout."""
+    route = routes.ATTENTION
+    k = next(
+        i for i, s in enumerate(route.steps, 1) if route.steps[i].page != s.page
+    )  # the next is elsewhere
+    here, there = route.steps[k - 1], route.steps[k]
+    app.open(here.page, min_charts=1, present="1", lesson=route.name, step=str(k))
+
+    def wait_where(step: int) -> None:
+        want = lesson_ui.where(route, step)
+        app.poll(f"() => ({LESSON_WHERE})() === {want!r}", what=f"the lesson bar to read {want!r}")
+        app.settle()
+        app.poll("() => !!window.__aeClicker", what="the clicker's keys to be listened for")
+
+    wait_where(k)
+    assert app.page.locator(".st-key-step-top").count() == 0  # the lesson's bar in place of the step-through
+    press(app, "ArrowRight")  # first: the answer
+    app.poll(f"() => document.querySelector('.st-key-lesson-bar').innerText.includes({here.answer!r})")
+    press(app, "ArrowRight")  # then: the next step, on the next page
+    wait_where(k + 1)
+    assert app.page.evaluate("() => location.pathname.replace(/^\\/+/, '')") == there.page
+    query = "() => Object.fromEntries(new URLSearchParams(location.search))"
+    got = app.page.evaluate(query)
+    assert (got["lesson"], got["step"], got.get("present")) == (route.name, str(k + 1), "1")
+    assert there.question in app.page.locator(".st-key-lesson-bar").inner_text()
+    press(app, "ArrowLeft")
+    wait_where(k)
+    assert app.page.evaluate("() => location.pathname.replace(/^\\/+/, '')") == here.page
+    assert here.answer in app.page.locator(".st-key-lesson-bar").inner_text()  # revealed stays revealed
+    assert app.exceptions() == []

@@ -1,6 +1,7 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
 actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; pairs.py those
-of the experiments with two sentences; mirrored.py the pages' own pickers of a shared choice). Only public
+of the experiments with two sentences; mirrored.py the pages' own pickers of a shared choice;
+lessons.py the lesson step arrived at and the answers revealed). Only public
 names are re-exported here: a private key or helper stays in the module that declares it.
 
 Layout of the session state:
@@ -105,6 +106,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     SETTING_KEYS,
     UI_DEFAULTS,
 )
+from explorer.ui.state.lessons import arrive, lesson_at, lesson_revealed, reveal_lesson  # noqa: F401
 from explorer.ui.state.mirrored import keep_within, pick_back, set_pending, show, take_pending, value  # noqa: F401
 from explorer.ui.state.models import (  # noqa: F401
     append_to_sentence,

@@ -1,0 +1,248 @@
+"""Lessons on screen (explorer.lessons.routes): the step a link opens, its settings applied on arrival, the
+lesson bar above the page (where the student is, what to look at, the question and its reveal, the way on)
+and the lessons at the top of the menu.
+
+Which lesson and step are on screen is the address's (?lesson=copy&step=3, explorer.sharing.lesson_link):
+the lesson's links carry it from step to step, the frame writes it back after each run, and a page opened
+from the menu's reference list leaves the lesson. Presenting, the bar's links are the ones the clicker
+follows (explorer.ui.clicker) and its Reveal button the one the clicker's next key presses first.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from explorer.lessons import routes
+from explorer.lessons.routes import Route, RouteStep
+from explorer.model import pairs, patching
+from explorer.sharing import lesson_link, model_link, picks, view_params
+from explorer.sharing import url as links
+from explorer.ui import clicker, page_table, state
+
+BAR = "lesson-bar"  # the bar's container key (class st-key-lesson-bar: presenting styles it, explorer.ui.present)
+REVEAL = "lesson-reveal"  # the Reveal button's key; the clicker's next key presses it before moving on
+
+
+def _params() -> dict[str, str | None]:
+    return {k: st.query_params.get(k) for k in st.query_params}
+
+
+def current() -> tuple[Route, int] | None:
+    """The lesson on screen and its step number (from 1), or None: the address names a lesson whose step is
+    on the page running."""
+    got = lesson_link.read(_params())
+    route = routes.by_name(got.name) if got.name else None
+    if route is None or route.steps[got.step - 1].page != (state.page() or ""):
+        return None
+    return route, got.step
+
+
+def part() -> str | None:
+    """The page part the lesson's step shows while presenting (a page_table step name), or None."""
+    on = current()
+    if on is None:
+        return None
+    step = on[0].steps[on[1] - 1]
+    return step.part or None
+
+
+def apply_link(params: dict[str, str | None]) -> None:
+    """Apply a link's parameters, read by the readers every share link goes through: the example (settings,
+    sentence, edited matrices, preset), presentation mode, the questions asked, the real model's choices,
+    /patching's and the pairs' choices, the pages' display controls and the picks. Each part that cannot be
+    read gives a message and keeps what was there."""
+    got = links.read(params, state.current())
+    if got.example is not None:
+        state.apply_example(got.example, remember=False)
+    if got.preset:
+        state.set_preset(got.preset)
+    if got.present is not None:
+        state.set_present(got.present)
+    if got.ask is not None:
+        state.set_ask(got.ask)
+    if got.ask_model is not None:
+        state.set_model_questions(got.ask_model)
+    for kind, text in got.messages:
+        state.say(kind, text)
+    state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
+    state.apply_patch_link(patching.read_link(params))
+    state.apply_pair_link(pairs.read_link(params))
+    state.apply_view_link(view_params.read(params))
+    # The head and tokens picked, read against the example the link opened (its heads, its tokens)
+    state.apply_picks(picks.read(params, state.current().n_heads, len(state.tokens()), state.picks()))
+
+
+def _script(url_path: str) -> str:
+    page = page_table.by_path(url_path)
+    assert page is not None, url_path  # the lesson table's test checks every step's page
+    return page.script
+
+
+def arrive(url_path: str) -> tuple[Route, int] | None:
+    """On every run, before the page: the lesson step the address names. A step on another page opens that
+    page (a link typed as ?lesson=copy&step=3 lands on the step's page); on arriving at a step its settings
+    are applied (explorer.lessons.routes.settings_at), over a clean slate of heads switched off and questions
+    asked."""
+    got = lesson_link.read(_params())
+    if got.name is None:
+        for text in got.messages:
+            state.say("warning", text)
+        return None
+    route = routes.BY_NAME[got.name]
+    step = route.steps[got.step - 1]
+    if step.page != url_path:
+        for text in got.messages:
+            state.say("warning", text)
+        st.switch_page(_script(step.page), query_params=lesson_link.params(route.name, got.step))
+    was = state.lesson_at()
+    if was != (route.name, got.step):
+        came_from = was[1] if was is not None and was[0] == route.name else None
+        state.arrive(route.name, got.step)
+        state.set_off_heads(())
+        state.set_ask(None)
+        state.set_model_questions(())
+        apply_link(routes.settings_at(route, got.step, came_from))
+        for text in got.messages:
+            state.say("warning", text)
+    return route, got.step
+
+
+def _link(where, route: Route, k: int, label: str, key: str, icon: str) -> None:  # noqa: ANN001 - a column
+    """A link to step k of the lesson, in a keyed container (the clicker follows the keyed ones)."""
+    step = route.steps[k - 1]
+    where.container(key=key).page_link(
+        _script(step.page),
+        label=label,
+        icon=icon,
+        query_params=lesson_link.params(route.name, k),
+        width="stretch",
+    )
+
+
+def where(route: Route, k: int) -> str:
+    """The line that says where the student is: "How a model copies: step 3 of 5, Switch them off"."""
+    step = route.steps[k - 1]
+    return f"{route.title}: step {k} of {len(route.steps)}, {step.title}"
+
+
+# The way on, drawn as a button (a page link is plain text until hovered), in both themes: static CSS, ours.
+CSS = """<style>
+.st-key-step-next a, .st-key-lesson-next-bottom a {
+  border: 1px solid rgba(128, 128, 128, 0.6); border-radius: 0.5rem; justify-content: center;
+}
+.st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
+</style>"""
+
+
+def bar(route: Route, k: int) -> DeltaGenerator:
+    """Above the page: where the student is in the lesson, the way back and on, what to look at, the question
+    with its Reveal button (then the answer and what it means) and, at the last step, the experiment. Returns
+    the bar (presenting, the frame adds the QR code and the clicker to it)."""
+    step, n, presenting = route.steps[k - 1], len(route.steps), state.present()
+    box = st.container(key=BAR, border=not presenting)
+    box.html(CSS)
+    revealed = state.lesson_revealed(route.name, k)
+    with box:
+        if presenting:  # one row for the way back and on and the Reveal button, one line for the text
+            left, mid, button, right = st.columns([5, 8, 2, 5], vertical_alignment="center")
+            if not revealed:
+                _reveal_button(button, route, k)
+        else:  # on a laptop the links take a row of their own, under the question: their titles fit
+            mid = st.container()
+        mid.container(key="lesson-where").markdown(f"**{where(route, k)}**")
+        _step_text(route, k, step, revealed)
+        if not presenting:
+            left, _, right = st.columns([5, 2, 5], vertical_alignment="center")
+        if k > 1:
+            prev_label = f"Step {k - 1}: {route.steps[k - 2].title}"
+            _link(left, route, k - 1, prev_label, clicker.BACK_LINK, ":material/arrow_back:")
+        if k < n:
+            next_label = f"Next: {route.steps[k].title}"
+            _link(right, route, k + 1, next_label, clicker.NEXT_LINK, ":material/arrow_forward:")
+    return box
+
+
+def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
+    """What to look at and the question (with its Reveal button on a laptop); once revealed, the answer and
+    what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen: what to look
+    at and the question, then the answer and what it means in their place (explorer.lessons.routes keeps
+    each pair short enough)."""
+    experiment = f"**Your experiment:** {step.experiment}" if step.experiment else ""
+    if state.present():
+        if revealed:
+            st.markdown(f"**Answer:** {step.answer} {step.meaning}")
+        else:
+            st.markdown(f"**Look:** {step.look} **Predict:** {step.question}")
+        if experiment:
+            st.markdown(experiment)
+        return
+    st.markdown(f"**Look:** {step.look}")
+    if revealed:
+        st.markdown(f"**Predict:** {step.question}")
+        st.success(f"**Answer:** {step.answer} {step.meaning}", icon=":material/lightbulb:")
+    else:
+        q, b = st.columns([5, 1], vertical_alignment="center")
+        q.markdown(f"**Predict:** {step.question}")
+        _reveal_button(b, route, k)
+    if experiment:
+        st.info(experiment, icon=":material/science:")
+
+
+def _reveal_button(where, route: Route, k: int) -> None:  # noqa: ANN001 - a column
+    where.button(
+        "Reveal",
+        key=REVEAL,
+        icon=":material/visibility:",
+        type="primary",
+        on_click=_reveal,
+        args=(route.name, k),
+    )  # no help: its (?) would be a second button in the key's box, the one the clicker presses
+
+
+def _reveal(name: str, k: int) -> None:
+    """The lesson's answer, and the page's own hidden weights (a question asked with ask=) with it."""
+    state.reveal_lesson(name, k)
+    state.reveal()
+
+
+def bottom(route: Route, k: int) -> None:
+    """Under the page, off the projector: the way on (or, at the end, back to the first step)."""
+    if state.present():
+        return
+    n = len(route.steps)
+    box = st.container(key="lesson-bottom")
+    box.divider()
+    left, mid, right = box.columns([5, 4, 5], vertical_alignment="center")
+    mid.caption(where(route, k))
+    if k < n:
+        step = route.steps[k]
+        right.container(key="lesson-next-bottom").page_link(
+            _script(step.page),
+            label=f"Next: {step.title}",
+            icon=":material/arrow_forward:",
+            query_params=lesson_link.params(route.name, k + 1),
+            width="stretch",
+        )
+    if k > 1:
+        step = route.steps[k - 2]
+        left.container(key="lesson-prev-bottom").page_link(
+            _script(step.page),
+            label=f"Step {k - 1}: {step.title}",
+            icon=":material/arrow_back:",
+            query_params=lesson_link.params(route.name, k - 1),
+            width="stretch",
+        )
+
+
+def menu() -> None:
+    """The lessons, first in the menu: each opens at its first step."""
+    st.caption("Lessons")
+    for route in routes.ROUTES:
+        st.page_link(
+            _script(route.steps[0].page),
+            label=route.title,
+            icon=route.icon,
+            query_params=lesson_link.params(route.name, 1),
+            help=route.summary,
+        )

@@ -1,0 +1,124 @@
+"""The lesson table (explorer.lessons.routes) is valid: every step's page and part exist, its settings are
+link parameters every reader takes without a word, its texts are whole sentences, every lesson ends with an
+experiment, and a step opened from a link shows what walking there shows. Pure: no AppTest."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from explorer.lessons import routes
+from explorer.model import models, pairs, patching
+from explorer.model.example import Example, conform, tokens_for
+from explorer.sharing import lesson_link, model_link, picks, values, view_params
+from explorer.sharing import url as links
+from explorer.ui import page_table
+
+STEPS = [(r, k, s) for r in routes.ROUTES for k, s in enumerate(r.steps, 1)]
+IDS = [f"{r.name}-{k}" for r, k, _ in STEPS]
+KNOWN = {
+    *values.SHARE_PARAMS,
+    "ask",
+    *model_link.PARAMS,
+    *view_params.PARAMS,
+    *picks.PARAMS,
+    *patching.LINK_PARAMS,
+    *pairs.LINK_PARAMS,
+}
+TEXTS = ("title", "look", "question", "answer", "meaning")
+
+
+def test_three_lessons_at_least_each_named_once() -> None:
+    names = [r.name for r in routes.ROUTES]
+    assert len(names) >= 1 and len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[a-z]{2,20}", n) for n in names)
+    assert len({r.title for r in routes.ROUTES}) == len(names)
+
+
+@pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
+def test_a_step_is_on_a_page_of_the_menu_and_its_part(route, k, step) -> None:
+    page = page_table.by_path(step.page)
+    assert page is not None, f"{route.name} step {k}: no listed page {step.page!r}"
+    if step.part:
+        assert step.part in [s.name for s in page.steps], f"{route.name} step {k}: {step.part!r}"
+
+
+@pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
+def test_a_step_says_each_thing_in_whole_sentences(route, k, step) -> None:
+    for name in TEXTS[1:]:
+        text = getattr(step, name)
+        assert text[:1].isupper() or text[:1] in "“n", f"{route.name} step {k}: {name} {text!r}"
+        assert text.rstrip("”*").endswith((".", "?", "!")), f"{route.name} step {k}: {name} {text!r}"
+    assert step.question.endswith("?"), step.question
+    assert step.title and not step.title.endswith(".")
+    # presenting, each pair is one line of the bar above the step (explorer.ui.lesson_ui)
+    for line in (f"Look: {step.look} Predict: {step.question}", f"Answer: {step.answer} {step.meaning}"):
+        assert len(line) <= routes.PRESENT_LINE_CHARS, f"{route.name} step {k}: {len(line)}: {line}"
+    assert len(f"Your experiment: {step.experiment}") <= routes.PRESENT_LINE_CHARS
+
+
+@pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
+def test_a_steps_settings_are_read_without_a_word(route, k, step) -> None:
+    """Each setting is a link parameter, and every reader of a link takes it as it is (no message)."""
+    params = routes.settings_at(route, k)
+    assert set(dict(step.settings)) <= KNOWN, set(dict(step.settings)) - KNOWN
+    ex = conform(Example())
+    got = links.read(params, ex)
+    assert got.messages == []
+    shown = got.example or ex
+    if "ask" in params:
+        assert got.ask is not None or got.ask_model
+        if got.ask is not None:
+            assert got.ask < len(tokens_for(shown)[0]), "the question asks about a token past the sentence"
+    link = model_link.read(params, "toy")
+    assert link.messages == []
+    if link.model is not None:
+        assert link.model in models.MODELS
+    assert view_params.read(params).messages == []
+    assert patching.read_link(params).messages == []
+    assert pairs.read_link(params).messages == []
+    assert picks.read(params, shown.n_heads, len(tokens_for(shown)[0])).messages == []
+
+
+@pytest.mark.parametrize("route", routes.ROUTES, ids=[r.name for r in routes.ROUTES])
+def test_every_lesson_ends_with_an_experiment(route) -> None:
+    *before, last = route.steps
+    assert len(route.steps) >= 3
+    assert last.experiment.strip().endswith("."), last.experiment
+    assert not any(s.experiment for s in before), "the experiment is the lesson's end"
+
+
+@pytest.mark.parametrize("route", routes.ROUTES, ids=[r.name for r in routes.ROUTES])
+def test_a_step_opened_from_its_neighbour_shows_what_a_link_to_it_shows(route) -> None:
+    """Walking on or back applies a step's own settings only (what the student changed stays): each step sets
+    every value in which it differs from its neighbours, so the walk and a link agree."""
+    n = len(route.steps)
+    for k in range(1, n + 1):
+        whole = routes.settings_at(route, k)
+        for came in (k - 1, k + 1):
+            if 1 <= came <= n:
+                before = {
+                    p: v for p, v in routes.settings_at(route, came).items() if p not in routes.PER_STEP
+                }
+                walked = {**before, **routes.settings_at(route, k, came)}
+                assert walked == whole, (route.name, came, k)
+
+
+def test_a_lesson_link_is_read_and_bounded() -> None:
+    first = routes.ROUTES[0]
+    n = len(first.steps)
+    assert lesson_link.read({}).name is None
+    got = lesson_link.read({"lesson": first.name.upper(), "step": "2"})
+    assert (got.name, got.step, got.messages) == (first.name, 2, [])
+    assert lesson_link.read({"lesson": first.name}).step == 1
+    past = lesson_link.read({"lesson": first.name, "step": str(n + 5)})
+    assert past.step == n and f"between 1 and {n}" in past.messages[0]
+    for bad in ("0", "-1", "x", "٣", "2.5"):
+        got = lesson_link.read({"lesson": first.name, "step": bad})
+        assert got.step == 1 and len(got.messages) == 1, bad
+    none = lesson_link.read({"lesson": "nope<b>"})
+    assert none.name is None and "There is no lesson called" in none.messages[0]
+    assert first.name in none.messages[0]
+    assert lesson_link.params(first.name, 3) == {"lesson": first.name, "step": "3"}
+    assert routes.by_name("x" * 10_000) is None
