@@ -3,7 +3,8 @@ nothing read from state, nothing sent.
 
 figures.py   the one namespace pages and exports use; the builders live in style.py (sizes, palettes,
              titles, layouts), heatmap.py, axes.py (its labels fitted to the width), colour_range.py
-             (a heatmap's range from the bulk of its values, outliers marked), grid.py (every head at
+             (a heatmap's range from the bulk of its values, outliers marked), cell_marks.py (what is drawn
+             on and between the cells: values, lines, masked cells, row sums), grid.py (every head at
              once), curves.py, bars.py
 chart_specs.py     each chart a page and the HTML export both draw: its key, title and axes, declared once
 model_figures.py   the real-model pages' figures; formulas.py  each page's LaTeX, from the description

@@ -14,14 +14,9 @@ from plotly.subplots import make_subplots
 
 from explorer.views import describe
 from explorer.views.axes import _fit_cols, _fit_rows, thinned
+from explorer.views.cell_marks import _masked_overlay, cell_lines, cell_text_font, mask_hatch
 from explorer.views.colour_range import _range_note, weight_range
 from explorer.views.drawn import Drawn, figure_only
-from explorer.views.heatmap import (
-    _masked_overlay,
-    cell_lines,
-    cell_text_font,
-    mask_hatch,
-)
 from explorer.views.style import (
     _TICKS,
     FULL_PX,
