@@ -5,6 +5,7 @@ float64, then run through the one engine function."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,15 +27,8 @@ def encoder_layer(
     w_o: ArrayLike | None,
     w1: ArrayLike,
     w2: ArrayLike,
-    b1: ArrayLike | None = None,
-    b2: ArrayLike | None = None,
-    mask: ArrayLike | None = None,
-    norm_first: bool = False,
-    eps: float = 1e-5,
-    *,
-    scale: float | None = None,
-    bias: ArrayLike | None = None,
-    use_rope: bool = False,
+    *options: Any,
+    **named: Any,
 ) -> EncoderTrace:
     """The toy's encoder layer: its arguments checked, then transformer_layer (layer norm without gain,
     ReLU, no biases in attention), float64.
@@ -44,7 +38,8 @@ def encoder_layer(
     MHA is multi_head_attention(..., mask, scale, bias, use_rope); FFN(h) = max(0, h W1 + b1) W2 + b2;
     LN is layer_norm(., eps).
 
-    Args:
+    Args (the options b1 .. eps in this order or by name, scale, bias and use_rope by name; toy_layer reads
+    them all):
         x: (n, d_model).
         w_q, w_k: (n_heads, d_model, d_k); w_v: (n_heads, d_model, d_v) (2-D means one head).
         w_o: (n_heads * d_v, d_model), or None when n_heads * d_v == d_model (output = concat).
@@ -57,9 +52,7 @@ def encoder_layer(
     Returns:
         EncoderTrace with every stage.
     """
-    weights, config, mask_arr, bias_arr, scale_f = toy_layer(
-        x, w_q, w_k, w_v, w_o, w1, w2, b1, b2, mask, norm_first, eps, scale, bias, use_rope
-    )
+    weights, config, mask_arr, bias_arr, scale_f = toy_layer(x, w_q, w_k, w_v, w_o, w1, w2, *options, **named)
     xa = as_float_array("x", x, (2,), "(n, d_model)").copy()  # the trace keeps its own x
     return transformer_layer(xa, weights, config, mask_arr, scale=scale_f, bias=bias_arr)
 

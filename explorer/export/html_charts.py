@@ -211,60 +211,17 @@ def _head_charts(w: Walkthrough) -> list[Chart]:
     blocked = _blocked(w)
     half = WIDTH // 2
     cols_v = [f"h{h + 1}·v{j}" for h in range(w.n_heads) for j in range(w.d_k)]
+    grid = fg.drawn_head_grid(num["A"], lab, style=STYLE, title=specs.HEAD_GRID.title, masked=blocked)
+    concat = _heatmap(
+        num["concat"], lab, cols_v, specs.CONCAT.title, **specs.CONCAT.axes, groups=list(w.layer.heads)
+    )
+    w_o = _heatmap(w.layer.w_o, cols_v, dims, "W_O", half, x_title="dimension", y_title="row")
+    out = _heatmap(num["out"], lab, dims, specs.OUTPUT.title, half, **specs.OUTPUT.axes)
     return [
-        Chart(
-            "heads.grid",
-            [
-                (
-                    "",
-                    fg.drawn_head_grid(
-                        num["A"],
-                        lab,
-                        style=STYLE,
-                        title=specs.HEAD_GRID.title,
-                        masked=blocked,
-                    ),
-                )
-            ],
-        ),
-        Chart(
-            "heads.concat",
-            [
-                (
-                    "",
-                    _heatmap(
-                        num["concat"],
-                        lab,
-                        cols_v,
-                        specs.CONCAT.title,
-                        **specs.CONCAT.axes,
-                        groups=list(w.layer.heads),
-                    ),
-                )
-            ],
-        ),
-        Chart(
-            "heads.W_O",
-            [("", _heatmap(w.layer.w_o, cols_v, dims, "W_O", half, x_title="dimension", y_title="row"))],
-            False,
-        ),
-        Chart(
-            "heads.out",
-            [
-                (
-                    "",
-                    _heatmap(
-                        num["out"],
-                        lab,
-                        dims,
-                        specs.OUTPUT.title,
-                        half,
-                        **specs.OUTPUT.axes,
-                    ),
-                )
-            ],
-            False,
-        ),
+        Chart("heads.grid", [("", grid)]),
+        Chart("heads.concat", [("", concat)]),
+        Chart("heads.W_O", [("", w_o)], False),
+        Chart("heads.out", [("", out)], False),
     ]
 
 

@@ -196,11 +196,7 @@ def drawn_model_grid(
         },
         _label_trace((x_cats, y_cats), (L, H, n, gap, band), g, words, hover, bool(marked.any())),
     ]  # fmt: skip
-    shapes = [
-        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
-    ]
-    if selected is not None:
-        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
+    shapes = _frames(off, selected, (n, gap, band))
     xaxis, yaxis = _grid_axes((x_cats, y_cats), (L, H, n, gap, band), g["font"])
     layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
     layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
@@ -341,6 +337,19 @@ def picked_head(fig: Any, click: dict[str, Any] | None) -> tuple[int, int] | Non
     if curve == 1 and isinstance(point, int) and 0 <= point < L * H:
         return divmod(point, H)
     return None
+
+
+def _frames(
+    off: NDArray[np.bool_], selected: tuple[int, int] | None, grid: tuple[int, int, int]
+) -> list[dict[str, Any]]:
+    """The switched-off heads' panels greyed, and a red frame round the selected head's (grid: n, gap, band)."""
+    n, gap, band = grid
+    shapes = [
+        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
+    ]
+    if selected is not None:
+        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
+    return shapes
 
 
 def _frame(layer: int, head: int, n: int, gap: int, band: int, color: str, *, fill: bool) -> dict[str, Any]:

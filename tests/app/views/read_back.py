@@ -22,7 +22,7 @@ from explorer.views.describe import (
     Series,
     Table,
     bars_text,
-    fixed,
+    cells_text,
     grid_of_heads_text,
     line_view_text,
     matrix_text,
@@ -133,30 +133,14 @@ def _any_heatmap(title: str, data: list[dict[str, Any]], layout: dict[str, Any])
     text = trace.get("text")
     text = np.atleast_2d(np.asarray(text, dtype=object)) if text is not None else None
     fmt = re.search(r"%\{z:(\+?)\.(\d)f\}", str(trace.get("texttemplate", "")))
-    sign, digits = (fmt.group(1), int(fmt.group(2))) if fmt else ("", 2)
-
-    def number(v: float) -> str:
-        out = fixed(v, digits)
-        return "+" + out if sign and np.isfinite(v) and not out.startswith("-") else out
-
+    sign, digits = (bool(fmt.group(1)), int(fmt.group(2))) if fmt else (False, 2)
     rows = _ticks(layout, "yaxis", r) or [str(i) for i in range(r)]
     cols = _ticks(layout, "xaxis", c)
     if cols is None:
         cols = [plain(t) for t in text[0]] if text is not None and r == 1 else [str(j) for j in range(c)]
-    cells = [
-        [(f"{plain(text[i, j])} " if text is not None and r > 1 else "") + number(z[i, j]) for j in range(c)]
-        for i in range(r)
-    ]
-    if not np.isfinite(z).any():
-        return f"{title}.", []
-    lo, hi = np.unravel_index(np.nanargmin(z), z.shape), np.unravel_index(np.nanargmax(z), z.shape)
-    where = (lambda ij: f"“{cols[ij[1]]}”") if r == 1 else (lambda ij: f"“{rows[ij[0]]}”, “{cols[ij[1]]}”")
-    say = (
-        f"{title}. {r} {'row' if r == 1 else 'rows'} by {c} columns, values from {number(z[lo])} ({where(lo)}) "
-        f"to {number(z[hi])} ({where(hi)})."
-    )
-    corner = _axis_title(layout, "yaxis", "row")
-    return say, [Table(title, corner, cols, [(rows[i], cells[i]) for i in range(r)])]
+    labels = Labels(rows, cols, _axis_title(layout, "yaxis", "row"))
+    words = None if text is None else [[plain(t) for t in row] for row in text]
+    return cells_text(title, z, labels, text=words, digits=digits, sign=sign)
 
 
 def _curves(
