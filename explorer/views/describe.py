@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -201,21 +202,13 @@ def line_view_text(title: str, n: int, heads: list[str], hover: list[str]) -> tu
     return say, [Table(title, "query", ["its strongest keys and their weights"], rows)]
 
 
-def drawn_cells(
-    figure: Any,
-    title: str,
-    z: np.ndarray,
-    labels: Labels,
-    *,
-    text: list[list[str]] | None = None,
-    digits: int = 2,
-    sign: bool = False,
+def drawn_with(
+    figure: Any, title: str, words: Callable[..., tuple[str, list[Table]]], *args: Any, **kw: Any
 ) -> Drawn:
-    """A heatmap drawn without a table of its own (the logit lens, a strip of tokens) handed over with its
-    words and table (cells_text)."""
+    """A figure handed over with its words and tables: words(title, *args, **kw), e.g. cells_text."""
     name = said(title) or "Chart"
-    words, tables = cells_text(name, z, labels, text=text, digits=digits, sign=sign)
-    return Drawn(figure, name, "", words, lambda: tables)
+    text, tables = words(name, *args, **kw)
+    return Drawn(figure, name, "", text, lambda: tables)
 
 
 def cells_text(

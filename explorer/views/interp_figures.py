@@ -101,9 +101,10 @@ def lens_grid(
     labels = describe.Labels(describe.tick_names(yaxis, len(rows)) or [str(i) for i in range(len(rows))],
                              describe.tick_names(xaxis, n) or [str(j) for j in range(n)],
                              describe.plain(yaxis["title"]["text"]) or "row")  # fmt: skip
-    return describe.drawn_cells(
+    return describe.drawn_with(
         _figure([trace], _pin_title(layout)),
         title,
+        describe.cells_text,
         top_p,
         labels,
         text=[[describe.plain(t) for t in row] for row in text] if readable else None,

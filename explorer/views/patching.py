@@ -143,7 +143,7 @@ def token_strip(
                      xaxis={**axis, "range": [0, float(edges[-1])]}, yaxis={**axis, "range": [0, 1]})  # fmt: skip
     # Its table: a column per token, named as its cell reads ("cat -0.20"), the change to two decimals.
     labels = describe.Labels(["0"], [describe.plain(c) for c in cells])
-    return describe.drawn_cells(_figure([trace], layout), title, trace["z"], labels)
+    return describe.drawn_with(_figure([trace], layout), title, describe.cells_text, trace["z"], labels)
 
 
 def _normalised(z: NDArray[np.float64]) -> NDArray[np.float64]:
