@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.compute import cached as compute
-from explorer.compute.pipeline import BRIEF_STAGES, encoder_stages
+from explorer.compute.pipeline import brief_stages, encoder_stages
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -36,11 +36,13 @@ if res is not None:
     else:
         stages = encoder_stages(res.encoder, ex.norm_first)
         if presenting:
-            stages = [stages[k] for k in BRIEF_STAGES[ex.norm_first]]
+            stages = brief_stages(stages, ex.norm_first)
         ui.token_matrices(
             [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
             res.labels,
-            per_row=4 if presenting else 2,  # two a row: at 1280 px three a row are too narrow to read
+            per_row=min(4, len(stages))
+            if presenting
+            else 2,  # two a row: at 1280 px three a row are too narrow to read
             compare=True,
             height_px=ui.chart_px(ENCODER_NOTES_PX),
         )
@@ -65,7 +67,7 @@ if res is not None:
                 f"Same weights, other order: {'post' if ex.norm_first else 'pre'}-norm gives a different output "
                 f"(largest difference {note.other_gap:.3f})."
             )
-    if not presenting:
+    if not presenting and ex.d_ff:  # an attention-only layer has no feed-forward weights to edit
         # Its content runs only while it is open: at 64 tokens and d_ff 256 the editors are most of the page's
         # run, even closed (benchmarks: element_cost).
         with st.expander(

@@ -14,7 +14,7 @@ from explorer.views import model_figures
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal, tail
 
-BARS_PX, MASK_PX = 560, 460  # presenting: the heights that fit each step on a 1080 px screen
+BARS_PX, MASK_PX = 560, 420  # presenting: the heights that fit each step on a 1080 px screen
 
 ui.opening(
     "The next word",

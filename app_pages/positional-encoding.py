@@ -26,7 +26,7 @@ ui.setting("pe_base", c2, disabled=not state.current().pe_kind.startswith("sinus
 ui.setting("pe_scale", c3)
 ex, res = ui.result()
 described = state.description()
-if res is not None and described.fixes("pe_kind"):
+if res is not None and not described.adds_positions:
     # A trained layer adds no P of its own: its positions are already in X (learned vectors added before the
     # first layer) or rotate q and k inside attention (RoPE); a chart of P would be all zeros.
     st.info(
@@ -48,7 +48,8 @@ elif res is not None:
     sty, dims = ui.style(), fg.dims("d", ex.d_model)
     presenting = ui.step() is not None  # the step: E + P = X, on one screen
     if ex.pe_kind == "learned" and not presenting:
-        st.caption("Edit the position vectors (one row per position; they start from the sinusoidal values).")
+        start = "the sinusoidal values" if described.drawn else "the trained ones"
+        st.caption(f"Edit the position vectors (one row per position; they start from {start}).")
         editors.matrix_editor(
             "pe_table",
             title="Positional table",

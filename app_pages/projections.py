@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.ui import editors, state
+from explorer.ui import editors, layer_choice, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -10,11 +10,12 @@ from explorer.views import formulas
 
 ui.opening(
     "Queries, keys and values",
-    "Each head learns three matrices. Multiplying the tokens X by **W_Q** gives each token's *query* "
+    "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
     "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
     "(what it passes on when attended to). Edit any weight and every later step follows.",
     formulas.projections(state.description()),
 )
+layer_choice.weights_note()
 ex, res = ui.result()
 if res is not None:
     h = ui.head_picker(ex.n_heads)

@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from explorer.ui import editors, preset_ui, state
+from explorer.ui import class_ui, editors, layer_choice, preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.ui.frame import pipeline_map
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
+from explorer.views.text import literal
 
 ui.opening(
     "Self-attention, step by step",
@@ -17,13 +18,17 @@ ui.opening(
     formulas.embeddings(state.description()),
 )
 presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen
+layer_choice.weights_note()
 if not presenting:
+    class_ui.join_box()  # a student types the teacher's code here
     preset_ui.panel()
 ex, res = ui.result()
 if res is not None:
     if not presenting:
         st.subheader(f"{res.n} tokens", anchor=False)
-    ui.token_table(res.tokens, res.labels)
+    ui.token_table(res.tokens, res.labels, res.ids)
+    if res.ids is not None and not presenting:
+        st.caption(f"Token ids: {literal(state.description().tokenizer)}.")
     if not presenting:
         ui.setting("emb_source")
     if ex.emb_source == "table" and not presenting:

@@ -31,10 +31,11 @@ class ModelConfig:
         n_kv_heads: key/value heads per layer (n_heads, or fewer for grouped-query attention).
         d_model: width of the residual stream.
         d_k: width of one head (queries, keys and values alike).
-        d_ff: width of the feed-forward network's hidden layer.
+        d_ff: width of the feed-forward network's hidden layer (0: none, an attention-only model: W1 (d_model,
+            0) and W2 (0, d_model) add nothing).
         vocab_size: number of tokens in the vocabulary.
         max_positions: the longest input the model was trained on (learned positions: rows of the table).
-        norm: "layer_norm" (BERT) or "rms_norm" (Llama).
+        norm: "layer_norm" (BERT), "rms_norm" (Llama) or "none" (an attention-only model without norms).
         norm_first: False for post-norm (BERT: LN after each residual sum), True for pre-norm (Llama).
         eps: the norm's epsilon.
         activation: "gelu" (exact erf GELU, BERT), "swiglu" (Llama) or "relu".

@@ -133,6 +133,8 @@ say "ruff format --check"
 
 # ----------------------------------------------------------------------------------------------- tests
 say "pytest (${PYTEST_WORKERS:-2} workers)"
+# One BLAS thread per process (tests/conftest.py says why); set here too, so it holds from the first import.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p test-output
 set +e
 "$VPY" -m pytest -n "${PYTEST_WORKERS:-2}" "$@"

@@ -15,6 +15,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+# One BLAS thread per process, set before numpy is first imported (the xdist workers and the servers the
+# browser tests start inherit it): the two test workers, an app server and Chromium already share the CPUs,
+# and OpenBLAS's extra threads spin while they wait for a core, so a SmolLM2 run costs several times the CPU
+# with two threads as with one. The job pool's workers use one thread each too (explorer.compute.jobs.local).
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 # Pages under test (AppTest, the browser suite's servers) run their heavy work in the asking thread: each
 # xdist worker would otherwise start its own worker processes. The pool itself runs in the tests that ask
 # for `job_pool` (tests/core/test_jobs.py and the pages' jobs), one per test process.

@@ -24,7 +24,10 @@ Floats = NDArray[np.floating]
 
 
 def _norm(config: ModelConfig, x: Floats, gain: Floats | None, bias: Floats | None) -> Floats:
-    """The model's norm of each row of x (n, d_model), with its learned gain and bias."""
+    """The model's norm of each row of x (n, d_model), with its learned gain and bias; "none" (an
+    attention-only model trained without norms) gives x itself."""
+    if config.norm == "none":
+        return x
     if config.norm == "rms_norm":
         return _rms_norm(x, config.eps, gain)
     return _layer_norm(x, config.eps, gain, bias)

@@ -37,8 +37,8 @@ class Lens:
 @cache.shared(max_bytes=LENS_BYTES)
 def lens(key: str, text: str) -> Lens:
     """The top LENS_K next tokens after every layer at every position of ``text`` (a decoder's key): a job
-    (explorer.compute.jobs) of about a run's cost."""
-    return jobs.call(jobs.spec(lens_job, key, text, cost=model_compute.run_cost(key, text)))
+    (explorer.compute.jobs) of about two runs' cost (the run, then every layer read through the vocabulary)."""
+    return jobs.call(jobs.spec(lens_job, key, text, cost=2 * model_compute.run_cost(key, text)))
 
 
 def lens_job(key: str, text: str) -> Lens:

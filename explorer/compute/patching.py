@@ -95,8 +95,9 @@ def sweeps_job(
 @cache.shared(max_bytes=OCCLUSION_BYTES)
 def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
     """(n,) p(target | text without token i) - p(target | text), for every token i of ``text``: a job
-    (explorer.compute.jobs), a run per token."""
-    cost = len(text.split()) * mc.run_cost(key, text)
+    (explorer.compute.jobs), a run per token, as one batch: about a run's cost per four tokens (one core, 8
+    tokens: 0.22 s of CPU against 0.11 s for the sentence's own run)."""
+    cost = max(1.0, len(text.split()) / 4) * mc.run_cost(key, text)
     return jobs.call(jobs.spec(occlusion_job, key, text, int(target), cost=cost))
 
 

@@ -36,7 +36,8 @@ class Result:
     scale the factor applied to q k^T; attention (AttentionTrace): THE attention of this example, the one
     the encoder block computes (encoder.attention is the same object), over attention_input: "X" in
     post-norm, "LN(X)" in pre-norm; encoder (EncoderTrace or None, with its own error in encoder_error);
-    error: a readable message when the run failed (then the fields after `x` are None).
+    error: a readable message when the run failed (then the fields after `x` are None); ids: (n,) the
+    tokens' ids where the layer has a vocabulary it shows (the tiny trained model), else None.
     """
 
     tokens: list[str]
@@ -53,6 +54,7 @@ class Result:
     error: str | None = None
     encoder_error: str | None = None
     attention_input: str = "X"  # what attention reads: "X", or "LN(X)" in pre-norm
+    ids: list[int] | None = None  # each token's id in the layer's vocabulary, where the layer shows them
 
     @property
     def n(self) -> int:
@@ -162,9 +164,27 @@ def run(ex: Example) -> Result:
         return Result(
             tokens, labels, truncated, emb, empty, empty, 1.0, None, None, None, None, error=str(err)
         )
+    ids = layer.of(ex).token_ids(ex)
     return Result(
-        tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error, reads
+        tokens, labels, truncated, emb, pe, x, scale, mask, bias, trace, encoder, None, enc_error, reads, ids
     )
+
+
+ROLES = ("previous-token head", "induction head")  # the roles a head's rule answers (Description.roles)
+
+
+def rule_key(role: str, res: Result, query: int) -> int | None:
+    """The key a head with this role attends to by its rule, for `query`: a previous-token head the token
+    just before (the first token, itself); an induction head the token after the latest earlier copy of the
+    query's token (same id, or the same word in any case). None when the rule names no key (no role, or no
+    earlier copy)."""
+    if role == ROLES[0]:
+        return max(query - 1, 0)
+    if role != ROLES[1]:
+        return None
+    same = res.ids if res.ids is not None else [t.lower() for t in res.tokens]
+    copies = [j for j in range(query) if same[j] == same[query]]
+    return copies[-1] + 1 if copies else None
 
 
 @dataclass(frozen=True)
@@ -218,9 +238,13 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
     """The stages of an encoder block in reading order: (title, matrix, is_hidden_layer).
 
     Titles name the block's own norm and activation: the toy's LN and ReLU, or a real layer's (explorer.model.bridge)
-    LayerNorm with its gains and GELU (MiniLM), RMSNorm and SwiGLU (SmolLM2)."""
+    LayerNorm with its gains and GELU (MiniLM), RMSNorm and SwiGLU (SmolLM2); an attention-only layer (no
+    norm, d_ff 0: the tiny trained model) has three: X, MHA(X), X + MHA(X)."""
     n = "RMSNorm" if getattr(enc, "norm", "layer_norm") == "rms_norm" else "LN"
     act = getattr(enc, "activation", "relu") or "relu"
+    if enc.ffn_hidden.shape[-1] == 0 and getattr(enc, "norm", "") == "none":  # attention only
+        return [("X (input)", enc.x, False), ("MHA(X)", enc.attention.output, False),
+                ("Output = X + MHA(X)", enc.output, False)]  # fmt: skip
 
     def hidden(h: str) -> str:
         return {
@@ -255,6 +279,15 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
 # The four stages that tell the block's story on one screen (presenting): the input, what attention adds,
 # the residual sum H, the output (indices into encoder_stages, pre-norm and post-norm).
 BRIEF_STAGES = {True: (0, 2, 3, 7), False: (0, 1, 3, 7)}
+
+
+def brief_stages(stages: list[tuple[str, F64, bool]], norm_first: bool) -> list[tuple[str, F64, bool]]:
+    """The stages shown on one screen: BRIEF_STAGES of a block's eight, or all of an attention-only layer's."""
+    return (
+        stages
+        if len(stages) <= len(BRIEF_STAGES[norm_first])
+        else [stages[k] for k in BRIEF_STAGES[norm_first]]
+    )
 
 
 def pe_curves(kind: str, d_model: int, base: float, n_positions: int, steps: int = 8) -> tuple[F64, F64]:

@@ -81,13 +81,16 @@ def notebook(
     weights: NDArray[np.float64],
     output: NDArray[np.float64],
     link: str = "",
+    norm: str = "",
 ) -> nbformat.NotebookNode:
     """The notebook of head `head` (0-based) of layer `layer` (0-based): w and b hold that head's W_Q, W_K,
-    W_V (d, k) and b_q, b_k, b_v (k,) or None; weights (n, n) and output (n, k) are the app's numbers."""
+    W_V (d, k) and b_q, b_k, b_v (k,) or None; weights (n, n) and output (n, k) are the app's numbers.
+    package: the Python package the weights come from ("": trained by the explorer's own engine); norm: the
+    model's norm ("none": it has none)."""
     d, k = w["w_q"].shape
     cells = [
         *_opening(title, package, version, (layer, n_layers, head), sentence, tokens, x, k, edited, link),
-        *_norm_cells(norm_gain, eps),
+        *_norm_cells(norm_gain, eps, norm),
         *_projection_cells(head, w, b, rope_base),
         *_attention_cells(mask_kind, window, mask),
         *_check_cells(weights, output),
@@ -114,11 +117,19 @@ def _opening(
     with the layer's input X."""
     layer, n_layers, head = where_in
     d = x.shape[1]
+    made = (
+        f"the Python package {md(package)} {md(version)}, run in numpy by the Attention Explorer"
+        if package
+        else "trained by the Attention Explorer's own numpy engine, attention_core.training"
+    )
+    before = (
+        "its token and position embeddings added"
+        if layer == 0
+        else f"computed by the model's {layer} earlier layer{'s' if layer != 1 else ''}"
+    )
     where = (
-        f"The numbers come from **{md(title)}** (the Python package {md(package)} {md(version)}, run in numpy "
-        f"by the Attention Explorer): layer {layer + 1} of {n_layers}, head {head + 1}, on the sentence "
-        f"“{md(sentence)}”. X is the input of that layer for this sentence, computed by the model's "
-        f"{layer} earlier layer{'s' if layer != 1 else ''}."
+        f"The numbers come from **{md(title)}** ({made}): layer {layer + 1} of {n_layers}, head {head + 1}, "
+        f"on the sentence “{md(sentence)}”. X is the input of that layer for this sentence, {before}."
     )
     if edited:
         where += " Some weights were edited in the app: the literals below are the edited ones."
@@ -145,8 +156,8 @@ def _opening(
     ]
 
 
-def _norm_cells(norm_gain: NDArray[np.float64] | None, eps: float) -> list[object]:
-    """What attention reads: X under RMSNorm with its gain (pre-norm), or X itself (post-norm)."""
+def _norm_cells(norm_gain: NDArray[np.float64] | None, eps: float, norm: str) -> list[object]:
+    """What attention reads: X under RMSNorm with its gain (pre-norm), or X itself (post-norm, or no norm)."""
     cells: list[object] = []
     if norm_gain is not None:
         cells += [
@@ -163,8 +174,13 @@ def _norm_cells(norm_gain: NDArray[np.float64] | None, eps: float) -> list[objec
     else:
         cells += [
             new_markdown_cell(
-                "## 2. What attention reads\n\nThis model normalises after attention (post-norm): "
-                "attention reads X itself."
+                "## 2. What attention reads\n\n"
+                + (
+                    "This model has no norm"
+                    if norm == "none"
+                    else "This model normalises after attention (post-norm)"
+                )
+                + ": attention reads X itself."
             )  # fmt: skip
         ]
         cells.append(new_code_cell("Xn = X"))
@@ -259,10 +275,12 @@ def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.N
     reference = layers.of(ex).reference(
         ex, list(res.tokens)
     )  # its own weights, to say whether they are edited
-    module, package, version, _ = pretrained.MODELS[c.name]
+    # a model of attention_core.pretrained names its package; one trained in the engine has none
+    _, package, version, _ = pretrained.MODELS.get(c.name, ("", "", "", ""))
     # The head's biases as the explorer holds them (maybe edited); a model without biases (SmolLM2) gets none
     # written while they are still its zeros.
-    biases = {n: np.asarray(getattr(ex, n)[head], dtype=np.float64) for n in ("b_q", "b_k", "b_v")}
+    held = {n: np.asarray(getattr(ex, n), dtype=np.float64) for n in ("b_q", "b_k", "b_v")}
+    biases = {n: b[head] if b.size else np.zeros(0) for n, b in held.items()}  # a layer without: empty
     if not any(v.any() for v in biases.values()):
         biases = {n: None for n in biases}
     w = {name: np.asarray(getattr(ex, name)[head], dtype=np.float64) for name in ("w_q", "w_k", "w_v")}
@@ -291,6 +309,7 @@ def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.N
         weights=np.asarray(att.weights[head]),  # float32 for an untouched layer (its precision)
         output=np.asarray(att.head_outputs[head]),
         link=link,
+        norm=str(c.norm),
     )
 
 

@@ -203,6 +203,10 @@ def tokens(ex: Any) -> tuple[list[str], bool]:
     return tokens_of(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS])
 
 
+def token_ids(ex: Any) -> None:
+    return None  # the model's own ids are not shown
+
+
 def layer_only_shapes(ex: Any) -> dict[str, tuple[int, ...]]:
     """Biases (zeros where the model has none) and, for a SwiGLU layer, W_up."""
     d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff

@@ -50,7 +50,9 @@ class Description:
     each matrix's draw), not a trained layer's own; banner: the paragraph above an explorer page that shows
     a trained layer (which one, what stays the model's), "" for the toy; notebook: which notebook writes the
     example out ("walkthrough": every step of the toy; "layer": one head of a trained layer); about: what the
-    model line above every page says of its weights.
+    model line above every page says of its weights; source: what the banner calls the model (a real model,
+    or one trained here); roles: per head, what it learned to do ("previous-token head", "induction head",
+    "" when it has no role found), which the predict-then-reveal questions ask by its rule.
     """
 
     model: str
@@ -78,6 +80,9 @@ class Description:
     banner: str = ""
     notebook: str = "layer"
     about: str = "trained weights of a real model, editable"
+    source: str = "Real model"  # what the banner calls a trained layer's model
+    roles: tuple[str, ...] = ()  # what each head learned to do, in words ("" for none): the questions' rules
+    lead_head: int = 0  # the head the explorer opens the layer on (the clearest role)
 
     @property
     def norm_name(self) -> str:
@@ -101,9 +106,17 @@ class Description:
         """What the first page's chart shows: the toy's embeddings E, or the layer's input X."""
         if self.layer is None:
             return "Embeddings E"
+        if self.adds_positions:  # a trained first layer: E is its token vectors; P is added on the next step
+            return "Embeddings E: each token's trained vector"
         return (
             f"X: the input of layer {self.layer + 1} (what the model's layers before it made of the tokens)"
         )
+
+    @property
+    def adds_positions(self) -> bool:
+        """X = E + P is made in the explorer (the toy's P, or a trained first layer's learned P); False when
+        the positions are already in X or rotate q and k inside attention."""
+        return not self.fixes("pe_kind") or self.positions == "learned"
 
     def fixes(self, setting: str) -> bool:
         """Whether the model fixes this setting (it is then described, not offered as a control)."""
@@ -113,7 +126,8 @@ class Description:
         """The sizes in one line: d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536."""
         heads = f"{self.n_heads} heads" + (f" ({self.n_kv_heads} key/value heads)" if self.shares_kv else "")
         layers = f"{self.n_layers} layers · " if self.layer is None and self.n_layers > 1 else ""
-        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · d_ff {self.d_ff}"
+        ffn = f"d_ff {self.d_ff}" if self.d_ff else "no feed-forward"
+        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · {ffn}"
 
 
 def of_toy(ex: Any) -> Description:

@@ -1,7 +1,7 @@
 """One typed layer: what every layer the explorer shows answers, and which one an Example holds.
 
-The toy (explorer.model.toy), a real model's layer (explorer.model.bridge) and a model trained in the engine
-each implement `Layer`; the rest of the app asks the example's layer (`of(ex)`) or its description
+The toy (explorer.model.toy), a real model's layer (explorer.model.bridge) and the model trained in the
+engine (explorer.model.tiny) each implement `Layer`; the rest of the app asks the example's layer (`of(ex)`) or its description
 (`describe(ex)`) and never which kind it is. Every layer runs through one engine function,
 attention_core.transformer_layer. An example holds its layer's identity in `real` (a key of the models
 table, explorer.model.models) and `real_layer`; the table's row gives the kind, and `KINDS` the module that
@@ -21,7 +21,11 @@ from explorer.model.arrays import F64
 from explorer.model.description import Description
 
 # A layer kind -> the module that implements it (models.ModelChoice.kind names one for every model).
-KINDS: dict[str, str] = {"toy": "explorer.model.toy", "pretrained": "explorer.model.bridge"}
+KINDS: dict[str, str] = {
+    "toy": "explorer.model.toy",
+    "pretrained": "explorer.model.bridge",
+    "tiny": "explorer.model.tiny",
+}
 _HANDED: dict[str, Layer] = {}  # kinds handed in by `use` (a test's own layers)
 
 
@@ -40,6 +44,10 @@ class Layer(Protocol):
 
     def tokens(self, ex: Any) -> tuple[list[str], bool]:
         """The example's tokens as the layer's model cuts them, and whether anything was cut."""
+        ...
+
+    def token_ids(self, ex: Any) -> list[int] | None:
+        """Each token's id in the layer's vocabulary, where the explorer shows them (None: not shown)."""
         ...
 
     def defaults(self, ex: Any, tokens: list[str], draws: dict[str, int] | None = None) -> dict[str, NDArray]:

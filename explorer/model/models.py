@@ -36,13 +36,36 @@ class ModelChoice:
     layer: tuple[int, int, int, int] = (0, 0, 0, 0)
     norm_first: bool = False  # pre-norm (Llama) rather than post-norm (BERT): a layer's fixed norm order
     kind: str = "pretrained"  # the kind of its layers: which implementation runs them (explorer.model.layer)
+    picked: bool = True  # the real-model pages' model= may name it (the toy: none picked); False: its layers
+    # open in the explorer only (real=, real_layer=)
 
 
 MODELS: dict[str, ModelChoice] = {
     m.key: m
     for m in (
         ModelChoice(
-            "toy", None, "Toy model (the explorer)", "Random or hand-set weights you can edit.", kind="toy"
+            "toy",
+            None,
+            "Toy model (the explorer)",
+            "Random weights you can edit: the arithmetic of attention, not meaning (Model, in the sidebar, "
+            "offers trained ones).",
+            kind="toy",
+        ),
+        ModelChoice(
+            "tiny",
+            None,
+            "Tiny trained model",
+            "A two-layer attention-only transformer trained here (page Watch a transformer learn) on repeated "
+            "sequences of 32 abstract tokens: its heads learned to look at the token before and at what came "
+            "after an earlier copy.",
+            precise="2 layers × 4 causal heads, d_model 64, no norm, no feed-forward; the final float16 "
+            "checkpoint of the shipped run, run in float64.",
+            decoder=True,
+            shape=(2, 4),
+            vocab=32,
+            layer=(64, 16, 0, 0),
+            kind="tiny",
+            picked=False,
         ),
         ModelChoice(
             "minilm",
@@ -84,6 +107,11 @@ INDUCTION_THRESHOLD = 0.3
 INDUCTION_LENGTHS = (5, 50)  # the page's length control: 2 x 50 tokens run in about a second
 INDUCTION_SEEDS = (0, 9999)
 LENS_POSITIONS = 64  # the engine's token limit (attention_core.pretrained.MAX_TOKENS): bounds follow_at=
+
+
+def picked_keys() -> tuple[str, ...]:
+    """The models the real-model pages' link (model=) may name."""
+    return tuple(k for k, m in MODELS.items() if m.picked)
 
 
 def choice(key: str) -> ModelChoice:

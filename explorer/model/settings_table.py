@@ -272,8 +272,13 @@ SETTINGS: tuple[Setting, ...] = (
         param="real",
         label="real model",
         widget="Layer from",
-        choices=("toy", "minilm", "smollm2"),
-        titles={"toy": "toy model", "minilm": "all-MiniLM-L6-v2", "smollm2": "SmolLM2-135M"},
+        choices=("toy", "tiny", "minilm", "smollm2"),
+        titles={
+            "toy": "toy model",
+            "tiny": "tiny trained model",
+            "minilm": "all-MiniLM-L6-v2",
+            "smollm2": "SmolLM2-135M",
+        },  # fmt: skip
     ),
     Setting(
         name="real_layer",

@@ -55,6 +55,10 @@ def tokens(ex: Any) -> tuple[list[str], bool]:
     return tokens_of(ex.sentence)
 
 
+def token_ids(ex: Any) -> None:
+    return None  # its words are seeded vectors, not ids of a vocabulary
+
+
 def describe(ex: Any) -> description.Description:
     return description.of_toy(ex)
 

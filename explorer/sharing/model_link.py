@@ -79,12 +79,12 @@ def read(
     out = LinkRead()
     raw = str(params.get("model") or "").strip()
     if raw:
-        if raw.lower() in models.MODELS:
+        if raw.lower() in models.picked_keys():
             out.model = raw.lower()
         else:
-            was = models.choice(current if current in models.MODELS else "toy").title
+            was = models.choice(current if current in models.picked_keys() else "toy").title
             out.messages.append(
-                f"The link's model (model=) must be one of {', '.join(models.MODELS)}, not {shown(raw)}. "
+                f"The link's model (model=) must be one of {', '.join(models.picked_keys())}, not {shown(raw)}. "
                 f"Kept {was}."
             )
     row = models.choice(models.real_key(out.model or current))

@@ -11,9 +11,11 @@ from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.ui import (
     a11y,
+    class_ui,
     clicker,
     export_ui,
     grid_guard,
+    layer_choice,
     lesson_ui,
     model_ui,
     page_table,
@@ -48,18 +50,26 @@ def sync_url(note: Any) -> None:
     picked (h=, q=, k=), the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
     ind_len=) and the pages' display controls (explorer.sharing.view_params). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
-    want, chars = _address()
+    want, chars = wanted()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
+    if {k: st.query_params.get(k) for k in st.query_params} != want:
+        st.query_params.from_dict(want)
+
+
+def wanted() -> tuple[dict[str, str], int]:
+    """The address bar's parameters for the state as it is now, and the Share link's length (sync_url)."""
+    want, chars = _address()
     want.update(share_panel.page_params())  # the picks; the real model, layer, head, heads off; the pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)
+    if state.classroom.joined() is not None:  # a student's reload, or a replica's death, joins again
+        want["join"], want["me"] = state.classroom.joined()[:2]  # type: ignore[index]
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step
-    if {k: st.query_params.get(k) for k in st.query_params} != want:
-        st.query_params.from_dict(want)
+    return want, chars
 
 
 def address_note(note: Any, chars: int) -> None:
@@ -91,6 +101,7 @@ def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
         preset_ui.picker()
+        layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
         _model_size(page)
         st.divider()
         _display_options()
@@ -124,13 +135,23 @@ def _model_size(page: page_table.Page | None) -> None:
 
 
 def _display_options() -> None:
-    """Presenting, the question to predict, the colours, charts as tables, the weights' colour range."""
+    """Presenting (and starting a class), the question to predict, the colours, charts as tables, the weights'
+    colour range."""
     st.toggle(
         "Presentation mode",
         key=state.K_PRESENT,
         persist_state="session",
         help="Large type for a projector.",
     )
+    if state.present() and state.classroom.teaching() is None:
+        st.button(
+            "Start a class",
+            key="class.start",
+            on_click=class_ui.start,
+            icon=":material/group_add:",
+            help="Students join with a code or a QR code: their laptops follow your screen, and they "
+            "answer your questions (predict, then reveal) with the count on the projector.",
+        )
     from explorer.views.figures import PALETTES
 
     toks = state.tokens()
@@ -196,7 +217,7 @@ def sentence_box(page: page_table.Page | None = None) -> None:
     sentence = state.sentence()
     if not ui.visible(sentence):  # the page says so, once (ui.nothing_to_read), whatever the model's tokens
         return
-    _, cut = tokens_for(state.current())
+    kept, cut = tokens_for(state.current())  # the layer's own limit (the tiny model reads 32)
     if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
         st.info(
             f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
@@ -205,8 +226,8 @@ def sentence_box(page: page_table.Page | None = None) -> None:
         )
     if cut:
         st.warning(
-            f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
-            f"{table.MAX_TOKENS}. Shorten it to see the rest.",
+            f"The sentence has more than {len(kept)} tokens: the explorer uses the first "
+            f"{len(kept)}. Shorten it to see the rest.",
             icon=":material/content_cut:",
         )
 
@@ -282,6 +303,11 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
+        if state.classroom.teaching() is None:
+            with box:  # over the bar's other corner: the class's laptops follow this screen
+                st.button(
+                    "Start a class", key="present.class", on_click=class_ui.start, icon=":material/group_add:"
+                )
         with box:
             clicker.listen()
     else:

@@ -184,12 +184,12 @@ def draw(pair: analysis.PatchPair, done: dict[str, Any]) -> None:
                 icon=":material/science:",
             )
         elif site == "resid":
-            fig = pv.resid_sweep(
-                done["resid"], pair.clean_tokens, pair.corrupt_tokens, style=sty, width_px=ui.HALF
-            )
+            fig = pv.resid_sweep(done["resid"], pair.clean_tokens, pair.corrupt_tokens, style=sty,
+                                 width_px=ui.HALF, height_px=pv.PRESENT_SWEEP_PX)  # fmt: skip
             ui.chart(fig, "patching.resid")
         else:
-            ui.chart(pv.head_sweep(done["head"], style=sty, width_px=ui.HALF), "patching.head")
+            fig = pv.head_sweep(done["head"], style=sty, width_px=ui.HALF, height_px=pv.PRESENT_SWEEP_PX)
+            ui.chart(fig, "patching.head")
         return
     charts = []
     if done["resid"] is not None:

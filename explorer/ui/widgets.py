@@ -10,12 +10,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.compute import cached as compute
-from explorer.compute.pipeline import Result
+from explorer.compute.pipeline import ROLES, Result, rule_key
 from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
-from explorer.ui import lesson_ui, page_table, present, state
+from explorer.ui import class_ui, lesson_ui, page_table, present, state
 from explorer.views import colour_range, describe, figures
 from explorer.views.drawn import Drawn
 from explorer.views.text import literal
@@ -154,16 +154,19 @@ TOKENS_PER_TABLE = 12
 TOKENS_PER_TABLE_PRESENTING = 16
 
 
-def token_table(tokens: list[str], labels: list[str]) -> None:
-    """Each token and its label in the charts, by position, in tables of TOKENS_PER_TABLE positions (more
-    while presenting) one under the other: every token in view, none behind a scroll bar."""
+def token_table(tokens: list[str], labels: list[str], ids: list[int] | None = None) -> None:
+    """Each token and its label in the charts (and its id, where the layer's vocabulary is shown), by
+    position, in tables of TOKENS_PER_TABLE positions (more while presenting) one under the other: every
+    token in view, none behind a scroll bar."""
     per = TOKENS_PER_TABLE_PRESENTING if state.present() else TOKENS_PER_TABLE
+    rows = [tokens, labels] + ([[str(i) for i in ids]] if ids is not None else [])
+    names = ["token", "label in charts"] + (["token id"] if ids is not None else [])
     for start in range(0, len(tokens), per):
         end = min(start + per, len(tokens))
         st.dataframe(
             pd.DataFrame(
-                [tokens[start:end], labels[start:end]],
-                index=["token", "label in charts"],
+                [r[start:end] for r in rows],
+                index=names,
                 columns=[str(i) for i in range(start, end)],
             ),
             width="stretch",
@@ -313,13 +316,13 @@ def layer_banner(shown: Description, reads: bool = False) -> None:
             if reads and shown.norm_first
             else ""
         )
-        left.markdown(f"**Real model: {literal(shown.title)}** (trained weights, editable){norm}")
+        left.markdown(f"**{shown.source}: {literal(shown.title)}** (trained weights, editable){norm}")
         right.button("Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:",
                      type="tertiary")  # fmt: skip
         return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
-        left.markdown(f"**Real model:** {literal(shown.banner)}")
+        left.markdown(f"**{shown.source}:** {literal(shown.banner)}")
         right.button(
             "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
         )
@@ -395,7 +398,8 @@ def model_question_hides(word: str, what: str, question: str, answer: str) -> bo
                 icon=":material/visibility:", type="primary",
             )  # fmt: skip
         return True
-    st.success(answer, icon=":material/lightbulb:")
+    if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
+        st.success(answer, icon=":material/lightbulb:")
     return False
 
 
@@ -408,21 +412,66 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     if q is None or q >= res.n or res.attention is None:
         return False
     who = literal(labels[q])
-    if not state.revealed():
+    k = res.strongest_key(head, q)
+    roles = state.description().roles
+    role = roles[head] if head < len(roles) else ""
+    in_class = class_ui.role()  # in a class: the question is the class's (explorer.ui.class_ui)
+    if in_class == "teacher":
+        qid = class_ui.ask(f"ask={q}|head={head}", f"Which word will “{labels[q]}” attend to most (head "
+                           f"{head + 1})?", labels, k)  # fmt: skip
+        reveal, args = class_ui.reveal, (qid, k)
+        shown = state.revealed() and class_ui.revealed(qid)  # a new question (another head) asks again
+    else:
+        reveal, args, shown = state.reveal, (), state.revealed()
+    if not shown:
         with st.container(key="ask-box", border=True):
             st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
+            if in_class == "student":
+                st.caption(f"Head {head + 1}. Answer in the class box above; the teacher reveals the answer.")
+                return True
             st.caption(
-                f"Head {head + 1}. Think, vote, then reveal (the button, or → on the keyboard or clicker)."
+                f"Head {head + 1}{_rule_hint(role, literal(res.tokens[q]))}. Think, vote, then reveal (the button, or → on the "
+                "keyboard or clicker)."
             )
             st.button(
-                "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
+                "Reveal",
+                key="reveal",
+                on_click=reveal,
+                args=args,
+                icon=":material/visibility:",
+                type="primary",
             )
         return True
-    k = res.strongest_key(head, q)
+    if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
+        return False
     w = float(res.attention.weights[head, q, k])
     st.success(
         f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
-        f"below.",
+        f"below.{_rule_said(role, res, head, q, labels)}",
         icon=":material/visibility:",
     )
     return False
+
+
+def _rule_hint(role: str, who: str) -> str:
+    """The rule a trained head learned, as the question's hint ("" for a head with none: a random one)."""
+    if role == ROLES[0]:
+        return " is a previous-token head: it learned to look at the word just before"
+    if role == ROLES[1]:
+        return (
+            f" is an induction head: it learned to find an earlier copy of “{who}” and look at the word that "
+            "came after that copy"
+        )
+    return " (random weights: no rule to learn)" if state.description().drawn else ""
+
+
+def _rule_said(role: str, res: Result, head: int, query: int, labels: list[str]) -> str:
+    """After the answer: the word the head's rule names, and whether the head followed it ("" without a rule)."""
+    want = rule_key(role, res, query)
+    if want is None:
+        return " This word has no earlier copy, so the induction rule names no word here." if role else ""
+    assert res.attention is not None
+    if want == res.strongest_key(head, query):
+        return f" The rule names “{literal(labels[want])}”: the head followed it."
+    weight = float(res.attention.weights[head, query, want])
+    return f" The rule names “{literal(labels[want])}”, which this head gives {weight:.2f}."

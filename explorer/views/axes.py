@@ -37,10 +37,15 @@ def _fit_rows(ems: list[float], space: float, style: Style) -> tuple[int, int]:
 def _fit_cols(ems: list[float], space: float, style: Style) -> tuple[int, int, int]:
     """(font, angle, step) of labels side by side in ``space`` px: the largest font at which all fit
     upright (up to 24 labels), else at -45 degrees, else at -90; below the minimum font, every step-th at
-    -90 degrees."""
+    -90 degrees. Presenting, labels upright at any font down to the minimum come first: a projector's
+    minimum is read from the back of a room, and upright labels leave the rows a screen's height."""
     n = max(len(ems), 1)
     each = space / n
     widest = max(ems, default=0.0)
+    if style.present and n <= 24:
+        for size in range(style.font, _min_font(style) - 1, -1):
+            if widest * size + 6 <= each:
+                return size, 0, 1
     for size in range(style.font, _min_font(style) - 1, -1):
         if n <= 24 and widest * size + 6 <= each:
             return size, 0, 1
@@ -88,6 +93,12 @@ def _axes(
     x_w = max((col_ems[j] * x_font for j in x_ticks), default=0.0)
     x_depth = {0: x_font * 1.3, -45: (x_w + x_font) * 0.71, -90: x_w + 6}[angle]
     top = head + x_depth
+    if y_step > 1:  # fitted to a guess of the key labels' depth: again, to their own
+        font, step = _fit_rows(row_ems, size[1] - top - bottom, style)
+        wider = max((row_ems[i] * font for i in thinned(n_rows, step, keep_rows)), default=0.0) + 8
+        if step < y_step and wider + style.font * 1.4 + 15 - left <= 0.05 * plot_w:
+            y_font, y_step = font, step
+            y_ticks = thinned(n_rows, y_step, keep_rows)
     common = {"showgrid": False, "zeroline": False, "automargin": False, **_TICKS}
     xaxis = {
         "tickmode": "array",

@@ -232,16 +232,17 @@ def drawn_scale_experiment(
 
 
 def curves_of(data: list[dict[str, Any]], layout: dict[str, Any], title: str) -> Drawn:
-    """A builder's curves over one x, each a trace of its `data` (the dicts it is about to draw), handed over
-    with their words and table (describe.curves_text); names and axis titles as plain text."""
-    x = np.asarray(data[0]["x"], dtype=np.float64)
-    ys = np.column_stack([np.asarray(t["y"], dtype=np.float64) for t in data])
+    """A builder's curves, each a trace of its `data` (the dicts it is about to draw, each with its own x),
+    handed over with their words and table (describe.lines_text); names and axis titles as plain text."""
+    curves = [(np.asarray(t["x"], dtype=np.float64), np.asarray(t["y"], dtype=np.float64)) for t in data]
     names = [describe.plain(t["name"]) for t in data]
     titles = (
         describe.plain(layout["xaxis"]["title"]["text"]),
         describe.plain(layout["yaxis"]["title"]["text"]),
     )
-    return describe.drawn_curves(_figure(data, layout), title, x, ys, names, titles)
+    name = describe.said(title) or "Chart"
+    words, tables = describe.lines_text(name, curves, names, titles)
+    return Drawn(_figure(data, layout), name, "", words, lambda: tables)
 
 
 lines = figure_only(drawn_lines)  # the figure alone

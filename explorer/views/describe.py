@@ -282,26 +282,47 @@ def curves_text(
     axis_titles: tuple[str, str],
     marks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[str, list[Table]]:
-    """Curves ys (m, k) over x (m,), one per name: each curve's range; the table at the marked points
-    `marks` ((p,), (p, k)) where there are any, else at the curves' own points (at most MAX_ROWS)."""
+    """Curves ys (m, k) over one x (m,), one per name (see lines_text)."""
+    x = _array(x)
+    return lines_text(title, [(x, y) for y in _array(ys).reshape(len(x), -1).T], names, axis_titles, marks)
+
+
+def lines_text(
+    title: str,
+    curves: list[tuple[np.ndarray, np.ndarray]],
+    names: list[str],
+    axis_titles: tuple[str, str],
+    marks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[str, list[Table]]:
+    """Curves (x_j (m_j,), y_j (m_j,)), one per name: each curve's range (x's, the first curve's); the table at
+    the marked points `marks` ((p,), (p, k)) where there are any, else at the x of the curve with the fewest
+    points, each curve read there (NaN where it has no point: one measured at fewer steps than another), at
+    most MAX_ROWS rows."""
     xt, yt = axis_titles[0] or "x", axis_titles[1] or "y"
-    x, ys = _array(x), _array(ys).reshape(len(_array(x)), -1)
-    said = [
-        f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
-        for n, y in zip(names, ys.T, strict=True)
-    ]
-    k = len(names)
+    curves = [(_array(x), _array(y)) for x, y in curves]
+    said = [f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}" for n, (_, y) in
+            zip(names, curves, strict=True)]  # fmt: skip
+    k, x = len(names), curves[0][0]
     sentence = (
         f"{title}. {k} {'curve' if k == 1 else 'curves'} of {yt} against {xt} from "
         f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
     )
-    xs, at = (
-        (x, ys) if marks is None else (_array(marks[0]), _array(marks[1]).reshape(len(_array(marks[0])), -1))
-    )
+    if marks is not None:
+        xs = _array(marks[0])
+        at = list(_array(marks[1]).reshape(len(xs), -1).T)
+    else:
+        xs = min(curves, key=lambda c: len(c[1]))[0]
+        at = [_at_x(cx, cy, xs) for cx, cy in curves]
     keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
     table = Table(title, xt, [n or f"curve {j + 1}" for j, n in enumerate(names)],
-                  [(short(xs[i]), [short(y[i]) for y in at.T]) for i in keep])  # fmt: skip
+                  [(short(xs[i]), [short(y[i]) for y in at]) for i in keep])  # fmt: skip
     return sentence, [table]
+
+
+def _at_x(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A curve (x, y) read at the x values `at`: its own point there, NaN where it has none."""
+    where = {float(v): i for i, v in enumerate(x)}
+    return np.array([y[where[float(v)]] if float(v) in where else np.nan for v in at])
 
 
 @dataclass(frozen=True, eq=False)

@@ -174,6 +174,8 @@ def _ffn_tex(d: Description) -> str:
 
 def block(d: Description) -> str:
     """/encoder: the block in the order this layer computes it, its norm and its feed-forward."""
+    if d.activation == "none" and d.norm == "none":  # attention only: the residual sum is the layer
+        return r"Y = X + \operatorname{MHA}(X)\quad(\text{attention only: no norm, no feed-forward})"
     n = r"\operatorname{" + d.norm_name + "}"
     order = (
         rf"\text{{pre-norm: }} H = X + \operatorname{{MHA}}({n}(X)),\quad Y = H + \operatorname{{FFN}}({n}(H))"
@@ -188,7 +190,11 @@ def embeddings(d: Description) -> str:
     """/: what the first chart holds: the toy's embeddings, or the real layer's input."""
     if not d.fixes("emb_source"):  # the embeddings are made here, from the settings
         return r"E = \operatorname{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}"
+    if d.adds_positions:  # a trained first layer: its token vectors, looked up by id
+        return rf"E = W_E[\text{{token ids}}] \in \mathbb{{R}}^{{n \times {d.d_model}}}\ (\text{{trained}})"
     before = "" if not d.layer else rf"\text{{ after layers }} 1..{d.layer}"
+    if d.layer == 1:
+        before = r"\text{ after layer } 1"
     return rf"X = \text{{the residual stream}}{before} \in \mathbb{{R}}^{{n \times {d.d_model}}}"
 
 
@@ -233,6 +239,8 @@ def heads(d: Description) -> str:
 def positions(d: Description) -> str:
     """/positional-encoding: the sinusoid of the paper and X = E + P; for a trained layer, where its positions
     come in: RoPE's rotation of q and k inside attention, or learned vectors added before the first layer."""
+    if d.fixes("pe_kind") and d.adds_positions:  # a trained first layer adds its learned positions here
+        return r"X = E_{\text{token}} + P_{\text{learned}}\quad(\text{both trained})"
     if d.fixes("pe_kind"):  # the model brings its own positions
         x = embeddings(d).split(r" \in ")[0]
         if d.rope:
@@ -241,6 +249,9 @@ def positions(d: Description) -> str:
                 rf"\begin{{gathered}}{x}\ (\text{{no }} P \text{{ added}})\\ \tilde q_i = R_i\, q_i,\ "
                 rf"\tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})\end{{gathered}}"
             )
+        if d.norm == "none":  # a model without norms adds its tables and nothing else
+            first = r"X^{(0)} = E_{\text{token}} + P_{\text{learned}}"
+            return rf"\begin{{gathered}}{first}\ \text{{before layer 1}}\\ {x}\end{{gathered}}"
         return (
             r"\begin{gathered}X^{(0)} = \operatorname{LN}(E_{\text{token}} + P_{\text{learned}} + E_{\text{type}})"
             rf"\ \text{{before layer 1}}\\ {x}\end{{gathered}}"

@@ -102,8 +102,8 @@ def _grid_geometry(
     """Sizes of the grid: px of a panel's row, the label band above each layer's panels in rows of that
     height (for labels of ``lines`` lines), the margins, the font; and the empty columns between heads
     (about 5 px). fit_px: panels flatter (down to MIN_PANEL_PX), then labels smaller (to MIN_LABEL_FONT),
-    until the grid is at most that tall; a grid that does not fit even so keeps its full size (it scrolls in
-    its box, every panel as legible as unfitted)."""
+    then the label band tight around its text, until the grid is at most that tall; a grid that does not fit
+    even so keeps its full size (it scrolls in its box, every panel as legible as unfitted)."""
     left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
     panel_w = max(40.0, (width_px - left - right) / H * 0.92)
     panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
@@ -111,13 +111,16 @@ def _grid_geometry(
     font = max(
         floor if style.present else 10, min(style.font, int(panel_w / (11 * 0.6)))
     )  # "first token" fits
-    g = free = _grid_rows(L, H, n, panel_w, panel_h, font, lines, (left, right, top))
+    margins = (left, right, top)
+    g = free = _grid_rows(L, H, n, panel_w, panel_h, font, lines, margins)
     while fit_px is not None and g["height"] > fit_px and (panel_h > MIN_PANEL_PX or font > floor):
         if panel_h > MIN_PANEL_PX:  # flatter panels first, then smaller labels
             panel_h = max(float(MIN_PANEL_PX), panel_h - 2)
         else:
             font -= 1
-        g = _grid_rows(L, H, n, panel_w, panel_h, font, lines, (left, right, top))
+        g = _grid_rows(L, H, n, panel_w, panel_h, font, lines, margins)
+    if fit_px is not None and g["height"] > fit_px:  # last, the band's air: a line's height, a little space
+        g = _grid_rows(L, H, n, panel_w, panel_h, font, lines, margins, tight=True)
     return g if fit_px is None or g["height"] <= fit_px else free  # past the floor: it scrolls, full size
 
 
@@ -130,19 +133,23 @@ def _grid_rows(
     font: int,
     lines: int,
     margins: tuple[int, int, int],
+    *,
+    tight: bool = False,
 ) -> dict[str, Any]:
-    """The grid's rows for panels of panel_w x panel_h px (see _grid_geometry)."""
+    """The grid's rows for panels of panel_w x panel_h px (see _grid_geometry); tight: the label band a
+    line's height (1.25 em a line) over a third of a line of space, not 1.7 em over 0.6."""
     left, right, top = margins
     row = panel_h / n  # px of one query row
-    label = max(1, math.ceil(font * (1.7 + 1.3 * (lines - 1)) / row))  # rows the labels take
+    line, air = (1.25, 0.35) if tight else (1.7, 0.6)
+    label = max(1, math.ceil(font * (line + 1.3 * (lines - 1)) / row))  # rows the labels take
     # Above them, empty rows more than half a line high: a label sits nearer its own panels (below it) than
     # the layer's above, which a label midway between the two rows of squares was not.
-    space = math.ceil(0.6 * font / row)
+    space = math.ceil(air * font / row)
     band = space + label  # rows of the label band
     gap = max(1, math.ceil(5 / (panel_w / n)))
     plot_h = L * (band + n) * row
     return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap, "space": space,
-            "plot_h": plot_h, "height": int(plot_h + top + 12)}  # fmt: skip
+            "plot_h": plot_h, "height": int(plot_h + top + 12), "tight": tight}  # fmt: skip
 
 
 def drawn_model_grid(
@@ -222,12 +229,14 @@ def _label_trace(
     # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
     # squares.
     label = band - g["space"]
-    at = band - 1 if two else g["space"] + (label - 1) // 2
+    # A tight band: every label stands on the row above its panels' (text above its point), clear of them.
+    high = two or g["tight"]
+    at = band - 1 - int(g["tight"]) if high else g["space"] + (label - 1) // 2
     return {
         "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
         "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
         "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-        "textposition": "top center" if two else "middle center" if label % 2 else "bottom center",
+        "textposition": "top center" if high else "middle center" if label % 2 else "bottom center",
     }  # fmt: skip
 
 

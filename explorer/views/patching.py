@@ -20,6 +20,9 @@ from explorer.views.model_figures import show_token, token_labels
 from explorer.views.style import FULL_PX, Style, _colorscale, _figure, _layout, esc, text_px
 
 HOVER = "%{customdata}<br>restored fraction %{z:.3f}<extra></extra>"
+# Presenting: a sweep's height beside /patching's controls, from under the sentence box to the foot of a
+# 1080 px screen; each of 30 layers keeps its label at 18 px or more.
+PRESENT_SWEEP_PX = 790
 
 
 def position_labels(clean: Sequence[str], corrupt: Sequence[str]) -> list[str]:
@@ -48,11 +51,13 @@ def resid_sweep(
     *,
     style: Style,
     width_px: int = FULL_PX,
+    height_px: int | None = None,
 ) -> Drawn:
-    """(n_layers, n) restored fractions of the residual stream, layer x position."""
+    """(n_layers, n) restored fractions of the residual stream, layer x position; height_px: the chart's height
+    (default: by its rows)."""
     L, n = restored.shape
     cols = position_labels(clean, corrupt)
-    rows = [f"layer {i + 1}" for i in range(L)]
+    rows = [str(i + 1) for i in range(L)]  # under the axis title "layer": narrow, the keys keep the width
     cells = np.empty((L, n), dtype=object)
     for p in range(n):
         what = f"“{show_token(clean[p])}”"
@@ -64,18 +69,21 @@ def resid_sweep(
         restored,
         rows,
         cols,
-        title="Residual stream: restored fraction by layer and position",
+        title="Residual stream: restored fraction",
         style=style,
         cells=Cells(zrange=_span(restored)),
-        axes=Axes(x_title="position", y_title="layer", width_px=width_px),
+        axes=Axes(x_title="position", y_title="layer", width_px=width_px, height_px=height_px),
     )
     return _with_hover(fig, cells.astype(str))
 
 
-def head_sweep(restored: NDArray[np.float64], *, style: Style, width_px: int = FULL_PX) -> Drawn:
-    """(n_layers, n_heads) restored fractions of the heads' outputs, layer x head."""
+def head_sweep(
+    restored: NDArray[np.float64], *, style: Style, width_px: int = FULL_PX, height_px: int | None = None
+) -> Drawn:
+    """(n_layers, n_heads) restored fractions of the heads' outputs, layer x head; height_px: the chart's
+    height (default: by its rows)."""
     L, H = restored.shape
-    rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
+    rows, cols = [str(i + 1) for i in range(L)], [str(h + 1) for h in range(H)]  # under "layer" and "head"
     cells = np.array(
         [[esc(f"head {h + 1} of layer {i + 1}: its output (A V, before W_O) at every position, from the clean run")
           for h in range(H)] for i in range(L)]
@@ -84,10 +92,10 @@ def head_sweep(restored: NDArray[np.float64], *, style: Style, width_px: int = F
         restored,
         rows,
         cols,
-        title="Heads: restored fraction by layer and head",
+        title="Heads: restored fraction",
         style=style,
         cells=Cells(zrange=_span(restored)),
-        axes=Axes(x_title="head", y_title="layer", width_px=width_px),
+        axes=Axes(x_title="head", y_title="layer", width_px=width_px, height_px=height_px),
     )
     return _with_hover(fig, cells)
 

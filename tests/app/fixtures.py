@@ -386,6 +386,24 @@ def charts_json(page: str) -> dict:
     return json.loads(m.group(1))
 
 
+def exported(what: tuple) -> tuple[str, list[str]]:
+    """The HTML page and the notebook's cells (their text) of the toy example with the real-model experiment
+    ``what`` (the share panel's tuple: page, model, sentence, ...)."""
+    from explorer.ui import export_ui
+
+    ex = conform(Example(sentence=what[2]))
+    page = export_ui.html_bytes(ex, 0, 0, "https://example.org/app/patching?x=1", what).decode("utf-8")
+    cells = json.loads(export_ui.notebook_bytes(ex, 0, 0, "", what))["cells"]
+    return page, ["".join(c["source"]) for c in cells]
+
+
+def exported_charts(page: str) -> dict[str, dict]:
+    """The charts of an exported HTML page by their key: key -> the first variant's figure."""
+    charts = charts_json(page)["charts"]
+    keys = re.findall(r'data-key="([^"]+)"', page)
+    return {key: charts[i][0] for i, key in enumerate(keys)}
+
+
 def svg_modules(svg: str) -> np.ndarray:
     """The dark modules an SVG from segno draws, read from its path (M x y, h n, m dx dy): 1 = dark."""
     size = int(re.search(r'viewBox="0 0 (\d+) \d+"', svg).group(1))

@@ -68,6 +68,19 @@ def test_progress_reaches_the_page_and_a_bad_input_says_why(pool: local.LocalPoo
         jobs.call(jobs.spec(probe.refuse, "the sentence is empty"))
 
 
+def test_a_job_that_draws_as_it_goes_hands_its_partial_results_to_a_place_that_looks(
+    pool: local.LocalPool,
+) -> None:
+    place = pool.submit(jobs.spec(probe.growing, 6, 0.15, f"g{time.monotonic_ns()}", keep=False), "drawer")
+    seen: list[list[int]] = []
+    while (now := place.wait(0.05)).state in ("queued", "running"):
+        if now.partial is not None and (not seen or now.partial != seen[-1]):
+            seen.append(now.partial)
+    assert place.result() == [1, 2, 3, 4, 5, 6]
+    assert len(seen) >= 2 and all(p == list(range(1, len(p) + 1)) for p in seen)  # the steps so far, growing
+    assert [len(p) for p in seen] == sorted(len(p) for p in seen)
+
+
 def test_the_visitor_who_used_the_pool_least_goes_first(pool: local.LocalPool, tmp_path) -> None:  # noqa: ANN001
     jobs.call(jobs.spec(probe.steps, 2, 0.2, "warm", keep=False))  # a worker ready
     pool.submit(jobs.spec(probe.steps, 3, 0.2, "used", keep=False), "flooder").result  # noqa: B018
@@ -84,11 +97,33 @@ def test_the_visitor_who_used_the_pool_least_goes_first(pool: local.LocalPool, t
         assert f.read().split() == ["quiet", "flooder"]
 
 
+def test_waiting_counts_so_a_student_who_reads_goes_before_a_visitor_always_waiting(
+    pool: local.LocalPool,
+    tmp_path,  # noqa: ANN001
+) -> None:
+    blocker = pool.submit(jobs.spec(probe.steps, 30, 0.05, "block", keep=False), "other")
+    until(lambda: blocker.status().state == "running", "the blocker running")
+    path = fresh(tmp_path)
+    first = pool.submit(jobs.spec(probe.count_runs, path, "flooder", keep=False), "flooder")  # waits
+    # The student's own request ran (in the short lane) while the flooder's waited: the workers did more
+    # for the student, but the flooder has had a request waiting for longer.
+    with jobs.for_visitor("student"):
+        jobs.call(jobs.spec(probe.steps, 1, 0.1, "read", cost=0.1, keep=False))
+    until(lambda: pool.used("flooder") > pool.used("student") + 0.2, "the flooder's waiting counted")
+    second = pool.submit(jobs.spec(probe.count_runs, path, "student", keep=False), "student")
+    assert second.status().ahead < first.status().ahead
+    for place in (blocker, first, second):
+        until(lambda place=place: place.status().state == "done", "the jobs done")
+    with open(path) as f:
+        assert f.read().split() == ["student", "flooder"]
+
+
 def test_a_short_request_starts_beside_a_long_one(pool: local.LocalPool) -> None:
     long = pool.submit(jobs.spec(probe.steps, 40, 0.05, "long", keep=False), "a")
     until(lambda: long.status().state == "running", "the long job running")
     t0 = time.monotonic()
-    assert jobs.call(jobs.spec(probe.steps, 1, 0.01, "short", cost=0.1, keep=False)) == "short"
+    short = jobs.spec(probe.steps, 1, 0.01, "short", cost=jobs.LANE_S, keep=False)  # a sentence's occlusion
+    assert jobs.call(short) == "short"
     assert long.status().state == "running", "the short job ran beside the long one, not after it"
     assert time.monotonic() - t0 < 1.5
     long.cancel()

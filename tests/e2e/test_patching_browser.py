@@ -56,9 +56,6 @@ def test_a_sweep_run_in_the_browser_draws_the_engines_numbers(app) -> None:  # n
     app.screenshot("patching-1280")
 
 
-# /patching's two sweeps (30 layers with an 18 px label each, read from the back of a room) no longer fit
-# 1080 px with the pair's controls beside them; not measured until they are laid out again to fit.
-TOO_TALL = {"patching", "patching-heads"}
 STEPS = (
     ("patching", "patching", PATCH, ["patching-resid"]),
     ("patching", "patching-heads", PATCH, ["patching-head"]),
@@ -70,8 +67,6 @@ STEPS = (
 @pytest.mark.parametrize(("path", "step", "query", "keys"), STEPS, ids=[s for _, s, _, _ in STEPS])
 def test_each_step_fits_one_screen_with_its_charts_in_view(app, path, step, query, keys) -> None:  # noqa: ANN001
     need(query["model"])
-    if step in TOO_TALL:
-        pytest.skip(f"{step} does not fit 1080 px with 18 px numbers yet")
     app.open(path, min_charts=0, present="1", step=step, **query)
     if path == "patching":
         run_sweeps(app, 1)  # the button is on the left, beside where the sweep goes

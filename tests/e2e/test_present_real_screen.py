@@ -45,10 +45,6 @@ REAL = (
     ("induction", "induction", "smollm2", ["induction-scores", "induction-pattern"]),
     ("induction", "induction-loss", "smollm2", ["induction-loss"]),
 )
-# Steps that no longer fit 1080 px since every number presenting is drawn at 18 px or more (read from the back
-# of a room): /model's MiniLM grid of 6 x 12 heads and /next-token's mask. Not measured until they are laid
-# out again to fit; the other steps are.
-TOO_TALL = {("model", "minilm"), ("next-token-mask", "smollm2")}
 # The explorer's steps with a real layer open (MiniLM's layer 3, SmolLM2's layer 4): the toy test's steps.
 LAYERS = {"minilm": "2", "smollm2": "3"}
 
@@ -109,8 +105,6 @@ def test_the_steps_below_are_every_step_of_the_real_model_pages() -> None:
 @pytest.mark.parametrize(("path", "step", "model", "keys"), REAL, ids=[f"{s}-{m}" for _, s, m, _ in REAL])
 def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, model: str, keys) -> None:  # noqa: ANN001
     need(model)
-    if (step, model) in TOO_TALL:
-        pytest.skip(f"{step} with {model} does not fit 1080 px with 18 px numbers yet")
     app = shared_app
     sentence = CAPITAL if model == "smollm2" else "The cat sat on the mat because it was warm."
     app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence)

@@ -22,7 +22,9 @@ Where jobs run ($ATTENTION_EXPLORER_JOBS):
 
 A job function may take a keyword `progress` (a Progress): calling `progress(share, message)` reports how far
 it got (0..1) and raises Stopped when nobody waits for the job any more (the visitor left or asked for
-something else), so a long job (a sweep, a ranking, a training run) stops at its next report. Its result
+something else), so a long job (a sweep, a ranking, a training run) stops at its next report. A job that
+draws as it goes (a training run's loss so far) passes `partial=`: what it has so far, small and picklable,
+which the latest Status carries until the next report replaces it. Its result
 goes back by pickle, so it holds what pages draw, not whole traces; a ValueError it raises reaches the page
 as a ValueError (its message is for the visitor), any other failure as Failed.
 
@@ -48,6 +50,9 @@ BACKEND_ENV = "ATTENTION_EXPLORER_JOBS"
 WORKERS_ENV = "ATTENTION_EXPLORER_WORKERS"
 POLL_S = 0.25  # seconds between two updates of a waiting page
 PER_VISITOR = 3  # jobs one visitor may have queued or running at once; past it, Busy
+# A job expected to take at most this (seconds) may run in the short lane: a sentence's run, the tokens a
+# prediction needs, a patching pair: what a page waits for before it can draw, never a sweep or a ranking.
+LANE_S = 0.5
 # Finished jobs' results for every session: sweeps and rankings (KBs); larger ones live in their callers' own
 # caches (explorer.compute.*).
 RESULT_BYTES = 4 * cache.MB
@@ -61,15 +66,13 @@ class Spec:
 
     fn: str
     args: tuple[Any, ...]
-    cost: float = 0.0  # seconds it is expected to take (the fair order; at most heavy.SHORT_S: short lane)
+    cost: float = 0.0  # seconds it is expected to take (the fair order; at most LANE_S: the short lane)
     keep: bool = True  # its result goes into RESULTS (False: the caller keeps it, e.g. the engine's cache)
     key: str = ""
 
     @property
     def short(self) -> bool:
-        from explorer.compute import heavy
-
-        return 0.0 < self.cost <= heavy.SHORT_S
+        return 0.0 < self.cost <= LANE_S
 
 
 def spec(fn: Callable[..., Any], *args: Any, cost: float = 0.0, keep: bool = True) -> Spec:
@@ -82,12 +85,14 @@ def spec(fn: Callable[..., Any], *args: Any, cost: float = 0.0, keep: bool = Tru
 
 @dataclass(frozen=True)
 class Status:
-    """Where a job is: queued (`ahead` requests before it), running (`done` 0..1, `message`), done, failed."""
+    """Where a job is: queued (`ahead` requests before it), running (`done` 0..1, `message`, and `partial`:
+    what the job reported having so far, or None), done, failed."""
 
     state: str
     ahead: int = 0
     done: float = 0.0
     message: str = ""
+    partial: Any = None
 
 
 class Stopped(Exception):  # noqa: N818 - what a job's progress raises when nobody waits for it
@@ -107,10 +112,12 @@ FAILED = "The server could not finish this (its worker stopped twice while runni
 
 
 class Progress:
-    """What a job function reports through: `progress(share, message)`; raises Stopped when asked to stop."""
+    """What a job function reports through: `progress(share, message, partial=...)`; raises Stopped when
+    asked to stop. Reports come through at most every 0.1 s (and the last one, share 1); a report that carries
+    a partial result always does, so the page never misses the newest one for long."""
 
     def __init__(
-        self, send: Callable[[float, str], None] | None = None, stop: Callable[[], bool] | None = None
+        self, send: Callable[[float, str, Any], None] | None = None, stop: Callable[[], bool] | None = None
     ) -> None:
         self._send, self._stop, self._last = send, stop, 0.0
 
@@ -118,13 +125,13 @@ class Progress:
     def stopped(self) -> bool:
         return self._stop is not None and self._stop()
 
-    def __call__(self, share: float, message: str = "") -> None:
+    def __call__(self, share: float, message: str = "", partial: Any = None) -> None:
         if self.stopped:
             raise Stopped
         now = time.monotonic()
-        if self._send is not None and (now - self._last >= 0.1 or share >= 1.0):
+        if self._send is not None and (now - self._last >= 0.1 or share >= 1.0 or partial is not None):
             self._last = now
-            self._send(min(1.0, max(0.0, float(share))), str(message))
+            self._send(min(1.0, max(0.0, float(share))), str(message), partial)
 
 
 def execute(fn: str, args: tuple[Any, ...], progress: Progress | None = None) -> Any:
@@ -265,7 +272,11 @@ def _inline(job: Spec, who: Hashable, show: Callable[[Status], None] | None) -> 
     from explorer.compute import heavy
 
     told = None if show is None else (lambda ahead: show(Status("queued", ahead)))
-    send = None if show is None else (lambda share, message: show(Status("running", 0, share, message)))
+    send = (
+        None
+        if show is None
+        else (lambda share, message, part: show(Status("running", 0, share, message, part)))
+    )
     asked = heavy.for_visitor(who, told) if (who, show) != (None, None) else contextlib.nullcontext()
     with asked, heavy.slot(job.cost):  # (no visitor here: heavy's own, set by the caller, if any)
         value = execute(job.fn, job.args, Progress(send))

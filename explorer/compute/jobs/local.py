@@ -2,15 +2,19 @@
 
 `LocalPool(n)` starts n worker processes (explorer.compute.jobs.worker) and one more for the short lane, and
 a dispatcher thread that hands each free worker the next job. The next job is the queued one whose visitor
-used the pool least lately (seconds of work, halved every heavy.HALF_LIFE_S; a job joined by several
-visitors goes with the least busy of them) plus its own expected cost, the first comer among equals. The
-short lane's worker takes only short jobs (expected at most heavy.SHORT_S), so a student's 8-word sentence
-starts at once beside a classmate's sweep.
+kept the pool busy least lately plus its own expected cost, the first comer among equals. A visitor's share
+is the seconds they had a job queued or running, each halved every heavy.HALF_LIFE_S (a job joined by several
+visitors goes with the least busy of them): a visitor who sends request after request has one waiting all the
+time, a student who reads each page between requests does not, so the student's next request goes before
+theirs however long each took (what a visitor waits counts, not only what the workers did for them). The
+short lane's worker takes only short jobs (expected at most jobs.LANE_S), so a student's 8-word sentence and
+the tokens its prediction needs start at once beside a classmate's sweep.
 
 A job whose every visitor left is taken out of the queue, or, running, told to stop (at its next progress
 report). A worker that dies mid-job is replaced, and its job runs once more on the fresh one; a second death
-fails it with a message (jobs.FAILED). The pool holds per visitor only the decayed seconds of use of those
-seen within the last minutes (forgotten below a millisecond) and their places at jobs.
+fails it with a message (jobs.FAILED). The pool holds per visitor only their decayed seconds of waiting and
+how many places they hold (forgotten once they hold none and the seconds are below a millisecond), and their
+places at jobs.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ class _Job:
         self.waiters: dict[object, Hashable] = {}  # place -> visitor
         self.state = "queued"  # queued, running, done, failed, cancelled
         self.done, self.message = 0.0, ""
+        self.partial: Any = None  # what the job reported having so far
         self.value: Any = None
         self.error: tuple[str, str] | None = None
         self.tries = 0
@@ -75,16 +80,24 @@ class _Worker:
 class _Place:
     """One visitor's place at a job (jobs.Handle)."""
 
-    def __init__(self, pool: LocalPool, job: _Job) -> None:
-        self.pool, self.job = pool, job
+    def __init__(self, pool: LocalPool, job: _Job, who: Hashable) -> None:
+        self.pool, self.job, self.who = pool, job, who
+        self.open = True  # counted in its visitor's places (LocalPool._hold) until the job ends or it leaves
 
     def status(self) -> jobs.Status:
         return self.pool._status(self.job)
 
     def wait(self, timeout: float) -> jobs.Status:
+        """The job's status once it moved (its state or progress) or after `timeout` seconds: the pool wakes
+        every waiting thread at any job's news, and only this job's is worth a look at the queue."""
+        job, deadline = self.job, time.monotonic() + timeout
         with self.pool._cond:
-            if self.job.state in ("queued", "running"):
-                self.pool._cond.wait(timeout)
+            seen = (job.state, job.done)
+            while job.state in ("queued", "running") and (job.state, job.done) == seen:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.pool._cond.wait(left)
         return self.status()
 
     def result(self) -> Any:
@@ -107,7 +120,8 @@ class LocalPool:
         self._cond = threading.Condition()
         self._jobs: dict[str, _Job] = {}  # key -> the job queued or running for it
         self._queue: list[_Job] = []
-        self._used: dict[Hashable, tuple[float, float]] = {}  # visitor -> (seconds of use, when counted)
+        # visitor -> (decayed seconds with a job queued or running, when counted, places held then)
+        self._used: dict[Hashable, tuple[float, float, int]] = {}
         self._ids = itertools.count(1)
         self._workers = [_Worker(False) for _ in range(max(1, workers))] + (
             [_Worker(True)] if short_lane else []
@@ -131,8 +145,9 @@ class LocalPool:
                 job = _Job(spec, next(self._ids))
                 self._jobs[spec.key] = job
                 self._queue.append(job)
-            place = _Place(self, job)
+            place = _Place(self, job, who)
             job.waiters[place] = who
+            self._hold(who, +1)
             self._dispatch()
             return place
 
@@ -140,6 +155,7 @@ class LocalPool:
         with self._cond:
             job = place.job
             job.waiters.pop(place, None)
+            self._release(place)
             if job.waiters or job.state not in ("queued", "running"):
                 return
             if self._jobs.get(job.spec.key) is job:
@@ -173,8 +189,34 @@ class LocalPool:
 
     # ------------------------------------------------------------------------------------------ order
     def _decayed(self, who: Hashable) -> float:
-        seconds, at = self._used.get(who, (0.0, 0.0))
-        return seconds * math.exp2(-(self._clock() - at) / heavy.HALF_LIFE_S) if seconds else 0.0
+        """`who`'s seconds with a job queued or running, each halved every HALF_LIFE_S since."""
+        seconds, at, held = self._used.get(who, (0.0, 0.0, 0))
+        if not seconds and not held:
+            return 0.0
+        kept = math.exp2(-(self._clock() - at) / heavy.HALF_LIFE_S)
+        # Since `at`, every second with a place held adds itself, halved every HALF_LIFE_S since.
+        added = heavy.HALF_LIFE_S / math.log(2) * (1.0 - kept) if held else 0.0
+        return seconds * kept + added
+
+    def _hold(self, who: Hashable, change: int) -> None:
+        """Under the lock: `who` holds `change` more places from now (their waiting counted until then)."""
+        if who is None:
+            return
+        held = self._used.get(who, (0.0, 0.0, 0))[2] + change
+        self._used[who] = (self._decayed(who), self._clock(), max(0, held))
+        for w in [w for w, (_, _, n) in self._used.items() if not n and self._decayed(w) < 1e-3]:
+            del self._used[w]
+
+    def _release(self, place: _Place) -> None:
+        """Under the lock: the place's waiting ends (its job ended, or its visitor left it)."""
+        if place.open:
+            place.open = False
+            self._hold(place.who, -1)
+
+    def _end(self, job: _Job) -> None:
+        """Under the lock: the job ended; its visitors' places stop counting as waiting."""
+        for place in list(job.waiters):
+            self._release(place)
 
     def _rank(self, job: _Job) -> tuple[float, int]:
         use = min((self._decayed(w) for w in job.waiters.values()), default=0.0)
@@ -186,7 +228,7 @@ class LocalPool:
     def _status(self, job: _Job) -> jobs.Status:
         with self._cond:
             if job.state != "queued":
-                return jobs.Status(job.state, 0, job.done, job.message)
+                return jobs.Status(job.state, 0, job.done, job.message, job.partial)
             order = self._order()
             ahead = order.index(job) if job in order else 0
             general = [w for w in self._workers if not w.short]
@@ -258,11 +300,11 @@ class LocalPool:
             if job is None or job.id != msg[1]:
                 return
             if msg[0] == "progress":
-                job.done, job.message = msg[2], msg[3]
+                job.done, job.message, job.partial = msg[2], msg[3], msg[4]
                 self._cond.notify_all()
                 return
             worker.job = None
-            self._charge(job)
+            self._end(job)
             if self._jobs.get(job.spec.key) is job:
                 del self._jobs[job.spec.key]
             if msg[0] == "done":
@@ -275,15 +317,6 @@ class LocalPool:
                 job.state = "cancelled"
             self._dispatch()
             self._cond.notify_all()
-
-    def _charge(self, job: _Job) -> None:
-        """The job's seconds count as its visitors' use, shared among them."""
-        now = self._clock()
-        who = [w for w in set(job.waiters.values()) if w is not None]
-        for w in who:
-            self._used[w] = (self._decayed(w) + (now - job.started) / len(who), now)
-        for w in [w for w in self._used if self._decayed(w) < 1e-3]:
-            del self._used[w]
 
     def _replace(self, worker: _Worker) -> None:
         with self._cond:
@@ -300,6 +333,7 @@ class LocalPool:
                     self._queue.append(job)  # its id keeps its place in the order
                 else:
                     job.state, job.error = "failed", ("Failed", jobs.FAILED)
+                    self._end(job)
                     if self._jobs.get(job.spec.key) is job:
                         del self._jobs[job.spec.key]
             self._dispatch()

@@ -9,9 +9,10 @@ killed and replaced cleanly. Dramatiq and Celery carry more (their own brokers' 
 backend to configure) for nothing the explorer uses.
 
 The fair order becomes queues in order: a worker takes from "short" (a job expected to take at most
-heavy.SHORT_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
+jobs.LANE_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
 under P0_S), "p1", "p2"; a worker started with --short takes only "short" (the short lane). A visitor's use
-is kept in Redis (USE, decayed as in the local pool), so every replica orders alike. Waiting places are a
+(the seconds they had a request waiting or running, counted when it ends) is kept in Redis (USE, decayed as
+in the local pool), so every replica orders alike. Waiting places are a
 sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose places all left or went quiet
 (the visitor left, or their replica died) stops at its next progress report, or is cancelled while queued.
 
@@ -50,6 +51,7 @@ class _Place:
     def __init__(self, owner: RedisJobs, job_id: str, who: Hashable, cost: float) -> None:
         self.owner, self.id, self.who, self.cost = owner, job_id, who, cost
         self.token = uuid.uuid4().hex
+        self.since = time.time()  # the visitor's waiting counts from here (RedisJobs.used)
         self._charged = self._left = False
         self._look()
 
@@ -80,7 +82,8 @@ class _Place:
             return jobs.Status("failed")
         if state == "started":
             meta = job.get_meta(refresh=False)
-            return jobs.Status("running", 0, float(meta.get("done", 0.0)), str(meta.get("message", "")))
+            done, message = float(meta.get("done", 0.0)), str(meta.get("message", ""))
+            return jobs.Status("running", 0, done, message, meta.get("partial"))
         return jobs.Status("queued", self.owner.ahead(job))
 
     def wait(self, timeout: float) -> jobs.Status:
@@ -95,7 +98,7 @@ class _Place:
         job = self._job()
         if job is None or job.get_status(refresh=False) != "finished":
             raise jobs.Failed(jobs.FAILED)
-        self._charge(job)
+        self._charge()
         outcome = job.return_value()
         if outcome is None:
             raise jobs.Failed(jobs.FAILED)
@@ -103,13 +106,15 @@ class _Place:
             jobs.raise_for(outcome[1], outcome[2])
         return outcome[1]
 
-    def _charge(self, job: Any) -> None:
-        if self._charged or self.who is None or not (job.started_at and job.ended_at):
+    def _charge(self) -> None:
+        """The seconds the visitor had this request waiting or running count as their use (local.py's doc)."""
+        if self._charged or self.who is None:
             return
         self._charged = True
-        self.owner.charge(self.who, (job.ended_at - job.started_at).total_seconds())
+        self.owner.charge(self.who, min(JOB_TIMEOUT_S, time.time() - self.since))
 
     def cancel(self) -> None:
+        self._charge()
         self._left = True
         r = self.owner.redis
         r.zrem(_key(f"places:{self.id}"), self.token)
@@ -218,8 +223,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     job = get_current_job()
     owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
 
-    def send(share: float, message: str) -> None:
-        job.meta.update(done=share, message=message)
+    def send(share: float, message: str, partial: Any) -> None:
+        job.meta.update(done=share, message=message, partial=partial)
         job.save_meta()
 
     def stop() -> bool:

@@ -93,8 +93,15 @@ def test_a_sweep_reports_its_progress_and_a_class_pressing_run_costs_one(job_poo
     p = pc.pair("smollm2", clean, corrupt, answer, wrong)
     from attention_core import analysis
 
-    steps = list(analysis.patch_sweep(models.model("smollm2"), p, "head"))
-    np.testing.assert_allclose(got[0], steps[-1].restored, rtol=0, atol=0)
+    # The worker's sweep is this process's, row for row: the first, a middle and the last layer (a layer costs
+    # the layers after it, so three rows cost a tenth of a sweep; tests/core/test_patching.py checks that
+    # patch_layer's rows are patch_sweep's).
+    smol = models.model("smollm2")
+    assert got[0].shape == (smol.config.n_layers, smol.config.n_heads)
+    for layer in (0, smol.config.n_layers // 2, smol.config.n_layers - 1):
+        np.testing.assert_allclose(
+            got[0][layer], analysis.patch_layer(smol, p, layer, "head"), rtol=0, atol=0
+        )
 
 
 def test_a_bad_input_says_why_from_the_worker(job_pool: object) -> None:

@@ -4,7 +4,6 @@ numbers and the charts it ran (the engine's numbers), the notebook the pair and 
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -18,11 +17,11 @@ from attention_core import analysis, pretrained
 from explorer.compute import patching
 from explorer.export import qr
 from explorer.model import pairs as pm
-from explorer.model.example import Example, conform
 from explorer.ui import export_ui, state
 from tests.app.fixtures import (
     array_of,
     charts_json,
+    exported,
     open_share,
     opened_from_link,
     pair_link,
@@ -88,16 +87,8 @@ def test_a_bad_word_in_a_link_gets_a_message_and_is_left_out() -> None:
     }  # fmt: skip
 
 
-def exported(what: tuple) -> tuple[str, list[str]]:
-    """The HTML page and the notebook's cells (their text) of the toy example with the experiment ``what``."""
-    ex = conform(Example(sentence=what[2]))
-    page = export_ui.html_bytes(ex, 0, 0, "https://example.org/app/patching?x=1", what).decode("utf-8")
-    cells = json.loads(export_ui.notebook_bytes(ex, 0, 0, "", what))["cells"]
-    return page, ["".join(c["source"]) for c in cells]
-
-
-def test_the_files_add_the_patching_experiment_with_the_sweeps_it_ran(smol) -> None:  # noqa: ANN001
-    corrupt = "The capital of Germany is"  # a pair of its own: no other test has swept it
+def test_the_files_add_the_patching_experiment_and_say_it_has_not_run_yet(smol) -> None:  # noqa: ANN001
+    corrupt = "The capital of Germany is"  # a pair of its own: no test sweeps it
     what = ("patching", "smollm2", CLEAN, corrupt, None, None)
     page, nb = exported(what)
     answer, wrong = patching.answers("smollm2", CLEAN, corrupt, None, None)
@@ -108,22 +99,8 @@ def test_the_files_add_the_patching_experiment_with_the_sweeps_it_ran(smol) -> N
     first = nb[2]
     assert first.startswith("## What caused the answer?") and f"answer, wrong = {answer}, {wrong}" in first
     assert page.index('<section id="patching">') < page.index('<section id="tokens">')
-    patching.run_sweeps("smollm2", CLEAN, corrupt, answer, wrong)  # the page's button: run and cached
-    page, _ = exported(what)
-    charts = charts_json(page)["charts"]
-    keys = re.findall(r'data-key="([^"]+)"', page)
-    resid = charts[keys.index("patching.resid")][0]["data"][0]
-    heads = charts[keys.index("patching.head")][0]["data"][0]
-    # The files carry the sweeps the app ran (tests/app/pages/test_patching_page.py checks those against
-    # analysis.patch; running both sweeps again here would double the test's minutes for no new check).
-    for site, drawn in (("resid", resid), ("head", heads)):
-        ran = patching.sweep("smollm2", CLEAN, corrupt, answer, wrong, site)
-        assert ran is not None and ran.shape == (
-            smol.config.n_layers,
-            (pair.n_tokens if site == "resid" else smol.config.n_heads),
-        )
-        assert_allclose(array_of(drawn["z"]), ran, atol=1e-9)
-    assert "not run on this server yet" not in page
+    # The files of an experiment the app has run carry its sweeps: tests/app/pages/test_patching_page.py
+    # exports them right after the page ran them (a sweep here too would double the minutes for no new check).
 
 
 def test_the_files_add_the_minimal_pair_and_leave_out_one_that_cannot_be_made() -> None:

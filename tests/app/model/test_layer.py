@@ -12,14 +12,14 @@ import numpy as np
 
 import attention_core as ac
 from explorer.compute import pipeline
-from explorer.model import bridge, layer, toy
+from explorer.model import bridge, layer, tiny, toy
 from explorer.model.example import Example, conform
 
 ROOT = Path(__file__).resolve().parents[3]
 
 # The layer implementations: the only code that may know which kind of layer it is.
 IMPLEMENTATIONS = ("explorer/model/layer.py", "explorer/model/toy.py", "explorer/model/bridge.py",
-                   "explorer/model/description.py")  # fmt: skip
+                   "explorer/model/tiny.py", "explorer/model/description.py")  # fmt: skip
 
 # A decision site is a line that asks "toy or real?" instead of asking the layer or its description:
 DECISION = re.compile(
@@ -101,7 +101,7 @@ def test_no_codec_is_handed_a_loader() -> None:
 def test_the_toy_and_a_real_layer_implement_the_layer_and_run_through_transformer_layer() -> None:
     wanted = [n for n, v in inspect.getmembers(layer.Layer) if not n.startswith("_") and callable(v)]
     assert {"describe", "tokens", "defaults", "reference", "run_block"} <= set(wanted)
-    for implementation in (toy, bridge):
+    for implementation in (toy, bridge, tiny):
         missing = [n for n in wanted if not callable(getattr(implementation, n, None))]
         assert missing == [] and isinstance(implementation.DRAWN, bool), implementation
         assert "transformer_layer" in inspect.getsource(
@@ -110,7 +110,8 @@ def test_the_toy_and_a_real_layer_implement_the_layer_and_run_through_transforme
     assert (
         layer.of(Example()) is toy and layer.of_key("minilm") is bridge and layer.of_key("smollm2") is bridge
     )
-    assert toy.DRAWN and not bridge.DRAWN
+    assert layer.of_key("tiny") is tiny
+    assert toy.DRAWN and not bridge.DRAWN and not tiny.DRAWN
     # encoder_layer is a thin name for transformer_layer (tests/core/test_transformer.py checks the numbers)
     assert "transformer_layer(" in inspect.getsource(ac.encoder_layer)
 

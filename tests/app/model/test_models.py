@@ -100,12 +100,12 @@ def test_model_grid_draws_at_every_size_in_both_modes(L: int, H: int, present: b
             np.testing.assert_allclose(mf.panels(fig.data[0].z, fig.layout.meta["grid"]), A, rtol=1e-6)
 
 
-@pytest.mark.parametrize(("L", "H", "fits"), [(4, 12, True), (6, 12, False), (30, 9, False)])
+@pytest.mark.parametrize(("L", "H", "fits"), [(4, 12, True), (6, 12, True), (30, 9, False)])
 def test_model_grid_fitted_to_a_height_shrinks_its_panels_to_a_floor(L: int, H: int, fits: bool) -> None:
     """Presenting, /model asks for a grid at most fit_px tall: four layers of twelve heads fit, panels
     flatter, never below MIN_PANEL_PX, and labels never under PRESENT_TICK_PX (read from the back of a
-    room); MiniLM's six layers and SmolLM2's thirty would not fit even so and keep their full size (they
-    scroll in their box). The panels are still where panels() reads them."""
+    room); MiniLM's six layers fit with the labels' band tight around them; SmolLM2's thirty would not fit
+    even so and keep their full size (they scroll in their box). The panels are still where panels() reads them."""
     n, fit = 13, 570
     A = np.random.default_rng(L).random((L, H, n, n))
     args = ([f"t{i}" for i in range(n)], np.full((L, H), "broad", dtype=object), np.ones((L, H)))
@@ -163,10 +163,11 @@ def test_value_bars_in_the_given_order() -> None:
 
 
 def test_model_table_and_head_links() -> None:
-    assert list(models.MODELS) == ["toy", "minilm", "smollm2"]
+    assert list(models.MODELS) == ["toy", "tiny", "minilm", "smollm2"]
+    assert models.picked_keys() == ("toy", "minilm", "smollm2")  # the tiny model opens in the explorer only
     assert models.choice("smollm2").decoder and "Q4_1" in models.choice("smollm2").precise
     assert models.real_key("toy") == "minilm" and models.real_key("smollm2") == "smollm2"
-    with pytest.raises(ValueError, match="choose one of toy, minilm, smollm2"):
+    with pytest.raises(ValueError, match="choose one of toy, tiny, minilm, smollm2"):
         models.choice("gpt2")
     off = ((2, 5), (0, 0))
     assert model_link.format_heads(off) == "1.1,3.6"

@@ -20,7 +20,15 @@ from explorer.compute import patching as pc
 from explorer.model import patching as pm
 from explorer.ui import state
 from explorer.ui.state import keys
-from tests.app.fixtures import PATCH_CLEAN, PATCH_CORRUPT, model_page, opened_from_link, pair_link
+from tests.app.fixtures import (
+    PATCH_CLEAN,
+    PATCH_CORRUPT,
+    exported,
+    exported_charts,
+    model_page,
+    opened_from_link,
+    pair_link,
+)
 from tests.app.fixtures import messages_text as texts
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -80,6 +88,13 @@ def test_the_sweeps_drawn_are_the_engines(smol, kit) -> None:  # noqa: ANN001 - 
     ]  # done: no button; a new session sees it at once
     again = page(**{state.K_PATCH_CORRUPT: CORRUPT})
     assert_allclose(kit.z(kit.charts(again)["patching.head"]), heads)
+    # The take-home files carry the sweeps the app ran (tests/app/export/test_export_experiments.py checks
+    # the rest of the experiment's section, and the section of one not run yet).
+    html, _ = exported(("patching", "smollm2", CLEAN, CORRUPT, None, None))
+    assert '<section id="patching">' in html and "not run on this server yet" not in html
+    files = exported_charts(html)
+    assert_allclose(kit.z(files["patching.resid"]), resid, atol=1e-9)
+    assert_allclose(kit.z(files["patching.head"]), heads, atol=1e-9)
 
 
 def test_an_example_pair_sets_both_sentences_and_its_answers(smol) -> None:  # noqa: ANN001
@@ -163,6 +178,17 @@ def test_four_views_draw_the_engines_numbers_each_divided_by_its_largest(smol, k
     ]
     want = np.stack([r / np.abs(r).max() for r in rows])
     assert_allclose(kit.z(charts["patching.views.tokens"]), want, atol=1e-6)
-    effects = analysis.ablation_effects(smol, CLEAN)
+    # The head-ablation view is the page's own effects divided by their largest (kept for the process: the
+    # run above made them), and those effects are the engine's: three heads' cells equal a run of the model
+    # without that head (all 270 again would double the test's minutes; tests/core/test_patching.py checks
+    # analysis.ablation_effects the same way).
+    effects = pc.views("smollm2", CLEAN, paris).ablation
+    assert effects.shape == (smol.config.n_layers, smol.config.n_heads)
     assert_allclose(kit.z(charts["patching.views.ablation"]), effects / effects.max(), atol=1e-9)
+    base = run.next_token_probs()
+    for layer, head in ((0, 3), (23, 4), (29, 8)):
+        mask = np.ones(effects.shape)
+        mask[layer, head] = 0.0
+        want = analysis.total_variation(base, smol.run(CLEAN, mask).next_token_probs())
+        assert effects[layer, head] == pytest.approx(want, abs=1e-4)
     assert "Why they disagree" in at.markdown[-1].value

@@ -146,34 +146,37 @@ def _any_heatmap(title: str, data: list[dict[str, Any]], layout: dict[str, Any])
 def _curves(
     title: str, data: list[dict[str, Any]], layout: dict[str, Any], lines: list[dict[str, Any]]
 ) -> tuple[str, list[Table]]:
-    """Line charts: each curve's range; the table at the marked points where there are any, else at the
-    curves' own points (curves over different x: every x of any, each curve at its own, NaN elsewhere)."""
+    """Line charts: each curve's range; the table at the marked points where there are any, else at the x of
+    the curve with the fewest points, each curve read at the rows' x (NaN where it has no point)."""
     xt, yt = _axis_title(layout, "xaxis", "x"), _axis_title(layout, "yaxis", "y")
-
-    def xy(t: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    x = array(lines[0].get("x", np.arange(len(array(lines[0].get("y", []))))))
+    said = []
+    for t in lines:
         y = array(t["y"])
-        return array(t.get("x", np.arange(len(y)))), y
-
-    said = [
-        f"{plain(t.get('name')) or 'a curve'} from {short(np.nanmin(xy(t)[1]))} to {short(np.nanmax(xy(t)[1]))}"
-        for t in lines
-    ]
-    shared = all(np.array_equal(xy(t)[0], xy(lines[0])[0]) for t in lines)
-    x = xy(lines[0])[0] if shared else np.unique(np.concatenate([xy(t)[0] for t in lines]))
-    marks = [t for t in data if t.get("type") == "scatter" and str(t.get("mode")) == "markers"]
-    source = marks if len(marks) == len(lines) else lines
-    if source is lines and not shared:
-        xs, ys = x, [np.array([dict(zip(*xy(t), strict=True)).get(v, np.nan) for v in x]) for t in lines]
-    else:
-        xs, ys = xy(source[0])[0], [xy(t)[1] for t in source]
+        said.append(
+            f"{plain(t.get('name')) or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
+        )
     sentence = (
         f"{title}. {len(lines)} {'curve' if len(lines) == 1 else 'curves'} of {yt} against {xt} from "
         f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
     )
+    marks = [t for t in data if t.get("type") == "scatter" and str(t.get("mode")) == "markers"]
+    source = marks if len(marks) == len(lines) else lines
+    base = min(source, key=lambda t: len(array(t.get("y", []))))  # rows where every curve has a point, if any
+    xs = array(base.get("x", np.arange(len(array(base.get("y", []))))))
     keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
+    ys = [_at_x(t, xs[keep]) for t in source]
     table = Table(title, xt, [plain(t.get("name")) or f"curve {k + 1}" for k, t in enumerate(lines)],
-                  [(short(xs[i]), [short(y[i]) for y in ys]) for i in keep])  # fmt: skip
+                  [(short(xs[i]), [short(y[r]) for y in ys]) for r, i in enumerate(keep)])  # fmt: skip
     return sentence, [table]
+
+
+def _at_x(trace: dict[str, Any], at: np.ndarray) -> np.ndarray:
+    """A curve's y at the x values `at`: its own point there, NaN where it has none."""
+    y = array(trace["y"])
+    x = array(trace.get("x", np.arange(len(y))))
+    where = {float(v): i for i, v in enumerate(x)}
+    return np.array([y[where[float(v)]] if float(v) in where else np.nan for v in at])
 
 
 def _categories(trace: dict[str, Any], layout: dict[str, Any], horizontal: bool) -> list[str]:

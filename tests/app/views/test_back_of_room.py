@@ -66,3 +66,27 @@ def test_the_patching_sweeps_presenting_at_18_px_or_more() -> None:
     for fig in (resid.figure, heads.figure):
         got = sizes(fig)
         assert got and min(got) >= PRESENT_TICK_PX, got
+
+
+def test_a_presenting_sweep_fits_beside_its_controls_with_every_layer_labelled() -> None:
+    """Presenting, /patching draws its step's sweep PRESENT_SWEEP_PX tall (from under the sentence box to the
+    foot of a 1080 px screen): each of 30 layers keeps its label at 18 px or more, the positions' upright."""
+    clean, corrupt = (
+        ["The", " E", "iffel", " Tower", " is", " in"],
+        ["The", " Col", "osse", "um", " is", " in"],
+    )
+    resid = pv.resid_sweep(rng.random((30, 6)), clean, corrupt, style=PRESENT, width_px=fg.HALF_PX,
+                           height_px=pv.PRESENT_SWEEP_PX)  # fmt: skip
+    heads = pv.head_sweep(
+        rng.random((30, 9)), style=PRESENT, width_px=fg.HALF_PX, height_px=pv.PRESENT_SWEEP_PX
+    )
+    for fig in (resid, heads):
+        assert fig.layout.height == pv.PRESENT_SWEEP_PX
+        assert list(fig.layout.yaxis.ticktext) == [str(i) for i in range(1, 31)]
+        assert (
+            fig.layout.yaxis.tickfont.size >= PRESENT_TICK_PX
+            and fig.layout.xaxis.tickfont.size >= PRESENT_TICK_PX
+        )
+        assert fig.layout.xaxis.tickangle == 0
+        rows = (fig.layout.height - fig.layout.margin.t - fig.layout.margin.b) / 30
+        assert rows >= fig.layout.yaxis.tickfont.size + 2  # a line for each label
