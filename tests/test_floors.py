@@ -5,7 +5,7 @@ Floors, bottom to top: the engine (attention_core, every sub-package included), 
 lessons, sharing, views, export, ui, pages (app.py, server.py, app_pages/). Checked on every import, at the
 top of a module or inside a function: nothing below ui/ imports streamlit; no import runs back up a floor;
 no two modules import each other, directly or through others. `python -m benchmarks module_graph` prints
-the same graph with its counts (edges per pair of floors, modules over 450 lines); no module passes 450 lines.
+the same graph with its counts (edges per pair of floors, modules over 450 lines).
 """
 
 from __future__ import annotations
@@ -189,16 +189,3 @@ def test_a_cycle_and_an_upward_import_are_found() -> None:
     assert [
         e for e in made_up if FLOORS.index(floor_of(e.target)) > FLOORS.index(floor_of(e.source))
     ] == made_up[:1]
-
-
-MAX_MODULE_LINES = 450  # past this a module holds more than one concern: it becomes a package
-
-
-def test_no_module_passes_450_lines() -> None:
-    """A module is one concern; a file that needs a table of contents is a package."""
-    long = {
-        p.relative_to(ROOT).as_posix(): n
-        for p in app_files()
-        if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
-    }
-    assert long == {}
