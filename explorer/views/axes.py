@@ -97,25 +97,12 @@ def _axes(
         y_font, y_ticks = _refit_rows(row_ems, (y_font, y_step, y_ticks), size[1] - top - bottom, style,
                                       (left, plot_w), keep_rows)  # fmt: skip
     common = {"showgrid": False, "zeroline": False, "automargin": False, **_TICKS}
-    xaxis = {
-        "tickmode": "array",
-        "tickvals": np.array(x_ticks),
-        "ticktext": [esc(col_labels[j]) for j in x_ticks],
-        "side": "top",
-        "tickangle": angle,
-        "title": {"text": x_title, "font": {"size": style.font}},
-        "tickfont": {"size": x_font},
-        **common,
-    }
-    yaxis = {
-        "tickmode": "array",
-        "tickvals": np.array(y_ticks),
-        "ticktext": [esc(row_labels[i]) for i in y_ticks],
-        "autorange": "reversed",
-        "title": {"text": y_title, "font": {"size": style.font}},
-        "tickfont": {"size": y_font},
-        **common,
-    }
+    xaxis = {"tickmode": "array", "tickvals": np.array(x_ticks), "ticktext": [esc(col_labels[j]) for j in x_ticks],
+             "side": "top", "tickangle": angle, "title": {"text": x_title, "font": {"size": style.font}},
+             "tickfont": {"size": x_font}, **common}  # fmt: skip
+    yaxis = {"tickmode": "array", "tickvals": np.array(y_ticks), "ticktext": [esc(row_labels[i]) for i in y_ticks],
+             "autorange": "reversed", "title": {"text": y_title, "font": {"size": style.font}},
+             "tickfont": {"size": y_font}, **common}  # fmt: skip
     # The right margin is Plotly's to grow for the colour bar; the row sums set theirs (heatmap).
     return xaxis, yaxis, {"l": int(left), "r": 10, "t": int(top), "b": int(bottom)}
 
