@@ -38,8 +38,10 @@ def encoder_layer(
     MHA is multi_head_attention(..., mask, scale, bias, use_rope); FFN(h) = max(0, h W1 + b1) W2 + b2;
     LN is layer_norm(., eps).
 
-    Args (the options b1 .. eps in this order or by name, scale, bias and use_rope by name; toy_layer reads
-    them all):
+    The options b1 .. eps come in this order or by name, scale, bias and use_rope by name; toy_layer reads
+    them all.
+
+    Args:
         x: (n, d_model).
         w_q, w_k: (n_heads, d_model, d_k); w_v: (n_heads, d_model, d_v) (2-D means one head).
         w_o: (n_heads * d_v, d_model), or None when n_heads * d_v == d_model (output = concat).
