@@ -134,8 +134,9 @@ class Tab:
                 self.query = fm.page_info_changed.query_string
             elif kind == "auto_rerun":
                 self.timers[fm.auto_rerun.fragment_id] = fm.auto_rerun.interval
-            elif kind == "stop_auto_rerun":
-                self.timers.clear()
+            elif kind == "stop_auto_rerun":  # fragments no longer drawn
+                for fid in fm.stop_auto_rerun.fragment_ids:
+                    self.timers.pop(fid, None)
             elif kind == "script_finished":
                 self.finished.append(now)
                 if self.sent_at is not None:

@@ -17,7 +17,7 @@ from explorer.compute import jobs
 from explorer.model import learning
 
 MEASURE_EVERY = 10  # steps between two measurements of every head (a measurement costs about a step)
-STEP_S = 0.03  # a step's expected seconds on one worker (benchmarks: training), for the job's place in line
+STEP_S = 0.025  # a step's expected seconds on one worker (benchmarks: training), for the job's place in line
 FORMED = 0.5  # an induction head "has formed" once its score passes this (as on the shipped run)
 
 

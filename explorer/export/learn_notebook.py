@@ -13,6 +13,7 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from explorer.export.notebook import with_words
 from explorer.model import learning
 
 STEPS_NAME = "STEPS"  # the variable the training cell reads (a test sets it smaller)
@@ -194,6 +195,7 @@ def notebook(link: str = "") -> nbformat.NotebookNode:
         ),
         new_code_cell(_SCORES),
     ]
+    cells = with_words(cells)
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb

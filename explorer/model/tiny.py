@@ -37,7 +37,7 @@ from explorer.model.arrays import F64
 KEY = "tiny"  # its row of the models table (explorer.model.models)
 DRAWN = False  # trained weights: links and files carry the edits only
 ROLE_SCORE = 0.5  # a head whose score on the run's repeated tokens passes this has that role
-INPUT_BYTES = 4 * cache.MB  # layer inputs X (at most 32 x 64 floats each) per sentence
+INPUT_BYTES = cache.MB // 2  # layer inputs X per sentence: at most 32 x 64 floats (16 KB) each
 _NORMS = {"none": "none", "layer": "layer_norm", "rms": "rms_norm"}  # training's norm -> the engine's
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
+from explorer.model import models
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.ui import (
@@ -125,6 +126,11 @@ def _model_size(page: page_table.Page | None) -> None:
     """The model's size: controls for the toy, its sizes for a trained model (the model on screen)."""
     st.subheader("Model size", anchor=False)
     key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
+    if key and models.prepare(key).phase in ("loading", "downloading"):
+        # Loading (in the background, once per server): the page says so with its time at once; waiting
+        # for it here would leave the whole page blank for those seconds.
+        st.caption(f"The sizes of {models.choice(key).title} show here once it is loaded.")
+        return
     shown = (model_ui.shown_model(key) if key else None) or state.description()
     if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
         st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")

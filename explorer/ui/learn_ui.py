@@ -43,7 +43,9 @@ def settings() -> tuple[int, float, int, int]:
     """The four controls (seed, learning rate, heads per layer, steps), bounded, in one row."""
     state.init_live_settings()
     ui.keep_among("learn.seed", range(learning.LIVE_SEEDS), "training seeds (0 to 99,999)")
-    seed_col, lr_col, heads_col, steps_col = st.columns([1, 1.4, 1, 1.4])
+    seed_col, lr_col, heads_col, steps_col = st.columns(
+        [1, 1.3, 1.4, 1.3]
+    )  # the four heads on one line at 1280 px
     seed = seed_col.number_input("Seed", 0, learning.LIVE_SEEDS - 1, step=1, key="learn.seed",
                                  help="Draws the first weights and every batch: the same seed, the same run.")  # fmt: skip
     lr = lr_col.select_slider("Learning rate", learning.LIVE_LRS, key="learn.lr", format_func=lambda x: f"{x:g}",
@@ -64,19 +66,14 @@ def train_yourself(sty: Style) -> None:
             "Pick a seed, a learning rate and the number of heads and press **Train**: the same model trains "
             "on the server, its loss and its heads drawn as it goes. Does the sudden fall come, and when?"
         )
-    asked = settings()
-    job = ll.job(*asked)
+    job = ll.job(*settings())
     mine = state.live_run()
     running = mine is not None and mine.key == job.key and mine.outcome == ""
     go_col, stop_col, _ = st.columns([1, 1, 4])
-    if go_col.button(
-        "Train", key="learn.train", type="primary", icon=":material/play_arrow:", disabled=running
-    ):
-        _start(job, asked)
-        mine, running = state.live_run(), True
-    if stop_col.button("Stop", key="learn.stop", icon=":material/stop:", disabled=not running):
-        _stop()
-        mine, running = state.live_run(), False
+    # Callbacks: they act before this run draws anything, so both buttons are drawn as the run now stands.
+    go_col.button("Train", key="learn.train", type="primary", icon=":material/play_arrow:", disabled=running,
+                  on_click=_start, args=(job,))  # fmt: skip
+    stop_col.button("Stop", key="learn.stop", icon=":material/stop:", disabled=not running, on_click=_stop)
     if mine is not None and mine.key == job.key:
         if running:
             _watch(sty)
@@ -90,14 +87,14 @@ def train_yourself(sty: Style) -> None:
         st.caption("Press Train to watch this run; it takes its turn with the other analyses on the server.")
 
 
-def _start(job: jobs.Spec, asked: tuple[int, float, int, int]) -> None:
+def _start(job: jobs.Spec) -> None:
     before = state.drop_live_run()
     if before is not None:
         before.handle.cancel()
     try:
         handle = jobs.submit(job, visitor())
     except jobs.Busy as exc:
-        st.warning(str(exc), icon=":material/hourglass_top:")
+        state.say("warning", str(exc))
         return
     state.set_live_run(job.key, handle)
 

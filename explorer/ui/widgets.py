@@ -11,6 +11,7 @@ import streamlit as st
 
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import ROLES, Result, rule_key
+from explorer.model import glossary
 from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
@@ -65,6 +66,20 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
         st.markdown(text)
     if formula:
         st.latex(formula)
+    if step() is None:
+        words(state.page())
+
+
+WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_words.py reads past it)
+
+
+def words(url_path: str | None) -> None:
+    """The fold under a page's opening that says, in plain words, what each term the page uses means (the
+    glossary's terms of that page). Not while presenting: a step is one screen, and the teacher says it."""
+    terms = [] if url_path is None else glossary.on_page(url_path)
+    if terms:
+        with st.expander(WORDS, icon=":material/menu_book:"):
+            st.markdown(glossary.markdown(terms))
 
 
 def setting(name: str, where: object = st, **extra: object) -> object:
@@ -110,7 +125,7 @@ def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
 # What the circles on a trained layer's charts mean, in one line: the charts' own notes name the largest
 # value; the whole story (how many, the range, what a massive activation is) squeezed four charts of a step
 # into slivers, so it waits behind the (?).
-BEYOND = "Circled: values beyond the colour range, drawn in its end colours."
+BEYOND = "Circled or framed: values beyond the colour range, drawn in its end colours."
 
 
 def beyond_help(figs: Sequence[Drawn]) -> None:

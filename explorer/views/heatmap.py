@@ -125,8 +125,12 @@ def drawn_heatmap(
     extra: dict[str, Any] = {"xaxis": size.xaxis, "yaxis": size.yaxis, "margin": margin, "shapes": []}
     if masked is not None and masked.any():
         _grey_cells(data, extra, masked, weights, style, size.cell_font, where)
-    if len(out):
-        data += colour_range.rings(out, shown, max(14.0, min(36.0, 0.9 * min(size.cell))))
+    if len(out):  # a cell printing its number is framed: a ring over its middle would hide the number
+        data += colour_range.rings(
+            out, shown, max(14.0, min(36.0, 0.9 * min(size.cell))), framed=bool(size.cell_font)
+        )
+        if size.cell_font:
+            extra["shapes"] += colour_range.frames(out)
     _marks_between_cells(extra, cells.groups, (n_rows, n_cols), style, margin)
     margin["t"] += int(_title(title, style, width)[1])  # the title's other lines (a title too long for one)
     if row_sums:
@@ -137,8 +141,9 @@ def drawn_heatmap(
     layout = _pin_title(_layout(style, title, size.height, width_px, **extra))
     whole = ""
     if len(out):
-        whole = colour_range.note(shown, out, row_labels, col_labels, zmin, zmax)
-        subtitle(layout, (shown, out, row_labels, col_labels), whole, style, width)
+        whole = _noted(
+            layout, (shown, out, row_labels, col_labels), (zmin, zmax), style, width, size.cell_font
+        )
     grey = masked if masked is not None and masked.any() else None
     panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
     labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)
@@ -220,6 +225,22 @@ def _grey_cells(
     data.append(grey)
     if not cell_font:
         extra["shapes"].append(mask_hatch(masked))
+
+
+def _noted(
+    layout: dict[str, Any], beyond: tuple[Any, Any, Any, Any], zrange: tuple[float, float], style: Style,
+    width: float, framed: int,
+) -> str:  # fmt: skip
+    """The whole note on the values beyond the colour range, its first line the title's subtitle; cells that
+    print their number are framed, not circled (colour_range.frames)."""
+    shown, out, row_labels, col_labels = beyond
+    whole = colour_range.note(shown, out, row_labels, col_labels, *zrange)
+    if framed:
+        whole = whole.replace("circled", "framed")
+    subtitle(layout, beyond, whole, style, width)
+    if framed:
+        layout["title"]["subtitle"]["text"] = layout["title"]["subtitle"]["text"].replace("circled", "framed")
+    return whole
 
 
 def _colour_scale(

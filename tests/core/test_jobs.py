@@ -162,3 +162,34 @@ def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPoo
     with pytest.raises(jobs.Failed, match="try again"):
         place.result()
     assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on
+
+
+class MovedOnError(Exception):
+    """What Streamlit raises in a run whose visitor moved on (the clicker's next key)."""
+
+
+def moved_on(now: jobs.Status) -> None:
+    """A page's progress drawing, in a run stopped once the job is running."""
+    if now.state == "running":
+        raise MovedOnError
+
+
+def test_a_job_asked_to_run_on_finishes_after_its_visitor_moved_on(pool: local.LocalPool) -> None:
+    """A sweep started with a button, then the clicker's next key: Streamlit stops the run (here: the page's
+    progress drawing raises), the job runs to its end all the same and its result waits in RESULTS."""
+    job = jobs.spec(probe.steps, 12, 0.05, f"kept{time.monotonic_ns()}")
+
+    with jobs.for_visitor("clicker", moved_on), pytest.raises(MovedOnError):
+        jobs.call(job, run_on=True)
+    until(lambda: jobs.RESULTS.get(job.key)[0], "the job's result")
+    assert jobs.RESULTS.get(job.key) == (True, job.args[2])
+    assert jobs.call(job) == job.args[2]  # the visitor back: at once, from the results
+
+
+def test_a_job_not_asked_to_run_on_stops_when_its_visitor_moves_on(pool: local.LocalPool) -> None:
+    job = jobs.spec(probe.steps, 400, 0.05, f"left{time.monotonic_ns()}")
+
+    with jobs.for_visitor("leaver", moved_on), pytest.raises(MovedOnError):
+        jobs.call(job)
+    until(lambda: pool.info()["running"] == 0, "the job stopped")
+    assert not jobs.RESULTS.get(job.key)[0]

@@ -238,10 +238,12 @@ def submit(job: Spec, who: Hashable = None) -> Handle:
     return b.submit(job, who)
 
 
-def call(job: Spec) -> Any:
+def call(job: Spec, *, run_on: bool = False) -> Any:
     """The result of `job`: from RESULTS, by joining the same job, or by running it (module doc); meanwhile
     the visitor's `show` says where it is. A visitor who leaves (Streamlit stops the run) leaves the job,
-    which stops when nobody else waits for it."""
+    which stops when nobody else waits for it; run_on: the job runs to its end all the same (work a visitor
+    asked for with a button, such as a sweep: the clicker's next key moves on, and the result waits in
+    RESULTS for the visitor's return)."""
     if job.keep:
         found, value = RESULTS.get(job.key)
         if found:
@@ -261,7 +263,7 @@ def call(job: Spec) -> Any:
             if show is not None:
                 show(now)  # draws on the page: where Streamlit stops a run whose visitor moved on
     finally:
-        if not finished:
+        if not finished and not run_on:
             handle.cancel()
 
 

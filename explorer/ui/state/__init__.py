@@ -151,6 +151,8 @@ from explorer.ui.state.patching import (  # noqa: F401
     patch_link_state,
     set_patch_id,
     set_patch_pair,
+    set_sweeps_asked,
     sweep_lock,
+    sweeps_asked,
 )
 from explorer.ui.state.views import apply_view_link, keep_among, view_values  # noqa: F401

@@ -65,7 +65,7 @@ def test_the_phase_change_is_the_first_measured_step_an_induction_head_forms() -
         ((1.5, 5e-3, 4, 1000), "seed must be a whole number"),
         ((0, 0.5, 4, 1000), "learning rate must be one of 0.001, 0.002, 0.003, 0.005, 0.01, 0.02"),
         ((0, 5e-3, 3, 1000), "heads per layer must be one of 1, 2, 4, 8"),
-        ((0, 5e-3, 4, 10**9), "training steps must be one of 1000, 1500, 2000, 2500"),
+        ((0, 5e-3, 4, 10**9), "training steps must be one of 500, 1000, 1500, 2000"),
     ],
 )
 def test_settings_past_the_bounds_are_refused_with_the_allowed_values(args: tuple, said: str) -> None:
@@ -86,3 +86,18 @@ def test_the_job_is_keyed_by_its_settings_and_costs_its_steps() -> None:
         learning.Recipe().decay,
         16,
     )
+
+
+def test_the_clickers_tour_of_the_shipped_run_stops_at_its_moments_in_order() -> None:
+    from explorer.compute import learning as lc
+
+    steps = [int(s) for s in lc.shipped().checkpoints]
+    m = lc.moments()
+    stops = lc.tour(steps, m)
+    assert stops == sorted(set(stops)) and set(stops) <= set(steps)
+    assert stops[0] == 0 and stops[-1] == steps[-1]
+    for moment in (m.previous_step, m.induction_step, m.drop_step):  # the checkpoint nearest each moment
+        assert min(steps, key=lambda s, at=moment: abs(s - at)) in stops
+    assert lc.neighbour(stops, stops[1], later=True) == stops[2]
+    assert lc.neighbour(stops, stops[1] + 1, later=False) == stops[1]  # from between two stops
+    assert lc.neighbour(stops, stops[-1], later=True) is None and lc.neighbour(stops, 0, later=False) is None
