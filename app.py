@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.compute import heavy
-from explorer.ui import frame, lesson_ui, page_table, patches, present, state, warm
+from explorer.ui import class_ui, frame, lesson_ui, page_table, patches, present, state, warm
 
 PAGES = {
     section: [
@@ -32,7 +32,10 @@ warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 # work inside steps out of it meanwhile.
 with patches.session_turn(), heavy.script_run():  # one run at a time per session, a few at once per process
     state.init()
+    # A student following the teacher: the teacher's view, applied before any widget is drawn
+    class_ui.apply_pending(lesson_ui.apply_link)
     frame.read_url()
+    class_ui.join_from_url()
     st.set_page_config(
         page_title="Attention Explorer",
         # A file of the app's own (served from /media): a :material/ icon is fetched from fonts.gstatic.com.
@@ -41,19 +44,22 @@ with patches.session_turn(), heavy.script_run():  # one run at a time per sessio
         initial_sidebar_state=present.sidebar_state(state.present()),
     )
     page = st.navigation(PAGES, position="hidden")  # the menu is the frame's own (frame.navigation)
+    class_ui.open_page(page.url_path)  # a student following the teacher: the teacher's page
     frame.presentation_css()
-    frame.navigation()
     state.set_page(page.url_path)
+    frame.navigation()
     lesson = lesson_ui.arrive(page.url_path)  # ?lesson=&step=: its page opened, its settings applied once
     frame.sidebar(page_table.by_path(page.url_path))
     if lesson is not None:
         frame.lesson_bar(*lesson)  # where the student is in the lesson, the question, the way on
     elif state.present():
         frame.step_controls(page, top=True)
+    class_ui.bar()  # in a class: the teacher's count of answers, or a student's following and answering
     frame.model_bar(page_table.by_path(page.url_path))
     frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()
+    class_ui.publish(page.url_path, frame.wanted()[0], early=True)  # teaching: students move meanwhile
     with heavy.page_run():  # a turn at heavy work (a new real-model sentence) lasts the page's run
         page.run()
     if lesson is not None:
@@ -61,3 +67,4 @@ with patches.session_turn(), heavy.script_run():  # one run at a time per sessio
     else:
         frame.step_controls(page)
     frame.sync_url(note)  # after the page: the address bar holds the state the run ended with
+    class_ui.publish(page.url_path, {k: st.query_params.get(k) for k in st.query_params})  # and its question

@@ -3,7 +3,7 @@
 import numpy as np
 import streamlit as st
 
-from explorer.compute import interp, model_compute
+from explorer.compute import interp, model_compute, timing
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
@@ -32,7 +32,8 @@ if key is not None:
     sty, (c1, c2, c3) = ui.style(), st.columns(3)
     seed, n = interp_ui.induction_controls(c1, c2)
     off = state.off_heads() if state.model_key() == key else ()  # switched off on this model (/ablation)
-    with model_ui.working(f"Running {n} random tokens twice and scoring every head…", key):
+    wait = timing.words("induction", 2 * n)  # said from this server's own runs once it has run one
+    with model_ui.working(f"Running {n} random tokens twice and scoring every head: {wait}…", key):
         ind = interp.induction(key, seed, n, off)
         every_on = interp.induction(key, seed, n).run if off else None
     run = ind.run

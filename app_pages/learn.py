@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer.compute import learning as lc
 from explorer.export import learn_notebook
+from explorer.ui import learn_ui
 from explorer.ui import widgets as ui
 from explorer.views import learning as lv
 from explorer.views.model_figures import drawn_model_grid
@@ -45,9 +46,10 @@ if ui.shows("learn-heads"):
 
 @st.fragment  # scrubbing redraws the slider's grid alone, not the curves above
 def patterns() -> None:
-    ui.keep_among(
-        "learn.step", steps[::-1], "training steps"
-    )  # the last step unless a link asks (learn_step=)
+    # the last step unless a link asks (learn_step=); presenting, the first, and the clicker walks the tour
+    ui.keep_among("learn.step", steps if sty.present else steps[::-1], "training steps")
+    if sty.present:
+        learn_ui.clicker_walk(lc.tour(steps, m))
     at = st.select_slider("Training step (a checkpoint)", steps, key="learn.step", persist_state="session")
     prev, ind = run.previous[at], run.induction[at]
     rules = np.where(prev >= lc.FORMED, "previous", "").astype(object)
@@ -79,6 +81,8 @@ if ui.shows("learn-composition"):
          "learn.off.loss"),
     ]  # fmt: skip
     ui.charts_in_row(bars)
+if ui.shows("learn-train"):
+    learn_ui.train_yourself(sty)
 if not sty.present:
     st.download_button(
         "Train it in a notebook", learn_notebook.to_bytes, "watch-a-transformer-learn.ipynb",

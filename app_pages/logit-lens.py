@@ -7,7 +7,7 @@ from explorer.ui import interp_ui, model_ui
 from explorer.ui import widgets as ui
 from explorer.views import interp_figures as lf
 from explorer.views.model_figures import show_token, token_labels
-from explorer.views.text import literal
+from explorer.views.text import literal, probability
 
 ui.opening(
     "What each layer predicts",
@@ -39,6 +39,12 @@ if got is not None:
             + (f" (one layer in {stride} while presenting, and the last)" if stride > 1 else "")
             + "; columns: the sentence so far. Hover a cell for its top five. The cell's colour is the "
             "probability of its token, on 0 to 1."
+            + (
+                " The first row mostly repeats the sentence's own tokens: this model's input and output "
+                "embeddings are one table (tied), so before any layer each token points back at itself."
+                if interp.tied(key)
+                else ""
+            )
         )
     if ui.shows("logit-lens-follow"):
         # presenting: the pickers and what they show in a column beside the chart, on one screen
@@ -72,6 +78,7 @@ if got is not None:
         else:
             said = f"“{literal(word)}” is the top token from layer {wins} on (layer {wins} makes it win)"
         (side if sty.present else st).markdown(
-            f"{said}: probability {probs[0]:.2g} after the embeddings, {probs[L]:.3f} at the end. The dashed line "
+            f"{said}: probability {probability(probs[0])} after the embeddings, {probability(probs[L])} at the "
+            "end. The dashed line "
             "is the probability of each layer's own top token."
         )

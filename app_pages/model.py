@@ -4,7 +4,7 @@ from collections import Counter
 
 import streamlit as st
 
-from explorer.compute import interp, model_compute
+from explorer.compute import interp, model_compute, timing
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state
 from explorer.ui import widgets as ui
@@ -30,7 +30,8 @@ if got is not None:
     summary, pickers = (
         st.columns([3, 2], vertical_alignment="bottom") if presenting else (st.container(), st.container())
     )
-    with model_ui.working("Scoring every head on random tokens repeated (once per server)…", key):
+    wait = timing.words("induction", 2 * models.INDUCTION_LENGTH)
+    with model_ui.working(f"Scoring every head on random tokens repeated (once per server): {wait}…", key):
         induction = interp.standard_induction(key) if models.choice(key).decoder else None
     second = None if induction is None else (
         f"A second line, *induction*: the head scores at least {models.INDUCTION_THRESHOLD} on "

@@ -124,6 +124,7 @@ if [ "$WORKERS" -gt 0 ]; then
   CHILDREN+=($!)
   echo "redis pid $! port $REDIS_PORT"
   export ATTENTION_EXPLORER_JOBS=redis ATTENTION_EXPLORER_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  export ATTENTION_EXPLORER_CLASSES=redis  # a class (code, the teacher's screen, answers) lives there too
   "$PY" - <<'EOF' || die "redis-server did not answer in 30 s (log: $RUN/redis.log)"
 import os, time, redis
 r, deadline = redis.Redis.from_url(os.environ["ATTENTION_EXPLORER_REDIS_URL"]), time.monotonic() + 30

@@ -39,14 +39,15 @@ def train(
     params: dict[str, FloatArray],
     steps: int,
     rng: np.random.Generator,
-    lr: float = 1e-3,
+    lr: float | Callable[[int], float] = 1e-3,
     batch: int = 32,
     callback: Callable[[TrainStep], bool | None] | None = None,
     state: AdamState | None = None,
+    min_len: int | None = None,
 ) -> tuple[dict[str, FloatArray], AdamState]:
     """``steps`` Adam steps on fresh ``repeated_halves`` batches of n_ctx tokens drawn from ``rng``.
 
-    Each step: tokens = repeated_halves(rng, batch, n_ctx, vocab).tokens; loss, grads =
+    Each step: tokens = repeated_halves(rng, batch, n_ctx, vocab, min_len).tokens; loss, grads =
     loss_and_grads(...); params, state = adam_step(...); then callback(TrainStep); a callback returning
     False stops the loop there. The same configuration, parameters and generator state give the same
     numbers, bit for bit, wherever numpy's matrix products sum in the same order.
@@ -54,19 +55,22 @@ def train(
     Args:
         cfg: the model; params: its parameters (not changed); steps: >= 0.
         rng: the generator every batch is drawn from (advanced by the loop).
-        lr: Adam's learning rate; batch: sequences per step.
+        lr: Adam's learning rate, or a function of the step (1 for the first) giving it (a schedule).
+        batch: sequences per step.
         callback: called after every step, or None.
         state: Adam's state to resume from, or None (a fresh start).
+        min_len: the shortest repeated stretch of the batches (``repeated_halves``), or None (its default).
 
     Returns:
         The parameters and Adam's state after the last step taken.
     """
     n_steps, n_batch = as_int("steps", steps, 0), as_int("batch", batch, 1)
     state = adam_init(params) if state is None else state
+    rate = lr if callable(lr) else (lambda _step: lr)
     for _ in range(n_steps):
-        tokens = repeated_halves(rng, n_batch, cfg.n_ctx, cfg.vocab).tokens  # (batch, n_ctx)
+        tokens = repeated_halves(rng, n_batch, cfg.n_ctx, cfg.vocab, min_len).tokens  # (batch, n_ctx)
         loss, grads = loss_and_grads(cfg, params, tokens)
-        params, state = adam_step(params, grads, state, lr=lr)
+        params, state = adam_step(params, grads, state, lr=rate(state.step + 1))
         if callback is not None and callback(TrainStep(state.step, loss, params, state)) is False:
             break
     return params, state

@@ -159,6 +159,11 @@ class RedisStore:
             raise ClassError(s.FULL)
         return student
 
+    def rejoin(self, code: str, student: str) -> bool:
+        """True when `student` is a student of the live class `code` (a reload, or a replica's death: the
+        same student, their answers kept)."""
+        return bool(self.redis.sismember(_k(code, "students"), student))
+
     def pulse(self, code: str) -> Pulse | None:
         pipe = self.redis.pipeline(transaction=False)
         pipe.hmget(_k(code), "version", "view", "qid")

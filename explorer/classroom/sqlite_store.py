@@ -160,6 +160,15 @@ class SqliteStore:
             raise ClassError(s.NO_CLASS)
         return student
 
+    def rejoin(self, code: str, student: str) -> bool:
+        """True when `student` is a student of the live class `code` (a reload, or a replica's death: the
+        same student, their answers kept)."""
+        with self._lock:
+            if self._live(self._db, code) is None:
+                return False
+            known = self._db.execute("SELECT 1 FROM students WHERE code = ? AND id = ?", (code, student))
+            return known.fetchone() is not None
+
     def pulse(self, code: str) -> Pulse | None:
         with self._lock:
             db = self._db

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +79,7 @@ class Pulse:
 class Store(Protocol):
     def create(self) -> Opened: ...
     def join(self, code: str, who: str, nickname: str = "") -> str: ...
+    def rejoin(self, code: str, student: str) -> bool: ...
     def pulse(self, code: str) -> Pulse | None: ...
     def publish(self, code: str, key: str, view: str) -> int: ...
     def ask(self, code: str, key: str, question: Question | None) -> None: ...
@@ -160,22 +160,3 @@ NOT_TEACHER = "Only the class's teacher can do this."
 TOO_MANY_GUESSES = "Too many wrong codes from here: wait a minute, then type the code again."
 FULL = f"This class is full ({MAX_STUDENTS} students)."
 ENDED_QUESTION = "This question is closed: the teacher has moved on or revealed the answer."
-
-
-# ------------------------------------------------------------------------------------------ back end
-
-
-def open_store(backend: str | None = None) -> Store:
-    """The store this process uses: $ATTENTION_EXPLORER_CLASSES (sqlite, default; redis with replicas, at
-    $ATTENTION_EXPLORER_REDIS_URL, the job queue's Redis)."""
-    which = (backend or os.environ.get(BACKEND_ENV, "sqlite")).strip().lower()
-    if which == "redis":
-        from explorer.classroom.redis_store import RedisStore
-        from explorer.compute.jobs.rq_queue import DEFAULT_URL, REDIS_ENV
-
-        return RedisStore(os.environ.get(REDIS_ENV, DEFAULT_URL))
-    if which != "sqlite":
-        raise ValueError(f"${BACKEND_ENV} takes sqlite or redis, not {which!r}")
-    from explorer.classroom.sqlite_store import SqliteStore
-
-    return SqliteStore(Path(os.environ.get(DATA_ENV) or DEFAULT_DATA) / "classes.sqlite3")

@@ -8,6 +8,7 @@ the sentence from explorer.compute.model_compute (the engine caches the run). No
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,7 +16,7 @@ from numpy.typing import NDArray
 
 from attention_core import analysis
 from explorer import cache
-from explorer.compute import jobs, model_compute
+from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 
 LENS_K = 5  # top tokens kept per cell: the cell shows the first, its hover all five
@@ -85,6 +86,9 @@ class Induction:
     tokens: tuple[str, ...]  # the n random tokens as shown
 
 
+MEASURED_S = 0.25  # a wait this long or longer was a run (a finished job's result comes back at once)
+
+
 @cache.shared(max_bytes=INDUCTION_BYTES)
 def induction(key: str, seed: int, length: int, off: model_compute.Off = ()) -> Induction:
     """``length`` distinct random tokens (seeded, past the model's special tokens), repeated twice, run with
@@ -92,7 +96,12 @@ def induction(key: str, seed: int, length: int, off: model_compute.Off = ()) -> 
     opening the same seed costs one run."""
     cost = model_compute.run_cost(key, " ".join(["w"] * (2 * int(length))))
     job = jobs.spec(induction_job, key, int(seed), int(length), tuple(off), cost=cost)
-    return jobs.call(job)
+    began = time.monotonic()
+    got = jobs.call(job)
+    took = time.monotonic() - began
+    if took >= MEASURED_S:  # a run, not a result someone's run left: what the next wait is said from
+        timing.record("induction", took, 2 * int(length))
+    return got
 
 
 def induction_job(key: str, seed: int, length: int, off: model_compute.Off) -> Induction:
@@ -114,3 +123,9 @@ def standard_induction(key: str) -> NDArray[np.float64]:
     """(L, H) every head's induction score on the standard run (models.INDUCTION_SEED, INDUCTION_LENGTH):
     kept apart from ``induction``, so /model's labels do not wait for a run other seeds pushed out."""
     return np.array(induction(key, models.INDUCTION_SEED, models.INDUCTION_LENGTH).run.induction)
+
+
+def tied(key: str) -> bool:
+    """The model reads its output with its input embedding table (logits = h E^T): read before any layer, a
+    token's top next token is then mostly the token itself (the logit lens's first row)."""
+    return bool(models.model(key).config.tied_embeddings)

@@ -49,9 +49,14 @@ class Moments:
 
 
 def smoothed_loss(run: learning.LearnRun) -> np.ndarray:
-    """(S,) the batch loss averaged over the SMOOTH steps up to each step (fewer at the start)."""
-    csum = np.concatenate([[0.0], np.cumsum(run.loss)])  # (S + 1,)
-    ends = np.arange(1, run.loss.size + 1)
+    """(S,) the run's batch loss averaged over the SMOOTH steps up to each step (fewer at the start)."""
+    return smooth(run.loss)
+
+
+def smooth(loss: np.ndarray) -> np.ndarray:
+    """(S,) a batch loss (S,) averaged over the SMOOTH steps up to each step (fewer at the start)."""
+    csum = np.concatenate([[0.0], np.cumsum(loss, dtype=np.float64)])  # (S + 1,)
+    ends = np.arange(1, loss.size + 1)
     starts = np.maximum(0, ends - SMOOTH)
     return (csum[ends] - csum[starts]) / (ends - starts)
 
@@ -61,8 +66,8 @@ def moments() -> Moments:
     run = shipped()
     prev_head = (0, int(np.argmax(run.previous[-1, 0])))
     ind_head = (1, int(np.argmax(run.induction[-1, 1])))
-    smooth = smoothed_loss(run)
-    fall = smooth[:-SMOOTH] - smooth[SMOOTH:]  # (S - SMOOTH,) how much the loss falls over the next window
+    curve = smoothed_loss(run)
+    fall = curve[:-SMOOTH] - curve[SMOOTH:]  # (S - SMOOTH,) how much the loss falls over the next window
     drop = int(np.argmax(fall)) + SMOOTH // 2 + 1  # the window's middle, as a step number
     return Moments(
         previous_head=prev_head,
@@ -70,8 +75,8 @@ def moments() -> Moments:
         previous_step=_first_step(run.previous[:, 0, prev_head[1]]),
         induction_step=_first_step(run.induction[:, 1, ind_head[1]]),
         drop_step=drop,
-        loss_before=float(smooth[max(0, drop - 100 - 1)]),
-        loss_after=float(smooth[-1]),
+        loss_before=float(curve[max(0, drop - 100 - 1)]),
+        loss_after=float(curve[-1]),
     )
 
 
@@ -129,3 +134,19 @@ def switch_off(head: int) -> SwitchOff:
         loss_on=tr.repeat_loss(cfg, params, batch),
         loss_off=tr.repeat_loss(cfg, params, batch, head_mask=mask),
     )
+
+
+def tour(checkpoints: list[int], m: Moments) -> list[int]:
+    """The checkpoints a presenter's clicker steps through, in order: the start, the plateau, the steps where
+    each head forms and the loss falls fastest, just after, and the end (each the nearest kept checkpoint)."""
+    marks = (0, m.drop_step // 2, m.drop_step - 100, m.previous_step, m.induction_step, m.drop_step,
+             m.drop_step + 100, checkpoints[-1])  # fmt: skip
+    kept = np.asarray(checkpoints)
+    return sorted({int(kept[np.argmin(np.abs(kept - s))]) for s in marks})
+
+
+def neighbour(stops: list[int], at: int, later: bool) -> int | None:
+    """The next (later) or previous stop of the tour from step ``at`` (which may lie between stops), or None."""
+    if later:
+        return next((s for s in stops if s > at), None)
+    return next((s for s in reversed(stops) if s < at), None)

@@ -52,15 +52,35 @@ def sweep(
     return value if found else None  # type: ignore[return-value]
 
 
-def run_sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> None:
-    """Run the sweeps not yet cached, as one job (explorer.compute.jobs: a class pressing Run on one link
-    costs one run), and store each. Its progress says "site: what was measured" (``progress_site``)."""
+def _sweeps_spec(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> jobs.Spec | None:
+    """The job of the sweeps not yet cached (None: both are)."""
     sites = tuple(s for s in analysis.PATCH_SITES if sweep(key, clean, corrupt, answer, wrong, s) is None)
     if not sites:
-        return
+        return None
     cost = 30 * (len(clean.split()) + 9) * mc.run_cost(key, clean) / 2
-    job = jobs.spec(sweeps_job, key, clean, corrupt, int(answer), int(wrong), sites, cost=cost)
-    for site, restored in jobs.call(job).items():
+    return jobs.spec(sweeps_job, key, clean, corrupt, int(answer), int(wrong), sites, cost=cost)
+
+
+def run_sweeps(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> None:
+    """Run the sweeps not yet cached, as one job (explorer.compute.jobs: a class pressing Run on one link
+    costs one run), and store each. Its progress says "site: what was measured" (``progress_site``). The job
+    runs to its end even when the visitor moves on meanwhile (the clicker's next key): ``collect`` finds it."""
+    job = _sweeps_spec(key, clean, corrupt, answer, wrong)
+    if job is not None:
+        _store(key, clean, corrupt, answer, wrong, jobs.call(job, run_on=True))
+
+
+def collect(key: str, clean: str, corrupt: str, answer: int, wrong: int) -> bool:
+    """Store the sweeps a job finished after its visitor had moved on; whether there were any."""
+    job = _sweeps_spec(key, clean, corrupt, answer, wrong)
+    found, value = jobs.RESULTS.get(job.key) if job is not None else (False, None)
+    if found:
+        _store(key, clean, corrupt, answer, wrong, value)
+    return found
+
+
+def _store(key: str, clean: str, corrupt: str, answer: int, wrong: int, got: dict[str, Any]) -> None:
+    for site, restored in got.items():
         _SWEEPS.put(_sweep_key(key, clean, corrupt, answer, wrong, site), restored)
 
 

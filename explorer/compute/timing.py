@@ -19,6 +19,9 @@ RECENT = 8  # the measurements kept per kind: the wait said follows the server's
 PRIORS: dict[str, tuple[float, float]] = {
     "patching": (0.04, 0.09),  # a patched run of SmolLM2 from the patched layer on
     "ranking": (0.02, 0.05),  # one token of a run with heads switched off
+    # one token of /induction's random tokens run twice and scored (SmolLM2: 100 tokens took 30 s on the
+    # development machine loaded by eight processes; about 8 s when it was quiet)
+    "induction": (0.08, 0.3),
 }
 
 _LOCK = threading.Lock()

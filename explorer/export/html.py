@@ -33,6 +33,7 @@ from plotly.offline import get_plotlyjs
 from explorer.export.experiments import Experiment
 from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, figure_of, why_scale_chart
 from explorer.export.walkthrough import STEP, Walkthrough
+from explorer.model import glossary
 from explorer.views import describe, formulas
 from explorer.views import figures as fg
 
@@ -359,6 +360,15 @@ def _experiment(ex: Experiment, first: int) -> str:
     )
 
 
+def _words(sections: str) -> str:
+    """The last section: what each glossary term the sections' text uses means, in plain words."""
+    terms = glossary.terms_in(re.sub(r"<[^>]+>", " ", sections))
+    if not terms:
+        return ""
+    items = "".join(f"<dt>{_e(t.word)}</dt><dd>{_e(t.plain)}</dd>" for t in terms)
+    return f'<section id="words"><h2>{_e(glossary.WORDS_TITLE)}</h2><dl>{items}</dl></section>'
+
+
 def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:
     link = ""
     if w.link.startswith(("http://", "https://")):
@@ -384,7 +394,7 @@ def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:
         f"<blockquote>{_e(w.sentence)}</blockquote>{link}{notes}"
         '<noscript><p class="note">The charts need JavaScript; the formulas and tables are here without it.</p></noscript>'
         f"<h2>The example</h2><table>{settings}</table>{tokens}"
-        f"{sections}"
+        f"{sections}{_words(sections)}"
         f"<footer>Written by the Attention Explorer: {n_charts} charts drawn with plotly.js "
         f"{_e(plotly_js_version())} (inside this file), formulas in MathML. Works offline.</footer>"
         f'</main><script type="application/json" id="charts-data">{data}</script>'

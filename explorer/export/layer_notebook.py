@@ -17,7 +17,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from numpy.typing import NDArray
 
 from explorer.export import literal as lit
-from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, md
+from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, md, with_words
 
 FLOAT32_ATOL = 1e-5  # weights in 0..1 and outputs of order 1, in float32: 7 digits
 
@@ -206,6 +206,7 @@ def notebook(
             'print("Every number is the same as in the app.")'
         ),
     ]
+    cells = with_words(cells)
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from explorer.export.notebook import with_words
 from explorer.model import learning
 
 STEPS_NAME = "STEPS"  # the variable the training cell reads (a test sets it smaller)
@@ -109,31 +110,37 @@ _ADAM = '''def adam_step(p, g, m, v, t, lr, b1=0.9, b2=0.999, eps=1e-8):
     return new_p, new_m, new_v
 
 
-def repeated_halves(rng, batch):
-    """Random tokens in which a stretch of n (N_CTX // 2 - N_CTX // 8 .. N_CTX // 2) at offset o comes back."""
-    T = N_CTX
+def repeated_halves(rng, batch, T=N_CTX, shortest=MIN_LEN):
+    """Random tokens in which a stretch of n (shortest .. T // 2) at offset o comes back."""
     tokens = rng.integers(0, VOCAB, size=(batch, T))
-    n = rng.integers(max(2, T // 2 - T // 8), T // 2 + 1, size=batch)
+    n = rng.integers(shortest, T // 2 + 1, size=batch)
     o = rng.integers(0, T - 2 * n + 1)
     pos = np.arange(T)[None, :]
     second = (pos >= (o + n)[:, None]) & (pos < (o + 2 * n)[:, None])
     return np.take_along_axis(tokens, np.where(second, pos - n[:, None], pos), axis=1)
 '''
 
-_TRAIN = """params = init(SEED)
+_TRAIN = """def lr_at(t):
+    \"\"\"The learning rate of step t: LR, or down half a cosine to LR * FLOOR at step SCHEDULE.\"\"\"
+    if DECAY == "none":
+        return LR
+    return LR * (FLOOR + (1 - FLOOR) * 0.5 * (1 + np.cos(np.pi * (t - 1) / max(1, SCHEDULE - 1))))
+
+
+params = init(SEED)
 m = {k: np.zeros_like(a) for k, a in params.items()}
 v = {k: np.zeros_like(a) for k, a in params.items()}
 rng = np.random.default_rng([1, SEED])
 losses = []
 for t in range(1, STEPS + 1):
     loss, grads = loss_and_grads(params, repeated_halves(rng, BATCH))
-    params, m, v = adam_step(params, grads, m, v, t, LR)
+    params, m, v = adam_step(params, grads, m, v, t, lr_at(t))
     losses.append(loss)
     if t % 100 == 0:
         print(f"step {t}: loss {np.mean(losses[-100:]):.3f}")
 """
 
-_SCORES = '''def head_scores(p, n=N_CTX // 2, count=8, head_mask=None):
+_SCORES = '''def head_scores(p, n=SCORE_LEN, count=8, head_mask=None):
     """Every head's induction and previous-token score on n distinct random tokens then the same n."""
     rng = np.random.default_rng([2, SEED])
     first = rng.permuted(np.tile(np.arange(VOCAB), (count, 1)), axis=1)[:, :n]
@@ -157,9 +164,13 @@ def notebook(link: str = "") -> nbformat.NotebookNode:
     """The notebook of /learn; ``link`` (the page's address) goes into its title cell."""
     r = learning.Recipe()
     c = r.cfg
+    shortest = r.min_len if r.min_len is not None else max(2, c.n_ctx // 2 - c.n_ctx // 8)
     config = (
         f"SEED, LR, BATCH, {STEPS_NAME} = {r.seed}, {r.lr!r}, {r.batch}, {r.steps}\n"
-        f"N_LAYERS, N_HEADS, D_MODEL, VOCAB, N_CTX = {c.n_layers}, {c.n_heads}, {c.d_model}, {c.vocab}, {c.n_ctx}"
+        f"N_LAYERS, N_HEADS, D_MODEL, VOCAB, N_CTX = {c.n_layers}, {c.n_heads}, {c.d_model}, {c.vocab}, {c.n_ctx}\n"
+        f"MIN_LEN = {shortest}  # the shortest repeated stretch\n"
+        f"DECAY, FLOOR, SCHEDULE = {r.decay!r}, {learning.FLOOR!r}, {r.steps}  # the learning rate's schedule\n"
+        f"SCORE_LEN = {r.score_len}  # the heads are scored on this many distinct tokens, twice"
     )
     back = f" ([the page]({link}))" if link else ""
     cells = [
@@ -184,6 +195,7 @@ def notebook(link: str = "") -> nbformat.NotebookNode:
         ),
         new_code_cell(_SCORES),
     ]
+    cells = with_words(cells)
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     return nb

@@ -21,6 +21,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from explorer.export import literal as lit
 from explorer.export.walkthrough import NUMBERS, STEP, Walkthrough
+from explorer.model import glossary
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~&])")
 
@@ -395,6 +396,13 @@ def _experiments(w: Walkthrough) -> list[object]:
     return cells
 
 
+def with_words(cells: list[object]) -> list[object]:
+    """The cells, then one that says in plain words what each glossary term their Markdown uses means."""
+    text = "\n".join(str(c["source"]) for c in cells if c["cell_type"] == "markdown")  # type: ignore[index]
+    words = glossary.notebook_markdown(text)
+    return [*cells, new_markdown_cell(words)] if words else cells
+
+
 def notebook(w: Walkthrough) -> nbformat.NotebookNode:
     """The walkthrough as a notebook (nbformat v4, not executed: no outputs)."""
     cells = [
@@ -409,6 +417,7 @@ def notebook(w: Walkthrough) -> nbformat.NotebookNode:
         *_encoder(w),
         *_check(w),
     ]
+    cells = with_words(cells)
     nb = new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}

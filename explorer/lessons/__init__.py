@@ -5,6 +5,9 @@ come from), `build()` (the Example that reproduces it, every matrix set), `check
 beside the app's), `extras(ex, res, run)` (what the notebook could not show), its `TITLE` (what it teaches),
 `NOTE`, `SOURCE` (where it comes from: the seed notebook and its cells), and where it has one its hand-written per-token loop (`LOOPS`). The comparison machinery is in `compare`; the
 registry below is what the rest of the app reads (PRESETS by URL name: ?preset=<name>). Pure: no Streamlit.
+
+`routes` holds the other kind of lesson: a story told across the pages, step by step (?lesson=<name>&step=k),
+drawn by explorer.ui.lesson_ui.
 """
 
 from __future__ import annotations

@@ -8,17 +8,34 @@ its page shows, in the words of a share link (the same parameters and the same r
 sentence, the head, the heads switched off, a mask, a question asked with ask=), so the story lands on the
 right view. The last step of every lesson is an experiment the student runs.
 
-Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole.
+Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole. A token is
+quoted as the pages show it, a leading space as “␣” (“␣Paris”).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The sentence of the copying lesson: a name the model can only know by copying it from earlier on.
-COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and Mrs Dursley"
-# The sentence of the cause lesson: /patching's first example, so its sweeps answer a known question.
-CAUSE_SENTENCE = "The Eiffel Tower is in the city of"
+# The first lesson's sentence: a repeated word, for the trained head's rule to find.
+SENTENCE = "the cat saw the dog because the dog was loud"
+# The explorer's own toy (random weights, its sizes) and the tiny model trained in the engine, its layer 2
+# (induction heads), as link settings: the first lesson starts on the toy and moves to the trained weights.
+RANDOM_WEIGHTS = {
+    "real": "toy",
+    "real_layer": "0",
+    "d_model": "8",
+    "heads": "2",
+    "d_k": "4",
+    "emb": "random",
+    "pe": "sinusoidal",
+}
+TRAINED = {"real": "tiny", "real_layer": "1"}
+# The sentence of the copying lesson: the next word is a name the model can only copy from earlier on.
+COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and Mrs"
+# SmolLM2's induction heads (layer.head, 1-based): those labelled on /induction's standard run.
+INDUCTION_HEADS = "18.4,18.5,18.6,19.7,19.8,21.7,24.3,24.8"
+# The sentences of the cause lesson: /patching's first pair (explorer.model.patching.PAIRS).
+CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
 
 
 @dataclass(frozen=True)
@@ -68,7 +85,7 @@ ATTENTION = Route(
             "The word “the” appears three times. Are its three rows the same?",
             "Yes: an embedding is looked up from the token alone.",
             "Nothing in it says where the word stands: the model needs more to tell them apart.",
-            settings=settings(sentence="the cat saw the dog because the dog was loud", mask="none"),
+            settings=settings(**RANDOM_WEIGHTS, model="toy", sentence=SENTENCE, mask="none", h="1", q="0"),
         ),
         RouteStep(
             "positional-encoding",
@@ -114,14 +131,24 @@ ATTENTION = Route(
             "They add up to 1, and none is negative.",
             "A weight is the share of its attention a query gives to each key.",
             part="softmax",
-            settings=settings(mask="causal"),
+            settings=settings(**RANDOM_WEIGHTS, mask="causal", h="1", q="0"),
+        ),
+        RouteStep(
+            "scores",
+            "Weights that mean something",
+            "A layer of a tiny model trained on repeats. Its head 1 hides one row's weights.",
+            "In this trained head, which word will the second “dog” attend to most?",
+            "“because”: the word that came after the first “dog”.",
+            "Training gave this head a rule: find an earlier copy, look one word on.",
+            part="softmax",
+            settings=settings(**TRAINED, h="1", ask="7"),
         ),
         RouteStep(
             "heads",
             "Many heads at once",
-            "Each head has its own W_Q, W_K and W_V, so each draws its own pattern of weights.",
-            "Will two heads attend the same way on the same sentence?",
-            "Not in general: their matrices differ, so their weights differ.",
+            "The four heads of the trained layer, side by side, on the same sentence.",
+            "Do the four heads look at the same words?",
+            "Not here: head 1 looks one word past an earlier copy; heads 2 and 3 rest on the first word.",
             "Several heads let one layer look for several things at once.",
         ),
         RouteStep(
@@ -131,13 +158,130 @@ ATTENTION = Route(
             "The first token may only see itself. What is its output (query 0)?",
             "Its own value vector: its only weight is 1.",
             "Attention moves information: each output blends what other tokens pass on.",
-            experiment="Pick another query token and find which value it takes most of; then switch the mask "
-            "off on Scores, mask, softmax and look again.",
+            settings=settings(q="0"),
+            experiment="Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
+            "and see head 1 find the word after its first copy.",
         ),
     ),
 )
 
-ROUTES: tuple[Route, ...] = (ATTENTION,)
+COPY = Route(
+    "copy",
+    "How a model copies",
+    "Induction heads: a real model finds an earlier copy and repeats what came next.",
+    ":material/repeat:",
+    (
+        RouteStep(
+            "next-token",
+            "A name it must copy",
+            "SmolLM2 gives every token of its vocabulary a probability of coming next.",
+            "The sentence ends with “Mr and Mrs”. Which token will the model put first?",
+            "“␣D”, the start of “Dursley”, the name it read earlier.",
+            "No fact about the world gives this name: the model copies it.",
+            part="next-token",
+            settings=settings(model="smollm2", sentence=COPY_SENTENCE, ask="next"),
+        ),
+        RouteStep(
+            "induction",
+            "Heads that look back",
+            "Random tokens, then the same tokens again; the pattern is one head's weights.",
+            "In the second copy, which earlier token will this head look at?",
+            "The token that came after the current one the first time: the bright stripe.",
+            "An induction head finds the earlier copy and looks one token on.",
+            part="induction",
+            settings=settings(model="smollm2"),
+        ),
+        RouteStep(
+            "induction",
+            "The second copy is easy",
+            "The loss of each token: low means the model expected it.",
+            "Will the model predict the second copy better than the first?",
+            "Much better: the loss of the second copy falls far below the first's.",
+            "Random tokens can only be predicted by copying them.",
+            part="induction-loss",
+        ),
+        RouteStep(
+            "induction",
+            "Switch them off",
+            "The eight induction heads are switched off: what they write is removed.",
+            "With those eight heads off, what happens to the loss of the second copy?",
+            "It climbs back almost to the first copy's: the copy fails.",
+            "Eight heads of 270 do the copying; the head drawn still looks, but writes nothing.",
+            part="induction-loss",
+            settings=settings(off=INDUCTION_HEADS),
+        ),
+        RouteStep(
+            "logit-lens",
+            "Where the answer appears",
+            "Each row reads the model after one layer, as if that layer were the last.",
+            "After which layer does “␣D” first become likely after the last “␣Mrs”?",
+            "After layer 24 it jumps from almost nothing to first place; from layer 29 on it stays first.",
+            "The induction heads of layers 18 to 24 wrote it there.",
+            part="logit-lens-follow",
+        ),
+        RouteStep(
+            "ablation",
+            "Your experiment",
+            "The bars compare the untouched model with the induction heads switched off.",
+            "On this sentence, does “␣D” still come first with those heads off?",
+            "Yes, but weaker: its probability falls from about 0.64 to about 0.46.",
+            "In a real sentence other heads help to copy; in random tokens nothing else can.",
+            settings=settings(off=INDUCTION_HEADS),
+            experiment="Switch more heads of layers 18 to 24 off, one at a time, and find when “␣D” loses "
+            "first place.",
+        ),
+    ),
+)
+
+CAUSE = Route(
+    "cause",
+    "What caused the answer",
+    "Attention is not a cause: removing tokens and patching activations find what the answer needs.",
+    ":material/science:",
+    (
+        RouteStep(
+            "next-token",
+            "Where attention goes",
+            "The causal mask chart: the row of “␣is” shows where one head of layer 1 reads.",
+            "“␣is” gives “␣France” less weight than “The”. Is “␣France” less needed?",
+            "No: attention says where a head reads, not what the answer needs.",
+            "To find a cause, change the input and watch the answer change.",
+            part="next-token-mask",
+            settings=settings(model="smollm2", sentence=CLEAN, corrupt=CORRUPT, layer="1", head="1"),
+        ),
+        RouteStep(
+            "next-token",
+            "Remove one token",
+            "Each token is removed in turn and the model runs again without it.",
+            "Which removal lowers the probability of “␣Paris” most?",
+            "They all lower it about as much: “The” as much as “␣France”.",
+            "Removing a word breaks the whole sentence, not only the fact: a blunt test.",
+            part="next-token-needs",
+        ),
+        RouteStep(
+            "patching",
+            "Copy one activation",
+            "Press Run: the Italy sentence runs again with one activation from the France run.",
+            "Up to which layer does the answer live at the position of “␣France”?",
+            "Up to layer 24; from layer 25 on it lives at “␣is”, the last token.",
+            "Between layers 24 and 25 the fact moves to where the next word is read.",
+            part="patching",
+        ),
+        RouteStep(
+            "patching",
+            "Your experiment",
+            "The head sweep copies one head's output at a time from the France run.",
+            "Will many heads bring the answer back, or only a few?",
+            "Few: head 5 of layer 24 brings back most of it alone.",
+            "That head moves the fact from “␣France” to “␣is”: the cause the first step asked about.",
+            part="patching-heads",
+            experiment="Pick the Mary → John pair, run it, and find the heads that choose the name that "
+            "was not repeated.",
+        ),
+    ),
+)
+
+ROUTES: tuple[Route, ...] = (ATTENTION, COPY, CAUSE)
 BY_NAME: dict[str, Route] = {r.name: r for r in ROUTES}
 PER_STEP = ("ask", "off")  # settings of one step only: every step starts with no question and every head on
 MAX_NAME_CHARS = 40

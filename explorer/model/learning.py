@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -30,15 +30,19 @@ class Recipe:
     cfg: tr.TinyConfig = field(
         default_factory=tr.TinyConfig
     )  # 2 layers x 4 heads, d_model 64, V 32, n_ctx 32
-    seed: int = (
-        0  # init(cfg, seed); batches from default_rng([1, seed]); measuring sets from [2, seed], [3, seed]
-    )
-    lr: float = 5e-3  # Adam's learning rate (betas 0.9, 0.999)
+    # init(cfg, seed); batches from default_rng([1, seed]); measuring sets from [2, seed], [3, seed]
+    seed: int = 0
+    lr: float = 5e-3  # Adam's (peak) learning rate (betas 0.9, 0.999)
+    # "none": lr throughout; "cosine": from lr down half a cosine to lr * FLOOR at the last step
+    decay: str = "none"
     batch: int = 32  # sequences per step
     steps: int = 2500
+    min_len: int | None = None  # the shortest repeated stretch (None: repeated_halves's own)
     # where the parameters are kept: every 25 steps through the plateau and the phase change, then sparser
     checkpoints: tuple[int, ...] = (*range(0, 625, 25), 700, 800, 1000, 1250, 1500, 2000, 2500)
-    score_runs: int = 8  # repeated runs the head scores are measured on (n_ctx / 2 tokens, twice)
+    score_runs: int = 8  # repeated runs the head scores are measured on
+    score_len: int = 16  # ... each of score_len distinct tokens, twice
+    eval_ctx: int = 32  # the evaluation batch's sequences: eval_ctx tokens with a repeated half
     eval_batch: int = 16  # sequences the copied tokens' loss is measured on
 
 
@@ -70,6 +74,30 @@ class LearnRun:
         return {name: arr[i].astype(np.float64) for name, arr in self.params.items()}
 
 
+DECAYS = ("none", "cosine")
+FLOOR = 0.05  # the cosine schedule's last learning rate, as a share of its first
+
+
+def lr_at(recipe: Recipe, step: int) -> float:
+    """The learning rate of step ``step`` (1 .. recipe.steps) under the recipe's schedule."""
+    if recipe.decay == "none":
+        return recipe.lr
+    if recipe.decay != "cosine":
+        raise ValueError(f"decay must be one of {', '.join(DECAYS)}, got {recipe.decay!r}")
+    done = (step - 1) / max(1, recipe.steps - 1)  # 0 at the first step, 1 at the last
+    return recipe.lr * (FLOOR + (1.0 - FLOOR) * 0.5 * (1.0 + np.cos(np.pi * done)))
+
+
+def train_steps(
+    recipe: Recipe, params: dict[str, np.ndarray], steps: int, callback: Callable[[tr.TrainStep], None]
+) -> None:
+    """The first ``steps`` steps of the recipe from ``params``: batches from default_rng([1, seed]) with
+    stretches of min_len or more, the recipe's learning rate schedule, ``callback`` after each step."""
+    tr.train(recipe.cfg, params, steps, np.random.default_rng([1, recipe.seed]),
+             lr=lambda step: lr_at(recipe, step), batch=recipe.batch, callback=callback,
+             min_len=recipe.min_len)  # fmt: skip
+
+
 def digest(params: dict[str, np.ndarray]) -> str:
     """SHA-256 of the parameters' float64 bytes, in sorted name order."""
     h = hashlib.sha256()
@@ -79,13 +107,14 @@ def digest(params: dict[str, np.ndarray]) -> str:
 
 
 def measuring_sets(recipe: Recipe) -> tuple[np.ndarray, tr.RepeatBatch]:
-    """The fixed repeated runs (score_runs, n_ctx) and evaluation batch every step is measured on."""
+    """The fixed repeated runs (score_runs, 2 score_len) and evaluation batch (eval_batch, eval_ctx) every step
+    is measured on."""
     cfg = recipe.cfg
     runs = tr.repeated_runs(
-        np.random.default_rng([2, recipe.seed]), recipe.score_runs, cfg.n_ctx // 2, cfg.vocab
+        np.random.default_rng([2, recipe.seed]), recipe.score_runs, recipe.score_len, cfg.vocab
     )
     batch = tr.repeated_halves(
-        np.random.default_rng([3, recipe.seed]), recipe.eval_batch, cfg.n_ctx, cfg.vocab
+        np.random.default_rng([3, recipe.seed]), recipe.eval_batch, recipe.eval_ctx, cfg.vocab
     )
     return runs, batch
 
@@ -118,15 +147,7 @@ def train_run(
             progress(s.step)
 
     measure(params, 0)
-    tr.train(
-        cfg,
-        params,
-        total,
-        np.random.default_rng([1, recipe.seed]),
-        lr=recipe.lr,
-        batch=recipe.batch,
-        callback=callback,
-    )
+    train_steps(recipe, params, total, callback)
     steps = np.array([c for c in recipe.checkpoints if c <= total], dtype=np.int64)
     return LearnRun(
         recipe=recipe,
@@ -175,3 +196,45 @@ def load(path: Path = RUN_FILE) -> LearnRun:
             induction=f["induction"],
             previous=f["previous"],
         )
+
+
+# "Train it yourself": what a visitor may ask for, bounded (each run is a job of up to a minute of a worker's time).
+LIVE_SEEDS = 100_000  # seeds 0 .. 99,999
+LIVE_LRS = (1e-3, 2e-3, 3e-3, 5e-3, 1e-2, 2e-2)  # Adam's learning rate; past 2e-2 the run tends to diverge
+LIVE_HEADS = (1, 2, 4, 8)  # heads per layer: d_model 64 splits evenly into these
+LIVE_STEPS = (500, 1000, 1500, 2000)  # at about 20 ms a step on one core: 10 to 40 s of training
+# 1e-2: the phase change comes at about step 300 (under 10 s of training), where the shipped 5e-3 takes 420
+LIVE_DEFAULTS = {"seed": 0, "lr": 1e-2, "heads": 4, "steps": 1000}
+
+
+def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
+    """The recipe of a visitor's run: the shipped model with ``heads`` heads a layer, trained for ``steps``
+    from ``seed`` at learning rate ``lr``. Raises ValueError, saying the allowed values, for anything else."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < LIVE_SEEDS:
+        raise ValueError(f"The seed must be a whole number from 0 to {LIVE_SEEDS - 1:,}, not {seed!r}.")
+    if lr not in LIVE_LRS:
+        raise ValueError(
+            f"The learning rate must be one of {', '.join(f'{x:g}' for x in LIVE_LRS)}, not {lr!r}."
+        )
+    if heads not in LIVE_HEADS:
+        raise ValueError(
+            f"The heads per layer must be one of {', '.join(map(str, LIVE_HEADS))}, not {heads!r}."
+        )
+    if steps not in LIVE_STEPS:
+        raise ValueError(
+            f"The training steps must be one of {', '.join(map(str, LIVE_STEPS))}, not {steps!r}."
+        )
+    return replace(Recipe(), cfg=replace(Recipe().cfg, n_heads=int(heads)), seed=int(seed), lr=float(lr),
+                   steps=int(steps), checkpoints=(0,))  # fmt: skip
+
+
+TARGETS = (0.9, 0.8, 0.3)  # what the shipped run reaches: previous-token >=, induction >=, copied loss <=
+
+
+def final_figures(run: LearnRun) -> tuple[float, float, float]:
+    """Measured again on the last kept checkpoint (its float16 parameters, as the page draws them): layer 1's
+    best previous-token score, layer 2's best induction score, and the copied tokens' loss in nats."""
+    cfg, params = run.recipe.cfg, run.params_at(len(run.checkpoints) - 1)
+    runs, batch = measuring_sets(run.recipe)
+    induction, previous = tr.head_scores(cfg, params, runs)
+    return float(previous[0].max()), float(induction[1].max()), tr.repeat_loss(cfg, params, batch)

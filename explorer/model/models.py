@@ -44,7 +44,12 @@ MODELS: dict[str, ModelChoice] = {
     m.key: m
     for m in (
         ModelChoice(
-            "toy", None, "Toy model (the explorer)", "Random or hand-set weights you can edit.", kind="toy"
+            "toy",
+            None,
+            "Toy model (the explorer)",
+            "Random weights you can edit: the arithmetic of attention, not meaning (Model, in the sidebar, "
+            "offers trained ones).",
+            kind="toy",
         ),
         ModelChoice(
             "tiny",

@@ -37,7 +37,7 @@ from explorer.model.arrays import F64
 KEY = "tiny"  # its row of the models table (explorer.model.models)
 DRAWN = False  # trained weights: links and files carry the edits only
 ROLE_SCORE = 0.5  # a head whose score on the run's repeated tokens passes this has that role
-INPUT_BYTES = 4 * cache.MB  # layer inputs X (at most 32 x 64 floats each) per sentence
+INPUT_BYTES = cache.MB // 2  # layer inputs X per sentence: at most 32 x 64 floats (16 KB) each
 _NORMS = {"none": "none", "layer": "layer_norm", "rms": "rms_norm"}  # training's norm -> the engine's
 
 
@@ -209,7 +209,7 @@ def describe(ex: Any) -> description.Description:
     return _described(int(ex.real_layer))
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # one per layer (the run has 2)
 def _described(layer: int) -> description.Description:
     t = trained()
     c, first = t.cfg, layer == 0
@@ -277,7 +277,7 @@ def _banner(d: description.Description, step: int) -> str:
     return (
         f"{d.title}, trained here on repeated sequences of abstract tokens (step {step} of the run on "
         f"Watch a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
-        f"attention only: no norm, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
+        f"attention only: {'no norm' if d.norm == 'none' else d.norm_name + ' before attention'}, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
     )
 
 

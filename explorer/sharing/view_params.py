@@ -2,7 +2,8 @@
 being a setting of the example (explorer.model.settings_table) or a pick (picks, model_link, the pairs):
 /head's heatmap or lines, its toy head beside it and its worked cell, the head drawn on /induction, the logit
 lens's scale, /model's lines, /why-scale's sample sizes, /next-token's temperature, weights coloured over
-their own range. Pure: no Streamlit.
+their own range, /learn's training step and the settings of a visitor's own training run. Pure: no
+Streamlit.
 
 A row names the control's widget key, its link parameter, its default and the values it takes; the frame
 writes every control that differs from its default (explorer.ui.share_panel.page_params) and reads a link's
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.model import learning
 from explorer.sharing.values import ShareError, shown, whole_number
 
 MAX_CHARS = 40  # the characters read of each parameter: every value is a word or a few digits
@@ -56,6 +58,25 @@ VIEWS: tuple[View, ...] = (
     View("why.keys", "keys", "keys per softmax row", 16, (4, 8, 16, 32, 64), "why-scale"),
     View("rm.temperature", "temp", "temperature", 1.0, TEMPERATURES, "next-token"),
     View("learn.step", "learn_step", "training step", None, (), "learn"),
+    # "Train it yourself": the settings of a visitor's run (not its weights: the run is made again from them)
+    View("learn.seed", "train_seed", "training seed", 0, (), "learn"),
+    View("learn.lr", "train_lr", "learning rate", learning.LIVE_DEFAULTS["lr"], learning.LIVE_LRS, "learn"),
+    View(
+        "learn.heads",
+        "train_heads",
+        "heads per layer",
+        learning.LIVE_DEFAULTS["heads"],
+        learning.LIVE_HEADS,
+        "learn",
+    ),  # fmt: skip
+    View(
+        "learn.steps",
+        "train_steps",
+        "training steps",
+        learning.LIVE_DEFAULTS["steps"],
+        learning.LIVE_STEPS,
+        "learn",
+    ),  # fmt: skip
     View("ui.fit_weights", "fit", "weights' colours from min to max", False, ON_OFF, ""),
 )
 BY_KEY = {v.key: v for v in VIEWS}

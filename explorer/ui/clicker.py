@@ -3,7 +3,8 @@
 A clicker sends → / PageDown / Space for "next" and ← / PageUp for "back". A small keyed st.components.v2
 component (no visible content) listens for them on the app's document while presentation mode is on and
 follows the step-through's own links ("step-next" / "step-prev", explorer.ui.frame.step_controls), so a key
-does exactly what a click on the link does. Keys typed into a text box, a number box, a select box, a
+does exactly what a click on the link does. A step with a walk of its own (/learn's checkpoints) draws
+buttons keyed OWN_NEXT / OWN_BACK while there is more of it that way: the keys press those first. Keys typed into a text box, a number box, a select box, a
 data editor or a chart that takes the arrow keys (the /model head grid: role "application") are left alone, as are keys with Ctrl, Alt or Meta (the browser's own shortcuts).
 
 The script is ours and static (no user text reaches it): NEXT_KEYS / BACK_KEYS below are its only data.
@@ -21,6 +22,10 @@ NEXT_KEYS = ("ArrowRight", "PageDown", " ")
 BACK_KEYS = ("ArrowLeft", "PageUp")
 NEXT_LINK = "step-next"  # the st.container keys of the step-through's links
 BACK_LINK = "step-prev"
+# A step that walks through something of its own (/learn's checkpoints) draws buttons with these keys while
+# there is more to walk through that way: the keys press them before they follow the step-through's links.
+OWN_NEXT = "clicker-next"
+OWN_BACK = "clicker-back"
 # The keys of the Reveal buttons "next" presses first, in this order: a lesson's question (its Reveal also
 # shows the page's hidden weights: explorer.ui.lesson_ui), then a page's own (explorer.ui.widgets.question_hides).
 REVEAL = ("lesson-reveal", "reveal")
@@ -50,6 +55,12 @@ export default function (component) {
       reveal.click();
       return;
     }
+    const own = doc.querySelector(`.st-key-${next ? keys.own_next : keys.own_back} button:not([disabled])`);
+    if (own) { // the step's own walk (a training run's checkpoints) before the next step
+      event.preventDefault();
+      own.click();
+      return;
+    }
     const link = doc.querySelector(`.st-key-${next ? keys.next_link : keys.back_link} a`);
     if (!link) return; // the first or last step: nothing that way
     event.preventDefault(); // Space and PageDown would scroll the page first
@@ -76,6 +87,8 @@ def listen() -> None:
         "next_link": NEXT_LINK,
         "back_link": BACK_LINK,
         "reveal": list(REVEAL),
+        "own_next": OWN_NEXT,
+        "own_back": OWN_BACK,
     }
     _component()(key=KEY, data=json.loads(json.dumps(data)), height=0)
 

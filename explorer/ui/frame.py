@@ -7,10 +7,12 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
+from explorer.model import models
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
 from explorer.ui import (
     a11y,
+    class_ui,
     clicker,
     export_ui,
     grid_guard,
@@ -49,18 +51,26 @@ def sync_url(note: Any) -> None:
     picked (h=, q=, k=), the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
     ind_len=) and the pages' display controls (explorer.sharing.view_params). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
-    want, chars = _address()
+    want, chars = wanted()
     if chars > sharing.LINK_LIMIT:
         address_note(note, chars)
+    if {k: st.query_params.get(k) for k in st.query_params} != want:
+        st.query_params.from_dict(want)
+
+
+def wanted() -> tuple[dict[str, str], int]:
+    """The address bar's parameters for the state as it is now, and the Share link's length (sync_url)."""
+    want, chars = _address()
     want.update(share_panel.page_params())  # the picks; the real model, layer, head, heads off; the pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
         want["ask"] = ",".join(asked)
+    if state.classroom.joined() is not None:  # a student's reload, or a replica's death, joins again
+        want["join"], want["me"] = state.classroom.joined()[:2]  # type: ignore[index]
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step
-    if {k: st.query_params.get(k) for k in st.query_params} != want:
-        st.query_params.from_dict(want)
+    return want, chars
 
 
 def address_note(note: Any, chars: int) -> None:
@@ -95,13 +105,18 @@ def sidebar(page: page_table.Page | None) -> None:
         layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
         st.subheader("Model size", anchor=False)
         key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
-        shown = (model_ui.shown_model(key) if key else None) or state.description()
-        if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
-            st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
+        if key and models.prepare(key).phase in ("loading", "downloading"):
+            # Loading (in the background, once per server): the page says so with its time at once; waiting
+            # for it here would leave the whole page blank for those seconds.
+            st.caption(f"The sizes of {models.choice(key).title} show here once it is loaded.")
         else:
-            c1, c2 = st.columns(2)
-            for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
-                ui.setting(name, col)
+            shown = (model_ui.shown_model(key) if key else None) or state.description()
+            if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
+                st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
+            else:
+                c1, c2 = st.columns(2)
+                for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
+                    ui.setting(name, col)
         st.divider()
         st.toggle(
             "Presentation mode",
@@ -109,6 +124,15 @@ def sidebar(page: page_table.Page | None) -> None:
             persist_state="session",
             help="Large type for a projector.",
         )
+        if state.present() and state.classroom.teaching() is None:
+            st.button(
+                "Start a class",
+                key="class.start",
+                on_click=class_ui.start,
+                icon=":material/group_add:",
+                help="Students join with a code or a QR code: their laptops follow your screen, and they "
+                "answer your questions (predict, then reveal) with the count on the projector.",
+            )
         from explorer.views.figures import PALETTES
 
         toks = state.tokens()
@@ -188,7 +212,7 @@ def sentence_box(page: page_table.Page | None = None) -> None:
     sentence = state.sentence()
     if not ui.visible(sentence):  # the page says so, once (ui.nothing_to_read), whatever the model's tokens
         return
-    _, cut = tokens_for(state.current())
+    kept, cut = tokens_for(state.current())  # the layer's own limit (the tiny model reads 32)
     if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
         st.info(
             f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
@@ -197,8 +221,8 @@ def sentence_box(page: page_table.Page | None = None) -> None:
         )
     if cut:
         st.warning(
-            f"The sentence has more than {table.MAX_TOKENS} tokens: the explorer uses the first "
-            f"{table.MAX_TOKENS}. Shorten it to see the rest.",
+            f"The sentence has more than {len(kept)} tokens: the explorer uses the first "
+            f"{len(kept)}. Shorten it to see the rest.",
             icon=":material/content_cut:",
         )
 
@@ -274,6 +298,11 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
+        if state.classroom.teaching() is None:
+            with box:  # over the bar's other corner: the class's laptops follow this screen
+                st.button(
+                    "Start a class", key="present.class", on_click=class_ui.start, icon=":material/group_add:"
+                )
         with box:
             clicker.listen()
     else:

@@ -14,7 +14,6 @@ from explorer.model import layer as layers
 from explorer.model import models
 from explorer.ui import state
 from explorer.ui import widgets as ui
-from explorer.views.text import literal
 
 WIDGET = "frame.layer_choice"  # the sidebar's Model choice (a mirror of the current example's layer)
 
@@ -95,8 +94,8 @@ def weights_note() -> None:
         return
     with st.container(border=True, key="weights-note"):
         st.markdown(
-            "**These weights are random.** The toy model's W_Q, W_K and W_V are seeded random draws (seed "
-            f"{literal(str(state.current().seed))}): every step below is the true arithmetic of attention, but "
+            "**These weights are random.** The toy model's W_Q, W_K and W_V are random draws (the sidebar's "
+            "seed picks them): every step below is the true arithmetic of attention, but "
             "which word a head picks means nothing. The **tiny trained model** learned its weights here: its "
             "heads look at the word before, or find an earlier copy of the current word and look at the word "
             "after it."

@@ -133,6 +133,14 @@ CSS = """<style>
 }
 .st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
 </style>"""
+# The lessons in the menu look like its page links: left-aligned, as tall as a link.
+MENU_CSS = """<style>
+[class*="st-key-lesson-open-"] button {
+  justify-content: flex-start; min-height: 2rem; padding: 0.25rem 0.5rem; border-radius: 0.5rem;
+}
+[class*="st-key-lesson-open-"] button div { justify-content: flex-start; }
+[data-testid="stSidebar"] [data-testid="stElementContainer"]:has([class*="st-key-lesson-open-"]) { margin: 0; }
+</style>"""
 
 
 def bar(route: Route, k: int) -> DeltaGenerator:
@@ -145,17 +153,19 @@ def bar(route: Route, k: int) -> DeltaGenerator:
     revealed = state.lesson_revealed(route.name, k)
     with box:
         if presenting:  # one row for the way back and on and the Reveal button, one line for the text
-            left, mid, button, right = st.columns([5, 8, 2, 5], vertical_alignment="center")
+            left, mid, button, right = st.columns([3, 8, 3, 5], vertical_alignment="center")
             if not revealed:
-                _reveal_button(button, route, k)
+                _reveal_button(button, route, k, "Reveal", "answer")
+            elif step.experiment and not state.lesson_revealed(route.name, k, "experiment"):
+                _reveal_button(button, route, k, "Experiment", "experiment")
         else:  # on a laptop the links take a row of their own, under the question: their titles fit
             mid = st.container()
         mid.container(key="lesson-where").markdown(f"**{where(route, k)}**")
         _step_text(route, k, step, revealed)
         if not presenting:
             left, _, right = st.columns([5, 2, 5], vertical_alignment="center")
-        if k > 1:
-            prev_label = f"Step {k - 1}: {route.steps[k - 2].title}"
+        if k > 1:  # presenting, the number alone: the way on needs the room
+            prev_label = f"Step {k - 1}" if presenting else f"Step {k - 1}: {route.steps[k - 2].title}"
             _link(left, route, k - 1, prev_label, clicker.BACK_LINK, ":material/arrow_back:")
         if k < n:
             next_label = f"Next: {route.steps[k].title}"
@@ -165,17 +175,17 @@ def bar(route: Route, k: int) -> DeltaGenerator:
 
 def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     """What to look at and the question (with its Reveal button on a laptop); once revealed, the answer and
-    what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen: what to look
-    at and the question, then the answer and what it means in their place (explorer.lessons.routes keeps
-    each pair short enough)."""
+    what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen, one thing at a
+    time (the clicker's next key moves on): what to look at and the question, the answer and what it means,
+    then the experiment (explorer.lessons.routes keeps each one line long)."""
     experiment = f"**Your experiment:** {step.experiment}" if step.experiment else ""
     if state.present():
-        if revealed:
+        if experiment and state.lesson_revealed(route.name, k, "experiment"):
+            st.markdown(experiment)
+        elif revealed:
             st.markdown(f"**Answer:** {step.answer} {step.meaning}")
         else:
             st.markdown(f"**Look:** {step.look} **Predict:** {step.question}")
-        if experiment:
-            st.markdown(experiment)
         return
     st.markdown(f"**Look:** {step.look}")
     if revealed:
@@ -184,26 +194,28 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     else:
         q, b = st.columns([5, 1], vertical_alignment="center")
         q.markdown(f"**Predict:** {step.question}")
-        _reveal_button(b, route, k)
+        _reveal_button(b, route, k, "Reveal", "answer")
     if experiment:
         st.info(experiment, icon=":material/science:")
 
 
-def _reveal_button(where, route: Route, k: int) -> None:  # noqa: ANN001 - a column
+def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None:  # noqa: ANN001 - a column
     where.button(
-        "Reveal",
+        label,
         key=REVEAL,
-        icon=":material/visibility:",
+        icon=":material/visibility:" if part == "answer" else ":material/science:",
         type="primary",
         on_click=_reveal,
-        args=(route.name, k),
+        args=(route.name, k, part),
     )  # no help: its (?) would be a second button in the key's box, the one the clicker presses
 
 
-def _reveal(name: str, k: int) -> None:
-    """The lesson's answer, and the page's own hidden weights (a question asked with ask=) with it."""
-    state.reveal_lesson(name, k)
-    state.reveal()
+def _reveal(name: str, k: int, part: str) -> None:
+    """The lesson's answer, and the page's own hidden answers (a question asked with ask=) with it; or,
+    presenting the last step, its experiment."""
+    state.reveal_lesson(name, k, part)
+    if part == "answer":
+        state.reveal_every_question()
 
 
 def bottom(route: Route, k: int) -> None:
@@ -236,13 +248,21 @@ def bottom(route: Route, k: int) -> None:
 
 
 def menu() -> None:
-    """The lessons, first in the menu: each opens at its first step."""
+    """The lessons, first in the menu: each opens where this session left it (a page opened from the
+    reference list leaves a lesson), else at its first step. Buttons, not page links: two lessons that start
+    on the same page would both be marked as the page on screen."""
+    st.html(MENU_CSS)
     st.caption("Lessons")
+    on, was = current(), state.lesson_at()
     for route in routes.ROUTES:
-        st.page_link(
-            _script(route.steps[0].page),
-            label=route.title,
+        here = on is not None and on[0].name == route.name
+        k = was[1] if was is not None and was[0] == route.name and was[1] <= len(route.steps) else 1
+        if st.button(
+            route.title,
+            key=f"lesson.open.{route.name}",
             icon=route.icon,
-            query_params=lesson_link.params(route.name, 1),
-            help=route.summary,
-        )
+            type="secondary" if here else "tertiary",
+            help=route.summary if k == 1 else f"{route.summary} It opens at step {k}, where you left it.",
+            width="stretch",
+        ):
+            st.switch_page(_script(route.steps[k - 1].page), query_params=lesson_link.params(route.name, k))

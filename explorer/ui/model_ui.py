@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,7 @@ from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
-from explorer.ui import page_table, state
+from explorer.ui import page_table, patches, state
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
 
@@ -171,7 +171,7 @@ def working(what: str, key: str | None = None) -> Iterator[None]:
     box = st.empty()  # the turn's message, above the spinner
     try:
         with (
-            jobs.for_visitor(visitor(), lambda now: _queued(box, title, now)),
+            jobs.for_visitor(visitor(), _shown(box, title)),
             st.spinner(what, show_time=True),
         ):
             yield
@@ -195,6 +195,19 @@ def visitor() -> str | None:
 
     ctx = get_script_run_ctx()
     return None if ctx is None else ctx.session_id
+
+
+def _shown(box: Any, title: str) -> Callable[[jobs.Status], None]:
+    """What a waiting page calls with its job's status: the message drawn when it changed, or when the visitor
+    moved on (Streamlit stops the run where it draws); a class of waiting visitors sends no repeats."""
+    last: list[jobs.Status | None] = [None]
+
+    def show(now: jobs.Status) -> None:
+        if now != last[0] or patches.asked_to_move_on():
+            last[0] = now
+            _queued(box, title, now)
+
+    return show
 
 
 def _queued(box: Any, title: str, now: jobs.Status) -> None:

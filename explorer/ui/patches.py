@@ -9,6 +9,7 @@ guard_editor_messages   Streamlit's reader of data-editor messages: a crafted on
 forget_closed_sessions  Streamlit's store of closed sessions: expired ones are let go
 one_run_per_session     runner.fastReruns off whatever the configuration says
 session_turn            the frame's run waits for the session's running one (a script run's stop request)
+asked_to_move_on        whether the running script has been asked to stop or to run again (the same request)
 """
 
 from __future__ import annotations
@@ -131,3 +132,16 @@ def session_turn() -> Iterator[None]:
             turn[1] -= 1
             if turn[1] == 0:
                 _TURNS.pop(ctx.session_id, None)
+
+
+def asked_to_move_on() -> bool:
+    """Whether this thread's script run has been asked to stop or to run again (its visitor moved on): a
+    waiting page then draws its message at once, and Streamlit stops the run there; otherwise a message
+    that has not changed need not be sent again."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    requests = None if ctx is None else ctx.script_requests
+    state = getattr(requests, "_state", None)
+    return state in (ScriptRequestType.STOP, ScriptRequestType.RERUN)

@@ -125,19 +125,24 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     """Both sweeps of the pair: cached ones at once; the others behind a button that runs them with a
     progress bar, one sweep at a time per session. site -> (n_layers, n | n_heads) or None."""
     args = (key, pair.clean, pair.corrupt, pair.answer, pair.wrong)
+    pc.collect(*args)  # sweeps that finished while the visitor was on another step
     got = {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
     todo = [SITE_NAMES[s] for s, v in got.items() if v is None]
     # A patched run for each layer and each position (residual stream) or head (heads).
     L, H = models.shape(key)
     runs = sum(L * (pair.n_tokens if s == "resid" else H) for s, v in got.items() if v is None)
     slot = st.empty()  # the button, gone once the sweeps are done
-    if not todo or not slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
-                                   icon=":material/play_arrow:", type="primary"):  # fmt: skip
+    # Asked for before and not drawn yet (the clicker moved on mid-sweep): the job ran on; it is taken up
+    # again at once, its progress (or its result) shown, never its work thrown away.
+    again = bool(todo) and state.sweeps_asked(args)
+    if not todo or not (again or slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
+                                             icon=":material/play_arrow:", type="primary")):  # fmt: skip
         if todo:
             st.caption(f"{' and '.join(todo).capitalize()}: {runs:,} runs of the model from the patched layer "
                        f"on, {timing.words('patching', runs)}; a pair someone has run already shows at "
                        "once.")  # fmt: skip
         return got
+    state.set_sweeps_asked(args)
     lock = state.sweep_lock()
     if not lock.acquire(blocking=False):
         st.info("A sweep is already running in this session: its result shows here when it is done.",
@@ -163,9 +168,12 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
                 pc.run_sweeps(*args)
         except (jobs.Busy, jobs.Failed) as exc:
             bar.empty()
+            state.set_sweeps_asked(None)
             st.warning(str(exc), icon=":material/hourglass_top:")
             return got
-        timing.record("patching", time.monotonic() - began, runs)  # what the next pair's wait is said from
+        if not again:  # what the next pair's wait is said from (taken up again: part of it went elsewhere)
+            timing.record("patching", time.monotonic() - began, runs)
+        state.set_sweeps_asked(None)
         bar.empty()
         slot.empty()
     finally:

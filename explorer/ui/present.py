@@ -111,6 +111,9 @@ h2, h3 {{ font-size: 1.7rem !important; }}
 .st-key-present-qr {{ position: absolute; right: 0; bottom: 0; width: auto !important; }}
 .st-key-present-qr button {{ min-height: 0; padding: 0 0.4rem; line-height: 1.2; }}
 .st-key-present-qr button p {{ font-size: 0.85rem; }}
+.st-key-present-class {{ position: absolute; left: 0; bottom: 0; width: auto !important; }}
+.st-key-present-class button {{ min-height: 0; padding: 0 0.4rem; line-height: 1.2; }}
+.st-key-present-class button p {{ font-size: 0.85rem; }}
 [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) {{
   zoom: {ZOOM}; width: calc(100% / {ZOOM}) !important;
 }}

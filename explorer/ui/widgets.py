@@ -11,11 +11,12 @@ import streamlit as st
 
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import ROLES, Result, rule_key
+from explorer.model import glossary
 from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
-from explorer.ui import lesson_ui, page_table, present, state
+from explorer.ui import class_ui, lesson_ui, page_table, present, state
 from explorer.views import colour_range, describe, figures
 from explorer.views.drawn import Drawn
 from explorer.views.text import literal
@@ -65,6 +66,20 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
         st.markdown(text)
     if formula:
         st.latex(formula)
+    if step() is None:
+        words(state.page())
+
+
+WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_words.py reads past it)
+
+
+def words(url_path: str | None) -> None:
+    """The fold under a page's opening that says, in plain words, what each term the page uses means (the
+    glossary's terms of that page). Not while presenting: a step is one screen, and the teacher says it."""
+    terms = [] if url_path is None else glossary.on_page(url_path)
+    if terms:
+        with st.expander(WORDS, icon=":material/menu_book:"):
+            st.markdown(glossary.markdown(terms))
 
 
 def setting(name: str, where: object = st, **extra: object) -> object:
@@ -110,7 +125,7 @@ def chart(fig: go.Figure | Drawn, key: str, *, clickable: bool = False) -> dict 
 # What the circles on a trained layer's charts mean, in one line: the charts' own notes name the largest
 # value; the whole story (how many, the range, what a massive activation is) squeezed four charts of a step
 # into slivers, so it waits behind the (?).
-BEYOND = "Circled: values beyond the colour range, drawn in its end colours."
+BEYOND = "Circled or framed: values beyond the colour range, drawn in its end colours."
 
 
 def beyond_help(figs: Sequence[go.Figure | Drawn]) -> None:
@@ -398,7 +413,8 @@ def model_question_hides(word: str, what: str, question: str, answer: str) -> bo
                 icon=":material/visibility:", type="primary",
             )  # fmt: skip
         return True
-    st.success(answer, icon=":material/lightbulb:")
+    if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
+        st.success(answer, icon=":material/lightbulb:")
     return False
 
 
@@ -411,20 +427,38 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     if q is None or q >= res.n or res.attention is None:
         return False
     who = literal(labels[q])
+    k = res.strongest_key(head, q)
     roles = state.description().roles
     role = roles[head] if head < len(roles) else ""
-    if not state.revealed():
+    in_class = class_ui.role()  # in a class: the question is the class's (explorer.ui.class_ui)
+    if in_class == "teacher":
+        qid = class_ui.ask(f"ask={q}|head={head}", f"Which word will “{labels[q]}” attend to most (head "
+                           f"{head + 1})?", labels, k)  # fmt: skip
+        reveal, args = class_ui.reveal, (qid, k)
+        shown = state.revealed() and class_ui.revealed(qid)  # a new question (another head) asks again
+    else:
+        reveal, args, shown = state.reveal, (), state.revealed()
+    if not shown:
         with st.container(key="ask-box", border=True):
             st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
+            if in_class == "student":
+                st.caption(f"Head {head + 1}. Answer in the class box above; the teacher reveals the answer.")
+                return True
             st.caption(
                 f"Head {head + 1}{_rule_hint(role, literal(res.tokens[q]))}. Think, vote, then reveal (the button, or → on the "
                 "keyboard or clicker)."
             )
             st.button(
-                "Reveal", key="reveal", on_click=state.reveal, icon=":material/visibility:", type="primary"
+                "Reveal",
+                key="reveal",
+                on_click=reveal,
+                args=args,
+                icon=":material/visibility:",
+                type="primary",
             )
         return True
-    k = res.strongest_key(head, q)
+    if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
+        return False
     w = float(res.attention.weights[head, q, k])
     st.success(
         f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "

@@ -134,10 +134,25 @@ def end_ticks(lo: float, hi: float, low_beyond: bool, high_beyond: bool, font: i
     return {"tickmode": "array", "tickvals": ticks, "ticktext": text, "tickfont": {"size": font}}
 
 
-def rings(cells: NDArray[np.intp], z: NDArray[np.float64], size: float) -> list[dict[str, Any]]:
+def frames(cells: NDArray[np.intp]) -> list[dict[str, Any]]:
+    """Layout shapes that frame each of the first CIRCLED cells (row, column) beyond the range along its
+    edges, a wide white line under a narrow black one: for cells that print their number, which a ring
+    drawn over the cell's middle would cross."""
+    out = []
+    for color, width in (("white", 5), ("black", 2)):
+        for i, j in cells[:CIRCLED]:
+            out.append({"type": "rect", "xref": "x", "yref": "y", "x0": j - 0.45, "x1": j + 0.45,
+                        "y0": i - 0.45, "y1": i + 0.45, "line": {"color": color, "width": width}})  # fmt: skip
+    return out
+
+
+def rings(
+    cells: NDArray[np.intp], z: NDArray[np.float64], size: float, *, framed: bool = False
+) -> list[dict[str, Any]]:
     """Two rings around each of the first CIRCLED cells (row, column) beyond the range, a wide white one
     under a narrow black one: seen on every colour of every palette, in the light and the dark theme.
-    ``meta.beyond`` on the first says how many cells are beyond the range in all."""
+    ``meta.beyond`` on the first says how many cells are beyond the range in all. framed: the cells print
+    their numbers and are framed instead (``frames``): the rings stay, unseen, for their hover."""
     shown = cells[:CIRCLED]
     common = {"type": "scatter", "mode": "markers", "x": shown[:, 1].astype(float),
               "y": shown[:, 0].astype(float), "showlegend": False}  # fmt: skip
@@ -154,6 +169,8 @@ def rings(cells: NDArray[np.intp], z: NDArray[np.float64], size: float) -> list[
             "line": {"width": 2, "color": "black"},
         },
     }
+    if framed:
+        under["marker"]["opacity"] = over["marker"]["opacity"] = 0.0
     return [under, over]
 
 

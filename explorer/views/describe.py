@@ -393,12 +393,24 @@ def _curves(
     )
     marks = [t for t in data if t.get("type") == "scatter" and str(t.get("mode")) == "markers"]
     source = marks if len(marks) == len(lines) else lines
-    xs = _array(source[0].get("x", np.arange(len(_array(source[0].get("y", []))))))
+    base = min(
+        source, key=lambda t: len(_array(t.get("y", [])))
+    )  # rows where every curve has a point, if any
+    xs = _array(base.get("x", np.arange(len(_array(base.get("y", []))))))
     keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
-    ys = [_array(t["y"]) for t in source]
+    ys = [_at_x(t, xs[keep]) for t in source]  # each curve read at the rows' x (its own x may differ)
     table = Table(title, xt, [plain(t.get("name")) or f"curve {k + 1}" for k, t in enumerate(lines)],
-                  [(short(xs[i]), [short(y[i]) for y in ys]) for i in keep])  # fmt: skip
+                  [(short(xs[i]), [short(y[r]) for y in ys]) for r, i in enumerate(keep)])  # fmt: skip
     return sentence, [table]
+
+
+def _at_x(trace: dict[str, Any], at: np.ndarray) -> np.ndarray:
+    """A curve's y at the x values `at`: its own point there, NaN where it has none (a curve measured
+    at fewer steps than another on the same axes)."""
+    y = _array(trace["y"])
+    x = _array(trace.get("x", np.arange(len(y))))
+    where = {float(v): i for i, v in enumerate(x)}
+    return np.array([y[where[float(v)]] if float(v) in where else np.nan for v in at])
 
 
 def _categories(trace: dict[str, Any], layout: dict[str, Any], horizontal: bool) -> list[str]:

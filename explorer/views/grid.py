@@ -64,32 +64,49 @@ def drawn_head_grid(
     max_side_px: int | None = None,
 ) -> Drawn:
     """Small multiples of every head's weights (n_heads, n, n) on one colour scale (fitted to every head's
-    weights together, or 0..1: style.fit_weights), up to 4 panels a row.
+    weights together, or 0..1: style.fit_weights), up to 4 panels a row (fewer where that labels every
+    token).
 
     width_px: as heatmap's. Between two panels there is room for the right panel's query labels; panels are
     square up to ``max_side_px`` high. Labels and cell values are shown as heatmap shows them (all while they
     fit; values only where they fit).
     """
     h, n, _ = weights.shape
-    cols = min(h, 4)
-    rows = (h + cols - 1) // cols
     lab = [esc(s) for s in labels]
     ems = [text_px(s, 1.0) for s in labels]
     width = _drawn_px(width_px, style)
     colorbar_px = 40 + text_px("0.000", style.font)
     cap = max_side_px or (PRESENT_CHART_PX - 160 if style.present else 420)
-    # Panel width with labels at the largest font, then the query labels fitted to the panel's height.
-    first_w = max(ems, default=0.0) * style.font + 16
-    side = min(cap, max(120.0, (width - first_w - colorbar_px - (cols - 1) * first_w) / cols))
-    y_font, y_step = _fit_rows(ems, side, style)
+
+    def fit(cols: int) -> tuple[Any, ...]:
+        # Panel width with labels at the largest font, then the query labels fitted to the panel's height.
+        first_w = max(ems, default=0.0) * style.font + 16
+        side = min(cap, max(120.0, (width - first_w - colorbar_px - (cols - 1) * first_w) / cols))
+        y_font, y_step = _fit_rows(ems, side, style)
+        y_w = max((ems[i] * y_font for i in thinned(n, y_step)), default=0.0)
+        area = max(200.0, width - y_w - 12 - colorbar_px)
+        spacing_px = y_w + 16  # the next panel's query labels
+        panel = (area - (cols - 1) * spacing_px) / cols
+        return (
+            cols,
+            y_font,
+            y_step,
+            y_w,
+            area,
+            spacing_px,
+            panel,
+            min(cap, max(120.0, panel)),
+            *_fit_cols(ems, panel, style),
+        )
+
+    # Up to 4 panels a row, fewer when that is what labels every token (a real layer's 12 heads on a
+    # sentence: every other token's label at 4 a row, each at 3).
+    tries = [fit(c) for c in range(min(h, 4), 0, -1)]
+    got = next((t for t in tries if t[2] == 1 and t[10] == 1), tries[0])
+    cols, y_font, y_step, y_w, area, spacing_px, panel, side, x_font, angle, x_step = got
+    rows = (h + cols - 1) // cols
     y_ticks = thinned(n, y_step)
-    y_w = max((ems[i] * y_font for i in y_ticks), default=0.0)
     left = y_w + 12
-    area = max(200.0, width - left - colorbar_px)
-    spacing_px = y_w + 16  # the next panel's query labels
-    panel = (area - (cols - 1) * spacing_px) / cols
-    side = min(cap, max(120.0, panel))
-    x_font, angle, x_step = _fit_cols(ems, panel, style)
     x_ticks = thinned(n, x_step)
     x_w = max((ems[j] * x_font for j in x_ticks), default=0.0)
     x_depth = {0: x_font * 1.3, -45: (x_w + x_font) * 0.71, -90: x_w + 6}[angle]

@@ -206,8 +206,10 @@ def drawn_heatmap(
         data.append(grey)
         if not cell_font:
             extra["shapes"].append(mask_hatch(masked))
-    if len(out):
-        data += colour_range.rings(out, shown, max(14.0, min(36.0, 0.9 * min(cell))))
+    if len(out):  # a cell printing its number is framed: a ring over its middle would hide the number
+        data += colour_range.rings(out, shown, max(14.0, min(36.0, 0.9 * min(cell))), framed=bool(cell_font))
+        if cell_font:
+            extra["shapes"] += colour_range.frames(out)
     if gap:
         extra["shapes"].insert(0, cell_lines(n_rows, n_cols, gap))
     if groups:
@@ -239,7 +241,13 @@ def drawn_heatmap(
     whole = ""
     if len(out):
         whole = colour_range.note(shown, out, row_labels, col_labels, zmin, zmax)
+        if cell_font:  # (framed, not circled: colour_range.frames)
+            whole = whole.replace("circled", "framed")
         subtitle(layout, (shown, out, row_labels, col_labels), whole, style, width)
+        if cell_font:
+            layout["title"]["subtitle"]["text"] = layout["title"]["subtitle"]["text"].replace(
+                "circled", "framed"
+            )
     grey = masked if masked is not None and masked.any() else None
     panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
     labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)

@@ -52,23 +52,31 @@ def loss_curve(
     drop_step: int,
     at_step: int | None = None,
     width_px: int = FULL_PX,
+    repeat_steps: NDArray[np.int64] | None = None,
+    x_max: int | None = None,
+    height_px: int | None = None,
 ) -> go.Figure:
-    """The batch loss (smoothed, (S,) for steps 1..S) and the copied tokens' loss ((S + 1,) for steps 0..S)."""
+    """The batch loss (smoothed, (S,) for steps 1..S) and the copied tokens' loss ((S + 1,) for steps 0..S,
+    or (K,) at the steps ``repeat_steps``); x runs to ``x_max`` (default: the last step), so that a run still
+    training draws across its whole length."""
     width = 3 if style.present else 2
+    repeat_x = np.arange(repeat_loss.size) if repeat_steps is None else repeat_steps
+    x_max = int(repeat_x[-1]) if x_max is None else x_max
     data = [
         {"type": "scatter", "x": np.arange(1, smoothed.size + 1), "y": smoothed, "mode": "lines",
          "name": "every token (batch, smoothed)", "line": {"width": width, "color": KEY_COLOURS[0]},
          "hovertemplate": "step %{x}: %{y:.3f} nats<extra>every token</extra>"},
-        {"type": "scatter", "x": np.arange(repeat_loss.size), "y": repeat_loss, "mode": "lines",
+        {"type": "scatter", "x": repeat_x, "y": repeat_loss, "mode": "lines",
          "name": "the copied tokens", "line": {"width": width, "color": KEY_COLOURS[1]},
          "hovertemplate": "step %{x}: %{y:.3f} nats<extra>the copied tokens</extra>"},
     ]  # fmt: skip
+    height = height_px or (PRESENT_CHART_PX - 200 if style.present else 340)
     layout = _layout(
-        style, title, PRESENT_CHART_PX - 200 if style.present else 340, width_px,
-        xaxis={"title": {"text": "training step"}, "range": [0, repeat_loss.size - 1]},
+        style, title, height, width_px,
+        xaxis={"title": {"text": "training step"}, "range": [0, x_max]},
         yaxis={"title": {"text": "loss (nats)"}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.25},
-        **_marks(style, at_step, drop_step, repeat_loss.size - 1),
+        **_marks(style, at_step, drop_step, x_max),
     )  # fmt: skip
     return _figure(data, layout)
 
@@ -82,21 +90,28 @@ def score_curves(
     at_step: int | None = None,
     drop_step: int | None = None,
     width_px: int = FULL_PX,
+    steps: NDArray[np.int64] | None = None,
+    x_max: int | None = None,
+    height_px: int | None = None,
 ) -> go.Figure:
-    """One line per head: scores (S + 1, H) after 0..S steps, on 0..1."""
+    """One line per head: scores (S + 1, H) after 0..S steps, or (K, H) after ``steps``, on 0..1; x runs to
+    ``x_max`` (default: the last step)."""
     width = 3 if style.present else 2
+    x = np.arange(scores.shape[0]) if steps is None else steps
+    x_max = int(x[-1]) if x_max is None else x_max
     data = [
-        {"type": "scatter", "x": np.arange(scores.shape[0]), "y": scores[:, h], "mode": "lines",
+        {"type": "scatter", "x": x, "y": scores[:, h], "mode": "lines",
          "name": f"head {h + 1}", "line": {"width": width, "color": KEY_COLOURS[h % len(KEY_COLOURS)]},
          "hovertemplate": f"head {h + 1}, step %{{x}}: %{{y:.2f}}<extra></extra>"}
         for h in range(scores.shape[1])
     ]  # fmt: skip
+    height = height_px or (PRESENT_CHART_PX - 200 if style.present else 300)
     layout = _layout(
-        style, title, PRESENT_CHART_PX - 200 if style.present else 300, width_px,
-        xaxis={"title": {"text": "training step"}, "range": [0, scores.shape[0] - 1]},
+        style, title, height, width_px,
+        xaxis={"title": {"text": "training step"}, "range": [0, x_max]},
         yaxis={"title": {"text": y_title}, "range": [0, 1.02]},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.3},
-        **_marks(style, at_step, drop_step, scores.shape[0] - 1),
+        **_marks(style, at_step, drop_step, x_max),
     )  # fmt: skip
     return _figure(data, layout)
 

@@ -49,3 +49,19 @@ def tail(text: str, limit: int = 40) -> str:
     if s[-limit - 1] != " " and " " in end:  # the cut fell inside a word: start at the next one
         end = end.split(" ", 1)[1]
     return "…" + end.lstrip()
+
+
+def probability(p: float, digits: int = 3) -> str:
+    """A probability as a person reads it: 0.223 as it is; one too small for its digits in short form with
+    what it means, "2.1e-72 (practically zero)"; below one in a thousand, "0.00042 (about 1 in 2,400)"."""
+    p = float(p)
+    if p >= 10.0**-digits or p == 0.0:
+        return f"{p:.{digits}f}"
+    if p < 1e-6:
+        return f"{p:.2g} (practically zero)"
+    return f"{p:.2g} (about 1 in {_round_count(1.0 / p)})"
+
+
+def _round_count(n: float) -> str:
+    """n rounded to two significant figures, with thousands separators: 2,400."""
+    return f"{float(f'{n:.2g}'):,.0f}"

@@ -4,6 +4,8 @@ read, a question asked, answered, counted and revealed, exported, ended or expir
 
 from __future__ import annotations
 
+import csv
+import io
 import shutil
 import sqlite3
 import subprocess
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.classroom import open_store
 from explorer.classroom import store as s
 from explorer.classroom.redis_store import RedisStore
 from explorer.classroom.sqlite_store import SqliteStore
@@ -150,6 +153,16 @@ def test_the_class_answers_and_the_teacher_reveals(make: Make) -> None:
     assert teacher.counts(c.code, Q.qid) == (0, 3, 0, 1)
 
 
+def test_a_student_rejoins_as_themselves_after_a_reload(make: Make) -> None:
+    one, two = make(), make()
+    c, other = one.create(), one.create()
+    kid = one.join(c.code, "a")
+    assert two.rejoin(c.code, kid)  # another replica: the same student, their answers kept
+    assert not two.rejoin(c.code, "made-up") and not two.rejoin(other.code, kid)
+    one.end(c.code, c.key)
+    assert not two.rejoin(c.code, kid)
+
+
 def test_a_second_question_and_the_export_in_the_order_asked(make: Make) -> None:
     store = make()
     c = store.create()
@@ -249,7 +262,24 @@ def test_the_sqlite_store_is_one_file_in_wal_mode(tmp_path: Path) -> None:
 def test_open_store_picks_the_back_end(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(s.DATA_ENV, str(tmp_path))
     monkeypatch.delenv(s.BACKEND_ENV, raising=False)
-    assert isinstance(s.open_store(), SqliteStore) and (tmp_path / "classes.sqlite3").exists()
+    assert isinstance(open_store(), SqliteStore) and (tmp_path / "classes.sqlite3").exists()
     monkeypatch.setenv(s.BACKEND_ENV, "memcached")
     with pytest.raises(ValueError, match="sqlite or redis"):
-        s.open_store()
+        open_store()
+
+
+def test_the_answers_csv_has_one_row_per_choice_and_no_names() -> None:
+    from explorer.classroom.answers_csv import to_csv
+
+    asked = [
+        (Question("a", "Which word?", ("cat", "=SUM(A1)")), (3, 1)),
+        (Question("b", "Next word?", ("mat", "dog"), truth=0), (2, 2)),
+    ]
+    rows = list(csv.reader(io.StringIO(to_csv(asked))))
+    assert rows == [
+        ["question", "asked", "choice", "answers", "right"],
+        ["1", "Which word?", "cat", "3", ""],
+        ["1", "Which word?", "'=SUM(A1)", "1", ""],  # a spreadsheet shows it as text, never runs it
+        ["2", "Next word?", "mat", "2", "yes"],
+        ["2", "Next word?", "dog", "2", "no"],
+    ]

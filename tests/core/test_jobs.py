@@ -68,6 +68,19 @@ def test_progress_reaches_the_page_and_a_bad_input_says_why(pool: local.LocalPoo
         jobs.call(jobs.spec(probe.refuse, "the sentence is empty"))
 
 
+def test_a_job_that_draws_as_it_goes_hands_its_partial_results_to_a_place_that_looks(
+    pool: local.LocalPool,
+) -> None:
+    place = pool.submit(jobs.spec(probe.growing, 6, 0.15, f"g{time.monotonic_ns()}", keep=False), "drawer")
+    seen: list[list[int]] = []
+    while (now := place.wait(0.05)).state in ("queued", "running"):
+        if now.partial is not None and (not seen or now.partial != seen[-1]):
+            seen.append(now.partial)
+    assert place.result() == [1, 2, 3, 4, 5, 6]
+    assert len(seen) >= 2 and all(p == list(range(1, len(p) + 1)) for p in seen)  # the steps so far, growing
+    assert [len(p) for p in seen] == sorted(len(p) for p in seen)
+
+
 def test_the_visitor_who_used_the_pool_least_goes_first(pool: local.LocalPool, tmp_path) -> None:  # noqa: ANN001
     jobs.call(jobs.spec(probe.steps, 2, 0.2, "warm", keep=False))  # a worker ready
     pool.submit(jobs.spec(probe.steps, 3, 0.2, "used", keep=False), "flooder").result  # noqa: B018
@@ -151,12 +164,32 @@ def test_a_worker_killed_mid_job_runs_it_again_then_says_so(pool: local.LocalPoo
     assert jobs.call(jobs.spec(probe.where, "after"))[2] == "after"  # the pool works on
 
 
-def test_workers_ask_for_avx512_kernels_only_where_the_cpu_has_them(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
-    zen4 = frozenset({"sse4_2", "avx2", *local.AVX512, "avx512_bf16"})
-    assert local.blas_env(zen4)["OPENBLAS_CORETYPE"] == "SkylakeX"
-    assert local.blas_env(zen4)["OPENBLAS_NUM_THREADS"] == "1"
-    assert "OPENBLAS_CORETYPE" not in local.blas_env(zen4 - {"avx512bw"})  # would stop the process
-    assert "OPENBLAS_CORETYPE" not in local.blas_env(frozenset({"avx2"}))
-    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")  # the operator's choice stays
-    assert "OPENBLAS_CORETYPE" not in local.blas_env(zen4)
+class MovedOnError(Exception):
+    """What Streamlit raises in a run whose visitor moved on (the clicker's next key)."""
+
+
+def moved_on(now: jobs.Status) -> None:
+    """A page's progress drawing, in a run stopped once the job is running."""
+    if now.state == "running":
+        raise MovedOnError
+
+
+def test_a_job_asked_to_run_on_finishes_after_its_visitor_moved_on(pool: local.LocalPool) -> None:
+    """A sweep started with a button, then the clicker's next key: Streamlit stops the run (here: the page's
+    progress drawing raises), the job runs to its end all the same and its result waits in RESULTS."""
+    job = jobs.spec(probe.steps, 12, 0.05, f"kept{time.monotonic_ns()}")
+
+    with jobs.for_visitor("clicker", moved_on), pytest.raises(MovedOnError):
+        jobs.call(job, run_on=True)
+    until(lambda: jobs.RESULTS.get(job.key)[0], "the job's result")
+    assert jobs.RESULTS.get(job.key) == (True, job.args[2])
+    assert jobs.call(job) == job.args[2]  # the visitor back: at once, from the results
+
+
+def test_a_job_not_asked_to_run_on_stops_when_its_visitor_moves_on(pool: local.LocalPool) -> None:
+    job = jobs.spec(probe.steps, 400, 0.05, f"left{time.monotonic_ns()}")
+
+    with jobs.for_visitor("leaver", moved_on), pytest.raises(MovedOnError):
+        jobs.call(job)
+    until(lambda: pool.info()["running"] == 0, "the job stopped")
+    assert not jobs.RESULTS.get(job.key)[0]

@@ -89,6 +89,19 @@ def test_a_job_runs_in_a_worker_at_a_lower_priority_and_says_its_progress(replic
         jobs.call(jobs.spec(probe.refuse, "no such word"))
 
 
+def test_a_job_that_draws_as_it_goes_hands_its_partial_results_to_every_replica(replicas) -> None:  # noqa: ANN001
+    a, b = replicas
+    job = jobs.spec(probe.growing, 8, 0.3, f"g{time.time()}")
+    mine, theirs = a.submit(job, "teacher"), b.submit(job, "student")
+    seen: list[list[int]] = []
+    while (now := theirs.wait(0.1)).state in ("queued", "running"):
+        mine.status()  # both places keep looking
+        if now.partial is not None and (not seen or now.partial != seen[-1]):
+            seen.append(now.partial)
+    assert mine.result() == theirs.result() == list(range(1, 9))
+    assert len(seen) >= 2 and all(p == list(range(1, len(p) + 1)) for p in seen)
+
+
 def test_two_replicas_asking_for_one_job_share_one_run(replicas, tmp_path: Path) -> None:  # noqa: ANN001
     a, b = replicas
     job = jobs.spec(probe.count_runs, str(tmp_path / "runs"), f"x{time.time()}")

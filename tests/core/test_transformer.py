@@ -62,6 +62,19 @@ def test_the_plain_layer_is_the_toy_encoder_layer(norm_first: bool) -> None:
     np.testing.assert_allclose(got.ffn_hidden, ref.ffn_hidden, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_an_attention_only_layer_without_norms_adds_its_heads_to_x(norm_first: bool) -> None:
+    """norm "none" and d_ff 0 (the tiny model trained in the engine): the output is X + MHA(X)."""
+    rng = np.random.default_rng(1)
+    c = _config(norm="none", norm_first=norm_first, d_ff=0)
+    w = _weights(rng, c)
+    x = rng.standard_normal((5, 8))
+    got = transformer_layer(x, w, c, causal_mask(5))
+    np.testing.assert_array_equal(got.attn_input, x)
+    np.testing.assert_allclose(got.output, x + got.attention.output, rtol=1e-15, atol=1e-15)
+    assert got.ffn_hidden.shape == (5, 0) and not got.ffn_out.any()
+
+
 def test_grouped_query_attention_equals_repeated_key_value_heads() -> None:
     rng = np.random.default_rng(1)
     c = _config(n_heads=6, n_kv_heads=2, d_model=12, norm="rms_norm", norm_first=True, activation="swiglu",

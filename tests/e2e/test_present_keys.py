@@ -108,6 +108,24 @@ def test_no_key_listener_outside_presentation_mode(app) -> None:  # noqa: ANN001
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
 
 
+def test_the_clicker_steps_through_a_training_runs_checkpoints_then_on(app) -> None:  # noqa: ANN001
+    from explorer.compute import learning as lc
+
+    stops = lc.tour([int(s) for s in lc.shipped().checkpoints], lc.moments())
+    app.open("learn", min_charts=1, present="1", step="learn-patterns")
+    label = "(k) => { const b = document.querySelector(`.st-key-${k} button`); return b ? b.innerText : ''; }"
+    app.poll(
+        f"() => ({label})('clicker-next').includes('Step {stops[1]}')", what="the first checkpoint's Later"
+    )
+    for at in stops[1:3]:
+        press(app, "ArrowRight")
+        app.poll(f"() => ({label})('clicker-back').includes('Step {stops[stops.index(at) - 1]}')",
+                 what=f"checkpoint {at} shown")  # fmt: skip
+    press(app, "ArrowLeft")
+    app.poll(f"() => ({label})('clicker-next').includes('Step {stops[2]}')", what="one checkpoint back")
+    assert app.exceptions() == []
+
+
 LESSON_WHERE = """() => {
   const el = document.querySelector('.st-key-lesson-where strong');
   return el ? el.innerText : '';

@@ -22,7 +22,9 @@ Where jobs run ($ATTENTION_EXPLORER_JOBS):
 
 A job function may take a keyword `progress` (a Progress): calling `progress(share, message)` reports how far
 it got (0..1) and raises Stopped when nobody waits for the job any more (the visitor left or asked for
-something else), so a long job (a sweep, a ranking, a training run) stops at its next report. Its result
+something else), so a long job (a sweep, a ranking, a training run) stops at its next report. A job that
+draws as it goes (a training run's loss so far) passes `partial=`: what it has so far, small and picklable,
+which the latest Status carries until the next report replaces it. Its result
 goes back by pickle, so it holds what pages draw, not whole traces; a ValueError it raises reaches the page
 as a ValueError (its message is for the visitor), any other failure as Failed.
 
@@ -83,12 +85,14 @@ def spec(fn: Callable[..., Any], *args: Any, cost: float = 0.0, keep: bool = Tru
 
 @dataclass(frozen=True)
 class Status:
-    """Where a job is: queued (`ahead` requests before it), running (`done` 0..1, `message`), done, failed."""
+    """Where a job is: queued (`ahead` requests before it), running (`done` 0..1, `message`, and `partial`:
+    what the job reported having so far, or None), done, failed."""
 
     state: str
     ahead: int = 0
     done: float = 0.0
     message: str = ""
+    partial: Any = None
 
 
 class Stopped(Exception):  # noqa: N818 - what a job's progress raises when nobody waits for it
@@ -108,10 +112,12 @@ FAILED = "The server could not finish this (its worker stopped twice while runni
 
 
 class Progress:
-    """What a job function reports through: `progress(share, message)`; raises Stopped when asked to stop."""
+    """What a job function reports through: `progress(share, message, partial=...)`; raises Stopped when
+    asked to stop. Reports come through at most every 0.1 s (and the last one, share 1); a report that carries
+    a partial result always does, so the page never misses the newest one for long."""
 
     def __init__(
-        self, send: Callable[[float, str], None] | None = None, stop: Callable[[], bool] | None = None
+        self, send: Callable[[float, str, Any], None] | None = None, stop: Callable[[], bool] | None = None
     ) -> None:
         self._send, self._stop, self._last = send, stop, 0.0
 
@@ -119,13 +125,13 @@ class Progress:
     def stopped(self) -> bool:
         return self._stop is not None and self._stop()
 
-    def __call__(self, share: float, message: str = "") -> None:
+    def __call__(self, share: float, message: str = "", partial: Any = None) -> None:
         if self.stopped:
             raise Stopped
         now = time.monotonic()
-        if self._send is not None and (now - self._last >= 0.1 or share >= 1.0):
+        if self._send is not None and (now - self._last >= 0.1 or share >= 1.0 or partial is not None):
             self._last = now
-            self._send(min(1.0, max(0.0, float(share))), str(message))
+            self._send(min(1.0, max(0.0, float(share))), str(message), partial)
 
 
 def execute(fn: str, args: tuple[Any, ...], progress: Progress | None = None) -> Any:
@@ -232,10 +238,12 @@ def submit(job: Spec, who: Hashable = None) -> Handle:
     return b.submit(job, who)
 
 
-def call(job: Spec) -> Any:
+def call(job: Spec, *, run_on: bool = False) -> Any:
     """The result of `job`: from RESULTS, by joining the same job, or by running it (module doc); meanwhile
     the visitor's `show` says where it is. A visitor who leaves (Streamlit stops the run) leaves the job,
-    which stops when nobody else waits for it."""
+    which stops when nobody else waits for it; run_on: the job runs to its end all the same (work a visitor
+    asked for with a button, such as a sweep: the clicker's next key moves on, and the result waits in
+    RESULTS for the visitor's return)."""
     if job.keep:
         found, value = RESULTS.get(job.key)
         if found:
@@ -255,7 +263,7 @@ def call(job: Spec) -> Any:
             if show is not None:
                 show(now)  # draws on the page: where Streamlit stops a run whose visitor moved on
     finally:
-        if not finished:
+        if not finished and not run_on:
             handle.cancel()
 
 
@@ -266,7 +274,11 @@ def _inline(job: Spec, who: Hashable, show: Callable[[Status], None] | None) -> 
     from explorer.compute import heavy
 
     told = None if show is None else (lambda ahead: show(Status("queued", ahead)))
-    send = None if show is None else (lambda share, message: show(Status("running", 0, share, message)))
+    send = (
+        None
+        if show is None
+        else (lambda share, message, part: show(Status("running", 0, share, message, part)))
+    )
     asked = heavy.for_visitor(who, told) if (who, show) != (None, None) else contextlib.nullcontext()
     with asked, heavy.slot(job.cost):  # (no visitor here: heavy's own, set by the caller, if any)
         value = execute(job.fn, job.args, Progress(send))

@@ -39,31 +39,6 @@ from explorer.compute import heavy, jobs
 ROOT = Path(__file__).resolve().parents[3]
 TRIES = 2  # runs of one job before its worker's deaths fail it
 ONE_CORE = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-# What OpenBLAS's AVX-512 kernels (its "SkylakeX" core type) use. OpenBLAS picks its AVX2 kernels on AMD CPUs
-# that have these too (EPYC since Zen 4), where the float32 products of a run, a lens or a sweep take 1.5 to
-# 1.9 times as long (benchmarks/analysis.py --coretype SkylakeX); a worker asks for them where the CPU says
-# it has every one of them (elsewhere they would stop the process), unless $OPENBLAS_CORETYPE says otherwise.
-AVX512 = frozenset({"avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"})
-
-
-def cpu_flags(cpuinfo: str = "/proc/cpuinfo") -> frozenset[str]:
-    """The instruction sets the first CPU of /proc/cpuinfo lists (empty where there is no such file)."""
-    try:
-        with open(cpuinfo) as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return frozenset(line.partition(":")[2].split())
-    except OSError:
-        pass
-    return frozenset()
-
-
-def blas_env(flags: frozenset[str] | None = None) -> dict[str, str]:
-    """A worker's BLAS settings: one thread, and the AVX-512 kernels where the CPU has them (AVX512)."""
-    env = dict(ONE_CORE)
-    if "OPENBLAS_CORETYPE" not in os.environ and AVX512.issubset(cpu_flags() if flags is None else flags):
-        env["OPENBLAS_CORETYPE"] = "SkylakeX"
-    return env
 
 
 class _Job:
@@ -72,6 +47,7 @@ class _Job:
         self.waiters: dict[object, Hashable] = {}  # place -> visitor
         self.state = "queued"  # queued, running, done, failed, cancelled
         self.done, self.message = 0.0, ""
+        self.partial: Any = None  # what the job reported having so far
         self.value: Any = None
         self.error: tuple[str, str] | None = None
         self.tries = 0
@@ -82,7 +58,7 @@ class _Worker:
     def __init__(self, short: bool) -> None:
         self.short = short
         mine, theirs = socket.socketpair()
-        env = dict(os.environ, **blas_env())
+        env = dict(os.environ, **ONE_CORE)
         env[jobs.BACKEND_ENV] = "inline"  # a job's own jobs (a lens's run) run in the worker itself
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(
@@ -112,9 +88,16 @@ class _Place:
         return self.pool._status(self.job)
 
     def wait(self, timeout: float) -> jobs.Status:
+        """The job's status once it moved (its state or progress) or after `timeout` seconds: the pool wakes
+        every waiting thread at any job's news, and only this job's is worth a look at the queue."""
+        job, deadline = self.job, time.monotonic() + timeout
         with self.pool._cond:
-            if self.job.state in ("queued", "running"):
-                self.pool._cond.wait(timeout)
+            seen = (job.state, job.done)
+            while job.state in ("queued", "running") and (job.state, job.done) == seen:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self.pool._cond.wait(left)
         return self.status()
 
     def result(self) -> Any:
@@ -245,7 +228,7 @@ class LocalPool:
     def _status(self, job: _Job) -> jobs.Status:
         with self._cond:
             if job.state != "queued":
-                return jobs.Status(job.state, 0, job.done, job.message)
+                return jobs.Status(job.state, 0, job.done, job.message, job.partial)
             order = self._order()
             ahead = order.index(job) if job in order else 0
             general = [w for w in self._workers if not w.short]
@@ -317,7 +300,7 @@ class LocalPool:
             if job is None or job.id != msg[1]:
                 return
             if msg[0] == "progress":
-                job.done, job.message = msg[2], msg[3]
+                job.done, job.message, job.partial = msg[2], msg[3], msg[4]
                 self._cond.notify_all()
                 return
             worker.job = None

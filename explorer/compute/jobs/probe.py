@@ -41,3 +41,13 @@ def steps_from(path: str, n: int, seconds: float, token: str, progress: Progress
     with open(path, "w") as f:
         f.write(str(os.getpid()))
     return steps(n, seconds, token, progress)
+
+
+def growing(n: int, seconds: float, token: str, progress: Progress) -> list[int]:
+    """n steps of `seconds` each, reporting after each the steps done so far as its partial result; returns them."""
+    done: list[int] = []
+    for i in range(n):
+        time.sleep(seconds)
+        done.append(i + 1)
+        progress((i + 1) / n, f"{token}: step {i + 1} of {n}", partial=list(done))
+    return done

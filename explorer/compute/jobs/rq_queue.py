@@ -82,7 +82,8 @@ class _Place:
             return jobs.Status("failed")
         if state == "started":
             meta = job.get_meta(refresh=False)
-            return jobs.Status("running", 0, float(meta.get("done", 0.0)), str(meta.get("message", "")))
+            done, message = float(meta.get("done", 0.0)), str(meta.get("message", ""))
+            return jobs.Status("running", 0, done, message, meta.get("partial"))
         return jobs.Status("queued", self.owner.ahead(job))
 
     def wait(self, timeout: float) -> jobs.Status:
@@ -222,8 +223,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     job = get_current_job()
     owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
 
-    def send(share: float, message: str) -> None:
-        job.meta.update(done=share, message=message)
+    def send(share: float, message: str, partial: Any) -> None:
+        job.meta.update(done=share, message=message, partial=partial)
         job.save_meta()
 
     def stop() -> bool:
@@ -243,8 +244,10 @@ def worker(short: bool = False) -> None:
     import redis
     from rq import Queue, Worker
 
+    from explorer.compute.jobs import local
     from explorer.compute.jobs import worker as pool_worker
 
+    os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
     os.nice(pool_worker.NICE)
     pool_worker.warm()
@@ -253,16 +256,5 @@ def worker(short: bool = False) -> None:
     Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn).work(with_scheduler=False)
 
 
-def main(argv: list[str]) -> None:
-    from explorer.compute.jobs import local
-
-    wanted = local.blas_env()
-    if any(os.environ.get(k) != v for k, v in wanted.items()):
-        # OpenBLAS reads its settings once, when numpy loads (imported above): start again with them.
-        env = {**os.environ, **wanted}
-        os.execve(sys.executable, [sys.executable, "-m", "explorer.compute.jobs.rq_queue", *argv], env)
-    worker(short="--short" in argv)
-
-
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    worker(short="--short" in sys.argv[1:])

@@ -4,7 +4,7 @@ It reads jobs from the socket FD (multiprocessing's framing: pickled tuples), ru
 OS priority than the web process (NICE), and sends back its progress and its result:
 
   web -> worker   ("run", job id, "module:name", args)   ("stop", job id)
-  worker -> web   ("progress", job id, share, message)    ("done", job id, result)
+  worker -> web   ("progress", job id, share, message, partial)    ("done", job id, result)
                   ("error", job id, kind, message)        ("stopped", job id)
 
 A stop is read at the job's next progress report. The worker ends when the web process closes the socket
@@ -65,8 +65,8 @@ def serve(conn: Connection) -> None:
                     pending_stop.add(other[1])
             return jid in pending_stop
 
-        def send(share: float, message: str, jid: int = jid) -> None:
-            conn.send(("progress", jid, share, message))
+        def send(share: float, message: str, partial: object, jid: int = jid) -> None:
+            conn.send(("progress", jid, share, message, partial))
 
         try:
             value = jobs.execute(fn, args, jobs.Progress(send, stop))

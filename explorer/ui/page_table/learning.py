@@ -34,6 +34,11 @@ PAGES: tuple[Page, ...] = (
                 "Switch the previous-token head off: the induction head loses what its keys read, and the loss "
                 "comes back.",
             ),
+            Step(
+                "learn-train",
+                "Train it yourself",
+                "Press Train: the same model learns on the server, live. Watch for the sudden fall of the loss.",
+            ),
         ),
         section=LEARNING,
         sentence=False,

@@ -1,7 +1,7 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
 actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; pairs.py those
 of the experiments with two sentences; mirrored.py the pages' own pickers of a shared choice;
-lessons.py the lesson step arrived at and the answers revealed). Only public
+lessons.py the lesson step arrived at and the answers revealed; learning.py /learn's training run). Only public
 names are re-exported here: a private key or helper stays in the module that declares it.
 
 Layout of the session state:
@@ -14,6 +14,7 @@ Layout of the session state:
 """
 
 from explorer.model.example import Example  # noqa: F401  (state.Example: what current() returns)
+from explorer.ui.state import classroom  # noqa: F401  (state.classroom: a class's side of the session)
 from explorer.ui.state.actions import (  # noqa: F401
     apply_example,
     apply_picks,
@@ -31,8 +32,10 @@ from explorer.ui.state.actions import (  # noqa: F401
     rerandomize,
     reset_matrix,
     reveal,
+    reveal_every_question,
     reveal_model,
     revealed,
+    revealed_by_lesson,
     set_ask,
     set_matrix,
     set_model_questions,
@@ -106,6 +109,16 @@ from explorer.ui.state.keys import (  # noqa: F401
     SETTING_KEYS,
     UI_DEFAULTS,
 )
+from explorer.ui.state.learning import (  # noqa: F401
+    drop_live_run,
+    end_live_run,
+    init_live_settings,
+    keep_live_partial,
+    learn_step,
+    live_run,
+    set_learn_step,
+    set_live_run,
+)
 from explorer.ui.state.lessons import arrive, lesson_at, lesson_revealed, reveal_lesson  # noqa: F401
 from explorer.ui.state.mirrored import keep_within, pick_back, set_pending, show, take_pending, value  # noqa: F401
 from explorer.ui.state.models import (  # noqa: F401
@@ -138,6 +151,8 @@ from explorer.ui.state.patching import (  # noqa: F401
     patch_link_state,
     set_patch_id,
     set_patch_pair,
+    set_sweeps_asked,
     sweep_lock,
+    sweeps_asked,
 )
 from explorer.ui.state.views import apply_view_link, keep_among, view_values  # noqa: F401

@@ -199,9 +199,28 @@ def set_model_questions(words: tuple[str, ...]) -> None:
     st.session_state[_REVEALED_FOR] = {}
 
 
+_EVERY = "*"  # revealed whatever the model and sentence (a lesson's Reveal); a `what` is "model:text"
+
+
 def model_revealed(word: str, what: str) -> bool:
     """The answer of question `word` was revealed for `what` (the model and its sentence)."""
-    return st.session_state.get(_REVEALED_FOR, {}).get(word) == what
+    got = st.session_state.get(_REVEALED_FOR, {}).get(word)
+    return got in (_EVERY, what)
+
+
+def revealed_by_lesson(word: str = "") -> bool:
+    """The real-model question `word` ("": the explorer's question, ask=<token>) was revealed by a lesson
+    step's Reveal (the lesson's bar says the answer)."""
+    if not word:
+        return st.session_state.get(_REVEALED) == _EVERY
+    return st.session_state.get(_REVEALED_FOR, {}).get(word) == _EVERY
+
+
+def reveal_every_question() -> None:
+    """A lesson step's Reveal: the page's own hidden answers too (its weights, the next word, the head that
+    matters most), whatever its model and sentence, until the questions are asked again."""
+    st.session_state[_REVEALED] = _EVERY  # truthy: revealed()
+    st.session_state[_REVEALED_FOR] = dict.fromkeys(MODEL_QUESTIONS, _EVERY)
 
 
 def reveal_model(word: str, what: str) -> None:

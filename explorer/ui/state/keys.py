@@ -89,6 +89,8 @@ _PATCH_IDS = (
     "rm.patch.ids"  # "answer" | "wrong" -> (the sentence it was picked for, token id); answer=, wrong=
 )
 _PATCH_LOCK = "rm.patch.lock"  # held while this session runs a patching sweep: one sweep at a time
+_PATCH_ASKED = "rm.patch.asked"  # the experiment whose sweeps this session asked for (a tuple), until drawn
+_LEARN_RUN = "learn.live.run"  # /learn's "Train it yourself": (its job's key, the visitor's place at the job)
 K_PAIR_OTHER = "rm.pair.other"  # /minimal-pairs: the second sentence (the first is the sentence); pair=
 _PAIR_WORD = "rm.pair.word"  # (the sentence it was picked for, its position or an example's word); word=
 

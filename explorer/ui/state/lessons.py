@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 _AT = "lesson.at"  # (lesson name, step number from 1) whose settings were applied last
-_REVEALED = "lesson.revealed"  # {(lesson name, step number)}: the answers shown
+_REVEALED = "lesson.revealed"  # {(lesson name, step number, part)}: the answers (and experiments) shown
 MAX_REVEALED = 200  # every step of every lesson, with room: a session cannot grow this set past it
 
 
@@ -22,13 +22,14 @@ def arrive(name: str, step: int) -> None:
     st.session_state[_AT] = (name, int(step))
 
 
-def lesson_revealed(name: str, step: int) -> bool:
-    return (name, int(step)) in st.session_state.get(_REVEALED, set())
+def lesson_revealed(name: str, step: int, part: str = "answer") -> bool:
+    """This step's answer (part "answer") or, presenting the last step, its experiment ("experiment") is shown."""
+    return (name, int(step), part) in st.session_state.get(_REVEALED, set())
 
 
-def reveal_lesson(name: str, step: int) -> None:
-    """The Reveal button's callback: this step's answer is shown (and stays shown on a return to it)."""
+def reveal_lesson(name: str, step: int, part: str = "answer") -> None:
+    """A Reveal button's callback: this step's answer (or experiment) is shown, and stays shown on a return."""
     seen = set(st.session_state.get(_REVEALED, set()))
     if len(seen) < MAX_REVEALED:
-        seen.add((name, int(step)))
+        seen.add((name, int(step), part))
     st.session_state[_REVEALED] = seen

@@ -9,7 +9,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.ui.state.core import say, sentence
-from explorer.ui.state.keys import _PATCH_IDS, _PATCH_LOCK, K_PATCH_CORRUPT
+from explorer.ui.state.keys import _PATCH_ASKED, _PATCH_IDS, _PATCH_LOCK, K_PATCH_CORRUPT
 
 
 def patch_id(which: str, text: str) -> int | None:
@@ -55,3 +55,13 @@ def sweep_lock() -> threading.Lock:
     """This session's lock for patching sweeps: a second sweep is refused while one runs (a rerun may start
     while a stopped run still computes)."""
     return st.session_state.setdefault(_PATCH_LOCK, threading.Lock())
+
+
+def sweeps_asked(experiment: tuple[Any, ...]) -> bool:
+    """This session asked for this experiment's sweeps (pressed Run) and has not seen them drawn yet: a run
+    stopped meanwhile (the clicker's next key) left the job running, and the page takes it up on return."""
+    return st.session_state.get(_PATCH_ASKED) == experiment
+
+
+def set_sweeps_asked(experiment: tuple[Any, ...] | None) -> None:
+    st.session_state[_PATCH_ASKED] = experiment

@@ -53,3 +53,32 @@ def test_no_page_promises_a_few_seconds() -> None:
     for path in [*(ROOT / "app_pages").glob("*.py"), *(ROOT / "explorer" / "ui").rglob("*.py")]:
         strings = re.findall(r"\"[^\"\n]*\"", path.read_text(encoding="utf-8"))
         assert not [s for s in strings if vague.search(s)], path
+
+
+def test_induction_says_its_wait_and_measures_its_own_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """/induction's first open says what the run costs (never a blank wait), from the development machine's
+    figures until this server has run one, then from its own run (a result handed back at once is no run)."""
+    from explorer.compute import interp
+
+    assert "on a busy 2-core machine" in timing.words("induction", 100)
+    calls = iter([0.0, 0.6])  # a finished job's result, then a run of 0.6 s
+    monkeypatch.setattr(interp.models, "model", lambda key: None)
+    monkeypatch.setattr(interp.model_compute, "run_cost", lambda key, text: 1.0)
+
+    def call(job: object) -> str:
+        took = next(calls)
+        clock[0] += took
+        return "the run"
+
+    clock = [100.0]
+    monkeypatch.setattr(interp.jobs, "call", call)
+    monkeypatch.setattr(interp.time, "monotonic", lambda: clock[0])
+    run = interp.induction.__wrapped__  # the function under its cache
+    assert run("smollm2", 1, 4) == "the run"
+    assert not timing.estimate("induction", 8)[2]  # at once: nothing measured
+    assert run("smollm2", 2, 4) == "the run"
+    lo, hi, measured = timing.estimate("induction", 8)
+    assert measured and lo == hi == pytest.approx(0.6)  # 0.6 s for 8 tokens, said for 8
+    assert "as measured on this server lately" in timing.words("induction", 100)
+    page = (ROOT / "app_pages" / "induction.py").read_text(encoding="utf-8")
+    assert 'timing.words("induction", 2 * n)' in page  # the page's wait is said from it

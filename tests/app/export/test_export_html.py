@@ -13,6 +13,7 @@ from plotly.offline import get_plotlyjs
 from explorer.compute import pipeline
 from explorer.export import html, walkthrough
 from explorer.export.walkthrough import STEPS
+from explorer.model import glossary
 from explorer.model.example import Example, conform
 from tests.app.fixtures import charts_json
 
@@ -106,3 +107,13 @@ def test_the_largest_example_stays_bounded() -> None:
     size = len(page.encode("utf-8"))
     assert size < MAX_BYTES_64, size
     assert "The tokens were cut to the first 64" in page
+
+
+def test_the_page_ends_with_the_words_it_uses_from_the_glossary() -> None:
+    """The glossary the pages read: its terms the page's text uses, each in plain words, in a last section."""
+    _, page = page_of(mask_kind="causal")
+    words = page.split('<section id="words">', 1)[1].split("</section>", 1)[0]
+    for key in ("softmax", "qkv", "mask", "residual"):
+        term = glossary.by_key(key)
+        assert f"<dt>{html.html.escape(term.word)}</dt>" in words, key
+        assert html.html.escape(term.plain, quote=False) in words or html.html.escape(term.plain) in words

@@ -17,6 +17,7 @@ import attention_core as ac
 from explorer.compute import pipeline
 from explorer.export import notebook, walkthrough
 from explorer.export.walkthrough import NUMBERS, STEPS
+from explorer.model import glossary
 from explorer.model.example import Example, conform
 from explorer.model.layer import describe
 from tests.app.fixtures import errors, execute, printed_numbers
@@ -196,3 +197,13 @@ def test_each_steps_formula_is_the_one_its_page_shows(step, kit) -> None:  # noq
     shown = [el.value.strip("$\n") for el in at.latex]
     wrote = step.formula(describe(Example()))  # what the exports write for the default example
     assert wrote in shown, f"/{step.url_path} shows another formula than the exports' {wrote}"
+
+
+def test_the_notebook_ends_with_the_words_it_uses_from_the_glossary() -> None:
+    """Its last cell says, in the glossary's plain words, what each term its Markdown uses means."""
+    ex = conform(Example(mask_kind="causal"))
+    nb = notebook.notebook(walkthrough.from_example(ex, pipeline.run(ex), query=1, head=0))
+    last = nb.cells[-1]
+    assert last.cell_type == "markdown" and last.source.startswith("## Words used here")
+    for key in ("softmax", "qkv", "mask", "embedding"):
+        assert f"- **{glossary.by_key(key).word}**:" in last.source, key

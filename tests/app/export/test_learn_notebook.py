@@ -26,9 +26,8 @@ def test_the_notebook_trains_the_engines_model() -> None:
         for src in code[1:]:
             exec(src, scope)  # noqa: S102
     r = learning.Recipe()
-    expected, _ = tr.train(
-        r.cfg, tr.init(r.cfg, r.seed), STEPS, np.random.default_rng([1, r.seed]), lr=r.lr, batch=r.batch
-    )
+    expected: dict = {}
+    learning.train_steps(r, tr.init(r.cfg, r.seed), STEPS, lambda s: expected.update(s.params))
     for name, arr in expected.items():
         np.testing.assert_allclose(scope["params"][name], arr, rtol=1e-9, atol=1e-12, err_msg=name)
     induction, previous = tr.head_scores(r.cfg, expected, learning.measuring_sets(r)[0])

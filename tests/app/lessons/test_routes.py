@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
+from explorer.compute import pipeline
 from explorer.lessons import routes
 from explorer.model import models, pairs, patching
 from explorer.model.example import Example, conform, tokens_for
@@ -122,3 +124,42 @@ def test_a_lesson_link_is_read_and_bounded() -> None:
     assert first.name in none.messages[0]
     assert lesson_link.params(first.name, 3) == {"lesson": first.name, "step": "3"}
     assert routes.by_name("x" * 10_000) is None
+
+
+# ------------------------------------------------------------- what the first lesson says, computed
+
+
+def shown_at(route, k: int):  # noqa: ANN001, ANN201 - a Route; the pipeline's Result
+    """The example a link to step k opens (from the explorer's default one), and its traced run."""
+    ex = links.read(routes.settings_at(route, k), conform(Example())).example
+    assert ex is not None
+    return ex, pipeline.run(ex)
+
+
+def step_on(route, page: str, part: str = "") -> int:  # noqa: ANN001
+    return next(k for k, s in enumerate(route.steps, 1) if s.page == page and s.part == part)
+
+
+def test_the_first_lesson_says_what_its_pages_show() -> None:
+    route = routes.ATTENTION
+    ex, res = shown_at(route, 1)  # a repeated word: the same embedding row each time, different rows of X
+    the = [i for i, t in enumerate(res.tokens) if t == "the"]
+    assert len(the) == 3 and "three times" in route.steps[0].question
+    np.testing.assert_array_equal(res.emb[the[0]], res.emb[the[1]])
+    assert not np.allclose(res.x[the[0]], res.x[the[1]])
+    assert ex.real == "toy" and ex.mask_kind == "none"
+    ex, res = shown_at(route, step_on(route, "scores", "masking"))  # causal: the first token sees one key
+    assert ex.mask_kind == "causal" and res.mask[0].sum() == 1
+    k = step_on(route, "scores", "softmax") + 1  # the trained head's question, answered by its rule
+    step = route.steps[k - 1]
+    ex, res = shown_at(route, k)
+    assert ex.real == "tiny"
+    params = dict(step.settings)
+    head, query = int(params["h"]) - 1, int(params["ask"])
+    assert res.tokens[query] == "dog" and res.tokens.index("dog") < query  # the second "dog"
+    key = res.strongest_key(head, query)
+    assert key == res.tokens.index("dog") + 1 and f"“{res.tokens[key]}”" in step.answer
+    rows = res.attention.weights  # (heads, n, n): heads 2 and 3 rest on the first word
+    for h in (1, 2):
+        assert (rows[h].argmax(axis=1) == 0).mean() >= 0.8, h
+    assert "heads 2 and 3 rest on the first word" in route.steps[k].answer

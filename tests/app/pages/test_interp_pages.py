@@ -64,6 +64,19 @@ def test_lens_follows_the_models_answer_through_the_layers(kit) -> None:  # noqa
     assert f"{paris[-1]:.3f} at the end" in _text(at)
 
 
+def test_lens_says_why_its_first_row_echoes_the_sentence_and_reads_tiny_probabilities(kit) -> None:  # noqa: ANN001
+    """SmolLM2's input and output embeddings are one table: the page says why the embeddings' row repeats the
+    sentence (as it does), and a probability in e-notation says how to read it."""
+    m = need("smollm2")
+    at = page("logit-lens", "smollm2", CAPITAL)
+    reading = analysis.read_lens(m, m.run(CAPITAL), 5)
+    echoed = np.mean(reading.ids[0, :, 0] == np.asarray(m.run(CAPITAL).token_ids))
+    assert echoed >= 0.5  # the first row mostly is the sentence
+    assert "input and output embeddings are one table (tied)" in _text(at)
+    paris = analysis.lens_token_probs(m, reading, [7042])[0][0, -1]  # " Paris" after the embeddings
+    assert paris < 1e-6 and "(practically zero) after the embeddings" in _text(at)
+
+
 def test_lens_follows_a_picked_token_at_a_picked_position(kit) -> None:  # noqa: ANN001
     m = need("smollm2")
     at = page("logit-lens", "smollm2", CAPITAL, **{state.K_FOLLOW_AT: 3, state.K_FOLLOW: 260})  # " the"

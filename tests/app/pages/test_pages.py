@@ -13,6 +13,7 @@ from numpy.testing import assert_allclose
 import attention_core as ac
 from explorer.model.example import DEFAULT_SENTENCE
 from explorer.ui import state
+from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 
 URL_PATHS = ("", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale")
@@ -200,17 +201,21 @@ def test_long_sentence_is_cut_with_a_warning(kit) -> None:
     assert len(kit.labels(kit.charts(at)["scores.weights"])) == 64
 
 
+def _terms(at):  # noqa: ANN001, ANN202 - the page's fold of the sum term by term (not its words' fold)
+    return next(e for e in at.expander if e.label != ui.WORDS)
+
+
 def test_token_terms_are_formulas_for_short_sentences_and_a_table_for_long_ones(kit) -> None:
     at = kit.open("token", via_app=True)
-    assert len(at.expander[0].latex) == 0  # closed: nothing is typeset
+    assert len(_terms(at).latex) == 0  # closed: nothing is typeset
     at.session_state[state.K_TERMS] = True  # the expander opened
     at.run()
     n = len(kit.reference().labels)
-    assert len(at.expander[0].latex) == n  # one formula a_ij v_j = ... per key
+    assert len(_terms(at).latex) == n  # one formula a_ij v_j = ... per key
     long = " ".join(f"w{j}" for j in range(20))
     at.text_input(key="sentence").set_value(long).run()
     assert not at.exception, at.exception
-    expander = at.expander[0]
+    expander = _terms(at)
     assert len(expander.latex) == 0
     (table,) = expander.dataframe
     df = table.value

@@ -16,6 +16,7 @@ from numpy.testing import assert_allclose
 from streamlit.testing.v1 import AppTest
 
 from attention_core import analysis, pretrained
+from explorer.compute import jobs
 from explorer.compute import patching as pc
 from explorer.model import patching as pm
 from explorer.ui import state
@@ -192,3 +193,35 @@ def test_four_views_draw_the_engines_numbers_each_divided_by_its_largest(smol, k
         want = analysis.total_variation(base, smol.run(CLEAN, mask).next_token_probs())
         assert effects[layer, head] == pytest.approx(want, abs=1e-4)
     assert "Why they disagree" in at.markdown[-1].value
+
+
+def test_sweeps_that_finished_after_the_clicker_moved_on_are_drawn_on_return(smol, kit) -> None:  # noqa: ANN001
+    """The clicker's next key stops the run mid-sweep; the job runs on (jobs.call run_on) and its result
+    lands in the jobs' results. Back on the step, the page draws it at once: no button, no second sweep."""
+    corrupt = "The capital of Germany is"
+    at = page(**{state.K_PATCH_CORRUPT: corrupt})
+    answer, wrong = at.selectbox(key="patching.answer").value, at.selectbox(key="patching.wrong").value
+    L, H, n = smol.config.n_layers, smol.config.n_heads, len(smol.run(CLEAN).tokens)
+    rng = np.random.default_rng(7)
+    finished = {"resid": rng.random((L, n)), "head": rng.random((L, H))}  # as the job would have left it
+    job = pc._sweeps_spec("smollm2", CLEAN, corrupt, answer, wrong)
+    jobs.RESULTS.put(job.key, finished)
+    back = page(**{state.K_PATCH_CORRUPT: corrupt})
+    charts = kit.charts(back)
+    assert_allclose(kit.z(charts["patching.resid"]), finished["resid"])
+    assert_allclose(kit.z(charts["patching.head"]), finished["head"])
+    assert not [b for b in back.button if b.key == "patching.run"]
+
+
+def test_sweeps_asked_for_are_taken_up_again_on_return_without_a_button(smol) -> None:  # noqa: ANN001
+    """Asked for (Run pressed), not drawn yet, a sweep of this session still running: the page takes it up
+    by itself (here it finds the session's sweep lock held, and says the result shows when done)."""
+    corrupt = "The capital of Poland is"
+    at = page(**{state.K_PATCH_CORRUPT: corrupt})
+    answer, wrong = at.selectbox(key="patching.answer").value, at.selectbox(key="patching.wrong").value
+    lock = threading.Lock()
+    lock.acquire()
+    asked = ("smollm2", CLEAN, corrupt, answer, wrong)
+    back = page(**{state.K_PATCH_CORRUPT: corrupt, keys._PATCH_LOCK: lock, keys._PATCH_ASKED: asked})
+    assert "already running in this session" in texts(back)  # taken up: no click needed
+    assert not [b for b in back.button if b.key == "patching.run"]

@@ -62,3 +62,13 @@ def test_a_lesson_link_opens_the_induction_head_with_its_question() -> None:
     assert not at.exception, at.exception
     assert at.session_state["ui.head"] == head and at.session_state["explorer.real"] == "tiny"
     assert f"Head {head + 1} is an induction head" in text(at)
+
+
+def test_a_long_sentence_is_cut_at_the_models_context_and_says_so() -> None:
+    at = fixtures.open_app("one two three four five six seven eight nine ten " * 4)  # 40 tokens
+    at.sidebar.selectbox(key=layer_choice.WIDGET).set_value("tiny:0").run()
+    assert not at.exception, at.exception
+    said = " ".join(w.value for w in at.warning)
+    assert "more than 32 tokens: the explorer uses the first 32" in said, said
+    tables = [d.value for d in at.dataframe if "token id" in d.value.index]  # 12 positions a table
+    assert sum(len(t.columns) for t in tables) == 32

@@ -77,12 +77,14 @@ def test_every_literal_picker_of_a_page_is_a_declared_control() -> None:
                 found.add(key.group(1))
     assert {"head.view", "induction.head", "lens.log"} <= found  # the scan sees them
     assert found - NOT_A_VIEW - set(view_params.BY_KEY) == set()
+    helpers = {p.stem: p.read_text(encoding="utf-8") for p in (ROOT / "explorer" / "ui").glob("*.py")}
     for view in view_params.VIEWS:
         if view.page:
             script = page_table.by_path(view.page).script
-            source = (ROOT / script).read_text(
-                encoding="utf-8"
-            )  # a line view's picker: its chart's key + .focus
+            source = (ROOT / script).read_text(encoding="utf-8")
+            # the page's own widgets, or those of an explorer.ui module it draws through (/learn's learn_ui)
+            source += "".join(text for stem, text in helpers.items() if f"import {stem}" in source)
+            # a line view's picker: its chart's key + .focus
             assert view.key.removesuffix(".focus") in source or view.key.startswith("rm."), view
 
 

@@ -82,6 +82,13 @@ def test_the_next_link_walks_to_the_next_page_and_the_last_step_is_the_experimen
     assert not [link for link in links_of(at) if link[0].startswith("Next: ")]  # the end: nothing further
     at = follow(at, f"Step {n - 1}: ")
     assert f"**{lesson_ui.where(LESSON, n - 1)}**" in bar_text(at)
+    # a page of the reference list leaves the lesson; the lesson's button in the menu opens it where it was
+    at.query_params.clear()
+    at.switch_page(page_table.listed()[0].script).run()
+    assert lesson_ui.where(LESSON, n - 1) not in bar_text(at)
+    at.sidebar.button(key=f"lesson.open.{LESSON.name}").click().run()
+    assert not at.exception, at.exception
+    assert f"**{lesson_ui.where(LESSON, n - 1)}**" in bar_text(at)
 
 
 def test_a_link_to_no_lesson_says_so_and_the_menu_lists_the_lessons_first() -> None:
@@ -89,5 +96,27 @@ def test_a_link_to_no_lesson_says_so_and_the_menu_lists_the_lessons_first() -> N
     assert any("There is no lesson called" in w.value for w in at.warning)
     assert "lesson" not in at.query_params
     assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
-    menu = [(p.proto.label, p.proto.query_string) for p in at.sidebar.get("page_link")]
-    assert menu[: len(routes.ROUTES)] == [(r.title, f"lesson={r.name}&step=1") for r in routes.ROUTES]
+    # the lessons first, then the pages; a lesson's button opens it at its first step, on its page
+    assert [b.label for b in at.sidebar.button][: len(routes.ROUTES)] == [r.title for r in routes.ROUTES]
+    first = at.sidebar.get("page_link")[0].proto.label
+    assert first == page_table.listed()[0].title
+    at.sidebar.button(key=f"lesson.open.{LESSON.name}").click().run()  # the toy's: no real model to load
+    assert not at.exception, at.exception
+    assert f"**{lesson_ui.where(LESSON, 1)}**" in bar_text(at)
+
+
+def test_presenting_the_last_step_shows_the_answer_then_the_experiment_one_line_at_a_time() -> None:
+    n = len(LESSON.steps)
+    step = LESSON.steps[-1]
+    at = opened({"lesson": LESSON.name, "step": str(n), "present": "1"})
+    shown = bar_text(at)
+    assert step.question in shown and step.answer not in shown and step.experiment not in shown
+    assert not at.success and not [i for i in at.info if step.experiment in i.value]  # one line, no boxes
+    at.button(key=lesson_ui.REVEAL).click().run()
+    shown = bar_text(at)
+    assert f"**Answer:** {step.answer} {step.meaning}" in shown and step.question not in shown
+    assert at.button(key=lesson_ui.REVEAL).label == "Experiment"  # the clicker's next key presses it
+    at.button(key=lesson_ui.REVEAL).click().run()
+    shown = bar_text(at)
+    assert f"**Your experiment:** {step.experiment}" in shown and step.answer not in shown
+    assert not [b for b in at.button if b.key == lesson_ui.REVEAL]

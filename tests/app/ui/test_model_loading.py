@@ -124,3 +124,25 @@ def test_a_server_answers_its_health_check_once_the_models_are_loaded_or_after_a
     asyncio.run(serve())
     assert time.monotonic() - t0 < WAIT_S / 2  # answered after READY_WAIT_S, not after the download
     release.set()
+
+
+def test_the_frame_draws_at_once_while_a_model_still_loads(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first visit while SmolLM2 loads in the background: the sidebar does not wait for it (that left the
+    whole page blank for the seconds of the load); it says the sizes come once it is loaded, and the page
+    below says what it waits for."""
+    from tests.app.fixtures import opened_from_link
+
+    monkeypatch.setattr(pretrained, "_LOADED", {})
+    loading = pretrained.LoadState("loading", since=time.monotonic())
+    monkeypatch.setattr(pretrained, "_STATES", {"SmolLM2-135M": loading})
+
+    def still_loading(name: str) -> None:
+        raise pretrained.ModelNotInstalledError(f"{name} is still loading")
+
+    monkeypatch.setattr(pretrained, "load", still_loading)
+    at = opened_from_link({"model": "smollm2"}, "app_pages/induction.py", timeout=TIMEOUT)
+    assert not at.exception, at.exception
+    said = [c.value for c in at.sidebar.caption]
+    assert "The sizes of SmolLM2-135M (decoder) show here once it is loaded." in said, said
+    assert not at.sidebar.number_input  # not the toy's sizes in its place
+    assert at.title[0].value == "Induction heads"  # the page itself is drawn

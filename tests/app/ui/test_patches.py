@@ -77,12 +77,20 @@ def test_a_script_runs_stop_request_and_fast_reruns_are_where_the_patches_read_t
 
     from streamlit import config
     from streamlit.runtime.app_session import AppSession
-    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests, ScriptRequestType
+    from streamlit.runtime.scriptrunner_utils.script_requests import (
+        RerunData,
+        ScriptRequests,
+        ScriptRequestType,
+    )
 
     requests = ScriptRequests()
     assert requests._state == ScriptRequestType.CONTINUE
     requests.request_stop()
     assert requests._state == ScriptRequestType.STOP
+    asked = ScriptRequests()
+    asked.request_rerun(RerunData())
+    assert asked._state == ScriptRequestType.RERUN  # what asked_to_move_on reads too
+    assert not patches.asked_to_move_on()  # no script run in this thread
     assert 'config.get_option("runner.fastReruns")' in inspect.getsource(AppSession.request_rerun)
     before = config.get_option("runner.fastReruns")
     try:

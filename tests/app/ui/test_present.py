@@ -11,7 +11,7 @@ import plotly.colors as pc
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui import chart, frame, page_table, present
+from explorer.ui import chart, frame, lesson_ui, page_table, present
 from explorer.views import figures
 
 N_PAGES = len(page_table.listed())  # the step count: one number per page
@@ -33,12 +33,13 @@ def run_app(url_path: str = "", params: dict[str, str] | None = None, scripts: d
 
 
 TABLE_ROOM = frame.TABLE_ROOM_CSS
+ALWAYS = (TABLE_ROOM, lesson_ui.MENU_CSS)  # style blocks of the frame whether presenting or not
 
 
 def css_blocks(at: AppTest) -> list[str]:
     """The presenting style blocks (not presenting, the page has only the room above its tables)."""
     return [
-        el.proto.body for el in at.get("html") if "<style>" in el.proto.body and el.proto.body != TABLE_ROOM
+        el.proto.body for el in at.get("html") if "<style>" in el.proto.body and el.proto.body not in ALWAYS
     ]
 
 

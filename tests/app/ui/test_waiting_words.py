@@ -145,3 +145,31 @@ def test_a_page_waiting_for_its_turn_says_how_many_requests_are_ahead(
         f"{title} is busy with other visitors' work: 1 request ahead of you; yours runs after them." in said
     )
     assert not [i.value for i in at.info if "ahead of you" in i.value]  # gone once the run has its turn
+
+
+def test_a_waiting_page_draws_its_message_when_it_changes_not_at_every_look() -> None:
+    """A class waiting at the workers sends no repeats: each look at an unchanged queue draws nothing."""
+    from explorer.compute import jobs
+    from explorer.ui import model_ui
+
+    class Box:
+        def __init__(self) -> None:
+            self.drawn: list[str] = []
+
+        def info(self, text: str, icon: str) -> None:
+            self.drawn.append(text)
+
+        def progress(self, share: float, text: str | None) -> None:
+            self.drawn.append(f"{share:.2f} {text}")
+
+    box = Box()
+    show = model_ui._shown(box, "SmolLM2")
+    for now in (
+        [jobs.Status("queued", 3)] * 5
+        + [jobs.Status("queued", 2)] * 3
+        + [jobs.Status("running", 0, 0.5, "layer 15")] * 2
+    ):
+        show(now)
+    assert len(box.drawn) == 3
+    assert "3 requests ahead" in box.drawn[0] and "2 requests ahead" in box.drawn[1]
+    assert box.drawn[2] == "0.50 layer 15"

@@ -240,3 +240,27 @@ def test_a_trained_layer_on_positional_encoding_says_where_its_positions_are(key
     page.session_state["ui.present"] = True
     lines = [m.value for m in page.run().markdown]
     assert step.look_if_fixed[1] in lines and step.look not in lines
+
+
+def test_an_outlier_whose_number_is_printed_is_framed_not_circled_over_it() -> None:
+    """Presenting /scores (numbers in every cell): a ring over a cell's middle hid its number. A cell that
+    prints its number is framed along its edges; the rings stay for their hover, unseen."""
+    rng = np.random.default_rng(1)
+    z = rng.normal(size=(5, 5))
+    z[2, 3] = 40.0
+    fig = fg.heatmap(z, list("abcde"), list("abcde"), title="scores", style=fg.Style(present=True))
+    spec = _plain(fig)
+    assert spec["data"][0].get("texttemplate")  # the numbers are printed
+    rings = [t for t in spec["data"] if (t.get("meta") or {}).get("beyond")]
+    assert rings and all(t["marker"]["opacity"] == 0 for t in spec["data"][1:3])
+    frames = [
+        s for s in spec["layout"]["shapes"] if s.get("type") == "rect" and s["line"]["color"] == "black"
+    ]
+    assert [(s["x0"] + s["x1"]) / 2 for s in frames] == [3] and [(s["y0"] + s["y1"]) / 2 for s in frames] == [
+        2
+    ]
+    assert frames[0]["x1"] - frames[0]["x0"] > 0.85  # along the cell's edges, clear of its number
+    assert spec["layout"]["title"]["subtitle"]["text"].startswith("framed")
+    laptop = _plain(fg.heatmap(rng.normal(size=(6, 40)) * [1] * 39 + [400], list("abcdef"), fg.dims("d", 40),
+                               title="X", style=STYLE))  # fmt: skip
+    assert not any(s.get("type") == "rect" for s in laptop["layout"].get("shapes", []))  # no numbers: rings

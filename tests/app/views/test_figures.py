@@ -548,3 +548,29 @@ def test_charts_side_by_side_keep_their_plots_level_when_one_title_wraps(present
     fg.level([bars, pair()[1]])
     assert bars.layout.margin.t == wrapped.margin.t
     assert bars.layout.height - height == wrapped.margin.t - t0
+
+
+def test_a_real_layers_twelve_heads_label_every_token() -> None:
+    """/heads with MiniLM's layer open (12 heads, 13 tokens) at 1280 px: fewer panels a row, so that every
+    token keeps its label on both axes, not every other one."""
+    lab = [
+        "[CLS]",
+        "the ·1",
+        "cat",
+        "sat",
+        "on",
+        "the ·5",
+        "mat",
+        "because",
+        "it",
+        "was",
+        "warm",
+        ".",
+        "[SEP]",
+    ]
+    w = np.random.default_rng(0).random((12, len(lab), len(lab)))
+    for style in (fg.Style(), fg.Style(present=True)):
+        fig = fg.head_grid(w, lab, style=style, title="every head")
+        assert list(fig.layout.xaxis.ticktext) == lab and list(fig.layout.yaxis.ticktext) == lab, style
+    four = fg.head_grid(w[:4, :6, :6], lab[:6], style=fg.Style(), title="the toy's heads")
+    assert four.layout.yaxis4.domain == four.layout.yaxis.domain  # small ones: 4 a row still

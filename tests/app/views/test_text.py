@@ -1,6 +1,6 @@
 """explorer.views.text: literal Markdown and the end of a sentence shown in a title."""
 
-from explorer.views.text import tail
+from explorer.views.text import probability, tail
 
 
 def test_tail_keeps_a_short_text_whole() -> None:
@@ -24,3 +24,12 @@ def test_tail_at_a_space_keeps_the_word_after_it() -> None:
 
 def test_tail_of_one_long_word_is_cut_inside_it() -> None:
     assert tail("x" * 50, 10) == "…" + "x" * 10
+
+
+def test_a_probability_says_how_to_read_it() -> None:
+    """A number of the e-notation is said in words: 2.1e-72 is practically zero; 0.00042 about 1 in 2,400;
+    the everyday ones as they are."""
+    assert probability(2.1e-72) == "2.1e-72 (practically zero)"
+    assert probability(4.2e-4) == "0.00042 (about 1 in 2,400)"
+    assert probability(0.2231) == "0.223"
+    assert probability(0.0) == "0.000"

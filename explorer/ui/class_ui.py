@@ -1,0 +1,471 @@
+"""A class: the teacher's screen on every student's laptop, and the class's answers on the projector.
+
+The teacher (presenting) starts a class: a join code and its QR code (the app's address with ?join=CODE);
+after every run of theirs the page and its address (the share link's parameters: the example, the pickers,
+the real model's choices, the question) are published to the class store (explorer.classroom). A student
+joins by the code (the first page's box, or ?join=), and a fragment polls the store every POLL_S: a new view
+is applied at the start of the next run (apply_pending) on the teacher's page. "Explore on my own" stops
+following; "Follow the teacher" comes back and keeps where the student was for the next "explore".
+
+A question the page asks (predict, then reveal: widgets.question_hides) is the class's: each student
+answers in their class bar, the teacher's bar counts the answers, and Reveal sends the truth to everyone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from functools import partial
+from urllib.parse import parse_qsl
+
+import streamlit as st
+
+from explorer.classroom import answers_csv, open_store
+from explorer.classroom import store as cs
+from explorer.classroom.store import ClassError, Question
+from explorer.export import qr
+from explorer.sharing import url as links
+from explorer.ui import boot, page_table, present, state
+from explorer.views.text import literal
+
+POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
+BAR = "class-bar"  # the bar's container key (st-key-class-bar on the page)
+TEACHER_ONLY = ("present", "step")  # a student's own layout: a laptop, the whole page
+# Static CSS (no user text): the bar redraws twice a second; Streamlit's fading of an element being redrawn
+# would make it flicker on the projector.
+BAR_CSS = "<style>.st-key-class-bar [data-stale='true'] { opacity: 1 !important; transition: none; }</style>"
+
+
+@functools.lru_cache(maxsize=1)
+def store() -> cs.Store:
+    """The process's class store ($ATTENTION_EXPLORER_CLASSES: SQLite by default, Redis with replicas).
+
+    A process that serves a class is tuned as server.py tunes one from its start (explorer.ui.boot): every
+    student's poll is a run, and Streamlit collects garbage after each; with the imports frozen that walk
+    takes a few milliseconds instead of tens."""
+    boot.freeze_imports()
+    boot.tune_server()
+    return open_store()
+
+
+def _address() -> str:
+    """Who is guessing codes, for the store's bound: the first forwarded address (behind a proxy), else the
+    connection's; only its hash is kept, for a minute."""
+    try:
+        forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")[0].strip()
+        return cs.address_tag(forwarded or st.context.ip_address or "")
+    except Exception:  # noqa: BLE001 - no browser context (a bare run)
+        return cs.address_tag("")
+
+
+# ---------------------------------------------------------------------------------------- the teacher
+
+
+def start() -> None:
+    """ "Start a class" (a callback): a new class, its code shown with its QR code."""
+    try:
+        opened = store().create()
+    except Exception as e:  # noqa: BLE001 - the store is unreachable (Redis down): say so, keep presenting
+        state.say("error", f"The class could not start: its store did not answer ({type(e).__name__}).")
+        return
+    state.classroom.set_teaching(opened.code, opened.key)
+    state.classroom.show_code()
+
+
+def end() -> None:
+    """ "End the class" (a callback): everything the class stored is deleted."""
+    got = state.classroom.teaching()
+    if got is not None:
+        with contextlib.suppress(ClassError):  # already ended (or expired): nothing left to delete
+            store().end(*got)
+        state.say("info", "The class has ended and its answers are deleted.")
+    state.classroom.set_teaching(None)
+
+
+def join_link(code: str) -> str:
+    """The app's own address (as the browser shows it) with ?join=CODE: what the QR code opens."""
+    try:
+        base = st.context.url or ""
+    except Exception:  # noqa: BLE001 - no browser context (a bare run): a relative link
+        base = ""
+    return f"{base.split('?', 1)[0]}?join={code}"
+
+
+@st.dialog("Join the class", width="large")
+def code_dialog(code: str) -> None:
+    """The code, large, and its QR code: students scan it or type the code on the first page."""
+    link = join_link(code)
+    # The code is from the store's own alphabet (letters and digits): nothing a visitor typed.
+    st.html(f"<p class='class-code' style='font-size:5rem;font-weight:700;text-align:center;margin:0'>"
+            f"{cs.shown_code(code)}</p>")  # fmt: skip
+    image = qr.svg(link)
+    if image is not None:
+        with st.container(key="class-qr", horizontal_alignment="center"):
+            st.image(image, width=420)
+    st.caption("Scan the code with a phone or laptop camera, or open the explorer and type the code in the box "
+               "on its first page.")  # fmt: skip
+    st.code(link, language=None)
+
+
+def question_id(page: str, parts: str, digest: str) -> str:
+    """A question's id: the page, what is asked and the example (a new sentence asks again)."""
+    return hashlib.sha256(f"{page}|{parts}|{digest}".encode()).hexdigest()[:16]
+
+
+def role() -> str | None:
+    """ "teacher", "student" (following the teacher), or None (not in a class, or exploring)."""
+    if state.classroom.teaching() is not None:
+        return "teacher"
+    return "student" if state.classroom.following() else None
+
+
+def ask(parts: str, prompt: str, options: Sequence[str], truth: int) -> str:
+    """The teacher's page asks this question on this run (told to the store at the run's end); its id."""
+    qid = question_id(state.page() or "", parts, state.current().digest())
+    state.classroom.ask_class(Question(qid, prompt, tuple(str(o) for o in options), truth))
+    return qid
+
+
+def reveal(qid: str, truth: int) -> None:
+    """The teacher's Reveal (a callback): the page shows the answer, and every student sees the truth."""
+    state.reveal()
+    state.classroom.set_revealed(qid)
+    got = state.classroom.teaching()
+    if got is not None:
+        try:
+            store().reveal(got[0], got[1], qid, truth)
+        except ClassError as e:
+            state.say("warning", str(e))
+
+
+def revealed(qid: str) -> bool:
+    """The teacher revealed question `qid` (the page's own flag says whether any answer is shown)."""
+    return state.classroom.revealed_qid() == qid
+
+
+def publish(url_path: str, address: dict[str, str], *, early: bool = False) -> None:
+    """The teacher's page and its address (frame.wanted: the share link's parameters) to the store, and the
+    question the page asked. Twice a run (app.py): `early`, before the page draws (students start moving
+    while the teacher's page runs; the question is not known yet), and after it."""
+    asked = None if early else state.classroom.take_asked()
+    got = state.classroom.teaching()
+    if got is None:
+        return
+    params = {k: v for k, v in address.items() if k not in TEACHER_ONLY}
+    view = json.dumps({"page": url_path, "query": links.query_of_params(params), "step": _step(url_path)})
+    was = state.classroom.told()
+    told = (view, (was[1] if was else None) if early else (None if asked is None else asked.qid))
+    if was == told:
+        return
+    try:
+        store().publish(got[0], got[1], view)
+        if not early:
+            q = None if asked is None else Question(asked.qid, asked.prompt, asked.options)
+            store().ask(got[0], got[1], q)
+    except ClassError as e:  # the class ended (expired): the teacher is told once, the class bar goes
+        state.classroom.set_teaching(None)
+        state.say("warning", str(e))
+        return
+    state.classroom.set_told(told)
+
+
+def _step(url_path: str) -> str:
+    """The teacher's step as the student's bar says it ("Step 4 of 8: ..."), or "" off the step-through."""
+    i = present.step_index(url_path, st.query_params.get("step") if state.present() else None)
+    if i is None:
+        return page_table.by_path(url_path).title if page_table.by_path(url_path) else ""
+    return present.caption(i) if state.present() else present.caption(i).split(" (part ", 1)[0]
+
+
+def answers_csv_bytes(code: str, key: str) -> bytes:
+    try:
+        return answers_csv.to_csv(store().export(code, key)).encode("utf-8")
+    except ClassError:
+        return answers_csv.to_csv([]).encode("utf-8")
+
+
+def _counts(q: Question, counts: Sequence[int], mine: int | None = None) -> None:
+    """The answers to `q`, each choice someone chose (and the right one) with its count, most first."""
+    total = sum(counts) or 1
+    shown = sorted((i for i, c in enumerate(counts) if c or i == q.truth), key=lambda i: -counts[i])
+    for i in shown:
+        mark = " ✓ right answer" if i == q.truth else ""
+        you = " (yours)" if i == mine else ""
+        st.progress(counts[i] / total, text=f"{literal(q.options[i])}: {counts[i]}{mark}{you}")
+
+
+# ---------------------------------------------------------------------------------------- the students
+
+
+def join(text: str, nickname: str = "") -> bool:
+    """Join the class of code `text`; False (and a message) when the store refuses."""
+    code = cs.typed_code(text)
+    if not code:
+        state.say("warning", f"A class code has {cs.CODE_LEN} letters and digits, as the teacher's screen "
+                             "shows it (for example ABCD-EFGH).")  # fmt: skip
+        return False
+    try:
+        student = store().join(code, _address(), nickname)
+    except ClassError as e:
+        state.say("warning", str(e))
+        return False
+    state.classroom.set_teaching(None)
+    state.classroom.set_joined(code, student, cs.nickname(nickname))
+    return True
+
+
+def join_typed() -> None:
+    """The first page's Join button (a callback)."""
+    ss = st.session_state
+    join(str(ss.get(state.classroom.K_JOIN_CODE) or ""), str(ss.get(state.classroom.K_NICKNAME) or ""))
+
+
+def join_from_url() -> None:
+    """Once per session (app.py): ?join=CODE joins that class (the QR code's link); with &me=ID, a student's
+    own address after a reload or a replica's death, the same student again (their answers kept)."""
+    if not state.classroom.first_join_read():
+        return
+    code, me = (
+        cs.typed_code(str(st.query_params.get("join") or "")),
+        str(st.query_params.get("me") or "")[:40],
+    )
+    if code and me and state.classroom.class_code() is None:
+        try:
+            if store().rejoin(code, me):
+                state.classroom.set_joined(code, me)
+                return
+        except Exception:  # noqa: BLE001 - the store is away for a moment: join as a new student below
+            pass
+    if st.query_params.get("join") and state.classroom.class_code() is None:
+        join(str(st.query_params.get("join"))[:40])
+
+
+def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
+    """At the start of a run, before any widget (app.py, with lesson_ui.apply_link): the view a student follows (or
+    the place they were exploring), applied over the defaults; its page opens after st.navigation."""
+    got = state.classroom.take_pending()
+    if got is None:
+        return
+    page, query = got
+    state.classroom.reset_view()
+    apply_url(dict(parse_qsl(query, keep_blank_values=True)))
+    state.classroom.set_goto(page)
+
+
+def open_page(url_path: str) -> None:
+    """After st.navigation (app.py): the page of the view applied this run, when the run is on another."""
+    page = state.classroom.take_goto()
+    target = None if page is None else page_table.by_path(page)
+    if target is not None and page != url_path:
+        st.switch_page(target.script)
+
+
+def leave() -> None:
+    state.classroom.set_joined(None)
+    state.say("info", "You left the class. The explorer is yours again.")
+
+
+def explore() -> None:
+    state.classroom.explore(state.classroom.explored())
+
+
+def come_back() -> None:
+    here = {k: st.query_params.get(k) for k in st.query_params if k not in ("join", "me")}
+    state.classroom.come_back((state.page() or "", links.query_of_params(here)))
+
+
+def send(code: str, student: str, qid: str, key: str) -> None:
+    choice = st.session_state.get(key)
+    if choice is None:
+        return
+    try:
+        store().answer(code, student, qid, int(choice))
+    except ClassError as e:
+        state.say("warning", str(e))
+
+
+# --------------------------------------------------------------------------------------------- the bar
+
+
+def bar() -> None:
+    """Above the page, in a class: the teacher's code, students and answers; a student's class, whether they
+    follow, and the question to answer. Nothing outside a class.
+
+    What polls the store twice a second is small: the teacher's count (one session a class), and for each
+    student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
+    (`_watch`); the rest of the bar is drawn by the page's run."""
+    if state.classroom.take_show_code() and state.classroom.teaching() is not None:
+        code_dialog(state.classroom.teaching()[0])  # type: ignore[index]
+    if state.classroom.class_code() is None:
+        return
+    st.html(BAR_CSS)
+    if state.classroom.teaching() is not None:
+        _teacher_bar()
+    else:
+        _student_bar()
+
+
+def _pulse(code: str) -> cs.Pulse | None | bool:
+    """The class's pulse, None when it has ended, False when the store does not answer (the next poll tries
+    again)."""
+    try:
+        return store().pulse(code)
+    except Exception:  # noqa: BLE001 - the store is away for a moment (Redis restarting)
+        return False
+
+
+def _teacher_bar() -> None:
+    code, key = state.classroom.teaching()  # type: ignore[misc]
+    with st.container(key=BAR, border=True):
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        with left:
+            _teacher_count()
+        with right, st.container(horizontal=True):
+            st.button("Code and QR", key="class.show", on_click=state.classroom.show_code,
+                      icon=":material/qr_code_2:", help="The class's code and its QR code, large.")  # fmt: skip
+            st.download_button(
+                "Answers (CSV)", data=partial(answers_csv_bytes, code, key), file_name="class-answers.csv",
+                mime="text/csv", on_click="ignore", key="class.csv", icon=":material/download:",
+                help="Every question asked, each choice and how many chose it. No names.",
+            )  # fmt: skip
+            st.button("End the class", key="class.end", on_click=end, icon=":material/logout:",
+                      help="Deletes the class and its answers: download them first.")  # fmt: skip
+
+
+@st.fragment(run_every=POLL_S)
+def _teacher_count() -> None:
+    """The teacher's live line: students joined, answers to the question asked; after Reveal, each answer's
+    count beside the truth."""
+    got = state.classroom.teaching()
+    if got is None:
+        return
+    code = got[0]
+    pulse = _pulse(code)
+    if pulse is False:
+        st.caption("The class's store does not answer; trying again.")
+        return
+    if pulse is None:
+        state.classroom.set_teaching(None)
+        state.say("info", "The class has ended (a class lasts a few hours) and its answers are deleted.")
+        st.rerun(scope="app")
+    assert isinstance(pulse, cs.Pulse)
+    st.markdown(
+        f"**Class {cs.shown_code(code)}**: {pulse.students} {'student' if pulse.students == 1 else 'students'} "
+        "joined." + (f" **{pulse.answered} of {pulse.students} answered.**" if pulse.question else "")
+    )
+    q = pulse.question
+    if q is not None and q.truth is not None:
+        _counts(q, store().counts(code, q.qid))
+
+
+def _seen(pulse: cs.Pulse) -> tuple[object, ...]:
+    """What makes a student's page change: the teacher's view (while following), the question, its truth."""
+    follows = state.classroom.following()
+    q = pulse.question if follows else None
+    return (
+        pulse.version if follows else None,
+        None if q is None else q.qid,
+        q is not None and q.truth is not None,
+    )
+
+
+@st.fragment(run_every=POLL_S)
+def _watch() -> None:
+    """A student's poll: draws nothing; reruns the page when the teacher moved, asked or revealed, or the
+    class ended."""
+    got = state.classroom.joined()
+    if got is None:
+        return
+    pulse = _pulse(got[0])
+    if pulse is False:
+        return
+    moved = isinstance(pulse, cs.Pulse) and pulse.version != state.classroom.applied()
+    if moved and pulse.view and state.classroom.following():  # type: ignore[union-attr]
+        view = json.loads(pulse.view)  # type: ignore[union-attr]
+        state.classroom.follow_view(pulse.version, view["page"], view["query"])  # type: ignore[union-attr]
+    if pulse is None or state.classroom.seen() != _seen(pulse):
+        st.rerun(scope="app")
+
+
+def _student_bar() -> None:
+    code, student, nick = state.classroom.joined()  # type: ignore[misc]
+    pulse = _pulse(code)
+    if pulse is None:
+        state.classroom.set_joined(None)
+        st.info("The class has ended. The explorer is yours to explore.", icon=":material/logout:")
+        return
+    if pulse is False:
+        st.caption("The class's store does not answer; trying again.")
+        _watch()
+        return
+    assert isinstance(pulse, cs.Pulse)
+    view = json.loads(pulse.view) if pulse.view else None
+    follows = state.classroom.following()
+    if follows and view is not None and pulse.version != state.classroom.applied():
+        state.classroom.follow_view(pulse.version, view["page"], view["query"])
+        st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
+    state.classroom.set_seen(_seen(pulse))
+    q = pulse.question if follows else None
+    if q is not None and q.truth is not None and state.ask() is not None and not state.revealed():
+        state.reveal()  # the page draws the answer the teacher revealed
+    with st.container(key=BAR, border=True):
+        left, right = st.columns([3, 2], vertical_alignment="center")
+        who = f" as {literal(nick)}" if nick else ""
+        where = f" The teacher is at {view['step']}." if view and view.get("step") else ""
+        doing = "you follow the teacher" if follows else "you are exploring on your own"
+        left.markdown(f"**Class {cs.shown_code(code)}**{who}: {doing}.{where}")
+        with right, st.container(horizontal=True):
+            if follows:
+                st.button("Explore on my own", key="class.explore", on_click=explore, icon=":material/explore:",
+                          help="Look around and change things; the teacher's moves wait for you.")  # fmt: skip
+            else:
+                st.button("Follow the teacher", key="class.follow", on_click=come_back, type="primary",
+                          icon=":material/group:", help="Back to the teacher's page; what you changed is "
+                          "kept for your next exploring.")  # fmt: skip
+            st.button("Leave the class", key="class.leave", on_click=leave, icon=":material/logout:")
+        if q is not None:
+            _answer_box(code, student, q)
+        _watch()
+
+
+@st.fragment
+def _answer_box(code: str, student: str, q: Question) -> None:
+    """The question and the student's answer (choosing and sending rerun only this box)."""
+    mine = store().mine(code, student, q.qid)
+    st.markdown(f"**{literal(q.prompt)}**")
+    if q.truth is None:
+        key = f"class.answer.{q.qid}"
+        st.radio("Your answer", range(len(q.options)), format_func=lambda i: q.options[i], key=key,
+                 index=mine, horizontal=True, label_visibility="collapsed")  # fmt: skip
+        st.button("Send my answer" if mine is None else "Change my answer", key="class.send", type="primary",
+                  on_click=send, args=(code, student, q.qid, key), icon=":material/send:")  # fmt: skip
+        if mine is not None:
+            st.caption(f"You answered “{literal(q.options[mine])}”. The teacher reveals the answer soon; you may "
+                       "change yours until then.")  # fmt: skip
+        return
+    right = literal(q.options[q.truth])
+    if mine == q.truth:
+        st.success(f"Right: the answer is “{right}”.", icon=":material/check_circle:")
+    elif mine is None:
+        st.info(f"The answer is “{right}”. You did not answer this one.", icon=":material/lightbulb:")
+    else:
+        st.info(
+            f"The answer is “{right}”; you answered “{literal(q.options[mine])}”.",
+            icon=":material/lightbulb:",
+        )
+    _counts(q, store().counts(code, q.qid), mine)
+
+
+def join_box() -> None:
+    """The first page's box: type the teacher's code (and a nickname if you like) to join their class."""
+    if state.classroom.class_code() is not None:
+        return
+    with st.expander("Join a class", icon=":material/group:"), st.form("class.join", border=False):
+        st.text_input("The class's code", key=state.classroom.K_JOIN_CODE, max_chars=20,
+                      placeholder="ABCD-EFGH", help="The code on the teacher's screen.")  # fmt: skip
+        st.text_input("A nickname (optional)", key=state.classroom.K_NICKNAME, max_chars=cs.MAX_NICK_CHARS,
+                      help="Shown only to you; the class's answers carry no names.")  # fmt: skip
+        st.form_submit_button("Join", on_click=join_typed, icon=":material/login:")

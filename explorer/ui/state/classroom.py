@@ -1,0 +1,178 @@
+"""A class's side of the session: the teacher's code and key (only this session holds the key), or a
+student's code and id, following the teacher or exploring, the teacher's view applied last, and where a
+student was exploring when they came back to follow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from explorer.ui.state.core import current, init
+from explorer.ui.state.keys import (
+    _BUILT,
+    _MATRICES,
+    _REVEALED,
+    _REVEALED_FOR,
+    K_ASK,
+    K_ASK_HEADS,
+    K_ASK_NEXT,
+    K_HEAD,
+    K_KEY,
+    K_PRESET,
+    K_QUERY,
+    MODEL_DEFAULTS,
+    SETTING_KEYS,
+    VIEW_DEFAULTS,
+)
+
+K_JOIN_CODE = "class.code"  # the first page's box: a code typed
+K_NICKNAME = "class.nickname"  # and an optional nickname
+_TEACH = "class.teach"  # (code, key): this session drives the class
+_JOINED = "class.joined"  # (code, student id, nickname): this session is a student of the class
+_FOLLOW = "class.following"  # the student follows the teacher (False: exploring on their own)
+_APPLIED = "class.applied"  # the version of the teacher's view applied last
+_PENDING = "class.pending"  # (page, query): a view to apply at the start of the next run
+_EXPLORED = "class.explored"  # (page, query): where the student was exploring when they came back
+_ASKED = "class.asked"  # (Question, truth) the teacher's page asks on this run (None: nothing)
+_TOLD = "class.told"  # what the store was last told: (view, qid or None)
+_REVEALED_QID = "class.revealed"  # the question the teacher revealed last
+_SEEN = "class.seen"  # what a student's page last drew of the class (class_ui._seen)
+_GOTO = "class.goto"  # the page of the view applied on this run (opened once st.navigation has run)
+_CODE_SHOWN = "class.code_shown"  # the dialog with the code and its QR code opens on this run
+_URL_JOINED = "class.url_joined"  # ?join= was read (once per session)
+
+# What a view sets: the example, the pickers, the real model's choices, the pages' display controls and the
+# question (a student's own display choices, presentation mode, colours and tables, stay theirs).
+VIEW_KEYS = (
+    *SETTING_KEYS.values(), *MODEL_DEFAULTS, *VIEW_DEFAULTS,
+    K_HEAD, K_QUERY, K_KEY, K_PRESET, K_ASK, K_ASK_NEXT, K_ASK_HEADS, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
+)  # fmt: skip
+
+
+def teaching() -> tuple[str, str] | None:
+    return st.session_state.get(_TEACH)
+
+
+def set_teaching(code: str | None, key: str = "") -> None:
+    st.session_state[_TEACH] = None if code is None else (code, key)
+    st.session_state.pop(_TOLD, None)
+
+
+def joined() -> tuple[str, str, str] | None:
+    return st.session_state.get(_JOINED)
+
+
+def set_joined(code: str | None, student: str = "", nickname: str = "") -> None:
+    ss = st.session_state
+    ss[_JOINED] = None if code is None else (code, student, nickname)
+    ss[_FOLLOW], ss[_APPLIED] = code is not None, -1
+    ss.pop(_EXPLORED, None)
+
+
+def class_code() -> str | None:
+    """The code of the class this session teaches or takes part in."""
+    got = teaching() or joined()
+    return None if got is None else got[0]
+
+
+def following() -> bool:
+    return joined() is not None and bool(st.session_state.get(_FOLLOW, False))
+
+
+def applied() -> int:
+    return int(st.session_state.get(_APPLIED, -1))
+
+
+def follow_view(version: int, page: str, query: str) -> None:
+    """Apply the teacher's view (`page`, `query`) at the start of the next run."""
+    st.session_state[_APPLIED] = version
+    st.session_state[_PENDING] = (page, query)
+
+
+def take_pending() -> tuple[str, str] | None:
+    return st.session_state.pop(_PENDING, None)
+
+
+def explore(back_to: tuple[str, str] | None) -> None:
+    """Stop following; `back_to` (page, query) is where the student was last exploring (None: stay here)."""
+    st.session_state[_FOLLOW] = False
+    if back_to is not None:
+        st.session_state[_PENDING] = back_to
+
+
+def come_back(here: tuple[str, str]) -> None:
+    """Follow the teacher again; `here` (page, query) is kept for the next "explore"."""
+    ss = st.session_state
+    ss[_EXPLORED], ss[_FOLLOW], ss[_APPLIED] = here, True, -1
+
+
+def explored() -> tuple[str, str] | None:
+    return st.session_state.get(_EXPLORED)
+
+
+def reset_view() -> None:
+    """Every part of the state a view sets back to its default (then the view's link is read over it): what
+    the teacher's link leaves out is the default, not what the student had before."""
+    from explorer.ui.state.actions import apply_example
+
+    for key in VIEW_KEYS:
+        st.session_state.pop(key, None)
+    init()
+    apply_example(current(), remember=False)  # the editors' versions move on: no old edit is replayed
+
+
+def ask_class(asked: Any) -> None:
+    st.session_state[_ASKED] = asked
+
+
+def take_asked() -> Any:
+    return st.session_state.pop(_ASKED, None)
+
+
+def told() -> Any:
+    return st.session_state.get(_TOLD)
+
+
+def set_told(what: Any) -> None:
+    st.session_state[_TOLD] = what
+
+
+def show_code() -> None:
+    st.session_state[_CODE_SHOWN] = True
+
+
+def take_show_code() -> bool:
+    return bool(st.session_state.pop(_CODE_SHOWN, False))
+
+
+def first_join_read() -> bool:
+    """True once per session: the time to read ?join=."""
+    if st.session_state.get(_URL_JOINED):
+        return False
+    st.session_state[_URL_JOINED] = True
+    return True
+
+
+def revealed_qid() -> str | None:
+    return st.session_state.get(_REVEALED_QID)
+
+
+def set_revealed(qid: str) -> None:
+    st.session_state[_REVEALED_QID] = qid
+
+
+def set_goto(page: str) -> None:
+    st.session_state[_GOTO] = page
+
+
+def take_goto() -> str | None:
+    return st.session_state.pop(_GOTO, None)
+
+
+def seen() -> object:
+    return st.session_state.get(_SEEN)
+
+
+def set_seen(what: object) -> None:
+    st.session_state[_SEEN] = what

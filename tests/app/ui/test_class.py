@@ -1,0 +1,154 @@
+"""A class through AppTest: the teacher starts it presenting, students join by the code (?join= or the first
+page's box), follow the teacher's page and example, answer the class's question, see the count and the
+reveal; "explore" and back keep the student's own edits; the teacher key never reaches a student; the CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.classroom import store as cs
+from explorer.ui import class_ui
+from tests.app.fixtures import ROOT, TIMEOUT
+
+IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
+
+
+@pytest.fixture(autouse=True)
+def class_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every test's classes in a store of its own (SQLite in a temporary folder)."""
+    monkeypatch.setenv(cs.DATA_ENV, str(tmp_path))
+    monkeypatch.delenv(cs.BACKEND_ENV, raising=False)
+    class_ui.store.cache_clear()
+    yield
+    class_ui.store.cache_clear()
+
+
+def tab(**query: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def bar(at: AppTest) -> str:
+    """The class bar's text, bold marks dropped."""
+    return " ".join(m.value for m in at.markdown if "Class" in m.value or "attend" in m.value).replace(
+        "**", ""
+    )
+
+
+def teacher_with_class() -> tuple[AppTest, str, str]:
+    t = tab(present="1", ask=str(IT))
+    t.button(key="present.class").click().run()
+    assert not t.exception, t.exception
+    code, key = t.session_state["class.teach"]
+    return t, code, key
+
+
+def go(at: AppTest, script: str, **query: str) -> AppTest:
+    at.switch_page(script)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_student_joins_by_the_link_follows_answers_and_sees_the_reveal() -> None:
+    t, code, key = teacher_with_class()
+    assert f"Class {cs.shown_code(code)}: 0 students joined." in bar(t)
+    s = tab(join=code)
+    assert "you follow the teacher" in bar(s) and "Step 1 of 18: Sentence" in bar(s)
+    assert s.query_params["join"] == code  # a reload (or another replica) joins again
+    go(t, "app_pages/scores.py", step="softmax")
+    s.run()  # the poll sees the teacher's move; the next run shows it
+    s.run()
+    assert s.session_state["ui.page"] == "scores" and "part 3 of 3: Softmax" in bar(s)
+    assert "Which word will “it” attend to most \\(head 1\\)?" in bar(s)
+    assert not any(b.key == "reveal" for b in s.button)  # a student cannot reveal the class's answer
+    (radio,) = [r for r in s.radio if str(r.key).startswith("class.answer.")]
+    assert radio.options == ["The", "cat", "sat", "on", "the", "mat", "because", "it", "was", "warm", "."]
+    radio.set_value(1).run()
+    s.button(key="class.send").click().run()
+    assert any("You answered “cat”" in c.value for c in s.caption)
+    assert s.query_params["me"] == s.session_state["class.joined"][1]
+    again = tab(join=code, me=s.query_params["me"])  # a reload, or its replica died: the same student
+    assert again.session_state["class.joined"][1] == s.session_state["class.joined"][1]
+    t.run()
+    assert "1 student joined. 1 of 1 answered." in bar(t)
+    t.button(key="reveal").click().run()
+    progress = [p.proto.text for p in t.get("progress")]
+    s.run()
+    s.run()
+    truth = next(p.split(":")[0] for p in progress if "✓ right answer" in p)
+    said = [a.value for a in [*s.success, *s.info] if "answer is" in a.value]
+    assert said == ([f"Right: the answer is “{truth}”."] if truth == "cat" else
+                    [f"The answer is “{truth}”; you answered “cat”."])  # fmt: skip
+    assert any(a.value.startswith(f"Answer: “it” attends most to “{truth}”") for a in s.success)
+    rows = list(csv.DictReader(io.StringIO(class_ui.answers_csv_bytes(code, key).decode())))
+    assert [(r["choice"], r["answers"], r["right"]) for r in rows if r["answers"] != "0" or r["right"] == "yes"] == (
+        [("cat", "1", "yes")] if truth == "cat" else
+        sorted([("cat", "1", "no"), (truth, "0", "yes")], key=lambda r: rows_order(rows, r[0]))
+    )  # fmt: skip
+    for el in [*s.markdown, *s.caption, *s.code]:  # the teacher key is nowhere on a student's page
+        assert key not in el.value
+    assert all(key not in str(v) for v in s.query_params.values())
+
+
+def rows_order(rows: list[dict[str, str]], choice: str) -> int:
+    return [r["choice"] for r in rows].index(choice)
+
+
+def test_a_typed_code_joins_and_a_wrong_one_is_refused_with_a_message() -> None:
+    _, code, _ = teacher_with_class()
+    s = tab()
+    s.text_input(key="class.code").set_value("ABCD-EFGH")
+    s.button(key="FormSubmitter:class.join-Join").click().run()
+    assert any("No class has this code" in w.value for w in s.warning)
+    s.text_input(key="class.code").set_value(cs.shown_code(code).lower())
+    s.text_input(key="class.nickname").set_value("**Bo**")
+    s.button(key="FormSubmitter:class.join-Join").click().run()
+    assert not s.exception, s.exception
+    assert "as \\*\\*Bo\\*\\*: you follow the teacher" in bar(s)  # shown literally
+    bad = tab(join="nonsense")
+    assert any("A class code has 8 letters and digits" in w.value for w in bad.warning)
+
+
+def test_explore_keeps_the_students_edits_and_follow_brings_the_teachers_page_back() -> None:
+    t, code, _ = teacher_with_class()
+    go(t, "app_pages/projections.py")
+    s = tab(join=code)
+    s.run()
+    assert s.session_state["ui.page"] == "projections"
+    s.button(key="class.explore").click().run()
+    assert "you are exploring on your own" in bar(s)
+    s.text_input(key="sentence").set_value("A dog ran.").run()
+    go(t, "app_pages/heads.py")
+    s.run()
+    assert s.session_state["sentence"] == "A dog ran." and s.session_state["ui.page"] == "projections"
+    s.button(key="class.follow").click().run()
+    s.run()
+    assert s.session_state["ui.page"] == "heads" and s.session_state["sentence"].startswith("The cat sat")
+    s.button(key="class.explore").click().run()
+    s.run()
+    assert s.session_state["sentence"] == "A dog ran." and s.session_state["ui.page"] == "projections"
+
+
+def test_the_teacher_ends_the_class_and_the_students_are_told() -> None:
+    t, code, key = teacher_with_class()
+    s = tab(join=code)
+    t.button(key="class.end").click().run()
+    assert "class.end" not in [b.key for b in t.button] and t.button(key="present.class")
+    s.run()
+    assert any("The class has ended" in i.value for i in s.info) and not bar(s)
+    assert class_ui.store().pulse(code) is None
+    with pytest.raises(cs.ClassError):
+        class_ui.store().export(code, key)
