@@ -36,6 +36,10 @@ BAR = "class-bar"  # the bar's container key (st-key-class-bar on the page)
 TEACHER_ONLY = ("present", "step")  # a student's own layout: a laptop, the whole page
 # Static CSS (no user text): the bar redraws twice a second; Streamlit's fading of an element being redrawn
 # would make it flicker on the projector.
+CODE_CSS = (
+    "<style>.st-key-class-code p { font-size: 5rem !important; text-align: center; margin: 0; "
+    "letter-spacing: 0.05em; }</style>"
+)
 BAR_CSS = "<style>.st-key-class-bar [data-stale='true'] { opacity: 1 !important; transition: none; }</style>"
 
 
@@ -98,9 +102,8 @@ def join_link(code: str) -> str:
 def code_dialog(code: str) -> None:
     """The code, large, and its QR code: students scan it or type the code on the first page."""
     link = join_link(code)
-    # The code is from the store's own alphabet (letters and digits): nothing a visitor typed.
-    st.html(f"<p class='class-code' style='font-size:5rem;font-weight:700;text-align:center;margin:0'>"
-            f"{cs.shown_code(code)}</p>")  # fmt: skip
+    with st.container(key="class-code"):
+        st.markdown(f"**{literal(cs.shown_code(code))}**")
     image = qr.svg(link)
     if image is not None:
         with st.container(key="class-qr", horizontal_alignment="center"):
@@ -298,6 +301,7 @@ def bar() -> None:
     student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
     (`_watch`); the rest of the bar is drawn by the page's run."""
     if state.classroom.take_show_code() and state.classroom.teaching() is not None:
+        st.html(CODE_CSS)  # outside the dialog: a <style> alone is not drawn inside one
         code_dialog(state.classroom.teaching()[0])  # type: ignore[index]
     if state.classroom.class_code() is None:
         return

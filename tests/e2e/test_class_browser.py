@@ -55,7 +55,7 @@ def test_a_teacher_and_five_students(new_tab, tmp_path: Path) -> None:  # noqa: 
     teacher = new_tab()
     teacher.open("", min_charts=0, present="1", ask=str(IT))
     teacher.page.locator(".st-key-present-class button").click()
-    code = teacher.page.locator(".class-code").inner_text(timeout=60_000).strip()
+    code = teacher.page.locator(".st-key-class-code").inner_text(timeout=60_000).strip()
     assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", code), code
     assert code.replace("-", "") in teacher.page.locator("[role=dialog] code").inner_text()  # the QR's link
     teacher.page.keyboard.press("Escape")
