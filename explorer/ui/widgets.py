@@ -70,7 +70,7 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
         words(state.page())
 
 
-WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_words.py reads past it)
+WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_glossary_on_pages.py reads past it)
 
 
 def words(url_path: str | None) -> None:
