@@ -272,36 +272,13 @@ def multi_head_attention(
         raise ValueError(f"use_rope must be True or False, got {use_rope!r}")
 
     q, k, v, q_pre, k_pre = _project(x, wq, wk, wv, bool(use_rope))
-    scores, scaled, masked, weights, heads = _attend(
-        q,
-        k,
-        v,
-        scale_f,
-        None if bias_arr is None else bias_arr.reshape(-1, n, n),  # (1 or h, n, n)
-        None if mask_arr is None else mask_arr.reshape(-1, n, n),  # (1 or h, n, n)
-    )
+    per_head = lambda a: None if a is None else a.reshape(-1, n, n)  # noqa: E731 - (1 or h, n, n)
+    scores, scaled, masked, weights, heads = _attend(q, k, v, scale_f, per_head(bias_arr), per_head(mask_arr))
     concat = heads.transpose(1, 0, 2).reshape(n, n_heads * d_v)  # (n, h * d_v), head 0 first
     output = concat if w_out is None else _project_out(concat, w_out)
-    return _freeze(
-        x=x,
-        q=q,
-        k=k,
-        v=v,
-        scores=scores,
-        scaled=scaled,
-        masked=masked,
-        weights=weights,
-        head_outputs=heads,
-        concat=concat,
-        output=output,
-        mask=mask_arr,
-        bias=bias_arr,
-        scale=scale_f,
-        w_o=w_out,
-        use_rope=bool(use_rope),
-        q_pre_rope=q_pre,
-        k_pre_rope=k_pre,
-    )
+    return _freeze(x=x, q=q, k=k, v=v, scores=scores, scaled=scaled, masked=masked, weights=weights,
+                   head_outputs=heads, concat=concat, output=output, mask=mask_arr, bias=bias_arr, scale=scale_f,
+                   w_o=w_out, use_rope=bool(use_rope), q_pre_rope=q_pre, k_pre_rope=k_pre)  # fmt: skip
 
 
 def _project(

@@ -44,15 +44,16 @@ def real(key: str, n_layers: int) -> dict[str, object]:
         w = walkthrough.from_example(ex, pipeline.run(ex))
         for charts in html_charts.charts_of(w).values():
             for chart in charts:
-                for _, fig in chart.variants:
-                    for trace in html_charts.figure_of(fig).data:
+                for _, drawn in chart.variants:
+                    fig = html_charts.figure_of(drawn)
+                    for trace in fig.data:
                         if trace.type == "heatmap" and getattr(trace, "zmin", None) is not None:
                             heatmaps += 1
                     rings = [t for t in fig.data if (t.meta or {}).get("beyond")] if fig.data else []
                     if rings:
                         narrowed += 1
                         most = max(most, int(rings[0].meta["beyond"]))
-                        note = describe.beyond_of(fig)  # the whole note (the chart shows one line)
+                        note = describe.beyond_of(drawn)  # the whole note (the chart shows one line)
                         massive += int("massive activation" in note)
                         over = fig.data[list(fig.data).index(rings[0]) + 1]  # the narrow ring, its values
                         value = float(over.customdata[0].replace(",", ""))

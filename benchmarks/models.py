@@ -47,7 +47,8 @@ import json, statistics, sys, time
 sys.path.insert(0, {root!r})
 c0, w0 = time.process_time(), time.perf_counter()
 from attention_core import pretrained
-from attention_core import activations, encoder, transformer
+from attention_core import activations, encoder
+from attention_core.transformer import layer as transformer_layer_module, stack as transformer_stack
 m = pretrained.load({name!r})
 load_wall, load_cpu = time.perf_counter() - w0, time.process_time() - c0
 words = {words!r}
@@ -65,7 +66,7 @@ def timed(fn, key):
             spent[key] += time.process_time() - t
     return wrapper
 encoder._linear = timed(encoder._linear, "matmul")
-transformer._linear = encoder._linear
+transformer_layer_module._linear = transformer_stack._linear = encoder._linear
 for name in ("_gelu", "_silu"):
     setattr(encoder, name, timed(getattr(encoder, name), "activation"))
 m.run(text); m.run(text + " x")  # warm-up

@@ -137,7 +137,10 @@ say "pytest (${PYTEST_WORKERS:-2} workers)"
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1}
 mkdir -p test-output
 set +e
-"$VPY" -m pytest -n "${PYTEST_WORKERS:-2}" "$@"
+# worksteal: each worker starts on its half of the suite (tests/conftest.py puts the browser tests first, so
+# one worker drives the browser while the other runs the engine and AppTest cases), and a worker that runs
+# out takes half of what the other has left, browser tests included, so both finish together.
+"$VPY" -m pytest -n "${PYTEST_WORKERS:-2}" --dist worksteal "$@"
 status=$?
 set -e
 case $status in

@@ -49,9 +49,11 @@ def job_pool(shared_pool: object) -> Iterator[object]:
     jobs.use(before)
 
 
-# Run first: the browser tests and the short load test, then the AppTests that run the real models longest. With `pytest -n 2` the
-# long tests then overlap each other, and the last minute is spent on short engine tests on both workers,
-# not on one long browser test while the other worker waits. The order inside each group is unchanged.
+# Run first: the browser tests and the short load test, then the AppTests that run the real models longest.
+# `pytest -n 2 --dist worksteal` (scripts/test.sh) gives each worker half of this order: the first worker
+# starts on the browser tests, the second on the engine's and the app's short tests, and whichever runs out
+# takes the back half of what the other has left (the long AppTests, then browser tests), so the two finish
+# together. The order inside each group is unchanged.
 FIRST = (
     "tests/e2e/",
     "tests/load/",

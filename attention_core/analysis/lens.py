@@ -23,7 +23,7 @@ import numpy as np
 
 from .._parallel import for_row_blocks
 from .._validate import FloatArray, IntArray, all_finite, as_int, shape_str
-from ..transformer import _norm
+from ..transformer.layer import _norm
 
 __all__ = ["BLOCK_BYTES", "MAX_LENS_K", "LensReading", "lens_token_probs", "logit_lens", "read_lens"]
 

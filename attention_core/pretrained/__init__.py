@@ -35,7 +35,8 @@ from collections.abc import Callable
 from ..transformer import LayerWeights, ModelConfig
 from . import _fetch
 from ._files import ModelNotInstalledError, install_hint, package_dir
-from ._model import CACHE_BYTES, MAX_CHARS, MAX_TOKENS, PARTS, PARTS_BYTES, RESULTS, Model, ModelTrace
+from ._model import MAX_CHARS, MAX_TOKENS, Model
+from ._trace import CACHE_BYTES, PARTS, PARTS_BYTES, RESULTS, ModelTrace
 
 __all__ = [
     "CACHE_BYTES",

@@ -31,23 +31,23 @@ class Chart:
     """One chart on the page; several variants (e.g. one per head) share its place, switched by buttons."""
 
     key: str
-    variants: list[tuple[str, go.Figure | Drawn]]  # a Drawn where its builder hands one over (views.drawn)
+    variants: list[tuple[str, Drawn]]  # each with its words and tables (views.drawn)
     wide: bool = True  # False: half the page's width, beside the next half chart
 
 
-def figure_of(chart: go.Figure | Drawn) -> go.Figure:
+def figure_of(chart: Drawn) -> go.Figure:
     """A variant's Plotly figure."""
-    return chart.figure if isinstance(chart, Drawn) else chart
+    return chart.figure
 
 
-def _figure_json(fig: go.Figure | Drawn) -> dict[str, Any]:
+def _figure_json(fig: Drawn) -> dict[str, Any]:
     """The figure as plain JSON (arrays as Plotly's typed-array encoding), without its template (one is shared)."""
     spec = json.loads(figure_of(fig).to_json())
     spec["layout"].pop("template", None)
     return {"data": spec["data"], "layout": spec["layout"]}
 
 
-def _per_head(w: Walkthrough, make) -> list[tuple[str, go.Figure]]:  # noqa: ANN001 - make(h) -> Figure
+def _per_head(w: Walkthrough, make) -> list[tuple[str, Drawn]]:  # noqa: ANN001 - make(h) -> Drawn
     return [(w.layer.heads[h], make(h)) for h in range(w.n_heads)]
 
 
@@ -60,24 +60,40 @@ CELL_OPTIONS = {f.name for f in dataclasses.fields(fg.Cells)}
 
 def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
     """Each step's charts, as the app's pages draw them (the same builders, the same numbers)."""
-    num, lab, sty = w.numbers, list(w.labels), STYLE
-    dims, keys = _dims(w.d_model), _dims(w.d_k, "k")
-    blocked = np.isneginf(num["S_masked"][0]) if np.isneginf(num["S_masked"]).any() else None
-    half = WIDTH // 2
+    return {
+        "tokens": _input_charts(w),
+        "positions": _position_charts(w),
+        "projections": _projection_charts(w),
+        "scores": _score_charts(w),
+        "heads": _head_charts(w),
+        "token": _token_charts(w),
+        "encoder": _encoder_charts(w),
+    }
 
-    def hm(z, rows, cols, title, width=WIDTH, **kw) -> Drawn:  # noqa: ANN001
-        cells = {k: v for k, v in kw.items() if k in CELL_OPTIONS}  # the rest is about the axes
-        axes = fg.Axes(width_px=width, **{k: v for k, v in kw.items() if k not in cells})
-        return fg.drawn_heatmap(z, rows, cols, title=title, style=sty, cells=fg.Cells(**cells), axes=axes)
 
-    out: dict[str, list[Chart]] = {}
-    out["tokens"] = [
+def _heatmap(z, rows, cols, title, width=WIDTH, **kw) -> Drawn:  # noqa: ANN001
+    """A heatmap at the page's width (or `width`): the Cells options among `kw`, the rest the axes'."""
+    cells = {k: v for k, v in kw.items() if k in CELL_OPTIONS}  # the rest is about the axes
+    axes = fg.Axes(width_px=width, **{k: v for k, v in kw.items() if k not in cells})
+    return fg.drawn_heatmap(z, rows, cols, title=title, style=STYLE, cells=fg.Cells(**cells), axes=axes)
+
+
+def _blocked(w: Walkthrough) -> np.ndarray | None:
+    """The masked cells (n, n), or None when no score is masked."""
+    return np.isneginf(w.numbers["S_masked"][0]) if np.isneginf(w.numbers["S_masked"]).any() else None
+
+
+def _input_charts(w: Walkthrough) -> list[Chart]:
+    """The tokens' embeddings E."""
+    num, lab = w.numbers, list(w.labels)
+    dims = _dims(w.d_model)
+    return [
         Chart(
             "tokens.E",
             [
                 (
                     "",
-                    hm(
+                    _heatmap(
                         num["E"],
                         lab,
                         dims,
@@ -88,16 +104,23 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             ],
         )
     ]
+
+
+def _position_charts(w: Walkthrough) -> list[Chart]:
+    """The positional encoding: its curves (sinusoidal), P, P Pᵀ and X = E + P."""
+    num, lab = w.numbers, list(w.labels)
+    dims = _dims(w.d_model)
+    half = WIDTH // 2
     pos: list[Chart] = []
     if w.pe_kind in ("sinusoidal", "sinusoidal_split"):
         t, curves = pe_curves(w.pe_kind, w.d_model, w.pe_base, max(w.n, 2))
-        fig = fg.drawn_encoding_curves(t, curves, num["P"], dims, style=sty)
+        fig = fg.drawn_encoding_curves(t, curves, num["P"], dims, style=STYLE)
         pos.append(Chart("pe.curves", [("", fig)]))
     p = num["P"]
     pos += [
         Chart(
             "pe.P",
-            [("", hm(p, lab, dims, specs.PE_MATRIX.title, half, **specs.PE_MATRIX.axes))],
+            [("", _heatmap(p, lab, dims, specs.PE_MATRIX.title, half, **specs.PE_MATRIX.axes))],
             False,
         ),
         Chart(
@@ -105,20 +128,28 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             [
                 (
                     "",
-                    hm(p @ p.T, lab, lab, specs.PE_SIMILARITY.title, half, **specs.PE_SIMILARITY.axes),
+                    _heatmap(p @ p.T, lab, lab, specs.PE_SIMILARITY.title, half, **specs.PE_SIMILARITY.axes),
                 )
             ],
             False,
         ),
-        Chart("pe.X", [("", hm(num["X"], lab, dims, "X = E + P", x_title="dimension", y_title="token"))]),
+        Chart(
+            "pe.X", [("", _heatmap(num["X"], lab, dims, "X = E + P", x_title="dimension", y_title="token"))]
+        ),
     ]
-    out["positions"] = pos
-    out["projections"] = [
+    return pos
+
+
+def _projection_charts(w: Walkthrough) -> list[Chart]:
+    """Q, K and V of every head."""
+    num, lab = w.numbers, list(w.labels)
+    keys = _dims(w.d_k, "k")
+    return [
         Chart(
             f"proj.{m}",
             _per_head(
                 w,
-                lambda h, m=m: hm(
+                lambda h, m=m: _heatmap(
                     num[m][h],
                     lab,
                     keys,
@@ -129,25 +160,37 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
         )
         for m in ("Q", "K", "V")
     ]
+
+
+def _score_charts(w: Walkthrough) -> list[Chart]:
+    """The raw scores, the scaled and masked scores, and the weights of every head."""
+    num, lab = w.numbers, list(w.labels)
+    blocked = _blocked(w)
+    half = WIDTH // 2
     scaled_title = specs.scaled_title(w.scale, w.alibi, blocked is not None)
-    out["scores"] = [
+    return [
         Chart(
             "scores.raw",
             _per_head(
-                w, lambda h: hm(num["S"][h], lab, lab, specs.RAW_SCORES.titled(head=w.layer.heads[h]), half)
+                w,
+                lambda h: _heatmap(
+                    num["S"][h], lab, lab, specs.RAW_SCORES.titled(head=w.layer.heads[h]), half
+                ),
             ),
             False,
         ),
         Chart(
             "scores.masked",
-            _per_head(w, lambda h: hm(num["S_masked"][h], lab, lab, scaled_title, half, masked=blocked)),
+            _per_head(
+                w, lambda h: _heatmap(num["S_masked"][h], lab, lab, scaled_title, half, masked=blocked)
+            ),
             False,
         ),
         Chart(
             "scores.weights",
             _per_head(
                 w,
-                lambda h: hm(
+                lambda h: _heatmap(
                     num["A"][h],
                     lab,
                     lab,
@@ -159,65 +202,27 @@ def charts_of(w: Walkthrough) -> dict[str, list[Chart]]:
             ),
         ),
     ]
+
+
+def _head_charts(w: Walkthrough) -> list[Chart]:
+    """Every head's weights, their outputs concatenated, W_O and the output."""
+    num, lab = w.numbers, list(w.labels)
+    dims = _dims(w.d_model)
+    blocked = _blocked(w)
+    half = WIDTH // 2
     cols_v = [f"h{h + 1}·v{j}" for h in range(w.n_heads) for j in range(w.d_k)]
-    out["heads"] = [
-        Chart(
-            "heads.grid",
-            [
-                (
-                    "",
-                    fg.drawn_head_grid(
-                        num["A"],
-                        lab,
-                        style=sty,
-                        title=specs.HEAD_GRID.title,
-                        masked=blocked,
-                    ),
-                )
-            ],
-        ),
-        Chart(
-            "heads.concat",
-            [
-                (
-                    "",
-                    hm(
-                        num["concat"],
-                        lab,
-                        cols_v,
-                        specs.CONCAT.title,
-                        **specs.CONCAT.axes,
-                        groups=list(w.layer.heads),
-                    ),
-                )
-            ],
-        ),
-        Chart(
-            "heads.W_O",
-            [("", hm(w.layer.w_o, cols_v, dims, "W_O", half, x_title="dimension", y_title="row"))],
-            False,
-        ),
-        Chart(
-            "heads.out",
-            [
-                (
-                    "",
-                    hm(
-                        num["out"],
-                        lab,
-                        dims,
-                        specs.OUTPUT.title,
-                        half,
-                        **specs.OUTPUT.axes,
-                    ),
-                )
-            ],
-            False,
-        ),
+    grid = fg.drawn_head_grid(num["A"], lab, style=STYLE, title=specs.HEAD_GRID.title, masked=blocked)
+    concat = _heatmap(
+        num["concat"], lab, cols_v, specs.CONCAT.title, **specs.CONCAT.axes, groups=list(w.layer.heads)
+    )
+    w_o = _heatmap(w.layer.w_o, cols_v, dims, "W_O", half, x_title="dimension", y_title="row")
+    out = _heatmap(num["out"], lab, dims, specs.OUTPUT.title, half, **specs.OUTPUT.axes)
+    return [
+        Chart("heads.grid", [("", grid)]),
+        Chart("heads.concat", [("", concat)]),
+        Chart("heads.W_O", [("", w_o)], False),
+        Chart("heads.out", [("", out)], False),
     ]
-    out["token"] = _token_charts(w)
-    out["encoder"] = _encoder_charts(w)
-    return out
 
 
 def _token_charts(w: Walkthrough) -> list[Chart]:

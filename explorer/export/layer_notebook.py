@@ -88,11 +88,36 @@ def notebook(
     package: the Python package the weights come from ("": trained by the explorer's own engine); norm: the
     model's norm ("none": it has none)."""
     d, k = w["w_q"].shape
-    # The app runs an untouched layer in float32, the model's own precision (about 7 digits); the notebook
-    # recomputes in float64, so it checks to float32's rounding then, and to CHECK_ATOL otherwise.
-    single = np.asarray(weights).dtype == np.float32 or np.asarray(output).dtype == np.float32
-    tolerance = FLOAT32_ATOL if single else CHECK_ATOL
-    why_tolerance = "the app ran this layer in float32, as the model does" if single else "float64"
+    cells = [
+        *_opening(title, package, version, (layer, n_layers, head), sentence, tokens, x, k, edited, link),
+        *_norm_cells(norm_gain, eps, norm),
+        *_projection_cells(head, w, b, rope_base),
+        *_attention_cells(mask_kind, window, mask),
+        *_check_cells(weights, output),
+    ]
+    cells = with_words(cells)
+    nb = new_notebook(cells=cells)
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    return nb
+
+
+def _opening(
+    title: str,
+    package: str,
+    version: str,
+    where_in: tuple[int, int, int],
+    sentence: str,
+    tokens: list[str],
+    x: NDArray[np.float64],
+    d_k: int,
+    edited: bool,
+    link: str,
+) -> list[object]:
+    """Where the numbers come from (layer, n_layers, head of where_in, 0-based), the imports, and the tokens
+    with the layer's input X."""
+    layer, n_layers, head = where_in
+    d = x.shape[1]
     made = (
         f"the Python package {md(package)} {md(version)}, run in numpy by the Attention Explorer"
         if package
@@ -112,12 +137,12 @@ def notebook(
     link_md = f"\n\nOpen the same example in the Attention Explorer: <{link}>" if link else ""
     intro = (
         f"# Head {head + 1} of {md(title)}'s layer {layer + 1}: “{md(sentence)}”\n\n{where}{link_md}\n\n"
-        f"This notebook holds what this head needs ({len(tokens)} tokens, d_model {d}, d_k {k}) and "
+        f"This notebook holds what this head needs ({len(tokens)} tokens, d_model {d}, d_k {d_k}) and "
         "recomputes its attention in plain numpy; the last cell checks it gets the app's numbers. The other "
         "heads, W_O and the feed-forward network stay in the app (with them the file would hold about 1.5 "
         "million numbers)."
     )
-    cells: list[object] = [
+    return [
         new_markdown_cell(intro),
         new_code_cell(
             "import sys\n\nimport numpy as np\n\nnp.set_printoptions(precision=4, suppress=True, linewidth=110)"
@@ -130,6 +155,11 @@ def notebook(
             f"tokens = {list(tokens)!r}\nn = len(tokens)\nX = {lit.array(x, 4)}  # (n, d_model)\nprint(X.shape)"
         ),
     ]
+
+
+def _norm_cells(norm_gain: NDArray[np.float64] | None, eps: float, norm: str) -> list[object]:
+    """What attention reads: X under RMSNorm with its gain (pre-norm), or X itself (post-norm, or no norm)."""
+    cells: list[object] = []
     if norm_gain is not None:
         cells += [
             new_markdown_cell(
@@ -155,6 +185,17 @@ def notebook(
             )  # fmt: skip
         ]
         cells.append(new_code_cell("Xn = X"))
+    return cells
+
+
+def _projection_cells(
+    head: int,
+    w: dict[str, NDArray[np.float64]],
+    b: dict[str, NDArray[np.float64] | None],
+    rope_base: float | None,
+) -> list[object]:
+    """The head's W_Q, W_K, W_V and biases (zeros where the model has none), its q, k, v (rotated by RoPE)."""
+    k = w["w_q"].shape[1]
     bias_lines = "".join(
         f"{name} = {lit.array(v, 4)}  # (d_k,)\n" if v is not None else f"{name} = np.zeros({k})  # no bias\n"
         for name, v in (("b_q", b.get("b_q")), ("b_k", b.get("b_k")), ("b_v", b.get("b_v")))
@@ -164,7 +205,7 @@ def notebook(
         if rope_base is not None
         else ""
     )
-    cells += [
+    return [
         new_markdown_cell(
             f"## 3. Head {head + 1}'s queries, keys and values\n\nEach token's query, key and value: its row "
             f"times W_Q, W_K, W_V, plus the biases.{rope_md}\n\n$$Q = X W_Q + b_Q,\\quad K = X W_K + b_K,"
@@ -181,6 +222,12 @@ def notebook(
             )
             + "print(q.shape, k.shape, v.shape)"
         ),
+    ]
+
+
+def _attention_cells(mask_kind: str, window: int, mask: NDArray[np.bool_] | None) -> list[object]:
+    """The scores, the mask, the softmax and the head's output."""
+    return [
         new_markdown_cell(
             "## 4. Scores, mask and softmax\n\nEvery query against every key, divided by √d_k; a key the mask "
             "hides gets −∞, so its weight is 0; softmax makes each row sum to 1.\n\n"
@@ -192,6 +239,18 @@ def notebook(
             "A = softmax(S_masked)  # (n, n): row i = how much token i takes from each token\n"
             "out = A @ v  # (n, d_k): the head's output\nprint(A)"
         ),
+    ]
+
+
+def _check_cells(weights: NDArray[np.float64], output: NDArray[np.float64]) -> list[object]:
+    """Every number printed in full, then checked against the app's: to float32's rounding where the app ran
+    the layer in float32, else to CHECK_ATOL."""
+    # The app runs an untouched layer in float32, the model's own precision (about 7 digits); the notebook
+    # recomputes in float64, so it checks to float32's rounding then, and to CHECK_ATOL otherwise.
+    single = np.asarray(weights).dtype == np.float32 or np.asarray(output).dtype == np.float32
+    tolerance = FLOAT32_ATOL if single else CHECK_ATOL
+    why_tolerance = "the app ran this layer in float32, as the model does" if single else "float64"
+    return [
         new_markdown_cell("## 5. The numbers, in full, and a check against the app"),
         new_code_cell(
             "np.set_printoptions(precision=17, floatmode='unique', suppress=False, threshold=sys.maxsize)\n"
@@ -206,11 +265,6 @@ def notebook(
             'print("Every number is the same as in the app.")'
         ),
     ]
-    cells = with_words(cells)
-    nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    return nb
 
 
 def of_example(ex: object, res: object, head: int, link: str = "") -> nbformat.NotebookNode:

@@ -269,48 +269,12 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
     """The Walkthrough of an example and its traced run (res = pipeline.run(ex)); ValueError if it failed."""
     if res.error or res.attention is None or res.n == 0:
         raise ValueError(res.error or "the example has no tokens")
-    tr, n = res.attention, res.n
+    n = res.n
     query = int(min(max(query, 0), n - 1))
     head = int(min(max(head, 0), ex.n_heads - 1))
     emb = ex.emb if ex.emb_source == "table" else ac.embed(res.tokens, ex.d_model, seed=ex.seed)
-    numbers: dict[str, F64] = {
-        "E": res.emb,
-        "P": res.pe,
-        "X": res.x,
-        "Q": tr.q,
-        "K": tr.k,
-        "V": tr.v,
-        "S": tr.scores,
-        "S_scaled": tr.scaled,
-        "S_masked": tr.masked,
-        "A": tr.weights,
-        "heads": tr.head_outputs,
-        "concat": tr.concat,
-        "out": tr.output,
-        "token_sum": res.contributions(head, query).sum(axis=0),
-    }
-    enc = res.encoder
-    if enc is not None:
-        numbers |= {
-            "enc_attn_in": enc.attn_input,
-            "enc_attn": enc.attention.output,
-            "enc_sum1": enc.sum1,
-            "enc_norm1": enc.norm1,
-            "enc_hidden": enc.ffn_hidden,
-            "enc_ffn": enc.ffn_out,
-            "enc_sum2": enc.sum2,
-            "Y": enc.output,
-        }
-    layer = Layer(
-        w_q=np.asarray(ex.w_q, dtype=np.float64),
-        w_k=np.asarray(ex.w_k, dtype=np.float64),
-        w_v=np.asarray(ex.w_v, dtype=np.float64),
-        w_o=np.asarray(ex.w_o, dtype=np.float64),
-        w1=np.asarray(ex.w1, dtype=np.float64),
-        w2=np.asarray(ex.w2, dtype=np.float64),
-        source=f"the explorer's toy weights: seeded random (seed {ex.seed}), as edited on screen",
-        heads=tuple(f"head {h + 1}" for h in range(ex.n_heads)),
-    )
+    numbers = _numbers(res, query, head)
+    layer = _toy_layer(ex)
     return Walkthrough(
         sentence=ex.sentence,
         tokens=tuple(res.tokens),
@@ -341,6 +305,55 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
         encoder_error=res.encoder_error,
         notes=(("The tokens were cut to the first 64 of the sentence.",) if res.truncated else ()),
         model=describe(ex),
+    )
+
+
+def _numbers(res: Result, query: int, head: int) -> dict[str, F64]:
+    """Every matrix of the run the walkthrough shows, by its name: the attention's, then the encoder block's."""
+    tr = res.attention
+    assert tr is not None
+    numbers: dict[str, F64] = {
+        "E": res.emb,
+        "P": res.pe,
+        "X": res.x,
+        "Q": tr.q,
+        "K": tr.k,
+        "V": tr.v,
+        "S": tr.scores,
+        "S_scaled": tr.scaled,
+        "S_masked": tr.masked,
+        "A": tr.weights,
+        "heads": tr.head_outputs,
+        "concat": tr.concat,
+        "out": tr.output,
+        "token_sum": res.contributions(head, query).sum(axis=0),
+    }
+    enc = res.encoder
+    if enc is not None:
+        numbers |= {
+            "enc_attn_in": enc.attn_input,
+            "enc_attn": enc.attention.output,
+            "enc_sum1": enc.sum1,
+            "enc_norm1": enc.norm1,
+            "enc_hidden": enc.ffn_hidden,
+            "enc_ffn": enc.ffn_out,
+            "enc_sum2": enc.sum2,
+            "Y": enc.output,
+        }
+    return numbers
+
+
+def _toy_layer(ex: Example) -> Layer:
+    """The toy layer's weights as edited on screen, float64."""
+    return Layer(
+        w_q=np.asarray(ex.w_q, dtype=np.float64),
+        w_k=np.asarray(ex.w_k, dtype=np.float64),
+        w_v=np.asarray(ex.w_v, dtype=np.float64),
+        w_o=np.asarray(ex.w_o, dtype=np.float64),
+        w1=np.asarray(ex.w1, dtype=np.float64),
+        w2=np.asarray(ex.w2, dtype=np.float64),
+        source=f"the explorer's toy weights: seeded random (seed {ex.seed}), as edited on screen",
+        heads=tuple(f"head {h + 1}" for h in range(ex.n_heads)),
     )
 
 

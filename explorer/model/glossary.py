@@ -3,7 +3,7 @@
 Pure data (no Streamlit). A term is found in a text by its patterns (whole words, any case); `terms_in`
 lists the terms a text uses, in the glossary's order. The pages show the terms they use in a fold under
 their opening (explorer.ui.widgets.opening, from ON_PAGE); the notebooks and the HTML export end with the
-terms their text uses; a lesson's step can name the terms it needs. tests/app/pages/test_words.py reads
+terms their text uses; a lesson's step can name the terms it needs. tests/app/pages/test_glossary_on_pages.py reads
 what each page renders, finds the terms in it, and checks each is explained on that page.
 """
 
@@ -399,7 +399,7 @@ TERMS: tuple[Term, ...] = (
 )
 
 # The terms each page explains in its fold (by the page's url_path): at least every term its text uses,
-# whichever model is on screen (tests/app/pages/test_words.py).
+# whichever model is on screen (tests/app/pages/test_glossary_on_pages.py).
 ON_PAGE: dict[str, tuple[str, ...]] = {
     "": (
         "token",

@@ -228,42 +228,11 @@ def check_setting(
     row = table.row(name)
     label, val = label or row.label, shown(value)
     if row.kind == "int":
-        lo, hi = bounds or row.bounds
-        if from_text:
-            return whole_number(label, value, int(lo), int(hi), why)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ShareError(f"{label} must be a whole number, not {val}.")
-        if not lo <= value <= hi:
-            raise ShareError(f"{label} must be between {lo} and {hi}{why}, not {value}.")
-        return int(value)
+        return _whole(label, value, bounds or row.bounds, from_text, why)
     if row.kind == "float":
-        lo, hi = row.bounds
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, str | int | float)
-            or (isinstance(value, str) != from_text)
-        ):
-            raise ShareError(f"{label} must be a number, not {val}.")
-        if isinstance(value, str) and not FLOAT_RE.fullmatch(value.strip()):
-            raise ShareError(f"{label} must be a number, not {val}.")
-        try:
-            v = float(value)
-        except (ValueError, OverflowError):
-            raise ShareError(f"{label} must be a number, not {val}.") from None
-        if not math.isfinite(v) or not lo <= v <= hi:
-            raise ShareError(f"{label} must be a number between {lo:g} and {hi:g}, not {val}.")
-        return v
+        return _real(label, value, row.bounds, from_text)
     if row.kind == "bool":
-        no, yes = row.words
-        if from_text and isinstance(value, str):
-            if value.lower() in (no, yes) and row.words != ("0", "1"):
-                return value.lower() == yes
-            if value.lower() in TRUE_WORDS + FALSE_WORDS:
-                return value.lower() in TRUE_WORDS
-        elif not from_text and isinstance(value, bool):
-            return value
-        rule = f"{yes} or {no}" if row.words != ("0", "1") and from_text else "true or false"
-        raise ShareError(f"{label} must be {rule}, not {val}.")
+        return _yes_no(label, value, row.words, from_text)
     if row.kind == "choice":
         if not isinstance(value, str) or value not in row.choices:
             raise ShareError(f"{label} must be one of {', '.join(row.choices)}, not {val}.")
@@ -271,6 +240,52 @@ def check_setting(
     if not isinstance(value, str):
         raise ShareError(f"the {label} must be text, not {val}.")
     return value
+
+
+def _whole(label: str, value: object, bounds: tuple[Any, Any], from_text: bool, why: str) -> int:
+    """A whole-number setting's value within `bounds` (`why` says what decides them), or ShareError."""
+    lo, hi = bounds
+    if from_text:
+        return whole_number(label, value, int(lo), int(hi), why)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ShareError(f"{label} must be a whole number, not {shown(value)}.")
+    if not lo <= value <= hi:
+        raise ShareError(f"{label} must be between {lo} and {hi}{why}, not {value}.")
+    return int(value)
+
+
+def _real(label: str, value: object, bounds: tuple[Any, Any], from_text: bool) -> float:
+    """A number setting's finite value within `bounds` (text from a URL, a number from JSON), or ShareError."""
+    lo, hi, val = bounds[0], bounds[1], shown(value)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, str | int | float)
+        or (isinstance(value, str) != from_text)
+    ):
+        raise ShareError(f"{label} must be a number, not {val}.")
+    if isinstance(value, str) and not FLOAT_RE.fullmatch(value.strip()):
+        raise ShareError(f"{label} must be a number, not {val}.")
+    try:
+        v = float(value)
+    except (ValueError, OverflowError):
+        raise ShareError(f"{label} must be a number, not {val}.") from None
+    if not math.isfinite(v) or not lo <= v <= hi:
+        raise ShareError(f"{label} must be a number between {lo:g} and {hi:g}, not {val}.")
+    return v
+
+
+def _yes_no(label: str, value: object, words: tuple[str, str], from_text: bool) -> bool:
+    """A true/false setting's value: its own words (no, yes) or true/false words from a URL, a bool from JSON."""
+    no, yes = words
+    if from_text and isinstance(value, str):
+        if value.lower() in (no, yes) and words != ("0", "1"):
+            return value.lower() == yes
+        if value.lower() in TRUE_WORDS + FALSE_WORDS:
+            return value.lower() in TRUE_WORDS
+    elif not from_text and isinstance(value, bool):
+        return value
+    rule = f"{yes} or {no}" if words != ("0", "1") and from_text else "true or false"
+    raise ShareError(f"{label} must be {rule}, not {shown(value)}.")
 
 
 def plain_settings(ex: Example) -> dict[str, Any]:

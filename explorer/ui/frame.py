@@ -103,74 +103,9 @@ def sidebar(page: page_table.Page | None) -> None:
     with st.sidebar:
         preset_ui.picker()
         layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
-        st.subheader("Model size", anchor=False)
-        key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
-        if key and models.prepare(key).phase in ("loading", "downloading"):
-            # Loading (in the background, once per server): the page says so with its time at once; waiting
-            # for it here would leave the whole page blank for those seconds.
-            st.caption(f"The sizes of {models.choice(key).title} show here once it is loaded.")
-        else:
-            shown = (model_ui.shown_model(key) if key else None) or state.description()
-            if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
-                st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
-            else:
-                c1, c2 = st.columns(2)
-                for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
-                    ui.setting(name, col)
+        _model_size(page)
         st.divider()
-        st.toggle(
-            "Presentation mode",
-            key=state.K_PRESENT,
-            persist_state="session",
-            help="Large type for a projector.",
-        )
-        if state.present() and state.classroom.teaching() is None:
-            st.button(
-                "Start a class",
-                key="class.start",
-                on_click=class_ui.start,
-                icon=":material/group_add:",
-                help="Students join with a code or a QR code: their laptops follow your screen, and they "
-                "answer your questions (predict, then reveal) with the count on the projector.",
-            )
-        from explorer.views.figures import PALETTES
-
-        toks = state.tokens()
-        st.selectbox(
-            "Predict, then reveal",
-            [-1, *range(len(toks))],
-            key=state.K_ASK,
-            format_func=lambda i: "no question" if i < 0 else f"hide what {i}: {toks[i]} attends to",
-            on_change=state.hide_answer,
-            persist_state="session",
-            help="Scores and softmax: the weights of this query stay hidden behind a question until Reveal "
-            "(or the clicker's next key). The share link and the QR code carry the question.",
-        )
-        st.selectbox(
-            "Colours",
-            list(PALETTES),
-            key=state.K_COLORS,
-            format_func=lambda p: PALETTES[p][2],
-            persist_state="session",
-            help="Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. "
-            "Strong contrast: Inferno and red-yellow-blue. Greyscale: grey weights for printing, signed values "
-            "purple-green.",
-        )
-        st.toggle(
-            "Show charts as tables",
-            key=state.K_TABLES,
-            persist_state="session",
-            help="Every chart as tables of its numbers, rows and columns named by the tokens, rounded as the "
-            "chart prints them, under a sentence that says what it shows: for a screen reader, or to read "
-            "exact values.",
-        )
-        st.toggle(
-            "Weights: colours from min to max",
-            key=state.K_FIT,
-            persist_state="session",
-            help="On: the colours of attention weights span their lowest to highest value (written on the "
-            "colour bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale.",
-        )
+        _display_options()
         if state.can_undo():
             st.button(
                 "Undo the last change",
@@ -185,6 +120,82 @@ def sidebar(page: page_table.Page | None) -> None:
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
         a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
         reconnect.mount()  # a tab that moved to another server is rebuilt there (explorer/ui/reconnect.py)
+
+
+def _model_size(page: page_table.Page | None) -> None:
+    """The model's size: controls for the toy, its sizes for a trained model (the model on screen)."""
+    st.subheader("Model size", anchor=False)
+    key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
+    if key and models.prepare(key).phase in ("loading", "downloading"):
+        # Loading (in the background, once per server): the page says so with its time at once; waiting
+        # for it here would leave the whole page blank for those seconds.
+        st.caption(f"The sizes of {models.choice(key).title} show here once it is loaded.")
+        return
+    shown = (model_ui.shown_model(key) if key else None) or state.description()
+    if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
+        st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
+    else:
+        c1, c2 = st.columns(2)
+        for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
+            ui.setting(name, col)
+
+
+def _display_options() -> None:
+    """Presenting (and starting a class), the question to predict, the colours, charts as tables, the weights'
+    colour range."""
+    st.toggle(
+        "Presentation mode",
+        key=state.K_PRESENT,
+        persist_state="session",
+        help="Large type for a projector.",
+    )
+    if state.present() and state.classroom.teaching() is None:
+        st.button(
+            "Start a class",
+            key="class.start",
+            on_click=class_ui.start,
+            icon=":material/group_add:",
+            help="Students join with a code or a QR code: their laptops follow your screen, and they "
+            "answer your questions (predict, then reveal) with the count on the projector.",
+        )
+    from explorer.views.figures import PALETTES
+
+    toks = state.tokens()
+    st.selectbox(
+        "Predict, then reveal",
+        [-1, *range(len(toks))],
+        key=state.K_ASK,
+        format_func=lambda i: "no question" if i < 0 else f"hide what {i}: {toks[i]} attends to",
+        on_change=state.hide_answer,
+        persist_state="session",
+        help="Scores and softmax: the weights of this query stay hidden behind a question until Reveal "
+        "(or the clicker's next key). The share link and the QR code carry the question.",
+    )
+    st.selectbox(
+        "Colours",
+        list(PALETTES),
+        key=state.K_COLORS,
+        format_func=lambda p: PALETTES[p][2],
+        persist_state="session",
+        help="Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. "
+        "Strong contrast: Inferno and red-yellow-blue. Greyscale: grey weights for printing, signed values "
+        "purple-green.",
+    )
+    st.toggle(
+        "Show charts as tables",
+        key=state.K_TABLES,
+        persist_state="session",
+        help="Every chart as tables of its numbers, rows and columns named by the tokens, rounded as the "
+        "chart prints them, under a sentence that says what it shows: for a screen reader, or to read "
+        "exact values.",
+    )
+    st.toggle(
+        "Weights: colours from min to max",
+        key=state.K_FIT,
+        persist_state="session",
+        help="On: the colours of attention weights span their lowest to highest value (written on the "
+        "colour bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale.",
+    )
 
 
 def model_bar(page: page_table.Page | None) -> None:

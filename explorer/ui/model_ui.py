@@ -408,7 +408,7 @@ def toy_head(text: str, head: int, sty: Any) -> None:
     th = min(head, toy_ex.n_heads - 1)
     tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
     title = f"Toy model, head {th + 1} (rows sum to 1)"
-    fig = fg.heatmap(
+    fig = fg.drawn_heatmap(
         tw,
         toy.labels,
         toy.labels,

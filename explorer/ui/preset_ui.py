@@ -167,7 +167,7 @@ def _tables(tables: list[lessons.Table], key: str) -> None:
 def _table(t: lessons.Table, key: str) -> None:
     st.markdown(f"**{t.title}**")
     if t.kind in ("weights", "signed") and t.values.size:
-        fig = fg.heatmap(
+        fig = fg.drawn_heatmap(
             t.values,
             t.rows,
             t.cols,

@@ -70,7 +70,7 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
         words(state.page())
 
 
-WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_words.py reads past it)
+WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_glossary_on_pages.py reads past it)
 
 
 def words(url_path: str | None) -> None:
@@ -113,7 +113,7 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
 
 
-def chart(fig: go.Figure | Drawn, key: str, *, clickable: bool = False) -> dict | None:
+def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
     """A Plotly chart at full width that stays on the page across reruns and redraws in place (explorer.ui.chart);
     its camera button saves a PNG at twice the resolution (for slides), named after the key. clickable: return
     the point a click picked, on the run the click starts (explorer.ui.chart.draw), else None. With "Show
@@ -128,7 +128,7 @@ def chart(fig: go.Figure | Drawn, key: str, *, clickable: bool = False) -> dict 
 BEYOND = "Circled or framed: values beyond the colour range, drawn in its end colours."
 
 
-def beyond_help(figs: Sequence[go.Figure | Drawn]) -> None:
+def beyond_help(figs: Sequence[Drawn]) -> None:
     """One caption over charts that leave values out of their colour range (none: nothing), each chart's
     whole note on them in its help."""
     notes = [(describe.title_of(fig), describe.beyond_of(fig)) for fig in figs]
@@ -140,14 +140,14 @@ def beyond_help(figs: Sequence[go.Figure | Drawn]) -> None:
 
 
 def charts_in_row(
-    charts: Sequence[tuple[go.Figure | Drawn, str]],
+    charts: Sequence[tuple[Drawn, str]],
     columns: int | None = None,
     widths: Sequence[float] | None = None,
 ) -> None:
     """(figure, key) pairs drawn side by side, one column each of `columns` (default: as many as charts; a
     last row with fewer charts keeps the others' width) or of the relative `widths`, their plots level
     (figures.level: a title that wraps or key labels set on top in one of them move none of the plots)."""
-    figures.level([fig.figure if isinstance(fig, Drawn) else fig for fig, _ in charts])
+    figures.level([fig.figure for fig, _ in charts])
     figs = [fig for fig, _ in charts]
     beyond_help(figs)  # one line over the row: its charts stay level
     cols = st.columns(list(widths) if widths else columns or len(charts))
@@ -218,7 +218,7 @@ def token_matrices(
                     help=f"Their ranges: {literal(sizes)}.",
                 )
         figs = [
-            figures.heatmap(
+            figures.drawn_heatmap(
                 z,
                 rows,
                 cols,
@@ -234,9 +234,9 @@ def token_matrices(
         ]
         if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
             for fig in figs[:-1]:
-                fig.update_traces(showscale=False, selector=0)
-        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row,
-                      _one_label_column(figs, per_row, shared is not None, sty))  # fmt: skip
+                fig.figure.update_traces(showscale=False, selector=0)
+        widths = _one_label_column([fig.figure for fig in figs], per_row, shared is not None, sty)
+        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row, widths)
 
 
 def _one_label_column(

@@ -94,30 +94,34 @@ def _axes(
     x_depth = {0: x_font * 1.3, -45: (x_w + x_font) * 0.71, -90: x_w + 6}[angle]
     top = head + x_depth
     if y_step > 1:  # fitted to a guess of the key labels' depth: again, to their own
-        font, step = _fit_rows(row_ems, size[1] - top - bottom, style)
-        wider = max((row_ems[i] * font for i in thinned(n_rows, step, keep_rows)), default=0.0) + 8
-        if step < y_step and wider + style.font * 1.4 + 15 - left <= 0.05 * plot_w:
-            y_font, y_step = font, step
-            y_ticks = thinned(n_rows, y_step, keep_rows)
+        y_font, y_ticks = _refit_rows(row_ems, (y_font, y_step, y_ticks), size[1] - top - bottom, style,
+                                      (left, plot_w), keep_rows)  # fmt: skip
     common = {"showgrid": False, "zeroline": False, "automargin": False, **_TICKS}
-    xaxis = {
-        "tickmode": "array",
-        "tickvals": np.array(x_ticks),
-        "ticktext": [esc(col_labels[j]) for j in x_ticks],
-        "side": "top",
-        "tickangle": angle,
-        "title": {"text": x_title, "font": {"size": style.font}},
-        "tickfont": {"size": x_font},
-        **common,
-    }
-    yaxis = {
-        "tickmode": "array",
-        "tickvals": np.array(y_ticks),
-        "ticktext": [esc(row_labels[i]) for i in y_ticks],
-        "autorange": "reversed",
-        "title": {"text": y_title, "font": {"size": style.font}},
-        "tickfont": {"size": y_font},
-        **common,
-    }
+    xaxis = {"tickmode": "array", "tickvals": np.array(x_ticks), "ticktext": [esc(col_labels[j]) for j in x_ticks],
+             "side": "top", "tickangle": angle, "title": {"text": x_title, "font": {"size": style.font}},
+             "tickfont": {"size": x_font}, **common}  # fmt: skip
+    yaxis = {"tickmode": "array", "tickvals": np.array(y_ticks), "ticktext": [esc(row_labels[i]) for i in y_ticks],
+             "autorange": "reversed", "title": {"text": y_title, "font": {"size": style.font}},
+             "tickfont": {"size": y_font}, **common}  # fmt: skip
     # The right margin is Plotly's to grow for the colour bar; the row sums set theirs (heatmap).
     return xaxis, yaxis, {"l": int(left), "r": 10, "t": int(top), "b": int(bottom)}
+
+
+def _refit_rows(
+    row_ems: list[float],
+    fitted: tuple[int, int, list[int]],
+    space: float,
+    style: Style,
+    widths: tuple[float, float],
+    keep_rows: Sequence[int],
+) -> tuple[int, list[int]]:
+    """The query labels fitted again to the rows' own `space` (px, under the key labels as drawn): their
+    (font, ticks), more of them where they then take at most 5% more of the plot's width (left margin,
+    plot width: `widths`); else as `fitted` (font, step, ticks)."""
+    y_font, y_step, y_ticks = fitted
+    left, plot_w = widths
+    font, step = _fit_rows(row_ems, space, style)
+    wider = max((row_ems[i] * font for i in thinned(len(row_ems), step, keep_rows)), default=0.0) + 8
+    if step < y_step and wider + style.font * 1.4 + 15 - left <= 0.05 * plot_w:
+        return font, thinned(len(row_ems), step, keep_rows)
+    return y_font, y_ticks

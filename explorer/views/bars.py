@@ -6,12 +6,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from numpy.typing import NDArray
 from plotly.colors import sample_colorscale
 
 from explorer.views import describe
-from explorer.views.drawn import Drawn
+from explorer.views.drawn import Drawn, figure_only
 from explorer.views.style import (
     _TICKS,
     FULL_PX,
@@ -42,24 +41,6 @@ def bar_text(texts: Sequence[str], n_bars: int, width_px: int, style: Style) -> 
             return size, -90
         size -= 1
     return 0, 0
-
-
-def bars(
-    categories: Sequence[str],
-    values: NDArray[np.float64],
-    *,
-    style: Style,
-    title: str,
-    x_title: str,
-    y_title: str,
-    y_range: tuple[float, float] | None = None,
-    width_px: int = FULL_PX,
-    height_px: int | None = None,
-    colours: Sequence[str] | None = None,
-) -> go.Figure:
-    """The figure of drawn_bars (which see)."""
-    return drawn_bars(categories, values, style=style, title=title, x_title=x_title, y_title=y_title,
-                      y_range=y_range, width_px=width_px, height_px=height_px, colours=colours).figure  # fmt: skip
 
 
 def drawn_bars(
@@ -158,20 +139,28 @@ def key_colours(contributions: NDArray[np.float64], max_keys: int = 12) -> list[
     return out
 
 
-def stacked_contributions(
+def _stacked_bars(
     contributions: NDArray[np.float64],
     key_labels: Sequence[str],
-    total: NDArray[np.float64],
-    *,
-    style: Style,
-    title: str,
-    max_keys: int = 12,
-    width_px: int = FULL_PX,
-    height_px: int | None = None,
-) -> go.Figure:
-    """The figure of drawn_stacked_contributions (which see)."""
-    return drawn_stacked_contributions(contributions, key_labels, total, style=style, title=title,
-                                       max_keys=max_keys, width_px=width_px, height_px=height_px).figure  # fmt: skip
+    names: list[str],
+    colour: list[str],
+    shown: NDArray[np.intp],
+    rest: NDArray[np.intp],
+) -> list[dict[str, Any]]:
+    """A bar trace per kept key (`shown`, in its colour) over the dimensions `names`, then one grey bar of the
+    `rest` together."""
+    data: list[dict[str, Any]] = [
+        {"type": "bar", "x": names, "y": contributions[j], "name": esc(key_labels[j]), "marker": {"color": colour[j]},
+         "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>"}
+        for j in shown
+    ]  # fmt: skip
+    if rest.size:
+        name = f"{rest.size} other keys"
+        data.append(
+            {"type": "bar", "x": names, "y": contributions[rest].sum(axis=0), "name": name,
+             "marker": {"color": OTHER_GREY}, "hovertemplate": f"{name} together<br>%{{x}}: %{{y:.6f}}<extra></extra>"}
+        )  # fmt: skip
+    return data
 
 
 def drawn_stacked_contributions(
@@ -195,47 +184,17 @@ def drawn_stacked_contributions(
     """
     n_keys, d_v = contributions.shape
     names = dims("v", d_v)
-    shown, colour = kept_keys(contributions, max_keys), key_colours(contributions, max_keys)
-    data: list[dict[str, Any]] = [
-        {
-            "type": "bar",
-            "x": names,
-            "y": contributions[j],
-            "name": esc(key_labels[j]),
-            "marker": {"color": colour[j]},
-            "hovertemplate": f"{esc(key_labels[j])}<br>%{{x}}: %{{y:.6f}}<extra></extra>",
-        }
-        for j in shown
-    ]
+    shown = kept_keys(contributions, max_keys)
     rest = np.setdiff1d(np.arange(n_keys), shown)
-    if rest.size:
-        name = f"{rest.size} other keys"
-        data.append(
-            {
-                "type": "bar",
-                "x": names,
-                "y": contributions[rest].sum(axis=0),
-                "name": name,
-                "marker": {"color": OTHER_GREY},
-                "hovertemplate": f"{name} together<br>%{{x}}: %{{y:.6f}}<extra></extra>",
-            }
-        )
+    data = _stacked_bars(contributions, key_labels, names, key_colours(contributions, max_keys), shown, rest)
     data.append(
         {
-            "type": "scatter",
-            "x": names,
-            "y": total,
-            "mode": "markers",
-            "name": "output (sum)",
-            "marker": {
-                "symbol": "diamond",
-                "size": 16 if style.present else 11,
-                "color": "black",
-                "line": {"width": 2, "color": "white"},
-            },
+            "type": "scatter", "x": names, "y": total, "mode": "markers", "name": "output (sum)",
+            "marker": {"symbol": "diamond", "size": 16 if style.present else 11, "color": "black",
+                       "line": {"width": 2, "color": "white"}},
             "hovertemplate": "output %{x}: %{y:.6f}<extra></extra>",
         }
-    )
+    )  # fmt: skip
     # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars; beyond
     # NOTED_DIMS dimensions (a real layer's 64) the boxes would cover each other and the bars: hover tells.
     notes = [
@@ -263,3 +222,9 @@ def drawn_stacked_contributions(
         parts.append(describe.Series(f"{rest.size} other keys", names, contributions[rest].sum(axis=0)))
     parts.append(describe.Series("output (sum)", names, np.asarray(total, dtype=np.float64), bar=False))
     return describe.drawn_bars(_figure(data, layout), title, "", parts)
+
+
+bars = figure_only(drawn_bars)  # the figure alone
+
+
+stacked_contributions = figure_only(drawn_stacked_contributions)  # the figure alone

@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
-from explorer.views.drawn import Drawn
+from explorer.views.drawn import Drawn, figure_only
 from explorer.views.style import (
     FULL_PX,
     HALF_PX,
@@ -25,29 +25,6 @@ from explorer.views.style import (
     number,
     text_px,
 )
-
-
-def lines(
-    x: NDArray[np.float64],
-    ys: NDArray[np.float64],
-    names: Sequence[str],
-    *,
-    style: Style,
-    title: str,
-    x_title: str,
-    y_title: str,
-    markers_x: NDArray[np.float64] | None = None,
-    markers_y: NDArray[np.float64] | None = None,
-    log_x: bool = False,
-    log_y: bool = False,
-    dash: Sequence[str] | None = None,
-    height: int | None = None,
-    width_px: int = FULL_PX,
-) -> go.Figure:
-    """The figure of drawn_lines (which see)."""
-    return drawn_lines(x, ys, names, style=style, title=title, x_title=x_title, y_title=y_title,
-                       markers_x=markers_x, markers_y=markers_y, log_x=log_x, log_y=log_y, dash=dash,
-                       height=height, width_px=width_px).figure  # fmt: skip
 
 
 def drawn_lines(
@@ -70,41 +47,8 @@ def drawn_lines(
     """Curves ys (m, k) over x (m,), one per name; optional markers (p,), (p, k) on the same curves.
 
     Log axes label their ticks with whole values (log_ticks); the title wraps to width_px (as heatmap's)."""
-    data: list[dict[str, Any]] = []
-    for j, name in enumerate(names):
-        data.append(
-            {
-                "type": "scatter",
-                "x": x,
-                "y": ys[:, j],
-                "mode": "lines",
-                "name": esc(name),
-                "legendgroup": str(j),
-                "line": {
-                    "width": 3 if style.present else 2,
-                    "dash": (dash[j] if dash else "solid"),
-                    "color": KEY_COLOURS[j % len(KEY_COLOURS)],  # one colour per curve, its markers too
-                },
-            }
-        )
-        if markers_x is not None and markers_y is not None:
-            data.append(
-                {
-                    "type": "scatter",
-                    "x": markers_x,
-                    "y": markers_y[:, j],
-                    "mode": "markers",
-                    "legendgroup": str(j),
-                    "showlegend": False,
-                    "marker": {
-                        "size": 12 if style.present else 8,
-                        "color": KEY_COLOURS[j % len(KEY_COLOURS)],
-                        "line": {"width": 1, "color": "black"},
-                    },
-                    "name": esc(name),
-                    "hovertemplate": "position %{x}<br>value %{y:.6f}<extra></extra>",
-                }
-            )
+    marks = (markers_x, markers_y) if markers_x is not None and markers_y is not None else None
+    data = _curve_traces(x, ys, names, style, marks, dash)
     xaxis: dict[str, Any] = {"title": {"text": esc(x_title)}, "type": "log" if log_x else "linear"}
     yaxis: dict[str, Any] = {"title": {"text": esc(y_title)}, "type": "log" if log_y else "linear"}
     if log_x:
@@ -122,21 +66,55 @@ def drawn_lines(
         yaxis=yaxis,
         legend={"font": {"size": style.font}},
     )
-    marks = (markers_x, markers_y) if markers_x is not None and markers_y is not None else None
     return describe.drawn_curves(_figure(data, layout), title, x, ys, [str(n) for n in names],
                                  (str(x_title), str(y_title)), marks)  # fmt: skip
 
 
-def encoding_curves(
-    t: NDArray[np.float64],
-    curves: NDArray[np.float64],
-    pe: NDArray[np.float64],
-    dims: Sequence[str],
-    *,
+def _curve_traces(
+    x: NDArray[np.float64],
+    ys: NDArray[np.float64],
+    names: Sequence[str],
     style: Style,
-) -> go.Figure:
-    """The figure of drawn_encoding_curves (which see)."""
-    return drawn_encoding_curves(t, curves, pe, dims, style=style).figure
+    marks: tuple[NDArray[np.float64], NDArray[np.float64]] | None,
+    dash: Sequence[str] | None,
+) -> list[dict[str, Any]]:
+    """A line per curve ys[:, j], one colour each, and its marked points (p,), (p, k) on it where given."""
+    data: list[dict[str, Any]] = []
+    for j, name in enumerate(names):
+        data.append(
+            {
+                "type": "scatter",
+                "x": x,
+                "y": ys[:, j],
+                "mode": "lines",
+                "name": esc(name),
+                "legendgroup": str(j),
+                "line": {
+                    "width": 3 if style.present else 2,
+                    "dash": (dash[j] if dash else "solid"),
+                    "color": KEY_COLOURS[j % len(KEY_COLOURS)],  # one colour per curve, its markers too
+                },
+            }
+        )
+        if marks is not None:
+            data.append(
+                {
+                    "type": "scatter",
+                    "x": marks[0],
+                    "y": marks[1][:, j],
+                    "mode": "markers",
+                    "legendgroup": str(j),
+                    "showlegend": False,
+                    "marker": {
+                        "size": 12 if style.present else 8,
+                        "color": KEY_COLOURS[j % len(KEY_COLOURS)],
+                        "line": {"width": 1, "color": "black"},
+                    },
+                    "name": esc(name),
+                    "hovertemplate": "position %{x}<br>value %{y:.6f}<extra></extra>",
+                }
+            )
+    return data
 
 
 def drawn_encoding_curves(
@@ -251,3 +229,23 @@ def drawn_scale_experiment(
         width_px=HALF_PX,
     )
     return variance, peak, entropy
+
+
+def curves_of(data: list[dict[str, Any]], layout: dict[str, Any], title: str) -> Drawn:
+    """A builder's curves, each a trace of its `data` (the dicts it is about to draw, each with its own x),
+    handed over with their words and table (describe.lines_text); names and axis titles as plain text."""
+    curves = [(np.asarray(t["x"], dtype=np.float64), np.asarray(t["y"], dtype=np.float64)) for t in data]
+    names = [describe.plain(t["name"]) for t in data]
+    titles = (
+        describe.plain(layout["xaxis"]["title"]["text"]),
+        describe.plain(layout["yaxis"]["title"]["text"]),
+    )
+    name = describe.said(title) or "Chart"
+    words, tables = describe.lines_text(name, curves, names, titles)
+    return Drawn(_figure(data, layout), name, "", words, lambda: tables)
+
+
+lines = figure_only(drawn_lines)  # the figure alone
+
+
+encoding_curves = figure_only(drawn_encoding_curves)  # the figure alone

@@ -3,17 +3,16 @@ says for a chart (its title, then one or two sentences from its numbers) and the
 whose row and column headers are the chart's labels (tokens, dimensions, curve names), rounded as the chart
 prints them. The chart element (explorer/ui/chart) and the HTML export read it. Pure.
 
-A builder that hands over a Drawn (views.drawn: the heatmap builder) has had these made from its own numbers
-(matrix_text); title_of, beyond_of and describe return them as they are. Any other chart is read from its
-figure: a heatmap's full labels from layout.meta.table (its tick labels may be thinned to every k-th), curves
-and bars from their traces.
+Every builder hands its chart over as a Drawn (views.drawn), its words and tables made here from the numbers
+it drew (the drawn_* functions below); nothing reads a figure back. title_of, beyond_of and describe return
+what a Drawn holds.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -46,65 +45,26 @@ def plain(text: object) -> str:
 
 
 def _array(value: Any) -> np.ndarray:
-    """A Plotly data array as float64: a numpy array, (nested) lists with None for gaps, or the typed-array
-    JSON {dtype, bdata, shape} a chart element's figure holds."""
-    if isinstance(value, dict) and "bdata" in value:
-        arr = np.frombuffer(base64.b64decode(value["bdata"]), dtype=np.dtype(value["dtype"]))
-        if value.get("shape"):
-            arr = arr.reshape([int(s) for s in str(value["shape"]).split(",")])
-        return arr.astype(np.float64)
+    """Numbers as float64 (a list may hold None for a gap: NaN)."""
     if isinstance(value, np.ndarray):
         return value.astype(np.float64)
     return np.array(value, dtype=object).astype(np.float64)
 
 
-def _parts(fig: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    data, layout = getattr(fig, "_data", None), getattr(fig, "_layout", None)
-    if isinstance(data, list) and isinstance(layout, dict):
-        return data, layout
-    spec = fig if isinstance(fig, dict) else fig.to_plotly_json()
-    return list(spec.get("data") or []), dict(spec.get("layout") or {})
-
-
-def title_of(fig: Any) -> str:
+def title_of(drawn: Drawn) -> str:
     """The chart's title as plain text ("Chart" when it has none)."""
-    if isinstance(fig, Drawn):
-        return fig.title
-    title = _parts(fig)[1].get("title")
-    text = title.get("text") if isinstance(title, dict) else title
-    return plain(text) or "Chart"
+    return drawn.title
 
 
-def beyond_of(fig: Any) -> str:
+def beyond_of(drawn: Drawn) -> str:
     """The whole note on the values beyond a heatmap's colour range (colour_range.note), "" when none are."""
-    if isinstance(fig, Drawn):
-        return fig.beyond
-    meta = _parts(fig)[1].get("meta")
-    return str(meta.get("beyond") or "") if isinstance(meta, dict) else ""
+    return drawn.beyond
 
 
-def describe(fig: Any, tables: bool = True) -> tuple[str, list[Table]]:
+def describe(drawn: Drawn, tables: bool = True) -> tuple[str, list[Table]]:
     """(one or two sentences on what the chart shows, its numbers as tables); tables=False: no tables (the
-    sentence alone costs next to nothing; a heatmap's table formats every cell)."""
-    if isinstance(fig, Drawn):
-        return fig.summary, (fig.tables if tables else [])
-    data, layout = _parts(fig)
-    meta = layout.get("meta") or {}
-    title = title_of(fig)
-    if isinstance(meta, dict) and "keys" in meta and "grid" in meta:
-        return _grid_of_heads(title, meta)
-    if isinstance(meta, dict) and "table" in meta:
-        return _matrices(title, data, meta["table"], beyond_of(fig), tables)
-    if isinstance(meta, dict) and "lines" in meta:
-        return _line_view(title, data, meta["lines"])
-    if any(t.get("type") == "heatmap" for t in data):
-        return _any_heatmap(title, data, layout)
-    if any(t.get("type") == "bar" for t in data):
-        return _bars(title, data, layout)
-    lines = [t for t in data if t.get("type") == "scatter" and "lines" in str(t.get("mode", ""))]
-    if lines:
-        return _curves(title, data, layout, lines)
-    return f"{title}.", []
+    sentence alone costs next to nothing; a heatmap's table formats every cell, made when first asked for)."""
+    return drawn.summary, (drawn.tables if tables else [])
 
 
 # ------------------------------------------------------------------------------------------- heatmaps
@@ -120,24 +80,6 @@ def drawn_matrix(
         return matrix_text(name, panels, labels, digits, weights, beyond, tables)
 
     return Drawn(figure, name, beyond, text(False)[0], lambda: text(True)[1])
-
-
-def _matrices(
-    title: str, data: list[dict[str, Any]], hint: dict[str, Any], beyond: str, tables_too: bool
-) -> tuple[str, list[Table]]:
-    """A heatmap, or one per panel (head_grid), read from its figure: the masked cells are the grey traces'
-    (meta.masked_value)."""
-    grids = [t for t in data if t.get("type") == "heatmap" and "masked_value" not in (t.get("meta") or {})]
-    greys = [t for t in data if "masked_value" in (t.get("meta") or {})]
-    panels = []
-    for k, (name, trace) in enumerate(zip(hint.get("panels") or [""], grids, strict=False)):
-        masked = np.isfinite(_array(greys[k]["z"])) if k < len(greys) else None
-        value = str((greys[k].get("meta") or {}).get("masked_value", "")) if k < len(greys) else ""
-        panels.append(Panel(name, _array(trace["z"]), masked, value))
-    labels = Labels([str(r) for r in hint["rows"]], [str(c) for c in hint["cols"]],
-                    str(hint.get("row_title", "row")), str(hint.get("col_title", "column")))  # fmt: skip
-    return matrix_text(title, panels, labels, int(hint.get("digits", 2)), bool(hint.get("weights")), beyond,
-                       tables_too)  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)
@@ -218,12 +160,6 @@ def _matrix_sentence(
     )
 
 
-def _grid_of_heads(title: str, meta: dict[str, Any]) -> tuple[str, list[Table]]:
-    """The /model grid read from its figure: each head's label is in layout.meta.keys.names."""
-    L, H = int(meta["grid"][0]), int(meta["grid"][1])
-    return grid_of_heads_text(title, L, H, [str(n) for n in meta["keys"]["names"]])
-
-
 def drawn_grid_of_heads(figure: Any, title: str, L: int, H: int, names: list[str]) -> Drawn:
     """The /model grid's figure handed over with its words and table (grid_of_heads_text)."""
     name = said(title) or "Chart"
@@ -247,59 +183,6 @@ def grid_of_heads_text(title: str, L: int, H: int, names: list[str]) -> tuple[st
     ]
 
 
-def _ticks(layout: dict[str, Any], axis: str, n: int) -> list[str] | None:
-    """An axis's n tick labels when it names every position 0 .. n-1, else None."""
-    spec = layout.get(axis) or {}
-    vals, text = spec.get("tickvals"), spec.get("ticktext")
-    if vals is None or text is None:
-        return None
-    named = {round(float(v)): plain(t) for v, t in zip(_array(vals).tolist(), list(text), strict=False)}
-    return [named[i] for i in range(n)] if all(i in named for i in range(n)) else None
-
-
-def _any_heatmap(title: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> tuple[str, list[Table]]:
-    """A heatmap its builder left no labels for: rows and columns named by its axes where they name every
-    one, by a single row's cell text (a row of tokens), else by number; a cell as printed (its text, then its
-    value as the cell's template rounds it)."""
-    trace = next(t for t in data if t.get("type") == "heatmap")
-    z = np.atleast_2d(_array(trace["z"]))
-    r, c = z.shape
-    text = trace.get("text")
-    text = np.atleast_2d(np.asarray(text, dtype=object)) if text is not None else None
-    fmt = re.search(r"%\{z:(\+?)\.(\d)f\}", str(trace.get("texttemplate", "")))
-    sign, digits = (fmt.group(1), int(fmt.group(2))) if fmt else ("", 2)
-
-    def number(v: float) -> str:
-        out = fixed(v, digits)
-        return "+" + out if sign and np.isfinite(v) and not out.startswith("-") else out
-
-    rows = _ticks(layout, "yaxis", r) or [str(i) for i in range(r)]
-    cols = _ticks(layout, "xaxis", c)
-    if cols is None:
-        cols = [plain(t) for t in text[0]] if text is not None and r == 1 else [str(j) for j in range(c)]
-    cells = [
-        [(f"{plain(text[i, j])} " if text is not None and r > 1 else "") + number(z[i, j]) for j in range(c)]
-        for i in range(r)
-    ]
-    if not np.isfinite(z).any():
-        return f"{title}.", []
-    lo, hi = np.unravel_index(np.nanargmin(z), z.shape), np.unravel_index(np.nanargmax(z), z.shape)
-    where = (lambda ij: f"“{cols[ij[1]]}”") if r == 1 else (lambda ij: f"“{rows[ij[0]]}”, “{cols[ij[1]]}”")
-    say = (
-        f"{title}. {r} {'row' if r == 1 else 'rows'} by {c} columns, values from {number(z[lo])} ({where(lo)}) to {number(z[hi])} "
-        f"({where(hi)})."
-    )
-    corner = _axis_title(layout, "yaxis", "row")
-    return say, [Table(title, corner, cols, [(rows[i], cells[i]) for i in range(r)])]
-
-
-def _line_view(title: str, data: list[dict[str, Any]], lines: list[int]) -> tuple[str, list[Table]]:
-    """The line view read from its figure: its weights are in its label traces' hover (each query's
-    strongest keys, per head)."""
-    heads = [plain(t.get("name")) for t in data if t.get("type") == "scatter" and t.get("x") == [None]]
-    return line_view_text(title, int(lines[0]), heads, list(data[int(lines[1])].get("hovertext") or []))
-
-
 def drawn_line_view(figure: Any, title: str, n: int, heads: list[str], hover: list[str]) -> Drawn:
     """The line view's figure handed over with its words and table (line_view_text)."""
     name = said(title) or "Chart"
@@ -319,14 +202,61 @@ def line_view_text(title: str, n: int, heads: list[str], hover: list[str]) -> tu
     return say, [Table(title, "query", ["its strongest keys and their weights"], rows)]
 
 
+def drawn_with(
+    figure: Any, title: str, words: Callable[..., tuple[str, list[Table]]], *args: Any, **kw: Any
+) -> Drawn:
+    """A figure handed over with its words and tables: words(title, *args, **kw), e.g. cells_text."""
+    name = said(title) or "Chart"
+    text, tables = words(name, *args, **kw)
+    return Drawn(figure, name, "", text, lambda: tables)
+
+
+def cells_text(
+    title: str,
+    z: np.ndarray,
+    labels: Labels,
+    *,
+    text: list[list[str]] | None = None,
+    digits: int = 2,
+    sign: bool = False,
+) -> tuple[str, list[Table]]:
+    """A heatmap z (r, c), its rows and columns named by `labels` (row_title heads the table); a cell as
+    printed: its `text` (r, c) where it has some (more than one row), then its value to `digits` (`sign`: a +
+    on a positive one). The sentence names the smallest and the largest value and where they are."""
+    z = np.atleast_2d(_array(z))
+    r, c = z.shape
+    rows, cols = labels.rows, labels.cols
+
+    def number(v: float) -> str:
+        out = fixed(v, digits)
+        return "+" + out if sign and np.isfinite(v) and not out.startswith("-") else out
+
+    cells = [
+        [(f"{text[i][j]} " if text is not None and r > 1 else "") + number(z[i, j]) for j in range(c)]
+        for i in range(r)
+    ]
+    if not np.isfinite(z).any():
+        return f"{title}.", []
+    lo, hi = np.unravel_index(np.nanargmin(z), z.shape), np.unravel_index(np.nanargmax(z), z.shape)
+    where = (lambda ij: f"“{cols[ij[1]]}”") if r == 1 else (lambda ij: f"“{rows[ij[0]]}”, “{cols[ij[1]]}”")
+    say = (
+        f"{title}. {r} {'row' if r == 1 else 'rows'} by {c} columns, values from {number(z[lo])} ({where(lo)}) "
+        f"to {number(z[hi])} ({where(hi)})."
+    )
+    return say, [Table(title, labels.row_title, cols, [(rows[i], cells[i]) for i in range(r)])]
+
+
+def tick_names(axis: dict[str, Any], n: int) -> list[str] | None:
+    """The n labels of an axis a builder made (tickvals, ticktext) when they name every position 0 .. n-1 (as
+    plain text), else None (thinned: a table names its rows by number)."""
+    vals, text = axis.get("tickvals"), axis.get("ticktext")
+    if vals is None or text is None:
+        return None
+    named = {round(float(v)): plain(t) for v, t in zip(_array(vals).tolist(), list(text), strict=False)}
+    return [named[i] for i in range(n)] if all(i in named for i in range(n)) else None
+
+
 # ------------------------------------------------------------------------------------------ curves, bars
-
-
-def _axis_title(layout: dict[str, Any], name: str, default: str) -> str:
-    axis = layout.get(name) or {}
-    title = axis.get("title") if isinstance(axis, dict) else None
-    text = title.get("text") if isinstance(title, dict) else title
-    return plain(text) or default
 
 
 def drawn_curves(
@@ -352,101 +282,47 @@ def curves_text(
     axis_titles: tuple[str, str],
     marks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> tuple[str, list[Table]]:
-    """Curves ys (m, k) over x (m,), one per name: each curve's range; the table at the marked points
-    `marks` ((p,), (p, k)) where there are any, else at the curves' own points (at most MAX_ROWS)."""
+    """Curves ys (m, k) over one x (m,), one per name (see lines_text)."""
+    x = _array(x)
+    return lines_text(title, [(x, y) for y in _array(ys).reshape(len(x), -1).T], names, axis_titles, marks)
+
+
+def lines_text(
+    title: str,
+    curves: list[tuple[np.ndarray, np.ndarray]],
+    names: list[str],
+    axis_titles: tuple[str, str],
+    marks: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[str, list[Table]]:
+    """Curves (x_j (m_j,), y_j (m_j,)), one per name: each curve's range (x's, the first curve's); the table at
+    the marked points `marks` ((p,), (p, k)) where there are any, else at the x of the curve with the fewest
+    points, each curve read there (NaN where it has no point: one measured at fewer steps than another), at
+    most MAX_ROWS rows."""
     xt, yt = axis_titles[0] or "x", axis_titles[1] or "y"
-    x, ys = _array(x), _array(ys).reshape(len(_array(x)), -1)
-    said = [
-        f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
-        for n, y in zip(names, ys.T, strict=True)
-    ]
-    k = len(names)
+    curves = [(_array(x), _array(y)) for x, y in curves]
+    said = [f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}" for n, (_, y) in
+            zip(names, curves, strict=True)]  # fmt: skip
+    k, x = len(names), curves[0][0]
     sentence = (
         f"{title}. {k} {'curve' if k == 1 else 'curves'} of {yt} against {xt} from "
         f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
     )
-    xs, at = (
-        (x, ys) if marks is None else (_array(marks[0]), _array(marks[1]).reshape(len(_array(marks[0])), -1))
-    )
+    if marks is not None:
+        xs = _array(marks[0])
+        at = list(_array(marks[1]).reshape(len(xs), -1).T)
+    else:
+        xs = min(curves, key=lambda c: len(c[1]))[0]
+        at = [_at_x(cx, cy, xs) for cx, cy in curves]
     keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
     table = Table(title, xt, [n or f"curve {j + 1}" for j, n in enumerate(names)],
-                  [(short(xs[i]), [short(y[i]) for y in at.T]) for i in keep])  # fmt: skip
+                  [(short(xs[i]), [short(y[i]) for y in at]) for i in keep])  # fmt: skip
     return sentence, [table]
 
 
-def _curves(
-    title: str, data: list[dict[str, Any]], layout: dict[str, Any], lines: list[dict[str, Any]]
-) -> tuple[str, list[Table]]:
-    """Line charts: each curve's range; the table at the marked points where there are any (the sentence's
-    positions on the encoding's curves), else at the curves' own points."""
-    xt, yt = _axis_title(layout, "xaxis", "x"), _axis_title(layout, "yaxis", "y")
-    x = _array(lines[0].get("x", np.arange(len(_array(lines[0].get("y", []))))))
-    said = []
-    for t in lines:
-        y = _array(t["y"])
-        said.append(
-            f"{plain(t.get('name')) or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}"
-        )
-    sentence = (
-        f"{title}. {len(lines)} {'curve' if len(lines) == 1 else 'curves'} of {yt} against {xt} from "
-        f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
-    )
-    marks = [t for t in data if t.get("type") == "scatter" and str(t.get("mode")) == "markers"]
-    source = marks if len(marks) == len(lines) else lines
-    base = min(
-        source, key=lambda t: len(_array(t.get("y", [])))
-    )  # rows where every curve has a point, if any
-    xs = _array(base.get("x", np.arange(len(_array(base.get("y", []))))))
-    keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
-    ys = [_at_x(t, xs[keep]) for t in source]  # each curve read at the rows' x (its own x may differ)
-    table = Table(title, xt, [plain(t.get("name")) or f"curve {k + 1}" for k, t in enumerate(lines)],
-                  [(short(xs[i]), [short(y[r]) for y in ys]) for r, i in enumerate(keep)])  # fmt: skip
-    return sentence, [table]
-
-
-def _at_x(trace: dict[str, Any], at: np.ndarray) -> np.ndarray:
-    """A curve's y at the x values `at`: its own point there, NaN where it has none (a curve measured
-    at fewer steps than another on the same axes)."""
-    y = _array(trace["y"])
-    x = _array(trace.get("x", np.arange(len(y))))
+def _at_x(x: np.ndarray, y: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A curve (x, y) read at the x values `at`: its own point there, NaN where it has none."""
     where = {float(v): i for i, v in enumerate(x)}
     return np.array([y[where[float(v)]] if float(v) in where else np.nan for v in at])
-
-
-def _categories(trace: dict[str, Any], layout: dict[str, Any], horizontal: bool) -> list[str]:
-    """A bar trace's category labels: its own strings, or the axis's tick text at its positions."""
-
-    def values(v: Any) -> list[Any]:
-        if isinstance(v, dict) or (isinstance(v, np.ndarray) and v.dtype.kind in "iuf"):
-            return _array(v).tolist()
-        return list(v)
-
-    n = len(_array(trace.get("x" if horizontal else "y", [])))
-    where = values(trace.get("y" if horizontal else "x", range(n)))
-    axis = layout.get("yaxis" if horizontal else "xaxis") or {}
-    ticks = dict(zip(values(axis.get("tickvals", [])), list(axis.get("ticktext", [])), strict=False))
-
-    def name(v: Any) -> str:
-        v = ticks.get(v, v)
-        return short(v) if isinstance(v, float) else plain(v)
-
-    return [name(v) for v in where]
-
-
-def _bars(title: str, data: list[dict[str, Any]], layout: dict[str, Any]) -> tuple[str, list[Table]]:
-    """Bar charts read from their figure: each bar's value as the chart prints it (its text), or to 4
-    significant digits."""
-    traces = [t for t in data if t.get("type") == "bar" or (t.get("type") == "scatter" and t.get("name"))]
-    series = []
-    for t in traces:
-        horizontal = t.get("orientation") == "h"
-        text = t.get("text")
-        nums = _array(t.get("x" if horizontal else "y", []))
-        shown = [str(s) for s in text] if isinstance(text, list | tuple) and len(text) == len(nums) else None
-        series.append(Series(plain(t.get("name")), _categories(t, layout, horizontal), nums, shown,
-                             t.get("type") == "bar"))  # fmt: skip
-    horizontal = traces[0].get("orientation") == "h"
-    return bars_text(title, _axis_title(layout, "yaxis" if horizontal else "xaxis", "bar"), series)
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,14 +1,16 @@
 """A chart as its builder hands it over: the figure and what it shows, in words and as tables, made from the
-numbers the builder was given (never read back from the figure). The chart element (explorer/ui/chart), the
-pages' text alternatives and the HTML export take a Drawn where a builder makes one; views.describe reads the
-rest. Pure."""
+numbers the builder was given (never read back from the figure). Every builder a page or an export shows
+hands one over; the chart element (explorer/ui/chart), the pages' text alternatives and the HTML export take
+nothing else. A figure-only form of a builder (figure_only) serves callers that never show its words. Pure."""
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec
+
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -40,3 +42,14 @@ class Drawn:
     @functools.cached_property
     def tables(self) -> list[Table]:
         return self.make_tables()
+
+
+def figure_only(build: Callable[P, Drawn]) -> Callable[P, Any]:
+    """The figure-only form of a drawn_* builder (its Drawn's figure), for callers that change or inspect the
+    figure and never show its words: `heatmap = figure_only(drawn_heatmap)`."""
+
+    @functools.wraps(build)
+    def figure(*args: P.args, **kwargs: P.kwargs) -> Any:
+        return build(*args, **kwargs).figure
+
+    return figure

@@ -16,6 +16,7 @@ Conventions every heatmap follows:
 
 from __future__ import annotations
 
+from explorer.views.axes import thinned
 from explorer.views.bars import (
     KEY_COLOURS,
     NOTED_DIMS,
@@ -26,6 +27,14 @@ from explorer.views.bars import (
     drawn_stacked_contributions,
     key_colours,
     stacked_contributions,
+)
+from explorer.views.cell_marks import (
+    MASKED_TEXT,
+    cell_lines,
+    cell_text_font,
+    mask_hatch,
+    masked_value,
+    row_sums_of,
 )
 from explorer.views.colour_range import shared_range, shared_weight_range, weight_range
 from explorer.views.curves import (
@@ -38,21 +47,7 @@ from explorer.views.curves import (
     scale_experiment,
 )
 from explorer.views.grid import drawn_head_grid, head_grid
-from explorer.views.heatmap import (
-    MASKED_TEXT,
-    Axes,
-    Cells,
-    cell_lines,
-    cell_text_font,
-    drawn_heatmap,
-    drawn_mask_matrix,
-    heatmap,
-    mask_hatch,
-    mask_matrix,
-    masked_value,
-    row_sums_of,
-    thinned,
-)
+from explorer.views.heatmap import Axes, Cells, drawn_heatmap, drawn_mask_matrix, heatmap, mask_matrix
 from explorer.views.style import (
     DIM_SPACES,
     FULL_PX,

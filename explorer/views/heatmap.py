@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from explorer.views import colour_range, describe
@@ -17,19 +16,26 @@ from explorer.views.axes import _axes
 from explorer.views.axes import _fit_cols as _fit_cols
 from explorer.views.axes import _fit_rows as _fit_rows
 from explorer.views.axes import thinned as thinned
+from explorer.views.cell_marks import (
+    _group_marks,
+    _masked_overlay,
+    _row_sums,
+    cell_lines,
+    cell_text_font,
+    mask_hatch,
+    masked_value,
+)
 from explorer.views.colour_range import _range_note, subtitle, weight_range
-from explorer.views.drawn import Drawn
+from explorer.views.drawn import Drawn, figure_only
 from explorer.views.style import (
     _GAP_MIN_CELLS,
     FULL_PX,
-    MASKED_GREY,
     PRESENT_SCALE,
     Style,
     _colorscale,
     _figure,
     _height,
     _layout,
-    _min_font,
     _pin_title,
     _title,
     _upper_half,
@@ -40,12 +46,20 @@ from explorer.views.style import (
 
 @dataclass(frozen=True, eq=False)
 class Cells:
-    """What a heatmap's cells hold and how they are coloured (see heatmap).
+    """What a heatmap's cells hold and how they are coloured (drawn_heatmap).
 
-    weights: attention weights (a sequential scale, fitted or 0..1); masked (n_rows, n_cols) True = a grey
-    cell; row_sums: each row's sum at the right; digits: the decimals a cell prints; zrange: one range for
-    charts side by side; nonneg: values >= 0 on the upper half of the diverging scale; groups: names of
-    equal blocks of columns.
+    masked (n_rows, n_cols) True = a grey cell marked "0" on a weights chart (the weight the softmax gives
+    it), "-inf" on any other (the score the mask writes). digits: the decimals a cell prints.
+    weights=True: a sequential scale on 0..1 (one rule for weights on every page), or, when the student asks
+    (style.fit_weights), fitted to the finite values with the range written on the colour bar (or `zrange`,
+    one range for charts side by side). Otherwise a diverging scale centred on 0 up to the largest |value|,
+    or narrower when a few outliers would wash the other cells out (colour_range: those are circled and
+    named in a subtitle), or `zrange` (e.g. one range shared by several charts); nonneg=True (values >= 0,
+    e.g. a ReLU's output): the diverging scale's upper half over 0..max (or narrower, likewise), so the
+    colour bar holds no negative values.
+    row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
+    groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
+    each block is named above its columns and blocks are divided by lines.
     """
 
     weights: bool = False
@@ -59,8 +73,14 @@ class Cells:
 
 @dataclass(frozen=True)
 class Axes:
-    """A heatmap's axes (see heatmap): their titles, the chart's size, and the labels always kept when
-    labels are thinned (keep_rows, keep_cols)."""
+    """A heatmap's axes (drawn_heatmap): their titles, the chart's size, and the labels always kept.
+
+    width_px: about how wide the chart is drawn at 1280 px with the sidebar open (FULL_PX, or HALF_PX /
+    THIRD_PX in columns); presentation mode scales it by PRESENT_SCALE. Every label is drawn while it fits
+    (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
+    the selected query and the key it attends to most) always keep theirs. height_px: the chart's height
+    (default: by its rows, at most 1100 px, or PRESENT_CHART_PX while presenting).
+    """
 
     x_title: str = "key"
     y_title: str = "query"
@@ -68,20 +88,6 @@ class Axes:
     height_px: int | None = None
     keep_rows: Sequence[int] = ()
     keep_cols: Sequence[int] = ()
-
-
-def heatmap(
-    z: NDArray[np.float64],
-    row_labels: Sequence[str],
-    col_labels: Sequence[str],
-    *,
-    title: str,
-    style: Style,
-    cells: Cells = Cells(),  # noqa: B008 - frozen: one shared default is safe
-    axes: Axes = Axes(),  # noqa: B008 - frozen
-) -> go.Figure:
-    """The figure of drawn_heatmap (which see)."""
-    return drawn_heatmap(z, row_labels, col_labels, title=title, style=style, cells=cells, axes=axes).figure
 
 
 def drawn_heatmap(
@@ -94,30 +100,11 @@ def drawn_heatmap(
     cells: Cells = Cells(),  # noqa: B008 - frozen: one shared default is safe
     axes: Axes = Axes(),  # noqa: B008 - frozen
 ) -> Drawn:
-    """One matrix as a heatmap, with what it shows in words and as tables (views.drawn), from z itself. z (n_rows, n_cols); masked (n_rows, n_cols) True = a grey cell marked "0" on a
-    weights chart (the weight the softmax gives it), "-inf" on any other (the score the mask writes).
-
-    weights=True: a sequential scale on 0..1 (one rule for weights on every page), or, when the student asks
-    (style.fit_weights), fitted to the finite values with the range written on the colour bar (or `zrange`,
-    one range for charts side by side). Otherwise a diverging
-    scale centred on 0 up to the largest |value|, or narrower when a few outliers would wash the other cells
-    out (colour_range: those are circled and named in a subtitle), or `zrange` (e.g. one range shared by
-    several charts); nonneg=True (values >= 0, e.g. a ReLU's output): the diverging scale's upper half over
-    0..max (or narrower, likewise), so the colour bar holds no negative values.
-    row_sums=True: each row's sum printed at the right (weights rows sum to 1, fully masked rows to 0).
-    groups: names of equal blocks of columns (n_cols must divide evenly), e.g. the heads of a concatenation:
-    each block is named above its columns and blocks are divided by lines.
-    width_px: about how wide the chart is drawn at 1280 px with the sidebar open (FULL_PX, or HALF_PX /
-    THIRD_PX in columns); presentation mode scales it by PRESENT_SCALE. Every label is drawn while it fits
-    (smaller, then rotated); past that labels are thinned to every k-th, but `keep_rows` / `keep_cols` (e.g.
-    the selected query and the key it attends to most) always keep theirs. A cell prints its value only
-    when the number fits in it. height_px: the chart's height (default: by its rows, at most 1100 px, or
-    PRESENT_CHART_PX while presenting).
-    """
+    """One matrix z (n_rows, n_cols) as a heatmap, rows and columns named by the labels, with what it shows in
+    words and as tables (views.drawn), from z itself: its cells and colours as `cells` says (Cells), its axes
+    and size as `axes` says (Axes). A cell prints its value only when the number fits in it."""
     weights, masked, row_sums, digits = cells.weights, cells.masked, cells.row_sums, cells.digits
-    zrange, nonneg, groups = cells.zrange, cells.nonneg, cells.groups
-    x_title, y_title, width_px, height_px = axes.x_title, axes.y_title, axes.width_px, axes.height_px
-    keep_rows, keep_cols = axes.keep_rows, axes.keep_cols
+    x_title, y_title, width_px = axes.x_title, axes.y_title, axes.width_px
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
     shown = z.copy()
@@ -125,48 +112,179 @@ def drawn_heatmap(
         shown[masked] = np.nan
     finite = shown[np.isfinite(shown)]
     colorbar: dict[str, Any] = {"thickness": 14, "tickfont": {"size": style.font}}
+    zmin, zmax, zmid, scale = _colour_scale(finite, cells, style, colorbar)
+    out = _beyond(shown, (zmin, zmax), weights, colorbar, style)
+    colours = _colorscale(scale) if scale else _upper_half(style.diverging)
+    trace, where = _cells_trace(shown, row_labels, col_labels, axes, (zmin, zmax, zmid, colours), colorbar)
+    size = _size(shown.shape, row_labels, col_labels, axes, cells, style, finite)
+    margin, width = size.margin, size.width
+    if size.cell_font:
+        trace["texttemplate"] = f"%{{z:.{digits}f}}"
+        trace["textfont"] = {"size": size.cell_font}
+    data = [trace]
+    extra: dict[str, Any] = {"xaxis": size.xaxis, "yaxis": size.yaxis, "margin": margin, "shapes": []}
+    if masked is not None and masked.any():
+        _grey_cells(data, extra, masked, weights, style, size.cell_font, where)
+    if len(out):  # a cell printing its number is framed: a ring over its middle would hide the number
+        data += colour_range.rings(
+            out, shown, max(14.0, min(36.0, 0.9 * min(size.cell))), framed=bool(size.cell_font)
+        )
+        if size.cell_font:
+            extra["shapes"] += colour_range.frames(out)
+    _marks_between_cells(extra, cells.groups, (n_rows, n_cols), style, margin)
+    margin["t"] += int(_title(title, style, width)[1])  # the title's other lines (a title too long for one)
+    if row_sums:
+        _with_row_sums(data, extra, z, style, colorbar, size.right)
+    # Every label in full, for the HTML export's tables (built in its page): the ticks may be thinned.
+    extra["meta"] = {"table": {"rows": list(map(str, row_labels)), "cols": list(map(str, col_labels)),
+                               "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
+    layout = _pin_title(_layout(style, title, size.height, width_px, **extra))
+    whole = ""
+    if len(out):
+        whole = _noted(
+            layout, (shown, out, row_labels, col_labels), (zmin, zmax), style, width, size.cell_font
+        )
+    grey = masked if masked is not None and masked.any() else None
+    panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
+    labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)
+    return describe.drawn_matrix(_figure(data, layout), title, [panel], labels, digits, weights, whole)
+
+
+@dataclass(frozen=True)
+class _Size:
+    """A heatmap's axes and margins for its labels, its height and drawn width (px), the margin right of the
+    plot, a cell's (width, height) and the font of the values in the cells (0: none printed)."""
+
+    xaxis: dict[str, Any]
+    yaxis: dict[str, Any]
+    margin: dict[str, int]
+    cell: tuple[float, float]
+    cell_font: int
+    height: int
+    width: float
+    right: float
+
+
+def _size(
+    shape: tuple[int, int],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    axes: Axes,
+    cells: Cells,
+    style: Style,
+    finite: NDArray[np.float64],
+) -> _Size:
+    """Where a heatmap of `shape` goes: right of the plot the row sums, or the colour bar and its tick labels;
+    under it, with the row sums, the colour bar (and its range); every label while it fits (_axes)."""
+    n_rows, n_cols = shape
+    right = 20 + style.cell_font * 5 if cells.row_sums else 40 + text_px("-0.000", style.font)
+    bottom = 40 + int(style.font * 2.6) if cells.row_sums else 10
+    height = (axes.height_px or _height(n_rows, style)) + (bottom if cells.row_sums else 0)
+    width = axes.width_px * (PRESENT_SCALE if style.present else 1.0)
+    xaxis, yaxis, margin = _axes(row_labels, col_labels, style, axes.x_title, axes.y_title, (width, height), right,
+                                 bottom, axes.keep_rows, axes.keep_cols)  # fmt: skip
+    cell = (
+        (width - margin["l"] - right) / max(n_cols, 1),
+        (height - margin["t"] - margin["b"]) / max(n_rows, 1),
+    )
+    grey = masked_value(cells.weights) if cells.masked is not None else ""
+    font = cell_text_font(finite, cells.digits, cell, style, grey)
+    return _Size(xaxis, yaxis, margin, cell, font, height, width, right)
+
+
+def _beyond(
+    shown: NDArray[np.float64],
+    zrange: tuple[float, float],
+    weights: bool,
+    colorbar: dict[str, Any],
+    style: Style,
+) -> NDArray[np.intp]:
+    """The cells beyond the colour range (a signed matrix's outliers, or past a range shared with other
+    charts), (k, 2) rows and columns: drawn in the end colours, and the ends of the colour bar say so (the
+    farthest are circled and named). Weights are never beyond their range."""
     if weights:
-        zmin, zmax = zrange if zrange is not None else weight_range(finite, style)
-        zmid, scale = None, style.sequential
-        colorbar.update(_range_note(zmin, zmax, style))
-    elif zrange is not None:
-        zmin, zmax, zmid, scale = zrange[0], zrange[1], None, style.diverging
-    elif nonneg:
-        top = colour_range.bulk_bound(finite) if finite.size and finite.max() > 0 else 1.0
-        zmin, zmax, zmid, scale = 0.0, top, None, ""
-    else:
-        bound = colour_range.bulk_bound(finite)
-        zmin, zmax, zmid, scale = -bound, bound, 0.0, style.diverging
-    # Cells beyond the range (a signed matrix's outliers, or past a range shared with other charts): drawn
-    # in the end colours, the ends of the colour bar say so, the farthest are circled and named.
-    out = colour_range.beyond(shown, zmin, zmax) if not weights else np.empty((0, 2), dtype=np.intp)
+        return np.empty((0, 2), dtype=np.intp)
+    zmin, zmax = zrange
+    out = colour_range.beyond(shown, zmin, zmax)
     if len(out):
         past = shown[out[:, 0], out[:, 1]]
-        colorbar.update(
-            colour_range.end_ticks(
-                zmin, zmax, bool((past < zmin).any()), bool((past > zmax).any()), style.font
-            )
-        )
+        colorbar.update(colour_range.end_ticks(zmin, zmax, bool((past < zmin).any()), bool((past > zmax).any()),
+                                               style.font))  # fmt: skip
+    return out
+
+
+def _grey_cells(
+    data: list[dict[str, Any]], extra: dict[str, Any], masked: NDArray[np.bool_], weights: bool, style: Style,
+    cell_font: int, where: str,
+) -> None:  # fmt: skip
+    """The masked cells in grey over the heatmap (data[0]), with its hover; a stroke across each where the cells
+    are too small for their value (never told apart by colour alone)."""
+    grey = _masked_overlay(masked, weights, style, cell_font, where)
+    if "customdata" in data[0]:
+        grey["customdata"] = data[0]["customdata"]
+    data.append(grey)
+    if not cell_font:
+        extra["shapes"].append(mask_hatch(masked))
+
+
+def _noted(
+    layout: dict[str, Any], beyond: tuple[Any, Any, Any, Any], zrange: tuple[float, float], style: Style,
+    width: float, framed: int,
+) -> str:  # fmt: skip
+    """The whole note on the values beyond the colour range, its first line the title's subtitle; cells that
+    print their number are framed, not circled (colour_range.frames)."""
+    shown, out, row_labels, col_labels = beyond
+    whole = colour_range.note(shown, out, row_labels, col_labels, *zrange)
+    if framed:
+        whole = whole.replace("circled", "framed")
+    subtitle(layout, beyond, whole, style, width)
+    if framed:
+        layout["title"]["subtitle"]["text"] = layout["title"]["subtitle"]["text"].replace("circled", "framed")
+    return whole
+
+
+def _colour_scale(
+    finite: NDArray[np.float64], cells: Cells, style: Style, colorbar: dict[str, Any]
+) -> tuple[float, float, float | None, str]:
+    """(zmin, zmax, zmid or None, colour scale name; "" for the diverging scale's upper half) of a heatmap of
+    these finite values (drawn_heatmap's rules); a weights range fitted to the values is written on the bar."""
+    if cells.weights:
+        zmin, zmax = cells.zrange if cells.zrange is not None else weight_range(finite, style)
+        colorbar.update(_range_note(zmin, zmax, style))
+        return zmin, zmax, None, style.sequential
+    if cells.zrange is not None:
+        return cells.zrange[0], cells.zrange[1], None, style.diverging
+    if cells.nonneg:
+        top = colour_range.bulk_bound(finite) if finite.size and finite.max() > 0 else 1.0
+        return 0.0, top, None, ""
+    bound = colour_range.bulk_bound(finite)
+    return -bound, bound, 0.0, style.diverging
+
+
+def _cells_trace(
+    shown: NDArray[np.float64],
+    row_labels: Sequence[str],
+    col_labels: Sequence[str],
+    axes: Axes,
+    scale: tuple[float, float, float | None, Any],
+    colorbar: dict[str, Any],
+) -> tuple[dict[str, Any], str]:
+    """The heatmap trace of `shown` (masked cells NaN) on the colour scale (zmin, zmax, zmid, colours), and its
+    hover's opening (which cell). Up to 1024 cells, each carries its (row label, column label)."""
+    n_rows, n_cols = shown.shape
     small = n_rows * n_cols <= 1024
-    gap = 1 if max(n_rows, n_cols) <= _GAP_MIN_CELLS else 0
+    if small:
+        where = f"{axes.y_title} %{{customdata[0]}}<br>{axes.x_title} %{{customdata[1]}}"
+    else:
+        where = f"{axes.y_title} %{{y}}<br>{axes.x_title} %{{x}}"
+    zmin, zmax, zmid, colours = scale
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
     # element by element, twice per chart).
-    xs, ys = np.arange(n_cols), np.arange(n_rows)
-    if small:
-        where = f"{y_title} %{{customdata[0]}}<br>{x_title} %{{customdata[1]}}"
-    else:
-        where = f"{y_title} %{{y}}<br>{x_title} %{{x}}"
     trace: dict[str, Any] = {
-        "type": "heatmap",
-        "z": shown,
-        "x": xs,
-        "y": ys,
-        "zmin": zmin,
-        "zmax": zmax,
-        "colorscale": _colorscale(scale) if scale else _upper_half(style.diverging),
-        "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>",
-        "colorbar": colorbar,
-    }
+        "type": "heatmap", "z": shown, "x": np.arange(n_cols), "y": np.arange(n_rows), "zmin": zmin, "zmax": zmax,
+        "colorscale": colours,
+        "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>", "colorbar": colorbar,
+    }  # fmt: skip
     if zmid is not None:
         trace["zmid"] = zmid
     if small:
@@ -177,97 +295,39 @@ def drawn_heatmap(
         pairs[:, :, 0] = np.array(rows_esc)[:, None]
         pairs[:, :, 1] = np.array(cols_esc)[None, :]
         trace["customdata"] = pairs
-    # Right of the plot: the row sums, or the colour bar and its tick labels; under it, with the row sums,
-    # the colour bar (and its range).
-    right = 20 + style.cell_font * 5 if row_sums else 40 + text_px("-0.000", style.font)
-    bottom = 40 + int(style.font * 2.6) if row_sums else 10
-    height = (height_px or _height(n_rows, style)) + (bottom if row_sums else 0)
-    width = width_px * (PRESENT_SCALE if style.present else 1.0)
-    more = _title(title, style, width)[1]  # a title too long for one line takes more
-    xaxis, yaxis, margin = _axes(
-        row_labels, col_labels, style, x_title, y_title, (width, height), right, bottom, keep_rows, keep_cols
-    )
-    cell = (
-        (width - margin["l"] - right) / max(n_cols, 1),
-        (height - margin["t"] - margin["b"]) / max(n_rows, 1),
-    )
-    cell_font = cell_text_font(
-        finite, digits, cell, style, masked_value(weights) if masked is not None else ""
-    )
-    if cell_font:
-        trace["texttemplate"] = f"%{{z:.{digits}f}}"
-        trace["textfont"] = {"size": cell_font}
-    data = [trace]
-    extra: dict[str, Any] = {"xaxis": xaxis, "yaxis": yaxis, "margin": margin, "shapes": []}
-    if masked is not None and masked.any():
-        grey = _masked_overlay(masked, weights, style, cell_font, where)
-        if small:
-            grey["customdata"] = trace["customdata"]
-        data.append(grey)
-        if not cell_font:
-            extra["shapes"].append(mask_hatch(masked))
-    if len(out):  # a cell printing its number is framed: a ring over its middle would hide the number
-        data += colour_range.rings(out, shown, max(14.0, min(36.0, 0.9 * min(cell))), framed=bool(cell_font))
-        if cell_font:
-            extra["shapes"] += colour_range.frames(out)
-    if gap:
-        extra["shapes"].insert(0, cell_lines(n_rows, n_cols, gap))
+    return trace, where
+
+
+def _marks_between_cells(
+    extra: dict[str, Any], groups: Sequence[str], shape: tuple[int, int], style: Style, margin: dict[str, int]
+) -> None:
+    """Lines between the cells (up to _GAP_MIN_CELLS a side) and the groups' names and dividers, into the
+    layout's `extra` keys."""
+    n_rows, n_cols = shape
+    if max(n_rows, n_cols) <= _GAP_MIN_CELLS:
+        extra["shapes"].insert(0, cell_lines(n_rows, n_cols, 1))
     if groups:
         marks = _group_marks(groups, n_cols, style, margin)  # measured below the title's first line
         extra.update(marks, shapes=extra.get("shapes", []) + marks["shapes"])
-    margin["t"] += int(more)  # the title's other lines
-    if row_sums:
-        sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
-        font = min(style.cell_font, yaxis["tickfont"]["size"])
-        data.append(_row_sums(sums, font))
-        extra["xaxis2"] = {"overlaying": "x", "range": [0, 1], "visible": False, "fixedrange": True}
-        extra["yaxis2"] = {
-            "overlaying": "y",
-            "range": [n_rows - 0.5, -0.5],
-            "visible": False,
-            "fixedrange": True,
-        }
-        # The sums take the right-hand side, so the colour bar lies under the chart instead.
-        colorbar.update(
-            {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02, "yanchor": "top", "len": 0.8}
-        )
-        if "title" in colorbar:
-            colorbar["title"]["side"] = "bottom"
-        margin["r"] = int(right)
-    # Every label in full, for the chart's text and its table (views.describe): the ticks may be thinned.
-    extra["meta"] = {"table": {"rows": list(map(str, row_labels)), "cols": list(map(str, col_labels)),
-                               "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
-    layout = _pin_title(_layout(style, title, height, width_px, **extra))
-    whole = ""
-    if len(out):
-        whole = colour_range.note(shown, out, row_labels, col_labels, zmin, zmax)
-        if cell_font:  # (framed, not circled: colour_range.frames)
-            whole = whole.replace("circled", "framed")
-        subtitle(layout, (shown, out, row_labels, col_labels), whole, style, width)
-        if cell_font:
-            layout["title"]["subtitle"]["text"] = layout["title"]["subtitle"]["text"].replace(
-                "circled", "framed"
-            )
-    grey = masked if masked is not None and masked.any() else None
-    panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
-    labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)
-    return describe.drawn_matrix(_figure(data, layout), title, [panel], labels, digits, weights, whole)
 
 
-def mask_matrix(
-    blocked: NDArray[np.bool_] | None,
-    labels: Sequence[str],
-    *,
-    mask_title: str,
-    style: Style,
-    width_px: int = FULL_PX,
-    keep_rows: Sequence[int] = (),
-    keep_cols: Sequence[int] = (),
-    height_px: int | None = None,
-) -> go.Figure:
-    """The figure of drawn_mask_matrix (which see)."""
-    return drawn_mask_matrix(blocked, labels, mask_title=mask_title, style=style, width_px=width_px,
-                             keep_rows=keep_rows, keep_cols=keep_cols, height_px=height_px).figure  # fmt: skip
+def _with_row_sums(
+    data: list[dict[str, Any]], extra: dict[str, Any], z: NDArray[np.float64], style: Style,
+    colorbar: dict[str, Any], right: float,
+) -> None:  # fmt: skip
+    """Each row's sum printed right of the plot (on axes of their own), the colour bar moved under it."""
+    n_rows = z.shape[0]
+    sums = np.nansum(np.where(np.isfinite(z), z, 0.0), axis=1)
+    data.append(_row_sums(sums, min(style.cell_font, extra["yaxis"]["tickfont"]["size"])))
+    extra["xaxis2"] = {"overlaying": "x", "range": [0, 1], "visible": False, "fixedrange": True}
+    extra["yaxis2"] = {"overlaying": "y", "range": [n_rows - 0.5, -0.5], "visible": False, "fixedrange": True}
+    # The sums take the right-hand side, so the colour bar lies under the chart instead.
+    colorbar.update(
+        {"orientation": "h", "x": 0.5, "xanchor": "center", "y": -0.02, "yanchor": "top", "len": 0.8}
+    )
+    if "title" in colorbar:
+        colorbar["title"]["side"] = "bottom"
+    extra["margin"]["r"] = int(right)
 
 
 def drawn_mask_matrix(
@@ -304,129 +364,7 @@ def drawn_mask_matrix(
     return drawn
 
 
-def cell_text_font(
-    finite: NDArray[np.float64], digits: int, cell: tuple[float, float], style: Style, also: str = ""
-) -> int:
-    """The largest font (style.cell_font down to a legible minimum) at which every cell's value fits in a
-    cell of ``cell`` = (width, height) px; 0 when none does (then no cell prints its value)."""
-    texts = [also]
-    if finite.size:
-        texts += [f"{float(finite.min()):.{digits}f}", f"{float(finite.max()):.{digits}f}"]
-    ems = max(text_px(t, 1.0) for t in texts)
-    for size in range(style.cell_font, _min_font(style, cell=True) - 1, -1):
-        if ems * size + 6 <= cell[0] and size + 4 <= cell[1]:
-            return size
-    return 0
+heatmap = figure_only(drawn_heatmap)  # the figure alone
 
 
-MASKED_TEXT = "#1a1a1a"  # the value printed on a masked cell: 7.6:1 against MASKED_GREY
-
-
-def cell_lines(n_rows: int, n_cols: int, width: int = 1, xref: str = "x", yref: str = "y") -> dict[str, Any]:
-    """One path along every border between two cells of an (n_rows, n_cols) heatmap, drawn over it in the
-    page's colour (the template's shapedefaults): the cells stand apart as with Plotly's xgap/ygap. Those
-    make Plotly paint every cell on a canvas the size of the chart and encode it as a PNG on each redraw
-    (a third of a full-width weights chart's redraw); without them the heatmap is an n x n image the
-    browser scales up, and the lines are one SVG path."""
-    cols = "".join(f"M{j - 0.5},-0.5V{n_rows - 0.5}" for j in range(1, n_cols))
-    rows = "".join(f"M-0.5,{i - 0.5}H{n_cols - 0.5}" for i in range(1, n_rows))
-    return {"type": "path", "path": cols + rows, "xref": xref, "yref": yref, "layer": "above",
-            "line": {"width": width}}  # fmt: skip
-
-
-def mask_hatch(masked: NDArray[np.bool_], xref: str = "x", yref: str = "y") -> dict[str, Any]:
-    """A stroke across every masked cell (n_rows, n_cols), True = masked, from its lower left to its upper
-    right corner, in one SVG path: where cells are too small for their value ("0", "-inf"), masked cells
-    still differ from the others by more than their grey. The strokes of neighbouring cells along an
-    anti-diagonal (row - 1, column + 1) meet, so each run of them is one line: a causal mask is 2n lines,
-    not n²/2 (Plotly's shape paths take absolute coordinates only). Name "masked": tests find it."""
-    m = np.asarray(masked, dtype=bool)
-    n_rows, n_cols = m.shape
-    parts = []
-    for d in range(n_rows + n_cols - 1):  # the cells with row + column = d, column rising
-        cols = np.arange(max(0, d - n_rows + 1), min(d, n_cols - 1) + 1)
-        edges = np.flatnonzero(np.diff(np.concatenate([[0], m[d - cols, cols].astype(np.int8), [0]])))
-        for a, b in zip(cols[edges[::2]], cols[edges[1::2] - 1], strict=True):  # masked columns a .. b
-            parts.append(f"M{a - 0.5},{d - a + 0.5}L{b + 0.5},{d - b - 0.5}")
-    return {"type": "path", "path": "".join(parts), "xref": xref, "yref": yref, "layer": "above",
-            "line": {"width": 1, "color": MASKED_TEXT}, "name": "masked"}  # fmt: skip
-
-
-def _row_sums(sums: NDArray[np.float64], font: float) -> dict[str, Any]:
-    """Each row's sum, just right of the plot (x2 is 0..1 across it, y2 the rows): a text trace, drawn in one
-    pass (Plotly lays out each annotation on its own, slowly for 64 rows). At x = 1, the range's end: Plotly
-    hides a point past its axis's range when the trace is not clipped (an exported PNG would lose the sums);
-    an en space sets the text off the plot. ``row_sums_of`` reads it back."""
-    return {
-        "type": "scatter", "mode": "text", "x": np.ones(len(sums)), "y": np.arange(len(sums)),
-        "text": [f"Σ {s:.3f}" for s in sums], "texttemplate": "\u2002%{text}", "textposition": "middle right",
-        "textfont": {"size": font},
-        "xaxis": "x2", "yaxis": "y2", "cliponaxis": False, "hoverinfo": "skip", "showlegend": False,
-        "meta": {"row_sums": True},
-    }  # fmt: skip
-
-
-def row_sums_of(fig: dict[str, Any]) -> list[str]:
-    """The row sums a heatmap prints (its figure as plain JSON), e.g. ["Σ 1.000", ...]; [] when none."""
-    for trace in fig.get("data") or []:
-        if (trace.get("meta") or {}).get("row_sums"):
-            return list(trace.get("text") or [])
-    return []
-
-
-def masked_value(weights: bool) -> str:
-    """What a masked cell holds: its weight after the softmax is 0, its score before it is -inf."""
-    return "0" if weights else "-inf"
-
-
-def _masked_overlay(
-    masked: NDArray[np.bool_], weights: bool, style: Style, cell_font: int, where: str
-) -> dict[str, Any]:
-    """Grey cells over the masked positions (n_rows, n_cols), True = masked: a weights chart marks them 0
-    (the weight the softmax gives them), a scores chart -inf (the score the mask writes); the hover names the
-    cell (``where``, a hover-template fragment) and says "masked" and its value either way. The value is
-    printed at ``cell_font`` (0: not printed, like the other cells)."""
-    value = masked_value(weights)
-    what = "weight 0 (its score is -inf)" if weights else "score -inf (its weight is 0)"
-    grey: dict[str, Any] = {
-        "type": "heatmap",
-        "z": np.where(masked, 1.0, np.nan),
-        "x": np.arange(masked.shape[1]),
-        "y": np.arange(masked.shape[0]),
-        "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
-        "showscale": False,
-        "hovertemplate": f"{where}<br>masked: {what}<extra></extra>",
-        "meta": {"masked_value": value},
-    }
-    if cell_font:
-        grey["text"] = np.where(masked, value, "").tolist()
-        grey["texttemplate"] = "%{text}"
-        grey["textfont"] = {"size": cell_font, "color": MASKED_TEXT}
-    return grey
-
-
-def _group_marks(groups: Sequence[str], n_cols: int, style: Style, margin: dict[str, int]) -> dict[str, Any]:
-    """Lines between equal blocks of columns and each block's name above it (margin["t"] grows to hold it).
-
-    Block g covers columns g * width .. (g + 1) * width - 1, width = n_cols / len(groups).
-    """
-    width, rest = divmod(n_cols, len(groups))
-    if rest or not width:
-        raise ValueError(f"{n_cols} columns do not split into {len(groups)} equal groups")
-    x_top = margin["t"] - 8 - style.title_font * 1.5  # from the plot's top edge up to below the title
-    margin["t"] += int(style.font * 1.6)
-    shapes = [
-        {
-            "type": "line", "xref": "x", "yref": "paper", "x0": g * width - 0.5, "x1": g * width - 0.5,
-            "y0": 0, "y1": 1, "line": {"width": 3, "color": "black" if not style.dark else "white"},
-        }
-        for g in range(1, len(groups))
-    ]  # fmt: skip
-    notes = [
-        {
-            "x": g * width + (width - 1) / 2, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
-            "yshift": int(x_top), "showarrow": False, "text": esc(name), "font": {"size": style.font},
-        }
-        for g, name in enumerate(groups)
-    ]  # fmt: skip
-    return {"shapes": shapes, "annotations": notes}
+mask_matrix = figure_only(drawn_mask_matrix)  # the figure alone

@@ -1,4 +1,5 @@
-"""Pure Plotly builders for /logit-lens and /induction: arrays and labels in, a go.Figure out.
+"""Pure Plotly builders for /logit-lens and /induction: arrays and labels in, a Drawn out (the figure with
+its words and tables, views.drawn).
 
 The logit lens is a grid of layers (rows, the embeddings on top) by positions (columns, the sentence's
 tokens): each cell is coloured by the probability of the token the model would predict there if it stopped
@@ -13,11 +14,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.views import describe
 from explorer.views.axes import _axes
 from explorer.views.bars import KEY_COLOURS
+from explorer.views.curves import curves_of
+from explorer.views.drawn import Drawn
 from explorer.views.model_figures import show_token
 from explorer.views.style import (
     FULL_PX,
@@ -56,7 +59,7 @@ def lens_grid(
     style: Style,
     title: str,
     width_px: int = FULL_PX,
-) -> go.Figure:
+) -> Drawn:
     """The logit lens as a heatmap: ids, probs (L + 1, n, k) top tokens most probable first; words: id ->
     display string; tokens: the n column labels (unique); rows: which of the L + 1 rows to draw, top first.
     z is the top token's probability, the cell text its token (drawn where it fits), the hover the top k."""
@@ -89,12 +92,23 @@ def lens_grid(
         "colorbar": {"thickness": 14, "tickfont": {"size": style.font},
                      "title": {"text": "p(top)", "font": {"size": style.font}}},
     }  # fmt: skip
-    if font >= (14 if style.present else 9):  # the token where it can be read, else only in the hover
+    readable = font >= (14 if style.present else 9)
+    if readable:  # the token where it can be read, else only in the hover
         trace.update(text=text, texttemplate="%{text}", textfont={"size": font})
     layout = _layout(style, title, height, width_px, xaxis=xaxis, yaxis=yaxis, margin=margin)
     layout["margin"]["t"] += int(_title(title, style, width)[1])
     layout["meta"] = {"rows": rows}
-    return _figure([trace], _pin_title(layout))
+    labels = describe.Labels(describe.tick_names(yaxis, len(rows)) or [str(i) for i in range(len(rows))],
+                             describe.tick_names(xaxis, n) or [str(j) for j in range(n)],
+                             describe.plain(yaxis["title"]["text"]) or "row")  # fmt: skip
+    return describe.drawn_with(
+        _figure([trace], _pin_title(layout)),
+        title,
+        describe.cells_text,
+        top_p,
+        labels,
+        text=[[describe.plain(t) for t in row] for row in text] if readable else None,
+    )
 
 
 def follow_line(
@@ -107,7 +121,7 @@ def follow_line(
     title: str,
     log: bool = False,
     wins_from: int | None = None,
-) -> go.Figure:
+) -> Drawn:
     """A followed token's probability after each layer (L + 1 values, the embeddings first), beside the
     probability of that layer's top token (dashed; its hover names it); wins_from: the row from which the
     followed token stays the top one (a dotted vertical line)."""
@@ -138,10 +152,10 @@ def follow_line(
         xaxis={"title": {"text": "after layer (0: the embeddings)"}, "dtick": 2 if len(x) > 16 else 1},
         yaxis=yaxis, shapes=shapes, legend={"font": {"size": style.font}, "orientation": "h", "y": -0.2},
     )  # fmt: skip
-    return _figure(data, layout)
+    return curves_of(data, layout, title)
 
 
-def with_stripe(fig: go.Figure, n: int, style: Style) -> go.Figure:
+def with_stripe(fig: Any, n: int, style: Style) -> Any:
     """A (2n, 2n) weights heatmap of a repeated run with its induction stripe framed: the cells (n + j, j + 1),
     j = 0..n-1 (the key just after the query's token last time), between two dashed lines a cell to each side
     of it (over the cells, a line would hide them). Changes `fig`."""
@@ -163,7 +177,7 @@ def loss_lines(
     title: str,
     every_head_on: NDArray[np.float64] | None = None,
     height_px: int | None = None,
-) -> go.Figure:
+) -> Drawn:
     """The loss of predicting each token, first copy against second, by position in its copy: losses (2n - 1,)
     with losses[i] the loss of token i + 1 (the first copy's token 0 has none: it starts the text).
     every_head_on: the same run's losses (2n - 1,) with no head switched off, when some are: its second copy
@@ -189,4 +203,4 @@ def loss_lines(
         yaxis={"title": {"text": "loss (nats): −log p(token)"}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.22},
     )  # fmt: skip
-    return _figure(data, layout)
+    return curves_of(data, layout, title)

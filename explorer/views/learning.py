@@ -1,4 +1,4 @@
-"""Pure Plotly builders for /learn: the loss through training with the phase change marked, each head's
+"""Pure Plotly builders for /learn (each hands over a Drawn: the figure with its words and tables): the loss through training with the phase change marked, each head's
 score through training, and the trained model with its previous-token head switched off.
 
 Steps run along x; a dotted line marks the checkpoint on screen, a dashed one the phase change.
@@ -10,10 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
+from explorer.views.curves import curves_of
+from explorer.views.drawn import Drawn
 from explorer.views.style import FULL_PX, PRESENT_CHART_PX, Style, _figure, _layout
 
 
@@ -55,7 +57,7 @@ def loss_curve(
     repeat_steps: NDArray[np.int64] | None = None,
     x_max: int | None = None,
     height_px: int | None = None,
-) -> go.Figure:
+) -> Drawn:
     """The batch loss (smoothed, (S,) for steps 1..S) and the copied tokens' loss ((S + 1,) for steps 0..S,
     or (K,) at the steps ``repeat_steps``); x runs to ``x_max`` (default: the last step), so that a run still
     training draws across its whole length."""
@@ -78,7 +80,7 @@ def loss_curve(
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.25},
         **_marks(style, at_step, drop_step, x_max),
     )  # fmt: skip
-    return _figure(data, layout)
+    return curves_of(data, layout, title)
 
 
 def score_curves(
@@ -93,7 +95,7 @@ def score_curves(
     steps: NDArray[np.int64] | None = None,
     x_max: int | None = None,
     height_px: int | None = None,
-) -> go.Figure:
+) -> Drawn:
     """One line per head: scores (S + 1, H) after 0..S steps, or (K, H) after ``steps``, on 0..1; x runs to
     ``x_max`` (default: the last step)."""
     width = 3 if style.present else 2
@@ -113,7 +115,7 @@ def score_curves(
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.3},
         **_marks(style, at_step, drop_step, x_max),
     )  # fmt: skip
-    return _figure(data, layout)
+    return curves_of(data, layout, title)
 
 
 def switch_off_bars(
@@ -126,7 +128,7 @@ def switch_off_bars(
     y_title: str,
     y_range: tuple[float, float] | None = None,
     width_px: int = FULL_PX,
-) -> go.Figure:
+) -> Drawn:
     """Two bars per category: every head on, and the previous-token head off; the value printed on each."""
     data = [
         {"type": "bar", "x": list(heads), "y": values, "name": name, "marker": {"color": colour},
@@ -141,4 +143,7 @@ def switch_off_bars(
         yaxis={"title": {"text": y_title}, "range": [0, top] if y_range is None else list(y_range)},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.2},
     )  # fmt: skip
-    return _figure(data, layout)
+    series = [describe.Series(name, [describe.plain(h) for h in heads], np.asarray(values, dtype=np.float64),
+                              [f"{v:.2f}" for v in values])
+              for values, name in ((on, "every head on"), (off, "previous-token head off"))]  # fmt: skip
+    return describe.drawn_bars(_figure(data, layout), title, "", series)

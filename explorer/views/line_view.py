@@ -14,12 +14,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 from numpy.typing import NDArray
 
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
-from explorer.views.drawn import Drawn
+from explorer.views.drawn import Drawn, figure_only
 from explorer.views.style import FULL_PX, PRESENT_CHART_PX, Style, _figure, _layout, esc, text_px
 
 LEVELS = (0.02, 0.05, 0.1, 0.2, 0.4, 0.7)  # a weight from LEVELS[s] up to the next is drawn at step s
@@ -53,20 +52,28 @@ def _hover(w: NDArray[np.float64], heads: Sequence[str], labels: Sequence[str], 
     return out
 
 
-def line_view(
-    weights: NDArray[np.floating],
-    labels: Sequence[str],
-    heads: Sequence[str],
-    *,
-    style: Style,
-    title: str,
-    focus: tuple[str, int] | None = None,
-    colours: Sequence[int] | None = None,
-    width_px: int = FULL_PX,
-) -> go.Figure:
-    """The figure of drawn_line_view (which see)."""
-    return drawn_line_view(weights, labels, heads, style=style, title=title, focus=focus, colours=colours,
-                           width_px=width_px).figure  # fmt: skip
+def _head_lines(
+    shown: NDArray[np.float64], heads: Sequence[str], colours: list[int], style: Style
+) -> list[dict[str, Any]]:
+    """Each head's lines from queries (x = 0) to keys (x = 1), one trace per band of weights (LEVELS: thicker
+    and less transparent for more weight), in the head's colour, then its legend entry."""
+    thick = 2.5 if style.present else 1.6
+    data: list[dict[str, Any]] = []
+    for h in range(shown.shape[0]):
+        colour = KEY_COLOURS[colours[h] % len(KEY_COLOURS)]
+        for s, lo in enumerate(LEVELS):
+            hi = LEVELS[s + 1] if s + 1 < len(LEVELS) else 1.01
+            xs, ys = _segments(shown[h], lo, hi)
+            if not xs:
+                continue
+            data.append({
+                "type": "scatter", "mode": "lines", "x": xs, "y": ys, "hoverinfo": "skip",
+                "line": {"color": colour, "width": thick * (1 + s)}, "opacity": min(1.0, 0.25 + 0.15 * s),
+                "name": esc(heads[h]), "legendgroup": str(h), "showlegend": False,
+            })  # fmt: skip
+        data.append({"type": "scatter", "mode": "lines", "x": [None], "y": [None], "name": esc(heads[h]),
+                     "legendgroup": str(h), "line": {"color": colour, "width": 4}})  # its legend entry  # fmt: skip
+    return data
 
 
 def drawn_line_view(
@@ -92,23 +99,7 @@ def drawn_line_view(
         keep = np.zeros((n, n), dtype=bool)
         keep[(t, slice(None)) if side == "query" else (slice(None), t)] = True
         shown[:, ~keep] = 0.0
-    colours = list(range(m)) if colours is None else list(colours)
-    thick = 2.5 if style.present else 1.6
-    data: list[dict[str, Any]] = []
-    for h in range(m):
-        colour = KEY_COLOURS[colours[h] % len(KEY_COLOURS)]
-        for s, lo in enumerate(LEVELS):
-            hi = LEVELS[s + 1] if s + 1 < len(LEVELS) else 1.01
-            xs, ys = _segments(shown[h], lo, hi)
-            if not xs:
-                continue
-            data.append({
-                "type": "scatter", "mode": "lines", "x": xs, "y": ys, "hoverinfo": "skip",
-                "line": {"color": colour, "width": thick * (1 + s)}, "opacity": min(1.0, 0.25 + 0.15 * s),
-                "name": esc(heads[h]), "legendgroup": str(h), "showlegend": False,
-            })  # fmt: skip
-        data.append({"type": "scatter", "mode": "lines", "x": [None], "y": [None], "name": esc(heads[h]),
-                     "legendgroup": str(h), "line": {"color": colour, "width": 4}})  # its legend entry  # fmt: skip
+    data = _head_lines(shown, heads, list(range(m)) if colours is None else list(colours), style)
     font = style.font
     hovers = {side: _hover(w, heads, labels, side) for side in ("query", "key")}
     for x, side, pos in ((0.0, "query", "middle left"), (1.0, "key", "middle right")):
@@ -154,3 +145,6 @@ def picked_token(fig: Any, click: dict[str, Any] | None) -> tuple[str, int] | No
         return None
     side = {query_curve: "query", key_curve: "key"}.get(int(click.get("curve", -1)))
     return None if side is None else (side, point)
+
+
+line_view = figure_only(drawn_line_view)  # the figure alone

@@ -10,7 +10,6 @@ Rows are queries, columns are keys, first token on top, on the fixed 0..1 scale 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,11 +21,11 @@ from explorer.compute.pipeline import short
 from explorer.model.description import show_token
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
-from explorer.views.drawn import Drawn
+from explorer.views.drawn import Drawn, figure_only
+from explorer.views.grid_geometry import _grid_geometry, grid_tokens
 from explorer.views.style import (
     FULL_PX,
     MASKED_GREY,
-    PRESENT_TICK_PX,
     Style,
     _colorscale,
     _figure,
@@ -81,82 +80,6 @@ def token_labels(tokens: Sequence[str]) -> list[str]:
     return unique_labels([short(show_token(t)) for t in tokens])
 
 
-GRID_CELLS = 200_000  # weights drawn in the grid at most: about 1 MB sent, drawn in well under a second
-
-
-def grid_tokens(n_layers: int, n_heads: int, n: int) -> int:
-    """How many tokens the grid shows: all n, or the first m with n_layers * n_heads * m * m <= GRID_CELLS
-    (MiniLM: 52, SmolLM2: 27); the single-head pages show every token."""
-    return min(n, max(2, math.isqrt(GRID_CELLS // (n_layers * n_heads))))
-
-
-# To fit a height, panels are not drawn flatter, nor labels smaller, than this: a grid that does not fit so
-# scrolls in its box instead.
-MIN_PANEL_PX = 40
-MIN_LABEL_FONT = 14  # on a laptop; presenting, PRESENT_TICK_PX (read from the back of a room)
-
-
-def _grid_geometry(
-    L: int, H: int, n: int, style: Style, width_px: int, lines: int = 1, fit_px: int | None = None
-) -> dict[str, Any]:
-    """Sizes of the grid: px of a panel's row, the label band above each layer's panels in rows of that
-    height (for labels of ``lines`` lines), the margins, the font; and the empty columns between heads
-    (about 5 px). fit_px: panels flatter (down to MIN_PANEL_PX), then labels smaller (to MIN_LABEL_FONT),
-    then the label band tight around its text, until the grid is at most that tall; a grid that does not fit
-    even so keeps its full size (it scrolls in its box, every panel as legible as unfitted)."""
-    left, right, top = (110 if style.present else 80), 70, int(2.2 * style.title_font + 2 * style.font)
-    panel_w = max(40.0, (width_px - left - right) / H * 0.92)
-    panel_h = float(min(max(panel_w * 0.75, 70), 160 if style.present else 120))
-    floor = PRESENT_TICK_PX if style.present else MIN_LABEL_FONT
-    font = max(
-        floor if style.present else 10, min(style.font, int(panel_w / (11 * 0.6)))
-    )  # "first token" fits
-    margins = (left, right, top)
-    g = free = _grid_rows(L, H, n, panel_w, panel_h, font, lines, margins)
-    while fit_px is not None and g["height"] > fit_px and (panel_h > MIN_PANEL_PX or font > floor):
-        if panel_h > MIN_PANEL_PX:  # flatter panels first, then smaller labels
-            panel_h = max(float(MIN_PANEL_PX), panel_h - 2)
-        else:
-            font -= 1
-        g = _grid_rows(L, H, n, panel_w, panel_h, font, lines, margins)
-    if fit_px is not None and g["height"] > fit_px:  # last, the band's air: a line's height, a little space
-        g = _grid_rows(L, H, n, panel_w, panel_h, font, lines, margins, tight=True)
-    return g if fit_px is None or g["height"] <= fit_px else free  # past the floor: it scrolls, full size
-
-
-def _grid_rows(
-    L: int,
-    H: int,
-    n: int,
-    panel_w: float,
-    panel_h: float,
-    font: int,
-    lines: int,
-    margins: tuple[int, int, int],
-    *,
-    tight: bool = False,
-) -> dict[str, Any]:
-    """The grid's rows for panels of panel_w x panel_h px (see _grid_geometry); tight: the label band a
-    line's height (1.25 em a line) over a third of a line of space, not 1.7 em over 0.6."""
-    left, right, top = margins
-    row = panel_h / n  # px of one query row
-    line, air = (1.25, 0.35) if tight else (1.7, 0.6)
-    label = max(1, math.ceil(font * (line + 1.3 * (lines - 1)) / row))  # rows the labels take
-    # Above them, empty rows more than half a line high: a label sits nearer its own panels (below it) than
-    # the layer's above, which a label midway between the two rows of squares was not.
-    space = math.ceil(air * font / row)
-    band = space + label  # rows of the label band
-    gap = max(1, math.ceil(5 / (panel_w / n)))
-    plot_h = L * (band + n) * row
-    return {"left": left, "right": right, "top": top, "font": font, "band": band, "gap": gap, "space": space,
-            "plot_h": plot_h, "height": int(plot_h + top + 12), "tight": tight}  # fmt: skip
-
-
-def model_grid(*args: Any, **kwargs: Any) -> Any:
-    """The figure of drawn_model_grid (which see; the same arguments)."""
-    return drawn_model_grid(*args, **kwargs).figure
-
-
 def drawn_model_grid(
     attentions: NDArray[np.floating],
     tokens: Sequence[str],
@@ -195,6 +118,78 @@ def drawn_model_grid(
     )
     g = _grid_geometry(L, H, n, style, width_px, 2 if marked.any() else 1, fit_px)
     gap, band, plot_h = g["gap"], g["band"], g["plot_h"]
+    z, x_cats, y_cats = _mosaic(A, tokens, gap, band)
+    colorbar = {"thickness": 14, "tickfont": {"size": style.font}, "len": min(1.0, 700 / plot_h), "y": 1,
+                "yanchor": "top"}  # fmt: skip
+    off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)
+    words, hover = _head_words(rules, scores, off, induction, marked)
+    data = [
+        {
+            "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
+            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
+            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
+        },
+        _label_trace((x_cats, y_cats), (L, H, n, gap, band), g, words, hover, bool(marked.any())),
+    ]  # fmt: skip
+    shapes = _frames(off, selected, (n, gap, band))
+    xaxis, yaxis = _grid_axes((x_cats, y_cats), (L, H, n, gap, band), g["font"])
+    layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
+    layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
+    layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
+    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
+    layout["meta"] = {"grid": [L, H, n, gap, band], "keys": _keys(L, H, n, gap, band, hover, selected)}
+    return describe.drawn_grid_of_heads(_figure(data, layout), title, L, H, [str(s) for s in hover])
+
+
+def _label_trace(
+    cats: tuple[list[str], list[str]],
+    grid: tuple[int, int, int, int, int],
+    g: dict[str, Any],
+    words: list[str],
+    hover: list[str],
+    two: bool,
+) -> dict[str, Any]:
+    """Each head's label above its panel, as one text trace (its hover the head's whole label)."""
+    (x_cats, y_cats), (L, H, n, gap, band) = cats, grid
+    per = band + n
+    # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
+    # even). With a second line for some heads ("induction"), the band is two lines high: every label then
+    # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
+    # squares.
+    label = band - g["space"]
+    # A tight band: every label stands on the row above its panels' (text above its point), clear of them.
+    high = two or g["tight"]
+    at = band - 1 - int(g["tight"]) if high else g["space"] + (label - 1) // 2
+    return {
+        "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
+        "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
+        "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
+        "textposition": "top center" if high else "middle center" if label % 2 else "bottom center",
+    }  # fmt: skip
+
+
+def _grid_axes(
+    cats: tuple[list[str], list[str]], grid: tuple[int, int, int, int, int], font: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The grid's axes: "head h" over each panel's middle column, "layer l" beside its middle row."""
+    (x_cats, y_cats), (L, H, n, gap, band) = cats, grid
+    per, cols = band + n, H * n + (H - 1) * gap
+    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": font}}
+    # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
+    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
+             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
+    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
+             "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
+    return xaxis, yaxis
+
+
+def _mosaic(
+    A: NDArray[np.floating], tokens: Sequence[str], gap: int, band: int
+) -> tuple[NDArray[np.float32], list[str], list[str]]:
+    """The grid's one heatmap: A (L, H, n, n) laid out as layer l's `band` empty rows (its heads' labels) then
+    its n query rows, its heads side by side n key columns wide, `gap` empty columns apart; and every
+    column's and row's name (for the hover)."""
+    L, H, n, _ = A.shape
     per, cols = band + n, H * n + (H - 1) * gap
     z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
     z[:, band:, :, :n] = A.transpose(0, 2, 1, 3)
@@ -210,9 +205,19 @@ def drawn_model_grid(
                                       else f"label {r % per}")
         for r in range(L * per)
     ]  # fmt: skip
-    colorbar = {"thickness": 14, "tickfont": {"size": style.font}, "len": min(1.0, 700 / plot_h), "y": 1,
-                "yanchor": "top"}  # fmt: skip
-    off = np.zeros((L, H), dtype=bool) if off is None else np.asarray(off, dtype=bool)
+    return z, x_cats, y_cats
+
+
+def _head_words(
+    rules: NDArray[np.object_],
+    scores: NDArray[np.float64],
+    off: NDArray[np.bool_],
+    induction: NDArray[np.float64] | None,
+    marked: NDArray[np.bool_],
+) -> tuple[list[str], list[str]]:
+    """Each head's label above its panel ("off" when switched off; a second line "induction" when marked) and
+    its hover, layer by layer."""
+    L, H = off.shape
     words = [
         "off" if off[l, h] else SHORT_LABELS.get(str(rules[l, h]), str(rules[l, h]))
         for l in range(L)
@@ -224,46 +229,7 @@ def drawn_model_grid(
         for l in range(L)
         for h in range(H)
     ]
-    words = [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)]
-    # The label's row in its band: the middle one of the rows under the space (between the two middle ones if
-    # even). With a second line for some heads ("induction"), the band is two lines high: every label then
-    # stands on its last row, its text above it, so a one-line label is not left midway between two rows of
-    # squares.
-    label = band - g["space"]
-    two = bool(marked.any())
-    # A tight band: every label stands on the row above its panels' (text above its point), clear of them.
-    high = two or g["tight"]
-    at = band - 1 - int(g["tight"]) if high else g["space"] + (label - 1) // 2
-    data: list[dict[str, Any]] = [
-        {
-            "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
-            "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
-            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
-        },
-        {
-            "type": "scatter", "mode": "text", "x": [x_cats[h * (n + gap) + n // 2] for _ in range(L) for h in range(H)],
-            "y": [y_cats[l * per + at] for l in range(L) for _ in range(H)], "text": words, "hovertext": hover,
-            "hoverinfo": "text", "textfont": {"size": g["font"]}, "showlegend": False,
-            "textposition": "top center" if high else "middle center" if label % 2 else "bottom center",
-        },
-    ]  # fmt: skip
-    shapes = [
-        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
-    ]
-    if selected is not None:
-        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
-    axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": g["font"]}}
-    # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
-    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
-             "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
-    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
-             "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
-    layout = _layout(style, title, g["height"], xaxis=xaxis, yaxis=yaxis, shapes=shapes)
-    layout["margin"] = {"l": g["left"], "r": g["right"], "t": g["top"], "b": 12}
-    layout["plot_bgcolor"] = "rgba(0,0,0,0)"  # the bands and gaps between panels: the page's own colour
-    layout["title"].update({"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 8}})
-    layout["meta"] = {"grid": [L, H, n, gap, band], "keys": _keys(L, H, n, gap, band, hover, selected)}
-    return describe.drawn_grid_of_heads(_figure(data, layout), title, L, H, [str(s) for s in hover])
+    return [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)], hover
 
 
 def _keys(
@@ -310,6 +276,19 @@ def picked_head(fig: Any, click: dict[str, Any] | None) -> tuple[int, int] | Non
     return None
 
 
+def _frames(
+    off: NDArray[np.bool_], selected: tuple[int, int] | None, grid: tuple[int, int, int]
+) -> list[dict[str, Any]]:
+    """The switched-off heads' panels greyed, and a red frame round the selected head's (grid: n, gap, band)."""
+    n, gap, band = grid
+    shapes = [
+        _frame(l, h, n, gap, band, MASKED_GREY, fill=True) for l, h in zip(*np.nonzero(off), strict=True)
+    ]
+    if selected is not None:
+        shapes.append(_frame(selected[0], selected[1], n, gap, band, "#d62728", fill=False))
+    return shapes
+
+
 def _frame(layer: int, head: int, n: int, gap: int, band: int, color: str, *, fill: bool) -> dict[str, Any]:
     """A rectangle over one panel of the grid, in category positions (cell i spans i - 0.5 .. i + 0.5)."""
     x0, y0 = head * (n + gap) - 0.5, layer * (band + n) + band - 0.5
@@ -320,21 +299,6 @@ def _frame(layer: int, head: int, n: int, gap: int, band: int, color: str, *, fi
     if fill:
         shape.update(fillcolor=color, opacity=0.75, line={"width": 0})
     return shape
-
-
-def token_bars(
-    tokens: Sequence[str],
-    probs: NDArray[np.float64],
-    *,
-    style: Style,
-    title: str,
-    after: NDArray[np.float64] | None = None,
-    names: tuple[str, str] = ("untouched model", "heads switched off"),
-    height_px: int | None = None,
-) -> Any:
-    """The figure of drawn_token_bars (which see)."""
-    return drawn_token_bars(tokens, probs, style=style, title=title, after=after, names=names,
-                            height_px=height_px).figure  # fmt: skip
 
 
 def drawn_token_bars(
@@ -378,22 +342,6 @@ def drawn_token_bars(
     return describe.drawn_bars(_figure(data, layout), title, "", parts)
 
 
-def value_bars(
-    names: Sequence[str],
-    values: NDArray[np.float64],
-    *,
-    style: Style,
-    title: str,
-    x_title: str,
-    digits: int = 3,
-    width_px: int = FULL_PX,
-    height_px: int | None = None,
-) -> Any:
-    """The figure of drawn_value_bars (which see)."""
-    return drawn_value_bars(names, values, style=style, title=title, x_title=x_title, digits=digits,
-                            width_px=width_px, height_px=height_px).figure  # fmt: skip
-
-
 def drawn_value_bars(
     names: Sequence[str],
     values: NDArray[np.float64],
@@ -428,3 +376,12 @@ def drawn_value_bars(
     layout["margin"]["l"] = int(left)
     one = describe.Series("", [describe.said(s) for s in names], vals, list(bar["text"]))
     return describe.drawn_bars(_figure([bar], layout), title, "", [one])
+
+
+model_grid = figure_only(drawn_model_grid)  # the figure alone
+
+
+token_bars = figure_only(drawn_token_bars)  # the figure alone
+
+
+value_bars = figure_only(drawn_value_bars)  # the figure alone

@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.views.heatmap import Axes, Cells, heatmap
-from explorer.views.model_figures import token_labels, value_bars
+from explorer.views.drawn import Drawn
+from explorer.views.heatmap import Axes, Cells, drawn_heatmap
+from explorer.views.model_figures import drawn_value_bars, token_labels
 from explorer.views.patching import position_labels, token_strip
 from explorer.views.style import FULL_PX, Style
 
@@ -32,9 +33,9 @@ def rows_chart(
     style: Style,
     zrange: tuple[float, float],
     width_px: int = FULL_PX,
-) -> Any:
+) -> Drawn:
     """(n_heads, n) one layer's attention from one query, drawn keys x heads (a column per head)."""
-    return heatmap(
+    return drawn_heatmap(
         rows.T,
         token_labels(tokens),
         _heads(rows.shape[0]),
@@ -53,12 +54,12 @@ def difference_chart(
     title: str,
     style: Style,
     width_px: int = FULL_PX,
-) -> Any:
+) -> Drawn:
     """(n_heads, n) the second sentence's weights minus the first's, drawn keys x heads; a changed key is
     labelled "first/second". The colours span the largest change both ways: the few cells that move most are
     what the chart is about, not outliers to look past."""
     largest = float(np.abs(difference).max()) or 1.0
-    return heatmap(
+    return drawn_heatmap(
         difference.T,
         position_labels(first, second),
         _heads(difference.shape[0]),
@@ -92,30 +93,31 @@ def moved_bars(
     title: str,
     style: Style,
     width_px: int = FULL_PX,
-) -> Any:
+) -> Drawn:
     """The heads of one layer ranked by the share of their weight that moved (0..1), each named with where the
     weight went from and to (keys of the second sentence)."""
     values = np.sort(np.asarray(moved, dtype=np.float64))[::-1]
-    return value_bars(moved_names(moved, difference, second), values, style=style, title=title,
+    return drawn_value_bars(moved_names(moved, difference, second), values, style=style, title=title,
                       x_title="weight moved", digits=3, width_px=width_px)  # fmt: skip
 
 
-def no_taller_than(fig: Any, like: Any) -> Any:
-    """``fig`` with its plot (between its margins) no taller than ``like``'s: two charts side by side end level
-    (their tops are levelled by style.level). Changes ``fig`` (just built, not drawn yet) and returns it."""
+def no_taller_than(drawn: Drawn, like: Drawn) -> Drawn:
+    """``drawn`` with its plot (between its margins) no taller than ``like``'s: two charts side by side end
+    level (their tops are levelled by style.level). Changes its figure (just built, not drawn yet)."""
 
     def plot(f: Any) -> float:
         return float(f.layout.height - (f.layout.margin.t or 0) - (f.layout.margin.b or 0))
 
-    extra = plot(fig) - plot(like)
+    fig = drawn.figure
+    extra = plot(fig) - plot(like.figure)
     if extra > 0:
         fig.update_layout(height=int(fig.layout.height - extra))
-    return fig
+    return drawn
 
 
 def similarity_strip(
     tokens: Sequence[str], delta: NDArray[np.float64], *, style: Style, width_px: int = FULL_PX
-) -> Any:
+) -> Drawn:
     """The sentence as coloured tokens: the change in its cosine similarity with the other sentence without each
     token ([CLS] and [SEP], never removed, "kept")."""
     title = "Which tokens make the two sentences alike: the change in their cosine without each token"

@@ -1,4 +1,5 @@
-"""Pure Plotly builders for /patching and the occlusion strip on /next-token (no Streamlit, no state).
+"""Pure Plotly builders for /patching and the occlusion strip on /next-token (no Streamlit, no state); each
+hands over a Drawn (the figure with its words and tables, views.drawn).
 
 The sweeps are signed heatmaps (explorer.views.heatmap): a diverging scale centred on 0 and spanning at least
 -1 .. 1, so a restored fraction of 1 has the same colour in every sweep; rows are layers, layer 1 on top.
@@ -8,12 +9,13 @@ Each cell's hover says what was patched and its restored fraction.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from explorer.views.heatmap import Axes, Cells, heatmap
+from explorer.views import describe
+from explorer.views.drawn import Drawn
+from explorer.views.heatmap import Axes, Cells, drawn_heatmap
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.style import FULL_PX, Style, _colorscale, _figure, _layout, esc, text_px
 
@@ -35,11 +37,11 @@ def _span(restored: NDArray[np.float64]) -> tuple[float, float]:
     return -bound, bound
 
 
-def _with_hover(fig: Any, cells: NDArray[np.str_]) -> Any:
-    """The sweep's heatmap trace with a sentence per cell on hover (what was patched)."""
-    fig.data[0].customdata = cells
-    fig.data[0].hovertemplate = HOVER
-    return fig
+def _with_hover(drawn: Drawn, cells: NDArray[np.str_], template: str = HOVER) -> Drawn:
+    """The heatmap trace with a sentence per cell on hover (what was patched); its words and tables stay."""
+    drawn.figure.data[0].customdata = cells
+    drawn.figure.data[0].hovertemplate = template
+    return drawn
 
 
 def resid_sweep(
@@ -50,7 +52,7 @@ def resid_sweep(
     style: Style,
     width_px: int = FULL_PX,
     height_px: int | None = None,
-) -> Any:
+) -> Drawn:
     """(n_layers, n) restored fractions of the residual stream, layer x position; height_px: the chart's height
     (default: by its rows)."""
     L, n = restored.shape
@@ -63,7 +65,7 @@ def resid_sweep(
             what += f" (clean) in place of “{show_token(corrupt[p])}” (corrupt)"
         for layer in range(L):
             cells[layer, p] = esc(f"the residual stream entering layer {layer + 1} at position {p}: {what}")
-    fig = heatmap(
+    fig = drawn_heatmap(
         restored,
         rows,
         cols,
@@ -77,7 +79,7 @@ def resid_sweep(
 
 def head_sweep(
     restored: NDArray[np.float64], *, style: Style, width_px: int = FULL_PX, height_px: int | None = None
-) -> Any:
+) -> Drawn:
     """(n_layers, n_heads) restored fractions of the heads' outputs, layer x head; height_px: the chart's
     height (default: by its rows)."""
     L, H = restored.shape
@@ -86,7 +88,7 @@ def head_sweep(
         [[esc(f"head {h + 1} of layer {i + 1}: its output (A V, before W_O) at every position, from the clean run")
           for h in range(H)] for i in range(L)]
     )  # fmt: skip
-    fig = heatmap(
+    fig = drawn_heatmap(
         restored,
         rows,
         cols,
@@ -100,7 +102,7 @@ def head_sweep(
 
 def occlusion_strip(
     tokens: Sequence[str], delta: NDArray[np.float64], target: str, *, style: Style, width_px: int = FULL_PX
-) -> Any:
+) -> Drawn:
     """The sentence as a row of coloured tokens: each token's cell coloured by how p(target) changes when that
     token is removed (diverging, centred on 0), the token and the change written in its cell and on hover."""
     shown = show_token(target)
@@ -118,7 +120,7 @@ def token_strip(
     style: Style,
     digits: int = 2,
     width_px: int = FULL_PX,
-) -> Any:
+) -> Drawn:
     """The sentence as a row of coloured tokens, each cell coloured by its change (diverging, centred on 0),
     the token and the change written in it; NaN is a token that was never removed ("kept", no colour).
     ``what`` (HTML, escaped by the caller) is the hover's words before the number."""
@@ -147,7 +149,9 @@ def token_strip(
     axis = {"visible": False, "fixedrange": True}
     layout = _layout(style, title, int(40 + style.title_font * 2 + 3 * style.cell_font + 24), width_px,
                      xaxis={**axis, "range": [0, float(edges[-1])]}, yaxis={**axis, "range": [0, 1]})  # fmt: skip
-    return _figure([trace], layout)
+    # Its table: a column per token, named as its cell reads ("cat -0.20"), the change to two decimals.
+    labels = describe.Labels(["0"], [describe.plain(c) for c in cells])
+    return describe.drawn_with(_figure([trace], layout), title, describe.cells_text, trace["z"], labels)
 
 
 def _normalised(z: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -162,13 +166,13 @@ def token_views(
     *,
     style: Style,
     width_px: int = FULL_PX,
-) -> Any:
+) -> Drawn:
     """Views that give each input token a number, one row each, every row divided by its own largest |value|
     (so 1 is each view's most important token); the hover gives the value before dividing."""
     z = np.stack([_normalised(np.asarray(v, dtype=np.float64)) for _, v in rows])  # (views, n)
     cols = token_labels(tokens)
     names = [name for name, _ in rows]
-    fig = heatmap(
+    fig = drawn_heatmap(
         z,
         names,
         cols,
@@ -185,16 +189,16 @@ def token_views(
             for name, v in rows
         ]
     )
-    fig.data[0].customdata = cells
-    fig.data[0].hovertemplate = "%{customdata}<br>of its largest: %{z:.3f}<extra></extra>"
-    return fig
+    return _with_hover(fig, cells, "%{customdata}<br>of its largest: %{z:.3f}<extra></extra>")
 
 
-def head_view(z: NDArray[np.float64], title: str, what: str, *, style: Style, width_px: int = FULL_PX) -> Any:
+def head_view(
+    z: NDArray[np.float64], title: str, what: str, *, style: Style, width_px: int = FULL_PX
+) -> Drawn:
     """An (n_layers, n_heads) view divided by its largest |value|; the hover gives the value before dividing."""
     L, H = z.shape
     rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
-    fig = heatmap(
+    fig = drawn_heatmap(
         _normalised(z),
         rows,
         cols,
@@ -206,6 +210,4 @@ def head_view(z: NDArray[np.float64], title: str, what: str, *, style: Style, wi
     cells = np.array(
         [[esc(f"head {h + 1} of layer {i + 1}: {what} {z[i, h]:.4g}") for h in range(H)] for i in range(L)]
     )
-    fig.data[0].customdata = cells
-    fig.data[0].hovertemplate = "%{customdata}<br>of the largest: %{z:.3f}<extra></extra>"
-    return fig
+    return _with_hover(fig, cells, "%{customdata}<br>of the largest: %{z:.3f}<extra></extra>")

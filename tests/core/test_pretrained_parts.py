@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from attention_core import pretrained
-from attention_core.pretrained._model import held_bytes
+from attention_core.pretrained._trace import held_bytes
 from attention_core.transformer import run_transformer
 
 TEXTS = {

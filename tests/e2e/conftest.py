@@ -35,6 +35,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 VIEWPORT = {"width": 1920, "height": 1080}
+LAPTOP = {"width": 1280, "height": 800}
 TIMEOUT = float(os.environ.get("E2E_TIMEOUT", "120"))  # seconds for one page to settle (a loaded CI box)
 
 
@@ -485,18 +486,28 @@ def app(page: Page, server: Server) -> App:
     return App(page, server)
 
 
+def _shared_tab(browser: Any, server: Server, viewport: dict[str, int]) -> Iterator[App]:
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    page.set_default_timeout(TIMEOUT * 1000)
+    yield App(page, server).open("")
+    ctx.close()
+
+
 @pytest.fixture(scope="module")
 def shared_app(browser: Any, server: Server) -> Iterator[App]:
     """One tab for a whole test module, opened on the front page: for tests that only look (no edits).
 
     Moving between pages inside one session (the sidebar's links) costs a few seconds; opening a new tab
-    boots the whole frontend again (20 s and more on a loaded 2-core machine).
+    boots the whole frontend again (20 s and more on a loaded 2-core machine), with nothing in its cache.
     """
-    ctx = browser.new_context(viewport=VIEWPORT)
-    page = ctx.new_page()
-    page.set_default_timeout(TIMEOUT * 1000)
-    yield App(page, server).open("")
-    ctx.close()
+    yield from _shared_tab(browser, server, VIEWPORT)
+
+
+@pytest.fixture(scope="module")
+def shared_laptop_app(browser: Any, server: Server) -> Iterator[App]:
+    """shared_app at 1280x800, a laptop's screen."""
+    yield from _shared_tab(browser, server, LAPTOP)
 
 
 @pytest.fixture

@@ -1,13 +1,14 @@
 """Every step of the real-model pages, and of the explorer's pages with a real layer open, fits the
 projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_screen): the page is one
 screen, the step's own charts are in view; a grid taller than the screen (SmolLM2's 30 layers) scrolls in its
-own box whose top, layer 1, is in view. Each model the page takes, the real models themselves.
+own box whose top, layer 1, is in view; no chart title runs past its chart (test_chart_titles checks the
+same at 1280x800). Each model the page takes, the real models themselves.
 """
 
 from __future__ import annotations
 
 import pytest
-from test_present_screen import CONTRAST, app_output
+from test_present_screen import CONTRAST, app_output, no_title_cut
 from test_present_screen import STEPS as TOY_STEPS
 from test_real_model_browser import CAPITAL, need
 
@@ -113,6 +114,8 @@ def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, 
         app.poll("() => !!document.querySelector('.st-key-ablation-ranking .js-plotly-plot')", timeout=300,
                  what="the ranking")  # fmt: skip
     app.settle(len(keys))
+    if keys:  # the step's charts keep their titles whole
+        no_title_cut(app, f"{step}-{model}-present")
     got = check_one_screen(app, keys, f"present-real-{step}-{model}")
     if step == "head-cell":  # the step is its formula: q·k, the scaled score, the softmax
         assert len(got["formulas"]) >= 3, got["formulas"]
@@ -136,9 +139,9 @@ def test_each_explorer_step_with_a_real_layer_fits_one_screen(
     app.settle(len(keys or [1] * 4))
     if path != "why-scale":  # (a page of random vectors, not of the layer)
         assert "Real model: " in app.page.inner_text('[data-testid="stMain"]')  # the layer is open
-    got = check_one_screen(
-        app, keys, f"present-layer-{path or 'sentence'}{'-' + step if step else ''}-{model}"
-    )
+    name = f"{path or 'sentence'}{'-' + step if step else ''}-{model}"
+    no_title_cut(app, f"{name}-layer-present")
+    got = check_one_screen(app, keys, f"present-layer-{name}")
     if keys is None:
         assert len(got["charts"]) == 4, got["charts"]  # the encoder's four stages
 

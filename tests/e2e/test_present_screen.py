@@ -54,6 +54,33 @@ CONTRAST = """() => {
 }"""
 
 
+# Each title's (and subtitle's) box beside the box of its chart's SVG: the ones that run past it.
+_CUT = """() => [...document.querySelectorAll('.js-plotly-plot')].flatMap((el) => {
+  const holder = el.closest('[class*="st-key-"]');
+  const key = holder ? [...holder.classList].find((c) => c.startsWith('st-key-')).slice(7) : '?';
+  const svg = el.querySelector('svg.main-svg').getBoundingClientRect();
+  return [...el.querySelectorAll('.gtitle, .gtitle-subtitle')].flatMap((t) => {
+    const r = t.getBoundingClientRect();
+    return r.width && (r.right > svg.right + 1 || r.left < svg.left - 1)
+      ? [{key, text: t.textContent.slice(0, 60), right: Math.round(r.right), svg: Math.round(svg.right)}] : [];
+  });
+})"""
+_TITLES = "() => document.querySelectorAll('.js-plotly-plot .gtitle').length"
+
+
+def no_title_cut(app, what: str) -> None:  # noqa: ANN001 - the conftest's App
+    """No chart title is cut: every chart's title and subtitle lie inside the chart's own drawing (its SVG).
+    The title builders wrap to the width a page gives them (style._title); a page that draws a chart in a
+    narrower column than it tells the builder runs the title off the chart's right edge, where nothing
+    shows it."""
+    assert app.page.evaluate(_TITLES), f"{what}: no chart title drawn"
+    cut = app.page.evaluate(_CUT)
+    if cut:
+        app.screenshot(f"title-cut-{what}")
+    assert not cut, f"{what}: titles past their chart's edge: {cut}"
+    assert app.exceptions() == []
+
+
 def wait_charts(app, n: int) -> None:  # noqa: ANN001 - the conftest's App
     app.poll(f"() => document.querySelectorAll('.js-plotly-plot .xtick, .js-plotly-plot .xtick text').length && "
              f"document.querySelectorAll('.js-plotly-plot').length >= {n}", what=f"{n} charts drawn")  # fmt: skip

@@ -1,7 +1,8 @@
 """The real-model pages in a real Chromium, as a student uses them: the grid of every head on each
 model, a head picked, a head switched off on /ablation moving the next word's probability, " Paris" on
-/next-token and a token added, and links that reopen the same view. Screenshots of every real-model page at
-1920x1080 in presentation mode and at 1280x800 go to test-output/.
+/next-token and a token added, and links that reopen the same view. (Every real-model page is opened at
+1280x800 by test_chart_titles and every step of each presenting at 1920x1080 by test_present_real_screen; their
+screenshots go to test-output/.)
 """
 
 from __future__ import annotations
@@ -258,30 +259,6 @@ def test_a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> 
     assert_allclose(w[drawn], want[drawn], rtol=1e-5, atol=1e-6)
     assert f"Layer {layer + 1}, head {head + 1}" in app.page.inner_text("body")
     assert app.exceptions() == []
-
-
-# charts each page draws: /ablation draws MiniLM's cosines as numbers, SmolLM2's next token as a chart
-PAGES = {"model": (1, 1), "head": (4, 4), "next-token": (2, 2), "ablation": (1, 2), "rollout": (2, 2),
-         "logit-lens": (2, 2), "induction": (3, 3)}  # fmt: skip
-
-
-@pytest.mark.parametrize("size", ["1920x1080-present", "1280x800"])
-def test_screenshots_of_every_real_model_page(app, size: str) -> None:  # noqa: ANN001
-    need("minilm")
-    need("smollm2")
-    width, height = (1920, 1080) if size.startswith("1920") else (1280, 800)
-    app.page.set_viewport_size({"width": width, "height": height})
-    extra = {"present": "1"} if "present" in size else {}
-    for path, charts in PAGES.items():
-        for key in (
-            ("minilm", "smollm2") if path not in ("next-token", "logit-lens", "induction") else ("smollm2",)
-        ):
-            wait = charts[key == "smollm2"] if not extra else 1  # presenting: the page's first step
-            app.open(path, min_charts=wait, model=key, sentence=CAPITAL if key == "smollm2" else DEFAULT_SENTENCE,
-                     **extra)  # fmt: skip
-            assert app.exceptions() == [], (path, key)
-            app.screenshot(f"model-{path}-{key}-{size}")
-            app.page.screenshot(path=str(OUT / f"model-{path}-{key}-{size}-full.png"), full_page=True)
 
 
 LINE_XY = """([side, t]) => {

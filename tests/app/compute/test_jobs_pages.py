@@ -18,11 +18,11 @@ TEXT = "The keys were on the table"
 
 def clear() -> None:
     """Forget every result kept in this process (the engine's runs and the shared caches)."""
-    from attention_core.pretrained import _model
+    from attention_core.pretrained import _trace
     from explorer import cache
 
-    _model.RESULTS.clear()
-    _model.PARTS.clear()
+    _trace.RESULTS.clear()
+    _trace.PARTS.clear()
     jobs.RESULTS.clear()
     for store in cache.caches():
         store.clear()

@@ -8,6 +8,7 @@ import pytest
 
 from explorer.model import models
 from explorer.sharing import model_link
+from explorer.views import grid_geometry
 from explorer.views import model_figures as mf
 from explorer.views.figures import Style
 from explorer.views.style import PRESENT_TICK_PX
@@ -117,7 +118,7 @@ def test_model_grid_fitted_to_a_height_shrinks_its_panels_to_a_floor(L: int, H: 
     _, _, _, _, band = fitted.layout.meta["grid"]
     margin = fitted.layout.margin
     panel_px = (fitted.layout.height - margin.t - margin.b) / (L * (band + n)) * n
-    assert panel_px >= mf.MIN_PANEL_PX - 1 and fitted.data[1].textfont.size >= PRESENT_TICK_PX
+    assert panel_px >= grid_geometry.MIN_PANEL_PX - 1 and fitted.data[1].textfont.size >= PRESENT_TICK_PX
     if not fits:  # unchanged: full size, to scroll
         assert (
             fitted.layout.height == free.layout.height

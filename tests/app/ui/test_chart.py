@@ -21,11 +21,17 @@ def decoded(payload: bytes) -> dict:
     return json.loads(payload.decode("utf-8"))
 
 
+def drawn(fig: go.Figure) -> Drawn:
+    """A figure handed over as a builder would (the chart element takes nothing else)."""
+    return Drawn(fig, "A chart", "", "A chart. What it shows.")
+
+
 def test_a_figure_is_sent_whole_with_typed_arrays_and_without_its_template(kit) -> None:  # noqa: ANN001
     z = np.random.default_rng(0).normal(size=(5, 7))
     for style in (fg.Style(), fg.Style(dark=True, present=True)):
-        fig = fg.heatmap(z, list("abcde"), list("abcdefg"), title="t", style=style)
-        payload, height = chart.encode(fig, "scores.raw")
+        made = fg.drawn_heatmap(z, list("abcde"), list("abcdefg"), title="t", style=style)
+        fig = made.figure
+        payload, height = chart.encode(made, "scores.raw")
         msg = decoded(payload)
         assert msg["n"] == "scores_raw"  # the PNG's file name
         assert msg["t"].startswith("templates-") and msg["t"].endswith(".json")
@@ -66,10 +72,10 @@ def test_an_unknown_template_stays_with_its_figure() -> None:
     fig = go.Figure(
         go.Bar(y=[1, 2]), layout={"template": {"layout": {"paper_bgcolor": "pink"}}, "height": 300}
     )
-    msg = decoded(chart.encode(fig, "x")[0])
+    msg = decoded(chart.encode(drawn(fig), "x")[0])
     assert msg["t"] is None
     assert msg["f"]["layout"]["template"]["layout"]["paper_bgcolor"] == "pink"
-    assert chart.encode(go.Figure(), "y")[1] == 450  # no height: Plotly's default is reserved
+    assert chart.encode(drawn(go.Figure()), "y")[1] == 450  # no height: Plotly's default is reserved
 
 
 def test_a_page_draws_chart_elements_that_read_back_as_figures(kit) -> None:  # noqa: ANN001
@@ -97,12 +103,12 @@ def plotly_json(fig: go.Figure) -> dict:
     "url", ["", "positional-encoding", "projections", "scores", "heads", "token", "encoder", "why-scale"]
 )
 def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch, url: str) -> None:  # noqa: ANN001
-    """explorer.ui.chart writes the figure's JSON itself (Plotly's to_dict copies and walks it: 15-35 ms a chart);
-    what it sends must be exactly what Plotly's own encoder writes, typed arrays included."""
+    """explorer.ui.chart writes the figure's JSON itself (Plotly's to_dict walks every key through its array
+    checks); what it sends must be exactly what Plotly's own encoder writes, typed arrays included."""
     seen = []
     encode = chart.encode
 
-    def spy(fig: go.Figure, key: str, **kw: bool) -> tuple[bytes, int]:
+    def spy(fig: Drawn, key: str, **kw: bool) -> tuple[bytes, int]:
         seen.append((key, fig))
         return encode(fig, key, **kw)
 
@@ -111,7 +117,7 @@ def test_every_figure_a_page_draws_is_sent_as_plotly_writes_it(kit, monkeypatch,
     assert not at.exception and seen
     for key, fig in seen:
         sent = decoded(encode(fig, key)[0])["f"]
-        assert sent == plotly_json(fig.figure if isinstance(fig, Drawn) else fig), key
+        assert sent == plotly_json(fig.figure), key
         # every array of numbers goes as a typed array (base64 of its bytes), none as decimal text
         assert not number_lists(sent), (key, number_lists(sent)[:3])
 
@@ -132,7 +138,9 @@ def test_number_lists_finds_numbers_sent_as_text() -> None:
     assert number_lists(
         {"data": [{"z": [[0.5] * 4] * 2, "x": ["a"] * 9, "y": {"dtype": "f8", "bdata": ""}}]}
     ) == [".data[0].z"]
-    assert number_lists(decoded(chart.encode(go.Figure(go.Scatter(y=[0.5] * 8)), "k")[0])) == [".f.data[0].y"]
+    assert number_lists(decoded(chart.encode(drawn(go.Figure(go.Scatter(y=[0.5] * 8))), "k")[0])) == [
+        ".f.data[0].y"
+    ]
 
 
 def test_unusual_figures_are_sent_as_plotly_writes_them() -> None:
@@ -149,6 +157,6 @@ def test_unusual_figures_are_sent_as_plotly_writes_them() -> None:
         go.Figure(go.Heatmap(z=np.array([[1.0, np.nan], [np.inf, -1.0]]))),  # in a typed array: as it is
     ]
     for fig in figs:
-        sent = decoded(chart.encode(fig, "k")[0])["f"]
+        sent = decoded(chart.encode(drawn(fig), "k")[0])["f"]
         sent["layout"].pop("template")  # Plotly's default template, not one of ours: it goes with the figure
         assert sent == plotly_json(fig)

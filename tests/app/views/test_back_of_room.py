@@ -63,7 +63,7 @@ def test_the_patching_sweeps_presenting_at_18_px_or_more() -> None:
     toks = ["The", " capital", " of", " France", " is"]
     resid = pv.resid_sweep(rng.random((30, 5)), toks, toks, style=PRESENT, width_px=int(fg.HALF_PX * 2.2))
     heads = pv.head_sweep(rng.random((30, 9)), style=PRESENT, width_px=int(fg.HALF_PX * 2.2))
-    for fig in (resid, heads):
+    for fig in (resid.figure, heads.figure):
         got = sizes(fig)
         assert got and min(got) >= PRESENT_TICK_PX, got
 

@@ -15,6 +15,7 @@ from explorer.ui.state import K_TABLES
 from explorer.views import describe as d
 from explorer.views import figures as fg
 from explorer.views import model_figures as mf
+from tests.app.views import read_back
 
 LABELS = ["The", "cat", "sat", "on", "it"]
 RNG = np.random.default_rng(7)
@@ -33,7 +34,7 @@ def test_a_weights_heatmap_says_who_puts_most_weight_where_and_its_row_sums() ->
     n = len(LABELS)
     masked = ~np.tril(np.ones((n, n), dtype=bool))
     w = ac.softmax(np.where(masked, -np.inf, RNG.normal(size=(n, n))), axis=-1)
-    fig = fg.heatmap(
+    fig = fg.drawn_heatmap(
         w,
         LABELS,
         LABELS,
@@ -55,7 +56,7 @@ def test_a_weights_heatmap_says_who_puts_most_weight_where_and_its_row_sums() ->
 
 def test_a_signed_heatmap_says_its_range_and_where() -> None:
     z = RNG.normal(size=(5, 3))
-    fig = fg.heatmap(
+    fig = fg.drawn_heatmap(
         z,
         LABELS,
         ["d0", "d1", "d2"],
@@ -76,7 +77,7 @@ def test_a_signed_heatmap_says_its_range_and_where() -> None:
 def test_many_tokens_keep_every_label_in_the_table() -> None:
     """The chart thins its tick labels at 64 tokens; the table names every row and column."""
     labels = [f"token-number-{i}" for i in range(64)]
-    fig = fg.heatmap(
+    fig = fg.drawn_heatmap(
         RNG.random((64, 64)),
         labels,
         labels,
@@ -85,7 +86,7 @@ def test_many_tokens_keep_every_label_in_the_table() -> None:
         cells=fg.Cells(weights=True),
         axes=fg.Axes(width_px=fg.THIRD_PX),
     )
-    ticks = fig.to_plotly_json()["layout"]["yaxis"]["tickvals"]
+    ticks = fig.figure.to_plotly_json()["layout"]["yaxis"]["tickvals"]
     assert len(ticks) < 64  # labels thinned on the chart
     (table,) = d.describe(fig)[1]
     assert table.cols == labels and [r for r, _ in table.rows] == labels
@@ -93,7 +94,7 @@ def test_many_tokens_keep_every_label_in_the_table() -> None:
 
 def test_every_head_of_a_grid_gets_its_sentence_and_table() -> None:
     w = ac.softmax(RNG.normal(size=(2, 5, 5)), axis=-1)
-    summary, tables = d.describe(fg.head_grid(w, LABELS, style=fg.Style(), title="Every head"))
+    summary, tables = d.describe(fg.drawn_head_grid(w, LABELS, style=fg.Style(), title="Every head"))
     assert [t.caption for t in tables] == ["Every head: head 1", "Every head: head 2"]
     for h in range(2):
         i, j = np.unravel_index(np.argmax(w[h]), (5, 5))
@@ -104,7 +105,7 @@ def test_every_head_of_a_grid_gets_its_sentence_and_table() -> None:
 def test_the_model_grid_counts_its_head_labels() -> None:
     L, H, n = 2, 3, 4
     rules = np.array([["first_token", "previous", "first_token"], ["broad", "first_token", "previous"]])
-    fig = mf.model_grid(ac.softmax(RNG.normal(size=(L, H, n, n)), axis=-1), LABELS[:n], rules,
+    fig = mf.drawn_model_grid(ac.softmax(RNG.normal(size=(L, H, n, n)), axis=-1), LABELS[:n], rules,
                         np.full((L, H), 0.5), style=fg.Style(), title="Every head")  # fmt: skip
     summary, (table,) = d.describe(fig)
     words = [mf.SHORT_LABELS.get(r, r) for r in rules.ravel()]
@@ -123,7 +124,7 @@ def test_the_model_grid_counts_its_head_labels() -> None:
 def test_curves_say_their_ranges_and_the_table_holds_the_marked_points() -> None:
     t = np.linspace(0, 10, 101)
     curves, pe = RNG.normal(size=(101, 8)), RNG.normal(size=(11, 8))  # the curves and the marked positions
-    fig = fg.encoding_curves(t, curves, pe, fg.dims("d", 8), style=fg.Style())
+    fig = fg.drawn_encoding_curves(t, curves, pe, fg.dims("d", 8), style=fg.Style())
     summary, (table,) = d.describe(fig)
     assert "8 curves of value against position from 0 to 10" in summary
     assert f"d0 from {d.short(curves[:, 0].min())} to {d.short(curves[:, 0].max())}" in summary
@@ -133,13 +134,13 @@ def test_curves_say_their_ranges_and_the_table_holds_the_marked_points() -> None
 
 def test_bars_say_each_value_as_printed() -> None:
     p = np.array([0.61, 0.2, 0.05])
-    fig = mf.token_bars(["Paris", " Lyon", " the"], p, style=fg.Style(), title="The next token")
+    fig = mf.drawn_token_bars(["Paris", " Lyon", " the"], p, style=fg.Style(), title="The next token")
     summary, (table,) = d.describe(fig)
     assert summary == "The next token. 3 bars: 1. “Paris” 0.610, 2. “␣Lyon” 0.200, 3. “␣the” 0.050."
     assert table.rows[1] == ("2. “␣Lyon”", ["0.200"])
     c = RNG.normal(size=(5, 4))
     summary, (table,) = d.describe(
-        fg.stacked_contributions(c, LABELS, c.sum(0), style=fg.Style(), title="Sum")
+        fg.drawn_stacked_contributions(c, LABELS, c.sum(0), style=fg.Style(), title="Sum")
     )
     k, j = np.unravel_index(np.argmax(np.abs(c)), c.shape)
     assert summary.startswith("Sum. 5 parts stacked in each of 4 bars; output (sum): ")
@@ -167,13 +168,13 @@ def test_every_chart_on_a_page_says_what_it_shows(kit, url: str) -> None:
     texts = chart_texts(at)
     assert texts and set(kit.page_charts.get(url, ())) <= set(texts)
     for key, said in texts.items():
-        assert said["l"] == d.title_of(said["spec"]) and said["l"] != "Chart", key
+        assert said["l"] == read_back.title_of(said["spec"]) and said["l"] != "Chart", key
         assert said["s"].startswith(said["l"] + ". ") and len(said["s"]) > len(said["l"]) + 20, key
         assert said["tbl"] is None, f"{key}: tables sent while the switch is off"
     at.session_state[K_TABLES] = True
     at.run()
     for key, said in chart_texts(at).items():
-        want = [t.as_dict() for t in d.describe(said["spec"])[1]]
+        want = [t.as_dict() for t in read_back.describe(said["spec"])[1]]
         assert said["tbl"] and [_plain(t) for t in said["tbl"]] == [_plain(t) for t in want], key
 
 
@@ -207,7 +208,7 @@ def test_the_line_view_says_what_each_query_attends_to() -> None:
 
     w = ac.softmax(RNG.normal(size=(2, 5, 5)), axis=-1)
     summary, (table,) = d.describe(
-        lv.line_view(w, LABELS, ["head 1", "head 2"], style=fg.Style(), title="Lines")
+        lv.drawn_line_view(w, LABELS, ["head 1", "head 2"], style=fg.Style(), title="Lines")
     )
     assert summary.startswith("Lines. Each of the 5 queries (left) joined to the keys (right)")
     assert "2 heads: head 1, head 2" in summary

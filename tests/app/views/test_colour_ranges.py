@@ -75,8 +75,8 @@ def test_a_few_outliers_do_not_wash_out_the_rest() -> None:
     rng = np.random.default_rng(0)
     z = rng.normal(size=(6, 40))
     z[0, 7] = -19_874.0  # one dimension of the first token, as in a trained decoder's X
-    fig = fg.heatmap(z, [f"t{i}" for i in range(6)], fg.dims("d", 40), title="X", style=STYLE)
-    spec = _plain(fig)
+    drawn = fg.drawn_heatmap(z, [f"t{i}" for i in range(6)], fg.dims("d", 40), title="X", style=STYLE)
+    spec = _plain(drawn.figure)
     (lo, hi), *_ = readable(spec, "X")
     assert lo == -hi and hi < 10  # the bulk's range, not ±19,874
     line = spec["layout"]["title"]["subtitle"]["text"]
@@ -84,7 +84,7 @@ def test_a_few_outliers_do_not_wash_out_the_rest() -> None:
     note = spec["layout"]["meta"]["beyond"]  # the whole note, for the page's help and the chart's text
     assert "1 value beyond the colour range" in note and "“t0”, d7 = -19,874" in note
     assert "massive activation" in note and "first token" in note  # a lesson in itself: said in one sentence
-    assert note in describe.describe(fig)[0]
+    assert note in describe.describe(drawn)[0]
     ends = spec["data"][0]["colorbar"]["ticktext"]
     assert ends[0].startswith("≤") and not ends[-1].startswith("≥")  # only the low end has values beyond
 

@@ -1,7 +1,7 @@
 """A builder hands its chart over with what it shows (views.drawn.Drawn), made from the numbers it was
-given: the same title, note, sentence and tables as views.describe reads from the figure, so the text
-alternatives and the HTML export say what they said. Nothing in explorer/ reads a Plotly figure's private
-`_data` / `_layout` but the two readers still serving the charts whose builders hand over a bare figure."""
+given: the same title, note, sentence and tables as a reader of the figure itself finds (read_back, here in
+the tests), so the text alternatives and the HTML export say what the chart shows. Nothing in explorer/
+reads a figure back, nor a Plotly figure's private `_data` / `_layout`."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 
 import attention_core as ac
-from explorer.views import describe as d
+from explorer.views import describe
 from explorer.views import figures as fg
 from explorer.views import line_view as lv
 from explorer.views import model_figures as mf
 from explorer.views.heatmap import drawn_heatmap
+from tests.app.views import read_back as d
+from tests.app.views.read_back import short
 
 RNG = np.random.default_rng(11)
 LABELS = ["The", "cat", "sat", "on", "the", "mat"]
@@ -58,7 +60,7 @@ def test_a_heatmap_says_what_its_figure_says(case: str) -> None:
     assert drawn.title == d.title_of(fig)
     assert drawn.beyond == d.beyond_of(fig)
     assert (drawn.summary, drawn.tables) == d.describe(fig, tables=True)
-    assert d.describe(drawn, tables=False) == (drawn.summary, [])
+    assert describe.describe(drawn, tables=False) == (drawn.summary, [])
     if case == "signed, an outlier":
         assert "d3 = 40" in drawn.beyond and drawn.summary.endswith(f"{drawn.beyond}.")
     if case == "weights, masked":
@@ -167,16 +169,93 @@ def test_the_line_view_says_what_its_figure_says(focus: tuple[str, int] | None) 
     assert lv.picked_token(drawn, {"curve": len(fig.data) - 1, "point": 3}) == ("key", 3)
 
 
-# The readers that still decode a figure's own dicts: views.describe for charts whose builders hand over a
-# bare figure, and the chart element encoding any figure it sends (a copy through to_dict costs 15-35 ms).
-READERS = {"explorer/views/describe.py": 1, "explorer/ui/chart/__init__.py": 1}
-
-
-def test_nothing_else_reads_a_figure_back() -> None:
+def test_nothing_reads_a_figure_back() -> None:
+    """No module of the app reads a Plotly figure's private dicts, nor reads a chart's words from a figure."""
     root = Path(__file__).resolve().parents[3]
     found = {}
     for path in sorted((root / "explorer").rglob("*.py")):
-        n = len(re.findall(r"\._data\b|\._layout\b|[\"']_data[\"']|[\"']_layout[\"']", path.read_text()))
+        text = path.read_text()
+        n = len(re.findall(r"\._data\b|\._layout\b|[\"']_data[\"']|[\"']_layout[\"']", text))
         if n:
             found[path.relative_to(root).as_posix()] = n
-    assert found == {k: v * 2 for k, v in READERS.items()}  # each reader names _data and _layout once
+    assert found == {}
+    said = (root / "explorer/views/describe.py").read_text()
+    assert "to_plotly_json" not in said and "layout.get(" not in said  # words from numbers, never a figure
+
+
+def _lens() -> tuple[np.ndarray, np.ndarray, dict[int, str]]:
+    ids = np.add.outer(np.arange(4), np.arange(5))[..., None] % 4 + np.arange(3)  # (L + 1, n, k)
+    probs = np.sort(RNG.random((4, 5, 3)), axis=2)[..., ::-1]
+    return ids % 6, probs, {i: w for i, w in enumerate(["<b>x</b>", " $y$", "%{z}", " Paris", "a" * 30, "b"])}
+
+
+def _built_elsewhere() -> dict[str, object]:
+    from explorer.views import interp_figures as lf
+    from explorer.views import learning as lv_
+    from explorer.views import pairs as pv
+    from explorer.views import patching as pt
+
+    ids, probs, words = _lens()
+    sty = fg.Style()
+    diff = RNG.normal(size=(3, 6)) * 0.1
+    return {
+        "lens, tokens in cells": lf.lens_grid(ids, probs, words, LABELS[:5], rows=[0, 2, 3], style=sty, title="Lens"),
+        "lens, 64 tokens": lf.lens_grid(
+            np.zeros((2, 64, 1), dtype=int), RNG.random((2, 64, 1)), {0: "t"}, [f"t{i}" for i in range(64)],
+            rows=[0, 1], style=sty, title="Lens", width_px=fg.THIRD_PX),
+        "follow": lf.follow_line(probs[:, 0, 0], probs[:, 0, 1], ["a", " b", "c", "d"], " Paris", style=sty,
+                                 title="Follow", wins_from=2),
+        "loss lines": lf.loss_lines(RNG.random(9), 5, style=sty, title="Loss", every_head_on=RNG.random(9)),
+        "scores": lv_.score_curves(RNG.random((30, 4)), style=sty, title="Scores", y_title="score", at_step=7),
+        "switch off": lv_.switch_off_bars(["head 1", "head <2>"], np.array([0.8, 0.1]), np.array([0.2, 0.15]),
+                                          style=sty, title="Off", y_title="score"),
+        "resid sweep": pt.resid_sweep(RNG.normal(size=(3, 4)), LABELS[:4], ["The", "dog", "sat", "on"], style=sty),
+        "head sweep": pt.head_sweep(RNG.normal(size=(3, 4)), style=sty),
+        "occlusion": pt.occlusion_strip(LABELS, np.array([0.05, -0.2, np.nan, 0.126, -0.01, 0.3]), " Paris",
+                                        style=sty),
+        "token views": pt.token_views(LABELS, [("a", RNG.normal(size=6)), ("b", RNG.normal(size=6))], style=sty),
+        "head view": pt.head_view(RNG.normal(size=(2, 3)), "View", "moves by", style=sty),
+        "rows": pv.rows_chart(_weights()[:3], LABELS, title="Rows", style=sty, zrange=(0.0, 1.0)),
+        "difference": pv.difference_chart(diff, LABELS, LABELS[:5] + ["rug"], title="Diff", style=sty),
+        "moved": pv.moved_bars(np.array([0.3, 0.0, 0.1]), diff, LABELS, title="Moved", style=sty),
+        "similarity": pv.similarity_strip(LABELS, RNG.normal(size=6) * 0.01, style=sty),
+    }  # fmt: skip
+
+
+BUILT_ELSEWHERE = list(_built_elsewhere())
+
+
+@pytest.mark.parametrize("name", BUILT_ELSEWHERE)
+def test_every_other_chart_says_what_its_figure_says(name: str) -> None:
+    """The logit lens, /induction's and /learn's curves and bars, the patching sweeps and views, the minimal
+    pairs' charts: each handed over with the words and tables its figure shows."""
+    d.says_what_it_shows(_built_elsewhere()[name])
+
+
+def test_the_loss_curve_s_table_reads_each_curve_at_its_own_steps() -> None:
+    """The batch loss starts at step 1, the copied tokens' at step 0: a row of the table is one step, at the
+    steps of the curve with the fewest points."""
+    from explorer.views import learning as lv_
+
+    smoothed, repeat = RNG.random(20) + 1, RNG.random(21)
+    drawn = lv_.loss_curve(smoothed, repeat, style=fg.Style(), title="Loss", drop_step=8, at_step=3)
+    (table,) = drawn.tables
+    assert table.corner == "training step" and table.cols == [
+        "every token (batch, smoothed)",
+        "the copied tokens",
+    ]
+    assert table.rows[0] == ("1", [short(smoothed[0]), short(repeat[1])])
+    assert table.rows[4] == ("5", [short(smoothed[4]), short(repeat[5])])
+    assert drawn.summary.startswith("Loss. 2 curves of loss (nats) against training step from 1 to 20: ")
+    sparse = lv_.loss_curve(smoothed, repeat[::5], style=fg.Style(), title="Loss", drop_step=8,
+                            repeat_steps=np.arange(0, 21, 5))  # fmt: skip
+    assert [r for r, _ in sparse.tables[0].rows] == ["0", "5", "10", "15", "20"]
+    assert sparse.tables[0].rows[1] == ("5", [short(smoothed[4]), short(repeat[5])])
+    assert sparse.tables[0].rows[0][1][0] == "NaN"  # no batch loss before the first step
+
+
+def test_the_loss_curve_says_what_its_figure_says() -> None:
+    from explorer.views import learning as lv_
+
+    drawn = lv_.loss_curve(RNG.random(20) + 1, RNG.random(21), style=fg.Style(), title="Loss", drop_step=8)
+    d.says_what_it_shows(drawn)

@@ -45,14 +45,14 @@ def test_every_builder_gives_a_valid_figure(present: bool) -> None:
         lf.loss_lines(np.arange(7.0), 4, style=sty, title="l"),
     ]
     for fig in figs:
-        go.Figure(fig.to_dict())  # validates every property
+        go.Figure(getattr(fig, "figure", fig).to_dict())  # validates every property
 
 
 def test_lens_grid_shows_tokens_literally_and_cuts_long_ones() -> None:
     ids, probs = _lens()
     fig = lf.lens_grid(
         ids, probs, HOSTILE, ["<i>", "b", "c", "d"], rows=[0, 1, 2, 3], style=fg.Style(), title="t"
-    )
+    ).figure
     text = [t for row in fig.data[0].text for t in row]
     hover = " ".join(h for row in fig.data[0].customdata for h in row)
     assert "<b>" not in " ".join(text) and "<b>" not in hover.replace("<br>", "")
@@ -64,7 +64,7 @@ def test_lens_grid_shows_tokens_literally_and_cuts_long_ones() -> None:
 
 def test_lens_grid_draws_only_the_rows_asked_for() -> None:
     ids, probs = _lens(L=6)
-    fig = lf.lens_grid(ids, probs, HOSTILE, list("abcd"), rows=[0, 3, 6], style=fg.Style(), title="t")
+    fig = lf.lens_grid(ids, probs, HOSTILE, list("abcd"), rows=[0, 3, 6], style=fg.Style(), title="t").figure
     np.testing.assert_array_equal(fig.data[0].z, probs[[0, 3, 6], :, 0])
     assert list(fig.layout.yaxis.ticktext) == ["embeddings", "layer 3", "layer 6"]
 
@@ -81,7 +81,7 @@ def test_the_stripe_runs_from_query_n_key_1_to_query_2n_minus_1_key_n() -> None:
 
 
 def test_loss_lines_leave_the_first_copys_first_token_out() -> None:
-    fig = lf.loss_lines(np.arange(1.0, 8.0), 4, style=fg.Style(), title="l")
+    fig = lf.loss_lines(np.arange(1.0, 8.0), 4, style=fg.Style(), title="l").figure
     first, second = (np.asarray(d.y, dtype=float) for d in fig.data)
     assert np.isnan(first[0]) and first[1:].tolist() == [1.0, 2.0, 3.0]
     assert second.tolist() == [4.0, 5.0, 6.0, 7.0]

@@ -21,6 +21,7 @@ import attention_core as ac
 from explorer.views import colour as cv
 from explorer.views import figures as fg
 from explorer.views import interp_figures, line_view, model_figures, pairs
+from explorer.views.drawn import Drawn
 from explorer.views.style import PALETTES, Style
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -79,7 +80,9 @@ BUILDERS: dict[str, Callable[[Style], Any]] = {
 
 
 def _figures(built: Any) -> Iterator[Any]:
-    yield from (built if isinstance(built, tuple) else (built,))
+    yield from (
+        b.figure if isinstance(b, Drawn) else b for b in (built if isinstance(built, tuple) else (built,))
+    )
 
 
 def _colours(value: Any) -> list[str]:
