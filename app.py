@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.compute import heavy
-from explorer.ui import class_ui, frame, lesson_ui, page_table, patches, present, state, warm
+from explorer.ui import class_bar, class_ui, frame, lesson_ui, page_table, patches, present, state, warm
 
 PAGES = {
     section: [
@@ -54,7 +54,7 @@ with patches.session_turn(), heavy.script_run():  # one run at a time per sessio
         frame.lesson_bar(*lesson)  # where the student is in the lesson, the question, the way on
     elif state.present():
         frame.step_controls(page, top=True)
-    class_ui.bar()  # in a class: the teacher's count of answers, or a student's following and answering
+    class_bar.bar()  # in a class: the teacher's count of answers, or a student's following and answering
     frame.model_bar(page_table.by_path(page.url_path))
     frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits

@@ -5,7 +5,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui, pairs_ui, state
+from explorer.ui import model_ui, pairs_ui, questions, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import figures, model_figures
 
@@ -45,7 +45,7 @@ def effect(key: str, text: str, L: int, H: int, presenting: bool) -> None:
         other = right.text_input(
             "A second sentence to compare with", key=state.K_OTHER, max_chars=500, persist_state="session"
         )
-    with model_ui.working(f"Running {models.choice(key).title} with the heads switched off…", key):
+    with waiting.working(f"Running {models.choice(key).title} with the heads switched off…", key):
         cmp = model_compute.compare(key, text, off, other)
     tall = CHART_PX if presenting else None
     with right:
@@ -92,7 +92,7 @@ if got is not None:
                     f"(effect {top[2]:.4f})."
                 )
                 question = "Predict: which head, switched off alone, changes the output most?"
-                if ui.model_question_hides("heads", f"{key}:{text}", question, answer):
+                if questions.model_question_hides("heads", f"{key}:{text}", question, answer):
                     done = None
         if done is not None:
             cells = analysis.ranked(done.head_effects)[:15]

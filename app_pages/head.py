@@ -6,7 +6,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import interp_ui, model_ui
+from explorer.ui import interp_ui, model_ui, waiting
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -36,7 +36,7 @@ if got is not None:
         layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
     att, sty = trace.layers[layer].attention, ui.style()
     lab = token_labels(trace.tokens)
-    with model_ui.working("Measuring what each head does on your sentence…", key):
+    with waiting.working("Measuring what each head does on your sentence…", key):
         labels = model_compute.labels(key, trace.text)
     side.markdown(
         f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "

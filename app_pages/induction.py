@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
 from explorer.model import models
-from explorer.ui import interp_ui, model_ui, state
+from explorer.ui import interp_ui, model_ui, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -33,7 +33,7 @@ if key is not None:
     seed, n = interp_ui.induction_controls(c1, c2)
     off = state.off_heads() if state.model_key() == key else ()  # switched off on this model (/ablation)
     wait = timing.words("induction", 2 * n)  # said from this server's own runs once it has run one
-    with model_ui.working(f"Running {n} random tokens twice and scoring every head: {wait}…", key):
+    with waiting.working(f"Running {n} random tokens twice and scoring every head: {wait}…", key):
         ind = interp.induction(key, seed, n, off)
         every_on = interp.induction(key, seed, n).run if off else None
     run = ind.run

@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.compute import interp
-from explorer.ui import interp_ui, model_ui
+from explorer.ui import interp_ui, model_ui, waiting
 from explorer.ui import widgets as ui
 from explorer.views import interp_figures as lf
 from explorer.views.model_figures import show_token, token_labels
@@ -24,7 +24,7 @@ got = model_ui.begin(
 )
 if got is not None:
     key, trace = got
-    with model_ui.working("Reading what each layer would predict, for every token…", key):
+    with waiting.working("Reading what each layer would predict, for every token…", key):
         lens = interp.lens(key, trace.text)
     r, labels, sty = lens.reading, token_labels(trace.tokens), ui.style()
     L = r.ids.shape[0] - 1
@@ -56,7 +56,7 @@ if got is not None:
             interp.candidates(r, at), lambda t: lens.words.get(t) or interp.token_string(key, t), right
         )
         word = show_token(lens.words.get(token) or interp.token_string(key, token))
-        with model_ui.working("Following the token through the layers…", key):
+        with waiting.working("Following the token through the layers…", key):
             probs = interp.follow(key, trace.text, token)[:, at]  # (L + 1,)
         wins = interp.wins_from(r.ids[:, at, 0], token)
         log = side.toggle(

@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
 from explorer.model import models
-from explorer.ui import interp_ui, model_ui, state
+from explorer.ui import interp_ui, model_ui, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
 from explorer.views.model_figures import token_labels
@@ -23,7 +23,7 @@ got = model_ui.begin()
 if got is not None:
     key, trace = got
     L, H = models.shape(key)
-    with model_ui.working("Measuring what each head does on your sentence…", key):
+    with waiting.working("Measuring what each head does on your sentence…", key):
         labels = model_compute.labels(key, trace.text)
     counts = Counter(labels.labels.ravel().tolist()).most_common()
     presenting = ui.step() is not None  # one screen: the pickers beside the summary, the grid in its own box
@@ -31,7 +31,7 @@ if got is not None:
         st.columns([3, 2], vertical_alignment="bottom") if presenting else (st.container(), st.container())
     )
     wait = timing.words("induction", 2 * models.INDUCTION_LENGTH)
-    with model_ui.working(f"Scoring every head on random tokens repeated (once per server): {wait}…", key):
+    with waiting.working(f"Scoring every head on random tokens repeated (once per server): {wait}…", key):
         induction = interp.standard_induction(key) if models.choice(key).decoder else None
     second = None if induction is None else (
         f"A second line, *induction*: the head scores at least {models.INDUCTION_THRESHOLD} on "

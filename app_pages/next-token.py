@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui, patching_ui, state
+from explorer.ui import model_ui, patching_ui, questions, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -57,7 +57,7 @@ if got is not None:
     end = tail(trace.text)  # a long sentence: its last words, after "…"
     question = f"Predict: which word comes next after “{literal(end)}”?"
     answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
-    hidden = ui.model_question_hides("next", f"{key}:{trace.text}", question, answer)
+    hidden = questions.model_question_hides("next", f"{key}:{trace.text}", question, answer)
     beside = ui.step() in ("next-token", "next-token-mask")  # the chart beside the buttons
     chart, side = st.columns([3, 2]) if beside else (st.container(), st.container())
     if not hidden and ui.shows("next-token"):

@@ -4,7 +4,7 @@ import numpy as np
 
 from explorer.compute import model_compute
 from explorer.model import models
-from explorer.ui import model_ui
+from explorer.ui import model_ui, waiting
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views.model_figures import token_labels
@@ -23,7 +23,7 @@ if got is not None:
     key, trace = got
     L, H = models.shape(key)
     layer = model_ui.layer_slider(L, H, "rollout")
-    with model_ui.working("Following the attention through every layer…", key):
+    with waiting.working("Following the attention through every layer…", key):
         R = model_compute.rollout(key, trace.text)
     lab = token_labels(trace.tokens)
     sty = ui.style()

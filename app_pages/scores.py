@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.model import settings_table as table
-from explorer.ui import editors, state
+from explorer.ui import editors, questions, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -85,7 +85,7 @@ if res is not None:
         cells=fg.Cells(weights=True, row_sums=True, masked=blocked),
         axes=fg.Axes(**keep),
     )
-    if ui.shows("softmax") and not ui.question_hides(res, h, lab):
+    if ui.shows("softmax") and not questions.question_hides(res, h, lab):
         ui.chart(fig, charts.WEIGHTS.key)
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
         st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")

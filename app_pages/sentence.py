@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.ui import class_ui, editors, layer_choice, preset_ui, state
+from explorer.ui import class_bar, editors, layer_choice, preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.ui.frame import pipeline_map
 from explorer.views import chart_specs as charts
@@ -20,7 +20,7 @@ ui.opening(
 presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen
 layer_choice.weights_note()
 if not presenting:
-    class_ui.join_box()  # a student types the teacher's code here
+    class_bar.join_box()  # a student types the teacher's code here
     preset_ui.panel()
 ex, res = ui.result()
 if res is not None:

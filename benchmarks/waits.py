@@ -4,7 +4,7 @@
 
 Each slow step of the real-model pages (explorer.compute), called as the page calls it on a sentence never
 run before (so nothing comes from a cache), at about 11 and 64 tokens: wall and CPU seconds (CPU is the
-figure to compare on a loaded machine), and the words the page shows while it runs (explorer.ui.model_ui.working,
+figure to compare on a loaded machine), and the words the page shows while it runs (explorer.ui.waiting.working,
 the ranking's progress bar). A step over about a second must say what it does; every step listed says it,
 tests/app/ui/test_waiting_words.py checks that they do. Results: benchmarks/out/waits.md.
 """

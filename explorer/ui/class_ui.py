@@ -3,7 +3,7 @@
 The teacher (presenting) starts a class: a join code and its QR code (the app's address with ?join=CODE);
 after every run of theirs the page and its address (the share link's parameters: the example, the pickers,
 the real model's choices, the question) are published to the class store (explorer.classroom). A student
-joins by the code (the first page's box, or ?join=), and a fragment polls the store every POLL_S: a new view
+joins by the code (the first page's box, or ?join=), and a fragment polls the store every class_bar.POLL_S: a new view
 is applied at the start of the next run (apply_pending) on the teacher's page. "Explore on my own" stops
 following; "Follow the teacher" comes back and keeps where the student was for the next "explore".
 
@@ -18,7 +18,6 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from functools import partial
 from urllib.parse import parse_qsl
 
 import streamlit as st
@@ -31,16 +30,7 @@ from explorer.sharing import url as links
 from explorer.ui import boot, page_table, present, state
 from explorer.views.text import literal
 
-POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
-BAR = "class-bar"  # the bar's container key (st-key-class-bar on the page)
 TEACHER_ONLY = ("present", "step")  # a student's own layout: a laptop, the whole page
-# Static CSS (no user text): the bar redraws twice a second; Streamlit's fading of an element being redrawn
-# would make it flicker on the projector.
-CODE_CSS = (
-    "<style>.st-key-class-code p { font-size: 5rem !important; text-align: center; margin: 0; "
-    "letter-spacing: 0.05em; }</style>"
-)
-BAR_CSS = "<style>.st-key-class-bar [data-stale='true'] { opacity: 1 !important; transition: none; }</style>"
 
 
 @functools.lru_cache(maxsize=1)
@@ -190,16 +180,6 @@ def answers_csv_bytes(code: str, key: str) -> bytes:
         return answers_csv.to_csv([]).encode("utf-8")
 
 
-def _counts(q: Question, counts: Sequence[int], mine: int | None = None) -> None:
-    """The answers to `q`, each choice someone chose (and the right one) with its count, most first."""
-    total = sum(counts) or 1
-    shown = sorted((i for i, c in enumerate(counts) if c or i == q.truth), key=lambda i: -counts[i])
-    for i in shown:
-        mark = " ✓ right answer" if i == q.truth else ""
-        you = " (yours)" if i == mine else ""
-        st.progress(counts[i] / total, text=f"{literal(q.options[i])}: {counts[i]}{mark}{you}")
-
-
 # ---------------------------------------------------------------------------------------- the students
 
 
@@ -288,188 +268,3 @@ def send(code: str, student: str, qid: str, key: str) -> None:
         store().answer(code, student, qid, int(choice))
     except ClassError as e:
         state.say("warning", str(e))
-
-
-# --------------------------------------------------------------------------------------------- the bar
-
-
-def bar() -> None:
-    """Above the page, in a class: the teacher's code, students and answers; a student's class, whether they
-    follow, and the question to answer. Nothing outside a class.
-
-    What polls the store twice a second is small: the teacher's count (one session a class), and for each
-    student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
-    (`_watch`); the rest of the bar is drawn by the page's run."""
-    if state.classroom.take_show_code() and state.classroom.teaching() is not None:
-        st.html(CODE_CSS)  # outside the dialog: a <style> alone is not drawn inside one
-        code_dialog(state.classroom.teaching()[0])  # type: ignore[index]
-    if state.classroom.class_code() is None:
-        return
-    st.html(BAR_CSS)
-    if state.classroom.teaching() is not None:
-        _teacher_bar()
-    else:
-        _student_bar()
-
-
-def _pulse(code: str) -> cs.Pulse | None | bool:
-    """The class's pulse, None when it has ended, False when the store does not answer (the next poll tries
-    again)."""
-    try:
-        return store().pulse(code)
-    except Exception:  # noqa: BLE001 - the store is away for a moment (Redis restarting)
-        return False
-
-
-def _teacher_bar() -> None:
-    code, key = state.classroom.teaching()  # type: ignore[misc]
-    with st.container(key=BAR, border=True):
-        left, right = st.columns([3, 2], vertical_alignment="center")
-        with left:
-            _teacher_count()
-        with right, st.container(horizontal=True):
-            st.button("Code and QR", key="class.show", on_click=state.classroom.show_code,
-                      icon=":material/qr_code_2:", help="The class's code and its QR code, large.")  # fmt: skip
-            st.download_button(
-                "Answers (CSV)", data=partial(answers_csv_bytes, code, key), file_name="class-answers.csv",
-                mime="text/csv", on_click="ignore", key="class.csv", icon=":material/download:",
-                help="Every question asked, each choice and how many chose it. No names.",
-            )  # fmt: skip
-            st.button("End the class", key="class.end", on_click=end, icon=":material/logout:",
-                      help="Deletes the class and its answers: download them first.")  # fmt: skip
-
-
-@st.fragment(run_every=POLL_S)
-def _teacher_count() -> None:
-    """The teacher's live line: students joined, answers to the question asked; after Reveal, each answer's
-    count beside the truth."""
-    got = state.classroom.teaching()
-    if got is None:
-        return
-    code = got[0]
-    pulse = _pulse(code)
-    if pulse is False:
-        st.caption("The class's store does not answer; trying again.")
-        return
-    if pulse is None:
-        state.classroom.set_teaching(None)
-        state.say("info", "The class has ended (a class lasts a few hours) and its answers are deleted.")
-        st.rerun(scope="app")
-    assert isinstance(pulse, cs.Pulse)
-    st.markdown(
-        f"**Class {cs.shown_code(code)}**: {pulse.students} {'student' if pulse.students == 1 else 'students'} "
-        "joined." + (f" **{pulse.answered} of {pulse.students} answered.**" if pulse.question else "")
-    )
-    q = pulse.question
-    if q is not None and q.truth is not None:
-        _counts(q, store().counts(code, q.qid))
-
-
-def _seen(pulse: cs.Pulse) -> tuple[object, ...]:
-    """What makes a student's page change: the teacher's view (while following), the question, its truth."""
-    follows = state.classroom.following()
-    q = pulse.question if follows else None
-    return (
-        pulse.version if follows else None,
-        None if q is None else q.qid,
-        q is not None and q.truth is not None,
-    )
-
-
-@st.fragment(run_every=POLL_S)
-def _watch() -> None:
-    """A student's poll: draws nothing; reruns the page when the teacher moved, asked or revealed, or the
-    class ended."""
-    got = state.classroom.joined()
-    if got is None:
-        return
-    pulse = _pulse(got[0])
-    if pulse is False:
-        return
-    moved = isinstance(pulse, cs.Pulse) and pulse.version != state.classroom.applied()
-    if moved and pulse.view and state.classroom.following():  # type: ignore[union-attr]
-        view = json.loads(pulse.view)  # type: ignore[union-attr]
-        state.classroom.follow_view(pulse.version, view["page"], view["query"])  # type: ignore[union-attr]
-    if pulse is None or state.classroom.seen() != _seen(pulse):
-        st.rerun(scope="app")
-
-
-def _student_bar() -> None:
-    code, student, nick = state.classroom.joined()  # type: ignore[misc]
-    pulse = _pulse(code)
-    if pulse is None:
-        state.classroom.set_joined(None)
-        st.info("The class has ended. The explorer is yours to explore.", icon=":material/logout:")
-        return
-    if pulse is False:
-        st.caption("The class's store does not answer; trying again.")
-        _watch()
-        return
-    assert isinstance(pulse, cs.Pulse)
-    view = json.loads(pulse.view) if pulse.view else None
-    follows = state.classroom.following()
-    if follows and view is not None and pulse.version != state.classroom.applied():
-        state.classroom.follow_view(pulse.version, view["page"], view["query"])
-        st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
-    state.classroom.set_seen(_seen(pulse))
-    q = pulse.question if follows else None
-    if q is not None and q.truth is not None and state.ask() is not None and not state.revealed():
-        state.reveal()  # the page draws the answer the teacher revealed
-    with st.container(key=BAR, border=True):
-        left, right = st.columns([3, 2], vertical_alignment="center")
-        who = f" as {literal(nick)}" if nick else ""
-        where = f" The teacher is at {view['step']}." if view and view.get("step") else ""
-        doing = "you follow the teacher" if follows else "you are exploring on your own"
-        left.markdown(f"**Class {cs.shown_code(code)}**{who}: {doing}.{where}")
-        with right, st.container(horizontal=True):
-            if follows:
-                st.button("Explore on my own", key="class.explore", on_click=explore, icon=":material/explore:",
-                          help="Look around and change things; the teacher's moves wait for you.")  # fmt: skip
-            else:
-                st.button("Follow the teacher", key="class.follow", on_click=come_back, type="primary",
-                          icon=":material/group:", help="Back to the teacher's page; what you changed is "
-                          "kept for your next exploring.")  # fmt: skip
-            st.button("Leave the class", key="class.leave", on_click=leave, icon=":material/logout:")
-        if q is not None:
-            _answer_box(code, student, q)
-        _watch()
-
-
-@st.fragment
-def _answer_box(code: str, student: str, q: Question) -> None:
-    """The question and the student's answer (choosing and sending rerun only this box)."""
-    mine = store().mine(code, student, q.qid)
-    st.markdown(f"**{literal(q.prompt)}**")
-    if q.truth is None:
-        key = f"class.answer.{q.qid}"
-        st.radio("Your answer", range(len(q.options)), format_func=lambda i: q.options[i], key=key,
-                 index=mine, horizontal=True, label_visibility="collapsed")  # fmt: skip
-        st.button("Send my answer" if mine is None else "Change my answer", key="class.send", type="primary",
-                  on_click=send, args=(code, student, q.qid, key), icon=":material/send:")  # fmt: skip
-        if mine is not None:
-            st.caption(f"You answered “{literal(q.options[mine])}”. The teacher reveals the answer soon; you may "
-                       "change yours until then.")  # fmt: skip
-        return
-    right = literal(q.options[q.truth])
-    if mine == q.truth:
-        st.success(f"Right: the answer is “{right}”.", icon=":material/check_circle:")
-    elif mine is None:
-        st.info(f"The answer is “{right}”. You did not answer this one.", icon=":material/lightbulb:")
-    else:
-        st.info(
-            f"The answer is “{right}”; you answered “{literal(q.options[mine])}”.",
-            icon=":material/lightbulb:",
-        )
-    _counts(q, store().counts(code, q.qid), mine)
-
-
-def join_box() -> None:
-    """The first page's box: type the teacher's code (and a nickname if you like) to join their class."""
-    if state.classroom.class_code() is not None:
-        return
-    with st.expander("Join a class", icon=":material/group:"), st.form("class.join", border=False):
-        st.text_input("The class's code", key=state.classroom.K_JOIN_CODE, max_chars=20,
-                      placeholder="ABCD-EFGH", help="The code on the teacher's screen.")  # fmt: skip
-        st.text_input("A nickname (optional)", key=state.classroom.K_NICKNAME, max_chars=cs.MAX_NICK_CHARS,
-                      help="Shown only to you; the class's answers carry no names.")  # fmt: skip
-        st.form_submit_button("Join", on_click=join_typed, icon=":material/login:")

@@ -27,7 +27,7 @@ BACK_LINK = "step-prev"
 OWN_NEXT = "clicker-next"
 OWN_BACK = "clicker-back"
 # The keys of the Reveal buttons "next" presses first, in this order: a lesson's question (its Reveal also
-# shows the page's hidden weights: explorer.ui.lesson_ui), then a page's own (explorer.ui.widgets.question_hides).
+# shows the page's hidden weights: explorer.ui.lesson_ui), then a page's own (explorer.ui.questions.question_hides).
 REVEAL = ("lesson-reveal", "reveal")
 
 JS = """

@@ -18,7 +18,7 @@ from explorer.compute import learning as lc
 from explorer.model import learning
 from explorer.ui import clicker, state
 from explorer.ui import widgets as ui
-from explorer.ui.model_ui import visitor
+from explorer.ui.waiting import visitor
 from explorer.views import learning as lv
 from explorer.views.style import FULL_PX, Style
 

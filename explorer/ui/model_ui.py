@@ -7,9 +7,7 @@ for whoever runs the server), and runs the sentence.
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -19,7 +17,7 @@ from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
 from explorer.model import models
 from explorer.model.description import Description, of_model
-from explorer.ui import page_table, patches, state
+from explorer.ui import page_table, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views.text import literal
 
@@ -151,7 +149,7 @@ def begin(
         return None
     text = state.sentence().strip()
     try:
-        with working(f"Running {models.choice(key).title} on your sentence…", key):
+        with waiting.working(f"Running {models.choice(key).title} on your sentence…", key):
             trace = model_compute.run(key, text)
     except ValueError as exc:
         st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
@@ -159,73 +157,6 @@ def begin(
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
     return key, trace
-
-
-@contextlib.contextmanager
-def working(what: str, key: str | None = None) -> Iterator[None]:
-    """Around a page's slow work (a real model's run of a new sentence, the lens, a ranking): a spinner that
-    says `what` is happening and counts the seconds, shown after half a second (a result from the cache shows
-    nothing); and while the work waits for its turn at the server's workers (explorer.compute.jobs), how many
-    requests are ahead of it, then how far it got. key: the real model the work runs."""
-    title = models.choice(key).title if key else "The server"
-    box = st.empty()  # the turn's message, above the spinner
-    try:
-        with (
-            jobs.for_visitor(visitor(), _shown(box, title)),
-            st.spinner(what, show_time=True),
-        ):
-            yield
-    except jobs.Busy as exc:
-        st.warning(str(exc), icon=":material/hourglass_top:")
-        st.stop()
-    except jobs.Failed as exc:
-        st.error(str(exc), icon=":material/error:")
-        st.stop()
-    finally:
-        box.empty()
-
-
-def _ahead(ahead: int) -> str:
-    return "1 request" if ahead == 1 else f"{ahead} requests"
-
-
-def visitor() -> str | None:
-    """This session's id: whose turn a heavy run takes in the pool."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    return None if ctx is None else ctx.session_id
-
-
-def _shown(box: Any, title: str) -> Callable[[jobs.Status], None]:
-    """What a waiting page calls with its job's status: the message drawn when it changed, or when the visitor
-    moved on (Streamlit stops the run where it draws); a class of waiting visitors sends no repeats."""
-    last: list[tuple[object, ...] | None] = [None]
-
-    def show(now: jobs.Status) -> None:
-        seen = (
-            now.state,
-            now.ahead,
-            now.done,
-            now.message,
-            id(now.partial),
-        )  # (partial: arrays, by identity)
-        if seen != last[0] or patches.asked_to_move_on():
-            last[0] = seen
-            _queued(box, title, now)
-
-    return show
-
-
-def _queued(box: Any, title: str, now: jobs.Status) -> None:
-    """The message of a job waiting for its turn at the server's workers, then its progress."""
-    if now.state == "queued":
-        box.info(
-            f"{title} is busy with other visitors' work: {_ahead(now.ahead)} ahead of you; yours runs after them.",
-            icon=":material/hourglass_top:",
-        )
-    elif now.done > 0:
-        box.progress(now.done, text=now.message or None)
 
 
 def _loaded(key: str, row: models.ModelChoice) -> bool:
@@ -348,13 +279,14 @@ def ranking(key: str, text: str) -> Any:
         def show(now: jobs.Status) -> None:
             if now.state == "queued":
                 bar.progress(
-                    0.0, text=f"{title} is busy with other visitors' work: {_ahead(now.ahead)} ahead of you."
+                    0.0,
+                    text=f"{title} is busy with other visitors' work: {waiting.ahead(now.ahead)} ahead of you.",
                 )
             else:
                 bar.progress(now.done, text=now.message or None)
 
         try:
-            with jobs.for_visitor(visitor(), show):
+            with jobs.for_visitor(waiting.visitor(), show):
                 done = model_compute.rank(key, text)
         except (jobs.Busy, jobs.Failed) as exc:
             slot.warning(str(exc), icon=":material/hourglass_top:")

@@ -12,7 +12,7 @@ from attention_core import analysis
 from explorer.compute import model_compute as mc
 from explorer.compute import pairs as pc
 from explorer.model import pairs as pm
-from explorer.ui import model_ui, state
+from explorer.ui import state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import colour_range
 from explorer.views import pairs as pv
@@ -102,7 +102,7 @@ def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.
         )
         return None
     try:
-        with model_ui.working("Running the second sentence…", key):
+        with waiting.working("Running the second sentence…", key):
             other = mc.run(key, second)
     except ValueError as exc:
         st.error(f"The model cannot read the second sentence: {literal(exc)}", icon=":material/warning:")
@@ -117,7 +117,7 @@ def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.
         return None
     with slots[1]:
         word = _word_picker(first.tokens, other.tokens, differ)
-    with model_ui.working("Comparing the two sentences' attention, head by head…", key):
+    with waiting.working("Comparing the two sentences' attention, head by head…", key):
         got = pc.shift(key, first.text, other.text, word)
     with slots[2]:
         layer = _layer_picker(got.moved)
@@ -173,7 +173,7 @@ def occlusion(key: str, text: str, other: str, width_px: int = FULL_PX) -> None:
                    f"{pm.MAX_OCCLUSION_TOKENS} tokens ([CLS] and [SEP] included); this one has {n}.")  # fmt: skip
         return
     try:
-        with model_ui.working("Removing each token in turn and running the sentence again…", key):
+        with waiting.working("Removing each token in turn and running the sentence again…", key):
             delta = pc.occlusion_similarity(key, text, other)
     except ValueError as exc:
         st.caption(f"Which tokens make the sentences alike cannot be measured here: {literal(exc)}")

@@ -15,7 +15,7 @@ from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
 from explorer.model import models
 from explorer.model import patching as pm
-from explorer.ui import model_ui, state
+from explorer.ui import state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import patching as pv
 from explorer.views.model_figures import show_token
@@ -91,7 +91,7 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
         st.info("Type a corrupt sentence, or pick an example pair above.", icon=":material/edit:")
         return None
     try:
-        with model_ui.working("Running the corrupt sentence…", key):
+        with waiting.working("Running the corrupt sentence…", key):
             other = mc.run(key, corrupt)
     except ValueError as exc:
         st.error(f"The model cannot read the corrupt sentence: {literal(exc)}", icon=":material/warning:")
@@ -109,7 +109,7 @@ def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
     with b:
         wrong = _picker("wrong", key, corrupt, "Wrong (of the corrupt sentence)", first[1])
     try:
-        with model_ui.working("Running both sentences…", key):
+        with waiting.working("Running both sentences…", key):
             pair = pc.pair(key, clean.text, corrupt, answer, wrong)
     except ValueError as exc:
         st.warning(f"This pair cannot be patched: {literal(exc)}", icon=":material/warning:")
@@ -164,7 +164,7 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
                 bar.progress(min(now.done, 1.0), text=f"Patching the {SITE_NAMES.get(site, site)}: {what}")
 
         try:
-            with jobs.for_visitor(model_ui.visitor(), show):
+            with jobs.for_visitor(waiting.visitor(), show):
                 pc.run_sweeps(*args)
         except (jobs.Busy, jobs.Failed) as exc:
             bar.empty()
@@ -232,7 +232,7 @@ def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
                      "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
         if not box.open:
             return
-        with model_ui.working("Removing each token, then each head, in turn", key):
+        with waiting.working("Removing each token, then each head, in turn", key):
             v = pc.views(key, pair.clean, pair.answer)
         sty, answer = ui.style(), show_token(pair.answer_text)
         rows = [("attention, last layer (mean of heads)", v.attention), ("attention rollout", v.rollout),
@@ -255,7 +255,7 @@ def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
         st.caption(f"Which tokens matter (each removed in turn): shown for sentences of up to "
                    f"{pm.MAX_OCCLUSION_TOKENS} tokens.")  # fmt: skip
         return
-    with model_ui.working("Removing each token in turn and running the sentence again…", key):
+    with waiting.working("Removing each token in turn and running the sentence again…", key):
         delta = pc.occlusion(key, trace.text, target)
     fig = pv.occlusion_strip(trace.tokens, np.asarray(delta), target_text, style=ui.style())
     ui.chart(fig, "next.occlusion")

@@ -10,13 +10,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from explorer.compute import cached as compute
-from explorer.compute.pipeline import ROLES, Result, rule_key
+from explorer.compute.pipeline import Result
 from explorer.model import glossary
 from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example, tokens_of
 from explorer.ui import chart as explorer_chart
-from explorer.ui import class_ui, lesson_ui, page_table, present, state
+from explorer.ui import lesson_ui, page_table, present, state
 from explorer.views import colour_range, describe, figures
 from explorer.views.drawn import Drawn
 from explorer.views.text import literal
@@ -395,98 +395,3 @@ def token_picker(label: str, labels: list[str], key: str) -> int:
         persist_state="session",  # the chosen token stays chosen on the way to another page and back
     )
     return int(idx or 0)
-
-
-def model_question_hides(word: str, what: str, question: str, answer: str) -> bool:
-    """Predict, then reveal on a real-model page: while question `word` ("next", "heads") is on and its answer
-    not yet revealed for `what` (the model and sentence), show the question and a Reveal button (the clicker's
-    next key presses it) and return True: the page then draws no answer. Once revealed, say `answer` (our
-    own Markdown, with any model token already made literal) and return False."""
-    if word not in state.model_questions():
-        return False
-    if not state.model_revealed(word, what):
-        with st.container(key="ask-box", border=True):
-            st.subheader(question, anchor=False)
-            st.caption("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
-            st.button(
-                "Reveal", key="reveal", on_click=state.reveal_model, args=(word, what),
-                icon=":material/visibility:", type="primary",
-            )  # fmt: skip
-        return True
-    if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
-        st.success(answer, icon=":material/lightbulb:")
-    return False
-
-
-def question_hides(res: Result, head: int, labels: list[str]) -> bool:
-    """Predict, then reveal: while a question is asked (state.ask) and not yet answered,
-    show it and a Reveal button in place of the weights, and return True (the page then draws no weights).
-    Once revealed, say the answer above the weights and return False. The clicker's "next" key reveals too.
-    """
-    q = state.ask()
-    if q is None or q >= res.n or res.attention is None:
-        return False
-    who = literal(labels[q])
-    k = res.strongest_key(head, q)
-    roles = state.description().roles
-    role = roles[head] if head < len(roles) else ""
-    in_class = class_ui.role()  # in a class: the question is the class's (explorer.ui.class_ui)
-    if in_class == "teacher":
-        qid = class_ui.ask(f"ask={q}|head={head}", f"Which word will “{labels[q]}” attend to most (head "
-                           f"{head + 1})?", labels, k)  # fmt: skip
-        reveal, args = class_ui.reveal, (qid, k)
-        shown = state.revealed() and class_ui.revealed(qid)  # a new question (another head) asks again
-    else:
-        reveal, args, shown = state.reveal, (), state.revealed()
-    if not shown:
-        with st.container(key="ask-box", border=True):
-            st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
-            if in_class == "student":
-                st.caption(f"Head {head + 1}. Answer in the class box above; the teacher reveals the answer.")
-                return True
-            st.caption(
-                f"Head {head + 1}{_rule_hint(role, literal(res.tokens[q]))}. Think, vote, then reveal (the button, or → on the "
-                "keyboard or clicker)."
-            )
-            st.button(
-                "Reveal",
-                key="reveal",
-                on_click=reveal,
-                args=args,
-                icon=":material/visibility:",
-                type="primary",
-            )
-        return True
-    if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
-        return False
-    w = float(res.attention.weights[head, q, k])
-    st.success(
-        f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
-        f"below.{_rule_said(role, res, head, q, labels)}",
-        icon=":material/visibility:",
-    )
-    return False
-
-
-def _rule_hint(role: str, who: str) -> str:
-    """The rule a trained head learned, as the question's hint ("" for a head with none: a random one)."""
-    if role == ROLES[0]:
-        return " is a previous-token head: it learned to look at the word just before"
-    if role == ROLES[1]:
-        return (
-            f" is an induction head: it learned to find an earlier copy of “{who}” and look at the word that "
-            "came after that copy"
-        )
-    return " (random weights: no rule to learn)" if state.description().drawn else ""
-
-
-def _rule_said(role: str, res: Result, head: int, query: int, labels: list[str]) -> str:
-    """After the answer: the word the head's rule names, and whether the head followed it ("" without a rule)."""
-    want = rule_key(role, res, query)
-    if want is None:
-        return " This word has no earlier copy, so the induction rule names no word here." if role else ""
-    assert res.attention is not None
-    if want == res.strongest_key(head, query):
-        return f" The rule names “{literal(labels[want])}”: the head followed it."
-    weight = float(res.attention.weights[head, query, want])
-    return f" The rule names “{literal(labels[want])}”, which this head gives {weight:.2f}."

@@ -37,7 +37,7 @@ _EXPLORED = "class.explored"  # (page, query): where the student was exploring w
 _ASKED = "class.asked"  # (Question, truth) the teacher's page asks on this run (None: nothing)
 _TOLD = "class.told"  # what the store was last told: (view, qid or None)
 _REVEALED_QID = "class.revealed"  # the question the teacher revealed last
-_SEEN = "class.seen"  # what a student's page last drew of the class (class_ui._seen)
+_SEEN = "class.seen"  # what a student's page last drew of the class (class_bar._seen)
 _GOTO = "class.goto"  # the page of the view applied on this run (opened once st.navigation has run)
 _CODE_SHOWN = "class.code_shown"  # the dialog with the code and its QR code opens on this run
 _URL_JOINED = "class.url_joined"  # ?join= was read (once per session)

@@ -23,7 +23,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from explorer.compute import heavy, interp, model_compute
 from explorer.model import models
-from explorer.ui import state
+from explorer.ui import state, waiting
 from tests.app.fixtures import need, page_alone
 
 WAIT = 60.0  # seconds any step may take on a loaded machine
@@ -151,7 +151,6 @@ def test_a_page_waiting_for_its_turn_says_how_many_requests_are_ahead(
 def test_a_waiting_page_draws_its_message_when_it_changes_not_at_every_look() -> None:
     """A class waiting at the workers sends no repeats: each look at an unchanged queue draws nothing."""
     from explorer.compute import jobs
-    from explorer.ui import model_ui
 
     class Box:
         def __init__(self) -> None:
@@ -164,7 +163,7 @@ def test_a_waiting_page_draws_its_message_when_it_changes_not_at_every_look() ->
             self.drawn.append(f"{share:.2f} {text}")
 
     box = Box()
-    show = model_ui._shown(box, "SmolLM2")
+    show = waiting._shown(box, "SmolLM2")
     for now in (
         [jobs.Status("queued", 3)] * 5
         + [jobs.Status("queued", 2)] * 3
