@@ -12,10 +12,10 @@ from urllib.parse import parse_qsl
 import streamlit as st
 
 from explorer import cache, sharing
-from explorer.compute import jobs, uploads
+from explorer.compute import jobs
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
-from explorer.sharing import lesson_link, model_link, picks, view_params
+from explorer.sharing import lesson_link, model_link, picks, upload, view_params
 from explorer.sharing import url as links
 from explorer.ui import export_ui, lesson_ui, state
 from explorer.ui.present import STEPS, step_index
@@ -203,7 +203,7 @@ def _on_upload() -> None:
 def import_json(data: bytes) -> bool:
     """Open an exported example; on any problem say why and change nothing. True if it was opened."""
     try:
-        ex, notes, refused = uploads.read(data)  # read and checked in a worker (explorer.compute.jobs)
+        ex, notes, refused = upload.read(data)  # read and checked in a worker (explorer.compute.jobs)
     except (jobs.Busy, jobs.Failed) as e:
         state.say("error", str(e))
         return False

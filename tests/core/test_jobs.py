@@ -169,19 +169,19 @@ def test_an_uploaded_file_is_read_and_checked_in_a_worker(
     pool: local.LocalPool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from explorer import sharing
-    from explorer.compute import uploads
     from explorer.model.example import Example, conform
+    from explorer.sharing import upload
 
-    monkeypatch.setattr(uploads, "INLINE_BYTES", 0)  # a real layer's edited file, as small as a toy's here
+    monkeypatch.setattr(upload, "INLINE_BYTES", 0)  # a real layer's edited file, as small as a toy's here
     ex = conform(Example(sentence="the cat sat on the mat"))
     data = sharing.to_json(ex).encode()
-    before = pool.started["explorer.compute.uploads:read_job"]
-    got, notes, refused = uploads.read(data)
-    assert pool.started["explorer.compute.uploads:read_job"] == before + 1  # in a worker process
+    before = pool.started["explorer.sharing.upload:read_job"]
+    got, notes, refused = upload.read(data)
+    assert pool.started["explorer.sharing.upload:read_job"] == before + 1  # in a worker process
     assert refused == "" and got is not None
     assert got.sentence == ex.sentence
     np.testing.assert_array_equal(got.w_q, sharing.from_json(data).w_q)
-    got, notes, refused = uploads.read(data.replace(b"[", b"{", 1))
+    got, notes, refused = upload.read(data.replace(b"[", b"{", 1))
     assert got is None and refused.startswith("That file could not be opened:")
 
 

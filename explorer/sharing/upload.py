@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import hashlib
 
-from explorer import sharing
 from explorer.compute import jobs
 from explorer.model.example import Example
+from explorer.sharing.json_file import from_json, refusal
+from explorer.sharing.values import ShareError
 
 READ_MB_S = 15.0  # about how many MB of JSON a worker reads and checks per second (the fair order's cost)
 # A smaller file is read here: an opened layer's file without edits is half a KB read in 2 ms, while the
@@ -30,6 +31,6 @@ def read_job(data: bytes) -> tuple[Example | None, list[str], str]:
     """The job of ``read``."""
     notes: list[str] = []
     try:
-        return sharing.from_json(data, notes), notes, ""
-    except sharing.ShareError as exc:
-        return None, [], sharing.refusal(exc)
+        return from_json(data, notes), notes, ""
+    except ShareError as exc:
+        return None, [], refusal(exc)
