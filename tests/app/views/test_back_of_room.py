@@ -80,7 +80,7 @@ def test_a_presenting_sweep_fits_beside_its_controls_with_every_layer_labelled()
     heads = pv.head_sweep(
         rng.random((30, 9)), style=PRESENT, width_px=fg.HALF_PX, height_px=pv.PRESENT_SWEEP_PX
     )
-    for fig in (resid, heads):
+    for fig in (resid.figure, heads.figure):
         assert fig.layout.height == pv.PRESENT_SWEEP_PX
         assert list(fig.layout.yaxis.ticktext) == [str(i) for i in range(1, 31)]
         assert (
