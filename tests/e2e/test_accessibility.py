@@ -211,7 +211,9 @@ def test_the_html_export_says_what_its_charts_show(browser, axe: Axe, tmp_path) 
         page.wait_for_function("() => document.body.dataset.chartsDrawn", timeout=120_000)
         weights = page.locator('figure:has([data-key="scores.weights"])')
         weights.locator("details summary").first.click()  # "Show as a table": built from the chart's numbers
-        cells = weights.locator("table tbody tr").first.locator("td").all_inner_texts()
+        first_row = weights.locator("table tbody tr").first.locator("td")
+        first_row.first.wait_for(timeout=60_000)  # the table is built when its fold first opens
+        cells = first_row.all_inner_texts()
         fig = dict(html.charts_of(w))["scores"]
         spec = next(c for c in fig if c.key == "scores.weights").variants[0][1]
         (want,) = describe.describe(spec)[1]
