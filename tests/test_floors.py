@@ -4,7 +4,8 @@ to the pages, and only the ui floor and above talk to Streamlit.
 Floors, bottom to top: the engine (attention_core, every sub-package included), cache, model, compute,
 lessons, sharing, views, export, ui, pages (app.py, server.py, app_pages/). Checked on every import, at the
 top of a module or inside a function: nothing below ui/ imports streamlit; no import runs back up a floor;
-no two modules import each other, directly or through others. `python -m benchmarks module_graph` prints
+no two modules import each other, directly or through others; no module over 450 lines, no function of
+60 lines or more. `python -m benchmarks module_graph` prints
 the same graph with its counts (edges per pair of floors, modules over 450 lines).
 """
 
@@ -189,3 +190,39 @@ def test_a_cycle_and_an_upward_import_are_found() -> None:
     assert [
         e for e in made_up if FLOORS.index(floor_of(e.target)) > FLOORS.index(floor_of(e.source))
     ] == made_up[:1]
+
+
+# A module is one concern and a function one step: past these a file wants to be a package, a function two.
+MODULE_LINES = 450
+FUNCTION_LINES = 60
+
+
+def _sources() -> list[Path]:
+    dirs = ("attention_core", "explorer", "app_pages")
+    return [p for d in dirs for p in sorted((ROOT / d).rglob("*.py"))] + [ROOT / "app.py", ROOT / "server.py"]
+
+
+def long_parts(paths: list[Path]) -> tuple[list[str], list[str]]:
+    """(modules over MODULE_LINES lines, functions of FUNCTION_LINES lines or more), as 'path' / 'path:name'."""
+    modules, functions = [], []
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        name = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else path.name
+        if len(text.splitlines()) > MODULE_LINES:
+            modules.append(name)
+        for node in ast.walk(ast.parse(text)):
+            is_function = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if is_function and node.end_lineno - node.lineno >= FUNCTION_LINES:  # type: ignore[union-attr,operator]
+                functions.append(f"{name}:{node.name}")  # type: ignore[union-attr]
+    return modules, functions
+
+
+def test_no_module_and_no_function_outgrows_one_concern() -> None:
+    assert long_parts(_sources()) == ([], [])
+
+
+def test_a_long_module_and_a_long_function_are_found(tmp_path: Path) -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(FUNCTION_LINES))
+    made_up = tmp_path / "made_up.py"
+    made_up.write_text(f"def long():\n{body}\n" + "\n" * MODULE_LINES, encoding="utf-8")
+    assert long_parts([made_up]) == (["made_up.py"], ["made_up.py:long"])
