@@ -70,15 +70,25 @@ def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> Non
     table.hover()
     bar = app.page.locator('[data-testid="stElementToolbar"]').first
     bar.wait_for(state="visible")
+    # Read once the layout holds still (the bar and the page's height the same for 5 frames in a row): the
+    # page's folds and the sidebar's lines may still be moving things when the bar first shows.
     hit = app.page.evaluate(
-        """bar => {
-          const b = bar.getBoundingClientRect();
-          return [...document.querySelectorAll('h1, h2, h3, h4, p')]
-            .filter(e => !bar.contains(e) && !e.closest('[data-testid="stDataFrame"]'))
-            .map(e => [e.textContent.trim(), e.getBoundingClientRect()])
-            .filter(([t, r]) => t && r.bottom > b.top && r.top < b.bottom && r.right > b.left && r.left < b.right)
-            .map(([t]) => t);
-        }""",
+        """bar => new Promise(done => {
+          let last = '', same = 0;
+          const tick = () => {
+            const b = bar.getBoundingClientRect();
+            const now = [b.top, b.left, document.body.scrollHeight].join();
+            same = now === last ? same + 1 : 0;
+            last = now;
+            if (same < 5) { requestAnimationFrame(tick); return; }
+            done([...document.querySelectorAll('h1, h2, h3, h4, p')]
+              .filter(e => !bar.contains(e) && !e.closest('[data-testid="stDataFrame"]'))
+              .map(e => [e.textContent.trim(), e.getBoundingClientRect()])
+              .filter(([t, r]) => t && r.bottom > b.top && r.top < b.bottom && r.right > b.left && r.left < b.right)
+              .map(([t]) => t));
+          };
+          tick();
+        })""",
         bar.element_handle(),
     )
     assert not hit, f"the table's toolbar covers {hit}"
