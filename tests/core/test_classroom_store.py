@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
-import shutil
 import sqlite3
-import subprocess
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +19,7 @@ from explorer.classroom.redis_store import RedisStore
 from explorer.classroom.sqlite_store import SqliteStore
 from explorer.classroom.store import ClassError, Question
 from tests.core.test_jobs import until
-from tests.core.test_jobs_redis import _pings, free_port
+from tests.core.test_jobs_redis import _pings, redis_server
 
 Make = Callable[..., s.Store]
 
@@ -29,18 +27,7 @@ Make = Callable[..., s.Store]
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A redis-server of its own (no queue workers: the store needs none), started as the job tests do."""
-    server = shutil.which("redis-server")
-    if server is None:
-        import os
-
-        if os.environ.get("CI"):
-            pytest.fail("CI must have redis-server (scripts/test.sh installs it)")
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port, where = free_port(), tmp_path_factory.mktemp("class-redis")
-    cmd = [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-           "--dir", str(where)]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
+    proc, url = redis_server(tmp_path_factory.mktemp("class-redis"))
     try:
         import redis
 

@@ -29,18 +29,25 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="module")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def redis_server(where: Path, *options: str) -> tuple[subprocess.Popen, str]:
+    """A real redis-server of its own in folder `where` (nothing saved), and its URL; skipped where none is
+    installed, a failure in CI."""
     server = shutil.which("redis-server")
     if server is None:
         if os.environ.get("CI"):
             pytest.fail("CI must have redis-server (scripts/test.sh installs it)")
         pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port, where = free_port(), tmp_path_factory.mktemp("redis")
+    port = free_port()
     cmd = [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-           "--dir", str(where), "--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru"]  # fmt: skip
+           "--dir", str(where), *options]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    url = f"redis://127.0.0.1:{port}/0"
+    return proc, f"redis://127.0.0.1:{port}/0"
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    where = tmp_path_factory.mktemp("redis")
+    proc, url = redis_server(where, "--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru")
     env = dict(os.environ, ATTENTION_EXPLORER_REDIS_URL=url, ATTENTION_EXPLORER_WORKER_WARM="0")
     env["PYTHONPATH"] = str(ROOT)
     workers = []
