@@ -136,19 +136,19 @@ ATTENTION = Route(
         RouteStep(
             "scores",
             "Weights that mean something",
-            "A layer of a tiny model trained on repeats. Its head 1 hides one row's weights.",
+            "A layer of a tiny model trained on repeats. Its head 3 hides one row's weights.",
             "In this trained head, which word will the second “dog” attend to most?",
             "“because”: the word that came after the first “dog”.",
             "Training gave this head a rule: find an earlier copy, look one word on.",
             part="softmax",
-            settings=settings(**TRAINED, h="1", ask="7"),
+            settings=settings(**TRAINED, h="3", ask="7"),
         ),
         RouteStep(
             "heads",
             "Many heads at once",
             "The four heads of the trained layer, side by side, on the same sentence.",
             "Do the four heads look at the same words?",
-            "Not here: head 1 looks one word past an earlier copy; heads 2 and 3 rest on the first word.",
+            "Not here: head 3 looks one word past an earlier copy; heads 1 and 4 rest on the first word.",
             "Several heads let one layer look for several things at once.",
         ),
         RouteStep(
@@ -160,7 +160,7 @@ ATTENTION = Route(
             "Attention moves information: each output blends what other tokens pass on.",
             settings=settings(q="0"),
             experiment="Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
-            "and see head 1 find the word after its first copy.",
+            "and see head 3 find the word after its first copy.",
         ),
     ),
 )
