@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from explorer.i18n import _
 from explorer.lessons import routes
 from explorer.lessons.routes import Route, RouteStep
 from explorer.model import pairs, patching
@@ -63,6 +64,8 @@ def apply_link(params: dict[str, str | None]) -> None:
         state.set_ask(got.ask)
     if got.ask_model is not None:
         state.set_model_questions(got.ask_model)
+    if got.lang is not None:
+        state.set_language(got.lang)
     for kind, text in got.messages:
         state.say(kind, text)
     state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
@@ -252,7 +255,7 @@ def menu() -> None:
     reference list leaves a lesson), else at its first step. Buttons, not page links: two lessons that start
     on the same page would both be marked as the page on screen."""
     st.html(MENU_CSS)
-    st.caption("Lessons")
+    st.caption(_("Lessons"))
     on, was = current(), state.lesson_at()
     for route in routes.ROUTES:
         here = on is not None and on[0].name == route.name
