@@ -257,9 +257,10 @@ def show_messages() -> None:
 
 
 # A table's toolbar (full screen, download, search) appears on hover just above its top right corner, 44 px
-# high: room above every table for it, so it never covers the heading over the table (a gap of 16 px + 28).
+# high: room above every table for it, so it never covers the heading over the table (the heading's 16 px of
+# padding + 36 px of room: 8 px clear of the heading's last line).
 TABLE_ROOM_CSS = (
-    "<style>.stElementContainer:has(> div > [data-testid='stDataFrame']) { margin-top: 1.75rem; }</style>"
+    "<style>.stElementContainer:has(> div > [data-testid='stDataFrame']) { margin-top: 2.25rem; }</style>"
 )
 
 
