@@ -29,7 +29,7 @@ extract() {  # returns 1 when the template's strings did not change (then no fil
 case "${1:-update}" in
   update)
     extract || { echo "the catalogs are up to date"; exit 0; }
-    "$PYBABEL" -q update -i "$POT" -d locale -D messages -w 110 --ignore-obsolete
+    "$PYBABEL" -q update -i "$POT" -d locale -D messages -w 110 --ignore-obsolete --no-fuzzy-matching
     ;;
   init)
     [ -n "${2:-}" ] || { echo "usage: bash scripts/i18n.sh init CODE" >&2; exit 2; }

@@ -14,8 +14,9 @@ from explorer.i18n import catalog, languages
 from tests.app.fixtures import ROOT, TIMEOUT
 
 # What the pseudo-language test reads, growing as marking goes: the menu (every page's title and its
-# section), the pipeline map on the first page (every title and summary) and the step bar under the page.
-PSEUDO_COVERS = ("menu", "pipeline map", "step bar")
+# section, the lessons' caption), the pipeline map on the first page (every title and summary), the step bar
+# under the page and the glossary's fold ("Words on this page": every term and what it is).
+PSEUDO_COVERS = ("menu", "pipeline map", "step bar", "glossary fold")
 
 
 def _app(lang: str | None, sentence: str | None = None) -> AppTest:
@@ -67,6 +68,11 @@ def test_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: pytest.MonkeyP
     shown = _links(at) + [c.value for c in at.sidebar.caption] + [c.value for c in at.main.caption]
     nav = [c.value for c in at.sidebar.caption if catalog.OPEN in c.value]
     assert len(nav) >= 2 and len(_links(at)) >= 2 * len(nav)  # the menu's sections, the menu and the map
+    fold = [e for e in at.expander if e.label.startswith(catalog.OPEN) and "Wórds" in e.label]
+    assert len(fold) == 1
+    words = [m.value for m in fold[0].markdown]
+    assert len(words) == 1 and words[0].count("\n") >= 10  # every term of the first page, one a line
+    shown += [fold[0].label, *words[0].split("\n")]
     assert [text for text in shown if _unmarked(text)] == []
 
 
