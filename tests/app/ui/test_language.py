@@ -11,12 +11,14 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.i18n import catalog, languages
+from explorer.ui import lesson_ui
 from tests.app.fixtures import ROOT, TIMEOUT
 
-# What the pseudo-language test reads, growing as marking goes: the menu (every page's title and its
-# section, the lessons' caption), the pipeline map on the first page (every title and summary), the step bar
-# under the page and the glossary's fold ("Words on this page": every term and what it is).
-PSEUDO_COVERS = ("menu", "pipeline map", "step bar", "glossary fold")
+# What the pseudo-language tests read, growing as marking goes: the menu (every page's title and its
+# section, the lessons' buttons and their help), the pipeline map on the first page (every title and
+# summary), the step bar under the page, the glossary's fold ("Words on this page": every term and what it
+# is) and a lesson's bars (where the student is, look, predict, the answer once revealed, the way on).
+PSEUDO_COVERS = ("menu", "pipeline map", "step bar", "glossary fold", "lesson bars")
 
 
 def _app(lang: str | None, sentence: str | None = None) -> AppTest:
@@ -74,6 +76,52 @@ def test_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: pytest.MonkeyP
     assert len(words) == 1 and words[0].count("\n") >= 10  # every term of the first page, one a line
     shown += [fold[0].label, *words[0].split("\n")]
     assert [text for text in shown if _unmarked(text)] == []
+
+
+def test_a_lesson_in_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(languages.ENV, "en,xx")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(lang="xx", lesson="attention", step="2")
+    at.run()
+    assert not at.exception, at.exception
+    before = _texts(_keyed(at, lesson_ui.BAR)) + _texts(_keyed(at, "lesson-bottom"))
+    lessons = [b for b in at.sidebar.button if b.key and b.key.startswith("lesson.open.")]
+    assert len(lessons) >= 3 and len(before) >= 5
+    at.button(key=lesson_ui.REVEAL).click().run()
+    after = _texts(_keyed(at, lesson_ui.BAR))
+    assert any("**Áñswér:**" in t for t in after) and not any("**Áñswér:**" in t for t in before)
+    shown = before + after + [t for b in lessons for t in (b.label, b.help or "")]
+    assert [text for text in shown if _unmarked(text)] == []
+
+
+def _keyed(at: AppTest, key: str):  # noqa: ANN202 - an AppTest Block
+    """The container made with st.container(key=key)."""
+
+    def find(node):  # noqa: ANN001, ANN202
+        for child in getattr(node, "children", {}).values():
+            if str(getattr(getattr(child, "proto", None), "id", "")).endswith(f"-{key}"):
+                return child
+            got = find(child)
+            if got is not None:
+                return got
+        return None
+
+    got = find(at._tree)
+    assert got is not None, key
+    return got
+
+
+def _texts(node) -> list[str]:  # noqa: ANN001 - an AppTest node
+    """Every text a person reads in `node`: Markdown, captions, alerts, labels, help."""
+    out = []
+    for child in getattr(node, "children", {}).values():
+        proto = getattr(child, "proto", None)
+        for field in ("body", "label", "help"):
+            text = getattr(proto, field, "") if proto is not None and not isinstance(proto, int) else ""
+            if isinstance(text, str) and text.strip():
+                out.append(text)
+        out += _texts(child)
+    return out
 
 
 def _unmarked(text: str) -> str:
