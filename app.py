@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.compute import heavy
+from explorer.i18n import _
 from explorer.ui import (
     class_bar,
     class_ui,
@@ -26,7 +27,7 @@ from explorer.ui import (
 
 PAGES = {
     section: [
-        st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path, default=p.url_path == "")
+        st.Page(p.script, title=_(p.title), icon=p.icon, url_path=p.url_path, default=p.url_path == "")
         for p in rows
     ]
     for section, rows in page_table.sections().items()

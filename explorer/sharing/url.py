@@ -1,6 +1,6 @@
 """Reading an example from the URL, and writing the link that reproduces one. Pure: query parameters in/out.
 
-Parameters read: ?preset=<name>, ?present=1, the settings and the edited matrices of a shared link (the
+Parameters read: ?preset=<name>, ?present=1, ?lang=<code> (the language on screen), the settings and the edited matrices of a shared link (the
 vocabulary is `explorer.sharing.values.PARAM_OF` plus `s`), or just ?sentence=. Anything that cannot be read gives
 a message and falls back to the current value for that part only.
 """
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
+from explorer import i18n
 from explorer.lessons import PRESETS
 from explorer.model.example import Example, conform, tokens_for
 from explorer.model.settings_table import MAX_TOKENS
@@ -18,6 +19,7 @@ from explorer.sharing import params as link_params
 from explorer.sharing import values
 
 MAX_PARAM_CHARS = 256  # preset / present: longer values are not names
+LANG_PARAM = "lang"  # the language on screen (explorer.i18n.languages): a teacher's link opens in the class's
 MODEL_QUESTION_WORDS = (
     "next",
     "heads",
@@ -33,6 +35,7 @@ class UrlRead:
     present: bool | None = None
     ask: int | None = None  # predict, then reveal: the query asked about (0-based, as the pickers count)
     ask_model: tuple[str, ...] | None = None  # the real-model pages' questions asked ("next", "heads")
+    lang: str | None = None  # the language the link asks for, when it is offered (explorer.i18n.offered)
     messages: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -74,8 +77,34 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
         out.ask, out.ask_model, message = read_ask(ask)
         if message:
             out.messages.append(("warning", message))
+    if str(params.get(LANG_PARAM, "") or "").strip():
+        out.lang, message = read_lang(str(params[LANG_PARAM]))
+        if message:
+            out.messages.append(("warning", message))
     out.example = ex if ex is not current else None
     return out
+
+
+def read_lang(text: str) -> tuple[str | None, str]:
+    """lang=: an offered language's code (any case, "es-MX" read as "es"). Returns it (None when the link's
+    is not offered) and the message for a code that is not ("" otherwise)."""
+    asked = text[:MAX_PARAM_CHARS].strip().replace("_", "-")
+    code = asked.split("-", 1)[0].lower()
+    if code in i18n.offered():
+        return code, ""
+    names = ", ".join(f"{i18n.BY_CODE[c].name} ({c})" for c in i18n.offered())
+    return None, i18n._(
+        "The link asks for a language this explorer does not offer ({param}={asked}); it offers {names}.",
+        param=LANG_PARAM,
+        asked=values.shown(asked),
+        names=names,
+    )
+
+
+def lang_params(code: str) -> dict[str, str]:
+    """The language as a link parameter: only a language other than the source language is written (a link
+    without one opens in each visitor's browser language)."""
+    return {} if code == i18n.SOURCE else {LANG_PARAM: code}
 
 
 def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:

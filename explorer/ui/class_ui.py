@@ -26,11 +26,12 @@ from explorer.classroom import answers_csv, open_store
 from explorer.classroom import store as cs
 from explorer.classroom.store import ClassError, Question
 from explorer.export import qr
+from explorer.i18n import _
 from explorer.sharing import url as links
 from explorer.ui import boot, page_table, present, state
 from explorer.views.text import literal
 
-TEACHER_ONLY = ("present", "step")  # a student's own layout: a laptop, the whole page
+TEACHER_ONLY = ("present", "step", "lang")  # a student's own: a laptop, the whole page, their language
 
 
 @functools.lru_cache(maxsize=1)
@@ -169,8 +170,8 @@ def _step(url_path: str) -> str:
     """The teacher's step as the student's bar says it ("Step 4 of 8: ..."), or "" off the step-through."""
     i = present.step_index(url_path, st.query_params.get("step") if state.present() else None)
     if i is None:
-        return page_table.by_path(url_path).title if page_table.by_path(url_path) else ""
-    return present.caption(i) if state.present() else present.caption(i).split(" (part ", 1)[0]
+        return _(page_table.by_path(url_path).title) if page_table.by_path(url_path) else ""
+    return present.caption(i, with_part=state.present())
 
 
 def answers_csv_bytes(code: str, key: str) -> bytes:

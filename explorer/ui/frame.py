@@ -7,6 +7,7 @@ from typing import Any
 import streamlit as st
 
 from explorer import sharing
+from explorer.i18n import _
 from explorer.model import models
 from explorer.model import settings_table as table
 from explorer.model.example import tokens_for
@@ -16,6 +17,7 @@ from explorer.ui import (
     clicker,
     export_ui,
     grid_guard,
+    language_ui,
     layer_choice,
     lesson_ui,
     model_ui,
@@ -93,14 +95,15 @@ def navigation() -> None:
     with st.sidebar.container(key=NAV):
         lesson_ui.menu()  # the lessons first, the pages below them as a reference
         for section, rows in page_table.sections().items():
-            st.caption(section or "Pages")
+            st.caption(_(section) if section else _("Pages"))
             for p in rows:
-                st.page_link(p.script, label=p.title, icon=p.icon)
+                st.page_link(p.script, label=_(p.title), icon=p.icon)
 
 
 def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
+        language_ui.picker()
         preset_ui.picker()
         layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
         _model_size(page)
@@ -254,9 +257,10 @@ def show_messages() -> None:
 
 
 # A table's toolbar (full screen, download, search) appears on hover just above its top right corner, 44 px
-# high: room above every table for it, so it never covers the heading over the table (a gap of 16 px + 28).
+# high: room above every table for it, so it never covers the heading over the table (the heading's 16 px of
+# padding + 36 px of room: 8 px clear of the heading's last line).
 TABLE_ROOM_CSS = (
-    "<style>.stElementContainer:has(> div > [data-testid='stDataFrame']) { margin-top: 1.75rem; }</style>"
+    "<style>.stElementContainer:has(> div > [data-testid='stDataFrame']) { margin-top: 2.25rem; }</style>"
 )
 
 
@@ -298,7 +302,7 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
             # In a keyed container: the clicker's keys follow this very link (explorer.ui.clicker).
             col.container(key=key).page_link(
                 page.script,
-                label=label.format(target.title if top else page.title),  # off the projector: a page
+                label=label.format(_(target.title if top else page.title)),  # off the projector: a page
                 icon=page.icon,
                 query_params=(present.query_of(target) if top else None) or None,
                 width="stretch",
@@ -306,7 +310,7 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
     if top:  # the step, then what to look at across the whole width (one line on a 1920 px projector)
         mid.markdown(f"**{present.caption(i)}**")
         fixed = step.look_if_fixed and state.description().fixes(step.look_if_fixed[0])
-        box.container(key="step-look").markdown(step.look_if_fixed[1] if fixed else step.look)
+        box.container(key="step-look").markdown(_(step.look_if_fixed[1] if fixed else step.look))
         with box:  # students scan it and open the same example; placed over the bar's corner (present.CSS)
             export_ui.qr_button("present.qr", label="QR")
         if state.classroom.teaching() is None:
@@ -317,7 +321,7 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         with box:
             clicker.listen()
     else:
-        mid.caption(present.caption(i).split(" (part ", 1)[0])  # the whole page: no part
+        mid.caption(present.caption(i, with_part=False))  # the whole page: no part
 
 
 def lesson_bar(route: lesson_ui.Route, k: int) -> None:
@@ -337,7 +341,7 @@ def pipeline_map() -> None:
     for i, p in enumerate(page_table.listed()):
         with cols[i % 3]:
             try:
-                st.page_link(p.script, label=f"{i + 1}. {p.title}")
+                st.page_link(p.script, label=f"{i + 1}. {_(p.title)}")
             except Exception:  # noqa: BLE001 - a page run on its own has no navigation to link into
-                st.markdown(f"**{i + 1}. {p.title}**")
-            st.caption(p.summary)
+                st.markdown(f"**{i + 1}. {_(p.title)}**")
+            st.caption(_(p.summary))

@@ -74,6 +74,7 @@ def page_params() -> dict[str, str]:
     out.update(patching.link_params(*state.patch_link_state()))
     out.update(pairs.link_params(*state.pair_link_state()))
     out.update(view_params.params(state.view_values()))
+    out.update(links.lang_params(state.language()))  # lang=: the link opens in the language on screen
     lesson = lesson_ui.current()
     if lesson is not None:  # the lesson and its step (step= then counts the lesson's steps)
         out.update(lesson_link.params(lesson[0].name, lesson[1]))

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from explorer import i18n
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import Result
 from explorer.model import glossary
@@ -70,7 +71,9 @@ def opening(title: str, text: str, formula: str | None = None) -> None:
         words(state.page())
 
 
-WORDS = "Words on this page"  # the fold's label (tests/app/pages/test_glossary_on_pages.py reads past it)
+WORDS = i18n.N_(
+    "Words on this page"
+)  # the fold's label (tests/app/pages/test_glossary_on_pages.py reads past it)
 
 
 def words(url_path: str | None) -> None:
@@ -78,7 +81,7 @@ def words(url_path: str | None) -> None:
     glossary's terms of that page). Not while presenting: a step is one screen, and the teacher says it."""
     terms = [] if url_path is None else glossary.on_page(url_path)
     if terms:
-        with st.expander(WORDS, icon=":material/menu_book:"):
+        with st.expander(i18n._(WORDS), icon=":material/menu_book:"):
             st.markdown(glossary.markdown(terms))
 
 

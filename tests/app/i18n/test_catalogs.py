@@ -1,0 +1,200 @@
+"""The catalogs and the words' plumbing (explorer.i18n), without Streamlit: every marked string is in the
+template and in each catalog, placeholders survive translation, plural forms, numbers in each language's
+format, the pseudo-language, and the lang= link parameter."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.pofile import read_po
+
+from explorer import i18n
+from explorer.i18n import catalog, languages, stats
+from explorer.sharing import url as links
+from explorer.ui import page_table, present
+
+ROOT = Path(__file__).resolve().parents[3]
+PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
+BUSY = (
+    "{title} is busy with other visitors' work: {n} request ahead of you; yours runs after it.",
+    "{title} is busy with other visitors' work: {n} requests ahead of you; yours runs after them.",
+)
+
+
+def _key(m) -> tuple[str | None, str]:  # noqa: ANN001 (a babel Message)
+    return m.context, m.id if isinstance(m.id, str) else m.id[0]
+
+
+def _read(path: Path, locale: str | None = None):  # noqa: ANN202
+    with path.open("rb") as f:
+        return read_po(f, locale=locale)
+
+
+def test_the_template_holds_every_string_the_code_marks() -> None:
+    """locale/messages.pot is what `bash scripts/i18n.sh` extracts from the code now (run it after marking)."""
+    with (ROOT / "babel.cfg").open() as f:
+        method_map, options_map = parse_mapping_cfg(f)
+    in_code = {
+        (ctx, msg if isinstance(msg, str) else msg[0])
+        for _file, _line, msg, _comments, ctx in extract_from_dir(
+            str(ROOT), method_map, options_map, keywords=DEFAULT_KEYWORDS
+        )
+    }
+    template = {_key(m) for m in _read(ROOT / "locale" / "messages.pot") if m.id}
+    assert in_code - template == set(), "marked in the code, missing from the template: run scripts/i18n.sh"
+    assert template - in_code == set(), "in the template, no longer in the code: run scripts/i18n.sh"
+    assert len(template) > 90  # the page table alone marks this many
+
+
+@pytest.mark.parametrize("row", [r for r in languages.LANGUAGES if r.code not in (i18n.SOURCE, i18n.PSEUDO)])
+def test_each_language_has_a_catalog_of_the_templates_strings(row: languages.Language) -> None:
+    po = _read(catalog.path(row.code), row.code)
+    template = {_key(m) for m in _read(ROOT / "locale" / "messages.pot") if m.id}
+    assert {_key(m) for m in po if m.id} == template
+    assert po.num_plurals >= 1 and f"nplurals={po.num_plurals};" in po.plural_forms
+
+
+@pytest.mark.parametrize("row", [r for r in languages.LANGUAGES if r.code not in (i18n.SOURCE, i18n.PSEUDO)])
+def test_a_translation_keeps_every_placeholder_of_its_string(row: languages.Language) -> None:
+    """A translator reorders a sentence, never drops or renames a {placeholder} (it would raise on screen)."""
+    for m in _read(catalog.path(row.code), row.code):
+        if not m.id:
+            continue
+        ids = (m.id,) if isinstance(m.id, str) else m.id
+        strings = (m.string,) if isinstance(m.string, str) else m.string
+        want = {p for text in ids for p in PLACEHOLDER.findall(text)}
+        for text in strings:
+            if text:
+                assert set(PLACEHOLDER.findall(text)) <= want, (m.id, text)
+                assert set(PLACEHOLDER.findall(text)) >= {p for p in PLACEHOLDER.findall(ids[0]) if p != "n"}
+
+
+def test_only_complete_catalogs_are_offered_by_default() -> None:
+    """A half-translated language stays behind ATTENTION_EXPLORER_LANGUAGES: no visitor reaches it."""
+    counts = {c.code: c for c in stats.counts()}
+    for code in languages.DEFAULT_OFFERED:
+        assert code == i18n.SOURCE or counts[code].complete, counts.get(code)
+    assert i18n.PSEUDO not in languages.DEFAULT_OFFERED
+
+
+def test_offered_languages_follow_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(languages.ENV, raising=False)
+    assert i18n.offered() == languages.DEFAULT_OFFERED
+    monkeypatch.setenv(languages.ENV, " ES, de ,xx")  # unknown codes are left out; English always offered
+    assert i18n.offered() == ("en", "es", "xx")
+    assert i18n.from_browser("es-MX") == "es" and i18n.from_browser("es_ES") == "es"
+    assert i18n.from_browser("de-DE") == "en" and i18n.from_browser(None) == "en"
+
+
+def test_spanish_plural_forms() -> None:
+    with i18n.using("es"):
+        one = i18n.ngettext(*BUSY, 1, title="MiniLM")
+        two = i18n.ngettext(*BUSY, 2, title="MiniLM")
+    assert "1 petición por delante" in one and "MiniLM está ocupado" in one
+    assert "2 peticiones por delante" in two
+    with i18n.using("en"):
+        assert i18n.ngettext(*BUSY, 3, title="M") == "M is busy with other visitors' work: 3 requests ahead of you; " \
+            "yours runs after them."  # fmt: skip
+
+
+def test_the_session_language_is_read_through_the_bound_getter() -> None:
+    was = i18n._language
+    try:
+        i18n.bind(lambda: "es")
+        assert i18n._("Heads") == "Cabezas"
+        with i18n.using("en"):  # a block in one language wins over the session's
+            assert i18n._("Heads") == "Heads"
+        assert i18n.current() == "es"
+    finally:
+        i18n.bind(was)
+    assert i18n._("Step {page_no} of {pages}: {title}", page_no=1, pages=2, title="T") == "Step 1 of 2: T"
+
+
+@pytest.mark.parametrize(
+    ("value", "places", "en", "es"),
+    [
+        (0.25, 2, "0.25", "0,25"),
+        (-1.5, 1, "-1.5", "-1,5"),
+        (1234.5, 1, "1,234.5", "1234,5"),  # Spanish groups digits from five on
+        (12345.678, 2, "12,345.68", "12.345,68"),
+        (-0.0001, 2, "0.00", "0,00"),  # a rounded -0 is written 0
+    ],
+)
+def test_numbers_in_prose_follow_the_language(value: float, places: int, en: str, es: str) -> None:
+    with i18n.using("en"):
+        assert i18n.decimal(value, places) == en
+    with i18n.using("es"):
+        assert i18n.decimal(value, places) == es
+    assert float(en.replace(",", "")) == pytest.approx(round(value, places), abs=1e-12)
+
+
+def test_whole_numbers_in_prose() -> None:
+    with i18n.using("es"):
+        assert (i18n.integer(1234), i18n.integer(12345), i18n.integer(-7)) == ("1234", "12.345", "-7")
+    with i18n.using("en"):
+        assert (i18n.integer(1234), i18n.integer(12345)) == ("1,234", "12,345")
+
+
+def test_links_keep_one_number_format_in_every_language() -> None:
+    """A link made in Spanish reads back in English: its numbers are never written in a language's format."""
+    from explorer.model.example import conform
+
+    ex = conform(_example().with_(scale_mode="custom", scale_custom=0.25))
+    with i18n.using("es"):
+        query_es = links.query(ex)
+    with i18n.using("en"):
+        assert links.query(ex) == query_es
+    assert "scale_k=0.25" in query_es
+
+
+def test_the_pseudo_language_marks_lengthens_and_keeps_the_syntax() -> None:
+    text = "Loaded **{name}** :material/edit: with $W_Q$ and W_O, `code`, [docs](https://x.org/a_b)."
+    out = catalog.pseudo(text)
+    assert out.startswith(catalog.OPEN) and out.endswith(catalog.CLOSE)
+    assert len(out) >= 1.4 * len(text)
+    for kept in ("{name}", ":material/edit:", "$W_Q$", "W_O", "`code`", "(https://x.org/a_b)", "**"):
+        assert kept in out
+    assert "Lóádéd" in out and "Loaded" not in out
+    assert out.format(name="x")  # still a format string
+    with i18n.using(i18n.PSEUDO):
+        assert i18n.ngettext(*BUSY, 2, title="T").startswith(catalog.OPEN + "T ")
+
+
+def test_every_step_line_is_marked() -> None:
+    """The step bar's lines (the step-through's caption and what to look at) for every step, in the
+    pseudo-language: no word left in English."""
+    with i18n.using(i18n.PSEUDO):
+        for i, step in enumerate(present.STEPS):
+            assert unmarked(present.caption(i)) == "", present.caption(i)
+            assert unmarked(i18n._(step.look)) == ""
+        for p in page_table.listed():
+            assert unmarked(i18n._(p.title)) == unmarked(i18n._(p.summary)) == ""
+
+
+def test_a_link_asks_for_an_offered_language(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(languages.ENV, "en,es")
+    assert links.read({"lang": "ES-mx"}, _example()).lang == "es"
+    got = links.read({"lang": "de"}, _example())
+    assert got.lang is None and "lang='de'" in got.messages[0][1] and "Español (es)" in got.messages[0][1]
+    assert links.lang_params("es") == {"lang": "es"} and links.lang_params("en") == {}
+    monkeypatch.delenv(languages.ENV)
+    got = links.read({"lang": "es"}, _example())  # Spanish not offered (the default): English, and why
+    assert got.lang is None and "English (en)" in got.messages[0][1]
+
+
+def _example():  # noqa: ANN202
+    from explorer.model.example import Example
+
+    return Example()
+
+
+def unmarked(text: str) -> str:
+    """What of `text` is neither inside the pseudo-language's marks nor digits, symbols or punctuation."""
+    inner = re.compile(f"{catalog.OPEN}[^{catalog.OPEN}{catalog.CLOSE}]*{catalog.CLOSE}")
+    while inner.search(text):  # marks inside marks: a translated title inside a translated line
+        text = inner.sub("", text)
+    return "".join(re.findall(r"[A-Za-z]{2,}", text))
