@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ HEADS_BOX_PX = (
 )
 
 ui.opening(
-    "Many heads, one output",
-    "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
-    "(**concatenated**) and multiplied by **W_O**, which mixes what the heads found back into one "
-    "d_model-wide vector per token.",
+    _("Many heads, one output"),
+    _(
+        "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
+        "(**concatenated**) and multiplied by **W_O**, which mixes what the heads found back into one "
+        "d_model-wide vector per token."
+    ),
     formulas.heads(state.description()),
 )
 ex, res = ui.result()

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import editors, layer_choice, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -9,10 +10,12 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 
 ui.opening(
-    "Queries, keys and values",
-    "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
-    "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
-    "(what it passes on when attended to). Edit any weight and every later step follows.",
+    _("Queries, keys and values"),
+    _(
+        "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
+        "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
+        "(what it passes on when attended to). Edit any weight and every later step follows."
+    ),
     formulas.projections(state.description()),
 )
 layer_choice.weights_note()

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import settings_table as table
 from explorer.ui import editors, questions, state
 from explorer.ui import widgets as ui
@@ -10,10 +11,12 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 
 ui.opening(
-    "Scores, mask and softmax",
-    "Each query is compared with every key by a dot product: a large score means *this key answers what "
-    "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
-    "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1.",
+    _("Scores, mask and softmax"),
+    _(
+        "Each query is compared with every key by a dot product: a large score means *this key answers what "
+        "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
+        "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1."
+    ),
     formulas.scores(state.description()),
 )
 # While presenting, each of the page's three steps shows its own controls and chart (ui.shows), in one row.

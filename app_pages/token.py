@@ -5,6 +5,7 @@ import streamlit as st
 
 from explorer import lessons
 from explorer.compute import pipeline
+from explorer.i18n import _
 from explorer.ui import preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ from explorer.views import formulas
 TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
 
 ui.opening(
-    "One token's view",
-    "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
-    "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
-    "hand it is a loop over the keys; it is also one row of the matrix product A V.",
+    _("One token's view"),
+    _(
+        "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
+        "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
+        "hand it is a loop over the keys; it is also one row of the matrix product A V."
+    ),
     formulas.token_view(state.description()),
 )
 ex, res = ui.result()

@@ -198,3 +198,26 @@ def unmarked(text: str) -> str:
     while inner.search(text):  # marks inside marks: a translated title inside a translated line
         text = inner.sub("", text)
     return "".join(re.findall(r"[A-Za-z]{2,}", text))
+
+
+# What of each page's own words is marked so far, page by page (the frame's are read by tests/app/ui/
+# test_language.py): the opening (title and text) of every page. The list grows as marking goes.
+PAGE_PARTS_MARKED = {p.url_path: ("opening",) for p in page_table.listed()}
+
+
+@pytest.mark.parametrize("page", page_table.listed(), ids=lambda p: p.url_path or "sentence")
+def test_each_page_opens_with_marked_words(page: page_table.Page) -> None:
+    """The page's opening (ui.opening: its title and what the step does) goes through the catalogs whole."""
+    import ast
+
+    assert "opening" in PAGE_PARTS_MARKED[page.url_path]
+    tree = ast.parse((ROOT / page.script).read_text(encoding="utf-8"))
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "opening"
+    ]
+    assert len(calls) == 1, page.script
+    for arg in calls[0].args[:2]:
+        assert isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "_", ast.unparse(arg)[:60]
+        assert isinstance(arg.args[0], ast.Constant)  # a literal: extracted into the catalogs
