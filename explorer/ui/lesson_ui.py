@@ -194,10 +194,11 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen, one thing at a
     time (the clicker's next key moves on): what to look at and the question, the answer and what it means,
     then the experiment (explorer.lessons.routes keeps each one line long)."""
-    experiment = _("**Your experiment:** {text}", text=_(step.experiment)) if step.experiment else ""
-    look = _("**Look:** {text}", text=_(step.look))
-    predict = _("**Predict:** {text}", text=_(step.question))
-    answer = _("**Answer:** {answer} {meaning}", answer=_(step.answer), meaning=_(step.meaning))
+    words = routes.words
+    experiment = _("**Your experiment:** {text}", text=words(step.experiment)) if step.experiment else ""
+    look = _("**Look:** {text}", text=words(step.look))
+    predict = _("**Predict:** {text}", text=words(step.question))
+    answer = _("**Answer:** {answer} {meaning}", answer=words(step.answer), meaning=words(step.meaning))
     if state.present():
         if experiment and state.lesson_revealed(route.name, k, "experiment"):
             st.markdown(experiment)

@@ -49,15 +49,20 @@ def test_a_step_is_on_a_page_of_the_menu_and_its_part(route, k, step) -> None:
 @pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
 def test_a_step_says_each_thing_in_whole_sentences(route, k, step) -> None:
     for name in TEXTS[1:]:
-        text = getattr(step, name)
+        text = routes.words(getattr(step, name))  # its numbers filled in (routes.NUMBERS)
         assert text[:1].isupper() or text[:1] in "“n", f"{route.name} step {k}: {name} {text!r}"
         assert text.rstrip("”*").endswith((".", "?", "!")), f"{route.name} step {k}: {name} {text!r}"
     assert step.question.endswith("?"), step.question
     assert step.title and not step.title.endswith(".")
     # presenting, each pair is one line of the bar above the step (explorer.ui.lesson_ui)
-    for line in (f"Look: {step.look} Predict: {step.question}", f"Answer: {step.answer} {step.meaning}"):
+    w = routes.words
+    look, answer = (
+        f"Look: {w(step.look)} Predict: {w(step.question)}",
+        f"Answer: {w(step.answer)} {w(step.meaning)}",
+    )
+    for line in (look, answer):
         assert len(line) <= routes.PRESENT_LINE_CHARS, f"{route.name} step {k}: {len(line)}: {line}"
-    assert len(f"Your experiment: {step.experiment}") <= routes.PRESENT_LINE_CHARS
+    assert len(f"Your experiment: {w(step.experiment)}") <= routes.PRESENT_LINE_CHARS
 
 
 @pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
