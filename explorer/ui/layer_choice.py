@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import layer as layers
 from explorer.model import models
 from explorer.ui import state
@@ -23,7 +24,7 @@ def _key(model: str, layer: int) -> str:
 
 
 def _parts(key: str) -> tuple[str, int]:
-    model, _, layer = key.partition(":")
+    model, _sep, layer = key.partition(":")
     return model, int(layer or 0)
 
 
@@ -35,10 +36,10 @@ def options() -> dict[str, str]:
         if row.engine is not None:
             continue  # a real model loads first: it opens from its own pages (Open layer … in the explorer)
         if layers.of_key(key).DRAWN:
-            out[_key(key, 0)] = f"{row.title}: random weights"
+            out[_key(key, 0)] = _("{model}: random weights", model=row.title)
             continue
         for i in range(row.shape[0]):
-            out[_key(key, i)] = f"{row.title}, layer {i + 1}"
+            out[_key(key, i)] = _("{model}, layer {layer}", model=row.title, layer=i + 1)
     here = _current()
     if here not in out:  # a real model's layer, opened from its page
         title = state.description().title
@@ -65,15 +66,17 @@ def choice() -> None:
     shown = options()
     state.show(WIDGET, _current())
     st.selectbox(
-        "Model",
+        _("Model"),
         list(shown),
         key=WIDGET,
         format_func=lambda k: shown.get(k, k),
         on_change=_picked,
-        help="The toy's weights are random draws: its steps show the arithmetic of attention, not meaning. "
-        "The tiny model was trained here (page Watch a transformer learn): its layer 1 has a head that looks "
-        "at the token before, its layer 2 heads that find an earlier copy of the current word and look at the "
-        "word after it.",
+        help=_(
+            "The toy's weights are random draws: its steps show the arithmetic of attention, not meaning. The "
+            "tiny model was trained here (page Watch a transformer learn): its layer 1 has a head that looks "
+            "at the token before, its layer 2 heads that find an earlier copy of the current word and look at "
+            "the word after it."
+        ),
     )
 
 

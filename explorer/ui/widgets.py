@@ -93,27 +93,32 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     row = table.row(name)
     shown = state.description()
     if shown.fixes(name):  # the model fixes it: said as what it is, not offered as a control
-        where.markdown(f"**{row.widget}:** {literal(shown.fixed[name])}", help=f"Fixed by {shown.title}.")
+        where.markdown(
+            i18n._("**{setting}:** {value}", setting=i18n._(row.widget), value=literal(shown.fixed[name])),
+            help=i18n._("Fixed by {model}.", model=shown.title),
+        )
         return getattr(state.current(), name)
     common: dict[str, object] = {"key": row.key, "persist_state": "session", **extra}
     if row.help:
-        common["help"] = row.help
+        common["help"] = i18n._(row.help, **table.TEXT_VALUES)
     if row.kind in ("int", "float"):
         lo, hi = row.bounds
         if row.kind == "int":
-            return where.number_input(row.widget, int(lo), int(hi), step=1, **common)
+            return where.number_input(i18n._(row.widget), int(lo), int(hi), step=1, **common)
         options = {"step": row.step, "format": row.fmt}
         return where.number_input(
-            row.widget,
+            i18n._(row.widget),
             min_value=lo,
             max_value=hi,
             **{k: v for k, v in options.items() if v is not None},
             **common,
         )
     if row.kind == "bool" and not row.titles:
-        return where.toggle(row.widget, **common)
+        return where.toggle(i18n._(row.widget), **common)
     options = list(row.choices) if row.kind == "choice" else [False, True]
-    return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
+    # The options' words in this run's language (format_func may be called outside the run)
+    titles = {v: i18n._(row.titles.get(v, str(v))) for v in options}
+    return where.radio(i18n._(row.widget), options, format_func=titles.get, horizontal=True, **common)
 
 
 def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
