@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from explorer import i18n
 from explorer.i18n import N_
+from explorer.model import glossary
 
 # The first lesson's sentence: a repeated word, for the trained head's rule to find.
 SENTENCE = "the cat saw the dog because the dog was loud"
@@ -368,3 +369,15 @@ def words(text: str) -> str:
     """A text of the table (a title, what to look at, a question, ...) in the current language, its numbers
     filled in (`numbers`)."""
     return i18n._(text, **numbers()) if text else ""
+
+
+def texts(step: RouteStep) -> tuple[str, ...]:
+    """Every text of a step the lesson bar shows, in English, its numbers filled in."""
+    fields = (step.title, step.look, step.question, step.answer, step.meaning, step.experiment)
+    return tuple(t.format(**numbers()) for t in fields if t)
+
+
+def terms(step: RouteStep) -> list[glossary.Term]:
+    """The glossary's terms a step's words use (found in its English texts), in the glossary's order: the
+    lesson bar explains each, from the same glossary the pages and the exports read."""
+    return glossary.terms_in("\n".join(texts(step)))

@@ -13,15 +13,16 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer.i18n import _
+from explorer.i18n import N_, _
 from explorer.lessons import routes
 from explorer.lessons.routes import Route, RouteStep
-from explorer.model import pairs, patching
+from explorer.model import glossary, pairs, patching
 from explorer.sharing import lesson_link, model_link, picks, view_params
 from explorer.sharing import url as links
 from explorer.ui import clicker, page_table, state
 
 BAR = "lesson-bar"  # the bar's container key (class st-key-lesson-bar: presenting styles it, explorer.ui.present)
+WORDS = N_("Words in this step")  # the fold under a step's text: the glossary's terms it uses
 REVEAL = "lesson-reveal"  # the Reveal button's key; the clicker's next key presses it before moving on
 
 
@@ -217,6 +218,10 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
         _reveal_button(b, route, k, _("Reveal"), "answer")
     if experiment:
         st.info(experiment, icon=":material/science:")
+    used = routes.terms(step)
+    if used:  # the words of the trade this step uses, in plain words: the glossary the pages read
+        with st.expander(_(WORDS), icon=":material/menu_book:"):
+            st.markdown(glossary.markdown(used))
 
 
 def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None:  # noqa: ANN001 - a column
