@@ -57,8 +57,11 @@ if got is not None:
         with wide:
             real, toy = st.columns(2) if compare else (st.container(), None)
         with real:
-            what = "Real model," if compare else "Weights of"  # (half the width: shorter)
-            title = charts.HEAD_WEIGHTS.titled(what=what, layer=layer + 1, head=head + 1)
+            title = (
+                _(charts.HEAD_WEIGHTS_BESIDE, layer=layer + 1, head=head + 1)
+                if compare
+                else charts.HEAD_WEIGHTS.titled(layer=layer + 1, head=head + 1)
+            )
             if view == "lines":  # the same weights: a line from each query to each key
                 interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
             else:

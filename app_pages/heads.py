@@ -34,7 +34,7 @@ if res is not None:
                 tr.weights,
                 lab,
                 style=sty,
-                title=charts.HEAD_GRID.title,
+                title=charts.HEAD_GRID.titled(),
                 masked=res.blocked,
             ),
             charts.HEAD_GRID.key,
@@ -46,9 +46,9 @@ if res is not None:
                 tr.concat,
                 lab,
                 cols_v,
-                title=charts.CONCAT.title,
+                title=charts.CONCAT.titled(),
                 style=sty,
-                cells=fg.Cells(groups=[f"head {h + 1}" for h in range(ex.n_heads)]),
+                cells=fg.Cells(groups=[_("head {n}", n=h + 1) for h in range(ex.n_heads)]),
                 axes=fg.Axes(**charts.CONCAT.axes),
             ),
             charts.CONCAT.key,
@@ -70,7 +70,12 @@ if res is not None:
         editors.draw_buttons(("w_o", *editors.held("b_o")), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
             fg.drawn_heatmap(
-                tr.output, lab, dims, title=charts.OUTPUT.title, style=sty, axes=fg.Axes(**charts.OUTPUT.axes)
+                tr.output,
+                lab,
+                dims,
+                title=charts.OUTPUT.titled(),
+                style=sty,
+                axes=fg.Axes(**charts.OUTPUT.axes),
             ),
             charts.OUTPUT.key,
         )

@@ -72,7 +72,7 @@ if key is not None:
         rows,
         cols,
         style=sty,
-        title=charts.INDUCTION_SCORES.title,
+        title=charts.INDUCTION_SCORES.titled(),
         cells=fg.Cells(weights=True),
         axes=fg.Axes(**charts.INDUCTION_SCORES.axes, width_px=ui.HALF, height_px=tall),
     )
@@ -85,7 +85,7 @@ if key is not None:
             rows,
             cols,
             style=sty,
-            title=charts.PREVIOUS_SCORES.title,
+            title=charts.PREVIOUS_SCORES.titled(),
             cells=fg.Cells(weights=True),
             axes=fg.Axes(**charts.PREVIOUS_SCORES.axes, width_px=ui.HALF),
         )

@@ -35,7 +35,9 @@ if res is not None:
                         res.labels,
                         fg.dims(label[-1].lower(), ex.d_k),
                         style=sty,
-                        title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"),
+                        title=charts.PROJECTION_OF.titled(
+                            out=label[-1], weights=label, head=_("head {n}", n=h + 1)
+                        ),
                         axes=fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD),
                     ),
                     charts.PROJECTION_OF.key.format(name=name),
@@ -62,7 +64,7 @@ if res is not None:
                     out[h],
                     res.labels,
                     cols_k,
-                    title=charts.PROJECTION.titled(out=label[-1], head=f"head {h + 1}"),
+                    title=charts.PROJECTION.titled(out=label[-1], head=_("head {n}", n=h + 1)),
                     style=sty,
                     axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
                 ),

@@ -53,7 +53,7 @@ if res is not None:
         tr.scores[h],
         lab,
         lab,
-        title=charts.RAW_SCORES.titled(head=f"head {h + 1}"),
+        title=charts.RAW_SCORES.titled(head=_("head {n}", n=h + 1)),
         style=sty,
         axes=fg.Axes(**keep, width_px=width),
     )
@@ -78,7 +78,7 @@ if res is not None:
             ui.chart(raw, charts.RAW_SCORES.key)
         if ui.shows("masking"):
             ui.chart(scaled, charts.SCALED_SCORES.key)
-    title = charts.WEIGHTS.titled(head=f"head {h + 1}")  # what students care about most: full width
+    title = charts.WEIGHTS.titled(head=_("head {n}", n=h + 1))  # what students care about most: full width
     fig = fg.drawn_heatmap(
         tr.weights[h],
         lab,

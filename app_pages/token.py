@@ -32,7 +32,7 @@ if res is not None:
     with b:
         h = ui.head_picker(ex.n_heads)
     view = pipeline.token_view(res, h, i)  # weights (n,), parts (n, d_v): row j = a_ij v_j, their sum out
-    title = charts.token_weights_title(lab[i], f"head {h + 1}", ex.n_heads, view.weight_sum)
+    title = charts.token_weights_title(lab[i], _("head {n}", n=h + 1), ex.n_heads, view.weight_sum)
     presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.drawn_bars(  # each key in its colour of the sum below: one colour per token on the page

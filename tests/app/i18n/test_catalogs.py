@@ -221,3 +221,21 @@ def test_each_page_opens_with_marked_words(page: page_table.Page) -> None:
     for arg in calls[0].args[:2]:
         assert isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "_", ast.unparse(arg)[:60]
         assert isinstance(arg.args[0], ast.Constant)  # a literal: extracted into the catalogs
+
+
+def test_a_number_in_a_translated_title_is_written_as_the_language_writes_it() -> None:
+    """A {placeholder:.4g} of a translated string takes the language's decimal comma; English is unchanged."""
+    from explorer.views import chart_specs
+
+    with i18n.using("es"):
+        assert chart_specs.scaled_title(0.5, True, True) == (
+            "Entrada de la softmax: escalada (×\u00a00,5) + sesgo ALiBi, enmascarada"
+        )
+        assert chart_specs.token_weights_title("gato", "cabeza 2", 2, 0.99951).endswith("(suma 1,000)")
+        assert i18n._("head {n}", n=3) == "cabeza 3"
+    with i18n.using("en"):
+        assert chart_specs.scaled_title(0.5, False, True) == "Softmax input: scaled (×\u00a00.5), masked"
+        assert (
+            chart_specs.token_weights_title("cat", "head 2", 1, 1.0)
+            == "Weights of “cat” over the keys (sum 1.000)"
+        )
