@@ -101,6 +101,22 @@ def test_spanish_plural_forms() -> None:
             "yours runs after them."  # fmt: skip
 
 
+def test_the_sizes_line_says_1_cabeza_and_2_cabezas() -> None:
+    """Plural forms where the sidebar shows a trained model's sizes (explorer.model.description)."""
+    from dataclasses import replace
+
+    from explorer.model import layer
+    from explorer.model.example import Example
+
+    one = replace(layer.describe(Example()), n_heads=1, n_kv_heads=1, layer=None, n_layers=2)
+    with i18n.using("es"):
+        assert "2 capas · d_model 8 · 1 cabeza · d_k 4" in one.sizes_line()
+        assert "· 3 cabezas ·" in replace(one, n_heads=3, n_kv_heads=3).sizes_line()
+        assert "6 cabezas (2 cabezas de clave/valor)" in replace(one, n_heads=6, n_kv_heads=2).sizes_line()
+    with i18n.using("en"):
+        assert "2 layers · d_model 8 · 1 head · d_k 4" in one.sizes_line()
+
+
 def test_the_session_language_is_read_through_the_bound_getter() -> None:
     was = i18n._language
     try:
