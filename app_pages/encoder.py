@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import brief_stages, encoder_stages
+from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -15,12 +16,14 @@ from explorer.views.text import literal
 ENCODER_NOTES_PX = 40
 
 ui.opening(
-    "The encoder block",
-    "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "
-    "connection: nothing is lost) and **normalised** (each token's vector shifted and rescaled to mean 0, "
-    "variance 1); then every token goes on its own through the same small two-layer network, the "
-    "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
-    "pre-norm, used by GPT-2 and most models since, normalises before each part instead.",
+    _("The encoder block"),
+    _(
+        "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "
+        "connection: nothing is lost) and **normalised** (each token's vector shifted and rescaled to mean 0, "
+        "variance 1); then every token goes on its own through the same small two-layer network, the "
+        "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
+        "pre-norm, used by GPT-2 and most models since, normalises before each part instead."
+    ),
     formulas.block(state.description()),
 )
 c1, c2 = st.columns(2)

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from explorer.compute import cached as compute
+from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ from explorer.views import formulas
 NOTES_PX = 30
 
 ui.opening(
-    "Positional encoding",
-    "Attention by itself ignores word order: shuffle the tokens and each one sees the same set of keys. "
-    "So every position gets its own vector **P**, added to the embedding. The paper uses sines and cosines "
-    "of different frequencies: low dimensions change quickly from one position to the next, high ones slowly.",
+    _("Positional encoding"),
+    _(
+        "Attention by itself ignores word order: shuffle the tokens and each one sees the same set of keys. "
+        "So every position gets its own vector **P**, added to the embedding. The paper uses sines and cosines "
+        "of different frequencies: low dimensions change quickly from one position to the next, high ones slowly."
+    ),
     formulas.positions(state.description()),
 )
 c1, c2, c3 = st.columns([3, 2, 3])  # wide enough for "scale E by √d_model first" at 1280 px
@@ -67,7 +70,7 @@ elif res is not None:
                         res.pe,
                         res.labels,
                         dims,
-                        title=charts.PE_MATRIX.title,
+                        title=charts.PE_MATRIX.titled(),
                         style=sty,
                         axes=fg.Axes(**charts.PE_MATRIX.axes, width_px=ui.HALF),
                     ),
@@ -78,7 +81,7 @@ elif res is not None:
                         res.pe_gram,
                         res.labels,
                         res.labels,
-                        title=charts.PE_SIMILARITY.title,
+                        title=charts.PE_SIMILARITY.titled(),
                         style=sty,
                         axes=fg.Axes(**charts.PE_SIMILARITY.axes, width_px=ui.HALF),
                     ),

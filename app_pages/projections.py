@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import editors, layer_choice, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -9,10 +10,12 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 
 ui.opening(
-    "Queries, keys and values",
-    "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
-    "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
-    "(what it passes on when attended to). Edit any weight and every later step follows.",
+    _("Queries, keys and values"),
+    _(
+        "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
+        "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
+        "(what it passes on when attended to). Edit any weight and every later step follows."
+    ),
     formulas.projections(state.description()),
 )
 layer_choice.weights_note()
@@ -32,7 +35,9 @@ if res is not None:
                         res.labels,
                         fg.dims(label[-1].lower(), ex.d_k),
                         style=sty,
-                        title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"),
+                        title=charts.PROJECTION_OF.titled(
+                            out=label[-1], weights=label, head=_("head {n}", n=h + 1)
+                        ),
                         axes=fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD),
                     ),
                     charts.PROJECTION_OF.key.format(name=name),
@@ -59,7 +64,7 @@ if res is not None:
                     out[h],
                     res.labels,
                     cols_k,
-                    title=charts.PROJECTION.titled(out=label[-1], head=f"head {h + 1}"),
+                    title=charts.PROJECTION.titled(out=label[-1], head=_("head {n}", n=h + 1)),
                     style=sty,
                     axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
                 ),

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import settings_table as table
 from explorer.ui import editors, questions, state
 from explorer.ui import widgets as ui
@@ -10,10 +11,12 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 
 ui.opening(
-    "Scores, mask and softmax",
-    "Each query is compared with every key by a dot product: a large score means *this key answers what "
-    "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
-    "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1.",
+    _("Scores, mask and softmax"),
+    _(
+        "Each query is compared with every key by a dot product: a large score means *this key answers what "
+        "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
+        "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1."
+    ),
     formulas.scores(state.description()),
 )
 # While presenting, each of the page's three steps shows its own controls and chart (ui.shows), in one row.
@@ -50,7 +53,7 @@ if res is not None:
         tr.scores[h],
         lab,
         lab,
-        title=charts.RAW_SCORES.titled(head=f"head {h + 1}"),
+        title=charts.RAW_SCORES.titled(head=_("head {n}", n=h + 1)),
         style=sty,
         axes=fg.Axes(**keep, width_px=width),
     )
@@ -75,7 +78,7 @@ if res is not None:
             ui.chart(raw, charts.RAW_SCORES.key)
         if ui.shows("masking"):
             ui.chart(scaled, charts.SCALED_SCORES.key)
-    title = charts.WEIGHTS.titled(head=f"head {h + 1}")  # what students care about most: full width
+    title = charts.WEIGHTS.titled(head=_("head {n}", n=h + 1))  # what students care about most: full width
     fig = fg.drawn_heatmap(
         tr.weights[h],
         lab,

@@ -5,6 +5,7 @@ import streamlit as st
 
 from explorer import lessons
 from explorer.compute import pipeline
+from explorer.i18n import _
 from explorer.ui import preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ from explorer.views import formulas
 TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
 
 ui.opening(
-    "One token's view",
-    "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
-    "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
-    "hand it is a loop over the keys; it is also one row of the matrix product A V.",
+    _("One token's view"),
+    _(
+        "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
+        "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
+        "hand it is a loop over the keys; it is also one row of the matrix product A V."
+    ),
     formulas.token_view(state.description()),
 )
 ex, res = ui.result()
@@ -29,7 +32,7 @@ if res is not None:
     with b:
         h = ui.head_picker(ex.n_heads)
     view = pipeline.token_view(res, h, i)  # weights (n,), parts (n, d_v): row j = a_ij v_j, their sum out
-    title = charts.token_weights_title(lab[i], f"head {h + 1}", ex.n_heads, view.weight_sum)
+    title = charts.token_weights_title(lab[i], _("head {n}", n=h + 1), ex.n_heads, view.weight_sum)
     presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.drawn_bars(  # each key in its colour of the sum below: one colour per token on the page

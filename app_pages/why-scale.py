@@ -6,6 +6,7 @@ import streamlit as st
 from explorer import lessons
 from explorer.compute import cached as compute
 from explorer.compute import pipeline
+from explorer.i18n import _
 from explorer.lessons import seed001, seed002
 from explorer.sharing.view_params import BY_KEY
 from explorer.ui import preset_ui, state
@@ -20,11 +21,13 @@ SCALES = {
 }
 
 ui.opening(
-    "Why divide by √d_k?",
-    "A score q·k is a sum of d_k products q_i k_i; if each product has variance 1, the sum has variance "
-    "**d_k**, so the wider the head, the larger the scores. Large scores make the softmax put almost all "
-    "its weight on one key, where its gradient nearly vanishes and learning stalls. Dividing by √d_k brings "
-    "the variance back to 1 for every d_k: below, measured on seeded random vectors, then on your sentence.",
+    _("Why divide by √d_k?"),
+    _(
+        "A score q·k is a sum of d_k products q_i k_i; if each product has variance 1, the sum has variance "
+        "**d_k**, so the wider the head, the larger the scores. Large scores make the softmax put almost all "
+        "its weight on one key, where its gradient nearly vanishes and learning stalls. Dividing by √d_k brings "
+        "the variance back to 1 for every d_k: below, measured on seeded random vectors, then on your sentence."
+    ),
     formulas.why_scale(),
 )
 SAMPLES, KEYS = BY_KEY["why.samples"], BY_KEY["why.keys"]

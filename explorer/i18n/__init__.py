@@ -15,8 +15,11 @@ passed through `_`. Extraction: `bash scripts/i18n.sh` (docs/LANGUAGES.md).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from explorer.i18n import numbers
 from explorer.i18n.catalog import translations
@@ -75,8 +78,20 @@ class using:  # noqa: N801 (used as `with i18n.using("es"):`)
         _fixed.pop()
 
 
+class _Numbers(string.Formatter):
+    """str.format, numbers written with the current language's symbols ({p:.2f}: 0.25, 0,25)."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if isinstance(value, int | float | np.floating | np.integer) and not isinstance(value, bool):
+            return numbers.formatted(value, format_spec, current())
+        return super().format_field(value, format_spec)
+
+
+_NUMBERS = _Numbers()
+
+
 def _format(text: str, values: dict[str, Any]) -> str:
-    return text.format(**values) if values else text
+    return _NUMBERS.vformat(text, (), values) if values else text
 
 
 def _(message: str, /, **values: Any) -> str:

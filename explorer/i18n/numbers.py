@@ -26,6 +26,25 @@ def decimal(value: float, places: int, code: str) -> str:
     return format_decimal(value, _pattern(places, abs(value) >= row.group_from), locale=row.numbers)
 
 
+@cache
+def _symbols(code: str) -> tuple[str, str]:
+    """The decimal and group symbols of language `code`'s numbers ("." and "," in English)."""
+    from babel.numbers import get_decimal_symbol, get_group_symbol
+
+    row = BY_CODE.get(code) or BY_CODE[SOURCE]
+    return get_decimal_symbol(row.numbers), get_group_symbol(row.numbers)
+
+
+def formatted(value: float, spec: str, code: str) -> str:
+    """`format(value, spec)` with language `code`'s decimal and group symbols: a {placeholder:.3f} of a
+    translated sentence writes 0,250 in Spanish and exactly what Python writes in English."""
+    text = format(value, spec)
+    point, group = _symbols(code)
+    if (point, group) == (".", ","):
+        return text
+    return text.translate({ord("."): "\0", ord(","): group}).replace("\0", point)
+
+
 def integer(value: int, code: str) -> str:
     """A whole number in language `code`, digit groups from the language's threshold on (1,234 / 12.345)."""
     return decimal(int(value), 0, code)

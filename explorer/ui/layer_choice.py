@@ -97,15 +97,16 @@ def weights_note() -> None:
         return
     with st.container(border=True, key="weights-note"):
         st.markdown(
-            "**These weights are random.** The toy model's W_Q, W_K and W_V are random draws (the sidebar's "
-            "seed picks them): every step below is the true arithmetic of attention, but "
-            "which word a head picks means nothing. The **tiny trained model** learned its weights here: its "
-            "heads look at the word before, or find an earlier copy of the current word and look at the word "
-            "after it."
+            _(
+                "**These weights are random.** The toy model's W_Q, W_K and W_V are random draws (the sidebar's "
+                "seed picks them): every step below is the true arithmetic of attention, but which word a head "
+                "picks means nothing. The **tiny trained model** learned its weights here: its heads look at "
+                "the word before, or find an earlier copy of the current word and look at the word after it."
+            )
         )
         a, b = st.columns(2)
-        a.button("Open the trained model, layer 1", key="weights-note.l1", on_click=open_tiny, args=(0,),
-                 icon=":material/school:", help="Its previous-token head: each word looks at the word before.")  # fmt: skip
-        b.button("Open the trained model, layer 2", key="weights-note.l2", on_click=open_tiny, args=(1,),
-                 icon=":material/school:", help="Its induction heads: a repeated word looks at what followed "
-                 "its earlier copy.")  # fmt: skip
+        a.button(_("Open the trained model, layer 1"), key="weights-note.l1", on_click=open_tiny, args=(0,),
+                 icon=":material/school:", help=_("Its previous-token head: each word looks at the word before."))  # fmt: skip
+        b.button(_("Open the trained model, layer 2"), key="weights-note.l2", on_click=open_tiny, args=(1,),
+                 icon=":material/school:", help=_("Its induction heads: a repeated word looks at what followed "
+                 "its earlier copy."))  # fmt: skip

@@ -15,6 +15,7 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
+from explorer.i18n import N_, _
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import page_table, state, waiting
@@ -23,8 +24,8 @@ from explorer.views.text import literal
 
 BAR = "model-bar"  # the key of the line that says which model is on screen (class st-key-model-bar)
 BAR_PICKER = "frame.model"  # its picker of the real model (a mirror of state.K_MODEL, set before each draw)
-NEEDS = {"decoder": "this page needs a decoder: it predicts the next word",
-         "encoder": "this page needs an encoder: every token reads the whole sentence"}  # fmt: skip
+NEEDS = {"decoder": N_("this page needs a decoder: it predicts the next word"),
+         "encoder": N_("this page needs an encoder: every token reads the whole sentence")}  # fmt: skip
 
 
 def on_screen(page: Any) -> tuple[str, str | None]:
@@ -44,8 +45,10 @@ def bar(page: Any) -> None:
         return
     if page.section == page_table.LEARNING:  # /learn: neither the toy nor a real model, its own tiny one
         st.container(key=BAR).markdown(
-            "Model on this page: **a tiny transformer trained here** · two layers of 4 attention heads, no "
-            "feed-forward, trained from a fixed seed"
+            _(
+                "Model on this page: **a tiny transformer trained here** · two layers of 4 attention heads, no "
+                "feed-forward, trained from a fixed seed"
+            )
         )
         return
     title, key = on_screen(page)
@@ -53,20 +56,23 @@ def bar(page: Any) -> None:
     if key is None:
         shown = state.description()
         about = shown.about
-        box.markdown(f"Model on this page: **{literal(title)}** · {about}")
+        box.markdown(_("Model on this page: **{model}** · {about}", model=literal(title), about=about))
         return
     row = models.choice(key)
     if page.needs:
-        box.markdown(f"Model on this page: **{row.title}** · {NEEDS[page.needs]}", help=row.about)
+        box.markdown(
+            _("Model on this page: **{model}** · {about}", model=row.title, about=_(NEEDS[page.needs])),
+            help=row.about,
+        )
         return
     state.show(BAR_PICKER, key)
-    box.markdown("Model on this page:")
+    box.markdown(_("Model on this page:"))
     box.segmented_control(
-        "Model on this page",
+        _("Model on this page"),
         [k for k in models.MODELS if models.MODELS[k].engine],
         key=BAR_PICKER,
         required=True,
-        format_func=lambda k: models.MODELS[k].title,
+        format_func={k: m.title for k, m in models.MODELS.items()}.get,  # this run's words
         label_visibility="collapsed",
         on_change=_bar_picked,
         help=row.about,
@@ -375,12 +381,12 @@ def page_link(path: str, label: str) -> None:
 
 def layer_slider(n_layers: int, n_heads: int, page: str) -> int:
     """A layer slider bound to the shared picked layer."""
-    layer, _ = state.layer_head(n_layers, n_heads)
+    layer, _head = state.layer_head(n_layers, n_heads)
     widget = state.show(f"{page}.layer", layer)
     st.select_slider(
-        "Layer",
+        _("Layer"),
         list(range(n_layers)),
-        format_func=lambda i: f"layer {i + 1}",
+        format_func={i: _("layer {n}", n=i + 1) for i in range(n_layers)}.get,  # this run's words
         key=widget,
         on_change=sync_layer,
         args=(widget,),

@@ -373,9 +373,9 @@ def head_picker(n_heads: int) -> int:
         return 0
     state.take_picked_head()
     st.segmented_control(
-        "Head",
+        i18n._("Head"),
         list(range(n_heads)),
-        format_func=lambda h: f"head {h + 1}",
+        format_func={h: i18n._("head {n}", n=h + 1) for h in range(n_heads)}.get,  # this run's words
         key=state.K_HEAD,
         required=True,  # a head is always chosen (a second click does not clear it)
         persist_state="session",

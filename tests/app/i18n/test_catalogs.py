@@ -101,6 +101,22 @@ def test_spanish_plural_forms() -> None:
             "yours runs after them."  # fmt: skip
 
 
+def test_the_sizes_line_says_1_cabeza_and_2_cabezas() -> None:
+    """Plural forms where the sidebar shows a trained model's sizes (explorer.model.description)."""
+    from dataclasses import replace
+
+    from explorer.model import layer
+    from explorer.model.example import Example
+
+    one = replace(layer.describe(Example()), n_heads=1, n_kv_heads=1, layer=None, n_layers=2)
+    with i18n.using("es"):
+        assert "2 capas · d_model 8 · 1 cabeza · d_k 4" in one.sizes_line()
+        assert "· 3 cabezas ·" in replace(one, n_heads=3, n_kv_heads=3).sizes_line()
+        assert "6 cabezas (2 cabezas de clave/valor)" in replace(one, n_heads=6, n_kv_heads=2).sizes_line()
+    with i18n.using("en"):
+        assert "2 layers · d_model 8 · 1 head · d_k 4" in one.sizes_line()
+
+
 def test_the_session_language_is_read_through_the_bound_getter() -> None:
     was = i18n._language
     try:
@@ -198,3 +214,44 @@ def unmarked(text: str) -> str:
     while inner.search(text):  # marks inside marks: a translated title inside a translated line
         text = inner.sub("", text)
     return "".join(re.findall(r"[A-Za-z]{2,}", text))
+
+
+# What of each page's own words is marked so far, page by page (the frame's are read by tests/app/ui/
+# test_language.py): the opening (title and text) of every page. The list grows as marking goes.
+PAGE_PARTS_MARKED = {p.url_path: ("opening",) for p in page_table.listed()}
+
+
+@pytest.mark.parametrize("page", page_table.listed(), ids=lambda p: p.url_path or "sentence")
+def test_each_page_opens_with_marked_words(page: page_table.Page) -> None:
+    """The page's opening (ui.opening: its title and what the step does) goes through the catalogs whole."""
+    import ast
+
+    assert "opening" in PAGE_PARTS_MARKED[page.url_path]
+    tree = ast.parse((ROOT / page.script).read_text(encoding="utf-8"))
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "opening"
+    ]
+    assert len(calls) == 1, page.script
+    for arg in calls[0].args[:2]:
+        assert isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "_", ast.unparse(arg)[:60]
+        assert isinstance(arg.args[0], ast.Constant)  # a literal: extracted into the catalogs
+
+
+def test_a_number_in_a_translated_title_is_written_as_the_language_writes_it() -> None:
+    """A {placeholder:.4g} of a translated string takes the language's decimal comma; English is unchanged."""
+    from explorer.views import chart_specs
+
+    with i18n.using("es"):
+        assert chart_specs.scaled_title(0.5, True, True) == (
+            "Entrada de la softmax: escalada (×\u00a00,5) + sesgo ALiBi, enmascarada"
+        )
+        assert chart_specs.token_weights_title("gato", "cabeza 2", 2, 0.99951).endswith("(suma 1,000)")
+        assert i18n._("head {n}", n=3) == "cabeza 3"
+    with i18n.using("en"):
+        assert chart_specs.scaled_title(0.5, False, True) == "Softmax input: scaled (×\u00a00.5), masked"
+        assert (
+            chart_specs.token_weights_title("cat", "head 2", 1, 1.0)
+            == "Weights of “cat” over the keys (sum 1.000)"
+        )

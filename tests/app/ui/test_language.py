@@ -18,8 +18,18 @@ from tests.app.fixtures import ROOT, TIMEOUT
 # section, the lessons' buttons and their help), the pipeline map on the first page (every title and
 # summary), the step bar under the page, the glossary's fold ("Words on this page": every term and what it
 # is), a lesson's bars (where the student is, look, predict, the answer once revealed, the way on) and the
-# sidebar (every control's label, help and options, the model's sizes).
-PSEUDO_COVERS = ("menu", "pipeline map", "step bar", "glossary fold", "lesson bars", "sidebar")
+# sidebar (every control's label, help and options, the model's sizes), the first page's note on random
+# weights; each page's own opening is checked
+# page by page in tests/app/i18n/test_catalogs.py (PAGE_PARTS_MARKED).
+PSEUDO_COVERS = (
+    "menu",
+    "pipeline map",
+    "step bar",
+    "glossary fold",
+    "lesson bars",
+    "sidebar",
+    "weights note",
+)
 
 
 def _app(lang: str | None, sentence: str | None = None) -> AppTest:
@@ -86,7 +96,11 @@ def test_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: pytest.MonkeyP
     assert len(fold) == 1
     words = [m.value for m in fold[0].markdown]
     assert len(words) == 1 and words[0].count("\n") >= 10  # every term of the first page, one a line
-    shown += [fold[0].label, *words[0].split("\n")]
+    opening = [m.value for m in at.main.markdown if m.value.startswith(f"{catalog.OPEN}A tráñsfórmér")]
+    assert at.title[0].value.startswith(catalog.OPEN) and len(opening) == 1  # the page's title and its text
+    note = _texts(_keyed(at, "weights-note"))  # the toy's weights are random: the note and its buttons
+    assert len(note) >= 5
+    shown += [fold[0].label, *words[0].split("\n"), at.title[0].value, *opening, *note]
     assert [text for text in shown if _unmarked(text)] == []
 
 
