@@ -15,7 +15,7 @@ from explorer.model import glossary, models, pairs, patching
 from explorer.model.example import Example, conform, tokens_for
 from explorer.sharing import lesson_link, model_link, picks, values, view_params
 from explorer.sharing import url as links
-from explorer.ui import page_table
+from explorer.ui import lesson_view, page_table
 
 STEPS = [(r, k, s) for r in routes.ROUTES for k, s in enumerate(r.steps, 1)]
 IDS = [f"{r.name}-{k}" for r, k, _ in STEPS]
@@ -63,6 +63,15 @@ def test_a_step_says_each_thing_in_whole_sentences(route, k, step) -> None:
     for line in (look, answer):
         assert len(line) <= routes.PRESENT_LINE_CHARS, f"{route.name} step {k}: {len(line)}: {line}"
     assert len(f"Your experiment: {w(step.experiment)}") <= routes.PRESENT_LINE_CHARS
+
+
+@pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
+def test_a_steps_part_names_what_the_page_scrolls_to(route, k, step) -> None:
+    """On a laptop the page scrolls the step's part to just under the bar (explorer.ui.lesson_view): every
+    part a step names has its target; a step without one points at the first chart under the bar."""
+    if step.part:
+        assert lesson_view.css_keys(step.part), f"{route.name} step {k}: no target for {step.part!r}"
+        assert all("." not in key for key in lesson_view.css_keys(step.part))
 
 
 @pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
