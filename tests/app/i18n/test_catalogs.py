@@ -277,3 +277,17 @@ def test_a_file_is_made_in_the_language_on_screen_when_its_button_was_drawn() ->
     numbers = re.compile(r'"bdata":\s*"([^"]+)"')  # every array of the charts, as its bytes
     es = numbers.findall(json.dumps(charts_json(page)))
     assert es == numbers.findall(json.dumps(charts_json(html.page(w)))) and len(es) > 10  # the same numbers
+
+
+def test_a_refused_cell_is_said_in_the_language_on_screen() -> None:
+    """The editors' refusals (a toast over the page) are whole sentences, with the value as the person typed
+    it and the kept number written as the language writes it."""
+    from explorer.ui import editors
+
+    with i18n.using("es"):
+        assert editors.parse_cell("abc") == (None, "'abc' no es un número")
+        assert editors.parse_cell("1e9")[1] == (
+            "1e+09 es demasiado grande (el límite es ±1.000.000: los valores mayores desbordan las puntuaciones)"
+        )
+    with i18n.using("en"):
+        assert editors.parse_cell("2e9")[1].startswith("2e+09 is too large (the limit is ±1,000,000:")
