@@ -109,6 +109,21 @@ def _cell(key: object, size: int, prefix: str = "") -> int | None:
     return i if i < size else None
 
 
+def _strays(title: str, strays: list[str]) -> str:
+    """The message for cells an editor does not have (the first three named)."""
+    cells = ", ".join(strays[:3])
+    if len(strays) <= 3:
+        return _(
+            "{title}: the editor sent cells it does not have ({cells}); ignored.", title=title, cells=cells
+        )
+    return _(
+        "{title}: the editor sent cells it does not have ({cells} and {more} more); ignored.",
+        title=title,
+        cells=cells,
+        more=len(strays) - 3,
+    )
+
+
 def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[str], cols: list[str]) -> None:
     """on_change: apply every reported edit to the canonical matrix; report any cell that was refused.
 
@@ -139,18 +154,7 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
             else:
                 edits.setdefault(r, {})[c] = value
     if strays:
-        cells = ", ".join(strays[:3])
-        state.say(
-            "refused",
-            _("{title}: the editor sent cells it does not have ({cells}); ignored.", title=title, cells=cells)
-            if len(strays) <= 3
-            else _(
-                "{title}: the editor sent cells it does not have ({cells} and {more} more); ignored.",
-                title=title,
-                cells=cells,
-                more=len(strays) - 3,
-            ),
-        )
+        state.say("refused", _strays(title, strays))
     refused: list[str] = []
     for r, changes in edits.items():
         i = _cell(r, sub.shape[0])
