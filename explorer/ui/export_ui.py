@@ -105,6 +105,13 @@ NOTEBOOKS = {
 }
 
 
+def in_language(code: str, make: Callable[..., bytes], *args: Any) -> bytes:
+    """A file made in the language on screen when its button was drawn: Streamlit makes it when the browser
+    asks, outside the script run, where no session's language is known."""
+    with i18n.using(code):
+        return make(*args)
+
+
 def notebook_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
     return NOTEBOOKS[describe(ex).notebook][0](ex, query, head, link, what)
 
@@ -137,7 +144,8 @@ def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
     )  # fmt: skip
     for label, make, name, mime, icon, key, help_ in files:
         st.download_button(
-            label, data=partial(make, ex, query, head, link, what), file_name=name, mime=mime,
+            label, data=partial(in_language, i18n.current(), make, ex, query, head, link, what),
+            file_name=name, mime=mime,
             on_click="ignore", icon=icon, width="stretch", key=key, help=help_,
         )  # fmt: skip
 

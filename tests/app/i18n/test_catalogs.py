@@ -4,6 +4,7 @@ format, the pseudo-language, and the lang= link parameter."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from explorer import i18n
 from explorer.i18n import catalog, languages, stats
 from explorer.sharing import url as links
 from explorer.ui import page_table, present
+from tests.app.fixtures import charts_json
 
 ROOT = Path(__file__).resolve().parents[3]
 PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
@@ -255,3 +257,37 @@ def test_a_number_in_a_translated_title_is_written_as_the_language_writes_it() -
             chart_specs.token_weights_title("cat", "head 2", 1, 1.0)
             == "Weights of “cat” over the keys (sum 1.000)"
         )
+
+
+def test_a_file_is_made_in_the_language_on_screen_when_its_button_was_drawn() -> None:
+    """Downloads are made outside the script run (no session's language there): the button carries it. The
+    HTML page's words section and chart titles follow it; its numbers (the data) do not change."""
+    from explorer.compute import pipeline
+    from explorer.export import html, walkthrough
+    from explorer.model.example import Example, conform
+    from explorer.ui import export_ui
+
+    assert export_ui.in_language("es", lambda: i18n._("Heads").encode()) == b"Cabezas"
+    ex = conform(Example(mask_kind="causal"))
+    w = walkthrough.from_example(ex, pipeline.run(ex), query=1, head=0, link="https://example.org/app")
+    with i18n.using("es"):
+        page = html.page(w)
+    assert "Palabras que se usan aquí" in page and "Puntuaciones en bruto Q Kᵀ" in page
+    assert "<dt>atención</dt>" in page and "Words used here" not in page
+    numbers = re.compile(r'"bdata":\s*"([^"]+)"')  # every array of the charts, as its bytes
+    es = numbers.findall(json.dumps(charts_json(page)))
+    assert es == numbers.findall(json.dumps(charts_json(html.page(w)))) and len(es) > 10  # the same numbers
+
+
+def test_a_refused_cell_is_said_in_the_language_on_screen() -> None:
+    """The editors' refusals (a toast over the page) are whole sentences, with the value as the person typed
+    it and the kept number written as the language writes it."""
+    from explorer.ui import editors
+
+    with i18n.using("es"):
+        assert editors.parse_cell("abc") == (None, "'abc' no es un número")
+        assert editors.parse_cell("1e9")[1] == (
+            "1e+09 es demasiado grande (el límite es ±1.000.000: los valores mayores desbordan las puntuaciones)"
+        )
+    with i18n.using("en"):
+        assert editors.parse_cell("2e9")[1].startswith("2e+09 is too large (the limit is ±1,000,000:")
