@@ -19,6 +19,7 @@ from explorer.views import patching as patch_views
 from explorer.views.model_figures import show_token
 
 STYLE = fg.Style()  # the app's look on a laptop (as the HTML page's other charts)
+NOT_HELD = "not in this file: this server holds no result of it for this pair"
 
 
 @dataclass(frozen=True, eq=False)
@@ -60,14 +61,12 @@ def patching(
         charts.append(("patching.resid", fig, True))
     if heads is not None:
         charts.append(("patching.head", patch_views.head_sweep(heads, style=STYLE), True))
-    if not charts:
-        rows += (
-            (
-                "sweeps",
-                "not run on this server yet: press “Run the patching” on the page, then download "
-                "again; or run the code below",
-            ),
-        )
+    # Each sweep the file lacks, said as what is known: the server holds no result of it (never run for this
+    # pair, or dropped from its bounded cache since), whichever of the two it is.
+    for name, got in (("residual-stream sweep", resid), ("head sweep", heads)):
+        if got is None:
+            rows += ((name, f"{NOT_HELD}: press “Run the patching” on the page, then download again; or run the "
+                            "code below"),)  # fmt: skip
     code = (
         "from attention_core import analysis, pretrained\n\n"
         'model = pretrained.load("SmolLM2-135M")\n'
