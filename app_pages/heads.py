@@ -60,9 +60,10 @@ if res is not None:
         if ex.n_heads * ex.d_k * ex.d_model > 64 * 64 * 8:  # a real layer's W_O (384 x 384): the head's rows
             h = ui.head_picker(ex.n_heads)
             rows = slice(h * ex.d_k, (h + 1) * ex.d_k)
-            st.caption(f"W_O is {ex.n_heads * ex.d_k} × {ex.d_model}: the editor shows head {h + 1}'s rows "
-                       f"({rows.start}–{rows.stop - 1}), the ones its output multiplies.")  # fmt: skip
-            editors.matrix_editor("w_o", title=f"W_O (head {h + 1}'s rows)", row_labels=cols_v[rows],
+            st.caption(_("W_O is {rows} × {cols}: the editor shows head {n}'s rows ({first}–{last}), the ones its "
+                         "output multiplies.", rows=ex.n_heads * ex.d_k, cols=ex.d_model, n=h + 1,
+                         first=rows.start, last=rows.stop - 1))  # fmt: skip
+            editors.matrix_editor("w_o", title=_("W_O (head {n}'s rows)", n=h + 1), row_labels=cols_v[rows],
                                   col_labels=dims, index=(rows,))  # fmt: skip
         else:
             editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)

@@ -33,12 +33,16 @@ if res is not None and not described.adds_positions:
     # A trained layer adds no P of its own: its positions are already in X (learned vectors added before the
     # first layer) or rotate q and k inside attention (RoPE); a chart of P would be all zeros.
     st.info(
-        f"**{described.title}** adds no position vector P here. "
-        + (
-            "Its positions rotate each query and key inside attention (RoPE): see them on Scores, mask, softmax."
-            if described.rope
-            else "Its learned position vectors were added to the token embeddings before layer 1, so the input "
-            "X below already holds them."
+        _(
+            "**{model}** adds no position vector P here. Its positions rotate each query and key inside "
+            "attention (RoPE): see them on Scores, mask, softmax.",
+            model=described.title,
+        )
+        if described.rope
+        else _(
+            "**{model}** adds no position vector P here. Its learned position vectors were added to the token "
+            "embeddings before layer 1, so the input X below already holds them.",
+            model=described.title,
         )
     )
     ui.token_matrices(
@@ -51,11 +55,14 @@ elif res is not None:
     sty, dims = ui.style(), fg.dims("d", ex.d_model)
     presenting = ui.step() is not None  # the step: E + P = X, on one screen
     if ex.pe_kind == "learned" and not presenting:
-        start = "the sinusoidal values" if described.drawn else "the trained ones"
-        st.caption(f"Edit the position vectors (one row per position; they start from {start}).")
+        st.caption(
+            _("Edit the position vectors (one row per position; they start from the sinusoidal values).")
+            if described.drawn
+            else _("Edit the position vectors (one row per position; they start from the trained ones).")
+        )
         editors.matrix_editor(
             "pe_table",
-            title="Positional table",
+            title=_("Positional table"),
             row_labels=[f"pos {i}" for i in range(res.n)],
             col_labels=dims,
         )

@@ -49,11 +49,18 @@ if res is not None:
         cols_k = fg.dims(label[-1].lower(), ex.d_k)  # q0.., k0.., v0..
         bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
         plus = f" + b_{label[-1]}" if state.matrix(bias).size else ""
-        st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}{plus}", anchor=False)
+        st.subheader(
+            _("{w} of head {n} and {out} = X {w}{plus}", w=label, n=h + 1, out=label[-1], plus=plus),
+            anchor=False,
+        )
         left, right = st.columns([2, 3])
         with left:
             editors.matrix_editor(
-                name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k, index=(h,)
+                name,
+                title=_("{w} (head {n})", w=label, n=h + 1),
+                row_labels=dims,
+                col_labels=cols_k,
+                index=(h,),
             )
             editors.bias_editor(bias, title=f"b_{label[-1]} (head {h + 1})", col_labels=cols_k, head=h)
             keys = (f"projections.rand.{name}", f"projections.reset.{name}")

@@ -35,10 +35,12 @@ ex, res = ui.result()
 if res is not None:
     if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:
         st.info(
-            "Padding masks keys written as `[PAD]`: add some to the sentence, e.g. *I like tea [PAD] [PAD]*."
+            _(
+                "Padding masks keys written as `[PAD]`: add some to the sentence, e.g. *I like tea [PAD] [PAD]*."
+            )
         )
     if ex.mask_kind == "custom" and ui.shows("masking"):
-        what = "Custom mask: tick = may attend (rows are queries, columns keys)"
+        what = _("Custom mask: tick = may attend (rows are queries, columns keys)")
         with st.expander(what, expanded=ui.step() is None):
             editors.matrix_editor(
                 "custom_mask", title="Custom mask", row_labels=res.labels, col_labels=res.labels
@@ -91,15 +93,15 @@ if res is not None:
     if ui.shows("softmax") and not questions.question_hides(res, h, lab):
         ui.chart(fig, charts.WEIGHTS.key)
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
-        st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
+        st.info(_("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output."))
     if ui.step() is None:  # presenting: the step ends with its chart
-        st.subheader("One cell, with its numbers", anchor=False)
+        st.subheader(_("One cell, with its numbers"), anchor=False)
         a, b = st.columns(2)
         with a:
-            i = ui.token_picker("query (row)", lab, state.K_QUERY)
+            i = ui.token_picker(_("query (row)"), lab, state.K_QUERY)
         with b:
-            j = ui.token_picker("key (column)", lab, state.K_KEY)
+            j = ui.token_picker(_("key (column)"), lab, state.K_KEY)
         for line in formulas.cell_of(res, h, i, j):
             st.latex(line)
         if ex.rope:
-            st.caption("With RoPE, q and k above are the rotated vectors.")
+            st.caption(_("With RoPE, q and k above are the rotated vectors."))

@@ -151,7 +151,7 @@ def begin(
     key = say_model(decoder_only=decoder_only, encoder_only=encoder_only, why_not=why_not)
     if key is None:
         return None
-    if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):
+    if ui.nothing_to_read(state.sentence(), "model"):
         return None
     text = state.sentence().strip()
     try:

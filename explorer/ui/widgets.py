@@ -277,7 +277,22 @@ def _one_label_column(
 NOTHING_VISIBLE = (
     "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
     "characters): type a few words in the box above"
-)
+)  # how both messages below begin
+# What to do with no sentence (EMPTY) or nothing visible in it (INVISIBLE), by what the page then shows
+EMPTY = {
+    "tokens": i18n.N_("Type a sentence in the box above to see its tokens go through self-attention."),
+    "model": i18n.N_("Type a sentence in the box above to see what the model does with it."),
+}
+INVISIBLE = {
+    "tokens": i18n.N_(
+        "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
+        "characters): type a few words in the box above to see its tokens go through self-attention."
+    ),
+    "model": i18n.N_(
+        "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
+        "characters): type a few words in the box above to see what the model does with it."
+    ),
+}
 
 
 def visible(sentence: str) -> bool:
@@ -287,11 +302,11 @@ def visible(sentence: str) -> bool:
 
 def nothing_to_read(sentence: str, then: str) -> bool:
     """True, with the one message that says why, when there is no sentence or nothing visible in it; `then`
-    ends the message for an empty box ("to see what the model does with it")."""
+    says what typing one shows: "tokens" (the explorer's pages) or "model" (a real model's)."""
     if not sentence:
-        st.info(f"Type a sentence in the box above {then}.", icon=":material/edit:")
+        st.info(i18n._(EMPTY[then]), icon=":material/edit:")
     elif not visible(sentence):
-        st.info(f"{NOTHING_VISIBLE} {then}.", icon=":material/edit:")
+        st.info(i18n._(INVISIBLE[then]), icon=":material/edit:")
     else:
         return False
     return True
@@ -309,7 +324,7 @@ def result() -> tuple[Example, Result | None]:
     reads = page is not None and page.attention  # a page of the attention trace
     if shown.banner:
         layer_banner(shown, reads)
-    then = "to see its tokens go through self-attention"
+    then = "tokens"
     if nothing_to_read(ex.sentence, then):
         return ex, None
     res = compute.run(ex)
@@ -317,12 +332,17 @@ def result() -> tuple[Example, Result | None]:
         nothing_to_read("", then)
         return ex, None
     if res.error:
-        st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
+        st.error(
+            i18n._("This example cannot be computed: {why}", why=literal(res.error)), icon=":material/error:"
+        )
         return ex, None
     if res.attention_input != "X" and reads and not (shown.banner and step()):  # presenting: in the banner
         st.info(
-            f"Pre-norm: attention reads {res.attention_input}, each token's vector of X normalised "
-            f"(page Encoder block), so the numbers on this page are computed from {res.attention_input}, not X.",
+            i18n._(
+                "Pre-norm: attention reads {x}, each token's vector of X normalised (page Encoder block), so the "
+                "numbers on this page are computed from {x}, not X.",
+                x=res.attention_input,
+            ),
             icon=":material/info:",
         )
     return ex, res
@@ -340,14 +360,17 @@ def layer_banner(shown: Description, reads: bool = False) -> None:
             else ""
         )
         left.markdown(f"**{shown.source}: {literal(shown.title)}** (trained weights, editable){norm}")
-        right.button("Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:",
+        right.button(i18n._("Back to the toy model"), key="layer.close", on_click=state.close_layer, icon=":material/undo:",
                      type="tertiary")  # fmt: skip
         return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
         left.markdown(f"**{shown.source}:** {literal(shown.banner)}")
         right.button(
-            "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
+            i18n._("Back to the toy model"),
+            key="layer.close",
+            on_click=state.close_layer,
+            icon=":material/undo:",
         )
 
 

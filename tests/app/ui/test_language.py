@@ -19,7 +19,7 @@ from tests.app.fixtures import ROOT, TIMEOUT
 # summary), the step bar under the page, the glossary's fold ("Words on this page": every term and what it
 # is), a lesson's bars (where the student is, look, predict, the answer once revealed, the way on) and the
 # sidebar (every control's label, help and options, the model's sizes), the first page's note on random
-# weights; each page's own opening is checked
+# weights, a predict-then-reveal question and its answer; each page's own opening is checked
 # page by page in tests/app/i18n/test_catalogs.py (PAGE_PARTS_MARKED).
 PSEUDO_COVERS = (
     "menu",
@@ -134,6 +134,21 @@ def test_a_lesson_in_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: py
     assert any("**Áñswér:**" in t for t in after) and not any("**Áñswér:**" in t for t in before)
     shown = before + after + [t for b in lessons for t in (b.label, b.help or "")]
     assert [text for text in shown if _unmarked(text)] == []
+
+
+def test_a_question_in_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Predict, then reveal on /scores: the question, its hint and the Reveal button, then the answer."""
+    monkeypatch.setenv(languages.ENV, "en,xx")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    at.query_params.update(lang="xx", ask="1")
+    at.run()
+    at.switch_page("app_pages/scores.py").run()
+    assert not at.exception, at.exception
+    asked = _texts(_keyed(at, "ask-box"))
+    at.button(key="reveal").click().run()
+    answer = [a.value for a in at.success]
+    assert len(asked) >= 3 and len(answer) == 1
+    assert [text for text in asked + answer if _unmarked(text)] == []
 
 
 def _keyed(at: AppTest, key: str):  # noqa: ANN202 - an AppTest Block
