@@ -97,7 +97,7 @@ def test_the_files_add_the_patching_experiment_and_say_it_has_not_run_yet(smol) 
     assert f"<td>{pair.ld_clean:.4f}</td>" in page and f"<td>{pair.ld_corrupt:.4f}</td>" in page
     # The file opens with the experiment (after its title and imports), the explorer's example below it.
     first = nb[2]
-    assert first.startswith("## What caused the answer?") and f"answer, wrong = {answer}, {wrong}" in first
+    assert first.startswith("## What caused the answer?") and f"ANSWER, WRONG = {answer}, {wrong}" in first
     assert page.index('<section id="patching">') < page.index('<section id="tokens">')
     # The files of an experiment the app has run carry its sweeps: tests/app/pages/test_patching_page.py
     # exports them right after the page ran them (a sweep here too would double the minutes for no new check).
