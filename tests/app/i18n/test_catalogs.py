@@ -73,6 +73,7 @@ def test_a_translation_keeps_every_placeholder_of_its_string(row: languages.Lang
             if text:
                 assert set(PLACEHOLDER.findall(text)) <= want, (m.id, text)
                 assert set(PLACEHOLDER.findall(text)) >= {p for p in PLACEHOLDER.findall(ids[0]) if p != "n"}
+                text.format(**{p: 1.5 for p in PLACEHOLDER.findall(text)})  # its format specs are valid
 
 
 def test_only_complete_catalogs_are_offered_by_default() -> None:

@@ -151,6 +151,19 @@ def test_a_question_in_the_pseudo_language_leaves_no_word_unmarked(monkeypatch: 
     assert [text for text in asked + answer if _unmarked(text)] == []
 
 
+def test_every_explorer_page_runs_in_spanish(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The toy model's pages, one after the other in one session, in Spanish: no error (a translation whose
+    placeholder or format went wrong would raise here), each opening with its Spanish title."""
+    from explorer.ui import page_table
+
+    monkeypatch.setenv(languages.ENV, "en,es")
+    at = _app("es")
+    for page in page_table.sections()[""]:
+        at.switch_page(page.script).run()
+        assert not at.exception, (page.url_path, at.exception)
+        assert at.title and "Oración" in _links(at), page.url_path
+
+
 def _keyed(at: AppTest, key: str):  # noqa: ANN202 - an AppTest Block
     """The container made with st.container(key=key)."""
 
