@@ -145,11 +145,11 @@ CSS = """<style>
 </style>"""
 # On a laptop the bar (its layout wrapper: the bar's own box is exactly as tall) stays at the top while the
 # page scrolls under it (explorer.ui.lesson_view scrolls the
-# step's chart to just under it), under Streamlit's header; a bar taller than half the screen (a fold opened)
+# step's chart to just under it), under Streamlit's header; a bar taller than 40 % of the screen (a fold opened)
 # scrolls inside itself. Its background is the page's (set by lesson_view.js): static CSS, ours.
 STICKY_CSS = """<style>
 [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 5; }
-.st-key-lesson-bar { max-height: 50vh; overflow-y: auto; }
+.st-key-lesson-bar { max-height: 40vh; overflow-y: auto; }
 </style>"""
 # The lessons in the menu look like its page links: left-aligned, as tall as a link.
 MENU_CSS = """<style>

@@ -32,12 +32,28 @@ function paintBar(doc) {
   if (bar) bar.style.backgroundColor = getComputedStyle(app).backgroundColor;
 }
 
+function keepUnder(doc) {
+  // The bar grows (an answer revealed, its words unfolded) over what lies under it: the page moves down as
+  // much, so what was just under the bar (the chart) stays just under it. Stuck or not: at the page's top
+  // there is nothing to scroll and the bar pushes the page down itself.
+  const bar = doc.querySelector(BAR);
+  if (!bar || bar.__keepUnder) return;
+  let was = bar.getBoundingClientRect().height;
+  bar.__keepUnder = new ResizeObserver(() => {
+    const now = bar.getBoundingClientRect().height;
+    if (now !== was && bar.isConnected) scroller(bar).scrollBy(0, -(now - was));
+    was = now;
+  });
+  bar.__keepUnder.observe(bar);
+}
+
 export default function (component) {
   const { data } = component;
   const doc = window.document;
   const step = (data && data.step) || '';
   const keys = (data && data.keys) || [];
   paintBar(doc);
+  keepUnder(doc);
   if (!step || window.__lessonScrolled === step) return undefined;
   window.__lessonScrolled = step;
   const began = performance.now();
