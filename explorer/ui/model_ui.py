@@ -131,15 +131,17 @@ def say_model(
         st.info(literal(missing), icon=":material/cloud_off:")
         hint = models.server_hint(key)
         if hint:  # not installed (a failed download says its reason above)
-            with st.expander("For whoever runs this server"):
+            with st.expander(_("For whoever runs this server")):
                 st.caption(literal(hint))
         return None
     if not _loaded(key, row):
         return None
     # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
     # one line (the step is one screen).
-    kind = "a decoder" if decoder_only else "an encoder"
-    said = f"**{row.title}**" + (f" · this page needs {kind}" if needs else "")
+    said = f"**{row.title}**"
+    if needs:
+        need = _("this page needs a decoder") if decoder_only else _("this page needs an encoder")
+        said = f"{said} · {need}"
     st.caption(said if ui.step() else row.about, help=(why_not if needs else row.precise) or None)
     return key
 
@@ -155,10 +157,10 @@ def begin(
         return None
     text = state.sentence().strip()
     try:
-        with waiting.working(f"Running {models.choice(key).title} on your sentence…", key):
+        with waiting.working(_("Running {model} on your sentence…", model=models.choice(key).title), key):
             trace = model_compute.run(key, text)
     except ValueError as exc:
-        st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
+        st.error(_("The model cannot read this sentence: {why}", why=literal(exc)), icon=":material/warning:")
         return None
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
@@ -172,7 +174,7 @@ def _loaded(key: str, row: models.ModelChoice) -> bool:
     if models.prepare(key).phase == "ready":
         return True
     if models.installed(key):
-        with st.spinner(f"Loading {row.title} (once per server)…", show_time=True):
+        with st.spinner(_("Loading {model} (once per server)…", model=row.title), show_time=True):
             try:
                 models.model(key)
             except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
@@ -192,10 +194,15 @@ def _download_progress(key: str, title: str) -> None:
         st.rerun()
     if now.phase == "downloading" and now.total:
         mb = 2**20
-        text = f"Downloading {title}: {now.done / mb:.0f} of {now.total / mb:.0f} MB (once per server)"
+        text = _(
+            "Downloading {model}: {done:.0f} of {total:.0f} MB (once per server)",
+            model=title,
+            done=now.done / mb,
+            total=now.total / mb,
+        )
         st.progress(min(1.0, now.done / now.total), text=text)
     else:
-        st.progress(0.0, text=f"Getting {title} ready (once per server)…")
+        st.progress(0.0, text=_("Getting {model} ready (once per server)…", model=title))
 
 
 def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
