@@ -79,7 +79,8 @@ def _teacher_bar() -> None:
             st.download_button(
                 "Answers (CSV)", data=partial(class_ui.answers_csv_bytes, code, key), file_name="class-answers.csv",
                 mime="text/csv", on_click="ignore", key="class.csv", icon=":material/download:",
-                help="Every question asked, each choice and how many chose it. No names.",
+                help="Every question asked, each choice and how many chose it. No names. The lesson's notebook "
+                "(the sidebar's Download as notebook) ends with them too.",
             )  # fmt: skip
             st.button("End the class", key="class.end", on_click=class_ui.end, icon=":material/logout:",
                       help="Deletes the class and its answers: download them first.")  # fmt: skip

@@ -26,7 +26,7 @@ from explorer.model import pairs as pm
 from explorer.model.example import Example
 from explorer.model.layer import describe
 from explorer.sharing import url as links
-from explorer.ui import model_ui, state
+from explorer.ui import class_ui, model_ui, state
 
 # What a real-model page's experiment was, in plain values (the download runs outside the script, without the
 # session): ("patching", model, clean, corrupt, answer, wrong) or ("minimal-pairs", model, first, second, word,
@@ -142,9 +142,11 @@ def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
         (_("Download as a web page (.html)"), html_bytes, "attention-example.html", "text/html",
          ":material/language:", "share.html", _(HTML_HELP)),
     )  # fmt: skip
+    teaching = state.classroom.teaching()  # the teacher's notebook ends with the class's answers
     for label, make, name, mime, icon, key, help_ in files:
+        made = partial(class_ui.with_answers, teaching, make) if make is notebook_bytes else make
         st.download_button(
-            label, data=partial(in_language, i18n.current(), make, ex, query, head, link, what),
+            label, data=partial(in_language, i18n.current(), made, ex, query, head, link, what),
             file_name=name, mime=mime,
             on_click="ignore", icon=icon, width="stretch", key=key, help=help_,
         )  # fmt: skip
