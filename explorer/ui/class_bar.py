@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer.classroom import store as cs
 from explorer.classroom.store import Question
-from explorer.ui import class_ui, state
+from explorer.ui import class_keep, class_ui, state
 from explorer.views.text import literal
 
 POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
@@ -45,6 +45,7 @@ def bar() -> None:
     What polls the store twice a second is small: the teacher's count (one session a class), and for each
     student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
     (`_watch`); the rest of the bar is drawn by the page's run."""
+    class_keep.keep(class_ui.store)  # a teacher's tab: the key kept across a reload, never on the page
     if state.classroom.take_show_code() and state.classroom.teaching() is not None:
         st.html(CODE_CSS)  # outside the dialog: a <style> alone is not drawn inside one
         class_ui.code_dialog(state.classroom.teaching()[0])  # type: ignore[index]
