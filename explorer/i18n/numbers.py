@@ -7,12 +7,12 @@ and anything parsed again write a decimal point and no digit groups. Pure.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import lru_cache
 
 from explorer.i18n.languages import BY_CODE, SOURCE
 
 
-@cache
+@lru_cache(maxsize=32)
 def _pattern(places: int, grouped: bool) -> str:
     return ("#,##0" if grouped else "0") + ("." + "0" * places if places > 0 else "")
 
@@ -26,7 +26,7 @@ def decimal(value: float, places: int, code: str) -> str:
     return format_decimal(value, _pattern(places, abs(value) >= row.group_from), locale=row.numbers)
 
 
-@cache
+@lru_cache(maxsize=8)
 def _symbols(code: str) -> tuple[str, str]:
     """The decimal and group symbols of language `code`'s numbers ("." and "," in English)."""
     from babel.numbers import get_decimal_symbol, get_group_symbol

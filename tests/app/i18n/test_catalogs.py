@@ -292,3 +292,27 @@ def test_a_refused_cell_is_said_in_the_language_on_screen() -> None:
         )
     with i18n.using("en"):
         assert editors.parse_cell("2e9")[1].startswith("2e+09 is too large (the limit is ±1,000,000:")
+
+
+def test_a_language_set_for_a_block_holds_in_its_own_thread_only() -> None:
+    """A file made in Spanish (a download, in a thread of its own) changes no other session's language."""
+    import threading
+
+    inside, done = threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def download() -> None:
+        with i18n.using("es"):
+            seen.append(i18n._("Heads"))
+            inside.set()
+            done.wait(10)
+
+    worker = threading.Thread(target=download)
+    worker.start()
+    assert inside.wait(10)
+    try:
+        assert i18n.current() == i18n.SOURCE and i18n._("Heads") == "Heads"  # this thread: untouched
+    finally:
+        done.set()
+        worker.join(10)
+    assert seen == ["Cabezas"]
