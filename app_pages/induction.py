@@ -4,6 +4,7 @@ import numpy as np
 import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
+from explorer.i18n import _
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state, waiting
 from explorer.ui import widgets as ui
@@ -14,11 +15,13 @@ from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal
 
 ui.opening(
-    "Induction heads",
-    "Random tokens carry no meaning, so the first time through the model can only guess. Repeat them, and "
-    "a few heads look back to the token that came *after* the current one last time and copy it: induction "
-    "heads. A head's score is the weight it puts there, averaged over the second copy. They need a "
-    "previous-token head in an earlier layer to mark what came before each token.",
+    _("Induction heads"),
+    _(
+        "Random tokens carry no meaning, so the first time through the model can only guess. Repeat them, and "
+        "a few heads look back to the token that came *after* the current one last time and copy it: induction "
+        "heads. A head's score is the weight it puts there, averaged over the second copy. They need a "
+        "previous-token head in an earlier layer to mark what came before each token."
+    ),
     r"\text{score} = \frac{1}{n}\sum_{i=n}^{2n-1} A_{i,\; i-n+1}",
 )
 EXPERIMENT_PX = 80  # the experiment's row of buttons under the loss chart, presenting
@@ -69,7 +72,7 @@ if key is not None:
         rows,
         cols,
         style=sty,
-        title=charts.INDUCTION_SCORES.title,
+        title=charts.INDUCTION_SCORES.titled(),
         cells=fg.Cells(weights=True),
         axes=fg.Axes(**charts.INDUCTION_SCORES.axes, width_px=ui.HALF, height_px=tall),
     )
@@ -82,7 +85,7 @@ if key is not None:
             rows,
             cols,
             style=sty,
-            title=charts.PREVIOUS_SCORES.title,
+            title=charts.PREVIOUS_SCORES.titled(),
             cells=fg.Cells(weights=True),
             axes=fg.Axes(**charts.PREVIOUS_SCORES.axes, width_px=ui.HALF),
         )

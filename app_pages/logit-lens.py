@@ -3,6 +3,7 @@
 import streamlit as st
 
 from explorer.compute import interp
+from explorer.i18n import _
 from explorer.ui import interp_ui, model_ui, waiting
 from explorer.ui import widgets as ui
 from explorer.views import interp_figures as lf
@@ -10,11 +11,13 @@ from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal, probability
 
 ui.opening(
-    "What each layer predicts",
-    "The logit lens: stop the model after any layer and read its residual stream with the model's own "
-    "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
-    "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
-    "predict next and is coloured by that token's probability.",
+    _("What each layer predicts"),
+    _(
+        "The logit lens: stop the model after any layer and read its residual stream with the model's own "
+        "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
+        "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
+        "predict next and is coloured by that token's probability."
+    ),
     r"p_l = \operatorname{softmax}\big(\operatorname{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
 )
 got = model_ui.begin(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.compute.pipeline import ROLES, Result, rule_key
+from explorer.i18n import N_, _
 from explorer.ui import class_ui, state
 from explorer.views.text import literal
 
@@ -23,9 +24,9 @@ def model_question_hides(word: str, what: str, question: str, answer: str) -> bo
     if not state.model_revealed(word, what):
         with st.container(key="ask-box", border=True):
             st.subheader(question, anchor=False)
-            st.caption("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
+            st.caption(_(THINK))
             st.button(
-                "Reveal", key="reveal", on_click=state.reveal_model, args=(word, what),
+                _("Reveal"), key="reveal", on_click=state.reveal_model, args=(word, what),
                 icon=":material/visibility:", type="primary",
             )  # fmt: skip
         return True
@@ -48,24 +49,23 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     role = roles[head] if head < len(roles) else ""
     in_class = class_ui.role()  # in a class: the question is the class's (explorer.ui.class_ui)
     if in_class == "teacher":
-        qid = class_ui.ask(f"ask={q}|head={head}", f"Which word will “{labels[q]}” attend to most (head "
-                           f"{head + 1})?", labels, k)  # fmt: skip
+        asked = _("Which word will “{who}” attend to most (head {n})?", who=labels[q], n=head + 1)
+        qid = class_ui.ask(f"ask={q}|head={head}", asked, labels, k)
         reveal, args = class_ui.reveal, (qid, k)
         shown = state.revealed() and class_ui.revealed(qid)  # a new question (another head) asks again
     else:
         reveal, args, shown = state.reveal, (), state.revealed()
     if not shown:
         with st.container(key="ask-box", border=True):
-            st.subheader(f"Predict: which word will “{who}” attend to most?", anchor=False)
+            st.subheader(_("Predict: which word will “{who}” attend to most?", who=who), anchor=False)
             if in_class == "student":
-                st.caption(f"Head {head + 1}. Answer in the class box above; the teacher reveals the answer.")
+                st.caption(
+                    _("Head {n}. Answer in the class box above; the teacher reveals the answer.", n=head + 1)
+                )
                 return True
-            st.caption(
-                f"Head {head + 1}{_rule_hint(role, literal(res.tokens[q]))}. Think, vote, then reveal (the button, or → on the "
-                "keyboard or clicker)."
-            )
+            st.caption(f"{_rule_hint(role, head, literal(res.tokens[q]))} {_(THINK)}")  # two sentences
             st.button(
-                "Reveal",
+                _("Reveal"),
                 key="reveal",
                 on_click=reveal,
                 args=args,
@@ -76,33 +76,50 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
         return False
     w = float(res.attention.weights[head, q, k])
-    st.success(
-        f"Answer: “{who}” attends most to “{literal(labels[k])}” (weight {w:.2f} in head {head + 1}): its row "
-        f"below.{_rule_said(role, res, head, q, labels)}",
-        icon=":material/visibility:",
+    answer = _(
+        "Answer: “{who}” attends most to “{key}” (weight {w:.2f} in head {n}): its row below.",
+        who=who,
+        key=literal(labels[k]),
+        w=w,
+        n=head + 1,
     )
+    st.success(answer + _rule_said(role, res, head, q, labels), icon=":material/visibility:")  # two sentences
     return False
 
 
-def _rule_hint(role: str, who: str) -> str:
-    """The rule a trained head learned, as the question's hint ("" for a head with none: a random one)."""
+THINK = N_("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
+
+
+def _rule_hint(role: str, head: int, who: str) -> str:
+    """The head, and the rule it learned as the question's hint (a random head has none), as one sentence."""
+    n = head + 1
     if role == ROLES[0]:
-        return " is a previous-token head: it learned to look at the word just before"
+        return _("Head {n} is a previous-token head: it learned to look at the word just before.", n=n)
     if role == ROLES[1]:
-        return (
-            f" is an induction head: it learned to find an earlier copy of “{who}” and look at the word that "
-            "came after that copy"
+        return _(
+            "Head {n} is an induction head: it learned to find an earlier copy of “{who}” and look at the word "
+            "that came after that copy.",
+            n=n,
+            who=who,
         )
-    return " (random weights: no rule to learn)" if state.description().drawn else ""
+    if state.description().drawn:
+        return _("Head {n} (random weights: no rule to learn).", n=n)
+    return _("Head {n}.", n=n)
 
 
 def _rule_said(role: str, res: Result, head: int, query: int, labels: list[str]) -> str:
     """After the answer: the word the head's rule names, and whether the head followed it ("" without a rule)."""
     want = rule_key(role, res, query)
     if want is None:
-        return " This word has no earlier copy, so the induction rule names no word here." if role else ""
+        return (
+            " " + _("This word has no earlier copy, so the induction rule names no word here.")
+            if role
+            else ""
+        )
     assert res.attention is not None
     if want == res.strongest_key(head, query):
-        return f" The rule names “{literal(labels[want])}”: the head followed it."
+        return " " + _("The rule names “{word}”: the head followed it.", word=literal(labels[want]))
     weight = float(res.attention.weights[head, query, want])
-    return f" The rule names “{literal(labels[want])}”, which this head gives {weight:.2f}."
+    return " " + _(
+        "The rule names “{word}”, which this head gives {w:.2f}.", word=literal(labels[want]), w=weight
+    )

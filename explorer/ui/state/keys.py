@@ -21,6 +21,7 @@ K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
 K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1 (the default)
 K_TABLES = "ui.tables"  # every chart drawn as tables of its numbers (for a screen reader, or exact values)
+K_LANG = "ui.lang"  # the language on screen (explorer.i18n): the browser's at first, then the picker's; lang=
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 K_ASK = "ui.ask"  # predict, then reveal: the query whose weights are hidden until revealed (-1: no question)
 _REVEALED = "ui.revealed"  # the hidden weights were revealed

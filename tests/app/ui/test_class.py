@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.classroom import store as cs
-from explorer.ui import class_ui
+from explorer.ui import class_keep, class_ui
 from tests.app.fixtures import ROOT, TIMEOUT
 
 IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
@@ -152,3 +153,47 @@ def test_the_teacher_ends_the_class_and_the_students_are_told() -> None:
     assert class_ui.store().pulse(code) is None
     with pytest.raises(cs.ClassError):
         class_ui.store().export(code, key)
+
+
+def kept_data(at: AppTest) -> dict | None:
+    """What the tab's key keeper (explorer.ui.class_keep) is told to do, None when it is not on the page."""
+    for el in at.get("bidi_component"):
+        if el.proto.component_name == class_keep.NAME:
+            return json.loads(el.proto.json or "{}")
+    return None
+
+
+def resumed(kept: str) -> AppTest:
+    """A reloaded tab whose sessionStorage held `kept`: the keeper's report, as its trigger brings it."""
+
+    def script() -> None:
+        import streamlit as st
+
+        from explorer.ui import class_keep, class_ui, state
+
+        st.text(
+            f"{class_keep.resume(st.query_params.get('kept'), class_ui.store)} {state.classroom.teaching()}"
+        )
+        st.text(str(state.classroom.drop_kept()))
+
+    at = AppTest.from_function(script, default_timeout=TIMEOUT)
+    at.query_params["kept"] = kept
+    return at.run()
+
+
+def test_a_reloaded_teacher_tab_drives_its_class_again_and_no_student_sees_the_key() -> None:
+    t, code, key = teacher_with_class()
+    assert kept_data(t) == {"keep": f"{code}.{key}"}  # the teacher's tab keeps it (in its sessionStorage)
+    s = tab(join=code)
+    assert kept_data(s) is None  # a student's page has no keeper and no key
+    assert key not in str([el.proto for el in s.get("bidi_component")])
+    again = resumed(f"{code}.{key}")
+    assert not again.exception and again.text[0].value.startswith("True")
+    assert again.text[0].value.count(key) == 1 and again.text[1].value == "False"
+    for wrong in (f"{code}.{'x' * 43}", f"{code}.", "garbage", "x" * 500):
+        no = resumed(wrong)
+        assert no.text[0].value.startswith("False") and "None" in no.text[0].value
+    assert resumed(f"{code}.{'x' * 43}").text[1].value == "True"  # the tab is told to forget it
+    t.button(key="class.end").click().run()
+    assert kept_data(t) == {"drop": True}  # the class ended: the tab forgets the key
+    assert resumed(f"{code}.{key}").text[0].value.startswith("False")
