@@ -96,7 +96,9 @@ def main() -> int:
     child = CHILD.format(root=str(ROOT), clean=CLEAN, corrupt=CORRUPT, only=only, runs=args.runs)
     before = load()
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
-    done = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=3600)
+    done = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, env=env, timeout=3600
+    )
     if done.returncode:
         print(done.stderr[-3000:], file=sys.stderr)
         return 1
