@@ -77,15 +77,18 @@ def next_choices(tokens: Sequence[str], after: str) -> tuple[str, list[str], int
     return f"Which word comes next after “{after}”?", options, options.index(top[0])
 
 
-def head_choices(effects: object) -> tuple[str, list[str], int] | None:
-    """/ablation's question for a class: the heads whose removal changes the output most (the engine's
-    ranking), ordered by layer and head; the right one changes it most. None before any head is measured."""
+def head_choices(
+    effects: object, prompt: str = "Which head, switched off alone, changes the output most?"
+) -> tuple[str, list[str], int] | None:
+    """A question about heads for a class: the heads of the largest `effects` ((L, H), NaN: not measured;
+    /ablation's effect of removing each, /induction's induction scores), ordered by layer and head; the
+    right one has the largest. None before any head is measured."""
     top = analysis.ranked(effects)[:CLASS_CHOICES]
     if not top:
         return None
     cells = sorted((layer, head) for layer, head, _e in top)
     options = [f"layer {layer + 1}, head {head + 1}" for layer, head in cells]
-    return "Which head, switched off alone, changes the output most?", options, cells.index(top[0][:2])
+    return prompt, options, cells.index(top[0][:2])
 
 
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:

@@ -29,7 +29,12 @@ _REVEALED = "ui.revealed"  # the hidden weights were revealed
 # and its answer stays hidden until revealed for this model and sentence (a new sentence asks again).
 K_ASK_NEXT = "ui.ask_next"  # /next-token: which token comes next
 K_ASK_HEADS = "ui.ask_heads"  # /ablation: which head matters most
-MODEL_QUESTIONS = {"next": K_ASK_NEXT, "heads": K_ASK_HEADS}  # the link's ask= word -> its toggle's key
+K_ASK_INDUCTION = "ui.ask_induction"  # /induction: which head copies the earlier token
+MODEL_QUESTIONS = {
+    "next": K_ASK_NEXT,
+    "heads": K_ASK_HEADS,
+    "induction": K_ASK_INDUCTION,
+}  # the link's ask= word -> its toggle's key
 _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was revealed for
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
 # would cost most of their page's run at 64 tokens even when nobody looks at them.
@@ -64,6 +69,7 @@ UI_DEFAULTS: dict[str, Any] = {
     K_ASK: -1,
     K_ASK_NEXT: False,
     K_ASK_HEADS: False,
+    K_ASK_INDUCTION: False,
 }
 
 _BUILT = "m.built"  # (what the last Example was built from, that Example)

@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 
 from attention_core import analysis
-from explorer.compute import model_compute
+from explorer.compute import interp, model_compute
 from explorer.model import example as exm
 from explorer.sharing import url as links
-from explorer.ui import state
+from explorer.ui import questions, state
 from explorer.ui.state import keys
+from explorer.views import chart_specs as charts
 from tests.app.fixtures import CAPITAL, chart_ids, need, open_at, page
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -69,4 +70,28 @@ def test_the_share_link_carries_the_questions_and_bad_values_get_a_message() -> 
     assert got.ask == 7 and got.ask_model == ("next", "heads") and got.messages == []
     bad = links.read({"ask": "nxt"}, ex)
     assert bad.ask is None and bad.ask_model is None
-    assert "(ask=) takes a token's number, 0 to 63, and next or heads" in bad.messages[0][1]
+    assert "(ask=) takes a token's number, 0 to 63, and next, heads or induction" in bad.messages[0][1]
+
+
+def test_ask_induction_hides_the_scores_until_reveal_and_the_answer_is_the_engines_best_head() -> None:
+    need("smollm2")
+    at = open_at("induction", model="smollm2", ask="induction", present="1")
+    shown = set(chart_ids(at))
+    assert not shown & {charts.INDUCTION_SCORES.key, charts.INDUCTION_PATTERN.key}
+    assert "induction.head" not in [s.key for s in at.selectbox]  # its labels carry the scores
+    assert [s.value for s in at.subheader if s.value.startswith("Predict")] == [
+        "Predict: which head copies the earlier token (the highest induction score)?"
+    ]
+    at.button(key="reveal").click().run()
+    assert charts.INDUCTION_SCORES.key in chart_ids(at)
+    seed, n = at.session_state[state.K_IND_SEED], at.session_state[state.K_IND_LEN]
+    scores = interp.induction("smollm2", seed, n, ()).run.induction
+    layer, head = np.unravel_index(int(np.argmax(scores)), scores.shape)
+    assert at.success[0].value == (
+        f"Answer: layer {layer + 1}, head {head + 1}, with an induction score of {scores.max():.2f}: its "
+        "stripe below."
+    )
+    _, options, truth = questions.head_choices(scores, "")  # type: ignore[misc]
+    assert options[truth] == f"layer {layer + 1}, head {head + 1}" and options == sorted(
+        options, key=lambda o: tuple(int(x.split()[-1]) for x in o.split(","))
+    )
