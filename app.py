@@ -11,11 +11,23 @@ from pathlib import Path
 import streamlit as st
 
 from explorer.compute import heavy
-from explorer.ui import class_bar, class_ui, frame, lesson_ui, page_table, patches, present, state, warm
+from explorer.i18n import _
+from explorer.ui import (
+    class_bar,
+    class_ui,
+    frame,
+    lesson_ui,
+    page_table,
+    patches,
+    present,
+    state,
+    waiting,
+    warm,
+)
 
 PAGES = {
     section: [
-        st.Page(p.script, title=p.title, icon=p.icon, url_path=p.url_path, default=p.url_path == "")
+        st.Page(p.script, title=_(p.title), icon=p.icon, url_path=p.url_path, default=p.url_path == "")
         for p in rows
     ]
     for section, rows in page_table.sections().items()
@@ -30,7 +42,7 @@ patches.one_run_per_session()  # once per process: a rerun waits for the session
 warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 # The run takes its turn: a few runs compute at once, the others queue (explorer.compute.heavy.RUNS); heavy
 # work inside steps out of it meanwhile.
-with patches.session_turn(), heavy.script_run():  # one run at a time per session, a few at once per process
+with patches.session_turn(), heavy.script_run(waiting.visitor()):  # one run per session, a few per process
     state.init()
     # A student following the teacher: the teacher's view, applied before any widget is drawn
     class_ui.apply_pending(lesson_ui.apply_link)

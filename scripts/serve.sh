@@ -15,8 +15,9 @@
 # their results (Redis bounded by --redis-mb, 256 by default, least recently used results dropped first).
 #
 # Each session sticks to one replica (HAProxy's cookie, as a student's state lives in that process); when a
-# replica dies, its sessions reconnect to another one and rebuild their page from the address bar, which holds
-# the whole example. A replica that exits is started again after a few seconds (--no-restart: left down).
+# replica dies or hangs (HAProxy's checks take a hung one out within 3.5 s and cut its sessions:
+# deploy/haproxy.cfg), its sessions reconnect to another one and rebuild their page from the address bar, which
+# holds the whole example. A replica that exits is started again after a few seconds (--no-restart: left down).
 #
 # Lines this script prints, for people and for tests/e2e/test_replicas.py:
 #   replica r1 pid 1234 port 40123      (again with the new pid when a replica is started again)

@@ -1,7 +1,7 @@
 """The app's floors, read from its source (ast; nothing is imported): data flows one way, from the engine up
 to the pages, and only the ui floor and above talk to Streamlit.
 
-Floors, bottom to top: the engine (attention_core, every sub-package included), cache, model, compute,
+Floors, bottom to top: the engine (attention_core, every sub-package included), cache, i18n, model, compute,
 lessons, sharing, views, export, ui, pages (app.py, server.py, app_pages/). Checked on every import, at the
 top of a module or inside a function: nothing below ui/ imports streamlit; no import runs back up a floor;
 no two modules import each other, directly or through others; no module over 450 lines, no function of
@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOORS = (
     "attention_core",
     "cache",
+    "i18n",
     "model",
     "compute",
     "lessons",

@@ -18,10 +18,10 @@ at once beside a classmate's 64-token run instead of waiting up to a second behi
 bounded (one short trace more).
 
 Every script run also takes a turn of RUNS (`script_run`, around the frame): at most RUN_TURNS runs compute
-at once, first come first served, and heavy work steps out of its turn while it waits and computes. Python runs
-one thread at a time, so a class's thirty runs at once each took thirty times as long and all finished late;
-in turns the first finish at once, and the event loop that sends every session's messages competes with two
-threads instead of thirty. A run that holds its turn past HOLD_S (waiting on a model's load, building an
+at once, the visitor who kept them busy least lately first (as in the pool), and heavy work steps out of its
+turn while it waits and computes. Python runs one thread at a time, so a class's thirty runs at once each
+took thirty times as long and all finished late; in turns the first finish at once, and the event loop that
+sends every session's messages competes with two threads instead of thirty. A run that holds its turn past HOLD_S (waiting on a model's load, building an
 export) stops counting, so no run holds the others up for long.
 
 Pure threading, no Streamlit: the page says who is asking and how to show a wait (`for_visitor`;
@@ -214,9 +214,12 @@ def slot(cost: float = 0.0) -> Iterator[None]:
 
 
 class Gate:
-    """At most `turns` script runs compute at once, first come first served; a run that has held its turn
-    longer than HOLD_S (waiting on a model's load, building an export) stops counting, so it never holds
-    the others up for long. Python runs one thread at a time (the GIL): thirty runs at once each take thirty
+    """At most `turns` script runs compute at once; of the waiting, a run coming back from heavy work goes
+    first, then the visitor who kept the turns busy least lately (seconds with a run waiting or holding a
+    turn, halved every HALF_LIFE_S), the first comer among equals. So a student who reads between clicks
+    goes before classmates who send rerun after rerun, however many they send. A run that has held its turn
+    longer than HOLD_S (waiting on a model's load, building an export) stops counting, so it never holds the
+    others up for long. Python runs one thread at a time (the GIL): thirty runs at once each take thirty
     times as long and all finish late, while in turns the first finish at once; and the server's event loop,
     which sends every session's messages, competes with `turns` threads instead of thirty."""
 
@@ -224,30 +227,54 @@ class Gate:
         self.turns = turns
         self._clock = clock
         self._cond = threading.Condition()
-        self._queue: list[object] = []  # waiting, in order
-        self._held: dict[object, float] = {}  # holder -> since when
+        self._queue: list[tuple[bool, int, Hashable, object]] = []  # (not first, seq, who, token) waiting
+        self._held: dict[object, tuple[float, Hashable, float]] = {}  # token -> (since, who, asked at)
+        self._used: dict[Hashable, tuple[float, float]] = {}  # who -> (seconds of use, when counted)
+        self._seq = itertools.count()
 
     def _busy(self) -> int:
         now = self._clock()
-        return sum(1 for since in self._held.values() if now - since < HOLD_S)
+        return sum(1 for since, _, _ in self._held.values() if now - since < HOLD_S)
 
-    def take(self, first: bool = False) -> object:
-        """Wait for a turn (`first`: at the head of the queue, a run coming back to it); returns its token."""
+    def used(self, who: Hashable) -> float:
+        """`who`'s seconds with a run waiting or holding a turn, each halved every HALF_LIFE_S since."""
+        with self._cond:
+            return self._decayed(who)
+
+    def _decayed(self, who: Hashable) -> float:
+        seconds, at = self._used.get(who, (0.0, 0.0))
+        return seconds * math.exp2(-(self._clock() - at) / HALF_LIFE_S) if seconds else 0.0
+
+    def _next(self) -> object:
+        """Under the lock: the token of the waiting run that goes next (class doc)."""
+        return min(self._queue, key=lambda t: (t[0], self._decayed(t[2]), t[1]))[3]
+
+    def take(self, first: bool = False, who: Hashable = None) -> object:
+        """Wait for a turn for visitor `who` (`first`: before every other visitor, a run coming back to it);
+        returns its token."""
         me = object()
         with self._cond:
-            self._queue.insert(0 if first else len(self._queue), me)
+            asked = self._clock()
+            entry = (not first, next(self._seq), who, me)
+            self._queue.append(entry)
             try:
-                while self._queue[0] is not me or self._busy() >= self.turns:
+                while self._next() is not me or self._busy() >= self.turns:
                     self._cond.wait(HOLD_S / 4)
             finally:
-                self._queue.remove(me)
+                self._queue.remove(entry)
                 self._cond.notify_all()
-            self._held[me] = self._clock()
+            self._held[me] = (self._clock(), who, asked)
         return me
 
     def give(self, token: object) -> None:
+        """End the turn of `token`: the seconds since its run asked for it count as its visitor's use."""
         with self._cond:
-            self._held.pop(token, None)
+            _, who, asked = self._held.pop(token, (0.0, None, self._clock()))
+            if who is not None:
+                now = self._clock()
+                self._used[who] = (self._decayed(who) + max(0.0, now - asked), now)
+                for w in [w for w in self._used if self._decayed(w) < 1e-3]:
+                    del self._used[w]  # visitors long gone: the table stays small
             self._cond.notify_all()
 
     def info(self) -> dict[str, int]:
@@ -281,14 +308,17 @@ def stepped_out() -> contextlib.AbstractContextManager[None]:
 
 
 @contextlib.contextmanager
-def script_run() -> Iterator[None]:
-    """The frame's whole run takes a turn of RUNS; heavy work inside it (`slot`) steps out meanwhile."""
-    _local.run_turn = RUNS.take()
+def script_run(who: Hashable = None) -> Iterator[None]:
+    """The frame's whole run takes a turn of RUNS for visitor `who`; heavy work inside it (`slot`) steps out
+    meanwhile."""
+    _local.run_who = who
+    _local.run_turn = RUNS.take(who=who)
     try:
         yield
     finally:
         token, _local.run_turn = _local.run_turn, None
-        RUNS.give(token)
+        if token is not None:
+            RUNS.give(token)
 
 
 @contextlib.contextmanager
@@ -304,7 +334,7 @@ def _stepped_out() -> Iterator[None]:
     try:
         yield
     finally:
-        _local.run_turn = RUNS.take(first=True)
+        _local.run_turn = RUNS.take(first=True, who=getattr(_local, "run_who", None))
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ import latex2mathml.converter
 import numpy as np
 from plotly.offline import get_plotlyjs
 
+from explorer import i18n
 from explorer.export.experiments import Experiment
 from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, figure_of, why_scale_chart
 from explorer.export.walkthrough import STEP, Walkthrough
@@ -356,7 +357,7 @@ def _experiment(ex: Experiment, first: int) -> str:
     body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
     return (
         f'<section id="{_e(ex.name)}"><h2>{_e(ex.title)}</h2><p>{_e(ex.text)}</p><table>{rows}</table>'
-        f'<div class="charts">{body}</div><p>Repeat it in Python:</p><pre>{_e(ex.code)}</pre></section>'
+        f'<div class="charts">{body}</div><p>{_e(ex.repeat)}</p><pre>{_e(ex.code)}</pre></section>'
     )
 
 
@@ -365,8 +366,8 @@ def _words(sections: str) -> str:
     terms = glossary.terms_in(re.sub(r"<[^>]+>", " ", sections))
     if not terms:
         return ""
-    items = "".join(f"<dt>{_e(t.word)}</dt><dd>{_e(t.plain)}</dd>" for t in terms)
-    return f'<section id="words"><h2>{_e(glossary.WORDS_TITLE)}</h2><dl>{items}</dl></section>'
+    items = "".join(f"<dt>{_e(i18n._(t.word))}</dt><dd>{_e(i18n._(t.plain))}</dd>" for t in terms)
+    return f'<section id="words"><h2>{_e(i18n._(glossary.WORDS_TITLE))}</h2><dl>{items}</dl></section>'
 
 
 def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:

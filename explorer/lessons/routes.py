@@ -8,13 +8,18 @@ its page shows, in the words of a share link (the same parameters and the same r
 sentence, the head, the heads switched off, a mask, a question asked with ask=), so the story lands on the
 right view. The last step of every lesson is an experiment the student runs.
 
-Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole. A token is
+Every text is a whole sentence (static Markdown, ours): a translation replaces each one whole (each is
+marked with N_ and translated where it is shown, explorer.ui.lesson_ui). A token is
 quoted as the pages show it, a leading space as “␣” (“␣Paris”).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from explorer import i18n
+from explorer.i18n import N_
+from explorer.model import glossary
 
 # The first lesson's sentence: a repeated word, for the trained head's rule to find.
 SENTENCE = "the cat saw the dog because the dog was loud"
@@ -36,6 +41,42 @@ COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and 
 INDUCTION_HEADS = "18.4,18.5,18.6,19.7,19.8,21.7,24.3,24.8"
 # The sentences of the cause lesson: /patching's first pair (explorer.model.patching.PAIRS).
 CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
+# The head whose weights the cause lesson's first step shows (layer, head, 1-based, as its link writes them).
+READS = ("1", "1")
+
+# What the copy and cause lessons say SmolLM2 does, declared once: the texts carry each number through a
+# {placeholder} filled where they are shown (`words`), and tests/app/lessons/test_lesson_numbers.py computes
+# every one with the engine and compares, so a number the engine no longer gives fails a test.
+NUMBERS: dict[str, float | int] = {
+    "p_on": 0.64,  # the probability of "␣D" after COPY_SENTENCE, every head on ...
+    "p_off": 0.46,  # ... and with INDUCTION_HEADS off (/ablation's bars)
+    "lens_first": 24,  # the logit lens at the last "␣Mrs": the first layer after which "␣D" comes first
+    "lens_stays": 29,  # ... and the layer from which on it stays first (/logit-lens)
+    "lives_until": 24,  # patching the residual stream: the last layer where "␣France"'s position restores
+    "mover_layer": 24,  # the head whose output alone restores most of the answer (/patching's head sweep)
+    "mover_head": 5,
+    "n_heads": 270,  # SmolLM2's heads: 30 layers of 9
+}
+
+
+def _induction_layers() -> tuple[int, int]:
+    layers = [int(h.split(".")[0]) for h in INDUCTION_HEADS.split(",")]
+    return min(layers), max(layers)
+
+
+def numbers() -> dict[str, str]:
+    """Every placeholder of the lessons' texts, as the current language writes numbers in prose."""
+    out = {k: i18n.decimal(v) if isinstance(v, float) else i18n.integer(v) for k, v in NUMBERS.items()}
+    first, last = _induction_layers()
+    return {
+        **out,
+        "moves_at": i18n.integer(NUMBERS["lives_until"] + 1),
+        "copy_from": i18n.integer(first),
+        "copy_to": i18n.integer(last),
+        "n_off": i18n.integer(len(INDUCTION_HEADS.split(","))),
+        "read_layer": READS[0],
+        "read_head": READS[1],
+    }
 
 
 @dataclass(frozen=True)
@@ -74,209 +115,224 @@ def settings(**params: str) -> tuple[tuple[str, str], ...]:
 
 ATTENTION = Route(
     "attention",
-    "How attention works",
-    "From a sentence to the output of one attention layer, one idea at a time.",
+    N_("How attention works"),
+    N_("From a sentence to the output of one attention layer, one idea at a time."),
     ":material/school:",
     (
         RouteStep(
             "",
-            "Tokens and their vectors",
-            "Each token of the sentence becomes a row of numbers: its embedding.",
-            "The word “the” appears three times. Are its three rows the same?",
-            "Yes: an embedding is looked up from the token alone.",
-            "Nothing in it says where the word stands: the model needs more to tell them apart.",
+            N_("Tokens and their vectors"),
+            N_("Each token of the sentence becomes a row of numbers: its embedding."),
+            N_("The word “the” appears three times. Are its three rows the same?"),
+            N_("Yes: an embedding is looked up from the token alone."),
+            N_("Nothing in it says where the word stands: the model needs more to tell them apart."),
             settings=settings(**RANDOM_WEIGHTS, model="toy", sentence=SENTENCE, mask="none", h="1", q="0"),
         ),
         RouteStep(
             "positional-encoding",
-            "Where each token stands",
-            "A pattern of waves, one row per position, is added to each embedding: X = E + P.",
-            "Once the waves are added, are the rows of “the” still the same?",
-            "No: each position adds its own waves, so “the” gets a different row at each place.",
-            "Now the model can tell words apart by where they stand.",
+            N_("Where each token stands"),
+            N_("A pattern of waves, one row per position, is added to each embedding: X = E + P."),
+            N_("Once the waves are added, are the rows of “the” still the same?"),
+            N_("No: each position adds its own waves, so “the” gets a different row at each place."),
+            N_("Now the model can tell words apart by where they stand."),
         ),
         RouteStep(
             "projections",
-            "What a token looks for",
-            "Each head multiplies X by three matrices of its own: W_Q, W_K, W_V.",
-            "A token's query, key and value come from one row of X. Are they the same?",
-            "No: one row times three different matrices gives three different vectors.",
-            "A token can look for one thing, offer another and pass on a third.",
+            N_("What a token looks for"),
+            N_("Each head multiplies X by three matrices of its own: W_Q, W_K, W_V."),
+            N_("A token's query, key and value come from one row of X. Are they the same?"),
+            N_("No: one row times three different matrices gives three different vectors."),
+            N_("A token can look for one thing, offer another and pass on a third."),
         ),
         RouteStep(
             "scores",
-            "Comparing queries with keys",
-            "Every query is compared with every key: rows are queries, columns are keys.",
-            "How many scores does a sentence of n tokens need in one head?",
-            "n × n: every query meets every key, its own included.",
-            "Double the tokens and there are four times as many scores.",
+            N_("Comparing queries with keys"),
+            N_("Every query is compared with every key: rows are queries, columns are keys."),
+            N_("How many scores does a sentence of n tokens need in one head?"),
+            N_("n × n: every query meets every key, its own included."),
+            N_("Double the tokens and there are four times as many scores."),
             part="scores",
             settings=settings(mask="none"),
         ),
         RouteStep(
             "scores",
-            "What a token may not see",
-            "A causal mask hides every later token: their scores become −∞ and turn grey.",
-            "With this mask, how many keys may the first token look at?",
-            "Only one: itself. Every key after it is hidden.",
-            "A model that predicts the next word must not read it first.",
+            N_("What a token may not see"),
+            N_("A causal mask hides every later token: their scores become −∞ and turn grey."),
+            N_("With this mask, how many keys may the first token look at?"),
+            N_("Only one: itself. Every key after it is hidden."),
+            N_("A model that predicts the next word must not read it first."),
             part="masking",
             settings=settings(mask="causal"),
         ),
         RouteStep(
             "scores",
-            "From scores to weights",
-            "The softmax turns each row of scores into weights between 0 and 1.",
-            "Whatever the scores, what do the weights of one row add up to?",
-            "They add up to 1, and none is negative.",
-            "A weight is the share of its attention a query gives to each key.",
+            N_("From scores to weights"),
+            N_("The softmax turns each row of scores into weights between 0 and 1."),
+            N_("Whatever the scores, what do the weights of one row add up to?"),
+            N_("They add up to 1, and none is negative."),
+            N_("A weight is the share of its attention a query gives to each key."),
             part="softmax",
             settings=settings(**RANDOM_WEIGHTS, mask="causal", h="1", q="0"),
         ),
         RouteStep(
             "scores",
-            "Weights that mean something",
-            "A layer of a tiny model trained on repeats. Its head 3 hides one row's weights.",
-            "In this trained head, which word will the second “dog” attend to most?",
-            "“because”: the word that came after the first “dog”.",
-            "Training gave this head a rule: find an earlier copy, look one word on.",
+            N_("Weights that mean something"),
+            N_("A layer of a tiny model trained on repeats. Its head 3 hides one row's weights."),
+            N_("In this trained head, which word will the second “dog” attend to most?"),
+            N_("“because”: the word that came after the first “dog”."),
+            N_("Training gave this head a rule: find an earlier copy, look one word on."),
             part="softmax",
             settings=settings(**TRAINED, h="3", ask="7"),
         ),
         RouteStep(
             "heads",
-            "Many heads at once",
-            "The four heads of the trained layer, side by side, on the same sentence.",
-            "Do the four heads look at the same words?",
-            "Not here: head 3 looks one word past an earlier copy; heads 1 and 4 rest on the first word.",
-            "Several heads let one layer look for several things at once.",
+            N_("Many heads at once"),
+            N_("The four heads of the trained layer, side by side, on the same sentence."),
+            N_("Do the four heads look at the same words?"),
+            N_("Not here: head 3 looks one word past an earlier copy; heads 1 and 4 rest on the first word."),
+            N_("Several heads let one layer look for several things at once."),
         ),
         RouteStep(
             "token",
-            "One token's new vector",
-            "A token's output is the sum of the value vectors, each times its weight.",
-            "The first token may only see itself. What is its output (query 0)?",
-            "Its own value vector: its only weight is 1.",
-            "Attention moves information: each output blends what other tokens pass on.",
+            N_("One token's new vector"),
+            N_("A token's output is the sum of the value vectors, each times its weight."),
+            N_("The first token may only see itself. What is its output (query 0)?"),
+            N_("Its own value vector: its only weight is 1."),
+            N_("Attention moves information: each output blends what other tokens pass on."),
             settings=settings(q="0"),
-            experiment="Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
-            "and see head 3 find the word after its first copy.",
+            experiment=N_(
+                "Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
+                "and see head 3 find the word after its first copy."
+            ),
         ),
     ),
 )
 
 COPY = Route(
     "copy",
-    "How a model copies",
-    "Induction heads: a real model finds an earlier copy and repeats what came next.",
+    N_("How a model copies"),
+    N_("Induction heads: a real model finds an earlier copy and repeats what came next."),
     ":material/repeat:",
     (
         RouteStep(
             "next-token",
-            "A name it must copy",
-            "SmolLM2 gives every token of its vocabulary a probability of coming next.",
-            "The sentence ends with “Mr and Mrs”. Which token will the model put first?",
-            "“␣D”, the start of “Dursley”, the name it read earlier.",
-            "No fact about the world gives this name: the model copies it.",
+            N_("A name it must copy"),
+            N_("SmolLM2 gives every token of its vocabulary a probability of coming next."),
+            N_("The sentence ends with “Mr and Mrs”. Which token will the model put first?"),
+            N_("“␣D”, the start of “Dursley”, the name it read earlier."),
+            N_("No fact about the world gives this name: the model copies it."),
             part="next-token",
             settings=settings(model="smollm2", sentence=COPY_SENTENCE, ask="next"),
         ),
         RouteStep(
             "induction",
-            "Heads that look back",
-            "Random tokens, then the same tokens again; the pattern is one head's weights.",
-            "In the second copy, which earlier token will this head look at?",
-            "The token that came after the current one the first time: the bright stripe.",
-            "An induction head finds the earlier copy and looks one token on.",
+            N_("Heads that look back"),
+            N_("Random tokens, then the same tokens again; the pattern is one head's weights."),
+            N_("In the second copy, which earlier token will this head look at?"),
+            N_("The token that came after the current one the first time: the bright stripe."),
+            N_("An induction head finds the earlier copy and looks one token on."),
             part="induction",
             settings=settings(model="smollm2"),
         ),
         RouteStep(
             "induction",
-            "The second copy is easy",
-            "The loss of each token: low means the model expected it.",
-            "Will the model predict the second copy better than the first?",
-            "Much better: the loss of the second copy falls far below the first's.",
-            "Random tokens can only be predicted by copying them.",
+            N_("The second copy is easy"),
+            N_("The loss of each token: low means the model expected it."),
+            N_("Will the model predict the second copy better than the first?"),
+            N_("Much better: the loss of the second copy falls far below the first's."),
+            N_("Random tokens can only be predicted by copying them."),
             part="induction-loss",
         ),
         RouteStep(
             "induction",
-            "Switch them off",
-            "The eight induction heads are switched off: what they write is removed.",
-            "With those eight heads off, what happens to the loss of the second copy?",
-            "It climbs back almost to the first copy's: the copy fails.",
-            "Eight heads of 270 do the copying; the head drawn still looks, but writes nothing.",
+            N_("Switch them off"),
+            N_("The {n_off} induction heads are switched off: what they write is removed."),
+            N_("With those {n_off} heads off, what happens to the loss of the second copy?"),
+            N_("It climbs back almost to the first copy's: the copy fails."),
+            N_(
+                "Of {n_heads} heads, these {n_off} do the copying; the head drawn still looks, but writes nothing."
+            ),
             part="induction-loss",
             settings=settings(off=INDUCTION_HEADS),
         ),
         RouteStep(
             "logit-lens",
-            "Where the answer appears",
-            "Each row reads the model after one layer, as if that layer were the last.",
-            "After which layer does “␣D” first become likely after the last “␣Mrs”?",
-            "After layer 24 it jumps from almost nothing to first place; from layer 29 on it stays first.",
-            "The induction heads of layers 18 to 24 wrote it there.",
+            N_("Where the answer appears"),
+            N_("Each row reads the model after one layer, as if that layer were the last."),
+            N_("After which layer does “␣D” first become likely after the last “␣Mrs”?"),
+            N_(
+                "After layer {lens_first} it jumps from almost nothing to first place; from layer {lens_stays} "
+                "on it stays first."
+            ),
+            N_("The induction heads of layers {copy_from} to {copy_to} wrote it there."),
             part="logit-lens-follow",
         ),
         RouteStep(
             "ablation",
-            "Your experiment",
-            "The bars compare the untouched model with the induction heads switched off.",
-            "On this sentence, does “␣D” still come first with those heads off?",
-            "Yes, but weaker: its probability falls from about 0.64 to about 0.46.",
-            "In a real sentence other heads help to copy; in random tokens nothing else can.",
+            N_("Your experiment"),
+            N_("The bars compare the untouched model with the induction heads switched off."),
+            N_("On this sentence, does “␣D” still come first with those heads off?"),
+            N_("Yes, but weaker: its probability falls from about {p_on} to about {p_off}."),
+            N_("In a real sentence other heads help to copy; in random tokens nothing else can."),
             settings=settings(off=INDUCTION_HEADS),
-            experiment="Switch more heads of layers 18 to 24 off, one at a time, and find when “␣D” loses "
-            "first place.",
+            experiment=N_(
+                "Switch more heads of layers {copy_from} to {copy_to} off, one at a time, and find when “␣D” loses "
+                "first place."
+            ),
         ),
     ),
 )
 
 CAUSE = Route(
     "cause",
-    "What caused the answer",
-    "Attention is not a cause: removing tokens and patching activations find what the answer needs.",
+    N_("What caused the answer"),
+    N_("Attention is not a cause: removing tokens and patching activations find what the answer needs."),
     ":material/science:",
     (
         RouteStep(
             "next-token",
-            "Where attention goes",
-            "The causal mask chart: the row of “␣is” shows where one head of layer 1 reads.",
-            "“␣is” gives “␣France” less weight than “The”. Is “␣France” less needed?",
-            "No: attention says where a head reads, not what the answer needs.",
-            "To find a cause, change the input and watch the answer change.",
+            N_("Where attention goes"),
+            N_(
+                "The causal mask chart: the row of “␣is” shows where head {read_head} of layer {read_layer} reads."
+            ),
+            N_("“␣is” gives “␣France” less weight than “The”. Is “␣France” less needed?"),
+            N_("No: attention says where a head reads, not what the answer needs."),
+            N_("To find a cause, change the input and watch the answer change."),
             part="next-token-mask",
-            settings=settings(model="smollm2", sentence=CLEAN, corrupt=CORRUPT, layer="1", head="1"),
+            settings=settings(
+                model="smollm2", sentence=CLEAN, corrupt=CORRUPT, layer=READS[0], head=READS[1]
+            ),
         ),
         RouteStep(
             "next-token",
-            "Remove one token",
-            "Each token is removed in turn and the model runs again without it.",
-            "Which removal lowers the probability of “␣Paris” most?",
-            "They all lower it about as much: “The” as much as “␣France”.",
-            "Removing a word breaks the whole sentence, not only the fact: a blunt test.",
+            N_("Remove one token"),
+            N_("Each token is removed in turn and the model runs again without it."),
+            N_("Which removal lowers the probability of “␣Paris” most?"),
+            N_("They all lower it about as much: “The” as much as “␣France”."),
+            N_("Removing a word breaks the whole sentence, not only the fact: a blunt test."),
             part="next-token-needs",
         ),
         RouteStep(
             "patching",
-            "Copy one activation",
-            "Press Run: the Italy sentence runs again with one activation from the France run.",
-            "Up to which layer does the answer live at the position of “␣France”?",
-            "Up to layer 24; from layer 25 on it lives at “␣is”, the last token.",
-            "Between layers 24 and 25 the fact moves to where the next word is read.",
+            N_("Copy one activation"),
+            N_("Press Run: the Italy sentence runs again with one activation from the France run."),
+            N_("Up to which layer does the answer live at the position of “␣France”?"),
+            N_("Up to layer {lives_until}; from layer {moves_at} on it lives at “␣is”, the last token."),
+            N_("Between layers {lives_until} and {moves_at} the fact moves to where the next word is read."),
             part="patching",
         ),
         RouteStep(
             "patching",
-            "Your experiment",
-            "The head sweep copies one head's output at a time from the France run.",
-            "Will many heads bring the answer back, or only a few?",
-            "Few: head 5 of layer 24 brings back most of it alone.",
-            "That head moves the fact from “␣France” to “␣is”: the cause the first step asked about.",
+            N_("Your experiment"),
+            N_("The head sweep copies one head's output at a time from the France run."),
+            N_("Will many heads bring the answer back, or only a few?"),
+            N_("Few: head {mover_head} of layer {mover_layer} brings back most of it alone."),
+            N_("That head moves the fact from “␣France” to “␣is”: the cause the first step asked about."),
             part="patching-heads",
-            experiment="Pick the Mary → John pair, run it, and find the heads that choose the name that "
-            "was not repeated.",
+            experiment=N_(
+                "Pick the Mary → John pair, run it, and find the heads that choose the name that "
+                "was not repeated."
+            ),
         ),
     ),
 )
@@ -307,3 +363,21 @@ def settings_at(route: Route, k: int, came_from: int | None = None) -> dict[str,
 def by_name(name: object) -> Route | None:
     """The lesson of this link name, or None."""
     return BY_NAME.get(str(name or "")[:MAX_NAME_CHARS].strip().lower())
+
+
+def words(text: str) -> str:
+    """A text of the table (a title, what to look at, a question, ...) in the current language, its numbers
+    filled in (`numbers`)."""
+    return i18n._(text, **numbers()) if text else ""
+
+
+def texts(step: RouteStep) -> tuple[str, ...]:
+    """Every text of a step the lesson bar shows, in English, its numbers filled in."""
+    fields = (step.title, step.look, step.question, step.answer, step.meaning, step.experiment)
+    return tuple(t.format(**numbers()) for t in fields if t)
+
+
+def terms(step: RouteStep) -> list[glossary.Term]:
+    """The glossary's terms a step's words use (found in its English texts), in the glossary's order: the
+    lesson bar explains each, from the same glossary the pages and the exports read."""
+    return glossary.terms_in("\n".join(texts(step)))

@@ -1,6 +1,6 @@
 """Reading an example from the URL, and writing the link that reproduces one. Pure: query parameters in/out.
 
-Parameters read: ?preset=<name>, ?present=1, the settings and the edited matrices of a shared link (the
+Parameters read: ?preset=<name>, ?present=1, ?lang=<code> (the language on screen), the settings and the edited matrices of a shared link (the
 vocabulary is `explorer.sharing.values.PARAM_OF` plus `s`), or just ?sentence=. Anything that cannot be read gives
 a message and falls back to the current value for that part only.
 """
@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
+from explorer import i18n
 from explorer.lessons import PRESETS
 from explorer.model.example import Example, conform, tokens_for
 from explorer.model.settings_table import MAX_TOKENS
@@ -18,9 +19,12 @@ from explorer.sharing import params as link_params
 from explorer.sharing import values
 
 MAX_PARAM_CHARS = 256  # preset / present: longer values are not names
+LANG_PARAM = "lang"  # the language on screen (explorer.i18n.languages): a teacher's link opens in the class's
 MODEL_QUESTION_WORDS = (
     "next",
     "heads",
+    "induction",
+    "lens",
 )  # ask= words of the real-model pages (explorer.ui.state.MODEL_QUESTIONS)
 
 
@@ -33,6 +37,7 @@ class UrlRead:
     present: bool | None = None
     ask: int | None = None  # predict, then reveal: the query asked about (0-based, as the pickers count)
     ask_model: tuple[str, ...] | None = None  # the real-model pages' questions asked ("next", "heads")
+    lang: str | None = None  # the language the link asks for, when it is offered (explorer.i18n.offered)
     messages: list[tuple[str, str]] = field(default_factory=list)
 
 
@@ -45,9 +50,16 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
         if name in PRESETS:
             ex, out.preset = PRESETS[name].build(), name
         else:
-            known = ", ".join(PRESETS) or "none yet"
+            known = ", ".join(PRESETS) or i18n._("none yet")
             out.messages.append(
-                ("warning", f"There is no preset called {values.shown(name)}; the presets are: {known}.")
+                (
+                    "warning",
+                    i18n._(
+                        "There is no preset called {name}; the presets are: {known}.",
+                        name=values.shown(name),
+                        known=known,
+                    ),
+                )
             )
     if is_shared(params):
         ex, msgs = link_params.from_params(params, ex)
@@ -67,20 +79,51 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
             out.present = False
         else:
             out.messages.append(
-                ("warning", f"present= takes 1 or 0, not {values.shown(present[:MAX_PARAM_CHARS])}.")
+                (
+                    "warning",
+                    i18n._(
+                        "present= takes 1 or 0, not {value}.", value=values.shown(present[:MAX_PARAM_CHARS])
+                    ),
+                )
             )
     ask = str(params.get("ask", "") or "")
     if ask.strip():
         out.ask, out.ask_model, message = read_ask(ask)
         if message:
             out.messages.append(("warning", message))
+    if str(params.get(LANG_PARAM, "") or "").strip():
+        out.lang, message = read_lang(str(params[LANG_PARAM]))
+        if message:
+            out.messages.append(("warning", message))
     out.example = ex if ex is not current else None
     return out
 
 
+def read_lang(text: str) -> tuple[str | None, str]:
+    """lang=: an offered language's code (any case, "es-MX" read as "es"). Returns it (None when the link's
+    is not offered) and the message for a code that is not ("" otherwise)."""
+    asked = text[:MAX_PARAM_CHARS].strip().replace("_", "-")
+    code = asked.split("-", 1)[0].lower()
+    if code in i18n.offered():
+        return code, ""
+    names = ", ".join(f"{i18n.BY_CODE[c].name} ({c})" for c in i18n.offered())
+    return None, i18n._(
+        "The link asks for a language this explorer does not offer ({param}={asked}); it offers {names}.",
+        param=LANG_PARAM,
+        asked=values.shown(asked),
+        names=names,
+    )
+
+
+def lang_params(code: str) -> dict[str, str]:
+    """The language as a link parameter: only a language other than the source language is written (a link
+    without one opens in each visitor's browser language)."""
+    return {} if code == i18n.SOURCE else {LANG_PARAM: code}
+
+
 def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     """ask=: a token's number (its weights hidden until revealed; 0-based, as the pickers count), and the
-    real-model pages' questions (next, heads), comma-separated, at most three parts. Returns the number,
+    real-model pages' questions (next, heads, induction, lens), comma-separated, at most three parts. Returns the number,
     the words (None when absent) and one message for whatever was left out ("" when nothing was)."""
     parts = [p.strip() for p in text.split(",")]
     words = tuple(dict.fromkeys(p for p in parts[:3] if p in MODEL_QUESTION_WORDS))
@@ -94,16 +137,17 @@ def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     if not bad:
         return number, words or None, ""
     kept = ", ".join([*([str(number)] if number is not None else []), *words])
-    left = ", ".join(values.shown(b[:MAX_PARAM_CHARS]) for b in bad[:3]) + (
-        " and more" if len(bad) > 3 else ""
+    left = ", ".join(values.shown(b[:MAX_PARAM_CHARS]) for b in bad[:3])
+    if len(bad) > 3:
+        left = i18n._("{items} and more", items=left)
+    said = i18n._(
+        "The link's question (ask=) takes a token's number, 0 to {last}, and next, heads, induction or lens (the "
+        "real model's questions), at most three, comma-separated: left out {left}.",
+        last=MAX_TOKENS - 1,
+        left=left,
     )
-    return (
-        number,
-        words or None,
-        f"The link's question (ask=) takes a token's number, 0 to {MAX_TOKENS - 1}, and next or heads (the "
-        f"real model's questions), at most three, comma-separated: left out {left}. "
-        + (f"Asked: {kept}." if kept else "No question is asked."),
-    )
+    then = i18n._("Asked: {kept}.", kept=kept) if kept else i18n._("No question is asked.")
+    return number, words or None, f"{said} {then}"  # two sentences
 
 
 def is_shared(params: Mapping[str, str]) -> bool:

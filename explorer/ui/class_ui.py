@@ -25,12 +25,13 @@ import streamlit as st
 from explorer.classroom import answers_csv, open_store
 from explorer.classroom import store as cs
 from explorer.classroom.store import ClassError, Question
-from explorer.export import qr
+from explorer.export import class_notebook, qr
+from explorer.i18n import _
 from explorer.sharing import url as links
 from explorer.ui import boot, page_table, present, state
 from explorer.views.text import literal
 
-TEACHER_ONLY = ("present", "step")  # a student's own layout: a laptop, the whole page
+TEACHER_ONLY = ("present", "step", "lang")  # a student's own: a laptop, the whole page, their language
 
 
 @functools.lru_cache(maxsize=1)
@@ -169,15 +170,26 @@ def _step(url_path: str) -> str:
     """The teacher's step as the student's bar says it ("Step 4 of 8: ..."), or "" off the step-through."""
     i = present.step_index(url_path, st.query_params.get("step") if state.present() else None)
     if i is None:
-        return page_table.by_path(url_path).title if page_table.by_path(url_path) else ""
-    return present.caption(i) if state.present() else present.caption(i).split(" (part ", 1)[0]
+        return _(page_table.by_path(url_path).title) if page_table.by_path(url_path) else ""
+    return present.caption(i, with_part=state.present())
+
+
+def answers(code: str, key: str) -> list[tuple[Question, tuple[int, ...]]]:
+    """The class's questions in the order asked, each with its counts (none once the class has ended)."""
+    try:
+        return store().export(code, key)
+    except ClassError:
+        return []
 
 
 def answers_csv_bytes(code: str, key: str) -> bytes:
-    try:
-        return answers_csv.to_csv(store().export(code, key)).encode("utf-8")
-    except ClassError:
-        return answers_csv.to_csv([]).encode("utf-8")
+    return answers_csv.to_csv(answers(code, key)).encode("utf-8")
+
+
+def with_answers(teaching: tuple[str, str] | None, make: Callable[..., bytes], *args: object) -> bytes:
+    """The lesson's notebook made by `make`, then, when its maker teaches a class, the class's answers."""
+    made = make(*args)
+    return made if teaching is None else class_notebook.appended(made, answers(*teaching))
 
 
 # ---------------------------------------------------------------------------------------- the students

@@ -13,14 +13,16 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from explorer.i18n import N_, _
 from explorer.lessons import routes
 from explorer.lessons.routes import Route, RouteStep
-from explorer.model import pairs, patching
+from explorer.model import glossary, pairs, patching
 from explorer.sharing import lesson_link, model_link, picks, view_params
 from explorer.sharing import url as links
-from explorer.ui import clicker, page_table, state
+from explorer.ui import clicker, lesson_view, page_table, state
 
 BAR = "lesson-bar"  # the bar's container key (class st-key-lesson-bar: presenting styles it, explorer.ui.present)
+WORDS = N_("Words in this step")  # the fold under a step's text: the glossary's terms it uses
 REVEAL = "lesson-reveal"  # the Reveal button's key; the clicker's next key presses it before moving on
 
 
@@ -63,6 +65,8 @@ def apply_link(params: dict[str, str | None]) -> None:
         state.set_ask(got.ask)
     if got.ask_model is not None:
         state.set_model_questions(got.ask_model)
+    if got.lang is not None:
+        state.set_language(got.lang)
     for kind, text in got.messages:
         state.say(kind, text)
     state.apply_model_link(model_link.read(params, state.model_key(), state.picked_head()))
@@ -123,7 +127,13 @@ def _link(where, route: Route, k: int, label: str, key: str, icon: str) -> None:
 def where(route: Route, k: int) -> str:
     """The line that says where the student is: "How a model copies: step 3 of 5, Switch them off"."""
     step = route.steps[k - 1]
-    return f"{route.title}: step {k} of {len(route.steps)}, {step.title}"
+    return _(
+        "{lesson}: step {k} of {n}, {step}",
+        lesson=_(route.title),
+        k=k,
+        n=len(route.steps),
+        step=_(step.title),
+    )
 
 
 # The way on, drawn as a button (a page link is plain text until hovered), in both themes: static CSS, ours.
@@ -132,6 +142,14 @@ CSS = """<style>
   border: 1px solid rgba(128, 128, 128, 0.6); border-radius: 0.5rem; justify-content: center;
 }
 .st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
+</style>"""
+# On a laptop the bar (its layout wrapper: the bar's own box is exactly as tall) stays at the top while the
+# page scrolls under it (explorer.ui.lesson_view scrolls the
+# step's chart to just under it), under Streamlit's header; a bar taller than 40 % of the screen (a fold opened)
+# scrolls inside itself. Its background is the page's (set by lesson_view.js): static CSS, ours.
+STICKY_CSS = """<style>
+[data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 5; }
+.st-key-lesson-bar { max-height: 40vh; overflow-y: auto; }
 </style>"""
 # The lessons in the menu look like its page links: left-aligned, as tall as a link.
 MENU_CSS = """<style>
@@ -149,28 +167,37 @@ def bar(route: Route, k: int) -> DeltaGenerator:
     the bar (presenting, the frame adds the QR code and the clicker to it)."""
     step, n, presenting = route.steps[k - 1], len(route.steps), state.present()
     box = st.container(key=BAR, border=not presenting)
-    box.html(CSS)
+    box.html(CSS if presenting else CSS + STICKY_CSS)
     revealed = state.lesson_revealed(route.name, k)
     with box:
         if presenting:  # one row for the way back and on and the Reveal button, one line for the text
             left, mid, button, right = st.columns([3, 8, 3, 5], vertical_alignment="center")
             if not revealed:
-                _reveal_button(button, route, k, "Reveal", "answer")
+                _reveal_button(button, route, k, _("Reveal"), "answer")
             elif step.experiment and not state.lesson_revealed(route.name, k, "experiment"):
-                _reveal_button(button, route, k, "Experiment", "experiment")
+                _reveal_button(button, route, k, _("Experiment"), "experiment")
         else:  # on a laptop the links take a row of their own, under the question: their titles fit
             mid = st.container()
         mid.container(key="lesson-where").markdown(f"**{where(route, k)}**")
         _step_text(route, k, step, revealed)
         if not presenting:
-            left, _, right = st.columns([5, 2, 5], vertical_alignment="center")
+            left, _gap, right = st.columns([5, 2, 5], vertical_alignment="center")
         if k > 1:  # presenting, the number alone: the way on needs the room
-            prev_label = f"Step {k - 1}" if presenting else f"Step {k - 1}: {route.steps[k - 2].title}"
+            prev_label = _back(route, k - 1, presenting)
             _link(left, route, k - 1, prev_label, clicker.BACK_LINK, ":material/arrow_back:")
         if k < n:
-            next_label = f"Next: {route.steps[k].title}"
+            next_label = _("Next: {step}", step=_(route.steps[k].title))
             _link(right, route, k + 1, next_label, clicker.NEXT_LINK, ":material/arrow_forward:")
+        if not presenting:
+            lesson_view.mount(route.name, k, step.part)
     return box
+
+
+def _back(route: Route, k: int, number_only: bool) -> str:
+    """The way back to step k: "Step 2" presenting (the way on needs the room), else with its title."""
+    if number_only:
+        return _("Step {k}", k=k)
+    return _("Step {k}: {step}", k=k, step=_(route.steps[k - 1].title))
 
 
 def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
@@ -178,25 +205,33 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen, one thing at a
     time (the clicker's next key moves on): what to look at and the question, the answer and what it means,
     then the experiment (explorer.lessons.routes keeps each one line long)."""
-    experiment = f"**Your experiment:** {step.experiment}" if step.experiment else ""
+    words = routes.words
+    experiment = _("**Your experiment:** {text}", text=words(step.experiment)) if step.experiment else ""
+    look = _("**Look:** {text}", text=words(step.look))
+    predict = _("**Predict:** {text}", text=words(step.question))
+    answer = _("**Answer:** {answer} {meaning}", answer=words(step.answer), meaning=words(step.meaning))
     if state.present():
         if experiment and state.lesson_revealed(route.name, k, "experiment"):
             st.markdown(experiment)
         elif revealed:
-            st.markdown(f"**Answer:** {step.answer} {step.meaning}")
+            st.markdown(answer)
         else:
-            st.markdown(f"**Look:** {step.look} **Predict:** {step.question}")
+            st.markdown(f"{look} {predict}")  # two whole sentences, each translated
         return
-    st.markdown(f"**Look:** {step.look}")
+    st.markdown(look)
     if revealed:
-        st.markdown(f"**Predict:** {step.question}")
-        st.success(f"**Answer:** {step.answer} {step.meaning}", icon=":material/lightbulb:")
+        st.markdown(predict)
+        st.success(answer, icon=":material/lightbulb:")
     else:
         q, b = st.columns([5, 1], vertical_alignment="center")
-        q.markdown(f"**Predict:** {step.question}")
-        _reveal_button(b, route, k, "Reveal", "answer")
+        q.markdown(predict)
+        _reveal_button(b, route, k, _("Reveal"), "answer")
     if experiment:
         st.info(experiment, icon=":material/science:")
+    used = routes.terms(step)
+    if used:  # the words of the trade this step uses, in plain words: the glossary the pages read
+        with st.expander(_(WORDS), icon=":material/menu_book:"):
+            st.markdown(glossary.markdown(used))
 
 
 def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None:  # noqa: ANN001 - a column
@@ -231,7 +266,7 @@ def bottom(route: Route, k: int) -> None:
         step = route.steps[k]
         right.container(key="lesson-next-bottom").page_link(
             _script(step.page),
-            label=f"Next: {step.title}",
+            label=_("Next: {step}", step=_(step.title)),
             icon=":material/arrow_forward:",
             query_params=lesson_link.params(route.name, k + 1),
             width="stretch",
@@ -240,7 +275,7 @@ def bottom(route: Route, k: int) -> None:
         step = route.steps[k - 2]
         left.container(key="lesson-prev-bottom").page_link(
             _script(step.page),
-            label=f"Step {k - 1}: {step.title}",
+            label=_back(route, k - 1, False),
             icon=":material/arrow_back:",
             query_params=lesson_link.params(route.name, k - 1),
             width="stretch",
@@ -252,17 +287,20 @@ def menu() -> None:
     reference list leaves a lesson), else at its first step. Buttons, not page links: two lessons that start
     on the same page would both be marked as the page on screen."""
     st.html(MENU_CSS)
-    st.caption("Lessons")
+    st.caption(_("Lessons"))
     on, was = current(), state.lesson_at()
     for route in routes.ROUTES:
         here = on is not None and on[0].name == route.name
         k = was[1] if was is not None and was[0] == route.name and was[1] <= len(route.steps) else 1
+        summary = _(route.summary)
         if st.button(
-            route.title,
+            _(route.title),
             key=f"lesson.open.{route.name}",
             icon=route.icon,
             type="secondary" if here else "tertiary",
-            help=route.summary if k == 1 else f"{route.summary} It opens at step {k}, where you left it.",
+            help=summary
+            if k == 1
+            else _("{summary} It opens at step {k}, where you left it.", summary=summary, k=k),
             width="stretch",
         ):
             st.switch_page(_script(route.steps[k - 1].page), query_params=lesson_link.params(route.name, k))

@@ -7,6 +7,7 @@ steps are declared with their pages, in explorer.ui.page_table.
 
 from __future__ import annotations
 
+from explorer.i18n import _
 from explorer.ui import page_table
 from explorer.ui.page_table import Step
 
@@ -59,13 +60,23 @@ def place(i: int) -> tuple[int, int, int, int]:
     return paths.index(step.url_path) + 1, len(paths), own.index(step) + 1, len(own)
 
 
-def caption(i: int) -> str:
-    """The step-through's line under a page: "Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)"."""
+def caption(i: int, *, with_part: bool = True) -> str:
+    """The step-through's line under a page: "Step 4 of 8: Scores, mask, softmax (part 1 of 3: Scores)"
+    (`with_part` False: the page's line alone, as the whole page shows it)."""
     page_no, pages, part, parts = place(i)
     page = page_table.by_path(STEPS[i].url_path)
-    title = page.title if page is not None else STEPS[i].title
-    more = f" (part {part} of {parts}: {STEPS[i].title})" if parts > 1 else ""
-    return f"Step {page_no} of {pages}: {title}{more}"
+    title = _(page.title if page is not None else STEPS[i].title)
+    if parts > 1 and with_part:
+        return _(
+            "Step {page_no} of {pages}: {title} (part {part} of {parts}: {step})",
+            page_no=page_no,
+            pages=pages,
+            title=title,
+            part=part,
+            parts=parts,
+            step=_(STEPS[i].title),
+        )
+    return _("Step {page_no} of {pages}: {title}", page_no=page_no, pages=pages, title=title)
 
 
 def sidebar_state(presenting: bool) -> str:

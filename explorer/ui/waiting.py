@@ -14,6 +14,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.compute import jobs
+from explorer.i18n import _, ngettext
 from explorer.model import models
 from explorer.ui import patches
 
@@ -24,7 +25,7 @@ def working(what: str, key: str | None = None) -> Iterator[None]:
     says `what` is happening and counts the seconds, shown after half a second (a result from the cache shows
     nothing); and while the work waits for its turn at the server's workers (explorer.compute.jobs), how many
     requests are ahead of it, then how far it got. key: the real model the work runs."""
-    title = models.choice(key).title if key else "The server"
+    title = models.choice(key).title if key else _("The server")
     box = st.empty()  # the turn's message, above the spinner
     try:
         with (
@@ -35,8 +36,8 @@ def working(what: str, key: str | None = None) -> Iterator[None]:
     except jobs.Busy as exc:
         st.warning(str(exc), icon=":material/hourglass_top:")
         st.stop()
-    except jobs.Failed as exc:
-        st.error(str(exc), icon=":material/error:")
+    except jobs.Failed as exc:  # jobs.FAILED, made where no session's language is known: translated here
+        st.error(_(str(exc)), icon=":material/error:")
         st.stop()
     finally:
         box.empty()
@@ -79,7 +80,12 @@ def _queued(box: Any, title: str, now: jobs.Status) -> None:
     """The message of a job waiting for its turn at the server's workers, then its progress."""
     if now.state == "queued":
         box.info(
-            f"{title} is busy with other visitors' work: {ahead(now.ahead)} ahead of you; yours runs after them.",
+            ngettext(
+                "{title} is busy with other visitors' work: {n} request ahead of you; yours runs after it.",
+                "{title} is busy with other visitors' work: {n} requests ahead of you; yours runs after them.",
+                now.ahead,
+                title=title,
+            ),
             icon=":material/hourglass_top:",
         )
     elif now.done > 0:

@@ -81,11 +81,12 @@ def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> Non
             same = now === last ? same + 1 : 0;
             last = now;
             if (same < 5) { requestAnimationFrame(tick); return; }
+            // Each text's own line boxes (a Range over it), not its element's box with its padding.
+            const lines = e => { const r = document.createRange(); r.selectNodeContents(e); return [...r.getClientRects()]; };
             done([...document.querySelectorAll('h1, h2, h3, h4, p')]
-              .filter(e => !bar.contains(e) && !e.closest('[data-testid="stDataFrame"]'))
-              .map(e => [e.textContent.trim(), e.getBoundingClientRect()])
-              .filter(([t, r]) => t && r.bottom > b.top && r.top < b.bottom && r.right > b.left && r.left < b.right)
-              .map(([t]) => t));
+              .filter(e => !bar.contains(e) && !e.closest('[data-testid="stDataFrame"]') && e.textContent.trim())
+              .filter(e => lines(e).some(r => r.bottom > b.top && r.top < b.bottom && r.right > b.left && r.left < b.right))
+              .map(e => e.textContent.trim()));
           };
           tick();
         })""",

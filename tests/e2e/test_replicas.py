@@ -1,7 +1,8 @@
 """A class past one machine: two replicas behind HAProxy (scripts/serve.sh), in a real Chromium.
 
-Each session sticks to its replica (HAProxy's cookie) through page loads and reruns; when a replica dies in the
-middle of a lesson, its sessions reconnect to the other one and the page is rebuilt from the address bar,
+Each session sticks to its replica (HAProxy's cookie) through page loads and reruns; when a replica hangs
+(SIGSTOP: HAProxy's checks take it out and cut its sessions) or dies in the middle of a lesson, its sessions
+reconnect to the other one and the page is rebuilt from the address bar,
 which holds the whole example (the sentence, every setting and the edited cells: explorer/ui/frame.py sync_url,
 explorer/sharing). Which replica served what is read from HAProxy's own log (one line per request, the
 browser's user agent captured), never guessed from timing.
@@ -116,6 +117,13 @@ class Served:
             if m and m["agent"] == agent
         ]
 
+    def wait_log(self, pattern: str, timeout: float = TIMEOUT) -> None:
+        """Until HAProxy's log (its requests and its servers' state changes) matches `pattern`."""
+        deadline = time.monotonic() + timeout
+        while not re.search(pattern, self.log.read_text(encoding="utf-8", errors="replace")):
+            assert time.monotonic() < deadline, f"HAProxy logged no /{pattern}/:\n{self.log_tail()}"
+            time.sleep(0.2)
+
     def log_tail(self, n: int = 40) -> str:
         return "\n".join(
             self.lines[-n:] + self.log.read_text(encoding="utf-8", errors="replace").splitlines()[-n:]
@@ -169,7 +177,9 @@ def same_numbers(got: np.ndarray, want: np.ndarray) -> None:
     assert_allclose(got, want, rtol=1e-12, atol=1e-15, equal_nan=True)
 
 
-def test_sessions_stick_to_their_replica_and_move_whole_when_it_dies(browser: Any, served: Served) -> None:
+def test_sessions_stick_to_their_replica_and_move_whole_when_it_hangs_or_dies(
+    browser: Any, served: Served
+) -> None:
     w_q = np.array(conform(Example()).w_q, copy=True)
     a, b = tab(browser, served, "explorer-e2e-A"), tab(browser, served, "explorer-e2e-B")
     a.open("scores", min_charts=3, sentence=SENTENCE_A)
@@ -204,33 +214,65 @@ def test_sessions_stick_to_their_replica_and_move_whole_when_it_dies(browser: An
         assert {r for r, _ in served.requests(agent)} == {replica}, served.requests(agent)
     assert replica_of(a) == ra and replica_of(b) == rb
 
-    # A's replica dies in the middle of the lesson (SIGKILL: no goodbye to the browser).
-    a.page.evaluate(_RUNS)
-    seen = len(served.requests("explorer-e2e-A"))
-    os.kill(served.pid(ra), signal.SIGKILL)
-    a.poll("() => window.__runs > 0", what="a run on the replica the session moved to")
-    a.settle(3)
-    assert replica_of(a) == rb, "the browser's cookie names the replica that took the session"
-    moved = [r for r, req in served.requests("explorer-e2e-A")[seen:] if "/_stcore/stream" in req]
-    assert moved and set(moved) == {rb}, served.log_tail()
-
-    # The page was rebuilt from the address bar: the same address, sentence, mask and edited weights.
-    assert a.page.url == address
-    assert a.sentence_box().input_value() == SENTENCE_A
-    same_numbers(a.z("scores-weights"), want)
-    for key, z in charts.items():
-        same_numbers(a.z(key), z)
+    # A's replica hangs in the middle of the lesson (SIGSTOP: its kernel still holds the connections, it answers
+    # nothing). HAProxy's checks take it out and cut its sessions; A moves to B's replica as after a death.
+    hung, seen = served.pid(ra), watch(a, served, "explorer-e2e-A")
+    stopped = time.monotonic()
+    os.kill(hung, signal.SIGSTOP)
+    try:
+        ran = moved_whole(a, served, "explorer-e2e-A", rb, seen, address, charts)
+        print(f"a session on a hung replica ran again on another replica {ran - stopped:.1f} s later")
+    finally:
+        os.kill(hung, signal.SIGCONT)
+    back = rf"Server replicas/{ra} is DOWN.*\n(.*\n)*.*Server replicas/{ra} is UP"
+    served.wait_log(back)  # HAProxy's checks put the replica back in service
     a.go("projections", min_charts=3)
     assert float(a.editor(0).locator("#glide-cell-1-0").inner_text()) == 2.5
+    a.go("scores", min_charts=3)
 
-    # Both sessions go on, on the surviving replica; B's never left it.
+    # Now the replica holding both sessions dies (SIGKILL: no goodbye to the browser): both move to the one
+    # that hung and came back.
+    b_address, b_charts = b.page.url, {k: b.z(k) for k in b.charts()}
+    seen_a, seen_b = watch(a, served, "explorer-e2e-A"), watch(b, served, "explorer-e2e-B")
+    os.kill(served.pid(rb), signal.SIGKILL)
+    moved_whole(a, served, "explorer-e2e-A", ra, seen_a, address, charts)
+    moved_whole(b, served, "explorer-e2e-B", ra, seen_b, b_address, b_charts)
+    assert b.sentence_box().input_value() == SENTENCE_B2
+
+    # Both sessions go on, on the surviving replica.
+    a.go("projections", min_charts=3)
+    assert float(a.editor(0).locator("#glide-cell-1-0").inner_text()) == 2.5
     a.type_sentence(SENTENCE_B2)
     a.wait_labels("projections-w_q", SENTENCE_B2.split())
     b.type_sentence(SENTENCE_A)
     b.wait_labels("scores-weights", SENTENCE_A.split())
-    assert {r for r, _ in served.requests("explorer-e2e-B")} == {rb}
     assert a.exceptions() == [] and b.exceptions() == []
     a.screenshot("replicas-moved-session")
+
+
+def watch(app: App, served: Served, agent: str) -> int:
+    """Before a replica is stopped: the tab counts its script runs from now on; returns how many requests of
+    `agent` HAProxy logged so far."""
+    app.page.evaluate(_RUNS)
+    return len(served.requests(agent))
+
+
+def moved_whole(
+    app: App, served: Served, agent: str, to: str, seen: int, address: str, charts: dict
+) -> float:
+    """The session of `agent` runs again on replica `to` (its WebSockets after the first `seen` requests go
+    there, its cookie names it), rebuilt from its address bar: the same address, every chart's numbers.
+    Returns when (time.monotonic) its run there was seen."""
+    app.poll("() => window.__runs > 0", what=f"a run on replica {to}, where the session moved")
+    ran = time.monotonic()
+    app.settle(3)
+    assert replica_of(app) == to, "the browser's cookie names the replica that took the session"
+    moved = [r for r, req in served.requests(agent)[seen:] if "/_stcore/stream" in req]
+    assert moved and set(moved) == {to}, served.log_tail()
+    assert app.page.url == address
+    for key, z in charts.items():
+        same_numbers(app.z(key), z)
+    return ran
 
 
 def test_serve_sh_starts_a_dead_replica_again_and_sigterm_stops_everything() -> None:

@@ -12,8 +12,12 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from explorer.model.glossary.entries import TERMS, Term, term
+from explorer.i18n import N_, _
+from explorer.model.glossary import entries, probes
+from explorer.model.glossary.entries import Term, term
 from explorer.model.glossary.pages import ON_PAGE
+
+TERMS: tuple[Term, ...] = (*entries.TERMS, *probes.TERMS)  # in the glossary's order
 
 __all__ = [
     "ON_PAGE",
@@ -57,13 +61,13 @@ def on_page(url_path: str) -> list[Term]:
 
 def markdown(terms: list[Term]) -> str:
     """The terms as a Markdown list: each word in bold, then what it is."""
-    return "\n".join(f"- **{t.word}**: {t.plain}" for t in terms)
+    return "\n".join(_("- **{word}**: {plain}", word=_(t.word), plain=_(t.plain)) for t in terms)
 
 
-WORDS_TITLE = "Words used here"  # the exports' last section
+WORDS_TITLE = N_("Words used here")  # the exports' last section (translated where shown)
 
 
 def notebook_markdown(cells_text: str) -> str | None:
     """A notebook's last Markdown cell: every glossary term its text uses, in plain words (None: none)."""
     terms = terms_in(cells_text)
-    return f"## {WORDS_TITLE}\n\n{markdown(terms)}" if terms else None
+    return f"## {_(WORDS_TITLE)}\n\n{markdown(terms)}" if terms else None

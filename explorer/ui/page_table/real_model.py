@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+from explorer.i18n import N_
 from explorer.ui.page_table.row import REAL_MODEL, Page, Step, page
 
 PAGES: tuple[Page, ...] = (
     page(
         "app_pages/model.py",
         "model",
-        "Every layer and head",
+        N_("Every layer and head"),
         ":material/grid_view:",
-        "a real model's attention, every layer x head, each labelled",
+        N_("a real model's attention, every layer x head, each labelled"),
         (
             Step(
                 "model",
-                "Every layer and head",
-                "A real model on your sentence: each square is one head. Look for the diagonals (previous or "
-                "next token) and the bright first column (a sink).",
+                N_("Every layer and head"),
+                N_(
+                    "A real model on your sentence: each square is one head. Look for the diagonals (previous or "
+                    "next token) and the bright first column (a sink)."
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -24,27 +27,33 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/head.py",
         "head",
-        "One head",
+        N_("One head"),
         ":material/zoom_in:",
-        "one real head: weights, one cell's numbers, Q, K, V",
+        N_("one real head: weights, one cell's numbers, Q, K, V"),
         (
             Step(
                 "head",
-                "One head",
-                "One real head, large: the same softmax(q·k / √d_k) as the toy, with 32 or 64 numbers per "
-                "vector.",
+                N_("One head"),
+                N_(
+                    "One real head, large: the same softmax(q·k / √d_k) as the toy, with 32 or 64 numbers per "
+                    "vector."
+                ),
             ),
             Step(
                 "head-cell",
-                "One cell's numbers",
-                "One weight worked out: the query's vector times the key's, scaled, then the softmax of its "
-                "row.",
+                N_("One cell's numbers"),
+                N_(
+                    "One weight worked out: the query's vector times the key's, scaled, then the softmax of its "
+                    "row."
+                ),
             ),
             Step(
                 "head-qkv",
-                "Q, K and V",
-                "The vectors behind every weight: a row per token; a cell's score is its query's row of Q "
-                "times its key's row of K.",
+                N_("Q, K and V"),
+                N_(
+                    "The vectors behind every weight: a row per token; a cell's score is its query's row of Q "
+                    "times its key's row of K."
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -52,25 +61,29 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/next-token.py",
         "next-token",
-        "The next word",
+        N_("The next word"),
         ":material/keyboard_double_arrow_right:",
-        "a decoder's top 10 next tokens, temperature, add one",
+        N_("a decoder's top 10 next tokens, temperature, add one"),
         (
             Step(
                 "next-token",
-                "The next word",
-                "The decoder's guesses for the next token: add one and watch the sentence grow.",
+                N_("The next word"),
+                N_("The decoder's guesses for the next token: add one and watch the sentence grow."),
             ),
             Step(
                 "next-token-needs",
-                "What the guess needs",
-                "Remove each token in turn and run again: the tokens the top guess needs, which are not "
-                "always where the attention goes.",
+                N_("What the guess needs"),
+                N_(
+                    "Remove each token in turn and run again: the tokens the top guess needs, which are not "
+                    "always where the attention goes."
+                ),
             ),
             Step(
                 "next-token-mask",
-                "The causal mask",
-                "Each token may look only at the tokens before it: add one and watch the causal mask grow.",
+                N_("The causal mask"),
+                N_(
+                    "Each token may look only at the tokens before it: add one and watch the causal mask grow."
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -79,25 +92,29 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/ablation.py",
         "ablation",
-        "Switch heads off",
+        N_("Switch heads off"),
         ":material/toggle_off:",
-        "remove heads and compare with the untouched model",
+        N_("remove heads and compare with the untouched model"),
         (
             Step(
                 "ablation",
-                "Switch heads off",
-                "Remove heads and compare: most heads change little alone; a few matter a lot.",
+                N_("Switch heads off"),
+                N_("Remove heads and compare: most heads change little alone; a few matter a lot."),
             ),
             Step(
                 "ablation-layers",
-                "Layer by layer",
-                "Where the change starts: the hidden states move from the first layer with a head switched "
-                "off, and the move carries on up.",
+                N_("Layer by layer"),
+                N_(
+                    "Where the change starts: the hidden states move from the first layer with a head switched "
+                    "off, and the move carries on up."
+                ),
             ),
             Step(
                 "ablation-ranking",
-                "Which heads matter",
-                "Each head switched off alone, in turn: a few heads change the output far more than the rest.",
+                N_("Which heads matter"),
+                N_(
+                    "Each head switched off alone, in turn: a few heads change the output far more than the rest."
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -105,15 +122,17 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/rollout.py",
         "rollout",
-        "Attention through the layers",
+        N_("Attention through the layers"),
         ":material/timeline:",
-        "attention rollout through every layer",
+        N_("attention rollout through every layer"),
         (
             Step(
                 "rollout",
-                "Attention through the layers",
-                "Attention multiplied through the layers: where each position's information comes from, "
-                "roughly.",
+                N_("Attention through the layers"),
+                N_(
+                    "Attention multiplied through the layers: where each position's information comes from, "
+                    "roughly."
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -121,20 +140,22 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/logit-lens.py",
         "logit-lens",
-        "What each layer predicts",
+        N_("What each layer predicts"),
         ":material/visibility:",
-        "the logit lens: each layer's guess for the next token",
+        N_("the logit lens: each layer's guess for the next token"),
         (
             Step(
                 "logit-lens",
-                "What each layer predicts",
-                "Read each layer as if it were the last: in which layer does the model find its answer?",
+                N_("What each layer predicts"),
+                N_("Read each layer as if it were the last: in which layer does the model find its answer?"),
             ),
             Step(
                 "logit-lens-follow",
-                "One token, layer by layer",
-                "Follow one token up the layers: where does its probability rise, and from which layer is it the "
-                "top guess?",
+                N_("One token, layer by layer"),
+                N_(
+                    "Follow one token up the layers: where does its probability rise, and from which layer is it the "
+                    "top guess?"
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -143,19 +164,19 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/induction.py",
         "induction",
-        "Induction heads",
+        N_("Induction heads"),
         ":material/repeat:",
-        "heads that copy what came next last time",
+        N_("heads that copy what came next last time"),
         (
             Step(
                 "induction",
-                "Induction heads",
-                "Random tokens, then the same again: a few heads look back to what followed last time.",
+                N_("Induction heads"),
+                N_("Random tokens, then the same again: a few heads look back to what followed last time."),
             ),
             Step(
                 "induction-loss",
-                "The second copy",
-                "With those heads, the second copy becomes easy to predict: its loss falls.",
+                N_("The second copy"),
+                N_("With those heads, the second copy becomes easy to predict: its loss falls."),
             ),
         ),
         section=REAL_MODEL,
@@ -165,21 +186,25 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/patching.py",
         "patching",
-        "What caused the answer?",
+        N_("What caused the answer?"),
         ":material/science:",
-        "activation patching: which layers, positions and heads carry the answer",
+        N_("activation patching: which layers, positions and heads carry the answer"),
         (
             Step(
                 "patching",
-                "Residual stream",
-                "Copy one activation from a clean run into a corrupt one: where the answer comes back is "
-                "where the model keeps it.",
+                N_("Residual stream"),
+                N_(
+                    "Copy one activation from a clean run into a corrupt one: where the answer comes back is "
+                    "where the model keeps it."
+                ),
             ),
             Step(
                 "patching-heads",
-                "Heads",
-                "Copy one head's output from the clean run: the few heads that bring the answer back move it "
-                "to the last position.",
+                N_("Heads"),
+                N_(
+                    "Copy one head's output from the clean run: the few heads that bring the answer back move it "
+                    "to the last position."
+                ),
             ),
         ),
         section=REAL_MODEL,
@@ -188,19 +213,21 @@ PAGES: tuple[Page, ...] = (
     page(
         "app_pages/minimal-pairs.py",
         "minimal-pairs",
-        "Minimal pairs",
+        N_("Minimal pairs"),
         ":material/compare_arrows:",
-        "change one word: where the attention from another word moves",
+        N_("change one word: where the attention from another word moves"),
         (
             Step(
                 "minimal-pairs",
-                "Minimal pairs",
-                "Change the last word and “it” means something else: does the attention from “it” follow?",
+                N_("Minimal pairs"),
+                N_(
+                    "Change the last word and “it” means something else: does the attention from “it” follow?"
+                ),
             ),
             Step(
                 "minimal-pairs-heads",
-                "Which heads moved",
-                "The difference, head by head, and the heads ranked by how much of their weight moved.",
+                N_("Which heads moved"),
+                N_("The difference, head by head, and the heads ranked by how much of their weight moved."),
             ),
         ),
         section=REAL_MODEL,

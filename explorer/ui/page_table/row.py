@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-REAL_MODEL = "Real model"  # the navigation section of the pages that show a whole real model
-LEARNING = "Training"  # the navigation section of the model trained in the engine
+from explorer.i18n import N_
+
+REAL_MODEL = N_("Real model")  # the navigation section of the pages that show a whole real model
+LEARNING = N_("Training")  # the navigation section of the model trained in the engine
 
 
 @dataclass(frozen=True)

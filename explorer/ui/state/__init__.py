@@ -1,7 +1,7 @@
 """The only package that touches st.session_state (keys.py declares every key; core.py reads and conforms;
 actions.py changes; models.py holds the real-model pages' choices; patching.py /patching's; pairs.py those
 of the experiments with two sentences; mirrored.py the pages' own pickers of a shared choice;
-lessons.py the lesson step arrived at and the answers revealed; learning.py /learn's training run). Only public
+lessons.py the lesson step arrived at and the answers revealed; language.py the language on screen; learning.py /learn's training run). Only public
 names are re-exported here: a private key or helper stays in the module that declares it.
 
 Layout of the session state:
@@ -77,6 +77,8 @@ from explorer.ui.state.core import (  # noqa: F401
 from explorer.ui.state.keys import (  # noqa: F401
     K_ASK,
     K_ASK_HEADS,
+    K_ASK_INDUCTION,
+    K_ASK_LENS,
     K_ASK_NEXT,
     K_COLORS,
     K_FFN_EDITORS,
@@ -87,6 +89,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     K_IND_LEN,
     K_IND_SEED,
     K_KEY,
+    K_LANG,
     K_LAYER,
     K_MODEL,
     K_MODEL_HEAD,
@@ -109,6 +112,7 @@ from explorer.ui.state.keys import (  # noqa: F401
     SETTING_KEYS,
     UI_DEFAULTS,
 )
+from explorer.ui.state.language import language, set_language  # noqa: F401
 from explorer.ui.state.learning import (  # noqa: F401
     drop_live_run,
     end_live_run,

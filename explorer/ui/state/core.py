@@ -43,11 +43,13 @@ from explorer.ui.state.keys import (
     UI_DEFAULTS,
     VIEW_DEFAULTS,
 )
+from explorer.ui.state.language import init_language
 
 
 def init() -> None:
     """Idempotent: default every key (setdefault), then conform the matrices to the current settings."""
     ss = st.session_state
+    init_language()
     for s in table.SETTINGS:
         ss.setdefault(s.key, s.default)
     _cut_sentence()

@@ -21,6 +21,7 @@ K_PRESENT = "ui.present"  # presentation mode
 K_COLORS = "ui.colors"  # colour scale family
 K_FIT = "ui.fit_weights"  # weights coloured over their own range (True) or over 0..1 (the default)
 K_TABLES = "ui.tables"  # every chart drawn as tables of its numbers (for a screen reader, or exact values)
+K_LANG = "ui.lang"  # the language on screen (explorer.i18n): the browser's at first, then the picker's; lang=
 K_PRESET = "ui.preset"  # name of the preset last loaded (or "")
 K_ASK = "ui.ask"  # predict, then reveal: the query whose weights are hidden until revealed (-1: no question)
 _REVEALED = "ui.revealed"  # the hidden weights were revealed
@@ -28,7 +29,14 @@ _REVEALED = "ui.revealed"  # the hidden weights were revealed
 # and its answer stays hidden until revealed for this model and sentence (a new sentence asks again).
 K_ASK_NEXT = "ui.ask_next"  # /next-token: which token comes next
 K_ASK_HEADS = "ui.ask_heads"  # /ablation: which head matters most
-MODEL_QUESTIONS = {"next": K_ASK_NEXT, "heads": K_ASK_HEADS}  # the link's ask= word -> its toggle's key
+K_ASK_INDUCTION = "ui.ask_induction"  # /induction: which head copies the earlier token
+K_ASK_LENS = "ui.ask_lens"  # /logit-lens: from which layer on the answer is the top token
+MODEL_QUESTIONS = {
+    "next": K_ASK_NEXT,
+    "heads": K_ASK_HEADS,
+    "induction": K_ASK_INDUCTION,
+    "lens": K_ASK_LENS,
+}  # the link's ask= word -> its toggle's key
 _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was revealed for
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
 # would cost most of their page's run at 64 tokens even when nobody looks at them.
@@ -63,6 +71,8 @@ UI_DEFAULTS: dict[str, Any] = {
     K_ASK: -1,
     K_ASK_NEXT: False,
     K_ASK_HEADS: False,
+    K_ASK_INDUCTION: False,
+    K_ASK_LENS: False,
 }
 
 _BUILT = "m.built"  # (what the last Example was built from, that Example)

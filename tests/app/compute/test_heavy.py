@@ -275,6 +275,42 @@ def test_script_runs_take_turns_first_come_first_served_and_a_returning_run_goes
     assert order == ["back", "b", "c"] and gate.info() == {"turns": 1, "busy": 0, "held": 0, "waiting": 0}
 
 
+def test_a_visitor_who_kept_the_runs_busy_least_goes_first_whoever_came_first() -> None:
+    now = [0.0]
+    gate = heavy.Gate(1, clock=lambda: now[0])
+    for _ in range(3):  # a flooder's reruns: each waited and held its turn a second
+        token = gate.take(who="flood")
+        now[0] += 1.0
+        gate.give(token)
+    token = gate.take(who="student")
+    now[0] += 0.1
+    gate.give(token)
+    assert gate.used("flood") == pytest.approx(3.0, rel=0.1) and gate.used("student") == pytest.approx(
+        0.1, rel=0.1
+    )
+
+    holder = gate.take(who="teacher")
+    order: list[str] = []
+
+    def later(who: str) -> None:
+        gate.give(gate.take(who=who))
+        order.append(who)
+
+    threads = []
+    for who in ("flood", "student", "newcomer"):  # the flooder asks first, the newcomer last
+        threads.append(threading.Thread(target=later, args=(who,)))
+        threads[-1].start()
+        until(lambda: gate.info()["waiting"] == len(threads), f"{who} waiting")
+    gate.give(holder)
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["newcomer", "student", "flood"]
+    assert set(gate._used) == {"flood", "student"}  # the others asked and held no time on this clock
+    now[0] += 40 * heavy.HALF_LIFE_S  # long after: every use forgotten, the table empty
+    gate.give(gate.take(who="late"))
+    assert gate.used("flood") == 0.0 and gate._used == {}
+
+
 def test_a_run_that_holds_its_turn_long_stops_keeping_the_others_waiting() -> None:
     now = [0.0]
     gate = heavy.Gate(1, clock=lambda: now[0])

@@ -142,9 +142,7 @@ def test_a_page_waiting_for_its_turn_says_how_many_requests_are_ahead(
         lane.join(WAIT)
     assert not at.exception, at.exception
     title = models.choice("minilm").title
-    assert (
-        f"{title} is busy with other visitors' work: 1 request ahead of you; yours runs after them." in said
-    )
+    assert f"{title} is busy with other visitors' work: 1 request ahead of you; yours runs after it." in said
     assert not [i.value for i in at.info if "ahead of you" in i.value]  # gone once the run has its turn
 
 
