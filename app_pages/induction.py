@@ -45,6 +45,9 @@ if key is not None:
     c3.toggle("Predict, then reveal", key=state.K_ASK_INDUCTION, persist_state="session",
               help="Hide the scores behind a question until Reveal (or the clicker's next key). The share link "
               "carries it (ask=induction).")  # fmt: skip
+    c3.toggle("Ask: a previous-token head?", key=state.K_ASK_PREV, persist_state="session",
+              help="Ask whether the head drawn is a previous-token head, its pattern and scores hidden until "
+              "Reveal. The share link carries it (ask=prev).")  # fmt: skip
     best, prompt = int(order[0]), "Which head copies the earlier token (the highest induction score)?"
     hidden = questions.model_question_hides(
         "induction", f"{key}:{seed}:{n}:{off}", f"Predict: {prompt[0].lower()}{prompt[1:]}",
@@ -58,6 +61,14 @@ if key is not None:
         format_func=lambda i: f"layer {i // H + 1}, head {i % H + 1}: {run.induction.ravel()[i]:.2f}",
     )  # fmt: skip
     layer, h = divmod(int(head if head is not None else order[0]), H)
+    prev = float(run.previous[layer, h])  # its mean weight on the token just before
+    said = f"layer {layer + 1}, head {h + 1} a previous-token head (more than half its weight on the token just before)?"
+    hidden_prev = questions.model_question_hides(
+        "prev", f"{key}:{seed}:{n}:{off}:{layer}.{h}", f"Predict: is {said}",
+        f"Answer: {'yes' if prev > 0.5 else 'no'}: it gives the token just before {prev:.2f} of its weight, "
+        "on average.",
+        (f"Is {said}", ["yes", "no"], 0 if prev > 0.5 else 1),
+    )  # fmt: skip
     if not sty.present:
         shown = ", ".join(f"“{literal(show_token(t))}”" for t in ind.tokens[:12])
         st.caption(f"The {n} tokens: {shown}{', …' if n > 12 else ''}, then the same {n} again.")
@@ -88,6 +99,8 @@ if key is not None:
     )
     if hidden:  # predict, then reveal: no score and no head's stripe until Reveal
         pass
+    elif hidden_prev:  # the induction scores only: the pattern and the previous-token scores say it
+        ui.chart(scores, charts.INDUCTION_SCORES.key)
     elif sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
         pattern = (fig, charts.INDUCTION_PATTERN.key)
         ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), pattern])

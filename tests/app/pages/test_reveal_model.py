@@ -71,7 +71,10 @@ def test_the_share_link_carries_the_questions_and_bad_values_get_a_message() -> 
     assert got.ask == 7 and got.ask_model == ("next", "heads") and got.messages == []
     bad = links.read({"ask": "nxt"}, ex)
     assert bad.ask is None and bad.ask_model is None
-    assert "(ask=) takes a token's number, 0 to 63, and next, heads, induction or lens" in bad.messages[0][1]
+    assert (
+        "(ask=) takes a token's number, 0 to 63, and next, heads, induction, lens or prev"
+        in bad.messages[0][1]
+    )
 
 
 def test_ask_induction_hides_the_scores_until_reveal_and_the_answer_is_the_engines_best_head() -> None:
@@ -115,3 +118,25 @@ def test_ask_lens_hides_what_each_layer_predicts_until_reveal() -> None:
     assert "lens.grid" in chart_ids(at)
     said = f"layer {wins} on (layer {wins} makes it win)." if wins else "the embeddings on."
     assert at.success[0].value == f"Answer: “␣Paris” is the top token from {said}"
+
+
+def test_ask_prev_asks_whether_the_head_drawn_is_a_previous_token_head() -> None:
+    need("smollm2")
+    at = open_at("induction", model="smollm2", ask="prev")
+    shown = set(chart_ids(at))
+    assert charts.INDUCTION_SCORES.key in shown
+    assert not shown & {charts.PREVIOUS_SCORES.key, charts.INDUCTION_PATTERN.key}
+    seed, n = at.session_state[state.K_IND_SEED], at.session_state[state.K_IND_LEN]
+    run = interp.induction("smollm2", seed, n, ()).run
+    layer, head = np.unravel_index(int(np.argmax(run.induction)), run.induction.shape)  # the head drawn first
+    assert [s.value for s in at.subheader if s.value.startswith("Predict")] == [
+        f"Predict: is layer {layer + 1}, head {head + 1} a previous-token head (more than half its weight on the "
+        "token just before)?"
+    ]
+    at.button(key="reveal").click().run()
+    assert {charts.PREVIOUS_SCORES.key, charts.INDUCTION_PATTERN.key} <= set(chart_ids(at))
+    prev = run.previous[layer, head]
+    assert at.success[0].value == (
+        f"Answer: {'yes' if prev > 0.5 else 'no'}: it gives the token just before {prev:.2f} of its weight, on "
+        "average."
+    )
