@@ -84,10 +84,14 @@ class Class:
         asyncio.run(the_class())
 
     def start(self) -> None:
-        """Warm the server with one session, then start the class and wait until every session has opened."""
+        """Warm the server with one session, then start the class and wait until every session has opened its
+        page (or failed)."""
         asyncio.run(self.h.run_sessions(self.url, self.h.Report(1, 0), 3.0, (0.2, 0.4), 2))
         self.thread.start()
-        while len(self.report.kinds.get("page", [])) < self.size and self.thread.is_alive():
+        # a session that failed (counted in the report's errors) will never open its page
+        while (
+            len(self.report.kinds.get("page", [])) + self.report.errors < self.size and self.thread.is_alive()
+        ):
             time.sleep(0.2)
 
     def stop(self) -> str:
