@@ -95,7 +95,8 @@ if got is not None:
                     f"(effect {top[2]:.4f})."
                 )
                 question = "Predict: which head, switched off alone, changes the output most?"
-                if questions.model_question_hides("heads", f"{key}:{text}", question, answer):
+                choices = questions.head_choices(done.head_effects)
+                if questions.model_question_hides("heads", f"{key}:{text}", question, answer, choices):
                     done = None
         if done is not None:
             cells = analysis.ranked(done.head_effects)[:15]

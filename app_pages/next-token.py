@@ -60,7 +60,13 @@ if got is not None:
     end = tail(trace.text)  # a long sentence: its last words, after "…"
     question = f"Predict: which word comes next after “{literal(end)}”?"
     answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
-    hidden = questions.model_question_hides("next", f"{key}:{trace.text}", question, answer)
+    hidden = questions.model_question_hides(
+        "next",
+        f"{key}:{trace.text}",
+        question,
+        answer,
+        questions.next_choices([show_token(s) for s in strings], end),
+    )
     beside = ui.step() in ("next-token", "next-token-mask")  # the chart beside the buttons
     chart, side = st.columns([3, 2]) if beside else (st.container(), st.container())
     if not hidden and ui.shows("next-token"):

@@ -160,8 +160,10 @@ def _student_bar() -> None:
         st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
     state.classroom.set_seen(_seen(pulse))
     q = pulse.question if follows else None
-    if q is not None and q.truth is not None and state.ask() is not None and not state.revealed():
-        state.reveal()  # the page draws the answer the teacher revealed
+    if q is not None and q.truth is not None:
+        state.classroom.set_revealed(q.qid)  # a real-model page's question shows its answer (questions.py)
+        if state.ask() is not None and not state.revealed():
+            state.reveal()  # the page draws the answer the teacher revealed
     with st.container(key=BAR, border=True):
         left, right = st.columns([3, 2], vertical_alignment="center")
         who = f" as {literal(nick)}" if nick else ""

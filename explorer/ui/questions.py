@@ -6,33 +6,100 @@ The clicker's next key presses Reveal (explorer.ui.clicker); in a class the ques
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 import streamlit as st
 
+from attention_core import analysis
 from explorer.compute.pipeline import ROLES, Result, rule_key
 from explorer.i18n import N_, _
 from explorer.ui import class_ui, state
 from explorer.views.text import literal
 
 
-def model_question_hides(word: str, what: str, question: str, answer: str) -> bool:
+def model_question_hides(
+    word: str, what: str, question: str, answer: str, choices: tuple[str, Sequence[str], int] | None = None
+) -> bool:
     """Predict, then reveal on a real-model page: while question `word` ("next", "heads") is on and its answer
     not yet revealed for `what` (the model and sentence), show the question and a Reveal button (the clicker's
     next key presses it) and return True: the page then draws no answer. Once revealed, say `answer` (our
-    own Markdown, with any model token already made literal) and return False."""
+    own Markdown, with any model token already made literal) and return False.
+
+    choices: (the question as plain text, the answers to choose from, the index of the right one): in a class
+    the question is the class's (each student answers in their class bar; the teacher's Reveal reveals it to
+    everyone)."""
     if word not in state.model_questions():
         return False
-    if not state.model_revealed(word, what):
+    in_class = class_ui.role() if choices is not None else None
+    qid = None
+    if in_class == "teacher":
+        qid = class_ui.ask(f"{word}|{what}", *choices)  # type: ignore[misc]
+        hidden = not (state.model_revealed(word, what) and class_ui.revealed(qid))
+    elif in_class == "student":
+        qid = class_ui.question_id(state.page() or "", f"{word}|{what}", state.current().digest())
+        hidden = not class_ui.revealed(qid)  # the teacher's Reveal (the class bar marks it)
+    else:
+        hidden = not state.model_revealed(word, what)
+    if hidden:
         with st.container(key="ask-box", border=True):
             st.subheader(question, anchor=False)
+            if in_class == "student":
+                st.caption(_("Answer in the class box above; the teacher reveals the answer."))
+                return True
             st.caption(_(THINK))
             st.button(
-                _("Reveal"), key="reveal", on_click=state.reveal_model, args=(word, what),
+                _("Reveal"), key="reveal", on_click=_reveal_model, args=(word, what, qid, choices),
                 icon=":material/visibility:", type="primary",
             )  # fmt: skip
         return True
     if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
         st.success(answer, icon=":material/lightbulb:")
     return False
+
+
+def _reveal_model(
+    word: str, what: str, qid: str | None, choices: tuple[str, Sequence[str], int] | None
+) -> None:
+    """Reveal (a callback): the page's answer, and in a class the truth to every student."""
+    state.reveal_model(word, what)
+    if qid is not None and choices is not None:
+        class_ui.reveal(qid, choices[2])
+
+
+CLASS_CHOICES = 5  # a real-model question's choices in a class: the page's top few, in a fixed order
+
+
+def next_choices(tokens: Sequence[str], after: str) -> tuple[str, list[str], int]:
+    """/next-token's question for a class: the model's top tokens (`tokens`, most likely first, as shown) in
+    alphabetical order, so their order does not give the answer away; the right one is the first."""
+    top = list(dict.fromkeys(tokens[:CLASS_CHOICES]))
+    options = sorted(top, key=str.casefold)
+    return f"Which word comes next after “{after}”?", options, options.index(top[0])
+
+
+def head_choices(
+    effects: object, prompt: str = "Which head, switched off alone, changes the output most?"
+) -> tuple[str, list[str], int] | None:
+    """A question about heads for a class: the heads of the largest `effects` ((L, H), NaN: not measured;
+    /ablation's effect of removing each, /induction's induction scores), ordered by layer and head; the
+    right one has the largest. None before any head is measured."""
+    top = analysis.ranked(effects)[:CLASS_CHOICES]
+    if not top:
+        return None
+    cells = sorted((layer, head) for layer, head, _e in top)
+    options = [f"layer {layer + 1}, head {head + 1}" for layer, head in cells]
+    return prompt, options, cells.index(top[0][:2])
+
+
+def lens_choices(wins: int, layers: int, after: str, answer: str) -> tuple[str, list[str], int]:
+    """/logit-lens's question for a class: from which layer on the model's answer is every layer's top
+    token (`wins`: 0 = from the embeddings, the engine's interp.wins_from), among the model's `layers` cut
+    into CLASS_CHOICES spans; the right one holds `wins`."""
+    spans = [s for s in np.array_split(np.arange(layers + 1), CLASS_CHOICES) if s.size]
+    options = [f"layers {s[0]} to {s[-1]}" if s[0] else f"the embeddings to layer {s[-1]}" for s in spans]
+    truth = next(i for i, s in enumerate(spans) if s[0] <= wins <= s[-1])
+    return f"After “{after}”, from which layer on is “{answer}” the top token?", options, truth
 
 
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:

@@ -14,8 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.classroom import store as cs
-from explorer.ui import class_keep, class_ui
-from tests.app.fixtures import ROOT, TIMEOUT
+from explorer.compute import model_compute
+from explorer.ui import class_keep, class_ui, questions
+from explorer.views.model_figures import show_token
+from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, need, open_at
 
 IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
 
@@ -197,3 +199,23 @@ def test_a_reloaded_teacher_tab_drives_its_class_again_and_no_student_sees_the_k
     t.button(key="class.end").click().run()
     assert kept_data(t) == {"drop": True}  # the class ended: the tab forgets the key
     assert resumed(f"{code}.{key}").text[0].value.startswith("False")
+
+
+def test_a_real_model_question_is_the_classs_counted_and_revealed() -> None:
+    need("smollm2")
+    t = open_at("next-token", model="smollm2", sentence=CAPITAL, ask="next", present="1")
+    t.button(key="present.class").click().run()
+    code = t.session_state["class.teach"][0]
+    q = class_ui.store().pulse(code).question  # type: ignore[union-attr]
+    _, strings, _p = model_compute.next_tokens("smollm2", CAPITAL, 1.0)
+    top = [show_token(x) for x in strings[: questions.CLASS_CHOICES]]
+    assert q is not None and q.prompt == "Which word comes next after “The capital of France is”?"
+    assert list(q.options) == sorted(set(top), key=str.casefold)  # an order that does not give it away
+    s = tab(join=code)
+    assert s.session_state["ui.page"] == "next-token" and not any(b.key == "reveal" for b in s.button)
+    class_ui.store().answer(code, s.session_state["class.joined"][1], q.qid, q.options.index("␣Paris"))
+    t.button(key="reveal").click().run()  # the teacher's Reveal: the truth to the class
+    assert class_ui.store().pulse(code).question.truth == q.options.index(top[0])  # type: ignore[union-attr]
+    s.run()
+    assert any(a.value == "Right: the answer is “␣Paris”." for a in s.success)
+    assert any(a.value.startswith("Answer: “␣Paris”") for a in s.success)  # the page shows its answer too
