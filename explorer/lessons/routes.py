@@ -177,19 +177,19 @@ ATTENTION = Route(
         RouteStep(
             "scores",
             N_("Weights that mean something"),
-            N_("A layer of a tiny model trained on repeats. Its head 1 hides one row's weights."),
+            N_("A layer of a tiny model trained on repeats. Its head 3 hides one row's weights."),
             N_("In this trained head, which word will the second “dog” attend to most?"),
             N_("“because”: the word that came after the first “dog”."),
             N_("Training gave this head a rule: find an earlier copy, look one word on."),
             part="softmax",
-            settings=settings(**TRAINED, h="1", ask="7"),
+            settings=settings(**TRAINED, h="3", ask="7"),
         ),
         RouteStep(
             "heads",
             N_("Many heads at once"),
             N_("The four heads of the trained layer, side by side, on the same sentence."),
             N_("Do the four heads look at the same words?"),
-            N_("Not here: head 1 looks one word past an earlier copy; heads 2 and 3 rest on the first word."),
+            N_("Not here: head 3 looks one word past an earlier copy; heads 1 and 4 rest on the first word."),
             N_("Several heads let one layer look for several things at once."),
         ),
         RouteStep(
@@ -202,7 +202,7 @@ ATTENTION = Route(
             settings=settings(q="0"),
             experiment=N_(
                 "Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
-                "and see head 1 find the word after its first copy."
+                "and see head 3 find the word after its first copy."
             ),
         ),
     ),

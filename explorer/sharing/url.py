@@ -23,6 +23,9 @@ LANG_PARAM = "lang"  # the language on screen (explorer.i18n.languages): a teach
 MODEL_QUESTION_WORDS = (
     "next",
     "heads",
+    "induction",
+    "lens",
+    "prev",
 )  # ask= words of the real-model pages (explorer.ui.state.MODEL_QUESTIONS)
 
 
@@ -121,7 +124,7 @@ def lang_params(code: str) -> dict[str, str]:
 
 def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     """ask=: a token's number (its weights hidden until revealed; 0-based, as the pickers count), and the
-    real-model pages' questions (next, heads), comma-separated, at most three parts. Returns the number,
+    real-model pages' questions (next, heads, induction, lens, prev), comma-separated, at most three parts. Returns the number,
     the words (None when absent) and one message for whatever was left out ("" when nothing was)."""
     parts = [p.strip() for p in text.split(",")]
     words = tuple(dict.fromkeys(p for p in parts[:3] if p in MODEL_QUESTION_WORDS))
@@ -139,8 +142,8 @@ def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     if len(bad) > 3:
         left = i18n._("{items} and more", items=left)
     said = i18n._(
-        "The link's question (ask=) takes a token's number, 0 to {last}, and next or heads (the real model's "
-        "questions), at most three, comma-separated: left out {left}.",
+        "The link's question (ask=) takes a token's number, 0 to {last}, and next, heads, induction, lens or prev "
+        "(the real model's questions), at most three, comma-separated: left out {left}.",
         last=MAX_TOKENS - 1,
         left=left,
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import streamlit as st
 
 from attention_core import analysis
@@ -77,15 +78,28 @@ def next_choices(tokens: Sequence[str], after: str) -> tuple[str, list[str], int
     return f"Which word comes next after “{after}”?", options, options.index(top[0])
 
 
-def head_choices(effects: object) -> tuple[str, list[str], int] | None:
-    """/ablation's question for a class: the heads whose removal changes the output most (the engine's
-    ranking), ordered by layer and head; the right one changes it most. None before any head is measured."""
+def head_choices(
+    effects: object, prompt: str = "Which head, switched off alone, changes the output most?"
+) -> tuple[str, list[str], int] | None:
+    """A question about heads for a class: the heads of the largest `effects` ((L, H), NaN: not measured;
+    /ablation's effect of removing each, /induction's induction scores), ordered by layer and head; the
+    right one has the largest. None before any head is measured."""
     top = analysis.ranked(effects)[:CLASS_CHOICES]
     if not top:
         return None
     cells = sorted((layer, head) for layer, head, _e in top)
     options = [f"layer {layer + 1}, head {head + 1}" for layer, head in cells]
-    return "Which head, switched off alone, changes the output most?", options, cells.index(top[0][:2])
+    return prompt, options, cells.index(top[0][:2])
+
+
+def lens_choices(wins: int, layers: int, after: str, answer: str) -> tuple[str, list[str], int]:
+    """/logit-lens's question for a class: from which layer on the model's answer is every layer's top
+    token (`wins`: 0 = from the embeddings, the engine's interp.wins_from), among the model's `layers` cut
+    into CLASS_CHOICES spans; the right one holds `wins`."""
+    spans = [s for s in np.array_split(np.arange(layers + 1), CLASS_CHOICES) if s.size]
+    options = [f"layers {s[0]} to {s[-1]}" if s[0] else f"the embeddings to layer {s[-1]}" for s in spans]
+    truth = next(i for i, s in enumerate(spans) if s[0] <= wins <= s[-1])
+    return f"After “{after}”, from which layer on is “{answer}” the top token?", options, truth
 
 
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:

@@ -16,7 +16,10 @@ from explorer.ui.state.keys import (
     _REVEALED_FOR,
     K_ASK,
     K_ASK_HEADS,
+    K_ASK_INDUCTION,
+    K_ASK_LENS,
     K_ASK_NEXT,
+    K_ASK_PREV,
     K_HEAD,
     K_KEY,
     K_PRESET,
@@ -47,7 +50,7 @@ _URL_JOINED = "class.url_joined"  # ?join= was read (once per session)
 # question (a student's own display choices, presentation mode, colours and tables, stay theirs).
 VIEW_KEYS = (
     *SETTING_KEYS.values(), *MODEL_DEFAULTS, *VIEW_DEFAULTS,
-    K_HEAD, K_QUERY, K_KEY, K_PRESET, K_ASK, K_ASK_NEXT, K_ASK_HEADS, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
+    K_HEAD, K_QUERY, K_KEY, K_PRESET, K_ASK, K_ASK_NEXT, K_ASK_HEADS, K_ASK_INDUCTION, K_ASK_LENS, K_ASK_PREV, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
 )  # fmt: skip
 
 

@@ -189,7 +189,8 @@ def test_the_first_lesson_says_what_its_pages_show() -> None:
     assert res.tokens[query] == "dog" and res.tokens.index("dog") < query  # the second "dog"
     key = res.strongest_key(head, query)
     assert key == res.tokens.index("dog") + 1 and f"“{res.tokens[key]}”" in step.answer
-    rows = res.attention.weights  # (heads, n, n): heads 2 and 3 rest on the first word
-    for h in (1, 2):
+    rows = res.attention.weights  # (heads, n, n): heads 1 and 4 rest on the first word
+    for h in (0, 3):
         assert (rows[h].argmax(axis=1) == 0).mean() >= 0.8, h
-    assert "heads 2 and 3 rest on the first word" in route.steps[k].answer
+    assert f"head {head + 1} looks one word past an earlier copy" in route.steps[k].answer
+    assert "heads 1 and 4 rest on the first word" in route.steps[k].answer
