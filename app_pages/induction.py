@@ -42,10 +42,12 @@ if key is not None:
     run = ind.run
     L, H = run.induction.shape
     order = np.argsort(-run.induction.ravel(), kind="stable")[:10]
-    c3.toggle("Predict, then reveal", key=state.K_ASK_INDUCTION, persist_state="session",
+    # Presenting, the two questions' toggles sit side by side: stacked, they push the step past one screen.
+    t1, t2 = c3.columns(2) if sty.present else (c3, c3)
+    t1.toggle("Predict, then reveal", key=state.K_ASK_INDUCTION, persist_state="session",
               help="Hide the scores behind a question until Reveal (or the clicker's next key). The share link "
               "carries it (ask=induction).")  # fmt: skip
-    c3.toggle("Ask: a previous-token head?", key=state.K_ASK_PREV, persist_state="session",
+    t2.toggle("Ask: a previous-token head?", key=state.K_ASK_PREV, persist_state="session",
               help="Ask whether the head drawn is a previous-token head, its pattern and scores hidden until "
               "Reveal. The share link carries it (ask=prev).")  # fmt: skip
     best, prompt = int(order[0]), "Which head copies the earlier token (the highest induction score)?"

@@ -88,7 +88,7 @@ def test_a_bad_word_in_a_link_gets_a_message_and_is_left_out() -> None:
 
 
 def test_the_files_add_the_patching_experiment_and_say_it_has_not_run_yet(smol) -> None:  # noqa: ANN001
-    corrupt = "The capital of Germany is"  # a pair of its own: no test sweeps it
+    corrupt = "The capital of Japan is"  # a pair no other test sweeps (/patching's sweep Germany)
     what = ("patching", "smollm2", CLEAN, corrupt, None, None)
     page, nb = exported(what)
     answer, wrong = patching.answers("smollm2", CLEAN, corrupt, None, None)
