@@ -47,7 +47,7 @@ if key is not None:
     t1.toggle("Predict, then reveal", key=state.K_ASK_INDUCTION, persist_state="session",
               help="Hide the scores behind a question until Reveal (or the clicker's next key). The share link "
               "carries it (ask=induction).")  # fmt: skip
-    t2.toggle("Ask: a previous-token head?", key=state.K_ASK_PREV, persist_state="session",
+    t2.toggle("Previous-token?", key=state.K_ASK_PREV, persist_state="session",
               help="Ask whether the head drawn is a previous-token head, its pattern and scores hidden until "
               "Reveal. The share link carries it (ask=prev).")  # fmt: skip
     best, prompt = int(order[0]), "Which head copies the earlier token (the highest induction score)?"
