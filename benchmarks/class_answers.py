@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks class_answers                      # 60 students, app.py
     .venv/bin/python -m benchmarks class_answers --students 30 --entry server.py
+    .venv/bin/python -m benchmarks class_answers --before DIR   # an earlier checkout's server first, in turn
 
 Every tab speaks Streamlit's WebSocket protocol as a browser does (tests/load/harness.py's way, lighter
 than 60 browsers): it reads every message the server sends, and re-runs the class bar's fragment on the
@@ -13,9 +14,12 @@ the question is; each student answers at a random moment within --window seconds
 button, one fragment run, as a click sends them); the teacher's bar must show "N of N answered". Reveal:
 each student's bar says right or wrong.
 
-Printed: the follow latency per step (teacher's click to each student's page, p50/p90/max), the count's lag
-behind the last answer (the target: within 1 s), the reveal's latency, the students' own reruns (fragment
-polls, answers, follows: p50/p90/p99 from sending to the run's end), errors, and the server's CPU seconds.
+Printed: the follow latency per step (teacher's click to each student's page, p50/p90/max) and the server's
+CPU seconds from the click to the last student's page (a figure the machine's other load changes little), the
+count's lag behind the last answer (the target: within 1 s), the reveal's latency, the students' own reruns
+(what a student sends: fragment polls, answers: p50/p90/p99 from sending to the run's end), errors, and the
+server's CPU seconds. With --before DIR (a checkout of an earlier commit, e.g. `git worktree add`), the same
+class runs first on DIR's server, then on this one's, and both are printed.
 """
 
 from __future__ import annotations
@@ -31,7 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
@@ -187,7 +192,7 @@ class Tab:
         raise TimeoutError(f"{self.name} did not show {text!r} in {timeout:.0f} s; it showed last {last}")
 
 
-async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, list[float]]:
+async def the_class(url: str, data: Path, n: int, window: float, pid: int) -> dict[str, list[float]]:
     errors: list[str] = []
     own: list[float] = []  # the students' reruns
     teacher = Tab(url, "teacher", errors, [])
@@ -204,13 +209,16 @@ async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, li
     await asyncio.gather(*(s.until("you follow the teacher") for s in students))
     await teacher.until(f"{n} students joined")
     out: dict[str, list[float]] = {}
+    out["follow CPU"] = []
     for page, query in MOVES:
+        cpu0 = cpu_seconds(pid)
         t0 = await teacher.send(query=query, page_hash=teacher.pages[page])
         await teacher.until("Step", since=t0)
         caption = next(b for t, b in teacher.texts if t >= t0 and b.startswith("**Step")).strip("*")
         done = await asyncio.gather(
             *(s.until(f"The teacher is at {caption.split(' (part ')[0]}", t0) for s in students)
         )
+        out["follow CPU"].append(cpu_seconds(pid) - cpu0)
         out[f"follow {page}"] = [d - t0 for d in done]
         await asyncio.sleep(1.0)
     for step in ("masking", "softmax"):
@@ -246,12 +254,9 @@ async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, li
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--students", type=int, default=60)
-    ap.add_argument("--window", type=float, default=10.0, help="the students answer within this many seconds")
-    ap.add_argument("--entry", default="app.py", help="app.py, or server.py (the server as deployed)")
-    args = ap.parse_args()
+def one_class(root: Path, args: argparse.Namespace) -> tuple[dict[str, list[float]], float, float, str]:
+    """The class on a server of the checkout at `root`: its figures, the server's CPU seconds and the
+    class's wall seconds, and the server's log."""
     port, data = free_port(), Path(tempfile.mkdtemp(prefix="class-bench-"))
     log = data / "server.log"
     env = {
@@ -260,28 +265,48 @@ def main() -> int:
         if k not in ("ATTENTION_EXPLORER_JOBS", "ATTENTION_EXPLORER_CLASSES")
     }
     env["ATTENTION_EXPLORER_DATA"] = str(data)
-    proc = start_server(port, 120, log, entry=args.entry, env=env)
+    proc = start_server(port, 120, log, root=root, entry=args.entry, env=env)
     try:
         cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
         got = asyncio.run(
-            the_class(f"ws://127.0.0.1:{port}/_stcore/stream", data, args.students, args.window)
+            the_class(f"ws://127.0.0.1:{port}/_stcore/stream", data, args.students, args.window, proc.pid)
         )
         cpu, wall = cpu_seconds(proc.pid) - cpu0, time.perf_counter() - t0
     finally:
         text = stop_server(proc, log)
-    print(f"{args.students} students and a teacher on one server ({args.entry}), the answers within "
-          f"{args.window:.0f} s")  # fmt: skip
+    return got, cpu, wall, text
+
+
+def report(title: str, got: dict[str, list[float]], cpu: float, wall: float, text: str) -> None:
+    print(title)
     for name, values in got.items():
         if name == "errors":
             print(f"errors: {int(values[0])}; tracebacks in the server's log: {text.count('Traceback')}")
         elif name == "count after the last answer":
             print(f"the teacher's count complete {values[0] * 1000:.0f} ms after the last answer was stored "
                   f"(target: within 1000 ms)")  # fmt: skip
+        elif name == "follow CPU":
+            print("the server's CPU seconds per move, click to the last student's page: "
+                  + ", ".join(f"{v:.2f}" for v in values))  # fmt: skip
         else:
             print(line(name, values))
-    follows = [v for k, vs in got.items() if k.startswith("follow") for v in vs]
+    follows = [v for k, vs in got.items() if k.startswith("follow ") and k != "follow CPU" for v in vs]
     print(line("follow, every step", follows) + " (target: p90 within 1000 ms)")
     print(f"server CPU {cpu:.1f} s over {wall:.1f} s of class")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--students", type=int, default=60)
+    ap.add_argument("--window", type=float, default=10.0, help="the students answer within this many seconds")
+    ap.add_argument("--entry", default="app.py", help="app.py, or server.py (the server as deployed)")
+    ap.add_argument("--before", type=Path, help="a checkout of an earlier commit, measured first")
+    args = ap.parse_args()
+    what = f"{args.students} students and a teacher on one server ({args.entry}), the answers within {args.window:.0f} s"
+    if args.before is not None:
+        report(f"before ({args.before}): {what}", *one_class(args.before.resolve(), args))
+        print("(load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + ")\n")
+    report(f"{'after: ' if args.before else ''}{what}", *one_class(ROOT, args))
     return 0
 
 
