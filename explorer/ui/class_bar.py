@@ -178,10 +178,15 @@ def _student_bar() -> None:
                 st.button("Follow the teacher", key="class.follow", on_click=class_ui.come_back, type="primary",
                           icon=":material/group:", help="Back to the teacher's page; what you changed is "
                           "kept for your next exploring.")  # fmt: skip
-            st.button("Leave the class", key="class.leave", on_click=class_ui.leave, icon=":material/logout:")
+            st.button("Leave the class", key="class.leave", on_click=_leave, icon=":material/logout:")
         if q is not None:
             _answer_box(code, student, q)
         _watch()
+
+
+def _leave() -> None:
+    class_push.unregister()  # the watcher runs this page no more
+    class_ui.leave()
 
 
 @st.fragment

@@ -275,9 +275,6 @@ def open_page(url_path: str) -> None:
 
 
 def leave() -> None:
-    from explorer.ui import class_push
-
-    class_push.unregister()
     state.classroom.set_joined(None)
     state.say("info", "You left the class. The explorer is yours again.")
 
