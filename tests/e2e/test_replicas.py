@@ -300,3 +300,73 @@ def test_serve_sh_starts_a_dead_replica_again_and_sigterm_stops_everything() -> 
         assert not Path(f"/proc/{pid}").exists(), f"replica pid {pid} outlived serve.sh"
     with pytest.raises(OSError):  # HAProxy is gone: nothing listens on the class's port
         urllib.request.urlopen(f"{srv.url}/_stcore/health", timeout=5)
+
+
+def need_redis() -> None:
+    if shutil.which("redis-server"):
+        return
+    why = "redis-server is not installed (Debian: apt-get install -y redis-server)"
+    if os.environ.get("CI"):
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+def class_bar(app: App, text: str) -> None:
+    app.poll(
+        "t => { const b = document.querySelector('.st-key-class-bar'); return !!b && b.innerText.includes(t); }",
+        text,
+        what=f"the class bar to say {text!r}",
+    )
+
+
+def test_a_replica_killed_during_a_question_loses_no_answer_and_its_students_rejoin(browser: Any) -> None:
+    """Two replicas and Redis (serve.sh starts it with two replicas): the teacher asks, two students answer,
+    the replica of one of them dies; that student's tab moves to the other replica and is the same student
+    of the class again (its answer still there, counted once), follows the teacher's next move, and the
+    teacher's count and CSV hold both answers."""
+    need_haproxy()
+    need_redis()
+    srv = Served("class", 2, "--no-restart")  # a dead replica stays down: its students must move
+    try:
+        teacher = tab(browser, srv, "explorer-e2e-teacher")
+        teacher.open("scores", min_charts=0, present="1", step="softmax", ask="7")
+        teacher.page.locator(".st-key-present-class button").click()
+        code = teacher.page.locator(".st-key-class-code").inner_text().strip().replace("-", "")
+        teacher.page.keyboard.press("Escape")
+        students = [tab(browser, srv, f"explorer-e2e-student-{i}") for i in range(2)]
+        for s in students:
+            s.page.goto(f"{srv.url}/?join={code}", wait_until="commit")
+            class_bar(s, "(head 1)?")  # following the teacher to the question
+        rt = replica_of(teacher)
+        (moving,) = [s for s in students if replica_of(s) != rt]  # leastconn: one on each replica
+        for s, choice in zip(students, ("cat", "mat"), strict=True):
+            s.page.locator('[class*="st-key-class-answer-"] label').filter(
+                has_text=re.compile(f"^{choice}$")
+            ).click()
+            s.page.locator(".st-key-class-send button").click()
+            class_bar(s, f"You answered “{choice}”")
+        class_bar(teacher, "2 students joined. 2 of 2 answered.")
+
+        agent = "explorer-e2e-student-" + str(students.index(moving))
+        seen = watch(moving, srv, agent)
+        os.kill(srv.pid(replica_of(moving)), signal.SIGKILL)  # in the middle of the question
+        moving.poll("() => window.__runs > 0", what="a run on the other replica")
+        class_bar(moving, "you follow the teacher")
+        class_bar(moving, f"You answered “{('cat', 'mat')[students.index(moving)]}”")  # the same student
+        assert replica_of(moving) == rt
+        assert {r for r, req in srv.requests(agent)[seen:] if "/_stcore/stream" in req} == {rt}
+        class_bar(teacher, "2 students joined. 2 of 2 answered.")  # no answer lost, nobody counted twice
+
+        teacher.page.locator(".st-key-ui-head").get_by_text("head 2").click()  # the teacher moves on
+        for s in students:
+            class_bar(s, "(head 2)?")
+        teacher.page.locator(".st-key-ui-head").get_by_text("head 1").click()
+        class_bar(teacher, "2 of 2 answered.")  # head 1's question again: its answers kept
+        teacher.page.locator(".st-key-reveal button").click()
+        class_bar(teacher, "✓ right answer")
+        for s in students:
+            s.poll("() => /Right:|The answer is/.test(document.querySelector('.st-key-class-bar').innerText)",
+                   what="the student's result")  # fmt: skip
+        assert teacher.exceptions() == [] and all(s.exceptions() == [] for s in students)
+    finally:
+        srv.stop()
