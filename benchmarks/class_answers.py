@@ -28,8 +28,9 @@ import argparse
 import asyncio
 import os
 import random
-import sqlite3
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -168,6 +169,16 @@ class Tab:
                 if etype == "radio":
                     self.options[key] = list(el.radio.options)
 
+    async def code(self, timeout: float = TIMEOUT) -> str:
+        """The class's code, as the teacher's dialog shows it (**ABCD-EFGH**, the dash maybe escaped)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for _, body in self.texts:
+                if m := re.fullmatch(r"\*\*([A-Z2-9]{4})\\?-([A-Z2-9]{4})\*\*", body.strip()):
+                    return m.group(1) + m.group(2)
+            await asyncio.sleep(0.02)
+        raise TimeoutError(f"{self.name} showed no class code in {timeout:.0f} s")
+
     def saw(self, text: str, since: float = 0.0) -> float | None:
         return next((t for t, body in self.texts if t >= since and text in body), None)
 
@@ -192,7 +203,7 @@ class Tab:
         raise TimeoutError(f"{self.name} did not show {text!r} in {timeout:.0f} s; it showed last {last}")
 
 
-async def the_class(url: str, data: Path, n: int, window: float, pid: int) -> dict[str, list[float]]:
+async def the_class(url: str, n: int, window: float, pids: list[int]) -> dict[str, list[float]]:
     errors: list[str] = []
     own: list[float] = []  # the students' reruns
     teacher = Tab(url, "teacher", errors, [])
@@ -200,8 +211,7 @@ async def the_class(url: str, data: Path, n: int, window: float, pid: int) -> di
     await teacher.drawn("present.class")
     await teacher.send(widgets=(teacher.widget("present.class", trigger_value=True),))
     await teacher.until("students joined")
-    with sqlite3.connect(data / "classes.sqlite3") as db:
-        (code,) = db.execute("SELECT code FROM classes").fetchone()
+    code = await teacher.code()
     students = [Tab(url, f"student {i}", errors, own) for i in range(n)]
     for s in students:  # a class arriving: one tab every 50 ms
         await s.open(f"join={code}")
@@ -211,14 +221,14 @@ async def the_class(url: str, data: Path, n: int, window: float, pid: int) -> di
     out: dict[str, list[float]] = {}
     out["follow CPU"] = []
     for page, query in MOVES:
-        cpu0 = cpu_seconds(pid)
+        cpu0 = sum(map(cpu_seconds, pids))
         t0 = await teacher.send(query=query, page_hash=teacher.pages[page])
         await teacher.until("Step", since=t0)
         caption = next(b for t, b in teacher.texts if t >= t0 and b.startswith("**Step")).strip("*")
         done = await asyncio.gather(
             *(s.until(f"The teacher is at {caption.split(' (part ')[0]}", t0) for s in students)
         )
-        out["follow CPU"].append(cpu_seconds(pid) - cpu0)
+        out["follow CPU"].append(sum(map(cpu_seconds, pids)) - cpu0)
         out[f"follow {page}"] = [d - t0 for d in done]
         await asyncio.sleep(1.0)
     for step in ("masking", "softmax"):
@@ -255,26 +265,65 @@ async def the_class(url: str, data: Path, n: int, window: float, pid: int) -> di
 
 
 def one_class(root: Path, args: argparse.Namespace) -> tuple[dict[str, list[float]], float, float, str]:
-    """The class on a server of the checkout at `root`: its figures, the server's CPU seconds and the
-    class's wall seconds, and the server's log."""
+    """The class on a server of the checkout at `root` (one process, or --replicas through its serve.sh):
+    its figures, the server's CPU seconds and the class's wall seconds, and the server's log."""
     port, data = free_port(), Path(tempfile.mkdtemp(prefix="class-bench-"))
     log = data / "server.log"
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("ATTENTION_EXPLORER_JOBS", "ATTENTION_EXPLORER_CLASSES")
+        if k not in ("ATTENTION_EXPLORER_JOBS", "ATTENTION_EXPLORER_CLASSES", "ATTENTION_EXPLORER_REDIS_URL")
     }
     env["ATTENTION_EXPLORER_DATA"] = str(data)
-    proc = start_server(port, 120, log, root=root, entry=args.entry, env=env)
+    if args.replicas:
+        proc, pids = serve(root, port, args.replicas, log, env)
+    else:
+        proc = start_server(port, 120, log, root=root, entry=args.entry, env=env)
+        pids = [proc.pid]
     try:
-        cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
+        cpu0, t0 = sum(map(cpu_seconds, pids)), time.perf_counter()
         got = asyncio.run(
-            the_class(f"ws://127.0.0.1:{port}/_stcore/stream", data, args.students, args.window, proc.pid)
+            the_class(f"ws://127.0.0.1:{port}/_stcore/stream", args.students, args.window, pids)
         )
-        cpu, wall = cpu_seconds(proc.pid) - cpu0, time.perf_counter() - t0
+        cpu, wall = sum(map(cpu_seconds, pids)) - cpu0, time.perf_counter() - t0
     finally:
-        text = stop_server(proc, log)
+        text = stop_server(proc, log) if not args.replicas else stop_serve(proc, log)
     return got, cpu, wall, text
+
+
+def serve(
+    root: Path, port: int, replicas: int, log: Path, env: dict[str, str]
+) -> tuple[subprocess.Popen, list[int]]:
+    """`scripts/serve.sh --replicas N` of the checkout at `root` (HAProxy in front, Redis with it where that
+    checkout starts one) on `port`, once it serves; the replicas' process ids."""
+    cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(port), "--address",
+           "127.0.0.1", "--no-restart", "--log", str(log.with_name("haproxy.log"))]  # fmt: skip
+    out = log.open("w")
+    proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT,
+                            env={**env, "PYTHON": sys.executable})  # fmt: skip
+    deadline = time.monotonic() + 300
+    while "serving http://" not in log.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"serve.sh did not serve: {log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.3)
+    pids = [int(p) for p in re.findall(r"^replica r\d+ pid (\d+)", log.read_text(), re.M)]
+    settled = time.monotonic() + 180  # the replicas load the real models as they start: the class waits
+    while time.monotonic() < settled:
+        was = sum(map(cpu_seconds, pids))
+        time.sleep(2.0)
+        if sum(map(cpu_seconds, pids)) - was < 0.2:
+            break
+    return proc, pids
+
+
+def stop_serve(proc: subprocess.Popen, log: Path) -> str:
+    """serve.sh stops everything it started on SIGTERM; what its replicas logged."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    return log.read_text(errors="replace")
 
 
 def report(title: str, got: dict[str, list[float]], cpu: float, wall: float, text: str) -> None:
@@ -301,8 +350,11 @@ def main() -> int:
     ap.add_argument("--window", type=float, default=10.0, help="the students answer within this many seconds")
     ap.add_argument("--entry", default="app.py", help="app.py, or server.py (the server as deployed)")
     ap.add_argument("--before", type=Path, help="a checkout of an earlier commit, measured first")
+    ap.add_argument("--replicas", type=int, default=0,
+                    help="serve with scripts/serve.sh --replicas N (HAProxy, and Redis) instead of one process")  # fmt: skip
     args = ap.parse_args()
-    what = f"{args.students} students and a teacher on one server ({args.entry}), the answers within {args.window:.0f} s"
+    where = f"{args.replicas} replicas (scripts/serve.sh)" if args.replicas else f"one process ({args.entry})"
+    what = f"{args.students} students and a teacher on one server, {where}, the answers within {args.window:.0f} s"
     if args.before is not None:
         report(f"before ({args.before}): {what}", *one_class(args.before.resolve(), args))
         print("(load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + ")\n")
