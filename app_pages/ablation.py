@@ -4,16 +4,19 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import model_compute
+from explorer.i18n import _
 from explorer.model import models
 from explorer.ui import model_ui, pairs_ui, questions, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import figures, model_figures
 
 ui.opening(
-    "Switch heads off",
-    "Switch a head off and its output is removed from its layer (its slice of the input to W_O becomes 0). "
-    "Compare the changed model with the untouched one: the next-token probabilities (SmolLM2), the "
-    "similarity of two sentences (MiniLM), and how far each layer's hidden states moved.",
+    _("Switch heads off"),
+    _(
+        "Switch a head off and its output is removed from its layer (its slice of the input to W_O becomes 0). "
+        "Compare the changed model with the untouched one: the next-token probabilities (SmolLM2), the "
+        "similarity of two sentences (MiniLM), and how far each layer's hidden states moved."
+    ),
 )
 SHIFT_WORDS = "how far each token's vector moved, as a share of its length"
 SHIFT_PRECISE = "mean over the tokens of ‖h′ − h‖ / ‖h‖ (h untouched, h′ with the heads switched off)"
@@ -92,7 +95,8 @@ if got is not None:
                     f"(effect {top[2]:.4f})."
                 )
                 question = "Predict: which head, switched off alone, changes the output most?"
-                if questions.model_question_hides("heads", f"{key}:{text}", question, answer):
+                choices = questions.head_choices(done.head_effects)
+                if questions.model_question_hides("heads", f"{key}:{text}", question, answer, choices):
                     done = None
         if done is not None:
             cells = analysis.ranked(done.head_effects)[:15]

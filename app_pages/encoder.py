@@ -4,6 +4,7 @@ import streamlit as st
 
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import brief_stages, encoder_stages
+from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
@@ -15,12 +16,14 @@ from explorer.views.text import literal
 ENCODER_NOTES_PX = 40
 
 ui.opening(
-    "The encoder block",
-    "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "
-    "connection: nothing is lost) and **normalised** (each token's vector shifted and rescaled to mean 0, "
-    "variance 1); then every token goes on its own through the same small two-layer network, the "
-    "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
-    "pre-norm, used by GPT-2 and most models since, normalises before each part instead.",
+    _("The encoder block"),
+    _(
+        "Attention is one half of a transformer layer. Its output is **added back** to its input (a residual "
+        "connection: nothing is lost) and **normalised** (each token's vector shifted and rescaled to mean 0, "
+        "variance 1); then every token goes on its own through the same small two-layer network, the "
+        "**feed-forward** part, again with a residual and a norm. Post-norm is the 2017 paper's order; "
+        "pre-norm, used by GPT-2 and most models since, normalises before each part instead."
+    ),
     formulas.block(state.description()),
 )
 c1, c2 = st.columns(2)
@@ -31,7 +34,8 @@ presenting = ui.step() is not None  # the step: four stages that tell the story,
 if res is not None:
     if res.encoder is None:
         st.error(
-            f"The encoder block cannot be computed: {literal(res.encoder_error)}", icon=":material/error:"
+            _("The encoder block cannot be computed: {why}", why=literal(res.encoder_error)),
+            icon=":material/error:",
         )
     else:
         stages = encoder_stages(res.encoder, ex.norm_first)
@@ -52,33 +56,56 @@ if res is not None:
         rs = note.stats
         if ex.norm_first:
             st.markdown(
-                f"**Pre-norm:** the output is not normalised (row variances {rs.min_var:.2f} to "
-                f"{rs.max_var:.2f}): the block ends on a residual sum, and models add one last layer norm "
-                "after their final block."
+                _(
+                    "**Pre-norm:** the output is not normalised (row variances {lo:.2f} to {hi:.2f}): the block "
+                    "ends on a residual sum, and models add one last layer norm after their final block.",
+                    lo=rs.min_var,
+                    hi=rs.max_var,
+                )
             )
         else:
             st.markdown(
-                f"**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 (up to "
-                f"the computer's rounding) and variance {rs.min_var:.3f} to {rs.max_var:.3f}.",
-                help=f"The largest |mean| of a row is {rs.max_abs_mean:.0e}: float rounding, not a real offset.",
+                _(
+                    "**Post-norm:** the last step is a layer norm, so every row of the output has mean 0 (up to "
+                    "the computer's rounding) and variance {lo:.3f} to {hi:.3f}.",
+                    lo=rs.min_var,
+                    hi=rs.max_var,
+                ),
+                help=_(
+                    "The largest |mean| of a row is {mean:.0e}: float rounding, not a real offset.",
+                    mean=rs.max_abs_mean,
+                ),
             )
         if note.other_gap is not None:
             st.caption(
-                f"Same weights, other order: {'post' if ex.norm_first else 'pre'}-norm gives a different output "
-                f"(largest difference {note.other_gap:.3f})."
+                _(
+                    "Same weights, other order: post-norm gives a different output (largest difference "
+                    "{gap:.3f}).",
+                    gap=note.other_gap,
+                )
+                if ex.norm_first
+                else _(
+                    "Same weights, other order: pre-norm gives a different output (largest difference {gap:.3f}).",
+                    gap=note.other_gap,
+                )
             )
     if not presenting and ex.d_ff:  # an attention-only layer has no feed-forward weights to edit
         # Its content runs only while it is open: at 64 tokens and d_ff 256 the editors are most of the page's
         # run, even closed (benchmarks: element_cost).
         with st.expander(
-            "Edit the feed-forward weights W1 and W2", key=state.K_FFN_EDITORS, on_change="rerun"
+            _("Edit the feed-forward weights W1 and W2"), key=state.K_FFN_EDITORS, on_change="rerun"
         ) as ffn_box:
             if ffn_box.open:
                 dims, hid = fg.dims("d", ex.d_model), fg.dims("f", ex.d_ff)
-                part = editors.window("Hidden units to edit", ex.d_ff, "encoder.ffn_window")
+                part = editors.window(_("Hidden units to edit"), ex.d_ff, "encoder.ffn_window")
                 st.caption(
                     "W1: d_model × d_ff"
-                    + ("" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})")
+                    if part == slice(None)
+                    else _(
+                        "W1: d_model × d_ff (hidden units {first}–{last})",
+                        first=part.start,
+                        last=part.stop - 1,
+                    )
                 )
                 editors.matrix_editor("w1", title="W1", row_labels=dims, col_labels=hid[part], height=300,
                                       index=() if part == slice(None) else (slice(None), part))  # fmt: skip
@@ -86,10 +113,15 @@ if res is not None:
                 editors.up_editor(dims, hid, part)  # SwiGLU's W_up (SmolLM2's layers)
                 st.caption(
                     "W2: d_ff × d_model"
-                    + ("" if part == slice(None) else f" (hidden units {part.start}–{part.stop - 1})")
+                    if part == slice(None)
+                    else _(
+                        "W2: d_ff × d_model (hidden units {first}–{last})",
+                        first=part.start,
+                        last=part.stop - 1,
+                    )
                 )
                 editors.matrix_editor("w2", title="W2", row_labels=hid[part], col_labels=dims, height=300,
                                       index=() if part == slice(None) else (part,))  # fmt: skip
                 editors.bias_editor("b2", title="b2", col_labels=dims)
                 names = ("w1", "w2", *editors.held("b1", "b2", "w_up"))
-                editors.draw_buttons(names, "W1 and W2", ("encoder.rand", "encoder.reset"))
+                editors.draw_buttons(names, _("W1 and W2"), ("encoder.rand", "encoder.reset"))

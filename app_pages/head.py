@@ -5,6 +5,7 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import model_compute
+from explorer.i18n import _
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, waiting
 from explorer.ui import widgets as ui
@@ -16,9 +17,11 @@ from explorer.views.model_figures import token_labels
 WEIGHTS_PX, QKV_PX = 580, 480  # presenting: the heights that fit the steps on a 1080 px screen
 
 ui.opening(
-    "One head",
-    "One head's attention weights, large: each row is a query and says how much it takes from each key. "
-    "Below, one cell worked out with this head's real query and key vectors, and the head's Q, K and V.",
+    _("One head"),
+    _(
+        "One head's attention weights, large: each row is a query and says how much it takes from each key. "
+        "Below, one cell worked out with this head's real query and key vectors, and the head's Q, K and V."
+    ),
     r"A = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}} + M\right)",
 )
 # Presenting: three steps, each one screen: the weights, one cell's numbers (the pickers and buttons in a
@@ -54,8 +57,11 @@ if got is not None:
         with wide:
             real, toy = st.columns(2) if compare else (st.container(), None)
         with real:
-            what = "Real model," if compare else "Weights of"  # (half the width: shorter)
-            title = charts.HEAD_WEIGHTS.titled(what=what, layer=layer + 1, head=head + 1)
+            title = (
+                _(charts.HEAD_WEIGHTS_BESIDE, layer=layer + 1, head=head + 1)
+                if compare
+                else charts.HEAD_WEIGHTS.titled(layer=layer + 1, head=head + 1)
+            )
             if view == "lines":  # the same weights: a line from each query to each key
                 interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
             else:

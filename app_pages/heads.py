@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ HEADS_BOX_PX = (
 )
 
 ui.opening(
-    "Many heads, one output",
-    "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
-    "(**concatenated**) and multiplied by **W_O**, which mixes what the heads found back into one "
-    "d_model-wide vector per token.",
+    _("Many heads, one output"),
+    _(
+        "Each head attends in its own way, with its own W_Q, W_K and W_V. Their outputs are laid side by side "
+        "(**concatenated**) and multiplied by **W_O**, which mixes what the heads found back into one "
+        "d_model-wide vector per token."
+    ),
     formulas.heads(state.description()),
 )
 ex, res = ui.result()
@@ -31,7 +34,7 @@ if res is not None:
                 tr.weights,
                 lab,
                 style=sty,
-                title=charts.HEAD_GRID.title,
+                title=charts.HEAD_GRID.titled(),
                 masked=res.blocked,
             ),
             charts.HEAD_GRID.key,
@@ -43,9 +46,9 @@ if res is not None:
                 tr.concat,
                 lab,
                 cols_v,
-                title=charts.CONCAT.title,
+                title=charts.CONCAT.titled(),
                 style=sty,
-                cells=fg.Cells(groups=[f"head {h + 1}" for h in range(ex.n_heads)]),
+                cells=fg.Cells(groups=[_("head {n}", n=h + 1) for h in range(ex.n_heads)]),
                 axes=fg.Axes(**charts.CONCAT.axes),
             ),
             charts.CONCAT.key,
@@ -57,9 +60,10 @@ if res is not None:
         if ex.n_heads * ex.d_k * ex.d_model > 64 * 64 * 8:  # a real layer's W_O (384 x 384): the head's rows
             h = ui.head_picker(ex.n_heads)
             rows = slice(h * ex.d_k, (h + 1) * ex.d_k)
-            st.caption(f"W_O is {ex.n_heads * ex.d_k} × {ex.d_model}: the editor shows head {h + 1}'s rows "
-                       f"({rows.start}–{rows.stop - 1}), the ones its output multiplies.")  # fmt: skip
-            editors.matrix_editor("w_o", title=f"W_O (head {h + 1}'s rows)", row_labels=cols_v[rows],
+            st.caption(_("W_O is {rows} × {cols}: the editor shows head {n}'s rows ({first}–{last}), the ones its "
+                         "output multiplies.", rows=ex.n_heads * ex.d_k, cols=ex.d_model, n=h + 1,
+                         first=rows.start, last=rows.stop - 1))  # fmt: skip
+            editors.matrix_editor("w_o", title=_("W_O (head {n}'s rows)", n=h + 1), row_labels=cols_v[rows],
                                   col_labels=dims, index=(rows,))  # fmt: skip
         else:
             editors.matrix_editor("w_o", title="W_O", row_labels=cols_v, col_labels=dims)
@@ -67,7 +71,12 @@ if res is not None:
         editors.draw_buttons(("w_o", *editors.held("b_o")), "W_O", ("heads.rand", "heads.reset"))
         ui.chart(
             fg.drawn_heatmap(
-                tr.output, lab, dims, title=charts.OUTPUT.title, style=sty, axes=fg.Axes(**charts.OUTPUT.axes)
+                tr.output,
+                lab,
+                dims,
+                title=charts.OUTPUT.titled(),
+                style=sty,
+                axes=fg.Axes(**charts.OUTPUT.axes),
             ),
             charts.OUTPUT.key,
         )

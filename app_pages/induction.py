@@ -4,8 +4,9 @@ import numpy as np
 import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
+from explorer.i18n import _
 from explorer.model import models
-from explorer.ui import interp_ui, model_ui, state, waiting
+from explorer.ui import interp_ui, model_ui, questions, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -14,11 +15,13 @@ from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal
 
 ui.opening(
-    "Induction heads",
-    "Random tokens carry no meaning, so the first time through the model can only guess. Repeat them, and "
-    "a few heads look back to the token that came *after* the current one last time and copy it: induction "
-    "heads. A head's score is the weight it puts there, averaged over the second copy. They need a "
-    "previous-token head in an earlier layer to mark what came before each token.",
+    _("Induction heads"),
+    _(
+        "Random tokens carry no meaning, so the first time through the model can only guess. Repeat them, and "
+        "a few heads look back to the token that came *after* the current one last time and copy it: induction "
+        "heads. A head's score is the weight it puts there, averaged over the second copy. They need a "
+        "previous-token head in an earlier layer to mark what came before each token."
+    ),
     r"\text{score} = \frac{1}{n}\sum_{i=n}^{2n-1} A_{i,\; i-n+1}",
 )
 EXPERIMENT_PX = 80  # the experiment's row of buttons under the loss chart, presenting
@@ -39,12 +42,35 @@ if key is not None:
     run = ind.run
     L, H = run.induction.shape
     order = np.argsort(-run.induction.ravel(), kind="stable")[:10]
+    # Presenting, the two questions' toggles sit side by side: stacked, they push the step past one screen.
+    t1, t2 = c3.columns(2) if sty.present else (c3, c3)
+    t1.toggle("Predict, then reveal", key=state.K_ASK_INDUCTION, persist_state="session",
+              help="Hide the scores behind a question until Reveal (or the clicker's next key). The share link "
+              "carries it (ask=induction).")  # fmt: skip
+    t2.toggle("Previous-token?", key=state.K_ASK_PREV, persist_state="session",
+              help="Ask whether the head drawn is a previous-token head, its pattern and scores hidden until "
+              "Reveal. The share link carries it (ask=prev).")  # fmt: skip
+    best, prompt = int(order[0]), "Which head copies the earlier token (the highest induction score)?"
+    hidden = questions.model_question_hides(
+        "induction", f"{key}:{seed}:{n}:{off}", f"Predict: {prompt[0].lower()}{prompt[1:]}",
+        f"Answer: layer {best // H + 1}, head {best % H + 1}, with an induction score of "
+        f"{run.induction.ravel()[best]:.2f}: its stripe below.",
+        questions.head_choices(run.induction, prompt),
+    )  # fmt: skip
     ui.keep_among("induction.head", order.tolist(), "ten best heads")
-    head = c3.selectbox(
+    head = None if hidden else c3.selectbox(  # its labels carry the scores: hidden with them
         "Head to draw", order.tolist(), key="induction.head", persist_state="session",
         format_func=lambda i: f"layer {i // H + 1}, head {i % H + 1}: {run.induction.ravel()[i]:.2f}",
     )  # fmt: skip
     layer, h = divmod(int(head if head is not None else order[0]), H)
+    prev = float(run.previous[layer, h])  # its mean weight on the token just before
+    said = f"layer {layer + 1}, head {h + 1} a previous-token head (more than half its weight on the token just before)?"
+    hidden_prev = questions.model_question_hides(
+        "prev", f"{key}:{seed}:{n}:{off}:{layer}.{h}", f"Predict: is {said}",
+        f"Answer: {'yes' if prev > 0.5 else 'no'}: it gives the token just before {prev:.2f} of its weight, "
+        "on average.",
+        (f"Is {said}", ["yes", "no"], 0 if prev > 0.5 else 1),
+    )  # fmt: skip
     if not sty.present:
         shown = ", ".join(f"“{literal(show_token(t))}”" for t in ind.tokens[:12])
         st.caption(f"The {n} tokens: {shown}{', …' if n > 12 else ''}, then the same {n} again.")
@@ -69,11 +95,15 @@ if key is not None:
         rows,
         cols,
         style=sty,
-        title=charts.INDUCTION_SCORES.title,
+        title=charts.INDUCTION_SCORES.titled(),
         cells=fg.Cells(weights=True),
         axes=fg.Axes(**charts.INDUCTION_SCORES.axes, width_px=ui.HALF, height_px=tall),
     )
-    if sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
+    if hidden:  # predict, then reveal: no score and no head's stripe until Reveal
+        pass
+    elif hidden_prev:  # the induction scores only: the pattern and the previous-token scores say it
+        ui.chart(scores, charts.INDUCTION_SCORES.key)
+    elif sty.present and ui.shows("induction"):  # one screen: the scores beside the best head
         pattern = (fig, charts.INDUCTION_PATTERN.key)
         ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), pattern])
     elif not sty.present:
@@ -82,7 +112,7 @@ if key is not None:
             rows,
             cols,
             style=sty,
-            title=charts.PREVIOUS_SCORES.title,
+            title=charts.PREVIOUS_SCORES.titled(),
             cells=fg.Cells(weights=True),
             axes=fg.Axes(**charts.PREVIOUS_SCORES.axes, width_px=ui.HALF),
         )
@@ -100,7 +130,7 @@ if key is not None:
         fig = lf.loss_lines(run.losses, n, style=sty, title=loss_title, every_head_on=every, height_px=short)
         ui.chart(fig, "induction.loss")
         interp_ui.induction_experiment(key, tuple((int(a), int(b)) for a, b in passed), off)
-    if ui.shows("induction"):
+    if ui.shows("induction") and not hidden:
         st.markdown(
             f"On *Every layer and head*, a head is labelled **induction** when it scores at least "
             f"{models.INDUCTION_THRESHOLD} on the standard run ({models.INDUCTION_LENGTH} tokens, seed "

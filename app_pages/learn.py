@@ -6,17 +6,20 @@ import streamlit as st
 
 from explorer.compute import learning as lc
 from explorer.export import learn_notebook
+from explorer.i18n import _
 from explorer.ui import learn_ui
 from explorer.ui import widgets as ui
 from explorer.views import learning as lv
 from explorer.views.model_figures import drawn_model_grid
 
 ui.opening(
-    "Watch a transformer learn",
-    "A two-layer transformer made only of attention (4 heads a layer) was trained here, in the same engine, "
-    "on random tokens in which a stretch comes back a second time. The first time through, a token cannot be "
-    "guessed; the second time, a model that finds where the current token stood before and copies what came "
-    "next can predict it. Nothing tells the model so: it finds out, suddenly.",
+    _("Watch a transformer learn"),
+    _(
+        "A two-layer transformer made only of attention (4 heads a layer) was trained here, in the same engine, "
+        "on random tokens in which a stretch comes back a second time. The first time through, a token cannot be "
+        "guessed; the second time, a model that finds where the current token stood before and copies what came "
+        "next can predict it. Nothing tells the model so: it finds out, suddenly."
+    ),
     r"\text{loss} = -\tfrac{1}{N}\sum_i \log p(t_{i+1} \mid t_1 \ldots t_i)",
 )
 run, m, sty = lc.shipped(), lc.moments(), ui.style()

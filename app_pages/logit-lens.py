@@ -3,18 +3,21 @@
 import streamlit as st
 
 from explorer.compute import interp
-from explorer.ui import interp_ui, model_ui, waiting
+from explorer.i18n import _
+from explorer.ui import interp_ui, model_ui, questions, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import interp_figures as lf
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal, probability
 
 ui.opening(
-    "What each layer predicts",
-    "The logit lens: stop the model after any layer and read its residual stream with the model's own "
-    "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
-    "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
-    "predict next and is coloured by that token's probability.",
+    _("What each layer predicts"),
+    _(
+        "The logit lens: stop the model after any layer and read its residual stream with the model's own "
+        "final norm and output layer, as if that layer were the last. Row *embeddings* reads the tokens "
+        "before any layer; the last row is the model's real prediction. Each cell shows the token it would "
+        "predict next and is coloured by that token's probability."
+    ),
     r"p_l = \operatorname{softmax}\big(\operatorname{RMSNorm}(h_l)\, W_U\big),\quad W_U = E^\top",
 )
 got = model_ui.begin(
@@ -30,7 +33,21 @@ if got is not None:
     L = r.ids.shape[0] - 1
     stride = -(-L // 10) if sty.present else 1  # presenting: about 10 layers, each row readable from afar
     rows = sorted({*range(0, L + 1, stride), L})
-    if ui.shows("logit-lens"):  # presenting: two steps, the grid, then one token followed up the layers
+    st.toggle("Predict, then reveal", key=state.K_ASK_LENS, persist_state="session",
+              help="Hide what each layer predicts behind a question until Reveal (or the clicker's next key). "
+              "The share link carries it (ask=lens).")  # fmt: skip
+    last, final = len(labels) - 1, int(r.ids[L, -1, 0])  # the sentence's last token; the model's answer
+    wins, answer = interp.wins_from(r.ids[:, last, 0], final) or 0, show_token(lens.words[final])
+    after = show_token(trace.tokens[last])
+    choices = questions.lens_choices(wins, L, after, answer)
+    hidden = questions.model_question_hides(
+        "lens", f"{key}:{trace.text}", f"Predict: {literal(choices[0][0].lower() + choices[0][1:])}",
+        f"Answer: “{literal(answer)}” is the top token from "
+        + (f"layer {wins} on (layer {wins} makes it win)." if wins else "the embeddings on."), choices,
+    )  # fmt: skip
+    if (
+        ui.shows("logit-lens") and not hidden
+    ):  # presenting: two steps, the grid, then one token followed up the layers
         grid = lf.lens_grid(r.ids, r.probs, lens.words, labels, rows=rows, style=sty, width_px=lf.FULL_PX,
                             title=f"The top next token after each layer ({trace.model})")  # fmt: skip
         ui.chart(grid, "lens.grid")
@@ -46,7 +63,7 @@ if got is not None:
                 else ""
             )
         )
-    if ui.shows("logit-lens-follow"):
+    if ui.shows("logit-lens-follow") and not hidden:
         # presenting: the pickers and what they show in a column beside the chart, on one screen
         side, wide = st.columns([2, 3]) if sty.present else (st.container(), st.container())
         with side:

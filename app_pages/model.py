@@ -5,6 +5,7 @@ from collections import Counter
 import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
+from explorer.i18n import _
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, state, waiting
 from explorer.ui import widgets as ui
@@ -14,10 +15,12 @@ from explorer.views.model_figures import token_labels
 GRID_BOX_PX = 610  # presenting: the grid's box, what is left of a 1080 px screen under the controls
 
 ui.opening(
-    "Every layer and head",
-    "Each small square is one head's attention on your sentence: rows are queries (first token on top), "
-    "columns are keys, brighter means more weight. Above each square, what that head does on this sentence, "
-    "measured from its weights. Click a head (or pick a layer and a head below) to open it.",
+    _("Every layer and head"),
+    _(
+        "Each small square is one head's attention on your sentence: rows are queries (first token on top), "
+        "columns are keys, brighter means more weight. Above each square, what that head does on this sentence, "
+        "measured from its weights. Click a head (or pick a layer and a head below) to open it."
+    ),
 )
 got = model_ui.begin()
 if got is not None:

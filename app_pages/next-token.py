@@ -5,6 +5,7 @@ import numpy as np
 import streamlit as st
 
 from explorer.compute import model_compute
+from explorer.i18n import _
 from explorer.model import models
 from explorer.ui import model_ui, patching_ui, questions, state
 from explorer.ui import widgets as ui
@@ -17,10 +18,12 @@ from explorer.views.text import literal, tail
 BARS_PX, MASK_PX = 560, 420  # presenting: the heights that fit each step on a 1080 px screen
 
 ui.opening(
-    "The next word",
-    "A decoder reads the sentence and gives every token of its vocabulary a score (a logit) for coming "
-    "next; a softmax at temperature T turns the scores into probabilities. Add a token and the model runs "
-    "again on the longer sentence: each new token may look only at the tokens before it.",
+    _("The next word"),
+    _(
+        "A decoder reads the sentence and gives every token of its vocabulary a score (a logit) for coming "
+        "next; a softmax at temperature T turns the scores into probabilities. Add a token and the model runs "
+        "again on the longer sentence: each new token may look only at the tokens before it."
+    ),
     r"p_i = \frac{e^{z_i / T}}{\sum_j e^{z_j / T}}",
 )
 
@@ -57,7 +60,13 @@ if got is not None:
     end = tail(trace.text)  # a long sentence: its last words, after "…"
     question = f"Predict: which word comes next after “{literal(end)}”?"
     answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
-    hidden = questions.model_question_hides("next", f"{key}:{trace.text}", question, answer)
+    hidden = questions.model_question_hides(
+        "next",
+        f"{key}:{trace.text}",
+        question,
+        answer,
+        questions.next_choices([show_token(s) for s in strings], end),
+    )
     beside = ui.step() in ("next-token", "next-token-mask")  # the chart beside the buttons
     chart, side = st.columns([3, 2]) if beside else (st.container(), st.container())
     if not hidden and ui.shows("next-token"):

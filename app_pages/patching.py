@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import model_ui, patching_ui
 from explorer.ui import widgets as ui
 
@@ -10,12 +11,14 @@ RESTORED = (
 )
 
 ui.opening(
-    "What caused the answer?",
-    "Attention shows where a head looks, not what made the answer. Activation patching asks the model "
-    "directly: run a clean sentence (“The capital of France is” → “Paris”) and a corrupt one of as many "
-    "tokens (“… Italy is” → “Rome”), then run the corrupt one again with a single activation copied from the "
-    "clean run, and see how much of the clean answer's lead comes back. The lead is the logit difference LD "
-    "between the answer and the wrong token after the last token. The clean sentence is the sentence above.",
+    _("What caused the answer?"),
+    _(
+        "Attention shows where a head looks, not what made the answer. Activation patching asks the model "
+        "directly: run a clean sentence (“The capital of France is” → “Paris”) and a corrupt one of as many "
+        "tokens (“… Italy is” → “Rome”), then run the corrupt one again with a single activation copied from the "
+        "clean run, and see how much of the clean answer's lead comes back. The lead is the logit difference LD "
+        "between the answer and the wrong token after the last token. The clean sentence is the sentence above."
+    ),
     None if ui.step() else RESTORED,  # presenting: beside the sweep, with the controls
 )
 got = model_ui.begin(decoder_only=True)

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from explorer.compute import cached as compute
+from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ from explorer.views import formulas
 NOTES_PX = 30
 
 ui.opening(
-    "Positional encoding",
-    "Attention by itself ignores word order: shuffle the tokens and each one sees the same set of keys. "
-    "So every position gets its own vector **P**, added to the embedding. The paper uses sines and cosines "
-    "of different frequencies: low dimensions change quickly from one position to the next, high ones slowly.",
+    _("Positional encoding"),
+    _(
+        "Attention by itself ignores word order: shuffle the tokens and each one sees the same set of keys. "
+        "So every position gets its own vector **P**, added to the embedding. The paper uses sines and cosines "
+        "of different frequencies: low dimensions change quickly from one position to the next, high ones slowly."
+    ),
     formulas.positions(state.description()),
 )
 c1, c2, c3 = st.columns([3, 2, 3])  # wide enough for "scale E by √d_model first" at 1280 px
@@ -30,12 +33,16 @@ if res is not None and not described.adds_positions:
     # A trained layer adds no P of its own: its positions are already in X (learned vectors added before the
     # first layer) or rotate q and k inside attention (RoPE); a chart of P would be all zeros.
     st.info(
-        f"**{described.title}** adds no position vector P here. "
-        + (
-            "Its positions rotate each query and key inside attention (RoPE): see them on Scores, mask, softmax."
-            if described.rope
-            else "Its learned position vectors were added to the token embeddings before layer 1, so the input "
-            "X below already holds them."
+        _(
+            "**{model}** adds no position vector P here. Its positions rotate each query and key inside "
+            "attention (RoPE): see them on Scores, mask, softmax.",
+            model=described.title,
+        )
+        if described.rope
+        else _(
+            "**{model}** adds no position vector P here. Its learned position vectors were added to the token "
+            "embeddings before layer 1, so the input X below already holds them.",
+            model=described.title,
         )
     )
     ui.token_matrices(
@@ -48,11 +55,14 @@ elif res is not None:
     sty, dims = ui.style(), fg.dims("d", ex.d_model)
     presenting = ui.step() is not None  # the step: E + P = X, on one screen
     if ex.pe_kind == "learned" and not presenting:
-        start = "the sinusoidal values" if described.drawn else "the trained ones"
-        st.caption(f"Edit the position vectors (one row per position; they start from {start}).")
+        st.caption(
+            _("Edit the position vectors (one row per position; they start from the sinusoidal values).")
+            if described.drawn
+            else _("Edit the position vectors (one row per position; they start from the trained ones).")
+        )
         editors.matrix_editor(
             "pe_table",
-            title="Positional table",
+            title=_("Positional table"),
             row_labels=[f"pos {i}" for i in range(res.n)],
             col_labels=dims,
         )
@@ -67,7 +77,7 @@ elif res is not None:
                         res.pe,
                         res.labels,
                         dims,
-                        title=charts.PE_MATRIX.title,
+                        title=charts.PE_MATRIX.titled(),
                         style=sty,
                         axes=fg.Axes(**charts.PE_MATRIX.axes, width_px=ui.HALF),
                     ),
@@ -78,7 +88,7 @@ elif res is not None:
                         res.pe_gram,
                         res.labels,
                         res.labels,
-                        title=charts.PE_SIMILARITY.title,
+                        title=charts.PE_SIMILARITY.titled(),
                         style=sty,
                         axes=fg.Axes(**charts.PE_SIMILARITY.axes, width_px=ui.HALF),
                     ),

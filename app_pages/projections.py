@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import editors, layer_choice, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -9,10 +10,12 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 
 ui.opening(
-    "Queries, keys and values",
-    "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
-    "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
-    "(what it passes on when attended to). Edit any weight and every later step follows.",
+    _("Queries, keys and values"),
+    _(
+        "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
+        "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
+        "(what it passes on when attended to). Edit any weight and every later step follows."
+    ),
     formulas.projections(state.description()),
 )
 layer_choice.weights_note()
@@ -32,7 +35,9 @@ if res is not None:
                         res.labels,
                         fg.dims(label[-1].lower(), ex.d_k),
                         style=sty,
-                        title=charts.PROJECTION_OF.titled(out=label[-1], weights=label, head=f"head {h + 1}"),
+                        title=charts.PROJECTION_OF.titled(
+                            out=label[-1], weights=label, head=_("head {n}", n=h + 1)
+                        ),
                         axes=fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD),
                     ),
                     charts.PROJECTION_OF.key.format(name=name),
@@ -44,11 +49,18 @@ if res is not None:
         cols_k = fg.dims(label[-1].lower(), ex.d_k)  # q0.., k0.., v0..
         bias = "b_" + name[-1]  # a real layer's b_Q, b_K, b_V (the toy model has none)
         plus = f" + b_{label[-1]}" if state.matrix(bias).size else ""
-        st.subheader(f"{label} of head {h + 1} and {label[-1]} = X {label}{plus}", anchor=False)
+        st.subheader(
+            _("{w} of head {n} and {out} = X {w}{plus}", w=label, n=h + 1, out=label[-1], plus=plus),
+            anchor=False,
+        )
         left, right = st.columns([2, 3])
         with left:
             editors.matrix_editor(
-                name, title=f"{label} (head {h + 1})", row_labels=dims, col_labels=cols_k, index=(h,)
+                name,
+                title=_("{w} (head {n})", w=label, n=h + 1),
+                row_labels=dims,
+                col_labels=cols_k,
+                index=(h,),
             )
             editors.bias_editor(bias, title=f"b_{label[-1]} (head {h + 1})", col_labels=cols_k, head=h)
             keys = (f"projections.rand.{name}", f"projections.reset.{name}")
@@ -59,7 +71,7 @@ if res is not None:
                     out[h],
                     res.labels,
                     cols_k,
-                    title=charts.PROJECTION.titled(out=label[-1], head=f"head {h + 1}"),
+                    title=charts.PROJECTION.titled(out=label[-1], head=_("head {n}", n=h + 1)),
                     style=sty,
                     axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
                 ),

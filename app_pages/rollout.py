@@ -3,6 +3,7 @@
 import numpy as np
 
 from explorer.compute import model_compute
+from explorer.i18n import _
 from explorer.model import models
 from explorer.ui import model_ui, waiting
 from explorer.ui import widgets as ui
@@ -10,12 +11,14 @@ from explorer.views import figures as fg
 from explorer.views.model_figures import token_labels
 
 ui.opening(
-    "Attention through the layers",
-    "One layer's attention says where each token looks in that layer. Attention rollout (Abnar & Zuidema "
-    "2020) follows it through every layer: each layer's weights, averaged over its heads and mixed half and "
-    "half with the residual connection, are multiplied layer after layer, so row i says how much of token "
-    "i's final state comes from each input token along attention paths. Attention weights are not an "
-    "explanation of the output: rollout leaves out the values, W_O, the feed-forward layers and the norms.",
+    _("Attention through the layers"),
+    _(
+        "One layer's attention says where each token looks in that layer. Attention rollout (Abnar & Zuidema "
+        "2020) follows it through every layer: each layer's weights, averaged over its heads and mixed half and "
+        "half with the residual connection, are multiplied layer after layer, so row i says how much of token "
+        "i's final state comes from each input token along attention paths. Attention weights are not an "
+        "explanation of the output: rollout leaves out the values, W_O, the feed-forward layers and the norms."
+    ),
     r"\tilde A_l = \tfrac12 I + \tfrac12 \tfrac{1}{H}\sum_h A_{l,h},\quad R_l = \tilde A_l R_{l-1},\ R_1 = \tilde A_1",
 )
 got = model_ui.begin()

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import settings_table as table
 from explorer.ui import editors, questions, state
 from explorer.ui import widgets as ui
@@ -10,10 +11,12 @@ from explorer.views import figures as fg
 from explorer.views import formulas
 
 ui.opening(
-    "Scores, mask and softmax",
-    "Each query is compared with every key by a dot product: a large score means *this key answers what "
-    "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
-    "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1.",
+    _("Scores, mask and softmax"),
+    _(
+        "Each query is compared with every key by a dot product: a large score means *this key answers what "
+        "the query looks for*. The scores are scaled (so they do not grow with d_k), positions that may not be "
+        "seen are **masked** to −∞, and a **softmax** turns each row into weights that are ≥ 0 and sum to 1."
+    ),
     formulas.scores(state.description()),
 )
 # While presenting, each of the page's three steps shows its own controls and chart (ui.shows), in one row.
@@ -32,10 +35,12 @@ ex, res = ui.result()
 if res is not None:
     if ex.mask_kind == "padding" and "[PAD]" not in res.tokens:
         st.info(
-            "Padding masks keys written as `[PAD]`: add some to the sentence, e.g. *I like tea [PAD] [PAD]*."
+            _(
+                "Padding masks keys written as `[PAD]`: add some to the sentence, e.g. *I like tea [PAD] [PAD]*."
+            )
         )
     if ex.mask_kind == "custom" and ui.shows("masking"):
-        what = "Custom mask: tick = may attend (rows are queries, columns keys)"
+        what = _("Custom mask: tick = may attend (rows are queries, columns keys)")
         with st.expander(what, expanded=ui.step() is None):
             editors.matrix_editor(
                 "custom_mask", title="Custom mask", row_labels=res.labels, col_labels=res.labels
@@ -50,7 +55,7 @@ if res is not None:
         tr.scores[h],
         lab,
         lab,
-        title=charts.RAW_SCORES.titled(head=f"head {h + 1}"),
+        title=charts.RAW_SCORES.titled(head=_("head {n}", n=h + 1)),
         style=sty,
         axes=fg.Axes(**keep, width_px=width),
     )
@@ -75,7 +80,7 @@ if res is not None:
             ui.chart(raw, charts.RAW_SCORES.key)
         if ui.shows("masking"):
             ui.chart(scaled, charts.SCALED_SCORES.key)
-    title = charts.WEIGHTS.titled(head=f"head {h + 1}")  # what students care about most: full width
+    title = charts.WEIGHTS.titled(head=_("head {n}", n=h + 1))  # what students care about most: full width
     fig = fg.drawn_heatmap(
         tr.weights[h],
         lab,
@@ -88,15 +93,15 @@ if res is not None:
     if ui.shows("softmax") and not questions.question_hides(res, h, lab):
         ui.chart(fig, charts.WEIGHTS.key)
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
-        st.info("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output.")
+        st.info(_("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output."))
     if ui.step() is None:  # presenting: the step ends with its chart
-        st.subheader("One cell, with its numbers", anchor=False)
+        st.subheader(_("One cell, with its numbers"), anchor=False)
         a, b = st.columns(2)
         with a:
-            i = ui.token_picker("query (row)", lab, state.K_QUERY)
+            i = ui.token_picker(_("query (row)"), lab, state.K_QUERY)
         with b:
-            j = ui.token_picker("key (column)", lab, state.K_KEY)
+            j = ui.token_picker(_("key (column)"), lab, state.K_KEY)
         for line in formulas.cell_of(res, h, i, j):
             st.latex(line)
         if ex.rope:
-            st.caption("With RoPE, q and k above are the rotated vectors.")
+            st.caption(_("With RoPE, q and k above are the rotated vectors."))

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.ui import class_bar, editors, layer_choice, preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.ui.frame import pipeline_map
@@ -11,10 +12,12 @@ from explorer.views import formulas
 from explorer.views.text import literal
 
 ui.opening(
-    "Self-attention, step by step",
-    "A transformer first cuts a sentence into **tokens** and turns each token into a vector, its "
-    "**embedding**. Self-attention then lets every token look at every other token and mix in what it "
-    "finds useful. Type a sentence above and follow it through every step; every matrix can be edited.",
+    _("Self-attention, step by step"),
+    _(
+        "A transformer first cuts a sentence into **tokens** and turns each token into a vector, its "
+        "**embedding**. Self-attention then lets every token look at every other token and mix in what it "
+        "finds useful. Type a sentence above and follow it through every step; every matrix can be edited."
+    ),
     formulas.embeddings(state.description()),
 )
 presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen

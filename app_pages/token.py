@@ -5,6 +5,7 @@ import streamlit as st
 
 from explorer import lessons
 from explorer.compute import pipeline
+from explorer.i18n import _
 from explorer.ui import preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -14,10 +15,12 @@ from explorer.views import formulas
 TERMS_AS_FORMULAS = 16  # up to this many keys the sum is written out as formulas, beyond it as a table
 
 ui.opening(
-    "One token's view",
-    "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
-    "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
-    "hand it is a loop over the keys; it is also one row of the matrix product A V.",
+    _("One token's view"),
+    _(
+        "Pick a token. Its row of attention weights says how much of each token's **value** vector it takes; "
+        "its output is exactly that mix: each weight times its value vector, summed over the keys. Written by "
+        "hand it is a loop over the keys; it is also one row of the matrix product A V."
+    ),
     formulas.token_view(state.description()),
 )
 ex, res = ui.result()
@@ -25,11 +28,11 @@ if res is not None:
     sty, lab = ui.style(), res.labels
     a, b = st.columns([1, 2])
     with a:
-        i = ui.token_picker("query token", lab, state.K_QUERY)
+        i = ui.token_picker(_("query token"), lab, state.K_QUERY)
     with b:
         h = ui.head_picker(ex.n_heads)
     view = pipeline.token_view(res, h, i)  # weights (n,), parts (n, d_v): row j = a_ij v_j, their sum out
-    title = charts.token_weights_title(lab[i], f"head {h + 1}", ex.n_heads, view.weight_sum)
+    title = charts.token_weights_title(lab[i], _("head {n}", n=h + 1), ex.n_heads, view.weight_sum)
     presenting = ui.step() is not None  # the step: the weights beside the sum they make, on one screen
     width = ui.HALF if presenting else fg.FULL_PX
     bars = fg.drawn_bars(  # each key in its colour of the sum below: one colour per token on the page
@@ -49,26 +52,34 @@ if res is not None:
             st.latex(line)
         if view.equal:
             st.success(
-                f"Equal (largest difference {view.diff:.1e}): the weighted sum of the value vectors *is* this "
-                "token's row of the attention output.",
+                _(
+                    "Equal (largest difference {diff:.1e}): the weighted sum of the value vectors *is* this "
+                    "token's row of the attention output.",
+                    diff=view.diff,
+                ),
                 icon=":material/check_circle:",
             )
         else:
-            st.error("The two differ: this should not happen, please report it.")
+            st.error(_("The two differ: this should not happen, please report it."))
         nb = lessons.token_loop_check(preset_ui.active(), i, h, res)
         if nb is not None:
+            said = dict(label=nb.label, printed=lessons.fmt(nb.printed.values, nb.printed.decimals))
             st.info(
-                f"The example's source computed this token by hand, in a loop: {nb.label} = "
-                f"{lessons.fmt(nb.printed.values, nb.printed.decimals)}: "
-                + ("the same, to its printed digits." if nb.agrees else "not what the app computes now."),
+                _("The example's source computed this token by hand, in a loop: {label} = {printed}: the same, "
+                  "to its printed digits.", **said)
+                if nb.agrees
+                else _("The example's source computed this token by hand, in a loop: {label} = {printed}: not "
+                       "what the app computes now.", **said),
                 icon=":material/menu_book:",
-            )
+            )  # fmt: skip
         if ex.n_heads > 1:
             st.caption(
-                "With several heads, each head gives this token its own row; W_O then mixes the heads' rows "
-                "into one (page Heads and W_O)."
+                _(
+                    "With several heads, each head gives this token its own row; W_O then mixes the heads' rows "
+                    "into one (page Heads and W_O)."
+                )
             )
-        with st.expander("The sum, term by term", key=state.K_TERMS, on_change="rerun") as terms_box:
+        with st.expander(_("The sum, term by term"), key=state.K_TERMS, on_change="rerun") as terms_box:
             if terms_box.open and res.n <= TERMS_AS_FORMULAS:  # typeset only while open
                 for j in range(res.n):
                     st.latex(formulas.token_term(i, j, view.weights[j], res.attention.v[h, j], view.parts[j]))
@@ -80,5 +91,8 @@ if res is not None:
                 terms.insert(0, "key j", lab)
                 st.dataframe(terms, hide_index=True, width="stretch", key="token.terms")
                 st.caption(
-                    f"Each row is one term a_{i},j v_j of the sum; the columns add up to the output above."
+                    _(
+                        "Each row is one term a_{i},j v_j of the sum; the columns add up to the output above.",
+                        i=i,
+                    )
                 )

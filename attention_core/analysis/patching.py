@@ -12,7 +12,8 @@ the restored fraction (LD_patched - LD_corrupt) / (LD_clean - LD_corrupt) is 1 w
 brings the clean lead back, 0 when it changes nothing. Sites: "resid", the residual stream entering layer l
 at position p; "head", head h's output of layer l (its A V, before W_O) at every position. Each patched run
 reuses the corrupt run up to the patched layer and runs only the layers from there on, every position (or
-every head) of one layer as one batch.
+every head) of one layer as one batch; a residual patch at position p runs only the rows from p on (the
+model is causal: the positions before p keep the corrupt run's states, keys and values).
 
 Head ablation, in batches: the total variation between the next-token distributions with and without each head
 (its output removed, as ``head_mask`` removes it), every head of a layer as one batch run from that layer on:
@@ -42,6 +43,7 @@ from .._validate import FloatArray, IntArray
 from ..masks import causal_mask
 from ..softmax import softmax
 from ..transformer import embed_tokens, output_logits, run_layers, transformer_layer
+from ..transformer.suffix import resume_at_positions
 from .ablation import sentence_embedding
 
 if TYPE_CHECKING:
@@ -205,19 +207,18 @@ def patch_pair(model: Model, clean: str, corrupt: str, answer: int | str, wrong:
 
 
 def _batch_ld(model: Model, out: FloatArray, pair: PatchPair) -> FloatArray:
-    """LD of each sequence of a batch from the last layer's output (b, n, d_model): (b,) float64."""
-    logits = output_logits(out[:, -1], model.weights, model.config, [pair.answer, pair.wrong])  # (b, 2)
+    """LD of each sequence of a batch from the last layer's output at the last position (b, d_model): (b,)."""
+    logits = output_logits(out, model.weights, model.config, [pair.answer, pair.wrong])  # (b, 2)
     return logits[:, 0].astype(np.float64) - logits[:, 1]
 
 
 def _patched_resid(
-    model: Model, pair: PatchPair, layer: int, clean_x: FloatArray, x: FloatArray
+    model: Model, pair: PatchPair, layer: int, clean_x: FloatArray, run: FloatArray
 ) -> FloatArray:
-    """LD with the residual stream entering ``layer`` replaced at one position per sequence: (n,)."""
-    n = pair.n_tokens
-    batch = np.repeat(x[None], n, axis=0)  # (n, n, d_model): sequence p patches position p
-    batch[np.arange(n), np.arange(n)] = clean_x
-    return _batch_ld(model, run_layers(batch, model.weights, model.config, layer), pair)
+    """LD with the residual stream entering ``layer`` replaced at one position per sequence (sequence p
+    patches position p with clean_x[p]; run: the corrupt run's hidden states): (n,). Only the rows from p
+    on change, so only they run (resume_at_positions)."""
+    return _batch_ld(model, resume_at_positions(run, model.weights, model.config, layer, clean_x), pair)
 
 
 def _patched_heads(
@@ -230,7 +231,7 @@ def _patched_heads(
     mask = causal_mask(x.shape[0]) if c.causal else None  # (n, n)
     w = model.weights.layers[layer]
     out = transformer_layer(batch, w, c, mask, head_replacement=(clean_heads, which)).output  # (H, n, d)
-    return _batch_ld(model, run_layers(out, model.weights, c, layer + 1), pair)
+    return _batch_ld(model, run_layers(out, model.weights, c, layer + 1)[:, -1], pair)
 
 
 def patch_sweep(model: Model, pair: PatchPair, site: str = "resid") -> Iterator[PatchStep]:
@@ -279,10 +280,10 @@ def patch_layer(model: Model, pair: PatchPair, layer: int, site: str = "resid") 
     if not 0 <= layer < c.n_layers:
         raise ValueError(f"layer must be 0 .. {c.n_layers - 1}, got {layer}")
     clean, corrupt = model.run(pair.clean), model.run(pair.corrupt)  # cached by the model
-    x = corrupt.layers[layer].x  # (n, d_model) the corrupt residual stream entering the layer
     if site == "resid":
-        ld = _patched_resid(model, pair, layer, clean.layers[layer].x, x)
+        ld = _patched_resid(model, pair, layer, clean.hidden_states[layer], corrupt.hidden_states)
     else:
+        x = corrupt.layers[layer].x  # (n, d_model) the corrupt residual stream entering the layer
         ld = _patched_heads(model, pair, layer, clean.layers[layer].attention.head_outputs, x)
     return restored_fraction(ld, pair.ld_clean, pair.ld_corrupt)
 

@@ -40,18 +40,27 @@ class RepeatBatch:
 
 
 def repeated_halves(
-    rng: np.random.Generator, batch: int, n_ctx: int, vocab: int, min_len: int | None = None
+    rng: np.random.Generator,
+    batch: int,
+    n_ctx: int,
+    vocab: int,
+    min_len: int | None = None,
+    short_share: float = 0.0,
 ) -> RepeatBatch:
     """B random sequences, each with a random stretch repeated at once (see the module's description).
 
     Per sequence: tokens uniform in 0 .. vocab - 1; n uniform in min_len .. n_ctx // 2 (min_len defaults to
-    n_ctx // 2 - n_ctx // 8, at least 2); o uniform in 0 .. n_ctx - 2n; then tokens[o + n + j] = tokens[o + j], j < n.
-    Draws, in this order: the tokens (B, T), n (B,), o (B,).
+    n_ctx // 2 - n_ctx // 8, at least 2), or, with probability short_share, uniform in 2 .. min_len - 1;
+    o uniform in 0 .. n_ctx - 2n; then tokens[o + n + j] = tokens[o + j], j < n. Short stretches can sit
+    late in the context: only there do the last positions' tokens have an earlier copy to be found by, which
+    is what teaches a previous-token head at every position. Draws, in this order: the tokens (B, T), n
+    (B,), then with short_share > 0 the short n (B,) and which sequences take it (B,), then o (B,).
 
     Args:
         rng: the generator every draw comes from (the caller's seed makes the batch).
         batch: B >= 1; n_ctx: T >= 4; vocab: >= 2.
         min_len: the shortest copy, 2 .. n_ctx // 2, or None.
+        short_share: 0 .. 1, the share of sequences (in expectation) with a copy shorter than min_len.
 
     Returns:
         RepeatBatch with tokens (B, T), starts (B,), lengths (B,).
@@ -61,8 +70,18 @@ def repeated_halves(
     shortest = max(2, T // 2 - T // 8) if min_len is None else as_int("min_len", min_len, 2)
     if shortest > longest:
         raise ValueError(f"min_len must be at most n_ctx // 2 = {longest}, got {shortest}")
+    share = float(short_share)
+    if not 0.0 <= share <= 1.0:
+        raise ValueError(f"short_share must be between 0 and 1, got {short_share!r}")
+    if share > 0 and shortest < 3:
+        raise ValueError(
+            f"short_share needs min_len of at least 3 (shorter copies are 2 .. min_len - 1), got {shortest}"
+        )
     tokens = rng.integers(0, V, size=(B, T))  # (B, T)
     lengths = rng.integers(shortest, longest + 1, size=B)  # (B,)
+    if share > 0:
+        short = rng.integers(2, shortest, size=B)  # (B,)
+        lengths = np.where(rng.random(B) < share, short, lengths)
     starts = rng.integers(0, T - 2 * lengths + 1)  # (B,) one bound per sequence
     pos = np.arange(T)[None, :]  # (1, T)
     second = (pos >= (starts + lengths)[:, None]) & (pos < (starts + 2 * lengths)[:, None])  # (B, T)

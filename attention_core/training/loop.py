@@ -44,10 +44,11 @@ def train(
     callback: Callable[[TrainStep], bool | None] | None = None,
     state: AdamState | None = None,
     min_len: int | None = None,
+    short_share: float = 0.0,
 ) -> tuple[dict[str, FloatArray], AdamState]:
     """``steps`` Adam steps on fresh ``repeated_halves`` batches of n_ctx tokens drawn from ``rng``.
 
-    Each step: tokens = repeated_halves(rng, batch, n_ctx, vocab, min_len).tokens; loss, grads =
+    Each step: tokens = repeated_halves(rng, batch, n_ctx, vocab, min_len, short_share).tokens; loss, grads =
     loss_and_grads(...); params, state = adam_step(...); then callback(TrainStep); a callback returning
     False stops the loop there. The same configuration, parameters and generator state give the same
     numbers, bit for bit, wherever numpy's matrix products sum in the same order.
@@ -60,6 +61,7 @@ def train(
         callback: called after every step, or None.
         state: Adam's state to resume from, or None (a fresh start).
         min_len: the shortest repeated stretch of the batches (``repeated_halves``), or None (its default).
+        short_share: the share of sequences with a stretch shorter than that (``repeated_halves``).
 
     Returns:
         The parameters and Adam's state after the last step taken.
@@ -68,7 +70,9 @@ def train(
     state = adam_init(params) if state is None else state
     rate = lr if callable(lr) else (lambda _step: lr)
     for _ in range(n_steps):
-        tokens = repeated_halves(rng, n_batch, cfg.n_ctx, cfg.vocab, min_len).tokens  # (batch, n_ctx)
+        tokens = repeated_halves(
+            rng, n_batch, cfg.n_ctx, cfg.vocab, min_len, short_share
+        ).tokens  # (batch, n_ctx)
         loss, grads = loss_and_grads(cfg, params, tokens)
         params, state = adam_step(params, grads, state, lr=rate(state.step + 1))
         if callback is not None and callback(TrainStep(state.step, loss, params, state)) is False:

@@ -20,6 +20,9 @@ from .embedding import EmbeddingTrace, embed_tokens
 from .layer import _norm, _split_heads, transformer_layer
 
 Floats = NDArray[np.floating]
+# Rows of the variants that run through a layer together (at 64 tokens 16 variants, 7 MB a step): one matrix
+# product of a thousand rows runs about 1.4x faster per row than one of 64 (one core, float32).
+_BATCH_ROWS = 1024
 HEAD_MASK_LIMIT = 10.0  # |head_mask| at most this: scaling a head's output up to 10x is plenty to explore
 
 
@@ -212,7 +215,7 @@ def resume_transformer(
             ]  # a block of variants: blocks run in the pool's threads, numpy releases the GIL
             x[part] = _layer_batch(x[part], weights.layers[layer], config, mask, masks[part, layer])
 
-        for_row_blocks(work, active.size, n * (config.d_model + config.d_ff))
+        for_row_blocks(work, active.size, n * (config.d_model + config.d_ff), block_rows=-(-_BATCH_ROWS // n))
     ran = starts < L
     if weights.final_norm_gain is not None and ran.any():
         x[ran] = _norm(config, x[ran], weights.final_norm_gain, None)

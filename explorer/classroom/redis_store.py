@@ -92,6 +92,10 @@ class RedisStore:
         pipe.execute()
         return Opened(code, key)
 
+    def drives(self, code: str, key: str) -> bool:
+        """`key` is the live class's teacher key (a teacher's tab reloaded: it drives again)."""
+        return s.key_matches(self.redis.hget(_k(code), "key_hash"), key)
+
     def publish(self, code: str, key: str, view: str) -> int:
         view = s.check_view(view)
         self._teacher(code, key)

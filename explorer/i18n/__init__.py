@@ -15,8 +15,12 @@ passed through `_`. Extraction: `bash scripts/i18n.sh` (docs/LANGUAGES.md).
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from typing import Any
+
+import numpy as np
 
 from explorer.i18n import numbers
 from explorer.i18n.catalog import translations
@@ -46,8 +50,10 @@ def _source() -> str:
     return SOURCE
 
 
-_language: Callable[[], str] = _source  # the session's language (explorer.ui.state binds its getter)
-_fixed: list[str] = []  # `using`: a language set for a block of code (an export, a test), innermost last
+_language: Callable[[], str] = _source  # the session's language (explorer.ui.state binds its getter, once)
+# `using`: a language set for a block of code (a file made outside the script run, a test). A context
+# variable: each thread (each session's run, each download) sees only its own block's.
+_fixed: ContextVar[str | None] = ContextVar("explorer_i18n_fixed", default=None)
 
 
 def bind(language: Callable[[], str]) -> None:
@@ -58,7 +64,8 @@ def bind(language: Callable[[], str]) -> None:
 
 def current() -> str:
     """The language strings are translated into now."""
-    return _fixed[-1] if _fixed else _language()
+    fixed = _fixed.get()
+    return fixed if fixed is not None else _language()
 
 
 class using:  # noqa: N801 (used as `with i18n.using("es"):`)
@@ -66,17 +73,31 @@ class using:  # noqa: N801 (used as `with i18n.using("es"):`)
 
     def __init__(self, code: str) -> None:
         self.code = code
+        self._token: Token[str | None] | None = None
 
     def __enter__(self) -> str:
-        _fixed.append(self.code)
+        self._token = _fixed.set(self.code)
         return self.code
 
     def __exit__(self, *exc: object) -> None:
-        _fixed.pop()
+        assert self._token is not None
+        _fixed.reset(self._token)
+
+
+class _Numbers(string.Formatter):
+    """str.format, numbers written with the current language's symbols ({p:.2f}: 0.25, 0,25)."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if isinstance(value, int | float | np.floating | np.integer) and not isinstance(value, bool):
+            return numbers.formatted(value, format_spec, current())
+        return super().format_field(value, format_spec)
+
+
+_NUMBERS = _Numbers()
 
 
 def _format(text: str, values: dict[str, Any]) -> str:
-    return text.format(**values) if values else text
+    return _NUMBERS.vformat(text, (), values) if values else text
 
 
 def _(message: str, /, **values: Any) -> str:

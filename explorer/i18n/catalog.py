@@ -9,7 +9,7 @@ from __future__ import annotations
 import gettext
 import math
 import re
-from functools import cache
+from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
 
@@ -31,7 +31,7 @@ def path(code: str) -> Path:
     return LOCALE_DIR / code / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-@cache
+@lru_cache(maxsize=8)  # a few languages, each read once per process
 def translations(code: str) -> gettext.NullTranslations:
     """The catalog of `code`: the source language's strings as they are, the pseudo-language made from them,
     any other read from its .po (untranslated and fuzzy entries fall back to the English string)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 SOURCE = "en"  # the language of the code's strings (the msgids): it needs no catalog
 PSEUDO = "xx"  # the pseudo-language: every marked string wrapped and 40% longer (catalog.pseudo)
@@ -41,7 +41,7 @@ def offered() -> tuple[str, ...]:
     return _offered(os.environ.get(ENV, ""))
 
 
-@cache
+@lru_cache(maxsize=4)  # the environment's one setting (a test may change it)
 def _offered(setting: str) -> tuple[str, ...]:
     asked = {c.strip().lower() for c in setting.split(",") if c.strip()} or set(DEFAULT_OFFERED)
     return tuple(row.code for row in LANGUAGES if row.code in asked or row.code == SOURCE)

@@ -5,19 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Run, Table
 from explorer.model.example import Example, conform
 
 NAME = "causal-vs-bidirectional"
-TITLE = "Encoder or decoder: causal or bidirectional"
-NOTE = (
+TITLE = N_("Encoder or decoder: causal or bidirectional")
+NOTE = N_(
     "**Causal or bidirectional?** The same sentence and weights with and without the causal "
     "mask. An encoder (BERT) lets every token see every other; a decoder (GPT) lets a token see only "
     "itself and the tokens before it, because when it writes text the later tokens do not exist yet. "
     "Switch the mask on the Scores page, or compare the two below."
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Our own example, not from a seed notebook (`explorer/lessons/causal_vs_bidirectional.py`): the app's "
     "default sentence and weights, run twice."
 )

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Run, Table, table_example
 from explorer.model.example import Example
 
 NAME = "pronoun"
-TITLE = "Who is “it”? A head that resolves a pronoun"
-NOTE = (
+TITLE = N_("Who is “it”? A head that resolves a pronoun")
+NOTE = N_(
     "**Who is “it”?** One head with hand-set weights, on 7 readable features (d0 living "
     "thing, d1 object, d2 pronoun, d3 verb, d4 about a living thing, d5 about an object, d6 small "
     "word). W_Q turns “about a living thing” into the question *are you a living thing?* and "
@@ -20,7 +21,7 @@ NOTE = (
     "here that is hand-set in its embedding (d4 = 1)."
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Our own example, not from a seed notebook: the features and weights are set by hand in "
     "`explorer/lessons/pronoun.py` to show what one trained head can do."
 )

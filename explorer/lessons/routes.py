@@ -17,7 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer import i18n
 from explorer.i18n import N_
+from explorer.model import glossary
 
 # The first lesson's sentence: a repeated word, for the trained head's rule to find.
 SENTENCE = "the cat saw the dog because the dog was loud"
@@ -39,6 +41,42 @@ COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and 
 INDUCTION_HEADS = "18.4,18.5,18.6,19.7,19.8,21.7,24.3,24.8"
 # The sentences of the cause lesson: /patching's first pair (explorer.model.patching.PAIRS).
 CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
+# The head whose weights the cause lesson's first step shows (layer, head, 1-based, as its link writes them).
+READS = ("1", "1")
+
+# What the copy and cause lessons say SmolLM2 does, declared once: the texts carry each number through a
+# {placeholder} filled where they are shown (`words`), and tests/app/lessons/test_lesson_numbers.py computes
+# every one with the engine and compares, so a number the engine no longer gives fails a test.
+NUMBERS: dict[str, float | int] = {
+    "p_on": 0.64,  # the probability of "␣D" after COPY_SENTENCE, every head on ...
+    "p_off": 0.46,  # ... and with INDUCTION_HEADS off (/ablation's bars)
+    "lens_first": 24,  # the logit lens at the last "␣Mrs": the first layer after which "␣D" comes first
+    "lens_stays": 29,  # ... and the layer from which on it stays first (/logit-lens)
+    "lives_until": 24,  # patching the residual stream: the last layer where "␣France"'s position restores
+    "mover_layer": 24,  # the head whose output alone restores most of the answer (/patching's head sweep)
+    "mover_head": 5,
+    "n_heads": 270,  # SmolLM2's heads: 30 layers of 9
+}
+
+
+def _induction_layers() -> tuple[int, int]:
+    layers = [int(h.split(".")[0]) for h in INDUCTION_HEADS.split(",")]
+    return min(layers), max(layers)
+
+
+def numbers() -> dict[str, str]:
+    """Every placeholder of the lessons' texts, as the current language writes numbers in prose."""
+    out = {k: i18n.decimal(v) if isinstance(v, float) else i18n.integer(v) for k, v in NUMBERS.items()}
+    first, last = _induction_layers()
+    return {
+        **out,
+        "moves_at": i18n.integer(NUMBERS["lives_until"] + 1),
+        "copy_from": i18n.integer(first),
+        "copy_to": i18n.integer(last),
+        "n_off": i18n.integer(len(INDUCTION_HEADS.split(","))),
+        "read_layer": READS[0],
+        "read_head": READS[1],
+    }
 
 
 @dataclass(frozen=True)
@@ -139,19 +177,19 @@ ATTENTION = Route(
         RouteStep(
             "scores",
             N_("Weights that mean something"),
-            N_("A layer of a tiny model trained on repeats. Its head 1 hides one row's weights."),
+            N_("A layer of a tiny model trained on repeats. Its head 3 hides one row's weights."),
             N_("In this trained head, which word will the second “dog” attend to most?"),
             N_("“because”: the word that came after the first “dog”."),
             N_("Training gave this head a rule: find an earlier copy, look one word on."),
             part="softmax",
-            settings=settings(**TRAINED, h="1", ask="7"),
+            settings=settings(**TRAINED, h="3", ask="7"),
         ),
         RouteStep(
             "heads",
             N_("Many heads at once"),
             N_("The four heads of the trained layer, side by side, on the same sentence."),
             N_("Do the four heads look at the same words?"),
-            N_("Not here: head 1 looks one word past an earlier copy; heads 2 and 3 rest on the first word."),
+            N_("Not here: head 3 looks one word past an earlier copy; heads 1 and 4 rest on the first word."),
             N_("Several heads let one layer look for several things at once."),
         ),
         RouteStep(
@@ -164,7 +202,7 @@ ATTENTION = Route(
             settings=settings(q="0"),
             experiment=N_(
                 "Type a sentence that repeats a word, ask about the repeat on Scores, mask, softmax, "
-                "and see head 1 find the word after its first copy."
+                "and see head 3 find the word after its first copy."
             ),
         ),
     ),
@@ -208,10 +246,12 @@ COPY = Route(
         RouteStep(
             "induction",
             N_("Switch them off"),
-            N_("The eight induction heads are switched off: what they write is removed."),
-            N_("With those eight heads off, what happens to the loss of the second copy?"),
+            N_("The {n_off} induction heads are switched off: what they write is removed."),
+            N_("With those {n_off} heads off, what happens to the loss of the second copy?"),
             N_("It climbs back almost to the first copy's: the copy fails."),
-            N_("Eight heads of 270 do the copying; the head drawn still looks, but writes nothing."),
+            N_(
+                "Of {n_heads} heads, these {n_off} do the copying; the head drawn still looks, but writes nothing."
+            ),
             part="induction-loss",
             settings=settings(off=INDUCTION_HEADS),
         ),
@@ -221,9 +261,10 @@ COPY = Route(
             N_("Each row reads the model after one layer, as if that layer were the last."),
             N_("After which layer does “␣D” first become likely after the last “␣Mrs”?"),
             N_(
-                "After layer 24 it jumps from almost nothing to first place; from layer 29 on it stays first."
+                "After layer {lens_first} it jumps from almost nothing to first place; from layer {lens_stays} "
+                "on it stays first."
             ),
-            N_("The induction heads of layers 18 to 24 wrote it there."),
+            N_("The induction heads of layers {copy_from} to {copy_to} wrote it there."),
             part="logit-lens-follow",
         ),
         RouteStep(
@@ -231,11 +272,11 @@ COPY = Route(
             N_("Your experiment"),
             N_("The bars compare the untouched model with the induction heads switched off."),
             N_("On this sentence, does “␣D” still come first with those heads off?"),
-            N_("Yes, but weaker: its probability falls from about 0.64 to about 0.46."),
+            N_("Yes, but weaker: its probability falls from about {p_on} to about {p_off}."),
             N_("In a real sentence other heads help to copy; in random tokens nothing else can."),
             settings=settings(off=INDUCTION_HEADS),
             experiment=N_(
-                "Switch more heads of layers 18 to 24 off, one at a time, and find when “␣D” loses "
+                "Switch more heads of layers {copy_from} to {copy_to} off, one at a time, and find when “␣D” loses "
                 "first place."
             ),
         ),
@@ -251,12 +292,16 @@ CAUSE = Route(
         RouteStep(
             "next-token",
             N_("Where attention goes"),
-            N_("The causal mask chart: the row of “␣is” shows where one head of layer 1 reads."),
+            N_(
+                "The causal mask chart: the row of “␣is” shows where head {read_head} of layer {read_layer} reads."
+            ),
             N_("“␣is” gives “␣France” less weight than “The”. Is “␣France” less needed?"),
             N_("No: attention says where a head reads, not what the answer needs."),
             N_("To find a cause, change the input and watch the answer change."),
             part="next-token-mask",
-            settings=settings(model="smollm2", sentence=CLEAN, corrupt=CORRUPT, layer="1", head="1"),
+            settings=settings(
+                model="smollm2", sentence=CLEAN, corrupt=CORRUPT, layer=READS[0], head=READS[1]
+            ),
         ),
         RouteStep(
             "next-token",
@@ -272,8 +317,8 @@ CAUSE = Route(
             N_("Copy one activation"),
             N_("Press Run: the Italy sentence runs again with one activation from the France run."),
             N_("Up to which layer does the answer live at the position of “␣France”?"),
-            N_("Up to layer 24; from layer 25 on it lives at “␣is”, the last token."),
-            N_("Between layers 24 and 25 the fact moves to where the next word is read."),
+            N_("Up to layer {lives_until}; from layer {moves_at} on it lives at “␣is”, the last token."),
+            N_("Between layers {lives_until} and {moves_at} the fact moves to where the next word is read."),
             part="patching",
         ),
         RouteStep(
@@ -281,7 +326,7 @@ CAUSE = Route(
             N_("Your experiment"),
             N_("The head sweep copies one head's output at a time from the France run."),
             N_("Will many heads bring the answer back, or only a few?"),
-            N_("Few: head 5 of layer 24 brings back most of it alone."),
+            N_("Few: head {mover_head} of layer {mover_layer} brings back most of it alone."),
             N_("That head moves the fact from “␣France” to “␣is”: the cause the first step asked about."),
             part="patching-heads",
             experiment=N_(
@@ -318,3 +363,21 @@ def settings_at(route: Route, k: int, came_from: int | None = None) -> dict[str,
 def by_name(name: object) -> Route | None:
     """The lesson of this link name, or None."""
     return BY_NAME.get(str(name or "")[:MAX_NAME_CHARS].strip().lower())
+
+
+def words(text: str) -> str:
+    """A text of the table (a title, what to look at, a question, ...) in the current language, its numbers
+    filled in (`numbers`)."""
+    return i18n._(text, **numbers()) if text else ""
+
+
+def texts(step: RouteStep) -> tuple[str, ...]:
+    """Every text of a step the lesson bar shows, in English, its numbers filled in."""
+    fields = (step.title, step.look, step.question, step.answer, step.meaning, step.experiment)
+    return tuple(t.format(**numbers()) for t in fields if t)
+
+
+def terms(step: RouteStep) -> list[glossary.Term]:
+    """The glossary's terms a step's words use (found in its English texts), in the glossary's order: the
+    lesson bar explains each, from the same glossary the pages and the exports read."""
+    return glossary.terms_in("\n".join(texts(step)))

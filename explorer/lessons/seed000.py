@@ -9,12 +9,13 @@ import numpy as np
 
 import attention_core as ac
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Check, Run, Table, dims, printed, table_example
 from explorer.model.example import Example
 
 NAME = "hello-world"
-TITLE = "Positions, then two heads"
-NOTE = (
+TITLE = N_("Positions, then two heads")
+NOTE = N_(
     "**Positions, then two heads.** Two tokens (“Hello World”) with hand-made embeddings "
     "E = [[1,2,3,4],[2,3,4,5]], a sinusoidal positional encoding added to them, then **two heads**, each "
     "with its own small integer 4×3 W_Q, W_K, W_V (d_model 4, d_k 3). Follow Q, K and V to the scores, "
@@ -24,7 +25,7 @@ NOTE = (
     "paper's encoding; the other is computed beside it."
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Seed notebook 000, “Hello World” (`000_8aaade25cb8306ff.txt`): the embeddings E (In [73]), its "
     "positional encoding (In [78], printed In [79]) added to E (In [81]), and each head's W_Q, W_K, W_V "
     "(In [82]). The notebook stops after Q, K and V; the Scores and Heads pages finish its two heads. Its "

@@ -11,13 +11,14 @@ import numpy as np
 
 from explorer.compute import pipeline
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
 from explorer.model.arrays import F64
 from explorer.model.example import Example
 
 NAME = "me-gusta"
-TITLE = "One token's output, step by step (no scaling)"
-NOTE = (
+TITLE = N_("One token's output, step by step (no scaling)")
+NOTE = N_(
     "**One token's output, step by step.** Five tokens (“me gusta estudiar inteligencia artificial”), "
     "d_model 4, d_k = d_v = 3, hand-set position vectors (a *learned* encoding here) and **no "
     "scaling**: softmax(Q Kᵀ), not softmax(Q Kᵀ/√3). Each token's output is first built one key at a "
@@ -26,7 +27,7 @@ NOTE = (
     "The numbers are head 1's, before W_O."
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Seed notebook 001, “me gusta estudiar inteligencia artificial” (`001_172aa03a4314f59f.txt`): sizes "
     "(In [2]), position vectors pos_1 … pos_5 (In [15]), weights and scores (In [26] – In [36]), the "
     "hand-written loop (me_alphas In [37], me_attention In [42]; gusta In [22], In [24]) and the matrix "

@@ -5,19 +5,20 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
 from explorer.model.example import Example
 
 NAME = "three-inputs"
-TITLE = "Attention by hand: three inputs"
-NOTE = (
+TITLE = N_("Attention by hand: three inputs")
+NOTE = N_(
     "**Attention by hand.** Three inputs x = [[1,0,1,0],[0,2,0,2],[1,1,1,1]] (no positions), integer "
     "W_Q, W_K, W_V (4×3), and the scores divided by **1** (“√3 rounded down”). Then the softmax, and "
     "the output of input 1 built by hand: weight × value, summed.\n\n"
     "Try the true scale: choose 1/√d_k on the Scores page and watch rows 1 and 2 soften."
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Seed notebook 002, three inputs (`002_0580ee3f4c0a5b17.txt`): x (In [4]), w_query, w_key, w_value "
     "(In [5] – In [7]), Q, K, V (In [8] – In [10]), the scores divided by 1 (In [11]), the softmax "
     "(In [12], In [14]) and the output of input 1 (In [15]). It prints the first softmax row three times "

@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Check, Run, Table, head_of, printed, table_example
 from explorer.model.example import Example
 
 NAME = "causal-mask"
-TITLE = "The causal mask, and why divide by √d_k"
-NOTE = (
+TITLE = N_("The causal mask, and why divide by √d_k")
+NOTE = N_(
     "**The causal mask.** Four tokens (“My name is X”), random q, k, v with d_k = d_v = 8, scores "
     "divided by √8, and a **causal mask**: a token may not look at the tokens after it, so the weights "
     "above the diagonal are 0.\n\n"
@@ -18,7 +19,7 @@ NOTE = (
     "themselves. Why √8 has its own page: **Why divide by √d_k?**"
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Seed notebook 003, the causal mask (`003_e5c726d2d0fde901.txt`): the sentence (In [54]), q, k, v "
     "(In [55], In [88], In [91]), the scores (In [56]), the variances it measures (In [57], In [61]), the "
     "scaled scores (In [62]), the mask (In [72]) and the weights and output (In [84], In [87])."

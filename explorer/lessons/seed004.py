@@ -6,19 +6,20 @@ import numpy as np
 
 import attention_core as ac
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.lessons.compare import Check, Run, Table, dims, head1, printed, table_example
 from explorer.model.example import Example
 
 NAME = "its-snowing"
-TITLE = "From queries and keys to raw scores, finished"
-NOTE = (
+TITLE = N_("From queries and keys to raw scores, finished")
+NOTE = N_(
     "**From queries and keys to raw scores.** Three made-up 3-d embeddings (“It's snowing outside”) and "
     "3×2 matrices W_Q, W_K, W_V give the queries, the keys and the raw scores q·k.\n\n"
     "The app finishes the computation: scale by 1/√2, softmax, times the values. The raw scores are "
     "on the Scores page (before the scale); the finished steps are below."
 )
 # Where this comes from (the seed notebook and its cells), shown in a detail below the note.
-SOURCE = (
+SOURCE = N_(
     "Seed notebook 004, “It's snowing outside” (`004_c70dfc3b1bbfa780.txt`): the embeddings (In [26]), "
     "Wq, Wk, Wv (In [15]), the queries and keys (In [37]) and the raw scores (In [31]); it "
     "leaves the scale, the softmax and the output as TODO."

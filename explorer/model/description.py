@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from explorer import i18n
 from explorer.model import models
 from explorer.model import settings_table as table
 
@@ -105,11 +106,12 @@ class Description:
     def input_title(self) -> str:
         """What the first page's chart shows: the toy's embeddings E, or the layer's input X."""
         if self.layer is None:
-            return "Embeddings E"
+            return i18n._("Embeddings E")
         if self.adds_positions:  # a trained first layer: E is its token vectors; P is added on the next step
-            return "Embeddings E: each token's trained vector"
-        return (
-            f"X: the input of layer {self.layer + 1} (what the model's layers before it made of the tokens)"
+            return i18n._("Embeddings E: each token's trained vector")
+        return i18n._(
+            "X: the input of layer {layer} (what the model's layers before it made of the tokens)",
+            layer=self.layer + 1,
         )
 
     @property
@@ -124,10 +126,23 @@ class Description:
 
     def sizes_line(self) -> str:
         """The sizes in one line: d_model 576 · 9 heads (3 key/value heads) · d_k 64 · d_ff 1536."""
-        heads = f"{self.n_heads} heads" + (f" ({self.n_kv_heads} key/value heads)" if self.shares_kv else "")
-        layers = f"{self.n_layers} layers · " if self.layer is None and self.n_layers > 1 else ""
-        ffn = f"d_ff {self.d_ff}" if self.d_ff else "no feed-forward"
-        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · {ffn}"
+        heads = (
+            i18n.ngettext(
+                "{n} head ({kv} key/value heads)",
+                "{n} heads ({kv} key/value heads)",
+                self.n_heads,
+                kv=self.n_kv_heads,
+            )
+            if self.shares_kv
+            else i18n.ngettext("{n} head", "{n} heads", self.n_heads)
+        )
+        layers = (
+            i18n.ngettext("{n} layer", "{n} layers", self.n_layers) + " · "
+            if self.layer is None and self.n_layers > 1
+            else ""
+        )
+        ffn = f"d_ff {self.d_ff}" if self.d_ff else i18n._("no feed-forward")
+        return f"{layers}d_model {self.d_model} · {heads} · d_k {self.d_k} · {ffn}"  # a list of sizes, not a sentence
 
 
 def of_toy(ex: Any) -> Description:
@@ -135,8 +150,8 @@ def of_toy(ex: Any) -> Description:
     return Description(
         model=TOY,
         layer=None,
-        title="the toy model",
-        origin="Seeded random weights (or your own numbers): nothing was trained.",
+        title=i18n._("the toy model"),
+        origin=i18n._("Seeded random weights (or your own numbers): nothing was trained."),
         n_layers=1,
         d_model=int(ex.d_model),
         n_heads=int(ex.n_heads),
@@ -152,7 +167,7 @@ def of_toy(ex: Any) -> Description:
         alibi=bool(ex.alibi),
         biases=False,
         causal=None,
-        tokenizer="words and punctuation (the explorer's own)",
+        tokenizer=i18n._("words and punctuation (the explorer's own)"),
         drawn=True,
         notebook="walkthrough",
         about=models.choice(TOY).about,

@@ -15,15 +15,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from attention_core import analysis, pretrained
+from explorer import i18n
+from explorer.i18n import N_
 
 
 @dataclass(frozen=True)
 class ModelChoice:
     key: str  # the link's model= value
     engine: str | None  # attention_core.pretrained name; None for the toy explorer
-    title: str  # the picker's label
-    about: str  # one line under the picker (static Markdown, ours), in words a student of 18 reads
-    precise: str = ""  # the same in the precise terms, one click away (the line's help)
+    title_text: str  # the picker's label (English: `title` is it in the language on screen)
+    about_text: str  # one line under the picker (static Markdown, ours), in words a student of 18 reads
+    precise_text: str = ""  # the same in the precise terms, one click away (the line's help)
     scheme: str = "wordpiece"  # how tokens make words (attention_core.analysis.word_ids)
     decoder: bool = False  # predicts the next token (causal mask)
     shape: tuple[int, int] = (1, 1)  # (layers, heads): bounds a link's layer=, head=, off= without loading
@@ -39,6 +41,18 @@ class ModelChoice:
     picked: bool = True  # the real-model pages' model= may name it (the toy: none picked); False: its layers
     # open in the explorer only (real=, real_layer=)
 
+    @property
+    def title(self) -> str:
+        return i18n._(self.title_text)
+
+    @property
+    def about(self) -> str:
+        return i18n._(self.about_text)
+
+    @property
+    def precise(self) -> str:
+        return i18n._(self.precise_text) if self.precise_text else ""
+
 
 MODELS: dict[str, ModelChoice] = {
     m.key: m
@@ -46,20 +60,26 @@ MODELS: dict[str, ModelChoice] = {
         ModelChoice(
             "toy",
             None,
-            "Toy model (the explorer)",
-            "Random weights you can edit: the arithmetic of attention, not meaning (Model, in the sidebar, "
-            "offers trained ones).",
+            N_("Toy model (the explorer)"),
+            N_(
+                "Random weights you can edit: the arithmetic of attention, not meaning (Model, in the sidebar, "
+                "offers trained ones)."
+            ),
             kind="toy",
         ),
         ModelChoice(
             "tiny",
             None,
-            "Tiny trained model",
-            "A two-layer attention-only transformer trained here (page Watch a transformer learn) on repeated "
-            "sequences of 32 abstract tokens: its heads learned to look at the token before and at what came "
-            "after an earlier copy.",
-            precise="2 layers × 4 causal heads, d_model 64, no norm, no feed-forward; the final float16 "
-            "checkpoint of the shipped run, run in float64.",
+            N_("Tiny trained model"),
+            N_(
+                "A two-layer attention-only transformer trained here (page Watch a transformer learn) on repeated "
+                "sequences of 32 abstract tokens: its heads learned to look at the token before and at what came "
+                "after an earlier copy."
+            ),
+            precise_text=N_(
+                "2 layers × 4 causal heads, d_model 64, no norm, no feed-forward; the final float16 "
+                "checkpoint of the shipped run, run in float64."
+            ),
             decoder=True,
             shape=(2, 4),
             vocab=32,
@@ -70,21 +90,27 @@ MODELS: dict[str, ModelChoice] = {
         ModelChoice(
             "minilm",
             "all-MiniLM-L6-v2",
-            "MiniLM (encoder)",
-            "all-MiniLM-L6-v2: a BERT encoder, 6 layers × 12 heads, d_model 384, its weights exactly as "
-            "published.",
-            precise="float32 weights as shipped (model/model.safetensors), run in float32.",
+            N_("MiniLM (encoder)"),
+            N_(
+                "all-MiniLM-L6-v2: a BERT encoder, 6 layers × 12 heads, d_model 384, its weights exactly as "
+                "published."
+            ),
+            precise_text=N_("float32 weights as shipped (model/model.safetensors), run in float32."),
             shape=(6, 12),
             layer=(384, 32, 1536, 2),
         ),
         ModelChoice(
             "smollm2",
             "SmolLM2-135M",
-            "SmolLM2-135M (decoder)",
-            "SmolLM2-135M-Instruct: a Llama decoder, 30 layers × 9 heads sharing 3 key/value heads, "
-            "d_model 576. Its weights are stored squeezed to 4 bits a number (8 for the word vectors) and "
-            "unpacked to ordinary decimals to run: its numbers are those of the squeezed weights.",
-            precise="4-bit Q4_1 weights with an 8-bit (Q8_0) embedding (GGUF), dequantized to float32 at load.",
+            N_("SmolLM2-135M (decoder)"),
+            N_(
+                "SmolLM2-135M-Instruct: a Llama decoder, 30 layers × 9 heads sharing 3 key/value heads, "
+                "d_model 576. Its weights are stored squeezed to 4 bits a number (8 for the word vectors) and "
+                "unpacked to ordinary decimals to run: its numbers are those of the squeezed weights."
+            ),
+            precise_text=N_(
+                "4-bit Q4_1 weights with an 8-bit (Q8_0) embedding (GGUF), dequantized to float32 at load."
+            ),
             scheme="bytelevel",
             decoder=True,
             shape=(30, 9),

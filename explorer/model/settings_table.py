@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from explorer.i18n import N_
+
 MAX_D_MODEL = 64
 MAX_HEADS = 8
 MAX_D_K = 64
@@ -35,6 +37,7 @@ VALUE_LIMIT = (
 DEFAULT_SENTENCE = "The cat sat on the mat because it was warm."
 
 KINDS = ("text", "int", "float", "bool", "choice")
+TEXT_VALUES = {"max_tokens": MAX_TOKENS}  # the placeholders of the rows' words, filled where they are shown
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,6 +50,8 @@ class Setting:
     help: the widget's tooltip; bounds: (low, high) of an int or float; choices: the values of a choice;
     titles: how the widget shows each choice (or False/True of a bool drawn as a radio);
     words: how a link writes a bool (False, True), e.g. ("post", "pre"); step, fmt: number_input options.
+    label, widget, help and titles are English, marked for the catalogs and translated where they are shown
+    (explorer.i18n); a {placeholder} in them is one of TEXT_VALUES.
     """
 
     name: str
@@ -76,9 +81,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=DEFAULT_SENTENCE,
         key="sentence",
         param="sentence",
-        label="sentence",
-        widget="Sentence",
-        help=f"Words and punctuation become tokens (at most {MAX_TOKENS}).",
+        label=N_("sentence"),
+        widget=N_("Sentence"),
+        help=N_("Words and punctuation become tokens (at most {max_tokens})."),
     ),
     Setting(
         name="d_model",
@@ -86,9 +91,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=8,
         key="cfg.d_model",
         param="d_model",
-        label="d_model",
-        widget="d_model",
-        help="Width of every token vector (embedding, encoding, attention output).",
+        label=N_("d_model"),
+        widget=N_("d_model"),
+        help=N_("Width of every token vector (embedding, encoding, attention output)."),
         bounds=(1, MAX_D_MODEL),
     ),
     Setting(
@@ -97,9 +102,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=2,
         key="cfg.n_heads",
         param="heads",
-        label="heads",
-        widget="heads",
-        help="Number of attention heads, each with its own W_Q, W_K, W_V.",
+        label=N_("heads"),
+        widget=N_("heads"),
+        help=N_("Number of attention heads, each with its own W_Q, W_K, W_V."),
         bounds=(1, MAX_HEADS),
     ),
     Setting(
@@ -108,9 +113,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=4,
         key="cfg.d_k",
         param="d_k",
-        label="d_k",
-        widget="d_k = d_v",
-        help="Width of each head's queries, keys and values.",
+        label=N_("d_k"),
+        widget=N_("d_k = d_v"),
+        help=N_("Width of each head's queries, keys and values."),
         bounds=(1, MAX_D_K),
     ),
     Setting(
@@ -119,9 +124,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=0,
         key="cfg.seed",
         param="seed",
-        label="seed",
-        widget="seed",
-        help="Seed of the random embeddings and weights: same seed, same numbers.",
+        label=N_("seed"),
+        widget=N_("seed"),
+        help=N_("Seed of the random embeddings and weights: same seed, same numbers."),
         bounds=(0, MAX_SEED),
     ),
     Setting(
@@ -130,11 +135,13 @@ SETTINGS: tuple[Setting, ...] = (
         default="random",
         key="sentence.emb_source",
         param="emb",
-        label="embeddings",
-        widget="Embeddings",
-        help="Random: each word gets its own seeded vector, the same in every sentence. Table: edit them.",
+        label=N_("embeddings"),
+        widget=N_("Embeddings"),
+        help=N_(
+            "Random: each word gets its own seeded vector, the same in every sentence. Table: edit them."
+        ),
         choices=("random", "table"),
-        titles={"random": "random per word (seeded)", "table": "hand-edited table"},
+        titles={"random": N_("random per word (seeded)"), "table": N_("hand-edited table")},
     ),
     Setting(
         name="pe_kind",
@@ -142,14 +149,14 @@ SETTINGS: tuple[Setting, ...] = (
         default="sinusoidal",
         key="pe.kind",
         param="pe",
-        label="positional encoding",
-        widget="Kind",
+        label=N_("positional encoding"),
+        widget=N_("Kind"),
         choices=("sinusoidal", "sinusoidal_split", "learned", "none"),
         titles={
-            "sinusoidal": "sinusoidal (interleaved, paper)",
-            "sinusoidal_split": "sinusoidal (sin half, cos half)",
-            "learned": "learned / hand-set table",
-            "none": "none",
+            "sinusoidal": N_("sinusoidal (interleaved, paper)"),
+            "sinusoidal_split": N_("sinusoidal (sin half, cos half)"),
+            "learned": N_("learned / hand-set table"),
+            "none": N_("none"),
         },
     ),
     Setting(
@@ -158,8 +165,8 @@ SETTINGS: tuple[Setting, ...] = (
         default=10000.0,
         key="pe.base",
         param="base",
-        label="encoding base",
-        widget="base",
+        label=N_("encoding base"),
+        widget=N_("base"),
         bounds=(1.0, 1e9),
         step=1000.0,
         fmt="%g",
@@ -170,9 +177,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=False,  # multiply embeddings by sqrt(d_model) before adding P (paper section 3.4)
         key="pe.scale",
         param="pe_scale",
-        label="embedding scale",
-        widget="scale E by √d_model first",
-        help="The paper (section 3.4) multiplies embeddings by sqrt(d_model) before adding P.",
+        label=N_("embedding scale"),
+        widget=N_("scale E by √d_model first"),
+        help=N_("The paper (section 3.4) multiplies embeddings by sqrt(d_model) before adding P."),
     ),
     Setting(
         name="scale_mode",
@@ -180,10 +187,10 @@ SETTINGS: tuple[Setting, ...] = (
         default="sqrt",
         key="scores.scale_mode",
         param="scale",
-        label="score scale",
-        widget="Scale",
+        label=N_("score scale"),
+        widget=N_("Scale"),
         choices=("sqrt", "none", "custom"),
-        titles={"sqrt": "1/√d_k (paper)", "none": "none (×1)", "custom": "custom"},
+        titles={"sqrt": N_("1/√d_k (paper)"), "none": N_("none (×1)"), "custom": N_("custom")},
     ),
     Setting(
         name="scale_custom",
@@ -191,8 +198,8 @@ SETTINGS: tuple[Setting, ...] = (
         default=1.0,
         key="scores.scale_custom",
         param="scale_k",
-        label="custom scale factor",
-        widget="custom scale factor",
+        label=N_("custom scale factor"),
+        widget=N_("custom scale factor"),
         bounds=(-1e3, 1e3),
         fmt="%g",
     ),
@@ -202,9 +209,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=False,
         key="scores.alibi",
         param="alibi",
-        label="ALiBi",
-        widget="ALiBi bias",
-        help="Press et al. 2022: -slope·|i-j|",
+        label=N_("ALiBi"),
+        widget=N_("ALiBi bias"),
+        help=N_("Press et al. 2022: -slope·|i-j|"),
     ),
     Setting(
         name="rope",
@@ -212,9 +219,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=False,
         key="scores.rope",
         param="rope",
-        label="RoPE",
-        widget="RoPE",
-        help="Rotary embedding of q and k (Su et al.)",
+        label=N_("RoPE"),
+        widget=N_("RoPE"),
+        help=N_("Rotary embedding of q and k (Su et al.)"),
     ),
     Setting(
         name="mask_kind",
@@ -222,15 +229,15 @@ SETTINGS: tuple[Setting, ...] = (
         default="none",
         key="scores.mask_kind",
         param="mask",
-        label="mask",
-        widget="Mask",
+        label=N_("mask"),
+        widget=N_("Mask"),
         choices=("none", "causal", "window", "padding", "custom"),
         titles={
-            "none": "none",
-            "causal": "causal",
-            "window": "sliding window",
-            "padding": "padding ([PAD])",
-            "custom": "custom",
+            "none": N_("none"),
+            "causal": N_("causal"),
+            "window": N_("sliding window"),
+            "padding": N_("padding ([PAD])"),
+            "custom": N_("custom"),
         },
     ),
     Setting(
@@ -239,8 +246,8 @@ SETTINGS: tuple[Setting, ...] = (
         default=3,
         key="scores.window",
         param="window",
-        label="window",
-        widget="window w (query i sees keys i-w+1 .. i)",
+        label=N_("window"),
+        widget=N_("window w (query i sees keys i-w+1 .. i)"),
         bounds=(1, MAX_TOKENS),
     ),
     Setting(
@@ -249,8 +256,8 @@ SETTINGS: tuple[Setting, ...] = (
         default=16,
         key="encoder.d_ff",
         param="d_ff",
-        label="d_ff",
-        widget="d_ff (hidden width of the feed-forward)",
+        label=N_("d_ff"),
+        widget=N_("d_ff (hidden width of the feed-forward)"),
         bounds=(1, MAX_D_FF),
     ),
     Setting(
@@ -259,9 +266,9 @@ SETTINGS: tuple[Setting, ...] = (
         default=False,
         key="encoder.norm_first",
         param="norm",
-        label="layer norm",
-        widget="Layer norm",
-        titles={False: "post-norm: LN(x + MHA(x)) (paper)", True: "pre-norm: x + MHA(LN(x))"},
+        label=N_("layer norm"),
+        widget=N_("Layer norm"),
+        titles={False: N_("post-norm: LN(x + MHA(x)) (paper)"), True: N_("pre-norm: x + MHA(LN(x))")},
         words=("post", "pre"),
     ),
     Setting(
@@ -270,14 +277,14 @@ SETTINGS: tuple[Setting, ...] = (
         default="toy",  # a real model's layer opened in the explorer (explorer.model.bridge); "toy": the explorer's own
         key="explorer.real",
         param="real",
-        label="real model",
-        widget="Layer from",
+        label=N_("real model"),
+        widget=N_("Layer from"),
         choices=("toy", "tiny", "minilm", "smollm2"),
         titles={
-            "toy": "toy model",
-            "tiny": "tiny trained model",
-            "minilm": "all-MiniLM-L6-v2",
-            "smollm2": "SmolLM2-135M",
+            "toy": N_("toy model"),
+            "tiny": N_("tiny trained model"),
+            "minilm": N_("all-MiniLM-L6-v2"),
+            "smollm2": N_("SmolLM2-135M"),
         },  # fmt: skip
     ),
     Setting(
@@ -286,8 +293,8 @@ SETTINGS: tuple[Setting, ...] = (
         default=0,  # 0-based, as every index in an Example; pages and links to people say layer + 1 where shown
         key="explorer.real_layer",
         param="real_layer",
-        label="real model's layer",
-        widget="layer",
+        label=N_("real model's layer"),
+        widget=N_("layer"),
         bounds=(0, MAX_REAL_LAYERS - 1),
     ),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from explorer.i18n import _
 from explorer.lessons import routes
 from explorer.sharing.values import UINT_RE, ShareError, shown, whole_number
 
@@ -35,7 +36,9 @@ def read(params: Mapping[str, str | None]) -> LessonRead:
     route = routes.by_name(raw)
     if route is None:
         names = ", ".join(r.name for r in routes.ROUTES)
-        out.messages.append(f"There is no lesson called {shown(raw)}. The lessons are: {names}.")
+        out.messages.append(
+            _("There is no lesson called {name}. The lessons are: {names}.", name=shown(raw), names=names)
+        )
         return out
     out.name = route.name
     step = str(params.get("step") or "")[:MAX_CHARS].strip()

@@ -23,6 +23,9 @@ LANG_PARAM = "lang"  # the language on screen (explorer.i18n.languages): a teach
 MODEL_QUESTION_WORDS = (
     "next",
     "heads",
+    "induction",
+    "lens",
+    "prev",
 )  # ask= words of the real-model pages (explorer.ui.state.MODEL_QUESTIONS)
 
 
@@ -48,9 +51,16 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
         if name in PRESETS:
             ex, out.preset = PRESETS[name].build(), name
         else:
-            known = ", ".join(PRESETS) or "none yet"
+            known = ", ".join(PRESETS) or i18n._("none yet")
             out.messages.append(
-                ("warning", f"There is no preset called {values.shown(name)}; the presets are: {known}.")
+                (
+                    "warning",
+                    i18n._(
+                        "There is no preset called {name}; the presets are: {known}.",
+                        name=values.shown(name),
+                        known=known,
+                    ),
+                )
             )
     if is_shared(params):
         ex, msgs = link_params.from_params(params, ex)
@@ -70,7 +80,12 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
             out.present = False
         else:
             out.messages.append(
-                ("warning", f"present= takes 1 or 0, not {values.shown(present[:MAX_PARAM_CHARS])}.")
+                (
+                    "warning",
+                    i18n._(
+                        "present= takes 1 or 0, not {value}.", value=values.shown(present[:MAX_PARAM_CHARS])
+                    ),
+                )
             )
     ask = str(params.get("ask", "") or "")
     if ask.strip():
@@ -109,7 +124,7 @@ def lang_params(code: str) -> dict[str, str]:
 
 def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     """ask=: a token's number (its weights hidden until revealed; 0-based, as the pickers count), and the
-    real-model pages' questions (next, heads), comma-separated, at most three parts. Returns the number,
+    real-model pages' questions (next, heads, induction, lens, prev), comma-separated, at most three parts. Returns the number,
     the words (None when absent) and one message for whatever was left out ("" when nothing was)."""
     parts = [p.strip() for p in text.split(",")]
     words = tuple(dict.fromkeys(p for p in parts[:3] if p in MODEL_QUESTION_WORDS))
@@ -123,16 +138,17 @@ def read_ask(text: str) -> tuple[int | None, tuple[str, ...] | None, str]:
     if not bad:
         return number, words or None, ""
     kept = ", ".join([*([str(number)] if number is not None else []), *words])
-    left = ", ".join(values.shown(b[:MAX_PARAM_CHARS]) for b in bad[:3]) + (
-        " and more" if len(bad) > 3 else ""
+    left = ", ".join(values.shown(b[:MAX_PARAM_CHARS]) for b in bad[:3])
+    if len(bad) > 3:
+        left = i18n._("{items} and more", items=left)
+    said = i18n._(
+        "The link's question (ask=) takes a token's number, 0 to {last}, and next, heads, induction, lens or prev "
+        "(the real model's questions), at most three, comma-separated: left out {left}.",
+        last=MAX_TOKENS - 1,
+        left=left,
     )
-    return (
-        number,
-        words or None,
-        f"The link's question (ask=) takes a token's number, 0 to {MAX_TOKENS - 1}, and next or heads (the "
-        f"real model's questions), at most three, comma-separated: left out {left}. "
-        + (f"Asked: {kept}." if kept else "No question is asked."),
-    )
+    then = i18n._("Asked: {kept}.", kept=kept) if kept else i18n._("No question is asked.")
+    return number, words or None, f"{said} {then}"  # two sentences
 
 
 def is_shared(params: Mapping[str, str]) -> bool:

@@ -1,10 +1,12 @@
 // What every page needs for a keyboard or a screen reader that Streamlit's markup does not give, mounted once
-// by the frame (explorer/ui/a11y.py). Static: no visitor text reaches this script.
+// by the frame (explorer/ui/a11y.py). No visitor text reaches this script: its data is the language on screen
+// and the catalog's words for its two labels.
 //
 // - a focus ring on whatever has the keyboard's focus, in the theme's primary colour (light or dark);
 // - a skip link, the first stop of the Tab key, to the page's first chart;
 // - the page menu (explorer.ui.frame.navigation) as a navigation landmark, its current page marked;
-// - a formula wider than its column can be scrolled from the keyboard (it takes the focus).
+// - a formula wider than its column can be scrolled from the keyboard (it takes the focus);
+// - the page's language on <html lang>, so a screen reader reads Spanish as Spanish.
 //
 // It only sets attributes on the page's own nodes and adds nodes only outside Streamlit's root (the skip link):
 // React owns the page's markup, formulas included, and a node moved or replaced under it makes React's next
@@ -15,6 +17,7 @@ const STYLE_ID = 'ae-a11y-style';
 const SKIP_ID = 'ae-skip';
 const NAV = '.st-key-nav';
 const CHARTS = '[data-testid="stMain"] [data-testid="explorerChart"]';
+let words = { skip: 'Skip to the charts', nav: 'Pages' }; // the language on screen's (the frame sends them)
 
 // The ring: 3 px of the primary colour, 2 px outside the focused control, on the element that shows it: a
 // text, number or select box's frame (the box clips its input, so the input's own outline would not show), a
@@ -79,9 +82,9 @@ function ensureSkipLink(present) {
     link = document.createElement('a');
     link.id = SKIP_ID;
     link.href = '#charts';
-    link.textContent = 'Skip to the charts';
     link.addEventListener('click', skipToCharts);
   }
+  if (link.textContent !== words.skip) link.textContent = words.skip;
   if (document.body.firstChild !== link) document.body.prepend(link); // before Streamlit's root: first Tab
 }
 
@@ -90,10 +93,8 @@ const here = () => location.pathname.replace(/\/+$/, '');
 function markNavigation() {
   const nav = document.querySelector(NAV);
   if (!nav) return;
-  if (nav.getAttribute('role') !== 'navigation') {
-    nav.setAttribute('role', 'navigation');
-    nav.setAttribute('aria-label', 'Pages');
-  }
+  if (nav.getAttribute('role') !== 'navigation') nav.setAttribute('role', 'navigation');
+  if (nav.getAttribute('aria-label') !== words.nav) nav.setAttribute('aria-label', words.nav);
   nav.querySelectorAll('a[href]').forEach((a) => {
     const current = new URL(a.getAttribute('href'), location.href).pathname.replace(/\/+$/, '') === here();
     if (current && a.getAttribute('aria-current') !== 'page') a.setAttribute('aria-current', 'page');
@@ -136,6 +137,9 @@ function install() {
 
 // Called when the element is mounted and again when the theme changes: the ring takes the theme's colours.
 export default function (component) {
+  const data = component.data || {};
+  if (data.lang && document.documentElement.lang !== data.lang) document.documentElement.lang = data.lang;
+  words = { skip: data.skip || words.skip, nav: data.nav || words.nav };
   install();
   const css = getComputedStyle(component.parentElement);
   const primary = css.getPropertyValue('--st-primary-color').trim();

@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer.classroom import store as cs
 from explorer.classroom.store import Question
-from explorer.ui import class_ui, state
+from explorer.ui import class_keep, class_ui, state
 from explorer.views.text import literal
 
 POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
@@ -45,6 +45,7 @@ def bar() -> None:
     What polls the store twice a second is small: the teacher's count (one session a class), and for each
     student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
     (`_watch`); the rest of the bar is drawn by the page's run."""
+    class_keep.keep(class_ui.store)  # a teacher's tab: the key kept across a reload, never on the page
     if state.classroom.take_show_code() and state.classroom.teaching() is not None:
         st.html(CODE_CSS)  # outside the dialog: a <style> alone is not drawn inside one
         class_ui.code_dialog(state.classroom.teaching()[0])  # type: ignore[index]
@@ -78,7 +79,8 @@ def _teacher_bar() -> None:
             st.download_button(
                 "Answers (CSV)", data=partial(class_ui.answers_csv_bytes, code, key), file_name="class-answers.csv",
                 mime="text/csv", on_click="ignore", key="class.csv", icon=":material/download:",
-                help="Every question asked, each choice and how many chose it. No names.",
+                help="Every question asked, each choice and how many chose it. No names. The lesson's notebook "
+                "(the sidebar's Download as notebook) ends with them too.",
             )  # fmt: skip
             st.button("End the class", key="class.end", on_click=class_ui.end, icon=":material/logout:",
                       help="Deletes the class and its answers: download them first.")  # fmt: skip
@@ -158,8 +160,10 @@ def _student_bar() -> None:
         st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
     state.classroom.set_seen(_seen(pulse))
     q = pulse.question if follows else None
-    if q is not None and q.truth is not None and state.ask() is not None and not state.revealed():
-        state.reveal()  # the page draws the answer the teacher revealed
+    if q is not None and q.truth is not None:
+        state.classroom.set_revealed(q.qid)  # a real-model page's question shows its answer (questions.py)
+        if state.ask() is not None and not state.revealed():
+            state.reveal()  # the page draws the answer the teacher revealed
     with st.container(key=BAR, border=True):
         left, right = st.columns([3, 2], vertical_alignment="center")
         who = f" as {literal(nick)}" if nick else ""

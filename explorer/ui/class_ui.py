@@ -25,7 +25,7 @@ import streamlit as st
 from explorer.classroom import answers_csv, open_store
 from explorer.classroom import store as cs
 from explorer.classroom.store import ClassError, Question
-from explorer.export import qr
+from explorer.export import class_notebook, qr
 from explorer.i18n import _
 from explorer.sharing import url as links
 from explorer.ui import boot, page_table, present, state
@@ -174,11 +174,22 @@ def _step(url_path: str) -> str:
     return present.caption(i, with_part=state.present())
 
 
-def answers_csv_bytes(code: str, key: str) -> bytes:
+def answers(code: str, key: str) -> list[tuple[Question, tuple[int, ...]]]:
+    """The class's questions in the order asked, each with its counts (none once the class has ended)."""
     try:
-        return answers_csv.to_csv(store().export(code, key)).encode("utf-8")
+        return store().export(code, key)
     except ClassError:
-        return answers_csv.to_csv([]).encode("utf-8")
+        return []
+
+
+def answers_csv_bytes(code: str, key: str) -> bytes:
+    return answers_csv.to_csv(answers(code, key)).encode("utf-8")
+
+
+def with_answers(teaching: tuple[str, str] | None, make: Callable[..., bytes], *args: object) -> bytes:
+    """The lesson's notebook made by `make`, then, when its maker teaches a class, the class's answers."""
+    made = make(*args)
+    return made if teaching is None else class_notebook.appended(made, answers(*teaching))
 
 
 # ---------------------------------------------------------------------------------------- the students

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import settings_table as table
 from explorer.ui import patches, state
 from explorer.views.text import literal
@@ -74,17 +75,21 @@ def frame(m: np.ndarray, row_labels: Sequence[str]) -> pd.DataFrame:
 def parse_cell(value: object) -> tuple[float | None, str | None]:
     """A cell's new value as a float, or the reason it cannot be used."""
     if value is None or (isinstance(value, str) and not value.strip()):
-        return None, "the cell was cleared"
+        return None, _("the cell was cleared")
     try:
         v = float(str(value).strip().replace("−", "-")) if isinstance(value, str) else float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError, OverflowError):
-        return None, f"{str(value)[:40]!r} is not a number"
+        return None, _("{value} is not a number", value=repr(str(value)[:40]))
     if math.isnan(v):
-        return None, "NaN is not a number a matrix can hold"
+        return None, _("NaN is not a number a matrix can hold")
     if math.isinf(v):
-        return None, "an infinite value would make every score it touches infinite"
+        return None, _("an infinite value would make every score it touches infinite")
     if abs(v) > LIMIT:
-        return None, f"{v:.3g} is too large (the limit is ±{LIMIT:,.0f}: larger values overflow the scores)"
+        return None, _(
+            "{value:.3g} is too large (the limit is ±{limit:,.0f}: larger values overflow the scores)",
+            value=v,
+            limit=LIMIT,
+        )
     return v, None
 
 
@@ -104,6 +109,21 @@ def _cell(key: object, size: int, prefix: str = "") -> int | None:
     return i if i < size else None
 
 
+def _strays(title: str, strays: list[str]) -> str:
+    """The message for cells an editor does not have (the first three named)."""
+    cells = ", ".join(strays[:3])
+    if len(strays) <= 3:
+        return _(
+            "{title}: the editor sent cells it does not have ({cells}); ignored.", title=title, cells=cells
+        )
+    return _(
+        "{title}: the editor sent cells it does not have ({cells} and {more} more); ignored.",
+        title=title,
+        cells=cells,
+        more=len(strays) - 3,
+    )
+
+
 def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[str], cols: list[str]) -> None:
     """on_change: apply every reported edit to the canonical matrix; report any cell that was refused.
 
@@ -116,7 +136,12 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
     if why:
         state.set_matrix(name, m)  # unchanged; a fresh editor, so the message is not read again
         state.say(
-            "refused", f"{title}: the editor sent a change the explorer cannot read ({why}); nothing changed."
+            "refused",
+            _(
+                "{title}: the editor sent a change the explorer cannot read ({why}); nothing changed.",
+                title=title,
+                why=why,
+            ),
         )
         return
     edits: dict = {}
@@ -125,15 +150,11 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
         for c, value in changes.items():
             i, j = _cell(r, sub.shape[0]), _cell(c, sub.shape[1], prefix="c")
             if i is None or j is None:
-                strays.append(f"row {str(r)[:20]!r}, column {str(c)[:20]!r}")
+                strays.append(_("row {row}, column {col}", row=repr(str(r)[:20]), col=repr(str(c)[:20])))
             else:
                 edits.setdefault(r, {})[c] = value
     if strays:
-        more = f" and {len(strays) - 3} more" if len(strays) > 3 else ""
-        state.say(
-            "refused",
-            f"{title}: the editor sent cells it does not have ({', '.join(strays[:3])}{more}); ignored.",
-        )
+        state.say("refused", _strays(title, strays))
     refused: list[str] = []
     for r, changes in edits.items():
         i = _cell(r, sub.shape[0])
@@ -146,7 +167,16 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
             if no is None:
                 sub[i, j] = v
             else:
-                refused.append(f"{title}, row {rows[i]!r}, column {cols[j]!r}: {no}; kept {sub[i, j]:.6g}.")
+                refused.append(
+                    _(
+                        "{title}, row {row}, column {col}: {reason}; kept {kept:.6g}.",
+                        title=title,
+                        row=repr(rows[i]),
+                        col=repr(cols[j]),
+                        reason=no,
+                        kept=sub[i, j],
+                    )
+                )
     if not np.array_equal(m, state.matrix(name)):  # a cell edit is one step undo() can take back
         state.remember_for_undo()
     state.set_matrix(name, m, from_editor=not (refused or strays))
@@ -184,7 +214,7 @@ def matrix_editor(
         # A crafted message Streamlit could not apply (on_change refuses them first; this is the last line):
         # the canonical matrix is untouched; a fresh editor shows it.
         state.set_matrix(name, np.array(m, copy=True))
-        why = f"{title}: the editor sent a change the explorer cannot read; nothing changed."
+        why = _("{title}: the editor sent a change the explorer cannot read; nothing changed.", title=title)
         st.toast(literal(why), icon=":material/block:", duration="infinite")
         fresh = state.editor_key(name, *parts)
         _draw(sub, rows, fresh, config, (name, fresh, index, title, rows, cols), height)
@@ -252,7 +282,7 @@ def window(label: str, size: int, key: str) -> slice:
     starts = list(range(0, size, WINDOW))
     start = st.select_slider(
         label, starts, format_func=lambda s: f"{s}–{min(s + WINDOW, size) - 1}", key=key,
-        help=f"The editor shows {WINDOW} at a time, so that it stays quick: pick which.",
+        help=_("The editor shows {n} at a time, so that it stays quick: pick which.", n=WINDOW),
     )  # fmt: skip
     return slice(int(start), min(int(start) + WINDOW, size))
 
@@ -265,23 +295,25 @@ def draw_buttons(names: tuple[str, ...], what: str, keys: tuple[str, str], *, sh
     b1, b2 = st.columns(2)
     seeded = state.description().drawn
     b1.button(
-        "Re-randomize" if short else f"Re-randomize {what}",
+        _("Re-randomize") if short else _("Re-randomize {what}", what=what),
         key=keys[0],
         icon=":material/casino:",
         on_click=state.rerandomize,
         args=names,
-        help=f"A new seeded draw of {what} (undo from the sidebar)."
+        help=_("A new seeded draw of {what} (undo from the sidebar).", what=what)
         if seeded
-        else "A real model's layer keeps its trained weights: Reset returns to them.",
+        else _("A real model's layer keeps its trained weights: Reset returns to them."),
         width="stretch",
         disabled=not seeded,
     )
     b2.button(
-        "Reset" if short else f"Reset {what}",
+        _("Reset") if short else _("Reset {what}", what=what),
         key=keys[1],
         icon=":material/restart_alt:",
         on_click=state.reset_matrix,
         args=names,
-        help=f"Back to the {'seed' + chr(39) + 's' if seeded else 'trained'} {what} (undo from the sidebar).",
+        help=_("Back to the seed's {what} (undo from the sidebar).", what=what)
+        if seeded
+        else _("Back to the trained {what} (undo from the sidebar).", what=what),
         width="stretch",
     )

@@ -15,16 +15,18 @@ from typing import Any
 import streamlit as st
 
 from attention_core import analysis
+from explorer import i18n
 from explorer.compute import cached as compute
 from explorer.compute import model_compute, pairs, patching
 from explorer.export import experiments as experiments_
 from explorer.export import html, layer_notebook, notebook, qr, walkthrough
+from explorer.i18n import N_, _
 from explorer.model import models
 from explorer.model import pairs as pm
 from explorer.model.example import Example
 from explorer.model.layer import describe
 from explorer.sharing import url as links
-from explorer.ui import model_ui, state
+from explorer.ui import class_ui, model_ui, state
 
 # What a real-model page's experiment was, in plain values (the download runs outside the script, without the
 # session): ("patching", model, clean, corrupt, answer, wrong) or ("minimal-pairs", model, first, second, word,
@@ -87,16 +89,27 @@ def _layer_notebook(ex: Example, query: int, head: int, link: str, what: Asked =
 NOTEBOOKS = {
     "walkthrough": (
         _walkthrough_notebook,
-        "A Jupyter notebook that recomputes every step of this example in plain numpy, with every matrix "
-        "written out; its last cell checks it gets the app's numbers.",
+        N_(
+            "A Jupyter notebook that recomputes every step of this example in plain numpy, with every matrix "
+            "written out; its last cell checks it gets the app's numbers."
+        ),
     ),
     "layer": (
         _layer_notebook,
-        "A Jupyter notebook that recomputes head {head} of this real layer from its own numbers (X, the head's "
-        "W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it gets the app's "
-        "numbers.",
+        N_(
+            "A Jupyter notebook that recomputes head {head} of this real layer from its own numbers (X, the "
+            "head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it gets the "
+            "app's numbers."
+        ),
     ),
 }
+
+
+def in_language(code: str, make: Callable[..., bytes], *args: Any) -> bytes:
+    """A file made in the language on screen when its button was drawn: Streamlit makes it when the browser
+    asks, outside the script run, where no session's language is known."""
+    with i18n.using(code):
+        return make(*args)
 
 
 def notebook_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
@@ -117,26 +130,29 @@ def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
     On a real-model page with an experiment (``url_path``: /patching, /minimal-pairs) both files add it."""
     res = compute.run(ex)
     if res.n == 0 or res.error:
-        st.caption("The notebook and the web page need an example that computes: type a sentence.")
+        st.caption(_("The notebook and the web page need an example that computes: type a sentence."))
         return
     query, head = state.query(), state.head()
     link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
     what = asked(url_path)
-    notebook_help = NOTEBOOKS[describe(ex).notebook][1].format(head=head + 1)
+    notebook_help = _(NOTEBOOKS[describe(ex).notebook][1], head=head + 1)
     files = (  # (label, bytes, file name, type, icon, key, help): made only when the button is pressed
-        ("Download as notebook (.ipynb)", notebook_bytes, "attention-example.ipynb", "application/x-ipynb+json",
+        (_("Download as notebook (.ipynb)"), notebook_bytes, "attention-example.ipynb", "application/x-ipynb+json",
          ":material/code:", "share.notebook", notebook_help),
-        ("Download as a web page (.html)", html_bytes, "attention-example.html", "text/html",
-         ":material/language:", "share.html", HTML_HELP),
+        (_("Download as a web page (.html)"), html_bytes, "attention-example.html", "text/html",
+         ":material/language:", "share.html", _(HTML_HELP)),
     )  # fmt: skip
+    teaching = state.classroom.teaching()  # the teacher's notebook ends with the class's answers
     for label, make, name, mime, icon, key, help_ in files:
+        made = partial(class_ui.with_answers, teaching, make) if make is notebook_bytes else make
         st.download_button(
-            label, data=partial(make, ex, query, head, link, what), file_name=name, mime=mime,
+            label, data=partial(in_language, i18n.current(), made, ex, query, head, link, what),
+            file_name=name, mime=mime,
             on_click="ignore", icon=icon, width="stretch", key=key, help=help_,
         )  # fmt: skip
 
 
-HTML_HELP = (
+HTML_HELP = N_(
     "One file with every step's charts (interactive), formulas and settings, and a link back here. It opens in "
     "any browser without a network: to e-mail, or to put on a course site (about 5 MB: the chart library is "
     "inside)."
@@ -148,24 +164,42 @@ QR_WIDTH_PX = 720  # the code in its dialog: about 6 px a module at version 26, 
 QR_CSS = "<style>.st-key-qr-code img { max-width: min(100%, 64vh) !important; height: auto; }</style>"
 
 
-@st.dialog("Open this example on your phone", width="large")
 def qr_dialog(link: str) -> None:
-    """The QR code of the share link, large; Esc or a click outside closes it."""
+    """The QR code of the share link, large, in a dialog titled in the language on screen; Esc or a click
+    outside closes it."""
+    st.dialog(_("Open this example on your phone"), width="large")(_qr_code)(link)
+
+
+def _qr_code(link: str) -> None:
     image = qr.svg(link)
     if image is None:
-        reason = "there is no link" if not link else f"the link has {len(link):,} characters"
+        most = i18n.integer(qr.MAX_LINK_BYTES)
         st.warning(
-            f"No QR code: {reason}, and a QR code holds at most {qr.MAX_LINK_BYTES:,}. Share the link or "
-            "the JSON file from the sidebar instead.",
+            _(
+                "No QR code: there is no link, and a QR code holds at most {most} characters. Share the JSON "
+                "file from the sidebar instead.",
+                most=most,
+            )
+            if not link
+            else _(
+                "No QR code: the link has {chars} characters, and a QR code holds at most {most}. Share the "
+                "link or the JSON file from the sidebar instead.",
+                chars=i18n.integer(len(link)),
+                most=most,
+            ),
             icon=":material/qr_code_2:",
         )
         return
     with st.container(key="qr-code", horizontal_alignment="center"):
         st.image(image, width=QR_WIDTH_PX)
     st.caption(
-        f"Scan with a phone camera: it opens this sentence, these settings and every edited matrix "
-        f"({len(link):,} characters, a {qr.modules(link)} x {qr.modules(link)} code). On a laptop: open "
-        f"the address below and type the sentence (the settings and edits travel in the link only)."
+        _(
+            "Scan with a phone camera: it opens this sentence, these settings and every edited matrix ({chars} "
+            "characters, a {n} x {n} code). On a laptop: open the address below and type the sentence (the "
+            "settings and edits travel in the link only).",
+            chars=i18n.integer(len(link)),
+            n=qr.modules(link),
+        )
     )
     if _site(link):
         st.code(_site(link), language=None)
@@ -176,14 +210,14 @@ def _site(link: str) -> str:
     return link.split("?", 1)[0].split("://", 1)[-1].rstrip("/")
 
 
-def qr_button(key: str, *, label: str = "Show QR code") -> None:
+def qr_button(key: str, *, label: str | None = None) -> None:
     """A button that opens the QR dialog (through state: the frame opens it, see qr_if_asked)."""
     st.button(
-        label,
+        _("Show QR code") if label is None else label,
         key=key,
         icon=":material/qr_code_2:",
         on_click=state.open_qr,
-        help="A QR code of the link to this example, large: students scan it and open the same example.",
+        help=_("A QR code of the link to this example, large: students scan it and open the same example."),
     )
 
 

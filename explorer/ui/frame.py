@@ -6,7 +6,7 @@ from typing import Any
 
 import streamlit as st
 
-from explorer import sharing
+from explorer import i18n, sharing
 from explorer.i18n import _
 from explorer.model import models
 from explorer.model import settings_table as table
@@ -79,10 +79,14 @@ def address_note(note: Any, chars: int) -> None:
     """Past the link's length the address bar keeps the settings, not the edits: say so, once, above the page."""
     with note.container():
         st.warning(
-            f"This example's edits are too large for the address bar ({chars:,} characters; at most "
-            f"{sharing.LINK_LIMIT:,}): a reload or a copied address keeps the sentence and the settings but "
-            "not the edited matrices. To keep them, download the example as a JSON file (Share and export, "
-            "in the sidebar).",
+            _(
+                "This example's edits are too large for the address bar ({chars} characters; at most "
+                "{limit}): a reload or a copied address keeps the sentence and the settings but not the "
+                "edited matrices. To keep them, download the example as a JSON file (Share and export, in "
+                "the sidebar).",
+                chars=i18n.integer(chars),
+                limit=i18n.integer(sharing.LINK_LIMIT),
+            ),
             icon=":material/link_off:",
         )
 
@@ -111,11 +115,11 @@ def sidebar(page: page_table.Page | None) -> None:
         _display_options()
         if state.can_undo():
             st.button(
-                "Undo the last change",
+                _("Undo the last change"),
                 on_click=state.undo,
                 key="frame.undo",
                 icon=":material/undo:",
-                help="Takes back the last cell edit, reset, re-randomize, preset or imported file.",
+                help=_("Takes back the last cell edit, reset, re-randomize, preset or imported file."),
             )
         share_panel.panel(None if page is None else page.url_path)
         # The link without presentation mode: students open the example on their laptops.
@@ -127,16 +131,16 @@ def sidebar(page: page_table.Page | None) -> None:
 
 def _model_size(page: page_table.Page | None) -> None:
     """The model's size: controls for the toy, its sizes for a trained model (the model on screen)."""
-    st.subheader("Model size", anchor=False)
+    st.subheader(_("Model size"), anchor=False)
     key = None if page is None else model_ui.on_screen(page)[1]  # the sizes of the model on screen
     if key and models.prepare(key).phase in ("loading", "downloading"):
         # Loading (in the background, once per server): the page says so with its time at once; waiting
         # for it here would leave the whole page blank for those seconds.
-        st.caption(f"The sizes of {models.choice(key).title} show here once it is loaded.")
+        st.caption(_("The sizes of {model} show here once it is loaded.", model=models.choice(key).title))
         return
     shown = (model_ui.shown_model(key) if key else None) or state.description()
     if shown.fixes("d_model"):  # a trained model: its sizes, not the toy's controls
-        st.markdown(literal(shown.sizes_line()), help=f"The sizes of {shown.title}.")
+        st.markdown(literal(shown.sizes_line()), help=_("The sizes of {model}.", model=shown.title))
     else:
         c1, c2 = st.columns(2)
         for name, col in (("d_model", c1), ("n_heads", c2), ("d_k", c1), ("seed", c2)):
@@ -147,57 +151,76 @@ def _display_options() -> None:
     """Presenting (and starting a class), the question to predict, the colours, charts as tables, the weights'
     colour range."""
     st.toggle(
-        "Presentation mode",
+        _("Presentation mode"),
         key=state.K_PRESENT,
         persist_state="session",
-        help="Large type for a projector.",
+        help=_("Large type for a projector."),
     )
     if state.present() and state.classroom.teaching() is None:
         st.button(
-            "Start a class",
+            _("Start a class"),
             key="class.start",
             on_click=class_ui.start,
             icon=":material/group_add:",
-            help="Students join with a code or a QR code: their laptops follow your screen, and they "
-            "answer your questions (predict, then reveal) with the count on the projector.",
+            help=_(
+                "Students join with a code or a QR code: their laptops follow your screen, and they answer "
+                "your questions (predict, then reveal) with the count on the projector."
+            ),
         )
-    from explorer.views.figures import PALETTES
-
     toks = state.tokens()
     st.selectbox(
-        "Predict, then reveal",
+        _("Predict, then reveal"),
         [-1, *range(len(toks))],
         key=state.K_ASK,
-        format_func=lambda i: "no question" if i < 0 else f"hide what {i}: {toks[i]} attends to",
+        # the words of this run's language (format_func may be called outside the run)
+        format_func={
+            -1: _("no question"),
+            **{i: _("hide what {i}: {token} attends to", i=i, token=t) for i, t in enumerate(toks)},
+        }.get,
         on_change=state.hide_answer,
         persist_state="session",
-        help="Scores and softmax: the weights of this query stay hidden behind a question until Reveal "
-        "(or the clicker's next key). The share link and the QR code carry the question.",
+        help=_(
+            "Scores and softmax: the weights of this query stay hidden behind a question until Reveal (or the "
+            "clicker's next key). The share link and the QR code carry the question."
+        ),
     )
+    _look_options()
+
+
+def _look_options() -> None:
+    """How charts look: the colours, charts as tables, the weights' colour range."""
+    from explorer.views.figures import PALETTES
+
     st.selectbox(
-        "Colours",
+        _("Colours"),
         list(PALETTES),
         key=state.K_COLORS,
-        format_func=lambda p: PALETTES[p][2],
+        format_func={p: _(PALETTES[p][2]) for p in PALETTES}.get,  # words of this run's language
         persist_state="session",
-        help="Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. "
-        "Strong contrast: Inferno and red-yellow-blue. Greyscale: grey weights for printing, signed values "
-        "purple-green.",
+        help=_(
+            "Colour-blind safe: Viridis and red-blue. Washed-out projector: Cividis and purple-orange. Strong "
+            "contrast: Inferno and red-yellow-blue. Greyscale: grey weights for printing, signed values "
+            "purple-green."
+        ),
     )
     st.toggle(
-        "Show charts as tables",
+        _("Show charts as tables"),
         key=state.K_TABLES,
         persist_state="session",
-        help="Every chart as tables of its numbers, rows and columns named by the tokens, rounded as the "
-        "chart prints them, under a sentence that says what it shows: for a screen reader, or to read "
-        "exact values.",
+        help=_(
+            "Every chart as tables of its numbers, rows and columns named by the tokens, rounded as the chart "
+            "prints them, under a sentence that says what it shows: for a screen reader, or to read exact "
+            "values."
+        ),
     )
     st.toggle(
-        "Weights: colours from min to max",
+        _("Weights: colours from min to max"),
         key=state.K_FIT,
         persist_state="session",
-        help="On: the colours of attention weights span their lowest to highest value (written on the "
-        "colour bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale.",
+        help=_(
+            "On: the colours of attention weights span their lowest to highest value (written on the colour "
+            "bar), so a pattern shows even when every weight is near 1/n. Off: a fixed 0 to 1 scale."
+        ),
     )
 
 
@@ -215,12 +238,12 @@ def sentence_box(page: page_table.Page | None = None) -> None:
         return
     row = table.row("sentence")
     st.text_input(
-        row.widget,
+        _(row.widget),
         key=row.key,
         persist_state="session",
         max_chars=table.MAX_SENTENCE_CHARS,  # Streamlit also cuts what a browser sends to this length
-        placeholder="Type a sentence and press Enter",
-        help=row.help,
+        placeholder=_("Type a sentence and press Enter"),
+        help=_(row.help, **table.TEXT_VALUES),
         label_visibility="collapsed" if state.present() else "visible",  # the projector's screen is short
     )
     sentence = state.sentence()
@@ -229,14 +252,20 @@ def sentence_box(page: page_table.Page | None = None) -> None:
     kept, cut = tokens_for(state.current())  # the layer's own limit (the tiny model reads 32)
     if len(sentence) >= table.MAX_SENTENCE_CHARS:  # the box cuts a longer paste without a word: say so
         st.info(
-            f"The sentence is at its limit of {table.MAX_SENTENCE_CHARS:,} characters: anything longer "
-            "(typed, pasted, in a link or a file) was cut there.",
+            _(
+                "The sentence is at its limit of {n} characters: anything longer (typed, pasted, in a link or "
+                "a file) was cut there.",
+                n=i18n.integer(table.MAX_SENTENCE_CHARS),
+            ),
             icon=":material/content_cut:",
         )
     if cut:
         st.warning(
-            f"The sentence has more than {len(kept)} tokens: the explorer uses the first "
-            f"{len(kept)}. Shorten it to see the rest.",
+            _(
+                "The sentence has more than {n} tokens: the explorer uses the first {n}. Shorten it to see the "
+                "rest.",
+                n=len(kept),
+            ),
             icon=":material/content_cut:",
         )
 
@@ -316,7 +345,10 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
         if state.classroom.teaching() is None:
             with box:  # over the bar's other corner: the class's laptops follow this screen
                 st.button(
-                    "Start a class", key="present.class", on_click=class_ui.start, icon=":material/group_add:"
+                    _("Start a class"),
+                    key="present.class",
+                    on_click=class_ui.start,
+                    icon=":material/group_add:",
                 )
         with box:
             clicker.listen()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import layer as layers
 from explorer.model import models
 from explorer.ui import state
@@ -23,7 +24,7 @@ def _key(model: str, layer: int) -> str:
 
 
 def _parts(key: str) -> tuple[str, int]:
-    model, _, layer = key.partition(":")
+    model, _sep, layer = key.partition(":")
     return model, int(layer or 0)
 
 
@@ -35,10 +36,10 @@ def options() -> dict[str, str]:
         if row.engine is not None:
             continue  # a real model loads first: it opens from its own pages (Open layer … in the explorer)
         if layers.of_key(key).DRAWN:
-            out[_key(key, 0)] = f"{row.title}: random weights"
+            out[_key(key, 0)] = _("{model}: random weights", model=row.title)
             continue
         for i in range(row.shape[0]):
-            out[_key(key, i)] = f"{row.title}, layer {i + 1}"
+            out[_key(key, i)] = _("{model}, layer {layer}", model=row.title, layer=i + 1)
     here = _current()
     if here not in out:  # a real model's layer, opened from its page
         title = state.description().title
@@ -65,15 +66,17 @@ def choice() -> None:
     shown = options()
     state.show(WIDGET, _current())
     st.selectbox(
-        "Model",
+        _("Model"),
         list(shown),
         key=WIDGET,
         format_func=lambda k: shown.get(k, k),
         on_change=_picked,
-        help="The toy's weights are random draws: its steps show the arithmetic of attention, not meaning. "
-        "The tiny model was trained here (page Watch a transformer learn): its layer 1 has a head that looks "
-        "at the token before, its layer 2 heads that find an earlier copy of the current word and look at the "
-        "word after it.",
+        help=_(
+            "The toy's weights are random draws: its steps show the arithmetic of attention, not meaning. The "
+            "tiny model was trained here (page Watch a transformer learn): its layer 1 has a head that looks "
+            "at the token before, its layer 2 heads that find an earlier copy of the current word and look at "
+            "the word after it."
+        ),
     )
 
 
@@ -94,15 +97,16 @@ def weights_note() -> None:
         return
     with st.container(border=True, key="weights-note"):
         st.markdown(
-            "**These weights are random.** The toy model's W_Q, W_K and W_V are random draws (the sidebar's "
-            "seed picks them): every step below is the true arithmetic of attention, but "
-            "which word a head picks means nothing. The **tiny trained model** learned its weights here: its "
-            "heads look at the word before, or find an earlier copy of the current word and look at the word "
-            "after it."
+            _(
+                "**These weights are random.** The toy model's W_Q, W_K and W_V are random draws (the sidebar's "
+                "seed picks them): every step below is the true arithmetic of attention, but which word a head "
+                "picks means nothing. The **tiny trained model** learned its weights here: its heads look at "
+                "the word before, or find an earlier copy of the current word and look at the word after it."
+            )
         )
         a, b = st.columns(2)
-        a.button("Open the trained model, layer 1", key="weights-note.l1", on_click=open_tiny, args=(0,),
-                 icon=":material/school:", help="Its previous-token head: each word looks at the word before.")  # fmt: skip
-        b.button("Open the trained model, layer 2", key="weights-note.l2", on_click=open_tiny, args=(1,),
-                 icon=":material/school:", help="Its induction heads: a repeated word looks at what followed "
-                 "its earlier copy.")  # fmt: skip
+        a.button(_("Open the trained model, layer 1"), key="weights-note.l1", on_click=open_tiny, args=(0,),
+                 icon=":material/school:", help=_("Its previous-token head: each word looks at the word before."))  # fmt: skip
+        b.button(_("Open the trained model, layer 2"), key="weights-note.l2", on_click=open_tiny, args=(1,),
+                 icon=":material/school:", help=_("Its induction heads: a repeated word looks at what followed "
+                 "its earlier copy."))  # fmt: skip

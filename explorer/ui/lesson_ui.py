@@ -13,15 +13,16 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer.i18n import _
+from explorer.i18n import N_, _
 from explorer.lessons import routes
 from explorer.lessons.routes import Route, RouteStep
-from explorer.model import pairs, patching
+from explorer.model import glossary, pairs, patching
 from explorer.sharing import lesson_link, model_link, picks, view_params
 from explorer.sharing import url as links
-from explorer.ui import clicker, page_table, state
+from explorer.ui import clicker, lesson_view, page_table, state
 
 BAR = "lesson-bar"  # the bar's container key (class st-key-lesson-bar: presenting styles it, explorer.ui.present)
+WORDS = N_("Words in this step")  # the fold under a step's text: the glossary's terms it uses
 REVEAL = "lesson-reveal"  # the Reveal button's key; the clicker's next key presses it before moving on
 
 
@@ -142,6 +143,14 @@ CSS = """<style>
 }
 .st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
 </style>"""
+# On a laptop the bar (its layout wrapper: the bar's own box is exactly as tall) stays at the top while the
+# page scrolls under it (explorer.ui.lesson_view scrolls the
+# step's chart to just under it), under Streamlit's header; a bar taller than 40 % of the screen (a fold opened)
+# scrolls inside itself. Its background is the page's (set by lesson_view.js): static CSS, ours.
+STICKY_CSS = """<style>
+[data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 5; }
+.st-key-lesson-bar { max-height: 40vh; overflow-y: auto; }
+</style>"""
 # The lessons in the menu look like its page links: left-aligned, as tall as a link.
 MENU_CSS = """<style>
 [class*="st-key-lesson-open-"] button {
@@ -158,7 +167,7 @@ def bar(route: Route, k: int) -> DeltaGenerator:
     the bar (presenting, the frame adds the QR code and the clicker to it)."""
     step, n, presenting = route.steps[k - 1], len(route.steps), state.present()
     box = st.container(key=BAR, border=not presenting)
-    box.html(CSS)
+    box.html(CSS if presenting else CSS + STICKY_CSS)
     revealed = state.lesson_revealed(route.name, k)
     with box:
         if presenting:  # one row for the way back and on and the Reveal button, one line for the text
@@ -179,6 +188,8 @@ def bar(route: Route, k: int) -> DeltaGenerator:
         if k < n:
             next_label = _("Next: {step}", step=_(route.steps[k].title))
             _link(right, route, k + 1, next_label, clicker.NEXT_LINK, ":material/arrow_forward:")
+        if not presenting:
+            lesson_view.mount(route.name, k, step.part)
     return box
 
 
@@ -194,10 +205,11 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     what it means; at the last step, the experiment. Presenting, one line of a 1080 px screen, one thing at a
     time (the clicker's next key moves on): what to look at and the question, the answer and what it means,
     then the experiment (explorer.lessons.routes keeps each one line long)."""
-    experiment = _("**Your experiment:** {text}", text=_(step.experiment)) if step.experiment else ""
-    look = _("**Look:** {text}", text=_(step.look))
-    predict = _("**Predict:** {text}", text=_(step.question))
-    answer = _("**Answer:** {answer} {meaning}", answer=_(step.answer), meaning=_(step.meaning))
+    words = routes.words
+    experiment = _("**Your experiment:** {text}", text=words(step.experiment)) if step.experiment else ""
+    look = _("**Look:** {text}", text=words(step.look))
+    predict = _("**Predict:** {text}", text=words(step.question))
+    answer = _("**Answer:** {answer} {meaning}", answer=words(step.answer), meaning=words(step.meaning))
     if state.present():
         if experiment and state.lesson_revealed(route.name, k, "experiment"):
             st.markdown(experiment)
@@ -216,6 +228,10 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
         _reveal_button(b, route, k, _("Reveal"), "answer")
     if experiment:
         st.info(experiment, icon=":material/science:")
+    used = routes.terms(step)
+    if used:  # the words of the trade this step uses, in plain words: the glossary the pages read
+        with st.expander(_(WORDS), icon=":material/menu_book:"):
+            st.markdown(glossary.markdown(used))
 
 
 def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None:  # noqa: ANN001 - a column

@@ -15,6 +15,7 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
+from explorer.i18n import N_, _
 from explorer.model import models
 from explorer.model.description import Description, of_model
 from explorer.ui import page_table, state, waiting
@@ -23,8 +24,8 @@ from explorer.views.text import literal
 
 BAR = "model-bar"  # the key of the line that says which model is on screen (class st-key-model-bar)
 BAR_PICKER = "frame.model"  # its picker of the real model (a mirror of state.K_MODEL, set before each draw)
-NEEDS = {"decoder": "this page needs a decoder: it predicts the next word",
-         "encoder": "this page needs an encoder: every token reads the whole sentence"}  # fmt: skip
+NEEDS = {"decoder": N_("this page needs a decoder: it predicts the next word"),
+         "encoder": N_("this page needs an encoder: every token reads the whole sentence")}  # fmt: skip
 
 
 def on_screen(page: Any) -> tuple[str, str | None]:
@@ -44,8 +45,10 @@ def bar(page: Any) -> None:
         return
     if page.section == page_table.LEARNING:  # /learn: neither the toy nor a real model, its own tiny one
         st.container(key=BAR).markdown(
-            "Model on this page: **a tiny transformer trained here** · two layers of 4 attention heads, no "
-            "feed-forward, trained from a fixed seed"
+            _(
+                "Model on this page: **a tiny transformer trained here** · two layers of 4 attention heads, no "
+                "feed-forward, trained from a fixed seed"
+            )
         )
         return
     title, key = on_screen(page)
@@ -53,20 +56,23 @@ def bar(page: Any) -> None:
     if key is None:
         shown = state.description()
         about = shown.about
-        box.markdown(f"Model on this page: **{literal(title)}** · {about}")
+        box.markdown(_("Model on this page: **{model}** · {about}", model=literal(title), about=about))
         return
     row = models.choice(key)
     if page.needs:
-        box.markdown(f"Model on this page: **{row.title}** · {NEEDS[page.needs]}", help=row.about)
+        box.markdown(
+            _("Model on this page: **{model}** · {about}", model=row.title, about=_(NEEDS[page.needs])),
+            help=row.about,
+        )
         return
     state.show(BAR_PICKER, key)
-    box.markdown("Model on this page:")
+    box.markdown(_("Model on this page:"))
     box.segmented_control(
-        "Model on this page",
+        _("Model on this page"),
         [k for k in models.MODELS if models.MODELS[k].engine],
         key=BAR_PICKER,
         required=True,
-        format_func=lambda k: models.MODELS[k].title,
+        format_func={k: m.title for k, m in models.MODELS.items()}.get,  # this run's words
         label_visibility="collapsed",
         on_change=_bar_picked,
         help=row.about,
@@ -125,15 +131,17 @@ def say_model(
         st.info(literal(missing), icon=":material/cloud_off:")
         hint = models.server_hint(key)
         if hint:  # not installed (a failed download says its reason above)
-            with st.expander("For whoever runs this server"):
+            with st.expander(_("For whoever runs this server")):
                 st.caption(literal(hint))
         return None
     if not _loaded(key, row):
         return None
     # The frame's bar above the sentence names the model on a laptop; presenting (no bar), this line does, in
     # one line (the step is one screen).
-    kind = "a decoder" if decoder_only else "an encoder"
-    said = f"**{row.title}**" + (f" · this page needs {kind}" if needs else "")
+    said = f"**{row.title}**"
+    if needs:
+        need = _("this page needs a decoder") if decoder_only else _("this page needs an encoder")
+        said = f"{said} · {need}"
     st.caption(said if ui.step() else row.about, help=(why_not if needs else row.precise) or None)
     return key
 
@@ -145,14 +153,14 @@ def begin(
     key = say_model(decoder_only=decoder_only, encoder_only=encoder_only, why_not=why_not)
     if key is None:
         return None
-    if ui.nothing_to_read(state.sentence(), "to see what the model does with it"):
+    if ui.nothing_to_read(state.sentence(), "model"):
         return None
     text = state.sentence().strip()
     try:
-        with waiting.working(f"Running {models.choice(key).title} on your sentence…", key):
+        with waiting.working(_("Running {model} on your sentence…", model=models.choice(key).title), key):
             trace = model_compute.run(key, text)
     except ValueError as exc:
-        st.error(f"The model cannot read this sentence: {literal(exc)}", icon=":material/warning:")
+        st.error(_("The model cannot read this sentence: {why}", why=literal(exc)), icon=":material/warning:")
         return None
     if trace.message:
         st.warning(literal(trace.message), icon=":material/content_cut:")
@@ -166,7 +174,7 @@ def _loaded(key: str, row: models.ModelChoice) -> bool:
     if models.prepare(key).phase == "ready":
         return True
     if models.installed(key):
-        with st.spinner(f"Loading {row.title} (once per server)…", show_time=True):
+        with st.spinner(_("Loading {model} (once per server)…", model=row.title), show_time=True):
             try:
                 models.model(key)
             except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
@@ -186,10 +194,15 @@ def _download_progress(key: str, title: str) -> None:
         st.rerun()
     if now.phase == "downloading" and now.total:
         mb = 2**20
-        text = f"Downloading {title}: {now.done / mb:.0f} of {now.total / mb:.0f} MB (once per server)"
+        text = _(
+            "Downloading {model}: {done:.0f} of {total:.0f} MB (once per server)",
+            model=title,
+            done=now.done / mb,
+            total=now.total / mb,
+        )
         st.progress(min(1.0, now.done / now.total), text=text)
     else:
-        st.progress(0.0, text=f"Getting {title} ready (once per server)…")
+        st.progress(0.0, text=_("Getting {model} ready (once per server)…", model=title))
 
 
 def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
@@ -375,12 +388,12 @@ def page_link(path: str, label: str) -> None:
 
 def layer_slider(n_layers: int, n_heads: int, page: str) -> int:
     """A layer slider bound to the shared picked layer."""
-    layer, _ = state.layer_head(n_layers, n_heads)
+    layer, _head = state.layer_head(n_layers, n_heads)
     widget = state.show(f"{page}.layer", layer)
     st.select_slider(
-        "Layer",
+        _("Layer"),
         list(range(n_layers)),
-        format_func=lambda i: f"layer {i + 1}",
+        format_func={i: _("layer {n}", n=i + 1) for i in range(n_layers)}.get,  # this run's words
         key=widget,
         on_change=sync_layer,
         args=(widget,),

@@ -110,7 +110,7 @@ h2, h3 {{ font-size: 1.7rem !important; }}
 .st-key-step-top a, .st-key-step-top p {{ font-size: 1.2rem !important; line-height: 1.3; }}
 .st-key-step-top .st-key-step-look p {{ font-size: 1.05rem !important; text-align: center; }}
 .st-key-step-top [data-testid="stPageLink-NavLink"] {{ padding: 0.4rem 1rem; }}
-.st-key-frame-clicker {{ display: none; }}
+.st-key-frame-clicker, .st-key-class-keep {{ display: none; }}
 .st-key-step-top, .st-key-lesson-bar {{ position: relative; }}
 .st-key-lesson-bar a p {{ font-size: 1.2rem !important; line-height: 1.3; }}
 .st-key-lesson-bar [data-testid="stMarkdownContainer"] p {{ font-size: 0.95rem; line-height: 1.35; }}

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, lessons
+from explorer import cache, i18n, lessons
 from explorer.compute import cached as compute
 from explorer.lessons import PRESETS
 from explorer.ui import state
@@ -23,12 +23,16 @@ def picker() -> None:
     if state.preset() not in PRESETS:
         state.set_preset(_NONE)
     st.selectbox(
-        "Load an example",
+        i18n._("Load an example"),
         [_NONE, *PRESETS],
         key=state.K_PRESET,
-        format_func=lambda n: PRESETS[n].title if n else "— your own sentence —",
+        # the titles in this run's language (format_func may be called outside the run)
+        format_func={
+            _NONE: i18n._("— your own sentence —"),
+            **{n: i18n._(p.title) for n, p in PRESETS.items()},
+        }.get,
         on_change=_picked,
-        help="Each example teaches one idea; where it comes from is in a detail below its note.",
+        help=i18n._("Each example teaches one idea; where it comes from is in a detail below its note."),
     )
 
 
@@ -43,7 +47,10 @@ def load(name: str) -> None:
     preset = PRESETS[name]
     state.apply_example(preset.build())
     state.set_preset(name)
-    state.say("success", f"Loaded the example “{preset.title}”. Its note is on the Sentence page.")
+    state.say(
+        "success",
+        i18n._("Loaded the example “{title}”. Its note is on the Sentence page.", title=i18n._(preset.title)),
+    )
 
 
 def _close() -> None:
@@ -70,34 +77,36 @@ def panel() -> None:
     ex = state.current()
     res = compute.run(ex)
     with st.container(border=True):
-        st.subheader(f":material/menu_book: {preset.title}", anchor=False)
-        st.markdown(preset.note)
+        st.subheader(f":material/menu_book: {i18n._(preset.title)}", anchor=False)
+        st.markdown(i18n._(preset.note))
         changed = ex.digest() != preset_digest(name)
         checks = lessons.checks(name, res)
         if changed:
             st.info(
-                "You have changed the example since loading it"
-                + (
-                    ": a ✗ under “Where this comes from” marks a printed number that no longer comes out."
-                    if checks
-                    else "; “Reload the example” brings it back."
+                i18n._(
+                    "You have changed the example since loading it: a ✗ under “Where this comes from” marks "
+                    "a printed number that no longer comes out."
+                )
+                if checks
+                else i18n._(
+                    "You have changed the example since loading it; “Reload the example” brings it back."
                 ),
                 icon=":material/edit:",
             )
         tables = lessons.extras(name, ex, res, run=compute.run)
         lesson = [t for t in tables if not t.source]
         if lesson:
-            st.markdown("**What to look at**")
+            st.markdown(i18n._("**What to look at**"))
             _tables(lesson, f"preset.{name}")
         # The notebook and its cell numbers are a detail: students do not have the notebooks.
-        with st.expander("Where this comes from", icon=":material/history_edu:"):
-            st.markdown(preset.source)
+        with st.expander(i18n._("Where this comes from"), icon=":material/history_edu:"):
+            st.markdown(i18n._(preset.source))
             if checks:
                 _comparison(checks)
             _tables([t for t in tables if t.source], f"preset.{name}.source")
         b1, b2, _ = st.columns([2, 2, 3])
         b1.button(
-            "Reload the example",
+            i18n._("Reload the example"),
             key="preset.reload",
             icon=":material/restart_alt:",
             on_click=load,
@@ -105,7 +114,7 @@ def panel() -> None:
             disabled=not changed,
             width="stretch",
         )
-        b2.button("Hide this note", key="preset.close", on_click=_close, width="stretch")
+        b2.button(i18n._("Hide this note"), key="preset.close", on_click=_close, width="stretch")
 
 
 def _comparison(checks: list[lessons.Check]) -> None:
@@ -114,17 +123,29 @@ def _comparison(checks: list[lessons.Check]) -> None:
     if ok == len(rows):
         fewer = any(r.agree_to < r.decimals for r in rows)
         st.success(
-            f"All {len(rows)} printed lines come out in the app, to the printed digits"
+            i18n.ngettext(
+                "The printed line comes out in the app, to the printed digits.",
+                "All {n} printed lines come out in the app, to the printed digits.",
+                len(rows),
+            )
             + (
-                ". ✓ (7 dp): the notebook's inputs reach us rounded to 8 decimals, so the 8th digit can move."
+                " "
+                + i18n._(
+                    "✓ (7 dp): the notebook's inputs reach us rounded to 8 decimals, so the 8th digit can move."
+                )
                 if fewer
-                else "."
+                else ""
             ),
             icon=":material/check_circle:",
         )
     else:
         st.warning(
-            f"{ok} of {len(rows)} printed lines come out in the app; ✗ marks the others.",
+            i18n.ngettext(
+                "{ok} of {n} printed line comes out in the app; ✗ marks the others.",
+                "{ok} of {n} printed lines come out in the app; ✗ marks the others.",
+                len(rows),
+                ok=ok,
+            ),
             icon=":material/warning:",
         )
     st.dataframe(

@@ -11,8 +11,9 @@ from urllib.parse import parse_qsl
 
 import streamlit as st
 
-from explorer import cache, sharing
+from explorer import cache, i18n, sharing
 from explorer.compute import jobs
+from explorer.i18n import N_, _
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing import lesson_link, model_link, picks, upload, view_params
@@ -24,22 +25,22 @@ K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
 LINK_BYTES = 8 * cache.MB  # the share-link cache (a link of the largest, fully edited example is 1.7 MB)
 
 MATRIX_TITLES = {
-    "emb": "Embeddings E",
-    "pe_table": "Position table P (learned)",
-    "w_q": "W_Q (every head)",
-    "w_k": "W_K (every head)",
-    "w_v": "W_V (every head)",
-    "w_o": "W_O",
-    "w1": "W1 (feed-forward in)",
-    "w2": "W2 (feed-forward out)",
-    "custom_mask": "Custom mask (1 = may attend)",
-    "b_q": "b_Q (every head)",
-    "b_k": "b_K (every head)",
-    "b_v": "b_V (every head)",
-    "b_o": "b_O",
-    "b1": "b1 (feed-forward in)",
-    "b2": "b2 (feed-forward out)",
-    "w_up": "W_up (SwiGLU's up projection)",
+    "emb": N_("Embeddings E"),
+    "pe_table": N_("Position table P (learned)"),
+    "w_q": N_("W_Q (every head)"),
+    "w_k": N_("W_K (every head)"),
+    "w_v": N_("W_V (every head)"),
+    "w_o": N_("W_O"),
+    "w1": N_("W1 (feed-forward in)"),
+    "w2": N_("W2 (feed-forward out)"),
+    "custom_mask": N_("Custom mask (1 = may attend)"),
+    "b_q": N_("b_Q (every head)"),
+    "b_k": N_("b_K (every head)"),
+    "b_v": N_("b_V (every head)"),
+    "b_o": N_("b_O"),
+    "b1": N_("b1 (feed-forward in)"),
+    "b2": N_("b2 (feed-forward out)"),
+    "w_up": N_("W_up (SwiGLU's up projection)"),
 }
 
 
@@ -136,58 +137,75 @@ def panel(url_path: str | None = None) -> None:
     browser about 0.8 ms of every Enter (benchmarks/element_cost.py). Opening it reruns the app, which draws
     them.
     """
-    box = st.expander("Share and export", icon=":material/share:", key=state.K_SHARE_OPEN, on_change="rerun")
+    box = st.expander(
+        _("Share and export"), icon=":material/share:", key=state.K_SHARE_OPEN, on_change="rerun"
+    )
     if not box.open:
         return
     ex, draws = state.current(), state.draws()
     with box:
-        st.markdown("**Link to this example**")
+        st.markdown(_("**Link to this example**"))
         url = link_for(ex, draws, state.present(), url_path)
         if links.too_long(url):
             st.warning(
-                f"This example is too large for a link ({len(url):,} characters; links stay under "
-                f"{sharing.LINK_LIMIT:,}): download it as a JSON file below and send the file instead.",
+                _(
+                    "This example is too large for a link ({chars} characters; links stay under {limit}): "
+                    "download it as a JSON file below and send the file instead.",
+                    chars=i18n.integer(len(url)),
+                    limit=i18n.integer(sharing.LINK_LIMIT),
+                ),
                 icon=":material/link_off:",
             )
         else:
             st.code(url, language=None, wrap_lines=True, height=min(80 + len(url) // 6, 220))
             st.caption(
-                f"{len(url):,} characters. Copy it with the button at the top right of the box: it opens "
-                "this page with the same sentence, settings and every edited matrix."
+                _(
+                    "{chars} characters. Copy it with the button at the top right of the box: it opens this "
+                    "page with the same sentence, settings and every edited matrix.",
+                    chars=i18n.integer(len(url)),
+                )
             )
         export_ui.qr_button(key="share.qr")
-        st.markdown("**Files**")
-        export_ui.downloads(ex, link_for(ex, draws, False), url_path)
-        st.download_button(
-            "Download the example (JSON)",
-            data=partial(sharing.to_json, ex, draws),
-            file_name="attention-example.json",
-            mime="application/json",
-            on_click="ignore",
-            icon=":material/download:",
-            width="stretch",
-            key="share.json",
-        )
-        st.file_uploader(
-            "Open an example (JSON)",
-            type=["json"],
-            key=state.K_UPLOAD,
-            on_change=_on_upload,
-            max_upload_size=sharing.UPLOAD_MB,
-            help="A file downloaded with the button above. The current example can be restored with Undo.",
-        )
-        names = [n for n in MATRIX_NAMES if getattr(ex, n).size]  # (the toy model has no biases)
-        name = st.selectbox("Matrix as CSV", names, key=K_CSV, format_func=MATRIX_TITLES.get)
-        st.download_button(
-            "Download the matrix (CSV)",
-            data=partial(_csv, ex, str(name)),
-            file_name=f"{name}.csv",
-            mime="text/csv",
-            on_click="ignore",
-            icon=":material/table:",
-            width="stretch",
-            key="share.csv",
-        )
+        _files(ex, draws, url_path)
+
+
+def _files(ex: Example, draws: dict[str, int], url_path: str | None) -> None:
+    """The panel's files: the notebook and the web page, the example as JSON (and opening one), a matrix as
+    CSV."""
+    st.markdown(_("**Files**"))
+    export_ui.downloads(ex, link_for(ex, draws, False), url_path)
+    st.download_button(
+        _("Download the example (JSON)"),
+        data=partial(sharing.to_json, ex, draws),
+        file_name="attention-example.json",
+        mime="application/json",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+        key="share.json",
+    )
+    st.file_uploader(
+        _("Open an example (JSON)"),
+        type=["json"],
+        key=state.K_UPLOAD,
+        on_change=_on_upload,
+        max_upload_size=sharing.UPLOAD_MB,
+        help=_("A file downloaded with the button above. The current example can be restored with Undo."),
+    )
+    names = [n for n in MATRIX_NAMES if getattr(ex, n).size]  # (the toy model has no biases)
+    name = st.selectbox(
+        _("Matrix as CSV"), names, key=K_CSV, format_func={n: _(MATRIX_TITLES[n]) for n in names}.get
+    )
+    st.download_button(
+        _("Download the matrix (CSV)"),
+        data=partial(_csv, ex, str(name)),
+        file_name=f"{name}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/table:",
+        width="stretch",
+        key="share.csv",
+    )
 
 
 def _csv(ex: Example, name: str) -> str:
@@ -214,7 +232,7 @@ def import_json(data: bytes) -> bool:
     state.apply_example(ex)
     state.set_preset("")
     state.say(
-        "success", "Opened the example from the file. Undo (in the sidebar) brings back the one before."
+        "success", _("Opened the example from the file. Undo (in the sidebar) brings back the one before.")
     )
     for note in notes:
         state.say("warning", note)

@@ -93,27 +93,32 @@ def setting(name: str, where: object = st, **extra: object) -> object:
     row = table.row(name)
     shown = state.description()
     if shown.fixes(name):  # the model fixes it: said as what it is, not offered as a control
-        where.markdown(f"**{row.widget}:** {literal(shown.fixed[name])}", help=f"Fixed by {shown.title}.")
+        where.markdown(
+            i18n._("**{setting}:** {value}", setting=i18n._(row.widget), value=literal(shown.fixed[name])),
+            help=i18n._("Fixed by {model}.", model=shown.title),
+        )
         return getattr(state.current(), name)
     common: dict[str, object] = {"key": row.key, "persist_state": "session", **extra}
     if row.help:
-        common["help"] = row.help
+        common["help"] = i18n._(row.help, **table.TEXT_VALUES)
     if row.kind in ("int", "float"):
         lo, hi = row.bounds
         if row.kind == "int":
-            return where.number_input(row.widget, int(lo), int(hi), step=1, **common)
+            return where.number_input(i18n._(row.widget), int(lo), int(hi), step=1, **common)
         options = {"step": row.step, "format": row.fmt}
         return where.number_input(
-            row.widget,
+            i18n._(row.widget),
             min_value=lo,
             max_value=hi,
             **{k: v for k, v in options.items() if v is not None},
             **common,
         )
     if row.kind == "bool" and not row.titles:
-        return where.toggle(row.widget, **common)
+        return where.toggle(i18n._(row.widget), **common)
     options = list(row.choices) if row.kind == "choice" else [False, True]
-    return where.radio(row.widget, options, format_func=row.titles.get, horizontal=True, **common)
+    # The options' words in this run's language (format_func may be called outside the run)
+    titles = {v: i18n._(row.titles.get(v, str(v))) for v in options}
+    return where.radio(i18n._(row.widget), options, format_func=titles.get, horizontal=True, **common)
 
 
 def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
@@ -272,7 +277,22 @@ def _one_label_column(
 NOTHING_VISIBLE = (
     "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
     "characters): type a few words in the box above"
-)
+)  # how both messages below begin
+# What to do with no sentence (EMPTY) or nothing visible in it (INVISIBLE), by what the page then shows
+EMPTY = {
+    "tokens": i18n.N_("Type a sentence in the box above to see its tokens go through self-attention."),
+    "model": i18n.N_("Type a sentence in the box above to see what the model does with it."),
+}
+INVISIBLE = {
+    "tokens": i18n.N_(
+        "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
+        "characters): type a few words in the box above to see its tokens go through self-attention."
+    ),
+    "model": i18n.N_(
+        "The sentence has no words, only spaces or invisible characters (such as zero-width or control "
+        "characters): type a few words in the box above to see what the model does with it."
+    ),
+}
 
 
 def visible(sentence: str) -> bool:
@@ -282,11 +302,11 @@ def visible(sentence: str) -> bool:
 
 def nothing_to_read(sentence: str, then: str) -> bool:
     """True, with the one message that says why, when there is no sentence or nothing visible in it; `then`
-    ends the message for an empty box ("to see what the model does with it")."""
+    says what typing one shows: "tokens" (the explorer's pages) or "model" (a real model's)."""
     if not sentence:
-        st.info(f"Type a sentence in the box above {then}.", icon=":material/edit:")
+        st.info(i18n._(EMPTY[then]), icon=":material/edit:")
     elif not visible(sentence):
-        st.info(f"{NOTHING_VISIBLE} {then}.", icon=":material/edit:")
+        st.info(i18n._(INVISIBLE[then]), icon=":material/edit:")
     else:
         return False
     return True
@@ -304,7 +324,7 @@ def result() -> tuple[Example, Result | None]:
     reads = page is not None and page.attention  # a page of the attention trace
     if shown.banner:
         layer_banner(shown, reads)
-    then = "to see its tokens go through self-attention"
+    then = "tokens"
     if nothing_to_read(ex.sentence, then):
         return ex, None
     res = compute.run(ex)
@@ -312,12 +332,17 @@ def result() -> tuple[Example, Result | None]:
         nothing_to_read("", then)
         return ex, None
     if res.error:
-        st.error(f"This example cannot be computed: {literal(res.error)}", icon=":material/error:")
+        st.error(
+            i18n._("This example cannot be computed: {why}", why=literal(res.error)), icon=":material/error:"
+        )
         return ex, None
     if res.attention_input != "X" and reads and not (shown.banner and step()):  # presenting: in the banner
         st.info(
-            f"Pre-norm: attention reads {res.attention_input}, each token's vector of X normalised "
-            f"(page Encoder block), so the numbers on this page are computed from {res.attention_input}, not X.",
+            i18n._(
+                "Pre-norm: attention reads {x}, each token's vector of X normalised (page Encoder block), so the "
+                "numbers on this page are computed from {x}, not X.",
+                x=res.attention_input,
+            ),
             icon=":material/info:",
         )
     return ex, res
@@ -335,14 +360,17 @@ def layer_banner(shown: Description, reads: bool = False) -> None:
             else ""
         )
         left.markdown(f"**{shown.source}: {literal(shown.title)}** (trained weights, editable){norm}")
-        right.button("Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:",
+        right.button(i18n._("Back to the toy model"), key="layer.close", on_click=state.close_layer, icon=":material/undo:",
                      type="tertiary")  # fmt: skip
         return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
         left.markdown(f"**{shown.source}:** {literal(shown.banner)}")
         right.button(
-            "Back to the toy model", key="layer.close", on_click=state.close_layer, icon=":material/undo:"
+            i18n._("Back to the toy model"),
+            key="layer.close",
+            on_click=state.close_layer,
+            icon=":material/undo:",
         )
 
 
@@ -368,9 +396,9 @@ def head_picker(n_heads: int) -> int:
         return 0
     state.take_picked_head()
     st.segmented_control(
-        "Head",
+        i18n._("Head"),
         list(range(n_heads)),
-        format_func=lambda h: f"head {h + 1}",
+        format_func={h: i18n._("head {n}", n=h + 1) for h in range(n_heads)}.get,  # this run's words
         key=state.K_HEAD,
         required=True,  # a head is always chosen (a second click does not clear it)
         persist_state="session",

@@ -9,6 +9,7 @@ from decimal import Decimal
 import numpy as np
 
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_
 from explorer.model.description import Description
 
 MAX_TERMS = 6  # products written out in a dot product before "+ ..."
@@ -275,4 +276,6 @@ def why_scale() -> str:
     )
 
 
-CONCAT_TITLE = "Concatenation [head 1, …, head H]: each head's Aₕ Vₕ side by side"  # /heads and the exports
+CONCAT_TITLE = N_(
+    "Concatenation [head 1, …, head H]: each head's Aₕ Vₕ side by side"
+)  # /heads and the exports

@@ -17,6 +17,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.colors import sample_colorscale
 
+from explorer.i18n import N_
+
 MASKED_GREY = "#9e9e9e"
 # About how wide a chart is drawn at 1280 px with the sidebar open (measured in Chromium: the main column is
 # 820 px wide); in presentation mode (1920 px, no sidebar, wider padding) the same chart is PRESENT_SCALE
@@ -37,10 +39,10 @@ PRESENT_TICK_PX = 18
 PALETTES: dict[str, tuple[str, str, str]] = {
     # name: (sequential, diverging, description)
     # (the description fits the sidebar's select box: the scales' names are in its help)
-    "default": ("Viridis", "RdBu_r", "Colour-blind safe"),
-    "projector": ("Cividis", "PuOr_r", "Washed-out projector"),
-    "warm": ("Inferno", "RdYlBu_r", "Strong contrast"),
-    "grey": ("Greys", "PRGn_r", "Greyscale, for print"),
+    "default": ("Viridis", "RdBu_r", N_("Colour-blind safe")),
+    "projector": ("Cividis", "PuOr_r", N_("Washed-out projector")),
+    "warm": ("Inferno", "RdYlBu_r", N_("Strong contrast")),
+    "grey": ("Greys", "PRGn_r", N_("Greyscale, for print")),
 }
 
 

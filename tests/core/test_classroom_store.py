@@ -90,6 +90,10 @@ def test_the_teacher_publishes_the_view_and_a_second_replica_reads_it(make: Make
     pulse = two.pulse(c.code)
     assert pulse is not None and (pulse.version, pulse.view) == (2, "softmax?sentence=a")
     student = two.join(c.code, "addr")
+    assert two.drives(c.code, c.key)  # the teacher's tab reloaded, on either replica: it drives again
+    assert not any(two.drives(c.code, key) for key in (student, "x" * 32, "")) and not two.drives(
+        "ZZZZZZZZ", c.key
+    )
     for key in (student, "x" * 32, ""):
         with pytest.raises(ClassError, match="Only the class's teacher"):
             two.publish(c.code, key, "somewhere")
@@ -202,7 +206,7 @@ def test_an_ended_class_is_gone_with_everything_it_stored(make: Make) -> None:
     with pytest.raises(ClassError, match="Only the class's teacher"):
         store.end(c.code, other.key)
     store.end(c.code, c.key)
-    assert store.pulse(c.code) is None and leftovers(store, c.code) == 0
+    assert store.pulse(c.code) is None and leftovers(store, c.code) == 0 and not store.drives(c.code, c.key)
     with pytest.raises(ClassError, match="No class has this code"):
         store.join(c.code, "b")
     assert store.pulse(other.code) is not None

@@ -8,7 +8,8 @@ import pytest
 from attention_core import analysis as an
 from attention_core import rms_norm, transformer_layer
 from attention_core.masks import causal_mask
-from attention_core.transformer import embed_tokens, run_transformer
+from attention_core.transformer import embed_tokens, run_layers, run_transformer
+from attention_core.transformer.suffix import resume_at_positions
 
 from .models import circuit_model, need
 
@@ -206,3 +207,33 @@ def test_occlusion_of_similarity_needs_an_encoder_and_a_token_to_remove(circuit)
         an.occlusion_similarity(circuit, "x a y", "x b y")
     with pytest.raises(ValueError, match="no tokens of its own"):
         an.occlusion_similarity(need("all-MiniLM-L6-v2"), "[SEP]", "a cat")
+
+
+def _resid_ld_in_full(model, clean_text: str, corrupt_text: str, layer: int) -> np.ndarray:
+    """The last position's output of the straightforward residual patch: every sequence run whole from the
+    patched layer on, sequence p with position p taken from the clean run: (n, d_model)."""
+    clean, corrupt = model.run(clean_text), model.run(corrupt_text)
+    x = corrupt.hidden_states[layer]
+    n = x.shape[0]
+    batch = np.repeat(x[None], n, axis=0)  # (n, n, d_model)
+    batch[np.arange(n), np.arange(n)] = clean.hidden_states[layer]
+    return run_layers(batch, model.weights, model.config, layer)[:, -1]
+
+
+@pytest.mark.parametrize("layer", [0, 1, 2])
+def test_running_only_the_changed_rows_equals_whole_runs_on_the_circuit(circuit, layer: int) -> None:
+    clean, corrupt = circuit.run("x a y"), circuit.run("x b y")
+    got = resume_at_positions(corrupt.hidden_states, circuit.weights, circuit.config, layer,
+                              clean.hidden_states[layer])  # fmt: skip
+    np.testing.assert_allclose(got, _resid_ld_in_full(circuit, "x a y", "x b y", layer), atol=1e-12)
+
+
+@pytest.mark.parametrize("layer", [26, 29])
+def test_running_only_the_changed_rows_equals_whole_runs_on_smollm2(smol, layer: int) -> None:
+    clean, corrupt = smol.run(CLEAN), smol.run(CORRUPT)
+    got = resume_at_positions(
+        corrupt.hidden_states, smol.weights, smol.config, layer, clean.hidden_states[layer]
+    )
+    want = _resid_ld_in_full(smol, CLEAN, CORRUPT, layer)
+    # float32 throughout; the rows are grouped into other matrix products, so the rounding differs a little
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))

@@ -140,6 +140,23 @@ def test_repeated_halves_repeat_at_varied_offsets() -> None:
     np.testing.assert_array_equal(again.tokens, b.tokens)
 
 
+def test_a_share_of_short_repeats_reaches_the_last_positions() -> None:
+    b = tr.repeated_halves(np.random.default_rng(6), 800, 32, 32, short_share=0.3)
+    short = b.lengths < 12
+    assert 0.2 <= short.mean() <= 0.4 and b.lengths[short].min() == 2 and b.lengths.max() == 16
+    for row, o, n in zip(b.tokens, b.starts, b.lengths, strict=True):
+        assert 0 <= o <= 32 - 2 * n
+        np.testing.assert_array_equal(row[o + n : o + 2 * n], row[o : o + n])
+    # the last key a copied token's query can use (o + n - 1, in the first copy) now reaches past 19
+    assert (b.starts + b.lengths - 1).max() >= 27 and (b.starts[~short] + b.lengths[~short] - 1).max() <= 19
+    plain = tr.repeated_halves(np.random.default_rng(5), 400, 32, 32, short_share=0.0)
+    np.testing.assert_array_equal(
+        plain.tokens, tr.repeated_halves(np.random.default_rng(5), 400, 32, 32).tokens
+    )
+    with pytest.raises(ValueError, match="short_share"):
+        tr.repeated_halves(np.random.default_rng(0), 4, 32, 32, short_share=1.5)
+
+
 def test_repeated_runs_are_distinct_tokens_twice() -> None:
     runs = tr.repeated_runs(np.random.default_rng(0), 5, 6, 9)
     assert runs.shape == (5, 12)

@@ -272,7 +272,7 @@ class App:
             if time.monotonic() > deadline:
                 self.page.screenshot(path=str(OUT / "timeout.png"))
                 raise AssertionError(f"timed out waiting for {what or js[:80]}\n{self.server.log_tail(30)}")
-            self.page.wait_for_timeout(150)
+            self.page.wait_for_timeout(50)  # a wait is over within a frame or so of its signal
 
     def settle(self, min_charts: int = 0) -> None:
         """Wait until every run the tab has asked for has finished, at least `min_charts` charts are on the

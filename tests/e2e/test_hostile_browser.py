@@ -176,8 +176,8 @@ def select_cell(app, row: int, col: int) -> tuple[float, float]:  # noqa: ANN001
     ed = app.editor(0)
     ed.scroll_into_view_if_needed()
     box = ed.bounding_box()
-    for _ in range(40):  # wait until the page stops moving (a message above it, a new editor mounting)
-        app.page.wait_for_timeout(250)
+    for _ in range(100):  # wait until the page stops moving (a message above it, a new editor mounting)
+        app.page.wait_for_timeout(100)
         box, last = ed.bounding_box(), box
         if box == last:
             break
@@ -193,10 +193,10 @@ def select_cell(app, row: int, col: int) -> tuple[float, float]:  # noqa: ANN001
         """Click a cell that is not selected (a first click only selects) and wait for the grid to say so."""
         want = f"glide-cell-{c + 1}-{r}"
         app.page.mouse.click(*centre(r, c))
-        for _ in range(40):  # a loaded machine can take seconds to move the selection
+        for _ in range(100):  # a loaded machine can take seconds to move the selection
             if ed.evaluate(selected) == want:
                 return True
-            app.page.wait_for_timeout(250)
+            app.page.wait_for_timeout(100)
         return False
 
     app.page.keyboard.press("Escape")  # close any open cell editor

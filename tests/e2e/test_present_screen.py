@@ -164,3 +164,31 @@ def test_the_encoder_steps_four_charts_stand_level_though_one_title_wraps(shared
         tops = [g[what] for g in got]
         assert max(tops) - min(tops) <= 1, (what, got)
     assert all(-2 <= g["title"] <= 12 for g in got), got  # at the top of the chart
+
+
+# Lesson steps presenting: the bar's line in place of the step-through's (the first step, a step of /scores, and
+# the last with its answer and then its experiment shown: its longest lines).
+LESSON_STEPS = ((1, 0), (6, 0), (9, 2))
+
+
+@pytest.mark.parametrize(("k", "reveals"), LESSON_STEPS, ids=[f"attention-{k}" for k, _ in LESSON_STEPS])
+def test_a_lesson_step_fits_one_screen_presenting(shared_app, k: int, reveals: int) -> None:  # noqa: ANN001
+    from explorer.lessons import routes
+    from explorer.ui import lesson_ui
+
+    app = shared_app
+    app.open("", min_charts=1, present="1", lesson=routes.ATTENTION.name, step=str(k))
+    for _ in range(reveals):  # Reveal, then Experiment: the same key, each shows the next line
+        label = app.page.locator(f".st-key-{lesson_ui.REVEAL} button").inner_text()
+        app.page.locator(f".st-key-{lesson_ui.REVEAL} button").click()
+        app.poll(
+            f"() => !document.querySelector('.st-key-{lesson_ui.REVEAL} button') || "
+            f"document.querySelector('.st-key-{lesson_ui.REVEAL} button').innerText !== {label!r}",
+            what="the bar's next line",
+        )
+        app.settle(1)
+    got = app.page.evaluate(GEOMETRY)
+    app.page.screenshot(path=str(app_output(f"present-lesson-attention-{k}-{reveals}")))
+    assert got["height"] <= 1080 + 4, f"lesson step {k} is {got['height']} px tall"
+    for c in got["charts"]:
+        assert c["top"] >= 0 and c["bottom"] <= 1080, c

@@ -522,8 +522,10 @@ async def compare(
     think: tuple[float, float] = (0.3, 1.0),
     rounds: int = 2,
     page: str = "encoder",
+    quiet_rounds: bool = True,
 ) -> Comparison:
-    """Quiet, hostile, quiet, hostile, ... (`rounds` of each) on one server; the class's p90 in each kind."""
+    """Quiet, hostile, quiet, hostile, ... (`rounds` of each) on one server; the class's p90 in each kind.
+    quiet_rounds=False: the hostile rounds alone (no ratio: only whether the class is served beside it)."""
     out = Comparison(load_avg=list(os.getloadavg()))
     log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
     proc = start_server(port, ttl, log)
@@ -536,8 +538,9 @@ async def compare(
         await run_sessions(url, warm, 3.0, (0.2, 0.4), 2, hostile=page)  # the largest example once
         if warm.errors:
             out.server_error = f"warm-up: {warm.error_samples}"
-        for _ in range(rounds):
-            for kind in ("quiet", "hostile"):
+        kinds = ("quiet", "hostile") if quiet_rounds else ("hostile",)
+        for n in range(rounds):
+            for kind in kinds:
                 r = Report(sessions=sessions, duration_s=duration)
                 lat = await run_sessions(
                     url, r, duration, think, 2, hostile=page if kind == "hostile" else None
@@ -545,7 +548,8 @@ async def compare(
                 r.latency_ms = percentiles(lat)
                 (quiet if kind == "quiet" else loud).extend(lat)
                 (out.quiet if kind == "quiet" else out.hostile).append(r)
-                await asyncio.sleep(ttl + 3)  # the server drops the sessions before the next round
+                if n + 1 < rounds or kind != kinds[-1]:  # the last round: the server stops anyway
+                    await asyncio.sleep(ttl + 3)  # the server drops the sessions before the next round
     finally:
         text = stop_server(proc, log)
     if "Traceback" in text:
@@ -565,17 +569,19 @@ def print_comparison(c: Comparison) -> None:
             else "-"
         )
 
-    for i, (q, h) in enumerate(zip(c.quiet, c.hostile, strict=False)):
-        print(
-            f"round {i + 1} quiet    {q.sessions_held}/{q.sessions} held, {q.reruns} reruns, {q.errors} errors"
-        )
-        print(f"  class (ms)        {line(q.latency_ms)}")
+    for i, h in enumerate(c.hostile):
+        q = c.quiet[i] if i < len(c.quiet) else None
+        if q is not None:
+            print(
+                f"round {i + 1} quiet    {q.sessions_held}/{q.sessions} held, {q.reruns} reruns, {q.errors} errors"
+            )
+            print(f"  class (ms)        {line(q.latency_ms)}")
         print(
             f"round {i + 1} hostile  {h.sessions_held}/{h.sessions} held, {h.reruns} reruns, {h.errors} errors"
         )
         print(f"  class (ms)        {line(h.latency_ms)}")
         print(f"  hostile (ms)      {line(h.hostile_ms)}  ({h.hostile_reruns} reruns of its own)")
-        for e in (q.error_samples + h.error_samples)[:5]:
+        for e in ((q.error_samples if q else []) + h.error_samples)[:5]:
             print(f"  - {e}")
     if c.server_error:
         print(f"server log: {c.server_error}")

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from explorer import cache
+from explorer.i18n import N_
 
 BACKEND_ENV = "ATTENTION_EXPLORER_JOBS"
 WORKERS_ENV = "ATTENTION_EXPLORER_WORKERS"
@@ -111,8 +112,9 @@ class Failed(Exception):  # noqa: N818 - the visitor's message
     """The job failed for a reason other than its input (its worker stopped twice, an unexpected error)."""
 
 
-BUSY = "You have {n} requests waiting at the server already: this one starts once one of them is done."
-FAILED = "The server could not finish this (its worker stopped twice while running it). Please try again."
+# The visitor's messages (marked for the catalogs, translated where they are raised: i18n._(BUSY, n=...))
+BUSY = N_("You have {n} requests waiting at the server already: this one starts once one of them is done.")
+FAILED = N_("The server could not finish this (its worker stopped twice while running it). Please try again.")
 
 
 class Progress:

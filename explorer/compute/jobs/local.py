@@ -34,6 +34,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from explorer import i18n
 from explorer.compute import heavy, jobs
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -139,7 +140,7 @@ class LocalPool:
             if who is not None:
                 mine = sum(1 for j in self._jobs.values() if who in j.waiters.values())
                 if mine >= jobs.PER_VISITOR:
-                    raise jobs.Busy(jobs.BUSY.format(n=mine))
+                    raise jobs.Busy(i18n._(jobs.BUSY, n=mine))
             job = self._jobs.get(spec.key)
             if job is None:  # not queued nor running: a new job (a finished one is in jobs.RESULTS)
                 job = _Job(spec, next(self._ids))

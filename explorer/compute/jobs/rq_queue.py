@@ -37,6 +37,7 @@ import uuid
 from collections.abc import Hashable
 from typing import Any
 
+from explorer import i18n
 from explorer.compute import heavy, jobs
 
 REDIS_ENV = "ATTENTION_EXPLORER_REDIS_URL"
@@ -231,7 +232,7 @@ class RedisJobs:
             r.zremrangebyscore(mine, "-inf", time.time() - JOB_TIMEOUT_S)
             n = r.zcard(mine)
             if n >= jobs.PER_VISITOR:
-                raise jobs.Busy(jobs.BUSY.format(n=n))
+                raise jobs.Busy(i18n._(jobs.BUSY, n=n))
         lock = r.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10)
         with lock:
             try:

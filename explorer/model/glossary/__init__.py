@@ -13,8 +13,11 @@ import re
 from functools import lru_cache
 
 from explorer.i18n import N_, _
-from explorer.model.glossary.entries import TERMS, Term, term
+from explorer.model.glossary import entries, probes
+from explorer.model.glossary.entries import Term, term
 from explorer.model.glossary.pages import ON_PAGE
+
+TERMS: tuple[Term, ...] = (*entries.TERMS, *probes.TERMS)  # in the glossary's order
 
 __all__ = [
     "ON_PAGE",

@@ -77,7 +77,10 @@ from explorer.ui.state.core import (  # noqa: F401
 from explorer.ui.state.keys import (  # noqa: F401
     K_ASK,
     K_ASK_HEADS,
+    K_ASK_INDUCTION,
+    K_ASK_LENS,
     K_ASK_NEXT,
+    K_ASK_PREV,
     K_COLORS,
     K_FFN_EDITORS,
     K_FIT,

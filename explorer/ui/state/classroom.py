@@ -16,7 +16,10 @@ from explorer.ui.state.keys import (
     _REVEALED_FOR,
     K_ASK,
     K_ASK_HEADS,
+    K_ASK_INDUCTION,
+    K_ASK_LENS,
     K_ASK_NEXT,
+    K_ASK_PREV,
     K_HEAD,
     K_KEY,
     K_PRESET,
@@ -29,6 +32,7 @@ from explorer.ui.state.keys import (
 K_JOIN_CODE = "class.code"  # the first page's box: a code typed
 K_NICKNAME = "class.nickname"  # and an optional nickname
 _TEACH = "class.teach"  # (code, key): this session drives the class
+_DROP_KEPT = "class.drop_kept"  # the tab forgets the key it kept (the class ended): explorer.ui.class_keep
 _JOINED = "class.joined"  # (code, student id, nickname): this session is a student of the class
 _FOLLOW = "class.following"  # the student follows the teacher (False: exploring on their own)
 _APPLIED = "class.applied"  # the version of the teacher's view applied last
@@ -46,7 +50,7 @@ _URL_JOINED = "class.url_joined"  # ?join= was read (once per session)
 # question (a student's own display choices, presentation mode, colours and tables, stay theirs).
 VIEW_KEYS = (
     *SETTING_KEYS.values(), *MODEL_DEFAULTS, *VIEW_DEFAULTS,
-    K_HEAD, K_QUERY, K_KEY, K_PRESET, K_ASK, K_ASK_NEXT, K_ASK_HEADS, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
+    K_HEAD, K_QUERY, K_KEY, K_PRESET, K_ASK, K_ASK_NEXT, K_ASK_HEADS, K_ASK_INDUCTION, K_ASK_LENS, K_ASK_PREV, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
 )  # fmt: skip
 
 
@@ -55,8 +59,18 @@ def teaching() -> tuple[str, str] | None:
 
 
 def set_teaching(code: str | None, key: str = "") -> None:
-    st.session_state[_TEACH] = None if code is None else (code, key)
+    ss = st.session_state
+    ss[_DROP_KEPT] = code is None and ss.get(_TEACH) is not None  # the class ended: the tab forgets its key
+    ss[_TEACH] = None if code is None else (code, key)
     st.session_state.pop(_TOLD, None)
+
+
+def drop_kept() -> bool:
+    return bool(st.session_state.get(_DROP_KEPT, False))
+
+
+def set_drop_kept() -> None:
+    st.session_state[_DROP_KEPT] = True
 
 
 def joined() -> tuple[str, str, str] | None:

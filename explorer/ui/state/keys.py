@@ -29,7 +29,16 @@ _REVEALED = "ui.revealed"  # the hidden weights were revealed
 # and its answer stays hidden until revealed for this model and sentence (a new sentence asks again).
 K_ASK_NEXT = "ui.ask_next"  # /next-token: which token comes next
 K_ASK_HEADS = "ui.ask_heads"  # /ablation: which head matters most
-MODEL_QUESTIONS = {"next": K_ASK_NEXT, "heads": K_ASK_HEADS}  # the link's ask= word -> its toggle's key
+K_ASK_INDUCTION = "ui.ask_induction"  # /induction: which head copies the earlier token
+K_ASK_LENS = "ui.ask_lens"  # /logit-lens: from which layer on the answer is the top token
+K_ASK_PREV = "ui.ask_prev"  # /induction: is the head drawn a previous-token head
+MODEL_QUESTIONS = {
+    "next": K_ASK_NEXT,
+    "heads": K_ASK_HEADS,
+    "induction": K_ASK_INDUCTION,
+    "lens": K_ASK_LENS,
+    "prev": K_ASK_PREV,
+}  # the link's ask= word -> its toggle's key
 _REVEALED_FOR = "ui.revealed_for"  # question word -> what its answer was revealed for
 # Expanders whose content runs only while they are open (on_change="rerun"): large editors and tables that
 # would cost most of their page's run at 64 tokens even when nobody looks at them.
@@ -64,6 +73,9 @@ UI_DEFAULTS: dict[str, Any] = {
     K_ASK: -1,
     K_ASK_NEXT: False,
     K_ASK_HEADS: False,
+    K_ASK_INDUCTION: False,
+    K_ASK_LENS: False,
+    K_ASK_PREV: False,
 }
 
 _BUILT = "m.built"  # (what the last Example was built from, that Example)

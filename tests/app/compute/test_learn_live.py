@@ -81,9 +81,11 @@ def test_the_job_is_keyed_by_its_settings_and_costs_its_steps() -> None:
     assert a.cost == pytest.approx(1000 * ll.STEP_S) and not a.short
     live = learning.live_recipe(1, 5e-3, 8, 1000)
     assert live.cfg == tr.TinyConfig(n_heads=8, n_ctx=learning.Recipe().cfg.n_ctx)
-    assert (live.min_len, live.decay, live.score_len) == (
-        learning.Recipe().min_len,
-        learning.Recipe().decay,
+    r = learning.Recipe()
+    assert (live.min_len, live.short_share, live.decay, live.score_len) == (
+        r.min_len,
+        r.short_share,
+        r.decay,
         16,
     )
 

@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import analysis, pretrained
 from explorer.compute import patching
-from explorer.export import qr
+from explorer.export import experiments, qr
 from explorer.model import pairs as pm
 from explorer.ui import export_ui, state
 from tests.app.fixtures import (
@@ -88,16 +88,16 @@ def test_a_bad_word_in_a_link_gets_a_message_and_is_left_out() -> None:
 
 
 def test_the_files_add_the_patching_experiment_and_say_it_has_not_run_yet(smol) -> None:  # noqa: ANN001
-    corrupt = "The capital of Germany is"  # a pair of its own: no test sweeps it
+    corrupt = "The capital of Japan is"  # a pair no other test sweeps (/patching's sweep Germany)
     what = ("patching", "smollm2", CLEAN, corrupt, None, None)
     page, nb = exported(what)
     answer, wrong = patching.answers("smollm2", CLEAN, corrupt, None, None)
     pair = analysis.patch_pair(smol, CLEAN, corrupt, answer, wrong)
-    assert '<section id="patching">' in page and "not run on this server yet" in page
+    assert '<section id="patching">' in page and experiments.NOT_HELD in page
     assert f"<td>{pair.ld_clean:.4f}</td>" in page and f"<td>{pair.ld_corrupt:.4f}</td>" in page
     # The file opens with the experiment (after its title and imports), the explorer's example below it.
     first = nb[2]
-    assert first.startswith("## What caused the answer?") and f"answer, wrong = {answer}, {wrong}" in first
+    assert first.startswith("## What caused the answer?") and f"ANSWER, WRONG = {answer}, {wrong}" in first
     assert page.index('<section id="patching">') < page.index('<section id="tokens">')
     # The files of an experiment the app has run carry its sweeps: tests/app/pages/test_patching_page.py
     # exports them right after the page ran them (a sweep here too would double the minutes for no new check).
@@ -125,3 +125,23 @@ def test_the_files_add_the_minimal_pair_and_leave_out_one_that_cannot_be_made() 
         page, nb = exported(bad)
         assert '<section id="minimal-pairs">' not in page and '<section id="patching">' not in page
         assert not any(c.startswith("## What caused") or c.startswith("## Minimal") for c in nb)
+
+
+def test_the_files_name_each_sweep_they_lack_and_only_those() -> None:
+    """A file with one sweep says the other is missing; with both, says nothing is (a hand-built model: the
+    rows do not depend on the model)."""
+    from tests.core.models import circuit_model
+
+    model = circuit_model("circuit (export rows)")
+    pair = analysis.patch_pair(model, "x a y", "x b y", "a", "b")
+    resid, heads = (analysis.patch(model, "x a y", "x b y", "a", "b", site) for site in ("resid", "head"))
+
+    def lacking(r, h) -> list[str]:  # noqa: ANN001 - a sweep or None
+        return [
+            what for what, value in experiments.patching(pair, r, h).rows if experiments.NOT_HELD in value
+        ]
+
+    assert lacking(None, None) == ["residual-stream sweep", "head sweep"]
+    assert lacking(resid, None) == ["head sweep"]
+    assert lacking(None, heads) == ["residual-stream sweep"]
+    assert lacking(resid, heads) == []

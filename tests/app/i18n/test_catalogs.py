@@ -4,6 +4,7 @@ format, the pseudo-language, and the lang= link parameter."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from explorer import i18n
 from explorer.i18n import catalog, languages, stats
 from explorer.sharing import url as links
 from explorer.ui import page_table, present
+from tests.app.fixtures import charts_json
 
 ROOT = Path(__file__).resolve().parents[3]
 PLACEHOLDER = re.compile(r"\{(\w*)[^{}]*\}")
@@ -71,6 +73,7 @@ def test_a_translation_keeps_every_placeholder_of_its_string(row: languages.Lang
             if text:
                 assert set(PLACEHOLDER.findall(text)) <= want, (m.id, text)
                 assert set(PLACEHOLDER.findall(text)) >= {p for p in PLACEHOLDER.findall(ids[0]) if p != "n"}
+                text.format(**{p: 1.5 for p in PLACEHOLDER.findall(text)})  # its format specs are valid
 
 
 def test_only_complete_catalogs_are_offered_by_default() -> None:
@@ -99,6 +102,22 @@ def test_spanish_plural_forms() -> None:
     with i18n.using("en"):
         assert i18n.ngettext(*BUSY, 3, title="M") == "M is busy with other visitors' work: 3 requests ahead of you; " \
             "yours runs after them."  # fmt: skip
+
+
+def test_the_sizes_line_says_1_cabeza_and_2_cabezas() -> None:
+    """Plural forms where the sidebar shows a trained model's sizes (explorer.model.description)."""
+    from dataclasses import replace
+
+    from explorer.model import layer
+    from explorer.model.example import Example
+
+    one = replace(layer.describe(Example()), n_heads=1, n_kv_heads=1, layer=None, n_layers=2)
+    with i18n.using("es"):
+        assert "2 capas · d_model 8 · 1 cabeza · d_k 4" in one.sizes_line()
+        assert "· 3 cabezas ·" in replace(one, n_heads=3, n_kv_heads=3).sizes_line()
+        assert "6 cabezas (2 cabezas de clave/valor)" in replace(one, n_heads=6, n_kv_heads=2).sizes_line()
+    with i18n.using("en"):
+        assert "2 layers · d_model 8 · 1 head · d_k 4" in one.sizes_line()
 
 
 def test_the_session_language_is_read_through_the_bound_getter() -> None:
@@ -198,3 +217,102 @@ def unmarked(text: str) -> str:
     while inner.search(text):  # marks inside marks: a translated title inside a translated line
         text = inner.sub("", text)
     return "".join(re.findall(r"[A-Za-z]{2,}", text))
+
+
+# What of each page's own words is marked so far, page by page (the frame's are read by tests/app/ui/
+# test_language.py): the opening (title and text) of every page. The list grows as marking goes.
+PAGE_PARTS_MARKED = {p.url_path: ("opening",) for p in page_table.listed()}
+
+
+@pytest.mark.parametrize("page", page_table.listed(), ids=lambda p: p.url_path or "sentence")
+def test_each_page_opens_with_marked_words(page: page_table.Page) -> None:
+    """The page's opening (ui.opening: its title and what the step does) goes through the catalogs whole."""
+    import ast
+
+    assert "opening" in PAGE_PARTS_MARKED[page.url_path]
+    tree = ast.parse((ROOT / page.script).read_text(encoding="utf-8"))
+    calls = [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "opening"
+    ]
+    assert len(calls) == 1, page.script
+    for arg in calls[0].args[:2]:
+        assert isinstance(arg, ast.Call) and getattr(arg.func, "id", "") == "_", ast.unparse(arg)[:60]
+        assert isinstance(arg.args[0], ast.Constant)  # a literal: extracted into the catalogs
+
+
+def test_a_number_in_a_translated_title_is_written_as_the_language_writes_it() -> None:
+    """A {placeholder:.4g} of a translated string takes the language's decimal comma; English is unchanged."""
+    from explorer.views import chart_specs
+
+    with i18n.using("es"):
+        assert chart_specs.scaled_title(0.5, True, True) == (
+            "Entrada de la softmax: escalada (×\u00a00,5) + sesgo ALiBi, enmascarada"
+        )
+        assert chart_specs.token_weights_title("gato", "cabeza 2", 2, 0.99951).endswith("(suma 1,000)")
+        assert i18n._("head {n}", n=3) == "cabeza 3"
+    with i18n.using("en"):
+        assert chart_specs.scaled_title(0.5, False, True) == "Softmax input: scaled (×\u00a00.5), masked"
+        assert (
+            chart_specs.token_weights_title("cat", "head 2", 1, 1.0)
+            == "Weights of “cat” over the keys (sum 1.000)"
+        )
+
+
+def test_a_file_is_made_in_the_language_on_screen_when_its_button_was_drawn() -> None:
+    """Downloads are made outside the script run (no session's language there): the button carries it. The
+    HTML page's words section and chart titles follow it; its numbers (the data) do not change."""
+    from explorer.compute import pipeline
+    from explorer.export import html, walkthrough
+    from explorer.model.example import Example, conform
+    from explorer.ui import export_ui
+
+    assert export_ui.in_language("es", lambda: i18n._("Heads").encode()) == b"Cabezas"
+    ex = conform(Example(mask_kind="causal"))
+    w = walkthrough.from_example(ex, pipeline.run(ex), query=1, head=0, link="https://example.org/app")
+    with i18n.using("es"):
+        page = html.page(w)
+    assert "Palabras que se usan aquí" in page and "Puntuaciones en bruto Q Kᵀ" in page
+    assert "<dt>atención</dt>" in page and "Words used here" not in page
+    numbers = re.compile(r'"bdata":\s*"([^"]+)"')  # every array of the charts, as its bytes
+    es = numbers.findall(json.dumps(charts_json(page)))
+    assert es == numbers.findall(json.dumps(charts_json(html.page(w)))) and len(es) > 10  # the same numbers
+
+
+def test_a_refused_cell_is_said_in_the_language_on_screen() -> None:
+    """The editors' refusals (a toast over the page) are whole sentences, with the value as the person typed
+    it and the kept number written as the language writes it."""
+    from explorer.ui import editors
+
+    with i18n.using("es"):
+        assert editors.parse_cell("abc") == (None, "'abc' no es un número")
+        assert editors.parse_cell("1e9")[1] == (
+            "1e+09 es demasiado grande (el límite es ±1.000.000: los valores mayores desbordan las puntuaciones)"
+        )
+    with i18n.using("en"):
+        assert editors.parse_cell("2e9")[1].startswith("2e+09 is too large (the limit is ±1,000,000:")
+
+
+def test_a_language_set_for_a_block_holds_in_its_own_thread_only() -> None:
+    """A file made in Spanish (a download, in a thread of its own) changes no other session's language."""
+    import threading
+
+    inside, done = threading.Event(), threading.Event()
+    seen: list[str] = []
+
+    def download() -> None:
+        with i18n.using("es"):
+            seen.append(i18n._("Heads"))
+            inside.set()
+            done.wait(10)
+
+    worker = threading.Thread(target=download)
+    worker.start()
+    assert inside.wait(10)
+    try:
+        assert i18n.current() == i18n.SOURCE and i18n._("Heads") == "Heads"  # this thread: untouched
+    finally:
+        done.set()
+        worker.join(10)
+    assert seen == ["Cabezas"]

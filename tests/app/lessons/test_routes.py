@@ -11,11 +11,11 @@ import pytest
 
 from explorer.compute import pipeline
 from explorer.lessons import routes
-from explorer.model import models, pairs, patching
+from explorer.model import glossary, models, pairs, patching
 from explorer.model.example import Example, conform, tokens_for
 from explorer.sharing import lesson_link, model_link, picks, values, view_params
 from explorer.sharing import url as links
-from explorer.ui import page_table
+from explorer.ui import lesson_view, page_table
 
 STEPS = [(r, k, s) for r in routes.ROUTES for k, s in enumerate(r.steps, 1)]
 IDS = [f"{r.name}-{k}" for r, k, _ in STEPS]
@@ -49,15 +49,45 @@ def test_a_step_is_on_a_page_of_the_menu_and_its_part(route, k, step) -> None:
 @pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
 def test_a_step_says_each_thing_in_whole_sentences(route, k, step) -> None:
     for name in TEXTS[1:]:
-        text = getattr(step, name)
+        text = routes.words(getattr(step, name))  # its numbers filled in (routes.NUMBERS)
         assert text[:1].isupper() or text[:1] in "“n", f"{route.name} step {k}: {name} {text!r}"
         assert text.rstrip("”*").endswith((".", "?", "!")), f"{route.name} step {k}: {name} {text!r}"
     assert step.question.endswith("?"), step.question
     assert step.title and not step.title.endswith(".")
     # presenting, each pair is one line of the bar above the step (explorer.ui.lesson_ui)
-    for line in (f"Look: {step.look} Predict: {step.question}", f"Answer: {step.answer} {step.meaning}"):
+    w = routes.words
+    look, answer = (
+        f"Look: {w(step.look)} Predict: {w(step.question)}",
+        f"Answer: {w(step.answer)} {w(step.meaning)}",
+    )
+    for line in (look, answer):
         assert len(line) <= routes.PRESENT_LINE_CHARS, f"{route.name} step {k}: {len(line)}: {line}"
-    assert len(f"Your experiment: {step.experiment}") <= routes.PRESENT_LINE_CHARS
+    assert len(f"Your experiment: {w(step.experiment)}") <= routes.PRESENT_LINE_CHARS
+
+
+@pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
+def test_a_steps_part_names_what_the_page_scrolls_to(route, k, step) -> None:
+    """On a laptop the page scrolls the step's part to just under the bar (explorer.ui.lesson_view): every
+    part a step names has its target; a step without one points at the first chart under the bar."""
+    if step.part:
+        assert lesson_view.css_keys(step.part), f"{route.name} step {k}: no target for {step.part!r}"
+        assert all("." not in key for key in lesson_view.css_keys(step.part))
+
+
+@pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
+def test_every_glossary_term_a_step_uses_is_explained_in_its_bar(route, k, step) -> None:
+    """The bar's fold (explorer.ui.lesson_ui) lists routes.terms: every term found in any text of the step,
+    each with its plain words, none twice."""
+    listed = routes.terms(step)
+    keys = [t.key for t in listed]
+    assert len(keys) == len(set(keys))
+    for text in routes.texts(step):
+        missing = {t.key for t in glossary.terms_in(text)} - set(keys)
+        assert not missing, f"{route.name} step {k}: {missing} in {text!r}"
+    fold = glossary.markdown(listed)
+    for t in listed:
+        assert f"**{t.word}**: {t.plain}" in fold
+    assert keys, f"{route.name} step {k} names no term of the trade"
 
 
 @pytest.mark.parametrize(("route", "k", "step"), STEPS, ids=IDS)
@@ -159,7 +189,8 @@ def test_the_first_lesson_says_what_its_pages_show() -> None:
     assert res.tokens[query] == "dog" and res.tokens.index("dog") < query  # the second "dog"
     key = res.strongest_key(head, query)
     assert key == res.tokens.index("dog") + 1 and f"“{res.tokens[key]}”" in step.answer
-    rows = res.attention.weights  # (heads, n, n): heads 2 and 3 rest on the first word
-    for h in (1, 2):
+    rows = res.attention.weights  # (heads, n, n): heads 1 and 4 rest on the first word
+    for h in (0, 3):
         assert (rows[h].argmax(axis=1) == 0).mean() >= 0.8, h
-    assert "heads 2 and 3 rest on the first word" in route.steps[k].answer
+    assert f"head {head + 1} looks one word past an earlier copy" in route.steps[k].answer
+    assert "heads 1 and 4 rest on the first word" in route.steps[k].answer

@@ -39,3 +39,14 @@ def test_training_from_the_seed_reproduces_the_first_checkpoints_bit_for_bit() -
     shipped = learning.load()
     again = learning.train_run(shipped.recipe, until=int(shipped.checkpoints[PREFIX]))
     assert_reproduces(shipped, again, PREFIX + 1)
+
+
+def test_the_shipped_run_reaches_its_targets_measured_again_on_its_last_checkpoint() -> None:
+    run = learning.load()
+    previous, induction, loss = learning.final_figures(run)  # recomputed from the kept float16 parameters
+    want_previous, want_induction, want_loss = learning.TARGETS
+    assert previous >= want_previous and induction >= want_induction and loss <= want_loss
+    # the kept float16 parameters give what the float64 ones measured after the last step
+    assert abs(previous - run.previous[-1, 0].max()) < 0.01
+    assert abs(induction - run.induction[-1, 1].max()) < 0.01
+    assert abs(loss - run.repeat_loss[-1]) < 0.01

@@ -86,8 +86,12 @@ def test_the_heads_do_what_a_student_is_told() -> None:
     induction = [h for h, r in enumerate(tiny.roles(1)) if r == "induction head"]
     assert previous and induction
     n = ref.shape[-1]
-    one_before = ref[0][:, np.arange(1, n), np.arange(n - 1)].min(axis=1)  # each head's weakest such weight
-    assert one_before[previous].max() >= 0.9  # a previous-token head: every token looks at the one before
+    rows = ref[0][previous]  # (heads, T, T) the previous-token heads' weights
+    looks_back = (rows[:, 1:].argmax(axis=2) == np.arange(n - 1)).all(axis=1)  # every token, the one before
+    one_before = rows[:, np.arange(1, n), np.arange(n - 1)].min(axis=1)  # each head's weakest such weight
+    assert (
+        looks_back & (one_before >= 0.85)
+    ).any()  # a previous-token head: every token looks at the one before
     best = max(induction, key=lambda h: ref[1, h, QUERY, AFTER_COPY])
     uniform = 1.0 / (QUERY + 1)  # a head that spread its weight over the keys it may see
     assert ref[1, best, QUERY, AFTER_COPY] >= max(0.5, 4 * uniform)

@@ -18,6 +18,7 @@ from streamlit.testing.v1 import AppTest
 from attention_core import analysis, pretrained
 from explorer.compute import jobs
 from explorer.compute import patching as pc
+from explorer.export import experiments
 from explorer.model import patching as pm
 from explorer.ui import state
 from explorer.ui.state import keys
@@ -92,7 +93,7 @@ def test_the_sweeps_drawn_are_the_engines(smol, kit) -> None:  # noqa: ANN001 - 
     # The take-home files carry the sweeps the app ran (tests/app/export/test_export_experiments.py checks
     # the rest of the experiment's section, and the section of one not run yet).
     html, _ = exported(("patching", "smollm2", CLEAN, CORRUPT, None, None))
-    assert '<section id="patching">' in html and "not run on this server yet" not in html
+    assert '<section id="patching">' in html and experiments.NOT_HELD not in html
     files = exported_charts(html)
     assert_allclose(kit.z(files["patching.resid"]), resid, atol=1e-9)
     assert_allclose(kit.z(files["patching.head"]), heads, atol=1e-9)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.classroom import store as cs
-from explorer.ui import class_ui
-from tests.app.fixtures import ROOT, TIMEOUT
+from explorer.compute import model_compute
+from explorer.ui import class_keep, class_ui, questions
+from explorer.views.model_figures import show_token
+from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, need, open_at
 
 IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
 
@@ -152,3 +155,67 @@ def test_the_teacher_ends_the_class_and_the_students_are_told() -> None:
     assert class_ui.store().pulse(code) is None
     with pytest.raises(cs.ClassError):
         class_ui.store().export(code, key)
+
+
+def kept_data(at: AppTest) -> dict | None:
+    """What the tab's key keeper (explorer.ui.class_keep) is told to do, None when it is not on the page."""
+    for el in at.get("bidi_component"):
+        if el.proto.component_name == class_keep.NAME:
+            return json.loads(el.proto.json or "{}")
+    return None
+
+
+def resumed(kept: str) -> AppTest:
+    """A reloaded tab whose sessionStorage held `kept`: the keeper's report, as its trigger brings it."""
+
+    def script() -> None:
+        import streamlit as st
+
+        from explorer.ui import class_keep, class_ui, state
+
+        st.text(
+            f"{class_keep.resume(st.query_params.get('kept'), class_ui.store)} {state.classroom.teaching()}"
+        )
+        st.text(str(state.classroom.drop_kept()))
+
+    at = AppTest.from_function(script, default_timeout=TIMEOUT)
+    at.query_params["kept"] = kept
+    return at.run()
+
+
+def test_a_reloaded_teacher_tab_drives_its_class_again_and_no_student_sees_the_key() -> None:
+    t, code, key = teacher_with_class()
+    assert kept_data(t) == {"keep": f"{code}.{key}"}  # the teacher's tab keeps it (in its sessionStorage)
+    s = tab(join=code)
+    assert kept_data(s) is None  # a student's page has no keeper and no key
+    assert key not in str([el.proto for el in s.get("bidi_component")])
+    again = resumed(f"{code}.{key}")
+    assert not again.exception and again.text[0].value.startswith("True")
+    assert again.text[0].value.count(key) == 1 and again.text[1].value == "False"
+    for wrong in (f"{code}.{'x' * 43}", f"{code}.", "garbage", "x" * 500):
+        no = resumed(wrong)
+        assert no.text[0].value.startswith("False") and "None" in no.text[0].value
+    assert resumed(f"{code}.{'x' * 43}").text[1].value == "True"  # the tab is told to forget it
+    t.button(key="class.end").click().run()
+    assert kept_data(t) == {"drop": True}  # the class ended: the tab forgets the key
+    assert resumed(f"{code}.{key}").text[0].value.startswith("False")
+
+
+def test_a_real_model_question_is_the_classs_counted_and_revealed() -> None:
+    need("smollm2")
+    t = open_at("next-token", model="smollm2", sentence=CAPITAL, ask="next", present="1")
+    t.button(key="present.class").click().run()
+    code = t.session_state["class.teach"][0]
+    q = class_ui.store().pulse(code).question  # type: ignore[union-attr]
+    _, strings, _p = model_compute.next_tokens("smollm2", CAPITAL, 1.0)
+    top = [show_token(x) for x in strings[: questions.CLASS_CHOICES]]
+    assert q is not None and q.prompt == "Which word comes next after “The capital of France is”?"
+    assert list(q.options) == sorted(set(top), key=str.casefold)  # an order that does not give it away
+    s = tab(join=code)
+    assert s.session_state["ui.page"] == "next-token" and not any(b.key == "reveal" for b in s.button)
+    class_ui.store().answer(code, s.session_state["class.joined"][1], q.qid, q.options.index("␣Paris"))
+    t.button(key="reveal").click().run()  # the teacher's Reveal: the truth to the class
+    assert class_ui.store().pulse(code).question.truth == q.options.index(top[0])  # type: ignore[union-attr]
+    s.run()
+    assert any(a.value == "Right: the answer is “␣Paris”." for a in s.success)
+    assert any(a.value.startswith("Answer: “␣Paris”") for a in s.success)  # the page shows its answer too

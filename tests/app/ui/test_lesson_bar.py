@@ -9,6 +9,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from explorer.lessons import routes
+from explorer.model import glossary
 from explorer.ui import clicker, lesson_ui, page_table
 from explorer.ui.state import SETTING_KEYS
 
@@ -71,6 +72,13 @@ def test_a_link_opens_the_lesson_at_its_step_with_the_way_on() -> None:
     at.button(key=lesson_ui.REVEAL).click().run()
     assert any(step.answer in s.value and step.meaning in s.value for s in at.success)
     assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
+    # the words of the trade the step uses, in the fold under its text, from the glossary (answer included)
+    (fold,) = [e for e in at.expander if e.proto.label == lesson_ui.WORDS]
+    shown = "\n".join(m.value for m in fold.markdown)
+    used = glossary.terms_in(" ".join(routes.texts(step)))
+    assert {t.key for t in used} >= {"mask", "token"}
+    for t in used:
+        assert f"**{t.word}**: {t.plain}" in shown, t.key
 
 
 def test_the_next_link_walks_to_the_next_page_and_the_last_step_is_the_experiment() -> None:

@@ -52,6 +52,9 @@ WIRING = {
     # One lock per session with a run under way (removed when its last run ends): what keeps a session's
     # reruns one at a time is the process's to hold, keyed by the session, never a session's data.
     "explorer/ui/patches.py": ("_TURNS",),
+    # Where the session's language is read (explorer.ui.state binds its getter at import): the same getter
+    # for every session, each reading its own session's state.
+    "explorer/i18n/__init__.py": ("_language",),
 }
 MUTABLE_CALLS = {"list", "dict", "set", "defaultdict", "OrderedDict", "Counter", "deque", "bytearray"}
 
