@@ -9,7 +9,6 @@ from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_r
 from explorer import i18n
 from explorer.ui.state.keys import K_LANG
 
-
 _RUN_LANG = "_explorer_language"  # on the run's context: (the run's cursors, its language)
 
 
