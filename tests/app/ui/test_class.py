@@ -77,8 +77,10 @@ def test_a_student_joins_by_the_link_follows_answers_and_sees_the_reveal() -> No
     assert s.session_state["ui.page"] == "scores" and "part 3 of 3: Softmax" in bar(s)
     assert charts_of(s) == charts_of(t) and "scores.raw" not in charts_of(s)  # the projector's part only
     keys = {w.key for w in s.selectbox}
-    assert "ui.colors" in keys and "ui.preset" not in keys  # following: the look is theirs, the rest the teacher's
-    assert not any(el.proto.page_link.page for el in s.get("page_link"))  # no menu: the teacher picks the page
+    assert "ui.colors" in keys and "ui.preset" not in keys  # following: only the look is theirs
+    assert not any(
+        el.proto.page_link.page for el in s.get("page_link")
+    )  # no menu: the teacher picks the page
     assert "Which word will “it” attend to most \\(head 1\\)?" in bar(s)
     assert not any(b.key == "reveal" for b in s.button)  # a student cannot reveal the class's answer
     (radio,) = [r for r in s.radio if str(r.key).startswith("class.answer.")]
@@ -111,7 +113,9 @@ def test_a_student_joins_by_the_link_follows_answers_and_sees_the_reveal() -> No
 
 
 def charts_of(at: AppTest) -> set[str]:
-    return {chart.key_of(el.proto) for el in at.get("bidi_component") if el.proto.component_name == chart.NAME}
+    return {
+        chart.key_of(el.proto) for el in at.get("bidi_component") if el.proto.component_name == chart.NAME
+    }
 
 
 def rows_order(rows: list[dict[str, str]], choice: str) -> int:
