@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
-import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.app.model.test_layer import DECISION, IMPLEMENTATIONS  # noqa: E402 - after the path above
+from tests.app.ui.test_state import state_lines  # noqa: E402
 from tests.test_floors import (  # noqa: E402
     FLOORS,
     FUNCTION_LINES,
@@ -36,8 +36,6 @@ from tests.test_floors import (  # noqa: E402
     graph,
 )
 
-STATE = "explorer/ui/state"  # the one owner of st.session_state
-SESSION_STATE = re.compile(r"\bsession_state\b")
 SLEEPS = {"sleep", "wait_for_timeout"}  # time.sleep, asyncio.sleep, Playwright's page.wait_for_timeout
 
 
@@ -66,17 +64,6 @@ def decision_sites(root: Path) -> list[str]:
     ]
 
 
-def state_lines(root: Path) -> list[str]:
-    """Lines of the app's code outside explorer/ui/state/ that name st.session_state."""
-    return [
-        f"{path.relative_to(root)}:{n}"
-        for path in app_sources(root)
-        if not str(path.relative_to(root)).startswith(STATE)
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-        if SESSION_STATE.search(code_of(line))
-    ]
-
-
 def long_parts(root: Path) -> tuple[list[str], list[str]]:
     """(modules over MODULE_LINES lines, functions of FUNCTION_LINES lines or more), as test_floors counts."""
     modules, functions = [], []
@@ -85,9 +72,9 @@ def long_parts(root: Path) -> tuple[list[str], list[str]]:
         if len(text.splitlines()) > MODULE_LINES:
             modules.append(f"{name} ({len(text.splitlines())})")
         for node in ast.walk(ast.parse(text)):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                if node.end_lineno - node.lineno >= FUNCTION_LINES:  # type: ignore[operator]
-                    functions.append(f"{name}:{node.name} ({node.end_lineno - node.lineno + 1})")  # type: ignore[operator]
+            is_function = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            if is_function and node.end_lineno - node.lineno >= FUNCTION_LINES:  # type: ignore[union-attr,operator]
+                functions.append(f"{name}:{node.name} ({node.end_lineno - node.lineno + 1})")  # type: ignore[operator]
     return modules, functions
 
 
@@ -156,7 +143,7 @@ def figures(root: Path) -> dict[str, object]:
         "import cycles (modules importing each other, at the top)": graph_["cycles top"],
         "import cycles, imports inside functions included": graph_["cycles all"],
         "imports running back up a floor": graph_["up"],
-        "lines naming st.session_state outside explorer/ui/state/": state_lines(root),
+        "lines using st.session_state outside explorer/ui/state/": state_lines(root),
         f"modules over {MODULE_LINES} lines": modules,
         f"functions of {FUNCTION_LINES} lines or more": functions,
         "README lines": (root / "README.md").read_text(encoding="utf-8").count("\n"),
