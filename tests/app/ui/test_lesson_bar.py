@@ -72,8 +72,9 @@ def test_a_link_opens_the_lesson_at_its_step_with_the_way_on() -> None:
     at.button(key=lesson_ui.REVEAL).click().run()
     assert any(step.answer in s.value and step.meaning in s.value for s in at.success)
     assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
-    # the words of the trade the step uses, in the fold under its text, from the glossary (answer included)
-    (fold,) = [e for e in at.expander if e.proto.label == lesson_ui.WORDS]
+    # the words of the trade the step uses, in a popover beside its text (it floats over the page: the bar
+    # stays as tall), from the glossary (answer included)
+    (fold,) = [p for p in at.get("popover") if p.markdown and p.markdown[0].value == f"**{lesson_ui.WORDS}**"]
     shown = "\n".join(m.value for m in fold.markdown)
     used = glossary.terms_in(" ".join(routes.texts(step)))
     assert {t.key for t in used} >= {"mask", "token"}
