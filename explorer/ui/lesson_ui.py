@@ -41,6 +41,13 @@ def current() -> tuple[Route, int] | None:
     return route, got.step
 
 
+def reveal_in_bar() -> bool:
+    """A lesson step is on screen and its bar shows its Reveal button (the answer not yet shown): the page's
+    own question then draws none (explorer.ui.questions): one button reveals both."""
+    on = current()
+    return on is not None and not state.lesson_revealed(on[0].name, on[1])
+
+
 def part() -> str | None:
     """The page part the lesson's step shows while presenting (a page_table step name), or None."""
     on = current()
