@@ -361,9 +361,11 @@ async def kinds_run(a: argparse.Namespace) -> int:
         await quiet(url, load_test.Report(1, 0), time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
         idle = tree_rss_mb(proc.pid)
         print(f"idle, MB: {tree_detail(proc.pid)}", flush=True)
-        alone_report = load_test.Report(1, a.duration)
-        alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think))
         for kind in kinds:
+            # The student alone right before each phase: a shared machine's load moves within minutes.
+            alone = await quiet(
+                url, load_test.Report(1, a.duration), time.time() + a.duration, tuple(a.think)
+            )
             mine = list(KINDS) if kind == "mix" else [kind]
             flood_report, quiet_report = (
                 load_test.Report(a.flooders, a.duration),
@@ -388,6 +390,7 @@ async def kinds_run(a: argparse.Namespace) -> int:
                 f"{kind}: {a.settle:.0f} s after the visitors left, MB: {tree_detail(proc.pid)}", flush=True
             )
             ratios = [summary(beside[p])["p90"] / summary(alone[p])["p90"] for p in ("scores", "next-token")]
+            ratios += [summary(alone[p])["p90"] for p in ("scores", "next-token")]
             errors += flood_report.errors + quiet_report.errors
             rows.append((kind, ratios, rss.peak, after, sent, flood_report.errors + quiet_report.errors,
                          flood_report.error_samples[:1] + quiet_report.error_samples[:1], os.getloadavg()[0]))  # fmt: skip
@@ -395,17 +398,16 @@ async def kinds_run(a: argparse.Namespace) -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    s, n = summary(alone["scores"]), summary(alone["next-token"])
     where = f"scripts/serve.sh {a.serve}" if a.serve else "streamlit run server.py (the local pool)"
-    print(f"flood --kinds: {where}; {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s each phase; "
-          f"the quiet student alone: /scores p90 {s['p90']:.0f} ms, /next-token p90 {n['p90']:.0f} ms; server with "
-          f"its workers idle {idle:.0f} MB (PSS)")  # fmt: skip
-    print(f"| visitors each ... | /scores p90 | /next-token p90 | memory peak (server + workers, PSS) | "
-          f"{a.settle:.0f} s after they left, over idle | reruns | errors | load |")  # fmt: skip
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for kind, (rs, rn), peak, after, sent, errs, samples, load in rows:
-        print(f"| {a.flooders} x {kind} | x{rs:.2f} | x{rn:.2f} | {peak:.0f} MB | {after - idle:+.0f} MB | {sent} | "
-              f"{errs} {samples} | {load:.1f} |")  # fmt: skip
+    print(f"flood --kinds: {where}; {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s "
+          f"each phase, the quiet student alone for as long right before each; server with its workers idle "
+          f"{idle:.0f} MB (PSS)")  # fmt: skip
+    print(f"| visitors each ... | /scores p90 | /next-token p90 | alone: /scores, /next-token p90 | memory peak "
+          f"(server + workers, PSS) | {a.settle:.0f} s after they left, over idle | reruns | errors | load |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, (rs, rn, s_ms, n_ms), peak, after, sent, errs, samples, load in rows:
+        print(f"| {a.flooders} x {kind} | x{rs:.2f} | x{rn:.2f} | {s_ms:.0f}, {n_ms:.0f} ms | {peak:.0f} MB | "
+              f"{after - idle:+.0f} MB | {sent} | {errs} {samples} | {load:.1f} |")  # fmt: skip
     load1 = os.getloadavg()
     print(f"load average (1, 5, 15 min): start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
           f"end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} (a shared machine: compare ratios within one run)")  # fmt: skip
