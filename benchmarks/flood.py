@@ -12,9 +12,20 @@ error; an exception or an error box is), and the server's peak RSS. Then --crowd
 With --before <checkout>, the same for that checkout first (a fresh server each), so both see the same machine.
 The last line is the ratio targets' verdict for this checkout.
 
+With --kinds, one table instead: for each kind, the quiet student alone, then beside --flooders visitors who
+each use one heavy page again and again (induction: a new seed at the longest run; patching: a new pair and
+both sweeps; lens: a new 30-word sentence on /logit-lens; rank: "Rank the heads" on a new MiniLM sentence;
+upload: the largest layer file, 43 MB, given to "Open an example (JSON)" as a browser gives it; mix: all of
+these and new 64-token sentences, one kind per visitor). Per kind: both ratios, the memory peak of the server
+and its workers (PSS: weights mapped by every process count once), and the memory --settle seconds after the
+visitors left, against the idle server (targets: under 2 GB; within 200 MB). --serve "--replicas 2 --workers 2"
+measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its queue workers).
+
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood [--flooders 10] [--duration 30] [--crowd 20]
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood --crowd 0 --before /tmp/before
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood --kinds induction,patching,lens,rank,upload,mix \
+      --flooders 20 --duration 20 --head-start 10 [--serve "--replicas 2 --workers 2"]
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The take-home files of "Share and export" (a notebook, one offline HTML page), made as jobs.
+"""The take-home files of "Share and export" (a notebook, one offline HTML page, the example as JSON), made as
+jobs.
 
 A real layer's files take seconds of CPU to write (its every chart, its numbers written out): they are made in
 a worker (explorer.compute.jobs), never in the web process, whose threads take turns with every visitor's
@@ -23,6 +24,7 @@ from explorer.model import models
 from explorer.model import pairs as pm
 from explorer.model.example import Example
 from explorer.model.layer import describe
+from explorer.sharing.json_file import to_json
 
 # What a real-model page's experiment was, in plain values (the download runs outside the script, without the
 # session): ("patching", model, clean, corrupt, answer, wrong) or ("minimal-pairs", model, first, second, word,
@@ -106,3 +108,18 @@ def make(which: str, code: str, ex: Example, query: int, head: int, link: str, w
     cost = COST_S[which][ex.d_model * max(ex.d_ff, ex.d_model) > SMALL_CELLS]
     job = jobs.spec(made, which, code, ex, int(query), int(head), link, what, cost=cost, keep=False, key=key)
     return jobs.call(job)
+
+
+def json_job(ex: Example, draws: dict[str, int]) -> str:
+    """The job of ``json_text``."""
+    return to_json(ex, draws)
+
+
+def json_text(ex: Example, draws: dict[str, int]) -> str:
+    """ "Download the example (JSON)": a toy example's text at once (a few ms), a real layer's in a worker (its
+    every edited cell written out: up to 43 MB and 4 s of CPU for SmolLM2's)."""
+    draws = {str(n): int(d) for n, d in draws.items()}
+    if ex.d_model * max(ex.d_ff, ex.d_model) <= SMALL_CELLS:
+        return to_json(ex, draws)
+    key = f"json:{ex.digest()}:{sorted(draws.items())!r}"
+    return jobs.call(jobs.spec(json_job, ex, draws, cost=COST_S["html"][1], keep=False, key=key))

@@ -12,7 +12,8 @@ A stop is read at the job's next progress report. The worker ends when the web p
 process starts a fresh one): a worker's memory stays bounded whatever its jobs left in its caches. After each
 job it gives the memory its job freed back to the system, and once no job came for IDLE_S seconds it lets go
 of its caches as well (they serve a class at work, where one job's run feeds the next; RESULTS in the web
-process keeps the results): a class that left leaves the workers as they started, not 200 MB over each.
+process keeps the results), and ends if it still holds SLACK_MB more than once warm (the web process starts a
+fresh one): a class that left leaves the workers as they started, not 200 MB over each.
 """
 
 from __future__ import annotations
@@ -35,6 +36,9 @@ WARM_ENV = (
 
 
 IDLE_S = 10.0  # seconds without a job after which a worker lets go of its caches
+# MB of its own memory (RssAnon) over what it held once warm, which an idle worker that let go of its caches
+# may keep; past it, the heap is fragmented by the jobs' arrays and the worker ends (a fresh one replaces it).
+SLACK_MB = 64.0
 
 
 def give_back() -> None:
@@ -57,12 +61,13 @@ def let_go() -> None:
     give_back()
 
 
-def rss_mb() -> float:
-    """This process's resident memory (Linux /proc; 0 elsewhere)."""
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident memory (Linux /proc; 0 elsewhere); field "RssAnon": its own, not the pages of
+    files it maps (the models' weights, shared with every process of the machine)."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -80,10 +85,13 @@ def serve(conn: Connection) -> None:
     pending_stop: set[int] = set()
 
     idle = False  # caches let go of since the last job
+    warm_mb = rss_mb("RssAnon")
     while True:
         try:
             if not idle and not conn.poll(IDLE_S):
                 let_go()
+                if rss_mb("RssAnon") > warm_mb + SLACK_MB:
+                    return
                 idle = True
                 continue
             msg = conn.recv()
