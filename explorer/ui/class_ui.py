@@ -238,6 +238,22 @@ def join_from_url() -> None:
         join(str(st.query_params.get("join"))[:40])
 
 
+def catch_up() -> None:
+    """At the start of a run (app.py, before apply_pending): a following student whose page is behind the
+    teacher's takes the teacher's view in this run (the watcher ran it for that: class_push), not in a
+    second one."""
+    got = state.classroom.joined()
+    if got is None or not state.classroom.following():
+        return
+    try:
+        pulse = store().pulse(got[0])
+    except Exception:  # noqa: BLE001 - the store is away for a moment: the class bar says so
+        return
+    if pulse is not None and pulse.view and pulse.version != state.classroom.applied():
+        view = json.loads(pulse.view)
+        state.classroom.follow_view(pulse.version, view["page"], view["query"])
+
+
 def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
     """At the start of a run, before any widget (app.py, with lesson_ui.apply_link): the view a student follows (or
     the place they were exploring), applied over the defaults; its page opens after st.navigation."""

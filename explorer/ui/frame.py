@@ -108,25 +108,41 @@ def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
         language_ui.picker()
-        preset_ui.picker()
-        layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
-        _model_size(page)
-        st.divider()
-        _display_options()
-        if state.can_undo():
-            st.button(
-                _("Undo the last change"),
-                on_click=state.undo,
-                key="frame.undo",
-                icon=":material/undo:",
-                help=_("Takes back the last cell edit, reset, re-randomize, preset or imported file."),
-            )
-        share_panel.panel(None if page is None else page.url_path)
-        # The link without presentation mode: students open the example on their laptops.
-        export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
+        if state.classroom.following():
+            _following()
+        else:
+            preset_ui.picker()
+            layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
+            _model_size(page)
+            st.divider()
+            _display_options()
+            if state.can_undo():
+                st.button(
+                    _("Undo the last change"),
+                    on_click=state.undo,
+                    key="frame.undo",
+                    icon=":material/undo:",
+                    help=_("Takes back the last cell edit, reset, re-randomize, preset or imported file."),
+                )
+            share_panel.panel(None if page is None else page.url_path)
+            # The link without presentation mode: students open the example on their laptops.
+            export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
         a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
         reconnect.mount()  # a tab that moved to another server is rebuilt there (explorer/ui/reconnect.py)
+
+
+def _following() -> None:
+    """A student following the class: the example, the model and the settings are the teacher's (changing
+    them is exploring, the class bar's button); how the charts look stays the student's. A class's every
+    move runs each student's page: the sidebar's other controls are not drawn for nothing."""
+    st.caption(
+        _(
+            "You follow the teacher: the example, the model and their settings are the teacher's. To change "
+            "them, press Explore on my own above the page."
+        )
+    )
+    _look_options()
 
 
 def _model_size(page: page_table.Page | None) -> None:
