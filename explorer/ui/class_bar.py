@@ -134,7 +134,7 @@ def _watch() -> None:
     moved = isinstance(pulse, cs.Pulse) and pulse.version != state.classroom.applied()
     if moved and pulse.view and state.classroom.following():  # type: ignore[union-attr]
         view = json.loads(pulse.view)  # type: ignore[union-attr]
-        state.classroom.follow_view(pulse.version, view["page"], view["query"])  # type: ignore[union-attr]
+        state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))  # type: ignore[union-attr]
     if pulse is None or state.classroom.seen() != _seen(pulse):
         st.rerun(scope="app")
 
@@ -155,7 +155,7 @@ def _student_bar() -> None:
     view = json.loads(pulse.view) if pulse.view else None
     follows = state.classroom.following()
     if follows and view is not None and pulse.version != state.classroom.applied():
-        state.classroom.follow_view(pulse.version, view["page"], view["query"])
+        state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))
         st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
     state.classroom.set_seen(_seen(pulse))
     class_push.register(code, follows, state.classroom.seen())  # type: ignore[arg-type]

@@ -95,7 +95,10 @@ def navigation() -> None:
     """The menu of pages at the top of the sidebar, built from the page table: each section's name, then a
     link per page. It replaces Streamlit's own menu (st.navigation position="hidden"), whose items are list
     items outside any list for assistive technology (axe-core: `list`, `listitem`); a page link is a plain
-    link, and the current page's is marked by explorer/ui/a11y.js (aria-current)."""
+    link, and the current page's is marked by explorer/ui/a11y.js (aria-current). A student following the
+    class has none: the teacher picks the page (Explore on my own brings the menu back)."""
+    if state.classroom.following():
+        return
     with st.sidebar.container(key=NAV):
         lesson_ui.menu()  # the lessons first, the pages below them as a reference
         for section, rows in page_table.sections().items():
@@ -325,8 +328,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
     to look at in this step.
     """
     i = present.step_index(current.url_path, st.query_params.get("step"))
-    if not top and state.present():
-        return  # presenting: the controls above the page (and the clicker's keys) are enough
+    if not top and (state.present() or state.classroom.following()):
+        return  # presenting: the controls above the page (and the clicker's keys); following: the teacher's
     if i is None:
         return
     # Presenting, the parts of a page are slides; on a laptop the page shows them all: the links go to pages.
