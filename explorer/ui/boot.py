@@ -56,6 +56,7 @@ def quick_switching() -> None:
 
 
 REFREEZE_EVERY_S = 10.0
+FULL_EVERY_S = 30.0  # at most one whole-process collection (refreeze) this often: it pauses every page
 
 
 def full_collections() -> int:
@@ -72,8 +73,17 @@ def collections() -> int:
 
 def refreeze() -> int:
     """Free every unreachable cycle (including frozen ones), then freeze what is alive; full_collections()
-    after it (its own collection counted)."""
+    after it (its own collection counted). It walks every object of the process, holding the GIL: with a
+    class's sessions open, a second or more on a busy machine, every visitor's page waiting meanwhile."""
     gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    return full_collections()
+
+
+def freeze_new() -> int:
+    """Collect what runs made since the last freeze (the frozen objects are not walked), then freeze what of it
+    is alive; full_collections() after it. As cheap as Streamlit's collection after each run."""
     gc.collect()
     gc.freeze()
     return full_collections()
@@ -81,14 +91,17 @@ def refreeze() -> int:
 
 @functools.cache  # once per process
 def keep_collections_short() -> None:
-    """Every REFREEZE_EVERY_S while visitors run pages, collect everything and move the objects that are alive
-    into the permanent generation (refreeze), so that a full collection walks only what runs made since.
+    """Every REFREEZE_EVERY_S while visitors run pages, collect what runs made and move the objects that are
+    alive into the permanent generation (freeze_new), so that a full collection walks only what runs made since.
 
     Streamlit collects after every run (`gc.collect(2)`, runner.postScriptGC), holding the GIL; a server for a
-    class turns that off (patches.no_collection_per_run, in tune_server) and this collection every few
-    seconds takes its place. With a class's sessions open a full collection walks every session's objects: a
-    frozen object is never walked; garbage frozen in a cycle (a session dropped, what a run was making at the
-    moment of a freeze) waits for the next refreeze, which collects everything first.
+    class turns that off (patches.no_collection_per_run, in tune_server) and these collections every few
+    seconds take its place. With a class's sessions open a full collection walks every session's objects. A
+    frozen object is never walked, by these freezes either (freeze_new); garbage frozen in a cycle (a session
+    dropped, what a run was making at the moment of a freeze) waits for the next whole-process collection
+    (refreeze), made when sessions are let go (bound_memory), at most every FULL_EVERY_S: unfreezing
+    everything every 10 s took a second of GIL each time with twenty real-model sessions open, half the
+    server's CPU (py-spy, flood).
     """
 
     def refreeze_forever() -> None:
@@ -96,7 +109,7 @@ def keep_collections_short() -> None:
         while True:
             time.sleep(REFREEZE_EVERY_S)
             if collections() != seen:  # runs since the last look: garbage, and objects alive
-                refreeze()
+                freeze_new()
                 seen = collections()
 
     threading.Thread(target=refreeze_forever, name="refreeze", daemon=True).start()
@@ -124,10 +137,13 @@ def bound_memory() -> None:
         return
 
     def trim_forever() -> None:
+        owed, last = False, 0.0
         while True:
             time.sleep(TRIM_EVERY_S)
-            if patches.forget_closed_sessions():
+            owed = patches.forget_closed_sessions() > 0 or owed
+            if owed and time.monotonic() - last >= FULL_EVERY_S:
                 refreeze()  # a session's objects refer to each other, and may be frozen: this frees them
+                owed, last = False, time.monotonic()
             trim(0)
 
     threading.Thread(target=trim_forever, name="malloc-trim", daemon=True).start()

@@ -237,3 +237,16 @@ def test_a_job_not_asked_to_run_on_stops_when_its_visitor_moves_on(pool: local.L
         jobs.call(job)
     until(lambda: pool.info()["running"] == 0, "the job stopped")
     assert not jobs.RESULTS.get(job.key)[0]
+
+
+def test_an_idle_worker_lets_go_of_its_caches() -> None:
+    from attention_core import pretrained
+    from explorer import cache
+    from explorer.compute.jobs import worker
+
+    store = jobs.RESULTS
+    store.put("held", np.zeros(1000))
+    pretrained.PARTS.put("held", np.zeros(1000), 8000)
+    worker.let_go()
+    assert store.get("held") == (False, None) and cache.held() == 0
+    assert pretrained.PARTS.get("held") is None
