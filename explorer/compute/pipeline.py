@@ -282,6 +282,7 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
 # The four stages that tell the block's story on one screen (presenting): the input, what attention adds,
 # A stage's title in the language on screen: its formula kept, the words after it translated (its English
 # title stays the chart's key on the page).
+OUTPUT = N_("Output = {formula}")
 _STAGE_WORDS = (
     (" (input)", N_("{formula} (input)")),
     (": what attention reads", N_("{formula}: what attention reads")),
@@ -292,6 +293,8 @@ _STAGE_WORDS = (
 
 def stage_title(title: str) -> str:
     """An encoder_stages title in the language on screen ("X (input)" -> "X (entrada)")."""
+    if title.startswith("Output = "):
+        return _(OUTPUT, formula=title[len("Output = ") :])
     for tail, said in _STAGE_WORDS:
         if title.endswith(tail):
             return _(said, formula=title[: -len(tail)])

@@ -93,7 +93,7 @@ def lens_grid(
         "colorscale": _colorscale(style.sequential), "customdata": hover,
         "hovertemplate": "%{customdata}<extra></extra>",
         "colorbar": {"thickness": 14, "tickfont": {"size": style.font},
-                     "title": {"text": "p(top)", "font": {"size": style.font}}},
+                     "title": {"text": _("p(top)"), "font": {"size": style.font}}},
     }  # fmt: skip
     readable = font >= (14 if style.present else 9)
     if readable:  # the token where it can be read, else only in the hover

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from explorer import i18n
 from explorer.compute import jobs
 from explorer.compute.jobs import local, probe
 
@@ -237,3 +238,19 @@ def test_a_job_not_asked_to_run_on_stops_when_its_visitor_moves_on(pool: local.L
         jobs.call(job)
     until(lambda: pool.info()["running"] == 0, "the job stopped")
     assert not jobs.RESULTS.get(job.key)[0]
+
+
+def test_a_workers_words_reach_the_page_in_the_visitors_language(pool: local.LocalPool) -> None:
+    """A worker knows no visitor's language: its progress and its refusals travel as the catalog's string and
+    values (jobs.said, jobs.Refusal) and are worded where the page reads them, in that page's language."""
+    seen: list[jobs.Status] = []
+    with i18n.using("es"), jobs.for_visitor("v", seen.append):
+        assert jobs.call(jobs.spec(probe.steps_in_words, 4, 0.05)) == 4
+        shown = [jobs.words(s.message) for s in seen if s.state == "running" and s.message]
+        with pytest.raises(ValueError, match=r"^SmolLM2 tiene las capas 1 a 30; no hay capa 31$"):
+            jobs.call(jobs.spec(probe.refuse_in_words, "SmolLM2", 30, 31))
+    assert shown and shown[-1] == "Entrenando: paso 4 de 4"
+    with i18n.using("en"):
+        assert jobs.words(seen[-1].message) == "Training: step 4 of 4"
+        with pytest.raises(ValueError, match=r"^SmolLM2 has layers 1 to 30; there is no layer 31$"):
+            jobs.call(jobs.spec(probe.refuse_in_words, "SmolLM2", 30, 31))

@@ -25,7 +25,7 @@ TEXT_FIELDS = frozenset(
 # What is never translated: model names (the engine's own), formula and architecture names, units.
 NEVER = re.compile(
     r"all-MiniLM-L6-v2|SmolLM2-135M(-Instruct)?|SmolLM2|MiniLM|BERT|Llama|GGUF|Q4_1|Q8_0|safetensors|numpy|"
-    r"softmax|RMSNorm|ReLU|GELU|SwiGLU|RoPE|ALiBi|WordPiece|BPE|Adam|QR|CSV|JSON|HTML|"
+    r"softmax|RMSNorm|MHA|ReLU|GELU|SwiGLU|RoPE|ALiBi|WordPiece|BPE|Adam|QR|CSV|JSON|HTML|"
     r"\bLN\b|\bFFN\b|\bQK\b|\bKᵀ|\bnats?\b|\bms\b|\bmin\b|\bCLS\b|\bSEP\b|\bPAD\b|\blog\b|\bcos\b|\bsin\b"
 )
 # Elements whose text is not words: code, formulas, the page's own CSS (st.html <style>)
@@ -34,7 +34,7 @@ SKIPPED = ("code", "latex", "html")
 # for someone who cannot read the page
 PICKER = re.compile(r"^(English|Español|Pseudo \(xx\))$|· Language$")
 _QUOTED = re.compile(
-    r"“[^”]*”|\b[A-Z0-9]{4}-[A-Z0-9]{4}\b|`[^`]*`|\$[^$]*\$|\[[A-Z]+\]|<[^<>]*>|%\{[^}]*\}|&\w+;|\b\w*_\w*\b"
+    r":\w+/\w+:|“[^”]*”|\b[A-Z0-9]{4}-[A-Z0-9]{4}\b|`[^`]*`|\$[^$]*\$|\[[A-Z]+\]|<[^<>]*>|%\{[^}]*\}|&\w+;|\b\w*_\w*\b"
 )
 _INNER = re.compile(f"{catalog.OPEN}[^{catalog.OPEN}{catalog.CLOSE}]*{catalog.CLOSE}")
 

@@ -52,4 +52,4 @@ def test_every_page_in_the_pseudo_language_shows_no_word_unmarked(monkeypatch: p
         if unmarked:
             left[page.url_path or "/"] = unmarked
     assert shown > 40 * len(page_table.listed())  # the pages were read: every one shows dozens of texts
-    assert left == {}
+    assert left == {}, "shown unmarked:\n" + "\n".join(f"{p}: {t!r}" for p, ts in left.items() for t in ts)
