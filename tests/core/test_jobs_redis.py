@@ -44,20 +44,28 @@ def redis_server(where: Path, *options: str) -> tuple[subprocess.Popen, str]:
     return proc, f"redis://127.0.0.1:{port}/0"
 
 
+WORKERS: list[subprocess.Popen] = []  # the module's queue workers (a test may add one), stopped at its end
+
+
+def rq_worker(url: str, *extra: str) -> subprocess.Popen:
+    env = dict(os.environ, ATTENTION_EXPLORER_REDIS_URL=url, ATTENTION_EXPLORER_WORKER_WARM="0")
+    env["PYTHONPATH"] = str(ROOT)
+    cmd = [sys.executable, "-m", "explorer.compute.jobs.rq_queue", *extra]
+    WORKERS.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
+    return WORKERS[-1]
+
+
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     where = tmp_path_factory.mktemp("redis")
     proc, url = redis_server(where, "--maxmemory", "64mb", "--maxmemory-policy", "volatile-lru")
-    env = dict(os.environ, ATTENTION_EXPLORER_REDIS_URL=url, ATTENTION_EXPLORER_WORKER_WARM="0")
-    env["PYTHONPATH"] = str(ROOT)
-    workers = []
+    workers = WORKERS
     try:
         import redis
 
         until(lambda: _pings(redis.Redis.from_url(url)), "redis-server")
-        for extra in ([], ["--short"]):
-            cmd = [sys.executable, "-m", "explorer.compute.jobs.rq_queue", *extra]
-            workers.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
+        rq_worker(url)
+        rq_worker(url, "--short")
         yield url
     finally:
         for p in [*workers, proc]:
@@ -139,3 +147,26 @@ def test_a_job_whose_process_is_killed_runs_again(replicas, tmp_path: Path) -> N
     until(lambda: path.read_text().strip().isdigit() and int(path.read_text()) != first, "the job run again")
     until(lambda: place.status().state == "done", "the job done")
     assert place.result().startswith("again")
+
+
+def test_a_job_whose_worker_dies_with_it_runs_again_on_another(
+    replicas, redis_url: str, tmp_path: Path
+) -> None:  # noqa: ANN001
+    a, _ = replicas
+    spare = rq_worker(redis_url)  # a second worker of the queues: one of the two is killed
+    path = tmp_path / "pid"
+    place = a.submit(jobs.spec(probe.steps_from, str(path), 10, 0.1, f"orphan{time.time()}"), "v")
+    until(lambda: path.exists() and path.read_text().strip().isdigit(), "the job started")
+    child = int(path.read_text())
+    parent = int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    assert parent in {p.pid for p in WORKERS} | {spare.pid}
+    os.kill(parent, signal.SIGKILL)  # the worker and its job's process at once: nobody left to say so
+    os.kill(child, signal.SIGKILL)
+    seen = set()
+    deadline = time.monotonic() + 60
+    while (now := place.status()).state != "done":
+        seen.add(now.state)
+        assert now.state != "failed" and time.monotonic() < deadline, seen
+        time.sleep(0.2)
+    assert "queued" in seen  # put back in its queue, then run by the other worker
+    assert int(path.read_text()) != child and place.result().startswith("orphan")

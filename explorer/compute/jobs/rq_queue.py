@@ -16,6 +16,12 @@ in the local pool), so every replica orders alike. Waiting places are a
 sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose places all left or went quiet
 (the visitor left, or their replica died) stops at its next progress report, or is cancelled while queued.
 
+A worker's death: RQ runs each job in a child process of the worker, and runs the job once more when that
+child dies (a second death fails it). When the worker dies with it (killed as a whole, out of memory, its
+machine gone), nobody is left to say so: RQ would show the job as started until its timeout. So a running job
+says it is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts it back
+in its queue for another worker, once; after that the visitor reads jobs.FAILED.
+
 Workers: `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
 deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORER_REDIS_URL.
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Hashable
@@ -41,6 +48,7 @@ P0_S, P1_S = 2.0, 10.0  # decayed seconds of use plus cost: under P0_S the first
 RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or until maxmemory drops it)
 PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
+ALIVE_S = 5.0  # a running job says it is alive every second; silent this long, its worker died with it
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
 
 
@@ -54,6 +62,7 @@ class _Place:
         self.token = uuid.uuid4().hex
         self.since = time.time()  # the visitor's waiting counts from here (RedisJobs.used)
         self._charged = self._left = False
+        self._silent: float | None = None  # since when (monotonic) this place saw its running job silent
         self._look()
 
     def _look(self) -> None:
@@ -81,6 +90,13 @@ class _Place:
             return jobs.Status("done", done=1.0)
         if state in ("failed", "stopped", "canceled"):
             return jobs.Status("failed")
+        if state == "started" and not self.owner.alive(self.id):
+            self._silent = self._silent or time.monotonic()
+            if time.monotonic() - self._silent > ALIVE_S:  # its worker died with it (module doc)
+                self._silent = None
+                return self.owner.revive(self.id)
+        else:
+            self._silent = None
         if state == "started":
             meta = job.get_meta(refresh=False)
             done, message = float(meta.get("done", 0.0)), str(meta.get("message", ""))
@@ -157,6 +173,37 @@ class RedisJobs:
         """Places at the job that looked within PLACE_TTL_S."""
         return int(self.redis.zcount(_key(f"places:{job_id}"), time.time() - PLACE_TTL_S, "+inf"))
 
+    def alive(self, job_id: str) -> bool:
+        """Whether the process running the job said it is alive within ALIVE_S."""
+        return bool(self.redis.exists(_key(f"alive:{job_id}")))
+
+    def revive(self, job_id: str) -> jobs.Status:
+        """A started job whose process is silent (its worker died with it): queued again for another worker
+        the first time, failed the second (module doc). Every place that sees it calls this; one acts."""
+        from rq import Queue
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+
+        r = self.redis
+        with r.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10):
+            try:
+                job = Job.fetch(job_id, connection=r)
+            except NoSuchJobError:
+                return jobs.Status("failed")
+            if job.get_status(refresh=False) != "started" or self.alive(job_id):
+                return jobs.Status("running")  # another place revived it, or it speaks again
+            revived = r.incr(_key(f"revived:{job_id}"))
+            r.expire(_key(f"revived:{job_id}"), JOB_TIMEOUT_S)
+            origin, args = job.origin, job.args
+            job.delete()
+            if revived > 1:
+                return jobs.Status("failed")
+            again = Queue(origin, connection=r).enqueue(
+                run_job, args=args, job_id=job_id, result_ttl=RESULT_TTL_S, failure_ttl=60,
+                job_timeout=JOB_TIMEOUT_S,
+            )  # fmt: skip
+            return jobs.Status("queued", self.ahead(again))
+
     def ahead(self, job: Any) -> int:
         """Jobs before `job`: those in the queues taken first, and its place in its own."""
         mine = job.origin
@@ -223,6 +270,16 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
     job = get_current_job()
     owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
+    alive, ended = _key(f"alive:{job.id}"), threading.Event()
+
+    def beat() -> None:  # ALIVE_S: the places know this process still runs the job
+        while True:
+            owner.redis.set(alive, 1, px=int(ALIVE_S * 1000))
+            if ended.wait(1.0):
+                owner.redis.delete(alive)
+                return
+
+    threading.Thread(target=beat, name="jobs: alive", daemon=True).start()
 
     def send(share: float, message: str, partial: Any) -> None:
         job.meta.update(done=share, message=message, partial=partial)
@@ -237,6 +294,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return ("error", "Failed", "stopped: nobody waits for it")
     except ValueError as exc:
         return ("error", "ValueError", jobs.sent(exc))
+    finally:
+        ended.set()
 
 
 def worker(short: bool = False) -> None:
