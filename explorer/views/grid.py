@@ -193,6 +193,7 @@ def _head_traces(
     masked cells of each; and each head's matrix as drawn."""
     h, n, _n = weights.shape
     data, shown = [], []
+    weight = _("weight")
     where = [  # the hover's opening (Plotly's own %{…} as values: not the translator's)
         _("head {n}<br>query {query}<br>key {key}", n=i + 1, query="%{y}", key="%{x}") for i in range(h)
     ]
@@ -203,7 +204,7 @@ def _head_traces(
         shown.append(z)
         trace: dict[str, Any] = {
             "type": "heatmap", "z": z, "x": np.arange(n), "y": np.arange(n), "coloraxis": "coloraxis",
-            "hovertemplate": f"{where[i]}<br>{_('weight')} %{{z:.10g}}<extra></extra>",
+            "hovertemplate": f"{where[i]}<br>{weight} %{{z:.10g}}<extra></extra>",
             "xaxis": "x" if i == 0 else f"x{i + 1}", "yaxis": "y" if i == 0 else f"y{i + 1}",
         }  # fmt: skip
         if cell_font:

@@ -287,12 +287,13 @@ def _cells_trace(
     else:
         where = f"{axes.y_title} %{{y}}<br>{axes.x_title} %{{x}}"
     zmin, zmax, zmid, colours = scale
+    value = _("value")
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
     # element by element, twice per chart).
     trace: dict[str, Any] = {
         "type": "heatmap", "z": shown, "x": np.arange(n_cols), "y": np.arange(n_rows), "zmin": zmin, "zmax": zmax,
         "colorscale": colours,
-        "hovertemplate": f"{where}<br>{_('value')} %{{z:.10g}}<extra></extra>", "colorbar": colorbar,
+        "hovertemplate": f"{where}<br>{value} %{{z:.10g}}<extra></extra>", "colorbar": colorbar,
     }  # fmt: skip
     if zmid is not None:
         trace["zmid"] = zmid

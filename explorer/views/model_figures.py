@@ -180,9 +180,9 @@ def _grid_axes(
     per, cols = band + n, H * n + (H - 1) * gap
     axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": font}}
     # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
-    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
+    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [_("head {n}", n=h + 1) for h in range(H)],
              "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
-    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
+    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [_("layer {n}", n=l + 1) for l in range(L)],
              "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
     return xaxis, yaxis
 

@@ -139,8 +139,9 @@ def token_strip(
     )
     edges = np.concatenate([[0.0], np.cumsum(widths)])  # each token as wide as its text
     # Each cell: the token over its change (a heatmap's texttemplate reads only x, y, z and text), or "kept".
+    kept_word = _("kept")
     cells = [
-        f"{esc(s)}<br>{_('kept') if k else f'{v:+.{digits}f}'}"
+        f"{esc(s)}<br>{kept_word if k else f'{v:+.{digits}f}'}"
         for s, v, k in zip(shown, z, kept, strict=True)
     ]
     hover = [esc(_("“{token}”: kept in every run", token=s)) if k
