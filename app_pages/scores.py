@@ -73,7 +73,7 @@ if res is not None:
         kind = table.row("mask_kind").titles[ex.mask_kind]
         mask = fg.drawn_mask_matrix(blocked, lab, mask_title=kind, style=sty, width_px=width, **keep)
         ui.charts_in_row([(mask, "scores.mask"), (scaled, charts.SCALED_SCORES.key)])
-    elif width == ui.HALF:  # a laptop, a short sentence: both, side by side
+    elif width == ui.HALF and ui.shows("scores") and ui.shows("masking"):  # laptop, short sentence: in a row
         ui.charts_in_row([(raw, charts.RAW_SCORES.key), (scaled, charts.SCALED_SCORES.key)])
     else:  # one above the other (presenting: the step's own)
         if ui.shows("scores"):

@@ -83,23 +83,16 @@ if res is not None:
     nb = lessons.variance_check(preset_ui.active(), res)
     if nb is not None:
         v = nb.printed.values
-        st.info(
-            _(
+        said = (
+            N_(
                 "This example's source measured it on its own q and k: var(q kᵀ) = {a:.4f}, and {b:.4f} after "
-                "dividing by √8; head 1 above: {c:.4f} and {d:.4f} (the same).",
-                a=v[2],
-                b=v[3],
-                c=stats.var_raw[0],
-                d=stats.var_scaled[0],
+                "dividing by √8; head 1 above: {c:.4f} and {d:.4f} (the same)."
             )
             if nb.agrees
-            else _(
+            else N_(
                 "This example's source measured it on its own q and k: var(q kᵀ) = {a:.4f}, and {b:.4f} after "
-                "dividing by √8; head 1 above: {c:.4f} and {d:.4f}.",
-                a=v[2],
-                b=v[3],
-                c=stats.var_raw[0],
-                d=stats.var_scaled[0],
-            ),
-            icon=":material/menu_book:",
+                "dividing by √8; head 1 above: {c:.4f} and {d:.4f}."
+            )
         )
+        numbers = {"a": v[2], "b": v[3], "c": stats.var_raw[0], "d": stats.var_scaled[0]}
+        st.info(_(said, **numbers), icon=":material/menu_book:")

@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks class_answers                      # 60 students, app.py
     .venv/bin/python -m benchmarks class_answers --students 30 --entry server.py
+    .venv/bin/python -m benchmarks class_answers --before DIR   # an earlier checkout's server first, in turn
 
 Every tab speaks Streamlit's WebSocket protocol as a browser does (tests/load/harness.py's way, lighter
 than 60 browsers): it reads every message the server sends, and re-runs the class bar's fragment on the
@@ -13,9 +14,12 @@ the question is; each student answers at a random moment within --window seconds
 button, one fragment run, as a click sends them); the teacher's bar must show "N of N answered". Reveal:
 each student's bar says right or wrong.
 
-Printed: the follow latency per step (teacher's click to each student's page, p50/p90/max), the count's lag
-behind the last answer (the target: within 1 s), the reveal's latency, the students' own reruns (fragment
-polls, answers, follows: p50/p90/p99 from sending to the run's end), errors, and the server's CPU seconds.
+Printed: the follow latency per step (teacher's click to each student's page, p50/p90/max) and the server's
+CPU seconds from the click to the last student's page (a figure the machine's other load changes little), the
+count's lag behind the last answer (the target: within 1 s), the reveal's latency, the students' own reruns
+(what a student sends: fragment polls, answers: p50/p90/p99 from sending to the run's end), errors, and the
+server's CPU seconds. With --before DIR (a checkout of an earlier commit, e.g. `git worktree add`), the same
+class runs first on DIR's server, then on this one's, and both are printed.
 """
 
 from __future__ import annotations
@@ -24,14 +28,16 @@ import argparse
 import asyncio
 import os
 import random
-import sqlite3
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
@@ -43,7 +49,7 @@ from tests.load.harness import start_server, stop_server  # noqa: E402
 
 ASK = 7  # "The cat sat on the mat because it was warm.": "it"
 MOVES = (("positional-encoding", ""), ("projections", ""), ("scores", "step=scores"))
-TIMEOUT = 60.0
+TIMEOUT = 180.0  # a loaded machine: the class before a change may take long
 
 
 def pct(values: list[float], p: float) -> float:
@@ -163,6 +169,16 @@ class Tab:
                 if etype == "radio":
                     self.options[key] = list(el.radio.options)
 
+    async def code(self, timeout: float = TIMEOUT) -> str:
+        """The class's code, as the teacher's dialog shows it (**ABCD-EFGH**, the dash maybe escaped)."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for _, body in self.texts:
+                if m := re.fullmatch(r"\*\*([A-Z2-9]{4})\\?-([A-Z2-9]{4})\*\*", body.strip()):
+                    return m.group(1) + m.group(2)
+            await asyncio.sleep(0.02)
+        raise TimeoutError(f"{self.name} showed no class code in {timeout:.0f} s")
+
     def saw(self, text: str, since: float = 0.0) -> float | None:
         return next((t for t, body in self.texts if t >= since and text in body), None)
 
@@ -187,7 +203,7 @@ class Tab:
         raise TimeoutError(f"{self.name} did not show {text!r} in {timeout:.0f} s; it showed last {last}")
 
 
-async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, list[float]]:
+async def the_class(url: str, n: int, window: float, pids: list[int]) -> dict[str, list[float]]:
     errors: list[str] = []
     own: list[float] = []  # the students' reruns
     teacher = Tab(url, "teacher", errors, [])
@@ -195,8 +211,7 @@ async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, li
     await teacher.drawn("present.class")
     await teacher.send(widgets=(teacher.widget("present.class", trigger_value=True),))
     await teacher.until("students joined")
-    with sqlite3.connect(data / "classes.sqlite3") as db:
-        (code,) = db.execute("SELECT code FROM classes").fetchone()
+    code = await teacher.code()
     students = [Tab(url, f"student {i}", errors, own) for i in range(n)]
     for s in students:  # a class arriving: one tab every 50 ms
         await s.open(f"join={code}")
@@ -204,13 +219,16 @@ async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, li
     await asyncio.gather(*(s.until("you follow the teacher") for s in students))
     await teacher.until(f"{n} students joined")
     out: dict[str, list[float]] = {}
+    out["follow CPU"] = []
     for page, query in MOVES:
+        cpu0 = sum(map(cpu_seconds, pids))
         t0 = await teacher.send(query=query, page_hash=teacher.pages[page])
         await teacher.until("Step", since=t0)
         caption = next(b for t, b in teacher.texts if t >= t0 and b.startswith("**Step")).strip("*")
         done = await asyncio.gather(
             *(s.until(f"The teacher is at {caption.split(' (part ')[0]}", t0) for s in students)
         )
+        out["follow CPU"].append(sum(map(cpu_seconds, pids)) - cpu0)
         out[f"follow {page}"] = [d - t0 for d in done]
         await asyncio.sleep(1.0)
     for step in ("masking", "softmax"):
@@ -246,42 +264,101 @@ async def the_class(url: str, data: Path, n: int, window: float) -> dict[str, li
     return out
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--students", type=int, default=60)
-    ap.add_argument("--window", type=float, default=10.0, help="the students answer within this many seconds")
-    ap.add_argument("--entry", default="app.py", help="app.py, or server.py (the server as deployed)")
-    args = ap.parse_args()
+def one_class(root: Path, args: argparse.Namespace) -> tuple[dict[str, list[float]], float, float, str]:
+    """The class on a server of the checkout at `root` (one process, or --replicas through its serve.sh):
+    its figures, the server's CPU seconds and the class's wall seconds, and the server's log."""
     port, data = free_port(), Path(tempfile.mkdtemp(prefix="class-bench-"))
     log = data / "server.log"
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("ATTENTION_EXPLORER_JOBS", "ATTENTION_EXPLORER_CLASSES")
+        if k not in ("ATTENTION_EXPLORER_JOBS", "ATTENTION_EXPLORER_CLASSES", "ATTENTION_EXPLORER_REDIS_URL")
     }
     env["ATTENTION_EXPLORER_DATA"] = str(data)
-    proc = start_server(port, 120, log, entry=args.entry, env=env)
+    if args.replicas:
+        proc, pids = serve(root, port, args.replicas, log, env)
+    else:
+        proc = start_server(port, 120, log, root=root, entry=args.entry, env=env)
+        pids = [proc.pid]
     try:
-        cpu0, t0 = cpu_seconds(proc.pid), time.perf_counter()
+        cpu0, t0 = sum(map(cpu_seconds, pids)), time.perf_counter()
         got = asyncio.run(
-            the_class(f"ws://127.0.0.1:{port}/_stcore/stream", data, args.students, args.window)
+            the_class(f"ws://127.0.0.1:{port}/_stcore/stream", args.students, args.window, pids)
         )
-        cpu, wall = cpu_seconds(proc.pid) - cpu0, time.perf_counter() - t0
+        cpu, wall = sum(map(cpu_seconds, pids)) - cpu0, time.perf_counter() - t0
     finally:
-        text = stop_server(proc, log)
-    print(f"{args.students} students and a teacher on one server ({args.entry}), the answers within "
-          f"{args.window:.0f} s")  # fmt: skip
+        text = stop_server(proc, log) if not args.replicas else stop_serve(proc, log)
+    return got, cpu, wall, text
+
+
+def serve(
+    root: Path, port: int, replicas: int, log: Path, env: dict[str, str]
+) -> tuple[subprocess.Popen, list[int]]:
+    """`scripts/serve.sh --replicas N` of the checkout at `root` (HAProxy in front, Redis with it where that
+    checkout starts one) on `port`, once it serves; the replicas' process ids."""
+    cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(port), "--address",
+           "127.0.0.1", "--no-restart", "--log", str(log.with_name("haproxy.log"))]  # fmt: skip
+    out = log.open("w")
+    proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT,
+                            env={**env, "PYTHON": sys.executable})  # fmt: skip
+    deadline = time.monotonic() + 300
+    while "serving http://" not in log.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"serve.sh did not serve: {log.read_text(errors='replace')[-2000:]}")
+        time.sleep(0.3)
+    pids = [int(p) for p in re.findall(r"^replica r\d+ pid (\d+)", log.read_text(), re.M)]
+    settled = time.monotonic() + 180  # the replicas load the real models as they start: the class waits
+    while time.monotonic() < settled:
+        was = sum(map(cpu_seconds, pids))
+        time.sleep(2.0)
+        if sum(map(cpu_seconds, pids)) - was < 0.2:
+            break
+    return proc, pids
+
+
+def stop_serve(proc: subprocess.Popen, log: Path) -> str:
+    """serve.sh stops everything it started on SIGTERM; what its replicas logged."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    return log.read_text(errors="replace")
+
+
+def report(title: str, got: dict[str, list[float]], cpu: float, wall: float, text: str) -> None:
+    print(title)
     for name, values in got.items():
         if name == "errors":
             print(f"errors: {int(values[0])}; tracebacks in the server's log: {text.count('Traceback')}")
         elif name == "count after the last answer":
             print(f"the teacher's count complete {values[0] * 1000:.0f} ms after the last answer was stored "
                   f"(target: within 1000 ms)")  # fmt: skip
+        elif name == "follow CPU":
+            print("the server's CPU seconds per move, click to the last student's page: "
+                  + ", ".join(f"{v:.2f}" for v in values))  # fmt: skip
         else:
             print(line(name, values))
-    follows = [v for k, vs in got.items() if k.startswith("follow") for v in vs]
+    follows = [v for k, vs in got.items() if k.startswith("follow ") and k != "follow CPU" for v in vs]
     print(line("follow, every step", follows) + " (target: p90 within 1000 ms)")
     print(f"server CPU {cpu:.1f} s over {wall:.1f} s of class")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--students", type=int, default=60)
+    ap.add_argument("--window", type=float, default=10.0, help="the students answer within this many seconds")
+    ap.add_argument("--entry", default="app.py", help="app.py, or server.py (the server as deployed)")
+    ap.add_argument("--before", type=Path, help="a checkout of an earlier commit, measured first")
+    ap.add_argument("--replicas", type=int, default=0,
+                    help="serve with scripts/serve.sh --replicas N (HAProxy, and Redis) instead of one process")  # fmt: skip
+    args = ap.parse_args()
+    where = f"{args.replicas} replicas (scripts/serve.sh)" if args.replicas else f"one process ({args.entry})"
+    what = f"{args.students} students and a teacher on one server, {where}, the answers within {args.window:.0f} s"
+    if args.before is not None:
+        report(f"before ({args.before}): {what}", *one_class(args.before.resolve(), args))
+        print("(load average " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + ")\n")
+    report(f"{'after: ' if args.before else ''}{what}", *one_class(ROOT, args))
     return 0
 
 

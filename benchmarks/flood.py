@@ -12,9 +12,20 @@ error; an exception or an error box is), and the server's peak RSS. Then --crowd
 With --before <checkout>, the same for that checkout first (a fresh server each), so both see the same machine.
 The last line is the ratio targets' verdict for this checkout.
 
+With --kinds, one table instead: for each kind, the quiet student alone, then beside --flooders visitors who
+each use one heavy page again and again (induction: a new seed at the longest run; patching: a new pair and
+both sweeps; lens: a new 30-word sentence on /logit-lens; rank: "Rank the heads" on a new MiniLM sentence;
+upload: the largest layer file, 43 MB, given to "Open an example (JSON)" as a browser gives it; mix: all of
+these and new 64-token sentences, one kind per visitor). Per kind: both ratios, the memory peak of the server
+and its workers (PSS: weights mapped by every process count once), and the memory --settle seconds after the
+visitors left, against the idle server (targets: under 2 GB; within 200 MB). --serve "--replicas 2 --workers 2"
+measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its queue workers).
+
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood [--flooders 10] [--duration 30] [--crowd 20]
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood --crowd 0 --before /tmp/before
+  OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood --kinds induction,patching,lens,rank,upload,mix \
+      --flooders 20 --duration 20 --head-start 10 [--serve "--replicas 2 --workers 2"]
 """
 
 from __future__ import annotations
@@ -23,11 +34,15 @@ import argparse
 import asyncio
 import os
 import random
+import shlex
+import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
+from streamlit.proto.Common_pb2 import UploadedFileInfo
 from websockets.asyncio.client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +113,7 @@ async def flooder(url: str, report: load_test.Report, stop: asyncio.Event, sid: 
     return sent
 
 
-KINDS = ("next", "induction", "patching", "lens", "rank")
+KINDS = ("next", "induction", "patching", "lens", "rank", "upload")  # "mix": one of each in turn
 
 
 async def press(v: Visitor, key: str, **widgets: object) -> float:
@@ -114,6 +129,8 @@ async def heavy_visitor(url: str, report: load_test.Report, stop: asyncio.Event,
     """A visitor who asks for heavy work of `kind` (the module doc) again and again until `stop`."""
     if kind == "next":
         return await flooder(url, report, stop, sid)
+    if kind == "upload":
+        return await uploader(url, report, stop, sid)
     sent = 0
     page, model = {"induction": ("induction", "smollm2"), "patching": ("patching", "smollm2"),
                    "lens": ("logit-lens", "smollm2"), "rank": ("ablation", "minilm")}[kind]  # fmt: skip
@@ -151,6 +168,116 @@ async def heavy_action(v: Visitor, kind: str) -> None:
             await press(v, "ablation.rank")
 
 
+LAYER_FILE = Path("/tmp/flood_largest_layer.json")
+OPENED = "Opened the example from the file"
+
+
+def largest_layer_file() -> bytes:
+    """The largest file the app writes and opens: SmolLM2's last layer at 64 tokens with every cell a random
+    float64 (43 MB; benchmarks/real_files.py), made once and kept in /tmp."""
+    if not LAYER_FILE.exists():
+        import numpy as np
+
+        sys.path.insert(0, str(ROOT))
+        from explorer.model import bridge
+        from explorer.model import example as exm
+        from explorer.model.example import MATRIX_NAMES, Example
+        from explorer.sharing.json_file import to_json
+
+        ex = Example(sentence=" ".join(["word"] * 80)).with_(**bridge.settings_of("smollm2", 29))
+        ex = ex.with_(**exm.default_matrices(ex, exm.tokens_for(ex)[0]))
+        rng = np.random.default_rng(7)
+        mats = {n: getattr(ex, n) for n in MATRIX_NAMES}
+        ex = ex.with_(**{n: rng.random(m.shape) < 0.5 if m.dtype == bool else rng.normal(size=m.shape)
+                         for n, m in mats.items()})  # fmt: skip
+        LAYER_FILE.write_text(to_json(ex), encoding="utf-8")
+    return LAYER_FILE.read_bytes()
+
+
+class Uploader(Visitor):
+    """A visitor who opens "Share and export" and gives "Open an example (JSON)" a file, as a browser does:
+    the upload URLs asked for over the WebSocket, the file PUT there (with the XSRF token), then the rerun
+    that carries the uploader's new state."""
+
+    session_id = ""
+    cookie = ""  # the proxy's stickiness cookie, if any: the PUT must reach this session's replica
+
+    def read(self, msgs: list, check: bool) -> None:
+        super().read(msgs, check)
+        for fm in msgs:
+            kind = fm.WhichOneof("type")
+            if kind == "new_session" and fm.new_session.initialize.session_id:
+                self.session_id = fm.new_session.initialize.session_id
+            elif kind == "delta" and fm.delta.WhichOneof("type") == "add_block":
+                box = fm.delta.add_block
+                if box.WhichOneof("type") == "expandable" and box.expandable.id.endswith("share.panel"):
+                    self.widgets["share.panel"] = box.expandable.id
+            elif kind == "delta" and fm.delta.WhichOneof("type") == "new_element":
+                el = fm.delta.new_element
+                if el.WhichOneof("type") == "file_uploader":
+                    self.widgets["upload"] = el.file_uploader.id
+
+    async def upload(self, data: bytes, name: str = "layer.json") -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+        from streamlit.web.server.starlette.starlette_app_utils import generate_xsrf_token_string
+
+        if "upload" not in self.widgets:  # the panel's contents are drawn once it is open
+            await self.rerun(widgets=[self.widget("share.panel", bool_value=True)], check=False)
+        ask = BackMsg()
+        ask.file_urls_request.request_id = f"u{self.sid}-{time.monotonic_ns()}"
+        ask.file_urls_request.file_names.append(name)
+        ask.file_urls_request.session_id = self.session_id
+        await self.ws.send(ask.SerializeToString())
+        while True:
+            fm = ForwardMsg()
+            fm.ParseFromString(await asyncio.wait_for(self.ws.recv(), load_test.RUN_TIMEOUT))
+            if fm.WhichOneof("type") == "file_urls_response":
+                urls = fm.file_urls_response.file_urls[0]
+                break
+        token = generate_xsrf_token_string()
+        boundary = f"flood{time.monotonic_ns()}"
+        body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\n"
+                "Content-Type: application/json\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()  # fmt: skip
+        base = self.url.replace("ws://", "http://").split("/_stcore")[0]
+        headers = {"Content-Type": f"multipart/form-data; boundary={boundary}", "X-Xsrftoken": token,
+                   "Cookie": "; ".join(c for c in (f"_streamlit_xsrf={token}", self.cookie) if c)}  # fmt: skip
+        request = urllib.request.Request(base + urls.upload_url, data=body, headers=headers, method="PUT")
+        await asyncio.to_thread(lambda: urllib.request.urlopen(request, timeout=120).read())
+        info = UploadedFileInfo(name=name, size=len(data), file_id=urls.file_id, file_urls=urls)
+        state = self.widget("upload")
+        state.file_uploader_state_value.uploaded_file_info.append(info)
+        said = [fm.delta.new_element.alert.body for fm in await self.rerun(widgets=[state], check=False)
+                if fm.WhichOneof("type") == "delta" and fm.delta.new_element.WhichOneof("type") == "alert"]  # fmt: skip
+        if not any(OPENED in body for body in said):
+            self.fail(f"the file was not opened: {said[:2]}")
+
+
+async def uploader(url: str, report: load_test.Report, stop: asyncio.Event, sid: int) -> int:
+    """A visitor who opens the largest layer file again and again (module doc)."""
+    data, sent = await asyncio.to_thread(largest_layer_file), 0
+    async with dial(url) as ws:
+        v = Uploader(100 + sid, url, report, [])
+        v.cookie = sticky_cookie(ws)
+        await v.open(ws, "scores")
+        while not stop.is_set():
+            try:
+                await v.upload(data)
+            except (KeyError, TimeoutError, OSError) as exc:  # the uploader not drawn, the PUT refused
+                report.fail(f"upload: {exc!r}")
+                await asyncio.sleep(1.0)
+            sent += 1
+    return sent
+
+
+def sticky_cookie(ws) -> str:  # noqa: ANN001 - a websockets connection
+    """The proxy's stickiness cookie set on the WebSocket's handshake ("r1=..."), or "" without a proxy."""
+    for key, value in ws.response.headers.raw_items():
+        if key.lower() == "set-cookie":
+            return value.split(";", 1)[0]
+    return ""
+
+
 def pss_mb(pid: int) -> float:
     """A process's proportional share of the memory it holds (shared pages, such as SmolLM2's memory-mapped
     weights in every process, split among the processes holding them), MB."""
@@ -159,6 +286,27 @@ def pss_mb(pid: int) -> float:
             if line.startswith("Pss:"):
                 return int(line.split()[1]) / 1024
     return 0.0
+
+
+def tree_detail(pid: int) -> str:
+    """Each process under `pid` that holds more than 20 MB (PSS): its program and MB, largest first."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                words = [w.decode(errors="replace") for w in f.read().split(b"\0") if w]
+            name = next((w.rsplit(".", 1)[-1] for w in words if w.startswith("explorer.")), "")
+            name = name or (
+                "streamlit" if "streamlit" in words else os.path.basename(words[0]) if words else "?"
+            )
+            found.append((pss_mb(p), name))
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return ", ".join(f"{name} {mb:.0f}" for mb, name in sorted(found, reverse=True) if mb > 20)
 
 
 def tree_rss_mb(pid: int) -> float:
@@ -196,19 +344,39 @@ class TreeRss:
         self._task.cancel()
 
 
+def serve(options: str, port: int, log: Path) -> subprocess.Popen:
+    """scripts/serve.sh with `options` (e.g. "--replicas 2 --workers 2") on `port`, once it says it serves."""
+    cmd = ["bash", "scripts/serve.sh", "--port", str(port), "--address", "127.0.0.1", *shlex.split(options)]
+    with log.open("wb") as out:
+        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 300
+    while "serving http" not in log.read_text(errors="replace"):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.terminate()
+            raise RuntimeError(f"scripts/serve.sh did not start: {log.read_text(errors='replace')[-1500:]}")
+        time.sleep(0.2)
+    return proc
+
+
 async def kinds_run(a: argparse.Namespace) -> int:
     """The quiet student alone, then beside --flooders visitors of each kind; one table."""
     kinds = [k.strip() for k in a.kinds.split(",") if k.strip()]
     port = warm_start.free_port()
-    proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_kinds_server.log"))
+    if a.serve:
+        proc = serve(a.serve, port, Path("/tmp/flood_kinds_serve.log"))
+    else:
+        proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_kinds_server.log"))
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     load0, rows, errors = os.getloadavg(), [], 0
     try:
         await quiet(url, load_test.Report(1, 0), time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
         idle = tree_rss_mb(proc.pid)
-        alone_report = load_test.Report(1, a.duration)
-        alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think))
+        print(f"idle, MB: {tree_detail(proc.pid)}", flush=True)
         for kind in kinds:
+            # The student alone right before each phase: a shared machine's load moves within minutes.
+            alone = await quiet(
+                url, load_test.Report(1, a.duration), time.time() + a.duration, tuple(a.think)
+            )
             mine = list(KINDS) if kind == "mix" else [kind]
             flood_report, quiet_report = (
                 load_test.Report(a.flooders, a.duration),
@@ -227,26 +395,30 @@ async def kinds_run(a: argparse.Namespace) -> int:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 sent = flood_report.reruns
+            await asyncio.sleep(a.settle)  # every visitor gone: what the server gives back meanwhile
+            after = tree_rss_mb(proc.pid)
+            print(
+                f"{kind}: {a.settle:.0f} s after the visitors left, MB: {tree_detail(proc.pid)}", flush=True
+            )
             ratios = [summary(beside[p])["p90"] / summary(alone[p])["p90"] for p in ("scores", "next-token")]
+            ratios += [summary(alone[p])["p90"] for p in ("scores", "next-token")]
             errors += flood_report.errors + quiet_report.errors
-            rows.append((kind, ratios, rss.peak, sent, flood_report.errors + quiet_report.errors,
+            rows.append((kind, ratios, rss.peak, after, sent, flood_report.errors + quiet_report.errors,
                          flood_report.error_samples[:1] + quiet_report.error_samples[:1], os.getloadavg()[0]))  # fmt: skip
             print(f"{kind}: done, load {os.getloadavg()[0]:.1f}", flush=True)
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
-    s, n = summary(alone["scores"]), summary(alone["next-token"])
-    print(f"flood --kinds: {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s each phase; "
-          f"the quiet student alone: /scores p90 {s['p90']:.0f} ms, /next-token p90 {n['p90']:.0f} ms; server with "
-          f"its workers idle {idle:.0f} MB (PSS)")  # fmt: skip
-    print(
-        "| visitors each ... | /scores p90 | /next-token p90 | memory peak (server + workers, PSS) | reruns | errors | load |"
-    )
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for kind, (rs, rn), peak, sent, errs, samples, load in rows:
-        print(
-            f"| {a.flooders} x {kind} | x{rs:.2f} | x{rn:.2f} | {peak:.0f} MB | {sent} | {errs} {samples} | {load:.1f} |"
-        )
+        proc.wait(timeout=60)
+    where = f"scripts/serve.sh {a.serve}" if a.serve else "streamlit run server.py (the local pool)"
+    print(f"flood --kinds: {where}; {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s "
+          f"each phase, the quiet student alone for as long right before each; server with its workers idle "
+          f"{idle:.0f} MB (PSS)")  # fmt: skip
+    print(f"| visitors each ... | /scores p90 | /next-token p90 | alone: /scores, /next-token p90 | memory peak "
+          f"(server + workers, PSS) | {a.settle:.0f} s after they left, over idle | reruns | errors | load |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for kind, (rs, rn, s_ms, n_ms), peak, after, sent, errs, samples, load in rows:
+        print(f"| {a.flooders} x {kind} | x{rs:.2f} | x{rn:.2f} | {s_ms:.0f}, {n_ms:.0f} ms | {peak:.0f} MB | "
+              f"{after - idle:+.0f} MB | {sent} | {errs} {samples} | {load:.1f} |")  # fmt: skip
     load1 = os.getloadavg()
     print(f"load average (1, 5, 15 min): start {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}, "
           f"end {load1[0]:.2f} {load1[1]:.2f} {load1[2]:.2f} (a shared machine: compare ratios within one run)")  # fmt: skip
@@ -354,8 +526,12 @@ def main() -> int:
         "--head-start", type=float, default=20.0, help="seconds of flood before the quiet student"
     )
     ap.add_argument(
-        "--kinds", default="", help="induction,patching,lens,rank,mix: one table of them (module doc)"
+        "--kinds", default="", help="induction,patching,lens,rank,upload,mix: one table of them (module doc)"
     )
+    ap.add_argument("--serve", default="", help='with --kinds: through scripts/serve.sh with these options, '
+                    'e.g. "--replicas 2 --workers 2" (Redis), instead of one server.py')  # fmt: skip
+    ap.add_argument("--settle", type=float, default=30.0, help="with --kinds: seconds after the visitors left "
+                    "before the memory is read again")  # fmt: skip
     a = ap.parse_args()
     return asyncio.run(kinds_run(a) if a.kinds else main_async(a))
 

@@ -8,11 +8,14 @@
 #   bash scripts/serve.sh --replicas 3 -- --server.maxUploadSize 3   # after --: more options for streamlit
 #   bash scripts/serve.sh --replicas 2 --workers 2          # heavy work through Redis, in 2 workers (+ short lane)
 #
+# With two replicas or more this script also starts redis-server (Debian's package) on a free localhost port,
+# as its child: a class (its code, the teacher's screen, the answers) lives there, where every replica reads
+# it, so a replica that dies loses no answer and its students rejoin on another (explorer/classroom/).
 # Heavy work (a real model's new sentence, the analyses) runs in worker processes: without --workers, each
 # replica starts its own pool (explorer/compute/jobs/local.py); with --workers M, this script also starts
-# redis-server (Debian's package) on a free localhost port and M workers of the job queue on it, and one for
-# the short lane (explorer/compute/jobs/rq_queue.py), as its children; the replicas share those workers and
-# their results (Redis bounded by --redis-mb, 256 by default, least recently used results dropped first).
+# M workers of the job queue on that Redis, and one for the short lane (explorer/compute/jobs/rq_queue.py),
+# as its children; the replicas share those workers and their results (Redis bounded by --redis-mb, 256 by
+# default, least recently used results dropped first).
 #
 # Each session sticks to one replica (HAProxy's cookie, as a student's state lives in that process); when a
 # replica dies or hangs (HAProxy's checks take a hung one out within 3.5 s and cut its sessions:
@@ -49,7 +52,7 @@ while [ $# -gt 0 ]; do
     --address) ADDRESS=${2:-}; shift 2 ;;
     --log) LOG=${2:-}; shift 2 ;;
     --no-restart) RESTART=0; shift ;;
-    -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; EXTRA=("$@"); break ;;
     *) die "unknown argument $1 (see --help)" ;;
   esac
@@ -115,8 +118,9 @@ replica() {
   done
 }
 
-# With --workers: redis-server and the queue's workers, before the replicas (which send their jobs there).
-if [ "$WORKERS" -gt 0 ]; then
+# With two replicas or more, or --workers: redis-server, where every replica finds the class (its code, the
+# teacher's screen, the answers: a replica that dies loses none of it) and, with --workers, the job queue.
+if [ "$WORKERS" -gt 0 ] || [ "$REPLICAS" -ge 2 ]; then
   command -v redis-server >/dev/null 2>&1 \
     || die "redis-server is not installed: on Debian or Ubuntu, apt-get install -y redis-server (as root)"
   REDIS_PORT=${PORTS[$REPLICAS]}
@@ -124,8 +128,8 @@ if [ "$WORKERS" -gt 0 ]; then
     --maxmemory "${REDIS_MB}mb" --maxmemory-policy volatile-lru >>"$RUN/redis.log" 2>&1 &
   CHILDREN+=($!)
   echo "redis pid $! port $REDIS_PORT"
-  export ATTENTION_EXPLORER_JOBS=redis ATTENTION_EXPLORER_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
-  export ATTENTION_EXPLORER_CLASSES=redis  # a class (code, the teacher's screen, answers) lives there too
+  export ATTENTION_EXPLORER_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+  export ATTENTION_EXPLORER_CLASSES=redis  # a class (code, the teacher's screen, answers) lives there
   "$PY" - <<'EOF' || die "redis-server did not answer in 30 s (log: $RUN/redis.log)"
 import os, time, redis
 r, deadline = redis.Redis.from_url(os.environ["ATTENTION_EXPLORER_REDIS_URL"]), time.monotonic() + 30
@@ -138,6 +142,9 @@ while True:
             raise SystemExit(1)
         time.sleep(0.1)
 EOF
+fi
+if [ "$WORKERS" -gt 0 ]; then
+  export ATTENTION_EXPLORER_JOBS=redis
   # One worker of the queue, started again when it exits (as a replica is); "--short": the short lane's.
   worker() {
     local name=$1 pid=""

@@ -65,6 +65,32 @@ class _Ticket:
         return 0.0 < self.cost <= SHORT_S
 
 
+class UseLedger:
+    """Each visitor's seconds of use, every second counting half as much HALF_LIFE_S after it was counted: who
+    used a shared resource most lately, with old use fading. Not locked: its owner (Pool, Gate) reads and adds
+    under its own lock. A visitor whose use has faded below a millisecond is dropped, so the table stays small."""
+
+    def __init__(self, clock: Callable[[], float], half_life: float = HALF_LIFE_S) -> None:
+        self._clock = clock
+        self._half_life = half_life
+        self._seconds: dict[Hashable, tuple[float, float]] = {}  # who -> (seconds of use, when counted)
+
+    def __call__(self, who: Hashable) -> float:
+        """`who`'s seconds of use, each halved every half-life since it was counted."""
+        seconds, at = self._seconds.get(who, (0.0, 0.0))
+        return seconds * math.exp2(-(self._clock() - at) / self._half_life) if seconds else 0.0
+
+    def add(self, who: Hashable, seconds: float) -> None:
+        """Count `seconds` more of `who`'s use, now; forget the visitors long gone."""
+        self._seconds[who] = (self(who) + seconds, self._clock())
+        for gone in [w for w in self._seconds if self(w) < 1e-3]:
+            del self._seconds[gone]
+
+    def visitors(self) -> set[Hashable]:
+        """The visitors whose use still counts."""
+        return set(self._seconds)
+
+
 class Pool:
     """At most `slots` holders at once; of the waiting, the visitor with the least recent use goes first."""
 
@@ -75,22 +101,18 @@ class Pool:
         self._running = 0
         self._short_running = 0  # 0 or 1: the short lane in use
         self._waiting: list[_Ticket] = []
-        self._used: dict[Hashable, tuple[float, float]] = {}  # who -> (seconds of use, when counted)
+        self.use = UseLedger(clock)  # seconds of heavy work
         self._seq = itertools.count()
 
     def used(self, who: Hashable) -> float:
         """`who`'s seconds of heavy work, each halved every HALF_LIFE_S since it was done."""
         with self._cond:
-            return self._decayed(who)
-
-    def _decayed(self, who: Hashable) -> float:
-        seconds, at = self._used.get(who, (0.0, 0.0))
-        return seconds * math.exp2(-(self._clock() - at) / HALF_LIFE_S) if seconds else 0.0
+            return self.use(who)
 
     def _order(self) -> list[_Ticket]:
         """The waiting in the order they go: least use lately plus the cost of the request first (a short
         sentence of a quiet student before a long one of a busy classmate), then the first comer."""
-        return sorted(self._waiting, key=lambda t: (self._decayed(t.who) + t.cost, t.seq))
+        return sorted(self._waiting, key=lambda t: (self.use(t.who) + t.cost, t.seq))
 
     def ahead(self, ticket: _Ticket) -> int:
         """Requests before `ticket`: the waiting that go first, and the running when every slot is taken (for a
@@ -158,18 +180,10 @@ class Pool:
                         self._short_running -= 1
                     else:
                         self._running -= 1
-                    now = self._clock()
-                    self._used[who] = (self._decayed(who) + now - started, now)
-                    self._forget(now)
+                    self.use.add(who, self._clock() - started)
                 elif ticket in self._waiting:
                     self._waiting.remove(ticket)
                 self._cond.notify_all()
-
-    def _forget(self, now: float) -> None:
-        """Drop the use of visitors long gone (below a millisecond), so the table stays small."""
-        stale = [who for who in self._used if self._decayed(who) < 1e-3]
-        for who in stale:
-            del self._used[who]
 
 
 POOL = Pool(slots())
@@ -229,7 +243,7 @@ class Gate:
         self._cond = threading.Condition()
         self._queue: list[tuple[bool, int, Hashable, object]] = []  # (not first, seq, who, token) waiting
         self._held: dict[object, tuple[float, Hashable, float]] = {}  # token -> (since, who, asked at)
-        self._used: dict[Hashable, tuple[float, float]] = {}  # who -> (seconds of use, when counted)
+        self.use = UseLedger(clock)  # seconds with a run waiting or holding a turn
         self._seq = itertools.count()
 
     def _busy(self) -> int:
@@ -239,15 +253,11 @@ class Gate:
     def used(self, who: Hashable) -> float:
         """`who`'s seconds with a run waiting or holding a turn, each halved every HALF_LIFE_S since."""
         with self._cond:
-            return self._decayed(who)
-
-    def _decayed(self, who: Hashable) -> float:
-        seconds, at = self._used.get(who, (0.0, 0.0))
-        return seconds * math.exp2(-(self._clock() - at) / HALF_LIFE_S) if seconds else 0.0
+            return self.use(who)
 
     def _next(self) -> object:
         """Under the lock: the token of the waiting run that goes next (class doc)."""
-        return min(self._queue, key=lambda t: (t[0], self._decayed(t[2]), t[1]))[3]
+        return min(self._queue, key=lambda t: (t[0], self.use(t[2]), t[1]))[3]
 
     def take(self, first: bool = False, who: Hashable = None) -> object:
         """Wait for a turn for visitor `who` (`first`: before every other visitor, a run coming back to it);
@@ -271,10 +281,7 @@ class Gate:
         with self._cond:
             _, who, asked = self._held.pop(token, (0.0, None, self._clock()))
             if who is not None:
-                now = self._clock()
-                self._used[who] = (self._decayed(who) + max(0.0, now - asked), now)
-                for w in [w for w in self._used if self._decayed(w) < 1e-3]:
-                    del self._used[w]  # visitors long gone: the table stays small
+                self.use.add(who, max(0.0, self._clock() - asked))
             self._cond.notify_all()
 
     def info(self) -> dict[str, int]:

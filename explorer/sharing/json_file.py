@@ -27,6 +27,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer import i18n
+from explorer.i18n import _
 from explorer.model import example as exm
 from explorer.model import layer as layers
 from explorer.model import settings_table as table
@@ -40,7 +42,6 @@ from explorer.sharing.values import (
     VALUE_LIMIT,
     ShareError,
     check_setting,
-    clause,
     cut_sentence,
     expected_shapes,
     layer_settings,
@@ -102,16 +103,17 @@ def to_json(ex: Example, draws: Mapping[str, int] | None = None) -> str:
 
 def refusal(reason: ShareError) -> str:
     """What the person reads when a file is refused: the reason, and that nothing was changed."""
-    return f"That file could not be opened: {clause(reason)}. Nothing was changed."
+    return _("That file could not be opened: {problem} Nothing was changed.", problem=reason)
 
 
 def _reject_constant(name: str) -> float:
-    raise ShareError(f"it contains {name}, which is not a number a matrix can hold")
+    raise ShareError(_("The file contains {name}, which is not a number a matrix can hold.", name=name))
 
 
 def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_DIGITS:
-        raise ShareError(f"it contains a whole number of {len(digits.lstrip('-')):,} digits")
+        n = len(digits.lstrip("-"))
+        raise ShareError(_("The file contains a whole number of {n} digits.", n=i18n.integer(n)))
     return int(digits)
 
 
@@ -119,7 +121,7 @@ def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
         if key in out:
-            raise ShareError(f"it gives {shown(key)} twice in one object")
+            raise ShareError(_("The file gives {key} twice in one object.", key=shown(key)))
         out[key] = value
     return out
 
@@ -129,13 +131,23 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
     but changed (a sentence cut to the box's length) is said in `messages`."""
     size = len(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     if size > MAX_JSON_BYTES:
-        raise ShareError(f"the file is too large ({size:,} bytes; the limit is {MAX_JSON_BYTES:,})")
+        raise ShareError(
+            _(
+                "The file is too large ({n} bytes; the limit is {limit}).",
+                n=i18n.integer(size),
+                limit=i18n.integer(MAX_JSON_BYTES),
+            )
+        )
     try:
         text = data if isinstance(data, str) else data.decode("utf-8-sig")
         if size > MAX_LIST_JSON_BYTES and text.count(",") > MAX_LIST_ITEMS:
             raise ShareError(
-                f"the file is large ({size:,} bytes) and holds its matrices as lists: the explorer writes "
-                f'lists only up to {MAX_LIST_JSON_BYTES:,} bytes, larger examples in "state"'
+                _(
+                    "The file is large ({n} bytes) and holds its matrices as lists: the explorer writes lists "
+                    'only up to {limit} bytes, larger examples in "state".',
+                    n=i18n.integer(size),
+                    limit=i18n.integer(MAX_LIST_JSON_BYTES),
+                )
             )
         doc = json.loads(
             text, parse_constant=_reject_constant, parse_int=_bounded_int, object_pairs_hook=_no_repeats
@@ -143,19 +155,40 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
     except ShareError:
         raise
     except UnicodeDecodeError:
-        raise ShareError("the file is not UTF-8 text") from None
+        raise ShareError(_("The file is not UTF-8 text.")) from None
     except RecursionError:
-        raise ShareError("the file is nested too deeply") from None
+        raise ShareError(_("The file is nested too deeply.")) from None
     except json.JSONDecodeError as e:
-        raise ShareError(f"the file is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg})") from None
+        raise ShareError(
+            _(
+                "The file is not valid JSON (line {line}, column {column}: {why}).",
+                line=i18n.integer(e.lineno),
+                column=i18n.integer(e.colno),
+                why=e.msg,
+            )
+        ) from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
-        raise ShareError(f'this is not an Attention Explorer file (it needs "format": "{FORMAT}")')
+        raise ShareError(
+            _('This is not an Attention Explorer file (it needs "format": "{format}").', format=FORMAT)
+        )
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise ShareError('the file has no "version" number')
+        raise ShareError(_('The file has no "version" number.'))
     if version != JSON_VERSION:
-        newer = "a newer version of the explorer" if version > JSON_VERSION else "an unknown version"
-        raise ShareError(f"the file is version {version}, from {newer}; this explorer reads version 1")
+        if version > JSON_VERSION:
+            raise ShareError(
+                _(
+                    "The file is version {version}, from a newer version of the explorer; this explorer reads "
+                    "version 1.",
+                    version=str(version),
+                )
+            )
+        raise ShareError(
+            _(
+                "The file is version {version}, an unknown version; this explorer reads version 1.",
+                version=str(version),
+            )
+        )
     ex = _json_settings(doc.get("settings"), [] if messages is None else messages)
     if "state" in doc:
         return _json_state(ex, doc)
@@ -164,10 +197,16 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
     want = expected_shapes(ex)
     listed = doc.get("matrices", {})
     if not isinstance(listed, dict):
-        raise ShareError('"matrices" must be an object: name -> nested lists of numbers')
+        raise ShareError(_('The file\'s "matrices" must be an object: name -> nested lists of numbers.'))
     for name, value in listed.items():
         if name not in MATRIX_NAMES:
-            raise ShareError(f"there is no matrix called {shown(name)} (known: {', '.join(MATRIX_NAMES)})")
+            raise ShareError(
+                _(
+                    "There is no matrix called {name} (known: {known}).",
+                    name=shown(name),
+                    known=", ".join(MATRIX_NAMES),
+                )
+            )
         mats[name] = _json_matrix(name, value, want[name], mats[name].dtype)
     return with_matrices(ex, mats)
 
@@ -176,79 +215,96 @@ def _json_state(ex: Example, doc: dict[str, Any]) -> Example:
     """The matrices written compactly, as a link writes them; "" is nothing edited. The file is refused
     as a whole if any of it cannot be read."""
     if "matrices" in doc or "draws" in doc:
-        raise ShareError('the file has both "state" and "matrices" or "draws"')
+        raise ShareError(_('The file has both "state" and "matrices" or "draws".'))
     blob = doc["state"]
     if not isinstance(blob, str):
-        raise ShareError('"state" must be text (as the s= of a link)')
+        raise ShareError(_('The file\'s "state" must be text (as the s= of a link).'))
     if not blob:
         return with_matrices(ex, seeded(ex))
     try:
         return read_state(blob, ex, limit=MAX_JSON_BYTES, body_limit=MAX_FILE_BODY_BYTES)
     except ShareError as e:
-        raise ShareError(f'its edited matrices ("state") cannot be read: {e}') from None
+        raise ShareError(
+            _('The file\'s edited matrices ("state") cannot be read. {problem}', problem=e)
+        ) from None
 
 
 def _json_settings(settings: object, messages: list[str]) -> Example:
     if not isinstance(settings, dict):
-        raise ShareError('the file has no "settings" object')
+        raise ShareError(_('The file has no "settings" object.'))
     known = table.names()
     unknown = [k for k in settings if k not in known]
     if unknown:
-        raise ShareError(f"unknown setting {shown(unknown[0])} (known: {', '.join(known)})")
+        raise ShareError(
+            _(
+                "The file's settings hold an unknown setting, {name} (known: {known}).",
+                name=shown(unknown[0]),
+                known=", ".join(known),
+            )
+        )
     values: dict[str, Any] = {}
     fixed: dict[str, Any] = {}
     if "real" in settings:  # a real model's layer fixes its sizes and more (the toy: nothing)
-        try:
-            fixed = layer_settings(settings["real"], settings.get("real_layer", 0))
-        except ShareError as e:
-            raise ShareError(f"in the settings, {e}") from None
+        fixed = layer_settings(settings["real"], settings.get("real_layer", 0), file=True)
     for name, value in settings.items():
         if fixed and name in (*table.FIXED_BY_LAYER, "real", "real_layer"):
             continue
-        try:
-            values[name] = check_setting(name, value, from_text=False)
-        except ShareError as e:
-            raise ShareError(f"in the settings, {e}") from None
+        values[name] = check_setting(name, value, from_text=False)
     if "sentence" in values:
         if SURROGATES.search(values["sentence"]):
-            raise ShareError("the sentence holds a broken character (a lone UTF-16 surrogate)")
+            raise ShareError(_("The file's sentence holds a broken character (a lone UTF-16 surrogate)."))
         values["sentence"] = cut_sentence(values["sentence"], messages)
     return Example(**{**fixed, **values})  # the file's mask and window over the layer's
 
 
 def _json_draws(draws: object) -> dict[str, int]:
     if not isinstance(draws, dict):
-        raise ShareError('"draws" must be an object: matrix name -> draw number')
+        raise ShareError(_('The file\'s "draws" must be an object: matrix name -> draw number.'))
     out = {}
     for name, d in draws.items():
         if name not in MATRIX_NAMES or isinstance(d, bool) or not isinstance(d, int) or not 0 <= d <= 0xFFFF:
-            raise ShareError(f'"draws" has a bad entry {shown(name)}: {shown(d)}')
+            raise ShareError(
+                _('The file\'s "draws" has a bad entry {name}: {value}.', name=shown(name), value=shown(d))
+            )
         out[name] = d
     return out
 
 
 def _json_matrix(name: str, value: object, shape: tuple[int, ...], dtype: np.dtype) -> NDArray:
     if not isinstance(value, list):
-        raise ShareError(f"{name} must be nested lists of numbers")
+        raise ShareError(_("The file's {name} must be nested lists of numbers.", name=name))
     try:
         arr = np.array(value, dtype=object)
     except ValueError:
-        raise ShareError(f"{name} has rows of different lengths") from None
+        raise ShareError(_("The file's {name} has rows of different lengths.", name=name)) from None
     if arr.size == 0 and math.prod(shape) == 0:  # no tokens: [] for a (0, d_model) matrix (written as [])
         return np.zeros(shape, dtype=dtype)
     if arr.shape != shape:
-        raise ShareError(f"{name} has shape {arr.shape}, but its settings ask for {shape}")
+        raise ShareError(
+            _(
+                "The file's {name} has shape {shape}, but its settings ask for {want}.",
+                name=name,
+                shape=str(arr.shape),
+                want=str(shape),
+            )
+        )
     cells = arr.reshape(-1).tolist()
     if dtype.kind == "b":
         if not all(isinstance(c, bool) or (type(c) is int and c in (0, 1)) for c in cells):
-            raise ShareError(f"{name} must hold true/false (or 1/0)")
+            raise ShareError(_("The file's {name} must hold true/false (or 1/0).", name=name))
         return np.array(cells, dtype=bool).reshape(shape)
     if not all(isinstance(c, int | float) and not isinstance(c, bool) for c in cells):
-        raise ShareError(f"{name} must hold numbers only")
+        raise ShareError(_("The file's {name} must hold numbers only.", name=name))
     try:
         out = np.array(cells, dtype=np.float64).reshape(shape)
     except OverflowError:
-        raise ShareError(f"{name} holds a number too large for a float") from None
+        raise ShareError(_("The file's {name} holds a number too large for a float.", name=name)) from None
     if not np.all(np.isfinite(out)) or np.any(np.abs(out) > VALUE_LIMIT):
-        raise ShareError(f"{name} holds a value beyond ±{VALUE_LIMIT:g} (too large for the scores)")
+        raise ShareError(
+            _(
+                "The file's {name} holds a value beyond ±{limit} (too large for the scores).",
+                name=name,
+                limit=f"{VALUE_LIMIT:g}",
+            )
+        )
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from explorer.i18n import _
+from explorer.i18n import _, ngettext
 from explorer.lessons import routes
 from explorer.sharing.values import UINT_RE, ShareError, shown, whole_number
 
@@ -45,10 +45,13 @@ def read(params: Mapping[str, str | None]) -> LessonRead:
     if step:
         n = len(route.steps)
         try:
-            out.step = whole_number("lesson's step (step=)", step, 1, n, f" in “{route.title}”", signed=False)
+            why = ngettext("“{lesson}” has {n} step.", "“{lesson}” has {n} steps.", n, lesson=_(route.title))
+            out.step = whole_number(f"{_('lesson step')} (step=)", step, 1, n, why, signed=False)
         except ShareError as e:
             out.step = n if UINT_RE.fullmatch(step) and int(step) > n else 1
-            out.messages.append(f"The link's {e} The lesson opens at step {out.step}.")
+            out.messages.append(
+                f"{e} {_('The lesson opens at step {k}.', k=str(out.step))}"
+            )  # whole sentences
     return out
 
 

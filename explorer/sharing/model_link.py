@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from explorer import i18n
+from explorer.i18n import _
 from explorer.model import models
-from explorer.sharing.values import ShareError, shown, whole_number
+from explorer.sharing.values import ShareError, refused, shown, whole_number
 
 PARAMS = ("model", "layer", "head", "off", "follow", "follow_at", "ind_seed", "ind_len")  # beside sentence=
 MAX_OFF_CHARS = 2000  # the longest off= read: every head of SmolLM2 ("30.9," x 270) is about 1,400
@@ -40,7 +42,7 @@ def format_heads(off: Iterable[tuple[int, int]]) -> str:
 
 
 def _pair(part: str, shape: tuple[int, int]) -> tuple[int, int] | None:
-    layer, _, head = part.partition(".")
+    layer, _dot, head = part.partition(".")
     try:
         lv = whole_number("layer", layer, 1, shape[0], signed=False)
         return lv - 1, whole_number("head", head, 1, shape[1], signed=False) - 1
@@ -83,22 +85,29 @@ def read(
             out.model = raw.lower()
         else:
             was = models.choice(current if current in models.picked_keys() else "toy").title
-            out.messages.append(
-                f"The link's model (model=) must be one of {', '.join(models.picked_keys())}, not {shown(raw)}. "
-                f"Kept {was}."
+            said = refused(
+                "one_of",
+                False,
+                setting=_("model (model=)"),
+                choices=", ".join(models.picked_keys()),
+                value=shown(raw),
             )
+            out.messages.append(f"{said} {_('Kept {value}.', value=_(was))}")  # two sentences
     row = models.choice(models.real_key(out.model or current))
     decoder = models.choice(models.DEFAULT_DECODER)  # the next-word pages show it whatever is picked
     lens = models.LENS_POSITIONS
     seeds, lengths = models.INDUCTION_SEEDS, models.INDUCTION_LENGTHS
-    numbers = (  # name, what it is, bounds (as the link writes it), why, what is kept, 1-based
-        ("layer", "layer", (1, row.shape[0]), f" for {row.engine}", f"layer {min(picked[0], row.shape[0] - 1) + 1}", 1),
-        ("head", "head", (1, row.shape[1]), f" for {row.engine}", f"head {min(picked[1], row.shape[1] - 1) + 1}", 1),
-        ("follow", "followed token", (0, decoder.vocab - 1), f" (a token id of {decoder.engine})",
-         "the page's own choice", 0),
-        ("follow_at", "position", (1, lens), f" (a model reads at most {lens} tokens)", "the page's own choice", 1),
-        ("ind_seed", "induction seed", seeds, "", f"seed {models.INDUCTION_SEED}", 0),
-        ("ind_len", "induction length", lengths, " tokens", f"{models.INDUCTION_LENGTH} tokens", 0),
+    own = _("Kept the page's own choice.")
+    numbers = (  # name, what it is, bounds (as the link writes it), why (a sentence), what is kept, 1-based
+        ("layer", _("layer"), (1, row.shape[0]), _("{model} has layers 1 to {n}.", model=row.engine, n=str(row.shape[0])),
+         _("Kept layer {kept}.", kept=str(min(picked[0], row.shape[0] - 1) + 1)), 1),
+        ("head", _("head"), (1, row.shape[1]), _("{model} has heads 1 to {n} in each layer.", model=row.engine, n=str(row.shape[1])),
+         _("Kept head {kept}.", kept=str(min(picked[1], row.shape[1] - 1) + 1)), 1),
+        ("follow", _("followed token"), (0, decoder.vocab - 1), _("It is a token id of {model}.", model=decoder.engine), own, 0),
+        ("follow_at", _("position"), (1, lens), _("A model reads at most {n} tokens here.", n=str(lens)), own, 1),
+        ("ind_seed", _("induction seed"), seeds, "", _("Kept seed {kept}.", kept=str(models.INDUCTION_SEED)), 0),
+        ("ind_len", _("induction length"), lengths, _("The length is counted in tokens."),
+         _("Kept {n} tokens.", n=str(models.INDUCTION_LENGTH)), 0),
     )  # fmt: skip
     for name, what, (lo, hi), why, kept, base in numbers:
         raw = str(params.get(name) or "")[:40]
@@ -107,7 +116,7 @@ def read(
         try:
             value = whole_number(f"{what} ({name}=)", raw, lo, hi, why, signed=False)
         except ShareError as e:
-            out.messages.append(f"The link's {e} Kept {kept}.")
+            out.messages.append(f"{e} {kept}")  # whole sentences
         else:
             setattr(out, name, value - base)
     raw = str(params.get("off") or "")
@@ -115,16 +124,22 @@ def read(
         off, bad = parse_heads(raw[:MAX_OFF_CHARS], row.shape)
         out.off = off
         if bad or len(raw) > MAX_OFF_CHARS:
-            what = (
-                f"left out {', '.join(shown(b) for b in bad[:5])}{' and more' if len(bad) > 5 else ''}, "
-                "which stay on"
-                if bad
-                else f"read its first {MAX_OFF_CHARS:,} characters only"
-            )
-            out.messages.append(
+            rule = _(
                 "The link's switched-off heads (off=) are written layer.head, e.g. 3.6, with layers 1 to "
-                f"{row.shape[0]} and heads 1 to {row.shape[1]} for {row.engine}: {what}."
+                "{layers} and heads 1 to {heads} for {model}.",
+                layers=str(row.shape[0]),
+                heads=str(row.shape[1]),
+                model=row.engine,
             )
+            left = ", ".join(shown(b) for b in bad[:5])
+            what = (
+                _("Left out {items} and more, which stay on.", items=left)
+                if len(bad) > 5
+                else _("Left out {items}, which stay on.", items=left)
+                if bad
+                else _("Read its first {n} characters only.", n=i18n.integer(MAX_OFF_CHARS))
+            )
+            out.messages.append(f"{rule} {what}")  # two sentences
     return out
 
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from explorer.i18n import _
 from explorer.model import layer as layers
 from explorer.model import settings_table as table
 from explorer.model.example import Example
@@ -61,16 +62,22 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
             if layer_settings(real, "0"):
                 fixed = layer_settings(real, params.get(PARAM_OF["real_layer"]) or "0")
         except ShareError as e:
-            messages.append(f"The link's {e} Opened the toy model instead.")
+            messages.append(_("{problem} Opened the toy model instead.", problem=e))
             changes.update(real=table.row("real").default, real_layer=0)
         if fixed or "real" in changes:
             skip.add("real")  # read above (a model whose layer fixes nothing is read as any setting)
     layer_named = str(params.get(PARAM_OF["real_layer"]) or "0").strip() not in ("0", "")
     if layer_named and not fixed and "real" not in changes:  # the toy model has no layers to name
-        r, layer = PARAM_OF["real"], PARAM_OF["real_layer"]
+        r, layer, label = PARAM_OF["real"], PARAM_OF["real_layer"], LABELS["real_layer"]
         messages.append(
-            f"The link's {LABELS['real_layer']} ({layer}={shown(params[layer])}) needs a real model "
-            f"beside it ({r}=minilm or {r}=smollm2); kept the toy model."
+            _(
+                "The link's {setting} ({param}={value}) needs a real model beside it ({real}=minilm or "
+                "{real}=smollm2); kept the toy model.",
+                setting=_(label),
+                param=layer,
+                value=shown(params[layer]),
+                real=r,
+            )
         )
     for name, param in PARAM_OF.items():
         if (
@@ -86,13 +93,20 @@ def settings_from_params(params: Mapping[str, str], base: Example) -> tuple[Exam
             continue
         if len(raw) > 40:
             messages.append(
-                f"The link's {LABELS[name]} ({param}=) is too long to be a value; kept the default."
+                _(
+                    "The link's {setting} ({param}=) is too long to be a value; kept the default.",
+                    setting=_(LABELS[name]),
+                    param=param,
+                )
             )
             continue
         try:
             changes[name] = check_setting(name, raw, from_text=True)
         except ShareError as e:
-            messages.append(f"The link's {e} Kept {LABELS[name]} = {shown(getattr(base, name))}.")
+            kept = shown(getattr(base, name))
+            messages.append(
+                _("{problem} Kept {setting} = {value}.", problem=e, setting=_(LABELS[name]), value=kept)
+            )
     return replace(base, **{**fixed, **changes}), messages  # the link's mask and window over the layer's
 
 
@@ -107,7 +121,10 @@ def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list
     except ShareError as e:  # a real layer whose model failed to load just now (the toy's never does)
         named = (PARAM_OF["real"], PARAM_OF["real_layer"], STATE_PARAM)
         ex, messages = settings_from_params({k: v for k, v in params.items() if k not in named}, base)
-        return with_matrices(ex, seeded(ex)), [*messages, f"The link's {e} Opened the toy model instead."]
+        return with_matrices(ex, seeded(ex)), [
+            *messages,
+            _("{problem} Opened the toy model instead.", problem=e),
+        ]
 
 
 def _with_link_matrices(

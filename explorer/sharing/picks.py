@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from explorer.sharing.values import UINT_RE, ShareError, shown, whole_number
+from explorer.i18n import N_, _
+from explorer.sharing.values import UINT_RE, ShareError, refused, shown, whole_number
 
 PARAMS = ("h", "q", "k")  # beside the settings: the head shown, the query token, the key token
 MAX_PICK_CHARS = 40  # the characters read of each part: a head or a token is a few digits
@@ -41,26 +42,40 @@ def params(head: int, query: int, key: int) -> dict[str, str]:
     return out
 
 
+# What a message says of a head or a token, for each noun: whole sentences (a translator words each noun's
+# own, "cabeza" and "token" agree differently).
+KEPT = {"head": N_("Kept head {kept}."), "token": N_("Kept token {kept}.")}
+SHOWING = {"head": N_("Showing head {value}."), "token": N_("Showing token {value}.")}
+ASKS = {
+    "head": N_("The link's {setting} asks for head {asked}."),
+    "token": N_("The link's {setting} asks for token {asked}."),
+}
+HAS_ONE = {"head": N_("This example has one head."), "token": N_("This example has one token.")}
+HAS = {
+    "head": N_("This example's heads are {lo} to {hi}."),
+    "token": N_("This example's tokens are {lo} to {hi}."),
+}
+
+
 def _one(raw: str, label: str, bounds: tuple[int, int], noun: str, kept: int) -> tuple[int | None, str]:
     """One pick as the link writes it (a head from 1, a token from 0: `bounds`), as written, and a message (""
     when read as written). A number past the bounds is clamped to them; anything else keeps `kept`."""
     lo, hi = bounds
     text = raw[:MAX_PICK_CHARS]
     # "heads are 1 to 1" reads as a slip: a single head (or token) is said as one
-    has = f"this example has one {noun}" if lo == hi else f"this example's {noun}s are {lo} to {hi}"
+    has = _(HAS_ONE[noun]) if lo == hi else _(HAS[noun], lo=str(lo), hi=str(hi))
+    keep = _(KEPT[noun], kept=str(kept))
     try:  # the reader every link uses: ASCII digits only
-        return whole_number(label, text, lo, hi, f" (this example's {noun}s)", signed=False), ""
+        return whole_number(label, text, lo, hi, signed=False), ""
     except ShareError as e:
         if not UINT_RE.fullmatch(text.strip()):
             if lo == hi:
-                return (
-                    None,
-                    f"The link's {label} must be a whole number, not {shown(text)}: {has}. Kept {noun} {kept}.",
-                )
-            return None, f"The link's {e} Kept {noun} {kept}."
+                return None, f"{refused('whole', False, has, setting=label, value=shown(text))} {keep}"
+            return None, f"{e} {keep}"  # whole sentences
     asked = int(text.strip())
     value = min(max(asked, lo), hi)
-    return value, f"The link's {label} asks for {noun} {asked}, but {has}: showing {noun} {value}."
+    said = _(ASKS[noun], setting=label, asked=str(asked))
+    return value, f"{said} {has} {_(SHOWING[noun], value=str(value))}"
 
 
 def read(
@@ -74,9 +89,9 @@ def read(
     head, query, key = picked
     last = n_tokens - 1
     parts = (  # attribute, parameter, what it is, bounds as written, noun, kept as written, 1-based
-        ("head", "h", "head (h=)", (1, n_heads), "head", head + 1, 1),
-        ("query", "q", "query token (q=)", (0, last), "token", query, 0),
-        ("key", "k", "key token (k=)", (0, last), "token", key, 0),
+        ("head", "h", f"{_('head')} (h=)", (1, n_heads), "head", head + 1, 1),
+        ("query", "q", f"{_('query token')} (q=)", (0, last), "token", query, 0),
+        ("key", "k", f"{_('key token')} (k=)", (0, last), "token", key, 0),
     )
     for name, param, what, bounds, noun, kept, base in parts:
         raw = str(link.get(param) or "")

@@ -22,6 +22,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer import i18n
+from explorer.i18n import _
 from explorer.model import layer as layers
 from explorer.model import seeding
 from explorer.model import settings_table as table
@@ -228,7 +230,9 @@ class _Reader:
 
     def take(self, n: int) -> bytes:
         if n < 0 or self.pos + n > len(self.data):
-            raise ShareError("it ends in the middle of a matrix (it was cut short or altered)")
+            raise ShareError(
+                _("The edited matrices end in the middle of a matrix (they were cut short or altered).")
+            )
         out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
@@ -249,69 +253,110 @@ def _read_values(r: _Reader, code: int, n: int) -> NDArray[np.float64]:
     elif code == _I8:
         v = np.frombuffer(r.take(n), dtype=np.int8)
     else:
-        raise ShareError(f"it uses an unknown value code {code}")
+        raise ShareError(_("The edited matrices use an unknown value code {code}.", code=str(code)))
     v = v.astype(np.float64)
     if not np.all(np.isfinite(v)) or np.any(np.abs(v) > VALUE_LIMIT):
-        raise ShareError(f"it holds a value that is not a finite number up to ±{VALUE_LIMIT:g}")
+        raise ShareError(
+            _(
+                "The edited matrices hold a value that is not a finite number up to ±{limit}.",
+                limit=f"{VALUE_LIMIT:g}",
+            )
+        )
     return v
 
 
 def _decode_body(blob: str, limit: int, body_limit: int) -> bytes:
     if len(blob) > limit:
-        raise ShareError(f"it is too long ({len(blob):,} characters; the limit is {limit:,})")
+        raise ShareError(
+            _(
+                "The edited matrices are too long ({n} characters; the limit is {limit}).",
+                n=i18n.integer(len(blob)),
+                limit=i18n.integer(limit),
+            )
+        )
     version, dot, payload = blob.partition(".")
     if not dot or not re.fullmatch(r"[0-9]{1,4}", version):  # ASCII: "¹".isdigit() is True, int("¹") fails
-        raise ShareError("it does not start with a version number (it should look like 1.…)")
+        raise ShareError(
+            _("The edited matrices do not start with a version number (they should look like 1.…).")
+        )
     if int(version) != LINK_VERSION:
-        newer = int(version) > LINK_VERSION
-        why = "a newer version of the explorer" if newer else "an unknown format"
-        raise ShareError(f"it was written in format {int(version)}, {why}; this explorer reads format 1")
+        if int(version) > LINK_VERSION:
+            raise ShareError(
+                _(
+                    "The edited matrices were written in format {version}, by a newer version of the explorer; "
+                    "this explorer reads format 1.",
+                    version=str(int(version)),
+                )
+            )
+        raise ShareError(
+            _(
+                "The edited matrices were written in format {version}, an unknown format; this explorer reads "
+                "format 1.",
+                version=str(int(version)),
+            )
+        )
     if not re.fullmatch(r"[A-Za-z0-9_-]*", payload):
-        raise ShareError("it contains characters the explorer never writes there")
+        raise ShareError(_("The edited matrices contain characters the explorer never writes there."))
     try:
         raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
     except (binascii.Error, ValueError):
-        raise ShareError("it is not valid base64 (it was cut short or altered)") from None
+        raise ShareError(
+            _("The edited matrices are not valid base64 (they were cut short or altered).")
+        ) from None
     d = zlib.decompressobj()
     try:
         body = d.decompress(raw, body_limit)
     except zlib.error:
-        raise ShareError("it does not decompress (it was cut short or altered)") from None
+        raise ShareError(
+            _("The edited matrices do not decompress (they were cut short or altered).")
+        ) from None
     if d.unconsumed_tail:
-        raise ShareError(f"it expands to more than {body_limit:,} bytes")
+        raise ShareError(_("The edited matrices expand to more than {n} bytes.", n=i18n.integer(body_limit)))
     if not d.eof or d.unused_data:
-        raise ShareError("it is incomplete or has extra data (it was cut short or altered)")
+        raise ShareError(
+            _("The edited matrices are incomplete or have extra data (they were cut short or altered).")
+        )
     return body
 
 
-def _decode(blob: str, ex: Example, limit: int, body_limit: int) -> tuple[dict[str, NDArray], list[str], str]:
+def _decode(
+    blob: str, ex: Example, limit: int, body_limit: int
+) -> tuple[dict[str, NDArray], list[tuple[str, str, str]], str]:
     """The matrices of `blob` over the seeded ones, what did not fit (a matrix of another shape: kept
     seeded) and the damage that stopped the reading ("" when none: the matrices after it stay seeded).
     ShareError when the blob cannot be read at all."""
     mats = seeded(ex)
     want = expected_shapes(ex)
     r = _Reader(_decode_body(blob, limit, body_limit))
-    misfits: list[str] = []
+    misfits: list[tuple[str, str, str]] = []  # a matrix of another shape: its name, its shape, the one wanted
     seen: set[int] = set()
     try:
         while not r.done():
             idx, mode, draw, ndim = r.unpack(_HEAD.format)
             if ndim > 3:
-                raise ShareError(f"a matrix has {ndim} axes")
+                raise ShareError(_("A matrix in the edited matrices has {n} axes.", n=str(ndim)))
             shape = r.unpack(f"<{ndim}I")
             if idx >= len(MATRIX_NAMES) or idx in seen or mode not in (_SEEDED, _SPARSE, _DENSE, _HISTORY):
-                raise ShareError("it lists an unknown or repeated matrix")
+                raise ShareError(_("The edited matrices list an unknown or repeated matrix."))
             seen.add(idx)
             name = MATRIX_NAMES[idx]
             if math.prod(shape) > max(MAX_CELLS, math.prod(want[name])):
-                raise ShareError(f"{name} claims {math.prod(shape):,} cells")
+                raise ShareError(
+                    _("The matrix {name} claims {n} cells.", name=name, n=i18n.integer(math.prod(shape)))
+                )
             value = _read_matrix(r, mode, draw, shape, ex, mats[name], name)
             if tuple(shape) != want[name]:
-                misfits.append(f"{name} has shape {tuple(shape)} but its settings ask for {want[name]}")
+                misfits.append((name, str(tuple(shape)), str(want[name])))
                 continue
             mats[name] = value
-    except (ShareError, struct.error) as e:
+    except ShareError as e:
         return mats, misfits, str(e)
+    except struct.error:
+        return (
+            mats,
+            misfits,
+            _("The edited matrices end in the middle of a matrix (they were cut short or altered)."),
+        )
     return mats, misfits, ""
 
 
@@ -325,11 +370,27 @@ def decode_state(
         mats, misfits, damage = _decode(blob, ex, limit, body_limit)
     except ShareError as e:
         return with_matrices(ex, seeded(ex)), [
-            f"The link's edited matrices could not be read: {e}. Using the seeded ones."
+            _(
+                "The link's edited matrices (s=) could not be read. {problem} Using the seeded ones.",
+                problem=e,
+            )
         ]
-    messages = [f"The link's {m}; using the seeded one." for m in misfits]
+    messages = [
+        _(
+            "The link's {name} has shape {shape}, but its settings ask for {want}: using the seeded one.",
+            name=name,
+            shape=shape,
+            want=want,
+        )
+        for name, shape, want in misfits
+    ]
     if damage:
-        messages.append(f"The link's edited matrices are damaged ({damage}); the rest use the seeded ones.")
+        messages.append(
+            _(
+                "The link's edited matrices (s=) are damaged. {problem} The rest use the seeded ones.",
+                problem=damage,
+            )
+        )
     return with_matrices(ex, mats), messages
 
 
@@ -337,8 +398,18 @@ def read_state(blob: str, ex: Example, limit: int, body_limit: int) -> Example:
     """`ex` with the matrices of `blob`, all of them or none: ShareError (the reason) for any problem. A
     file's "state" is read so: a file is refused as a whole, never opened in part."""
     mats, misfits, damage = _decode(blob, ex, limit, body_limit)
-    if damage or misfits:
-        raise ShareError(damage or misfits[0])
+    if damage:
+        raise ShareError(damage)
+    if misfits:
+        name, shape, want = misfits[0]
+        raise ShareError(
+            _(
+                "The matrix {name} has shape {shape}, but its settings ask for {want}.",
+                name=name,
+                shape=shape,
+                want=want,
+            )
+        )
     return with_matrices(ex, mats)
 
 
@@ -356,14 +427,14 @@ def _read_matrix(
     if mode == _SPARSE:
         (count, code) = r.unpack("<IB")
         if count > size:
-            raise ShareError(f"{name} lists more cells than it has")
+            raise ShareError(_("The matrix {name} lists more cells than it has.", name=name))
         deltas = np.frombuffer(r.take(4 * count), dtype="<u4").astype(np.int64)
         where = np.cumsum(deltas)
         if count and (where[-1] >= size or (count > 1 and np.any(deltas[1:] == 0))):
-            raise ShareError(f"{name} lists a cell outside the matrix")
+            raise ShareError(_("The matrix {name} lists a cell outside itself.", name=name))
         if is_mask:
             if code != _BITS:
-                raise ShareError(f"{name} has the wrong kind of values")
+                raise ShareError(_("The matrix {name} has the wrong kind of values.", name=name))
             out[where] = ~out[where]
         else:
             out[where] = _read_values(r, code, count)
@@ -371,14 +442,14 @@ def _read_matrix(
         (code,) = r.unpack("<B")
         if is_mask:
             if code != _BITS:
-                raise ShareError(f"{name} has the wrong kind of values")
+                raise ShareError(_("The matrix {name} has the wrong kind of values.", name=name))
             out = np.unpackbits(np.frombuffer(r.take((size + 7) // 8), dtype=np.uint8))[:size].astype(bool)
         else:
             out = _read_values(r, code, size)
     elif mode == _HISTORY:
         (code,) = r.unpack("<B")
         if is_mask:
-            raise ShareError(f"{name} has the wrong kind of values")
+            raise ShareError(_("The matrix {name} has the wrong kind of values.", name=name))
         which = np.frombuffer(r.take(2 * size), dtype="<u2").astype(np.int64)
         rest = which == 0
         values = _read_values(r, code, int(rest.sum()))
@@ -387,7 +458,7 @@ def _read_matrix(
                 cand = _earlier(name, ex, draw, j, shape)
                 cells = which == j
                 if cand is None or np.isnan(cand.reshape(-1)[cells]).any():
-                    raise ShareError(f"{name} refers to a size it never had")
+                    raise ShareError(_("The matrix {name} refers to a size it never had.", name=name))
                 out[cells] = cand.reshape(-1)[cells]
             out[rest] = values
     return out.reshape(shape)

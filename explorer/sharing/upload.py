@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 
+from explorer import i18n
 from explorer.compute import jobs
 from explorer.model.example import Example
 from explorer.sharing.json_file import from_json, refusal
@@ -21,16 +22,19 @@ INLINE_BYTES = 1_000_000
 def read(data: bytes) -> tuple[Example | None, list[str], str]:
     """(the example, notes for the visitor, "") from an uploaded file, or (None, [], why it was refused)."""
     if len(data) < INLINE_BYTES:
-        return read_job(data)
+        return read_job(data, i18n.current())
     digest = hashlib.blake2b(data, digest_size=16).hexdigest()  # its bytes are too many to digest by repr
     cost = max(0.01, len(data) / 1e6 / READ_MB_S)
-    return jobs.call(jobs.spec(read_job, data, cost=cost, keep=False, key=f"upload:{digest}"))
+    language = i18n.current()  # a worker knows no session: the notes and the refusal are worded in this one
+    key = f"upload:{digest}:{language}"
+    return jobs.call(jobs.spec(read_job, data, language, cost=cost, keep=False, key=key))
 
 
-def read_job(data: bytes) -> tuple[Example | None, list[str], str]:
-    """The job of ``read``."""
+def read_job(data: bytes, language: str = i18n.SOURCE) -> tuple[Example | None, list[str], str]:
+    """The job of ``read``: its notes and refusal in `language` (the visitor's)."""
     notes: list[str] = []
-    try:
-        return from_json(data, notes), notes, ""
-    except ShareError as exc:
-        return None, [], refusal(exc)
+    with i18n.using(language):
+        try:
+            return from_json(data, notes), notes, ""
+        except ShareError as exc:
+            return None, [], refusal(exc)

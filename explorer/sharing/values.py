@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer import i18n
+from explorer.i18n import N_, _, ngettext
 from explorer.model import example as exm
 from explorer.model import layer as layers
 from explorer.model import models
@@ -70,7 +72,9 @@ FLOAT_RE = re.compile(
 
 
 class ShareError(ValueError):
-    """A link part or a file that cannot be read; the message is meant for the person."""
+    """A link part or a file that cannot be read; the message is meant for the person: one or more whole
+    sentences in the language on screen, each ending in its full stop (a reader says it inside its own
+    sentence, "That file could not be opened: {problem} Nothing was changed.")."""
 
 
 def _from_layers(ex: Example, ask: Any) -> Any:
@@ -80,31 +84,52 @@ def _from_layers(ex: Example, ask: Any) -> Any:
     except ImportError as exc:  # ModelNotInstalledError: its download or its files failed just now
         engine = models.choice(str(ex.real)).engine
         raise ShareError(
-            f"real model (real=) {engine} is not available on this server just now: {exc}"
+            _(
+                "The real model {model} (real=) is not available on this server just now: {why}",
+                model=engine,
+                why=exc,
+            )
         ) from exc
 
 
-def layer_settings(real: object, layer: object) -> dict[str, object]:
+def layer_settings(real: object, layer: object, *, file: bool = False) -> dict[str, object]:
     """The settings a layer named by a link or a file (`real`, `real_layer`) fixes: a real layer's sizes and
     the rest (explorer.model.models.layer_settings: nothing is loaded), none for the toy. ShareError names
-    what is wrong, once, with the bounds of the model named (MiniLM: 0 to 5; SmolLM2: 0 to 29)."""
+    what is wrong, once, with the bounds of the model named (MiniLM: 0 to 5; SmolLM2: 0 to 29), as a link's
+    or as a file's (`file`)."""
     text = isinstance(real, str)  # a link's text, or a file's typed value
-    key = check_setting("real", real, from_text=text, label=f"{table.row('real').label} (real=)")
+    key = check_setting(
+        "real", real, from_text=text, file=file, label=f"{_(table.row('real').label)} (real=)"
+    )
     row = models.choice(str(key))
     n = row.shape[0]
     i = check_setting(
         "real_layer",
         layer,
         from_text=isinstance(layer, str),
+        file=file,
         bounds=(0, n - 1),
-        why=f" ({row.engine or row.title} has {n} layer{'s' if n > 1 else ''}, counted from 0)",
-        label=f"{table.row('real_layer').label} (real_layer=)",
+        why=ngettext(
+            "{model} has {n} layer, counted from 0.",
+            "{model} has {n} layers, counted from 0.",
+            n,
+            model=row.engine or _(row.title),
+        ),
+        label=f"{_(table.row('real_layer').label)} (real_layer=)",
     )
     if models.server_hint(str(key)):
-        raise ShareError(f"real model (real=) {row.engine} is not available on this server.")
+        raise ShareError(
+            _("The real model {model} (real=) is not available on this server.", model=row.engine)
+        )
     why = models.failure(str(key))
     if why:
-        raise ShareError(f"real model (real=) {row.engine} is not available on this server just now: {why}")
+        raise ShareError(
+            _(
+                "The real model {model} (real=) is not available on this server just now: {why}",
+                model=row.engine,
+                why=why,
+            )
+        )
     return layers.of_key(str(key)).settings_of(str(key), int(i))
 
 
@@ -153,13 +178,6 @@ def shown(value: object, limit: int = 60) -> str:
     return text[: limit - 1] + "…" if len(text) > limit else text
 
 
-def clause(message: object) -> str:
-    """A message said inside a longer one ("That file could not be opened: <it>. Nothing was changed."):
-    without its closing full stop, so that no sentence ends in ".."."""
-    text = str(message).rstrip()
-    return text[:-1] if text.endswith(".") else text
-
-
 def number_text(text: str) -> str:
     """A float written exactly and briefly: 10000.0 -> '10000', 0.1 -> '0.1'."""
     s = repr(float(text))
@@ -174,14 +192,72 @@ def cut_sentence(text: str, messages: list[str]) -> str:
     """The sentence as every way in reads it: cut to MAX_SENTENCE_CHARS (with a message), and any lone
     surrogate (a half of a UTF-16 pair, which no UTF-8 text can hold) replaced by U+FFFD (with a message)."""
     if len(text) > MAX_SENTENCE_CHARS:
-        messages.append(f"The sentence had {len(text):,} characters; it was cut to {MAX_SENTENCE_CHARS:,}.")
+        messages.append(
+            _(
+                "The sentence had {n} characters; it was cut to {limit}.",
+                n=i18n.integer(len(text)),
+                limit=i18n.integer(MAX_SENTENCE_CHARS),
+            )
+        )
         text = text[:MAX_SENTENCE_CHARS]
     clean = SURROGATES.sub("\ufffd", text)
     if clean != text:
         messages.append(
-            "The sentence held a broken character (a lone UTF-16 surrogate); it was replaced by �."
+            _("The sentence held a broken character (a lone UTF-16 surrogate); it was replaced by �.")
         )
     return clean
+
+
+# How a reader says a value is refused, in a link (first) and in a file's settings (second): whole sentences,
+# the setting and the value sent as placeholders, so a translator words each one as a whole. A rule's bounds
+# are written as a link and a file write them (no digit groups, a decimal point), whatever the language.
+RULES = {
+    "whole": (
+        N_("The link's {setting} must be a whole number, not {value}."),
+        N_("In the file's settings, {setting} must be a whole number, not {value}."),
+    ),
+    "digits": (
+        N_(
+            "The link's {setting} must be a whole number between {lo} and {hi}, in the digits 0 to 9, not {value}."
+        ),
+        N_("In the file's settings, {setting} must be a whole number between {lo} and {hi}, not {value}."),
+    ),
+    "between": (
+        N_("The link's {setting} must be between {lo} and {hi}, not {value}."),
+        N_("In the file's settings, {setting} must be between {lo} and {hi}, not {value}."),
+    ),
+    "number": (
+        N_("The link's {setting} must be a number, not {value}."),
+        N_("In the file's settings, {setting} must be a number, not {value}."),
+    ),
+    "number_between": (
+        N_("The link's {setting} must be a number between {lo} and {hi}, not {value}."),
+        N_("In the file's settings, {setting} must be a number between {lo} and {hi}, not {value}."),
+    ),
+    "one_of": (
+        N_("The link's {setting} must be one of {choices}, not {value}."),
+        N_("In the file's settings, {setting} must be one of {choices}, not {value}."),
+    ),
+    "text": (
+        N_("The link's {setting} must be text, not {value}."),
+        N_("In the file's settings, {setting} must be text, not {value}."),
+    ),
+    "yes_no": (
+        N_("The link's {setting} must be {yes} or {no}, not {value}."),
+        N_("In the file's settings, {setting} must be {yes} or {no}, not {value}."),
+    ),
+    "true_false": (
+        N_("The link's {setting} must be true or false, not {value}."),
+        N_("In the file's settings, {setting} must be true or false, not {value}."),
+    ),
+}
+
+
+def refused(rule: str, file: bool, why: str = "", **values: object) -> ShareError:
+    """The ShareError of a value a link (or a file's settings, `file`) gives against `rule` (RULES), with
+    `why`, a sentence of its own that says what decides the bounds ("MiniLM has 6 layers, counted from 0.")."""
+    said = _(RULES[rule][file], **{k: v if isinstance(v, str) else str(v) for k, v in values.items()})
+    return ShareError(f"{said} {why}" if why else said)  # two sentences
 
 
 def whole_number(label: str, text: object, lo: int, hi: int, why: str = "", *, signed: bool = True) -> int:
@@ -190,20 +266,19 @@ def whole_number(label: str, text: object, lo: int, hi: int, why: str = "", *, s
 
     Every whole number a link carries is read here (the settings, and the real-model pages' layer=, head=,
     off=, ask= and the rest): "¹", "①" and "٣" pass str.isdigit() (and int() reads "٣" as 3), so they are
-    refused by rule, not by accident. ShareError names `label` and the rule; `why` follows the bounds
-    (" for MiniLM"). An unsigned number (a layer, a head, a token id) says its bounds whatever is wrong.
+    refused by rule, not by accident. ShareError names `label` (in the language on screen) and the rule;
+    `why`, a sentence of its own, follows ("MiniLM has 6 layers."). An unsigned number (a layer, a head, a
+    token id) says its bounds whatever is wrong.
     """
     shown_text = shown(text)
     ok = isinstance(text, str) and (INT_RE if signed else UINT_RE).fullmatch(text.strip())
     if not signed and (not ok or not lo <= int(text.strip()) <= hi):
-        raise ShareError(
-            f"{label} must be a whole number between {lo} and {hi}{why}, in the digits 0 to 9, not {shown_text}."
-        )
+        raise refused("digits", False, why, setting=label, lo=lo, hi=hi, value=shown_text)
     if not ok:
-        raise ShareError(f"{label} must be a whole number, not {shown_text}.")
+        raise refused("whole", False, setting=label, value=shown_text)
     value = int(text.strip())
     if not lo <= value <= hi:
-        raise ShareError(f"{label} must be between {lo} and {hi}{why}, not {value}.")
+        raise refused("between", False, why, setting=label, lo=lo, hi=hi, value=value)
     return value
 
 
@@ -215,46 +290,56 @@ def check_setting(
     bounds: tuple[int, int] | None = None,
     why: str = "",
     label: str = "",
+    file: bool | None = None,
 ) -> Any:
     """The setting's value if it is valid, else ShareError naming the setting, the value and the rule.
 
     from_text: the value comes from a URL (a string: '8', '1', 'causal'); else from JSON (typed).
     bounds: a whole number's bounds where the example decides them (a real model's layer: its own count),
-    and `why`, what decides them (", for MiniLM"), said after them in a message; `label`: how the message
-    names the setting, when not by its row's label.
+    and `why`, a sentence saying what decides them ("MiniLM has 6 layers, counted from 0."); `label`: how
+    the message names the setting, when not by its row's label; `file`: whether a file's settings hold the
+    value (the message says so), by default when it is not text.
     """
+    file = not from_text if file is None else file
     if name not in table.names():
-        raise ShareError(f"there is no setting called {shown(name)}.")
+        raise ShareError(_("There is no setting called {name}.", name=shown(name)))
     row = table.row(name)
-    label, val = label or row.label, shown(value)
+    label, val = label or _(row.label), shown(value)
     if row.kind == "int":
-        return _whole(label, value, bounds or row.bounds, from_text, why)
+        return _whole(label, value, bounds or row.bounds, from_text, why, file)
     if row.kind == "float":
-        return _real(label, value, row.bounds, from_text)
+        return _real(label, value, row.bounds, from_text, file)
     if row.kind == "bool":
-        return _yes_no(label, value, row.words, from_text)
+        return _yes_no(label, value, row.words, from_text, file)
     if row.kind == "choice":
         if not isinstance(value, str) or value not in row.choices:
-            raise ShareError(f"{label} must be one of {', '.join(row.choices)}, not {val}.")
+            raise refused("one_of", file, setting=label, choices=", ".join(row.choices), value=val)
         return value
     if not isinstance(value, str):
-        raise ShareError(f"the {label} must be text, not {val}.")
+        raise refused("text", file, setting=label, value=val)
     return value
 
 
-def _whole(label: str, value: object, bounds: tuple[Any, Any], from_text: bool, why: str) -> int:
+def _whole(label: str, value: object, bounds: tuple[Any, Any], from_text: bool, why: str, file: bool) -> int:
     """A whole-number setting's value within `bounds` (`why` says what decides them), or ShareError."""
     lo, hi = bounds
-    if from_text:
+    if from_text and not file:
         return whole_number(label, value, int(lo), int(hi), why)
+    if (
+        from_text
+    ):  # a file's text where a number belongs ("0" for a layer): read as a link's, said as a file's
+        try:
+            return whole_number(label, value, int(lo), int(hi), why)
+        except ShareError:
+            raise refused("digits", True, why, setting=label, lo=lo, hi=hi, value=shown(value)) from None
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ShareError(f"{label} must be a whole number, not {shown(value)}.")
+        raise refused("whole", file, setting=label, value=shown(value))
     if not lo <= value <= hi:
-        raise ShareError(f"{label} must be between {lo} and {hi}{why}, not {value}.")
+        raise refused("between", file, why, setting=label, lo=lo, hi=hi, value=value)
     return int(value)
 
 
-def _real(label: str, value: object, bounds: tuple[Any, Any], from_text: bool) -> float:
+def _real(label: str, value: object, bounds: tuple[Any, Any], from_text: bool, file: bool) -> float:
     """A number setting's finite value within `bounds` (text from a URL, a number from JSON), or ShareError."""
     lo, hi, val = bounds[0], bounds[1], shown(value)
     if (
@@ -262,19 +347,19 @@ def _real(label: str, value: object, bounds: tuple[Any, Any], from_text: bool) -
         or not isinstance(value, str | int | float)
         or (isinstance(value, str) != from_text)
     ):
-        raise ShareError(f"{label} must be a number, not {val}.")
+        raise refused("number", file, setting=label, value=val)
     if isinstance(value, str) and not FLOAT_RE.fullmatch(value.strip()):
-        raise ShareError(f"{label} must be a number, not {val}.")
+        raise refused("number", file, setting=label, value=val)
     try:
         v = float(value)
     except (ValueError, OverflowError):
-        raise ShareError(f"{label} must be a number, not {val}.") from None
+        raise refused("number", file, setting=label, value=val) from None
     if not math.isfinite(v) or not lo <= v <= hi:
-        raise ShareError(f"{label} must be a number between {lo:g} and {hi:g}, not {val}.")
+        raise refused("number_between", file, setting=label, lo=f"{lo:g}", hi=f"{hi:g}", value=val)
     return v
 
 
-def _yes_no(label: str, value: object, words: tuple[str, str], from_text: bool) -> bool:
+def _yes_no(label: str, value: object, words: tuple[str, str], from_text: bool, file: bool) -> bool:
     """A true/false setting's value: its own words (no, yes) or true/false words from a URL, a bool from JSON."""
     no, yes = words
     if from_text and isinstance(value, str):
@@ -284,8 +369,9 @@ def _yes_no(label: str, value: object, words: tuple[str, str], from_text: bool) 
             return value.lower() in TRUE_WORDS
     elif not from_text and isinstance(value, bool):
         return value
-    rule = f"{yes} or {no}" if words != ("0", "1") and from_text else "true or false"
-    raise ShareError(f"{label} must be {rule}, not {shown(value)}.")
+    if words != ("0", "1") and from_text:
+        raise refused("yes_no", file, setting=label, yes=yes, no=no, value=shown(value))
+    raise refused("true_false", file, setting=label, value=shown(value))
 
 
 def plain_settings(ex: Example) -> dict[str, Any]:

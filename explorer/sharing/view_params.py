@@ -19,8 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from explorer.i18n import N_, _
 from explorer.model import learning
-from explorer.sharing.values import ShareError, shown, whole_number
+from explorer.sharing.values import ShareError, refused, shown, whole_number
 
 MAX_CHARS = 40  # the characters read of each parameter: every value is a word or a few digits
 MAX_POSITION = 100_000  # a position read before its page bounds it (SmolLM2 has 270 heads, 64 tokens)
@@ -38,33 +39,35 @@ class View:
 
     key: str
     param: str
-    label: str
+    label: str  # how messages name it, in English: marked, translated where said (_(view.label))
     default: Any
     values: tuple[Any, ...]
     page: str
 
 
 VIEWS: tuple[View, ...] = (
-    View("head.view", "view", "weights drawn as", "heatmap", ("heatmap", "lines"), "head"),
-    View("head.toy", "toy", "the toy model's head beside it", False, ON_OFF, "head"),
-    View("head.query", "cell_q", "query (row) of the cell", 0, (), "head"),
-    View("head.key", "cell_k", "key (column) of the cell", 0, (), "head"),
-    View("induction.head", "ind_head", "head drawn", None, (), "induction"),
-    View("head.lines.focus", "lines_of", "lines of", "all", FOCUS, "head"),
-    View("lens.log", "log", "logarithmic scale", False, ON_OFF, "logit-lens"),
-    View("model.lines", "lines", "the layer as lines", False, ON_OFF, "model"),
-    View("model.lines_view.focus", "layer_lines_of", "the layer's lines of", "all", FOCUS, "model"),
-    View("why.samples", "samples", "samples per d_k", 2000, (500, 1000, 2000, 5000), "why-scale"),
-    View("why.keys", "keys", "keys per softmax row", 16, (4, 8, 16, 32, 64), "why-scale"),
-    View("rm.temperature", "temp", "temperature", 1.0, TEMPERATURES, "next-token"),
-    View("learn.step", "learn_step", "training step", None, (), "learn"),
+    View("head.view", "view", N_("weights drawn as"), "heatmap", ("heatmap", "lines"), "head"),
+    View("head.toy", "toy", N_("the toy model's head beside it"), False, ON_OFF, "head"),
+    View("head.query", "cell_q", N_("query (row) of the cell"), 0, (), "head"),
+    View("head.key", "cell_k", N_("key (column) of the cell"), 0, (), "head"),
+    View("induction.head", "ind_head", N_("head drawn"), None, (), "induction"),
+    View("head.lines.focus", "lines_of", N_("lines of"), "all", FOCUS, "head"),
+    View("lens.log", "log", N_("logarithmic scale"), False, ON_OFF, "logit-lens"),
+    View("model.lines", "lines", N_("the layer as lines"), False, ON_OFF, "model"),
+    View("model.lines_view.focus", "layer_lines_of", N_("the layer's lines of"), "all", FOCUS, "model"),
+    View("why.samples", "samples", N_("samples per d_k"), 2000, (500, 1000, 2000, 5000), "why-scale"),
+    View("why.keys", "keys", N_("keys per softmax row"), 16, (4, 8, 16, 32, 64), "why-scale"),
+    View("rm.temperature", "temp", N_("temperature"), 1.0, TEMPERATURES, "next-token"),
+    View("learn.step", "learn_step", N_("training step"), None, (), "learn"),
     # "Train it yourself": the settings of a visitor's run (not its weights: the run is made again from them)
-    View("learn.seed", "train_seed", "training seed", 0, (), "learn"),
-    View("learn.lr", "train_lr", "learning rate", learning.LIVE_DEFAULTS["lr"], learning.LIVE_LRS, "learn"),
+    View("learn.seed", "train_seed", N_("training seed"), 0, (), "learn"),
+    View(
+        "learn.lr", "train_lr", N_("learning rate"), learning.LIVE_DEFAULTS["lr"], learning.LIVE_LRS, "learn"
+    ),
     View(
         "learn.heads",
         "train_heads",
-        "heads per layer",
+        N_("heads per layer"),
         learning.LIVE_DEFAULTS["heads"],
         learning.LIVE_HEADS,
         "learn",
@@ -72,12 +75,12 @@ VIEWS: tuple[View, ...] = (
     View(
         "learn.steps",
         "train_steps",
-        "training steps",
+        N_("training steps"),
         learning.LIVE_DEFAULTS["steps"],
         learning.LIVE_STEPS,
         "learn",
     ),  # fmt: skip
-    View("ui.fit_weights", "fit", "weights' colours from min to max", False, ON_OFF, ""),
+    View("ui.fit_weights", "fit", N_("weights' colours from min to max"), False, ON_OFF, ""),
 )
 BY_KEY = {v.key: v for v in VIEWS}
 PARAMS = tuple(v.param for v in VIEWS)
@@ -104,12 +107,14 @@ class ViewsRead:
 def _one(view: View, raw: str) -> Any:
     text = raw[:MAX_CHARS].strip()
     if not view.values:
-        return whole_number(f"{view.label} ({view.param}=)", text, 0, MAX_POSITION, "", signed=False)
+        return whole_number(f"{_(view.label)} ({view.param}=)", text, 0, MAX_POSITION, "", signed=False)
     for value in view.values:
         if text.lower() == text_of(value).lower():
             return value
     said = ", ".join(text_of(v) for v in view.values)
-    raise ShareError(f"{view.label} ({view.param}=) must be one of {said}, not {shown(text)}.")
+    raise refused(
+        "one_of", False, setting=f"{_(view.label)} ({view.param}=)", choices=said, value=shown(text)
+    )
 
 
 def read(params: Mapping[str, str | None]) -> ViewsRead:
@@ -122,8 +127,12 @@ def read(params: Mapping[str, str | None]) -> ViewsRead:
         try:
             out.values[view.key] = _one(view, raw)
         except ShareError as e:
-            kept = "the page's first" if view.default is None else text_of(view.default)
-            out.messages.append(f"The link's {e} Kept {kept}.")
+            kept = (
+                _("Kept the page's first.")
+                if view.default is None
+                else _("Kept {value}.", value=text_of(view.default))
+            )
+            out.messages.append(f"{e} {kept}")  # two sentences
     return out
 
 

@@ -103,9 +103,18 @@ function markNavigation() {
 }
 
 // KaTeX's display formulas scroll sideways when wider than their column: such a one takes the focus, so the
-// arrow keys can scroll it (its MathML is what a screen reader reads).
+// arrow keys can scroll it (its MathML is what a screen reader reads). A formula's width changes with no
+// change to the page's nodes (its font arrives, its column narrows): each formula's box and its content's
+// are watched for that too.
+const watched = new WeakSet();
+const sizes = typeof ResizeObserver === 'function' ? new ResizeObserver(() => soon()) : null;
 function focusableFormulas() {
   document.querySelectorAll('.katex-display').forEach((el) => {
+    if (sizes && !watched.has(el)) {
+      watched.add(el);
+      sizes.observe(el);
+      if (el.firstElementChild) sizes.observe(el.firstElementChild);
+    }
     const scrolls = el.scrollWidth > el.clientWidth || el.scrollHeight > el.clientHeight;
     if (scrolls && el.getAttribute('tabindex') !== '0') el.setAttribute('tabindex', '0');
     if (!scrolls && el.getAttribute('tabindex') === '0') el.removeAttribute('tabindex');
@@ -119,10 +128,17 @@ function fix() {
 }
 
 // Streamlit redraws parts of the page on every run: the fixes are applied again once the page has been
-// quiet for a moment (one check per burst of changes, not one per changed node).
+// quiet for a moment (one check per burst of changes, not one per changed node). <html data-ae-a11y> says
+// whether a check is due ("due") or the page as it stands has been fixed ("done"): an audit waits for "done".
 let due = 0;
 function soon() {
-  if (!due) due = setTimeout(() => { due = 0; fix(); }, 120);
+  if (due) return;
+  document.documentElement.dataset.aeA11y = 'due';
+  due = setTimeout(() => {
+    due = 0;
+    fix();
+    document.documentElement.dataset.aeA11y = 'done';
+  }, 120);
 }
 
 function install() {
@@ -132,6 +148,7 @@ function install() {
   new MutationObserver(soon).observe(document.body, { childList: true, subtree: true });
   window.addEventListener('popstate', soon);
   window.addEventListener('resize', soon);
+  if (document.fonts) document.fonts.addEventListener('loadingdone', soon);
   fix();
 }
 

@@ -56,6 +56,7 @@ def quick_switching() -> None:
 
 
 REFREEZE_EVERY_S = 10.0
+FULL_EVERY_S = 30.0  # at most one whole-process collection (refreeze) this often: it pauses every page
 
 
 def full_collections() -> int:
@@ -66,8 +67,17 @@ def full_collections() -> int:
 
 def refreeze() -> int:
     """Free every unreachable cycle (including frozen ones), then freeze what is alive; full_collections()
-    after it (its own collection counted)."""
+    after it (its own collection counted). It walks every object of the process, holding the GIL: with a
+    class's sessions open, a second or more on a busy machine, every visitor's page waiting meanwhile."""
     gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    return full_collections()
+
+
+def freeze_new() -> int:
+    """Collect what runs made since the last freeze (the frozen objects are not walked), then freeze what of it
+    is alive; full_collections() after it. As cheap as Streamlit's collection after each run."""
     gc.collect()
     gc.freeze()
     return full_collections()
@@ -80,8 +90,11 @@ def keep_collections_short() -> None:
 
     Streamlit collects after every run (`gc.collect(2)`, runner.postScriptGC), holding the GIL. With a class's
     sessions open it walks every session's objects, and takes about as long as the run itself: thirty
-    students opening the link at once would queue behind each other's collections. A frozen object is never walked; garbage frozen in a cycle (a session dropped, what a
-    run was making at the moment of a freeze) waits for the next refreeze, which collects everything first.
+    students opening the link at once would queue behind each other's collections. A frozen object is never
+    walked, by these freezes either (freeze_new); garbage frozen in a cycle (a session dropped, what a run was
+    making at the moment of a freeze) waits for the next whole-process collection (refreeze), made when
+    sessions are let go (bound_memory), at most every FULL_EVERY_S: unfreezing everything every 10 s took a
+    second of GIL each time with twenty real-model sessions open, half the server's CPU (py-spy, flood).
     Streamlit's collection of each run's own garbage stays as it was.
     """
 
@@ -90,7 +103,7 @@ def keep_collections_short() -> None:
         while True:
             time.sleep(REFREEZE_EVERY_S)
             if full_collections() != seen:  # a run since the last look: it may have left objects alive
-                seen = refreeze()
+                seen = freeze_new()
 
     threading.Thread(target=refreeze_forever, name="refreeze", daemon=True).start()
 
@@ -117,10 +130,13 @@ def bound_memory() -> None:
         return
 
     def trim_forever() -> None:
+        owed, last = False, 0.0
         while True:
             time.sleep(TRIM_EVERY_S)
-            if patches.forget_closed_sessions():
+            owed = patches.forget_closed_sessions() > 0 or owed
+            if owed and time.monotonic() - last >= FULL_EVERY_S:
                 refreeze()  # a session's objects refer to each other, and may be frozen: this frees them
+                owed, last = False, time.monotonic()
             trim(0)
 
     threading.Thread(target=trim_forever, name="malloc-trim", daemon=True).start()

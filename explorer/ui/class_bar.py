@@ -12,10 +12,13 @@ import streamlit as st
 from explorer.classroom import store as cs
 from explorer.classroom.store import Question
 from explorer.i18n import _, ngettext
-from explorer.ui import class_keep, class_ui, state
+from explorer.ui import class_keep, class_push, class_ui, state
 from explorer.views.text import literal
 
-POLL_S = 0.5  # how often a class bar reads the store: a move or an answer shows within about this
+POLL_S = 0.5  # how often the teacher's count reads the store: an answer shows within about this
+# A student's page is run again when the teacher moves (explorer.ui.class_push, within a tenth of a second);
+# its own poll is the fallback, should a run be missed.
+FALLBACK_S = 5.0
 BAR = "class-bar"  # the bar's container key (st-key-class-bar on the page)
 # Static CSS (no user text): the bar redraws twice a second; Streamlit's fading of an element being redrawn
 # would make it flicker on the projector.
@@ -49,9 +52,10 @@ def bar() -> None:
     """Above the page, in a class: the teacher's code, students and answers; a student's class, whether they
     follow, and the question to answer. Nothing outside a class.
 
-    What polls the store twice a second is small: the teacher's count (one session a class), and for each
-    student a fragment that draws nothing and reruns the page only when the teacher moved, asked or revealed
-    (`_watch`); the rest of the bar is drawn by the page's run."""
+    What polls the store twice a second is small: the teacher's count (one session a class). A student's
+    page is run again by the process's watcher when the teacher moved, asked or revealed (class_push), and
+    a fragment that draws nothing polls every FALLBACK_S in case (`_watch`); the rest of the bar is drawn by
+    the page's run."""
     class_keep.keep(class_ui.store)  # a teacher's tab: the key kept across a reload, never on the page
     if state.classroom.take_show_code() and state.classroom.teaching() is not None:
         st.html(CODE_CSS)  # outside the dialog: a <style> alone is not drawn inside one
@@ -125,19 +129,13 @@ def _teacher_count() -> None:
 
 def _seen(pulse: cs.Pulse) -> tuple[object, ...]:
     """What makes a student's page change: the teacher's view (while following), the question, its truth."""
-    follows = state.classroom.following()
-    q = pulse.question if follows else None
-    return (
-        pulse.version if follows else None,
-        None if q is None else q.qid,
-        q is not None and q.truth is not None,
-    )
+    return class_push.seen_of(pulse, state.classroom.following())
 
 
-@st.fragment(run_every=POLL_S)
+@st.fragment(run_every=FALLBACK_S)
 def _watch() -> None:
-    """A student's poll: draws nothing; reruns the page when the teacher moved, asked or revealed, or the
-    class ended."""
+    """A student's fallback poll: draws nothing; reruns the page when the teacher moved, asked or revealed,
+    or the class ended, and the watcher has not run it already."""
     got = state.classroom.joined()
     if got is None:
         return
@@ -147,7 +145,7 @@ def _watch() -> None:
     moved = isinstance(pulse, cs.Pulse) and pulse.version != state.classroom.applied()
     if moved and pulse.view and state.classroom.following():  # type: ignore[union-attr]
         view = json.loads(pulse.view)  # type: ignore[union-attr]
-        state.classroom.follow_view(pulse.version, view["page"], view["query"])  # type: ignore[union-attr]
+        state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))  # type: ignore[union-attr]
     if pulse is None or state.classroom.seen() != _seen(pulse):
         st.rerun(scope="app")
 
@@ -157,6 +155,7 @@ def _student_bar() -> None:
     pulse = _pulse(code)
     if pulse is None:
         state.classroom.set_joined(None)
+        class_push.unregister()
         st.info(_("The class has ended. The explorer is yours to explore."), icon=":material/logout:")
         return
     if pulse is False:
@@ -167,9 +166,10 @@ def _student_bar() -> None:
     view = json.loads(pulse.view) if pulse.view else None
     follows = state.classroom.following()
     if follows and view is not None and pulse.version != state.classroom.applied():
-        state.classroom.follow_view(pulse.version, view["page"], view["query"])
+        state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))
         st.rerun(scope="app")  # the run applies the view and opens its page (apply_pending, open_page)
     state.classroom.set_seen(_seen(pulse))
+    class_push.register(code, follows, state.classroom.seen())  # type: ignore[arg-type]
     q = pulse.question if follows else None
     if q is not None and q.truth is not None:
         state.classroom.set_revealed(q.qid)  # a real-model page's question shows its answer (questions.py)
@@ -195,12 +195,15 @@ def _student_bar() -> None:
                 st.button(_("Follow the teacher"), key="class.follow", on_click=class_ui.come_back, type="primary",
                           icon=":material/group:", help=_("Back to the teacher's page; what you changed is "
                           "kept for your next exploring."))  # fmt: skip
-            st.button(
-                _("Leave the class"), key="class.leave", on_click=class_ui.leave, icon=":material/logout:"
-            )
+            st.button(_("Leave the class"), key="class.leave", on_click=_leave, icon=":material/logout:")
         if q is not None:
             _answer_box(code, student, q)
         _watch()
+
+
+def _leave() -> None:
+    class_push.unregister()  # the watcher runs this page no more
+    class_ui.leave()
 
 
 @st.fragment

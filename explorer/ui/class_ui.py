@@ -156,7 +156,14 @@ def publish(url_path: str, address: dict[str, str], *, early: bool = False) -> N
     if got is None:
         return
     params = {k: v for k, v in address.items() if k not in TEACHER_ONLY}
-    view = json.dumps({"page": url_path, "query": links.query_of_params(params), "step": _step(url_path)})
+    view = json.dumps(
+        {
+            "page": url_path,
+            "query": links.query_of_params(params),
+            "step": _step(url_path),
+            "part": _part(url_path),
+        }
+    )
     was = state.classroom.told()
     told = (view, (was[1] if was else None) if early else (None if asked is None else asked.qid))
     if was == told:
@@ -171,6 +178,15 @@ def publish(url_path: str, address: dict[str, str], *, early: bool = False) -> N
         state.say("warning", str(e))
         return
     state.classroom.set_told(told)
+
+
+def _part(url_path: str) -> str | None:
+    """The part of its page the teacher's projector shows (a step's name), None off the step-through or
+    off presenting (the whole page)."""
+    if not state.present():
+        return None
+    i = present.step_index(url_path, st.query_params.get("step"))
+    return None if i is None else present.STEPS[i].name
 
 
 def _step(url_path: str) -> str:
@@ -243,6 +259,22 @@ def join_from_url() -> None:
             pass
     if st.query_params.get("join") and state.classroom.class_code() is None:
         join(str(st.query_params.get("join"))[:40])
+
+
+def catch_up() -> None:
+    """At the start of a run (app.py, before apply_pending): a following student whose page is behind the
+    teacher's takes the teacher's view in this run (the watcher ran it for that: class_push), not in a
+    second one."""
+    got = state.classroom.joined()
+    if got is None or not state.classroom.following():
+        return
+    try:
+        pulse = store().pulse(got[0])
+    except Exception:  # noqa: BLE001 - the store is away for a moment: the class bar says so
+        return
+    if pulse is not None and pulse.view and pulse.version != state.classroom.applied():
+        view = json.loads(pulse.view)
+        state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))
 
 
 def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:

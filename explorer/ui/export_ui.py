@@ -1,37 +1,30 @@
 """The downloads of "Share and export": the example as a notebook and as one offline HTML page.
 
 Each file is made only when its button is pressed (st.download_button with a callable: Streamlit calls it
-when the browser asks for the file), never on a rerun. The callables get plain values, not session state:
-they run outside the script.
+when the browser asks for the file), never on a rerun, and in a worker (explorer.export.files). The callables
+get plain values, not session state: they run outside the script.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import streamlit as st
 
-from attention_core import analysis
 from explorer import i18n
 from explorer.compute import cached as compute
-from explorer.compute import model_compute, pairs, patching
-from explorer.export import experiments as experiments_
-from explorer.export import html, layer_notebook, notebook, qr, walkthrough
+from explorer.export import files, qr
 from explorer.i18n import N_, _
 from explorer.model import models
-from explorer.model import pairs as pm
 from explorer.model.example import Example
 from explorer.model.layer import describe
 from explorer.sharing import url as links
 from explorer.ui import class_ui, model_ui, state
 
-# What a real-model page's experiment was, in plain values (the download runs outside the script, without the
-# session): ("patching", model, clean, corrupt, answer, wrong) or ("minimal-pairs", model, first, second, word,
-# layer); answer, wrong, word None when not picked (the page's defaults).
-Asked = tuple[Any, ...] | None
+Asked = files.Asked
+experiments, notebook_bytes, html_bytes = files.experiments, files.notebook_bytes, files.html_bytes
 
 
 def asked(url_path: str | None) -> Asked:
@@ -47,60 +40,16 @@ def asked(url_path: str | None) -> Asked:
     return None
 
 
-def experiments(what: Asked) -> tuple[experiments_.Experiment, ...]:
-    """The experiment as the exports show it, from the caches the page filled (a sweep not run yet is left
-    out); none when it cannot be made (a model not installed, a pair the page refused)."""
-    if what is None or not what[2] or not what[3] or models.missing(what[1]):
-        return ()
-    name, key, first, second, a, b = what
-    try:
-        if name == "patching":
-            pair = patching.pair(key, first, second, *patching.answers(key, first, second, a, b))
-            sweeps = [
-                patching.sweep(key, first, second, pair.answer, pair.wrong, s) for s in ("resid", "head")
-            ]
-            return (experiments_.patching(pair, *sweeps),)
-        runs = model_compute.run(key, first), model_compute.run(key, second)
-        differ = (
-            analysis.differing(runs[0].tokens, runs[1].tokens) if runs[0].n_tokens == runs[1].n_tokens else ()
-        )
-        word = pm.pick_word(runs[0].tokens, differ, a)
-        return (experiments_.minimal_pair(pairs.shift(key, first, second, word), int(b)),)
-    except ValueError:  # the page says why; the export leaves it out
-        return ()
-
-
-def _walkthrough(
-    ex: Example, query: int, head: int, link: str, what: Asked = None
-) -> walkthrough.Walkthrough:
-    w = walkthrough.from_example(ex, compute.run(ex), query=query, head=head, link=link)
-    return replace(w, experiments=experiments(what))
-
-
-def _walkthrough_notebook(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
-    return notebook.to_bytes(_walkthrough(ex, query, head, link, what))
-
-
-def _layer_notebook(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
-    return layer_notebook.to_bytes(ex, compute.run(ex), head, link)  # the head on screen, its own numbers
-
-
-# Description.notebook -> (what writes the notebook, its button's help)
-NOTEBOOKS = {
-    "walkthrough": (
-        _walkthrough_notebook,
-        N_(
-            "A Jupyter notebook that recomputes every step of this example in plain numpy, with every matrix "
-            "written out; its last cell checks it gets the app's numbers."
-        ),
+# Description.notebook -> its button's help
+NOTEBOOK_HELP = {
+    "walkthrough": N_(
+        "A Jupyter notebook that recomputes every step of this example in plain numpy, with every matrix "
+        "written out; its last cell checks it gets the app's numbers."
     ),
-    "layer": (
-        _layer_notebook,
-        N_(
-            "A Jupyter notebook that recomputes head {head} of this real layer from its own numbers (X, the "
-            "head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it gets the "
-            "app's numbers."
-        ),
+    "layer": N_(
+        "A Jupyter notebook that recomputes head {head} of this real layer from its own numbers (X, the "
+        "head's W_Q, W_K, W_V and biases), and says where they came from; its last cell checks it gets the "
+        "app's numbers."
     ),
 }
 
@@ -110,20 +59,6 @@ def in_language(code: str, make: Callable[..., bytes], *args: Any) -> bytes:
     asks, outside the script run, where no session's language is known."""
     with i18n.using(code):
         return make(*args)
-
-
-def notebook_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
-    return NOTEBOOKS[describe(ex).notebook][0](ex, query, head, link, what)
-
-
-def html_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None) -> bytes:
-    w = _walkthrough(ex, query, head, link, what)
-    shown = describe(ex)
-    if shown.banner:  # say where the numbers come from
-        said = i18n._("{source}: {banner} The formulas are this layer's; every chart shows this layer's own "
-                      "numbers.", source=shown.source, banner=shown.banner)  # fmt: skip
-        w = replace(w, notes=(said, *w.notes))
-    return html.to_bytes(w)
 
 
 def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
@@ -136,18 +71,20 @@ def downloads(ex: Example, link: str, url_path: str | None = None) -> None:
     query, head = state.query(), state.head()
     link = "" if links.too_long(link) else link  # too long to be a link: the files carry the example
     what = asked(url_path)
-    notebook_help = _(NOTEBOOKS[describe(ex).notebook][1], head=head + 1)
-    files = (  # (label, bytes, file name, type, icon, key, help): made only when the button is pressed
-        (_("Download as notebook (.ipynb)"), notebook_bytes, "attention-example.ipynb", "application/x-ipynb+json",
+    notebook_help = _(NOTEBOOK_HELP[describe(ex).notebook], head=head + 1)
+    made = (  # (label, which file, file name, type, icon, key, help): made in a worker when the button is pressed
+        (_("Download as notebook (.ipynb)"), "notebook", "attention-example.ipynb", "application/x-ipynb+json",
          ":material/code:", "share.notebook", notebook_help),
-        (_("Download as a web page (.html)"), html_bytes, "attention-example.html", "text/html",
+        (_("Download as a web page (.html)"), "html", "attention-example.html", "text/html",
          ":material/language:", "share.html", _(HTML_HELP)),
     )  # fmt: skip
     teaching = state.classroom.teaching()  # the teacher's notebook ends with the class's answers
-    for label, make, name, mime, icon, key, help_ in files:
-        made = partial(class_ui.with_answers, teaching, make) if make is notebook_bytes else make
+    code = i18n.current()
+    for label, which, name, mime, icon, key, help_ in made:
+        make = partial(files.make, which, code)
+        make = partial(class_ui.with_answers, teaching, make) if which == "notebook" else make
         st.download_button(
-            label, data=partial(in_language, i18n.current(), made, ex, query, head, link, what),
+            label, data=partial(make, ex, query, head, link, what),
             file_name=name, mime=mime,
             on_click="ignore", icon=icon, width="stretch", key=key, help=help_,
         )  # fmt: skip

@@ -95,7 +95,10 @@ def navigation() -> None:
     """The menu of pages at the top of the sidebar, built from the page table: each section's name, then a
     link per page. It replaces Streamlit's own menu (st.navigation position="hidden"), whose items are list
     items outside any list for assistive technology (axe-core: `list`, `listitem`); a page link is a plain
-    link, and the current page's is marked by explorer/ui/a11y.js (aria-current)."""
+    link, and the current page's is marked by explorer/ui/a11y.js (aria-current). A student following the
+    class has none: the teacher picks the page (Explore on my own brings the menu back)."""
+    if state.classroom.following():
+        return
     with st.sidebar.container(key=NAV):
         lesson_ui.menu()  # the lessons first, the pages below them as a reference
         for section, rows in page_table.sections().items():
@@ -108,25 +111,41 @@ def sidebar(page: page_table.Page | None) -> None:
     """The model's size (controls for the toy, its sizes for a trained model), and the display options."""
     with st.sidebar:
         language_ui.picker()
-        preset_ui.picker()
-        layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
-        _model_size(page)
-        st.divider()
-        _display_options()
-        if state.can_undo():
-            st.button(
-                _("Undo the last change"),
-                on_click=state.undo,
-                key="frame.undo",
-                icon=":material/undo:",
-                help=_("Takes back the last cell edit, reset, re-randomize, preset or imported file."),
-            )
-        share_panel.panel(None if page is None else page.url_path)
-        # The link without presentation mode: students open the example on their laptops.
-        export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
+        if state.classroom.following():
+            _following()
+        else:
+            preset_ui.picker()
+            layer_choice.choice()  # random weights (the arithmetic) or a trained layer (the meaning)
+            _model_size(page)
+            st.divider()
+            _display_options()
+            if state.can_undo():
+                st.button(
+                    _("Undo the last change"),
+                    on_click=state.undo,
+                    key="frame.undo",
+                    icon=":material/undo:",
+                    help=_("Takes back the last cell edit, reset, re-randomize, preset or imported file."),
+                )
+            share_panel.panel(None if page is None else page.url_path)
+            # The link without presentation mode: students open the example on their laptops.
+            export_ui.qr_if_asked(lambda: share_panel.link_for(state.current(), state.draws(), False))
         grid_guard.mount()  # no edit of a data editor lost (explorer/ui/grid_guard.py)
         a11y.mount()  # focus ring, skip link, the menu's landmark (explorer/ui/a11y.js)
         reconnect.mount()  # a tab that moved to another server is rebuilt there (explorer/ui/reconnect.py)
+
+
+def _following() -> None:
+    """A student following the class: the example, the model and the settings are the teacher's (changing
+    them is exploring, the class bar's button); how the charts look stays the student's. A class's every
+    move runs each student's page: the sidebar's other controls are not drawn for nothing."""
+    st.caption(
+        _(
+            "You follow the teacher: the example, the model and their settings are the teacher's. To change "
+            "them, press Explore on my own above the page."
+        )
+    )
+    _look_options()
 
 
 def _model_size(page: page_table.Page | None) -> None:
@@ -309,8 +328,8 @@ def step_controls(current, *, top: bool = False) -> None:  # noqa: ANN001 - the 
     to look at in this step.
     """
     i = present.step_index(current.url_path, st.query_params.get("step"))
-    if not top and state.present():
-        return  # presenting: the controls above the page (and the clicker's keys) are enough
+    if not top and (state.present() or state.classroom.following()):
+        return  # presenting: the controls above the page (and the clicker's keys); following: the teacher's
     if i is None:
         return
     # Presenting, the parts of a page are slides; on a laptop the page shows them all: the links go to pages.

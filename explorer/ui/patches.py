@@ -10,6 +10,7 @@ forget_closed_sessions  Streamlit's store of closed sessions: expired ones are l
 one_run_per_session     runner.fastReruns off whatever the configuration says
 session_turn            the frame's run waits for the session's running one (a script run's stop request)
 asked_to_move_on        whether the running script has been asked to stop or to run again (the same request)
+rerun_session           another session's script run again from the server, as its browser would ask
 """
 
 from __future__ import annotations
@@ -145,3 +146,48 @@ def asked_to_move_on() -> bool:
     requests = None if ctx is None else ctx.script_requests
     state = getattr(requests, "_state", None)
     return state in (ScriptRequestType.STOP, ScriptRequestType.RERUN)
+
+
+# A widget value that is a press (a button, a chat input): sent once by the browser, never replayed.
+_PRESSES = ("trigger_value", "string_trigger_value", "json_trigger_value", "chat_input_value")
+
+
+def rerun_session(session_id: str, page: str = "") -> bool:
+    """Run session `session_id`'s script again, as its browser would ask with the page, address and widget
+    values it sent last (a press is not pressed again); False when no connected session has this id.
+    `page`: the url path of another page to run instead (as a link to it would ask).
+
+    Safe from any thread: the request is made on the server's event loop, where Streamlit makes its own (a
+    source file saved with runOnSave reruns every session the same way). The browser draws the run as it
+    draws one it asked for."""
+    from streamlit import runtime
+
+    if not runtime.exists():
+        return False
+    manager = getattr(runtime.get_instance(), "_session_mgr", None)
+    info = None if manager is None else manager.get_active_session_info(session_id)
+    if info is None:
+        return False
+    session = info.session
+
+    def request() -> None:
+        session.request_rerun(asked_again(session._client_state, page))  # noqa: SLF001 - what it sent last
+
+    session._event_loop.call_soon_threadsafe(request)  # noqa: SLF001 - the session's own loop
+    return True
+
+
+def asked_again(last: Any, page: str = "") -> Any:
+    """A copy of a browser's last request (a ClientState) as a new full run of its page (or of `page`, a url
+    path), its presses (a button, a chat input) left out: what rerun_session asks for."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    sent = ClientState()
+    sent.CopyFrom(last)
+    sent.fragment_id, sent.is_auto_rerun, sent.is_history_navigation = "", False, False
+    kept = [w for w in sent.widget_states.widgets if w.WhichOneof("value") not in _PRESSES]
+    del sent.widget_states.widgets[:]
+    sent.widget_states.widgets.extend(kept)
+    if page:  # a page named by its path (Streamlit finds it as it finds a typed address)
+        sent.page_script_hash, sent.page_name = "", page
+    return sent

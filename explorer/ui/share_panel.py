@@ -13,6 +13,7 @@ import streamlit as st
 
 from explorer import cache, i18n, sharing
 from explorer.compute import jobs
+from explorer.export import files
 from explorer.i18n import N_, _
 from explorer.model import pairs, patching
 from explorer.model.example import MATRIX_NAMES, Example
@@ -176,7 +177,7 @@ def _files(ex: Example, draws: dict[str, int], url_path: str | None) -> None:
     export_ui.downloads(ex, link_for(ex, draws, False), url_path)
     st.download_button(
         _("Download the example (JSON)"),
-        data=partial(sharing.to_json, ex, draws),
+        data=partial(files.json_text, ex, dict(draws)),  # a real layer's made in a worker
         file_name="attention-example.json",
         mime="application/json",
         on_click="ignore",

@@ -54,8 +54,9 @@ def step() -> str | None:
 def shows(*steps: str) -> bool:
     """Whether to draw a part of a page: always, except while presenting a step not among `steps`. While
     presenting, a step fits one 1920 x 1080 screen: its main chart and its controls, nothing else (the
-    rest is one click away with presentation mode off)."""
-    current = step()
+    rest is one click away with presentation mode off). A student following a presenting teacher sees the
+    same part, laid out for a laptop."""
+    current = step() or state.classroom.part_shown(state.page())  # a following student: the teacher's part
     return current is None or current in steps
 
 

@@ -468,11 +468,14 @@ def import_session(upload: bytes | None = None, matrices: dict | None = None) ->
     return at
 
 
-def open_link(params: dict[str, str] | None = None) -> AppTest:
-    """app.py opened from a link (`params`: its query parameters), after its first run."""
+def open_link(params: dict[str, str] | None = None, state: dict[str, object] | None = None) -> AppTest:
+    """app.py opened from a link (`params`: its query parameters; `state`: session values already set), after
+    its first run."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
     for key, value in (params or {}).items():
         at.query_params[key] = value
+    for key, value in (state or {}).items():
+        at.session_state[key] = value
     at.run()
     assert not at.exception, at.exception
     return at

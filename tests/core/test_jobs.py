@@ -254,3 +254,16 @@ def test_a_workers_words_reach_the_page_in_the_visitors_language(pool: local.Loc
         assert jobs.words(seen[-1].message) == "Training: step 4 of 4"
         with pytest.raises(ValueError, match=r"^SmolLM2 has layers 1 to 30; there is no layer 31$"):
             jobs.call(jobs.spec(probe.refuse_in_words, "SmolLM2", 30, 31))
+
+
+def test_an_idle_worker_lets_go_of_its_caches() -> None:
+    from attention_core import pretrained
+    from explorer import cache
+    from explorer.compute.jobs import worker
+
+    store = jobs.RESULTS
+    store.put("held", np.zeros(1000))
+    pretrained.PARTS.put("held", np.zeros(1000), 8000)
+    worker.let_go()
+    assert store.get("held") == (False, None) and cache.held() == 0
+    assert pretrained.PARTS.get("held") is None

@@ -23,6 +23,9 @@ import numpy as np
 import pytest
 from playwright.sync_api import Page
 
+from explorer import i18n
+from explorer.i18n import languages
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "test-output"
 CHROMIUM_ARGS = [
@@ -111,9 +114,15 @@ class Server:
         return "\n".join(lines[-n:])
 
 
+# The languages the browser tests' servers offer: every language with a catalog, whether or not it is offered
+# to visitors by default yet (explorer.i18n.languages.DEFAULT_OFFERED), so a lesson can be run in each.
+LANGUAGES = ",".join(row.code for row in i18n.LANGUAGES if row.code != i18n.PSEUDO)
+
+
 def start_server(name: str, entry: str = "app.py") -> Server:
     """`streamlit run app.py` (or `entry`: server.py) on a free port; returns once /_stcore/health answers "ok"."""
     OUT.mkdir(exist_ok=True)
+    env = {**os.environ, languages.ENV: os.environ.get(languages.ENV, LANGUAGES)}
     for _attempt in range(3):  # a port taken between free_port() and the bind: try another
         port = free_port()
         log = OUT / f"streamlit-{name}.log"
@@ -126,7 +135,7 @@ def start_server(name: str, entry: str = "app.py") -> Server:
             "--browser.gatherUsageStats", "false",
         ]  # fmt: skip
         with log.open("w", encoding="utf-8") as fh:
-            proc = subprocess.Popen(cmd, cwd=ROOT, stdout=fh, stderr=subprocess.STDOUT)
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=fh, stderr=subprocess.STDOUT)
         server = Server(f"http://127.0.0.1:{port}", proc, log)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline and proc.poll() is None:

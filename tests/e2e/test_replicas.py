@@ -4,11 +4,13 @@ Each session sticks to its replica (HAProxy's cookie) through page loads and rer
 (SIGSTOP: HAProxy's checks take it out and cut its sessions) or dies in the middle of a lesson, its sessions
 reconnect to the other one and the page is rebuilt from the address bar,
 which holds the whole example (the sentence, every setting and the edited cells: explorer/ui/frame.py sync_url,
-explorer/sharing). Which replica served what is read from HAProxy's own log (one line per request, the
-browser's user agent captured), never guessed from timing.
+explorer/sharing). A class lives in Redis (serve.sh starts it with two replicas): a replica killed during a
+question loses no answer, and its students' tabs rejoin the class on the other replica as the same students.
+Which replica served what is read from HAProxy's own log (one line per request, the browser's user agent
+captured), never guessed from timing.
 
-Needs Debian's `haproxy` (scripts/test.sh installs it as root, as it installs chromium); without it the
-tests are skipped on a workstation and fail in CI.
+Needs Debian's `haproxy` and `redis-server` (scripts/test.sh installs them as root, as it installs chromium);
+without them the tests are skipped on a workstation and fail in CI.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ def need_haproxy() -> None:
     why = (
         "haproxy is not installed (Debian: apt-get install -y haproxy; bash scripts/test.sh does it as root)"
     )
+    if os.environ.get("CI"):
+        pytest.fail(why)
+    pytest.skip(why)
+
+
+def need_redis() -> None:
+    if shutil.which("redis-server"):
+        return
+    why = "redis-server is not installed (Debian: apt-get install -y redis-server)"
     if os.environ.get("CI"):
         pytest.fail(why)
     pytest.skip(why)
@@ -141,6 +152,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served() -> Iterator[Served]:
     need_haproxy()
+    need_redis()  # serve.sh keeps a class in Redis with two replicas
     srv = Served("replicas", 2, "--no-restart")  # a dead replica stays down: the sessions must move
     yield srv
     srv.stop()
@@ -300,3 +312,80 @@ def test_serve_sh_starts_a_dead_replica_again_and_sigterm_stops_everything() -> 
         assert not Path(f"/proc/{pid}").exists(), f"replica pid {pid} outlived serve.sh"
     with pytest.raises(OSError):  # HAProxy is gone: nothing listens on the class's port
         urllib.request.urlopen(f"{srv.url}/_stcore/health", timeout=5)
+
+
+def class_bar(app: App, text: str) -> None:
+    app.poll(
+        "t => { const b = document.querySelector('.st-key-class-bar'); return !!b && b.innerText.includes(t); }",
+        text,
+        what=f"the class bar to say {text!r}",
+    )
+
+
+def test_a_replica_killed_during_a_question_loses_no_answer_and_its_student_rejoins(browser: Any) -> None:
+    """Two replicas and Redis (serve.sh starts it with two replicas): the teacher asks, a student on the other
+    replica answers, and that replica dies; the student's tab moves to the teacher's replica and is the same
+    student of the class again (its answer still there, counted once) and follows the teacher's next move.
+    The fuller form (-m load) adds a student who stays, and the reveal."""
+    killed_during_a_question(browser, students=1)
+
+
+@pytest.mark.load
+def test_a_replica_killed_during_a_question_with_a_class_that_stays_and_the_reveal(browser: Any) -> None:
+    killed_during_a_question(browser, students=2)
+
+
+def killed_during_a_question(browser: Any, students: int) -> None:
+    need_haproxy()
+    need_redis()
+    srv = Served("class", 2, "--no-restart")  # a dead replica stays down: its students must move
+    try:
+        teacher = tab(browser, srv, "explorer-e2e-teacher")
+        teacher.open("scores", min_charts=0, present="1", step="softmax", ask="7")
+        teacher.page.locator(".st-key-present-class button").click()
+        code = teacher.page.locator(".st-key-class-code").inner_text().strip().replace("-", "")
+        teacher.page.keyboard.press("Escape")
+        tabs = [tab(browser, srv, f"explorer-e2e-student-{i}") for i in range(students)]
+        for s in tabs:
+            s.page.goto(f"{srv.url}/?join={code}", wait_until="commit")
+            class_bar(s, "(head 1)?")  # following the teacher to the question
+        rt = replica_of(teacher)
+        moving = tabs[0]
+        assert replica_of(moving) != rt, (
+            "leastconn sends the first student to the replica without the teacher"
+        )
+        picks = ("cat", "mat")[:students]
+        for s, choice in zip(tabs, picks, strict=True):
+            s.page.locator('[class*="st-key-class-answer-"] label').filter(
+                has_text=re.compile(f"^{choice}$")
+            ).click()
+            s.page.locator(".st-key-class-send button").click()
+            class_bar(s, f"You answered “{choice}”")
+        joined = f"{students} student{'s' if students > 1 else ''} joined. {students} of {students} answered."
+        class_bar(teacher, joined)
+
+        seen = watch(moving, srv, "explorer-e2e-student-0")
+        os.kill(srv.pid(replica_of(moving)), signal.SIGKILL)  # in the middle of the question
+        moving.poll("() => window.__runs > 0", what="a run on the other replica")
+        class_bar(moving, "you follow the teacher")
+        class_bar(moving, "You answered “cat”")  # the same student: its answer is in the class's store
+        assert replica_of(moving) == rt
+        assert {
+            r for r, req in srv.requests("explorer-e2e-student-0")[seen:] if "/_stcore/stream" in req
+        } == {rt}
+        class_bar(teacher, joined)  # no answer lost, nobody counted twice
+
+        teacher.page.locator(".st-key-ui-head").get_by_text("head 2").click()  # the teacher moves on
+        for s in tabs:
+            class_bar(s, "(head 2)?")
+        if students > 1:
+            teacher.page.locator(".st-key-ui-head").get_by_text("head 1").click()
+            class_bar(teacher, f"{students} of {students} answered.")  # head 1's question again: kept
+            teacher.page.locator(".st-key-reveal button").click()
+            class_bar(teacher, "✓ right answer")
+            for s in tabs:
+                s.poll("() => /Right:|The answer is/.test(document.querySelector('.st-key-class-bar').innerText)",
+                       what="the student's result")  # fmt: skip
+        assert teacher.exceptions() == [] and all(s.exceptions() == [] for s in tabs)
+    finally:
+        srv.stop()

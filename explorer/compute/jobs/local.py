@@ -23,6 +23,7 @@ import contextlib
 import itertools
 import math
 import os
+import queue
 import socket
 import subprocess
 import sys
@@ -71,8 +72,21 @@ class _Worker:
         theirs.close()
         self.conn = Connection(mine.detach())
         self.job: _Job | None = None
+        # What goes to the worker is written by a thread of its own, never under the pool's lock: a job's
+        # arguments can be tens of MB (an uploaded layer file), which a worker at a lower priority reads
+        # slowly on a busy machine, and every page asking the pool anything would wait meanwhile.
+        self.outbox: queue.SimpleQueue[tuple[Any, ...] | None] = queue.SimpleQueue()
+        threading.Thread(target=self._write, name="jobs: to a worker", daemon=True).start()
+
+    def _write(self) -> None:
+        while (msg := self.outbox.get()) is not None:
+            try:
+                self.conn.send(msg)
+            except (OSError, ValueError):  # a dead worker: the pool's loop sees its end and replaces it
+                return
 
     def kill(self) -> None:
+        self.outbox.put(None)
         self.proc.kill()
         self.proc.wait()
         self.conn.close()
@@ -258,10 +272,7 @@ class LocalPool:
             self._send(worker, ("run", job.id, job.spec.fn, job.spec.args))
 
     def _send(self, worker: _Worker, msg: tuple[Any, ...]) -> None:
-        try:
-            worker.conn.send(msg)
-        except (OSError, ValueError):  # a dead worker: the loop replaces it
-            self._wake()
+        worker.outbox.put(msg)  # written by the worker's own thread (_Worker._write)
 
     def _wake(self) -> None:
         with contextlib.suppress(OSError):

@@ -9,11 +9,19 @@ OS priority than the web process (NICE), and sends back its progress and its res
 
 A stop is read at the job's next progress report. The worker ends when the web process closes the socket
 (it left or stopped), or after a job when it holds more than $ATTENTION_EXPLORER_WORKER_MB of memory (the web
-process starts a fresh one): a worker's memory stays bounded whatever its jobs left in its caches.
+process starts a fresh one): a worker's memory stays bounded whatever its jobs left in its caches. After each
+job it gives the memory its job freed back to the system, and once no job came for IDLE_S seconds it lets go
+of its caches as well (they serve a class at work, where one job's run feeds the next; RESULTS in the web
+process keeps the results), and ends if it still holds SLACK_MB more than once warm (the web process starts a
+fresh one): a class that left leaves the workers as they started, not 200 MB over each.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import ctypes.util
+import gc
 import os
 import sys
 import traceback
@@ -27,12 +35,39 @@ WARM_ENV = (
 )
 
 
-def rss_mb() -> float:
-    """This process's resident memory (Linux /proc; 0 elsewhere)."""
+IDLE_S = 10.0  # seconds without a job after which a worker lets go of its caches
+# MB of its own memory (RssAnon) over what it held once warm, which an idle worker that let go of its caches
+# may keep; past it, the heap is fragmented by the jobs' arrays and the worker ends (a fresh one replaces it).
+SLACK_MB = 64.0
+
+
+def give_back() -> None:
+    """Free what the last job left unreachable, and hand the free pages of the heap back to the system
+    (glibc's malloc_trim; elsewhere the collection alone): a 43 MB layer file's parse leaves hundreds of MB
+    free in the heap, which glibc keeps for the process otherwise."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim(0)
+
+
+def let_go() -> None:
+    """Empty the process's caches (the explorer's and the engine's; the models' weights stay), then give_back."""
+    from attention_core import pretrained
+    from explorer import cache
+
+    for store in cache.caches():
+        store.clear()
+    pretrained.clear_cache()
+    give_back()
+
+
+def rss_mb(field: str = "VmRSS") -> float:
+    """This process's resident memory (Linux /proc; 0 elsewhere); field "RssAnon": its own, not the pages of
+    files it maps (the models' weights, shared with every process of the machine)."""
     try:
         with open("/proc/self/status") as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
@@ -49,8 +84,16 @@ def serve(conn: Connection) -> None:
 
     pending_stop: set[int] = set()
 
+    idle = False  # caches let go of since the last job
+    warm_mb = rss_mb("RssAnon")
     while True:
         try:
+            if not idle and not conn.poll(IDLE_S):
+                let_go()
+                if rss_mb("RssAnon") > warm_mb + SLACK_MB:
+                    return
+                idle = True
+                continue
             msg = conn.recv()
         except (EOFError, OSError):
             return
@@ -79,6 +122,8 @@ def serve(conn: Connection) -> None:
             traceback.print_exc(file=sys.stderr)
             conn.send(("error", jid, type(exc).__name__, str(exc)[:500]))
         pending_stop.discard(jid)
+        idle = False
+        give_back()
         if rss_mb() > _bound_mb():
             return
 

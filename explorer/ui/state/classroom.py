@@ -37,6 +37,7 @@ _JOINED = "class.joined"  # (code, student id, nickname): this session is a stud
 _FOLLOW = "class.following"  # the student follows the teacher (False: exploring on their own)
 _APPLIED = "class.applied"  # the version of the teacher's view applied last
 _PENDING = "class.pending"  # (page, query): a view to apply at the start of the next run
+_PART = "class.part"  # (page, step name): the part of its page the teacher shows (presenting), or None
 _EXPLORED = "class.explored"  # (page, query): where the student was exploring when they came back
 _ASKED = "class.asked"  # (Question, truth) the teacher's page asks on this run (None: nothing)
 _TOLD = "class.told"  # what the store was last told: (view, qid or None)
@@ -98,10 +99,18 @@ def applied() -> int:
     return int(st.session_state.get(_APPLIED, -1))
 
 
-def follow_view(version: int, page: str, query: str) -> None:
-    """Apply the teacher's view (`page`, `query`) at the start of the next run."""
+def follow_view(version: int, page: str, query: str, part: str | None = None) -> None:
+    """Apply the teacher's view (`page`, `query`) at the start of the next run; `part`: the step of the page
+    the teacher shows (presenting), the part a following student's page draws."""
     st.session_state[_APPLIED] = version
     st.session_state[_PENDING] = (page, query)
+    st.session_state[_PART] = None if not part else (page, part)
+
+
+def part_shown(page: str | None) -> str | None:
+    """The step of page `page` a following student's page draws (the teacher's, presenting), else None."""
+    got = st.session_state.get(_PART) if following() else None
+    return got[1] if got is not None and got[0] == page else None
 
 
 def take_pending() -> tuple[str, str] | None:

@@ -305,10 +305,10 @@ def test_a_visitor_who_kept_the_runs_busy_least_goes_first_whoever_came_first() 
     for t in threads:
         t.join(WAIT)
     assert order == ["newcomer", "student", "flood"]
-    assert set(gate._used) == {"flood", "student"}  # the others asked and held no time on this clock
+    assert gate.use.visitors() == {"flood", "student"}  # the others asked and held no time on this clock
     now[0] += 40 * heavy.HALF_LIFE_S  # long after: every use forgotten, the table empty
     gate.give(gate.take(who="late"))
-    assert gate.used("flood") == 0.0 and gate._used == {}
+    assert gate.used("flood") == 0.0 and gate.use.visitors() == set()
 
 
 def test_a_run_that_holds_its_turn_long_stops_keeping_the_others_waiting() -> None:
@@ -338,3 +338,19 @@ def test_heavy_work_inside_a_script_run_gives_the_run_turn_up_meanwhile() -> Non
             assert heavy.RUNS.info()["held"] == 0 and heavy.POOL.info()["running"] == 1
         assert heavy.RUNS.info()["held"] == 1
     assert heavy.RUNS.info()["held"] == 0
+
+
+def test_the_use_ledger_halves_each_visitors_use_every_half_life_and_forgets_the_long_gone() -> None:
+    now = [10.0]
+    use = heavy.UseLedger(lambda: now[0], half_life=30.0)
+    use.add("a", 6.0)
+    now[0] += 30.0
+    assert use("a") == pytest.approx(3.0) and use("b") == 0.0
+    use.add("a", 1.0)  # 3 s faded + 1 s now
+    use.add("b", 2.0)
+    now[0] += 60.0
+    assert use("a") == pytest.approx(1.0) and use("b") == pytest.approx(0.5)
+    assert use.visitors() == {"a", "b"}
+    now[0] += 30.0 * 20  # a millionth of a second left of each: both forgotten at the next count
+    use.add("c", 0.5)
+    assert use.visitors() == {"c"} and use("a") == 0.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import nbformat
+import numpy as np
 import pytest
 
 from explorer.export import notebook
@@ -43,3 +44,46 @@ def test_an_example_that_cannot_compute_gets_a_note_not_a_button(kit) -> None:  
     at.text_input(key="sentence").set_value("   ").run()
     assert "share.notebook" not in {b.key for b in at.download_button}
     assert any("need an example that computes" in c.value for c in at.caption)
+
+
+def test_a_download_is_a_job_made_in_the_language_on_screen(monkeypatch) -> None:  # noqa: ANN001
+    """The file is made by a job (in a worker where there is a pool), keyed by the example's digest: a
+    repr of its matrices would be cut short."""
+    from explorer.compute import jobs
+    from explorer.export import files
+
+    asked: list[jobs.Spec] = []
+    monkeypatch.setattr(jobs, "call", lambda job: asked.append(job) or jobs.execute(job.fn, job.args))
+    ex = conform(Example(mask_kind="causal"))
+    data = files.make("notebook", "es", ex, 2, 1, "http://x/scores?sentence=a")
+    (job,) = asked
+    assert job.fn == "explorer.export.files:made" and not job.keep and 0 < job.cost <= jobs.LANE_S
+    other = files.make("notebook", "es", ex.with_(w_q=ex.w_q + 1), 2, 1, "http://x/scores?sentence=a")
+    assert asked[1].key != job.key and other != data  # another matrix, another file
+    cells = json.loads(data)["cells"]
+    text = json.dumps(cells, ensure_ascii=False)
+    assert "http://x/scores?sentence=a" in text and "i, h = 2, 1" in text
+    assert "Cabezas" in text or "cabeza" in text, text[:500]  # the words in Spanish
+
+
+def test_a_real_layers_json_file_is_made_in_a_job_a_toys_at_once(monkeypatch) -> None:  # noqa: ANN001
+    from explorer import sharing
+    from explorer.compute import jobs
+    from explorer.export import files
+    from tests.app.export.test_export_layer_notebook import opened
+    from tests.app.fixtures import CAT, need
+
+    need("minilm")
+    asked: list[jobs.Spec] = []
+    monkeypatch.setattr(jobs, "call", lambda job: asked.append(job) or jobs.execute(job.fn, job.args))
+    toy = conform(Example())
+    assert files.json_text(toy, {}) == sharing.to_json(toy) and asked == []
+    layer = opened("minilm", CAT, 2)
+    layer = layer.with_(w_q=layer.w_q + 0.5)  # an edited layer: its cells are in the file
+    text = files.json_text(layer, {})
+    (job,) = asked
+    assert job.fn == "explorer.export.files:json_job" and not job.keep
+    assert text == sharing.to_json(layer, {})
+    files.json_text(layer.with_(w_q=layer.w_q + 1), {})
+    assert asked[1].key != job.key  # keyed by the matrices, not by a repr that cuts them short
+    np.testing.assert_allclose(sharing.from_json(text.encode()).w_q, layer.w_q)

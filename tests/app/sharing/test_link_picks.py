@@ -69,12 +69,12 @@ def test_each_pick_is_read_clamped_or_left_out_with_one_message(
     if v is not None:  # a number past the bounds: the nearest one
         shown = min(max(v, lo), hi)
         assert getattr(got, name) == shown - base
-        has = f"this example has one {noun}" if lo == hi else f"this example's {noun}s are {lo} to {hi}"
-        assert f"asks for {noun} {v}, but {has}: showing {noun} {shown}." in got.messages[0]
+        has = f"This example has one {noun}." if lo == hi else f"This example's {noun}s are {lo} to {hi}."
+        assert f"asks for {noun} {v}. {has} Showing {noun} {shown}." in got.messages[0]
     else:  # not a number: what was shown stays
         kept = before[("head", "query", "key").index(name)] + base
         assert getattr(got, name) is None and f"Kept {noun} {kept}." in got.messages[0]
-        has = f"this example has one {noun}" if lo == hi else f"between {lo} and {hi}"
+        has = f"This example has one {noun}." if lo == hi else f"between {lo} and {hi}"
         assert has in got.messages[0]
     if lo == hi:  # one head or one token: never "1 to 1"
         assert f"{lo} to {lo}" not in got.messages[0] and f"{lo} and {lo}" not in got.messages[0]
@@ -179,8 +179,8 @@ def test_a_link_without_picks_opens_on_the_first_head_and_token() -> None:
 def test_picks_past_the_example_are_clamped_and_bad_ones_kept_with_a_message() -> None:
     at = open_at("", {"sentence": "A cat sat", "heads": "2", "h": "7", "q": "12", "k": "x"})
     said = " ".join(warnings(at))  # on the page the link opens
-    assert "head (h=) asks for head 7" in said and "showing head 2." in said
-    assert "query token (q=) asks for token 12" in said and "showing token 2." in said
+    assert "head (h=) asks for head 7" in said and "Showing head 2." in said
+    assert "query token (q=) asks for token 12" in said and "Showing token 2." in said
     assert "key token (k=)" in said and "Kept token 0." in said
     at.switch_page(scripts()["scores"]).run()
     assert not at.exception and shown_picks(at) == (1, 2, 0)

@@ -81,7 +81,10 @@ def test_layer_and_head_are_ascii_numbers_within_the_models_own_bounds(
     else:
         assert getattr(got, name) is None
         kept = f"Kept {name} {min(was, count - 1) + 1}."
-        one_message(got.messages, f"{name}=", f"between 1 and {count} for {row.engine}", kept, sent=(raw,))
+        has = f"layers 1 to {count}." if name == "layer" else f"heads 1 to {count} in each layer."
+        one_message(
+            got.messages, f"{name}=", f"between 1 and {count}", f"{row.engine} has {has}", kept, sent=(raw,)
+        )
 
 
 LENS = {  # name: (bounds as written, how the app holds it: the written value minus this)

@@ -278,15 +278,15 @@ def tamper(blob: str, at: int) -> str:
         (lambda b: b[: len(b) // 2], "cut short or altered"),  # truncated
         (lambda b: b[:-3], "cut short or altered"),
         (lambda b: tamper(b, len(b) // 2), "cut short or altered"),  # one character changed
-        (lambda b: "2" + b[1:], "format 2, a newer version"),
+        (lambda b: "2" + b[1:], "format 2, by a newer version"),
         (lambda b: "0" + b[1:], "format 0"),
         (lambda b: b[2:], "version number"),
         (lambda b: b + "!!", "characters"),
         (lambda b: "1." + "A" * (sharing.MAX_STATE_CHARS + 1), "too long"),
-        (lambda b: "1." + b64(b"not zlib at all"), "does not decompress"),
+        (lambda b: "1." + b64(b"not zlib at all"), "do not decompress"),
         (
             lambda b: "1." + b64(zlib.compress(b"\0" * (sharing.MAX_BODY_BYTES + 10), 9)),
-            "expands to more than",
+            "expand to more than",
         ),  # a decompression bomb: 2 MB of zeros in a few KB
         (
             lambda b: "1." + b64(zlib.compress(b"\x63\x00\x00\x00\x00")),

@@ -114,6 +114,12 @@ REFREEZE = textwrap.dedent(
         return a
 
     held = [cycle() for _ in range(1000)]  # a session's objects, alive
+    boot.freeze_new()
+    new_frozen = gc.get_freeze_count()
+    held.clear()
+    boot.freeze_new()
+    new_kept = gc.get_freeze_count() == new_frozen  # a freeze of what is new leaves frozen garbage alone
+    held = [cycle() for _ in range(1000)]
     before = boot.full_collections()
     after_own = boot.refreeze()
     counted = after_own == boot.full_collections() > before
@@ -127,7 +133,7 @@ REFREEZE = textwrap.dedent(
     boot.keep_collections_short()  # once per process: one thread
     print(json.dumps({"frozen": frozen, "walked": walked, "kept": kept, "after": gc.get_freeze_count(),
                       "threads": sum(t.name == "refreeze" for t in threading.enumerate()),
-                      "counted": counted}))
+                      "counted": counted, "new_kept": new_kept, "new_frozen": new_frozen}))
     """
 )
 
@@ -139,6 +145,7 @@ def test_refreeze_keeps_live_objects_out_of_each_runs_collection_and_frees_them_
     got = json.loads(out.stdout)
     assert got["walked"] < 1000 <= got["frozen"]  # the 2,000 live objects are frozen, not walked
     assert got["kept"] == got["frozen"]
+    assert got["new_kept"] and got["new_frozen"] >= 2000
     assert got["after"] <= got["frozen"] - 2000  # the dead cycles are gone
     assert got["threads"] == 1
     assert got[

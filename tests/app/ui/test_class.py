@@ -15,7 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.classroom import store as cs
 from explorer.compute import model_compute
-from explorer.ui import class_keep, class_ui, questions
+from explorer.ui import chart, class_keep, class_ui, questions
 from explorer.views.model_figures import show_token
 from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, need, open_at
 
@@ -75,6 +75,12 @@ def test_a_student_joins_by_the_link_follows_answers_and_sees_the_reveal() -> No
     s.run()  # the poll sees the teacher's move; the next run shows it
     s.run()
     assert s.session_state["ui.page"] == "scores" and "part 3 of 3: Softmax" in bar(s)
+    assert charts_of(s) == charts_of(t) and "scores.raw" not in charts_of(s)  # the projector's part only
+    keys = {w.key for w in s.selectbox}
+    assert "ui.colors" in keys and "ui.preset" not in keys  # following: only the look is theirs
+    assert not any(
+        el.proto.page_link.page for el in s.get("page_link")
+    )  # no menu: the teacher picks the page
     assert "Which word will “it” attend to most \\(head 1\\)?" in bar(s)
     assert not any(b.key == "reveal" for b in s.button)  # a student cannot reveal the class's answer
     (radio,) = [r for r in s.radio if str(r.key).startswith("class.answer.")]
@@ -104,6 +110,12 @@ def test_a_student_joins_by_the_link_follows_answers_and_sees_the_reveal() -> No
     for el in [*s.markdown, *s.caption, *s.code]:  # the teacher key is nowhere on a student's page
         assert key not in el.value
     assert all(key not in str(v) for v in s.query_params.values())
+
+
+def charts_of(at: AppTest) -> set[str]:
+    return {
+        chart.key_of(el.proto) for el in at.get("bidi_component") if el.proto.component_name == chart.NAME
+    }
 
 
 def rows_order(rows: list[dict[str, str]], choice: str) -> int:

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.i18n import catalog, languages
 from explorer.ui import lesson_ui
-from tests.app.fixtures import ROOT, TIMEOUT
+from tests.app.fixtures import ROOT, TIMEOUT, open_link
 
 # What the pseudo-language tests read, growing as marking goes: the menu (every page's title and its
 # section, the lessons' buttons and their help), the pipeline map on the first page (every title and
@@ -33,14 +33,10 @@ PSEUDO_COVERS = (
 
 
 def _app(lang: str | None, sentence: str | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
-    if lang is not None:
-        at.query_params["lang"] = lang
-    if sentence is not None:
-        at.session_state["sentence"] = sentence
-    at.run()
-    assert not at.exception, at.exception
-    return at
+    """app.py opened in `lang` (a ?lang= link; None: no such parameter), `sentence` already typed."""
+    return open_link(
+        None if lang is None else {"lang": lang}, {} if sentence is None else {"sentence": sentence}
+    )
 
 
 def _links(at: AppTest) -> list[str]:
