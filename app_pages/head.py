@@ -59,7 +59,7 @@ if got is not None:
             compare = st.toggle(_("Compare with the toy model's head on the same sentence"), key="head.toy",
                                 persist_state="session")  # fmt: skip
             view = st.segmented_control(_("Show the weights as"), ["heatmap", "lines"], key="head.view",
-                                        format_func={"heatmap": _("heatmap"), "lines": _("lines")}.get,
+                                        format_func={"heatmap": _("heatmap"), "lines": _("lines")}.__getitem__,
                                         required=True, persist_state="session")  # fmt: skip
         with wide:
             real, toy = st.columns(2) if compare else (st.container(), None)

@@ -66,7 +66,7 @@ if key is not None:
     head = None if hidden else c3.selectbox(  # its labels carry the scores: hidden with them
         _("Head to draw"), order.tolist(), key="induction.head", persist_state="session",
         format_func={i: _("layer {layer}, head {head}: {score:.2f}", layer=i // H + 1, head=i % H + 1,
-                          score=float(run.induction.ravel()[i])) for i in order.tolist()}.get,  # this run's words
+                          score=float(run.induction.ravel()[i])) for i in order.tolist()}.__getitem__,  # this run's words
     )  # fmt: skip
     layer, h = divmod(int(head if head is not None else order[0]), H)
     prev = float(run.previous[layer, h])  # its mean weight on the token just before

@@ -10,8 +10,9 @@ from explorer import i18n
 from explorer.compute import learning as lc
 from explorer.export import learn_notebook
 from explorer.i18n import _
-from explorer.ui import export_ui, learn_ui
+from explorer.ui import learn_ui
 from explorer.ui import widgets as ui
+from explorer.ui.export_ui import in_language
 from explorer.views import learning as lv
 from explorer.views.model_figures import drawn_model_grid
 
@@ -108,7 +109,7 @@ if ui.shows("learn-train"):
 if not sty.present:
     st.download_button(
         _("Train it in a notebook"),
-        partial(export_ui.in_language, i18n.current(), learn_notebook.to_bytes),  # made in the page's language
+        partial(in_language, i18n.current(), learn_notebook.to_bytes),  # made in the page's language
         "watch-a-transformer-learn.ipynb",
         "application/x-ipynb+json", key="learn.notebook", icon=":material/download:",
         help=_("A Jupyter notebook that trains this same model from the same seed in plain numpy, to run "

@@ -27,7 +27,7 @@ def position_picker(labels: Sequence[str], where: object = st) -> int:
     state.keep_within(state.K_FOLLOW_AT, [LAST, *range(n)], LAST)  # a shorter sentence than the position's
     at = where.selectbox(  # type: ignore[attr-defined]
         _("Position"), [LAST, *range(n)], key=state.K_FOLLOW_AT, persist_state="session",
-        format_func={LAST: _("the last: {token}", token=labels[-1]), **{i: f"{i}: {labels[i]}" for i in range(n)}}.get,
+        format_func={LAST: _("the last: {token}", token=labels[-1]), **{i: f"{i}: {labels[i]}" for i in range(n)}}.__getitem__,
         help=_("The prediction after this token: what the model would say comes next."),
     )  # fmt: skip
     return n - 1 if at == LAST else int(at)
@@ -42,7 +42,7 @@ def token_picker(options: list[int], word: Callable[[int], str], where: object =
     token = where.selectbox(  # type: ignore[attr-defined]
         _("Token to follow"), [LAST, *options], key=state.K_FOLLOW, persist_state="session",
         format_func={LAST: _("the model's answer: “{token}”", token=show_token(word(options[0]))),
-                     **{t: f"“{show_token(word(t))}”" for t in options}}.get,  # this run's words
+                     **{t: f"“{show_token(word(t))}”" for t in options}}.__getitem__,  # this run's words
         help=_("The model's own top five here, then every token that some layer puts first."),
     )  # fmt: skip
     return options[0] if token == LAST else int(token)
@@ -79,7 +79,7 @@ def lines_chart(
     choice = st.selectbox(
         _("Lines of"), options, key=widget, persist_state="session",  # in the link (view_params: lines_of=)
         format_func={"all": _("every token"), **{f"q{i}": _("query {i}: {token}", i=i, token=labels[i]) for i in range(n)},
-                     **{f"k{j}": _("key {i}: {token}", i=j, token=labels[j]) for j in range(n)}}.get,  # this run's words
+                     **{f"k{j}": _("key {i}: {token}", i=j, token=labels[j]) for j in range(n)}}.__getitem__,  # this run's words
         help=_("Or click a token in the chart (click it again for every token)."),
     )  # fmt: skip
     focus = None if choice == "all" else ("query" if choice[0] == "q" else "key", int(choice[1:]))

@@ -217,7 +217,7 @@ def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
         col.selectbox(
             label,
             list(range(count)),
-            format_func={i: _(option, n=i + 1) for i in range(count)}.get,  # this run's words
+            format_func={i: _(option, n=i + 1) for i in range(count)}.__getitem__,  # this run's words
             key=widget,
             on_change=state.pick_back,
             args=(widget, shared),
@@ -265,7 +265,7 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
             selection_mode="multi",
             format_func={  # this run's words
                 h: str(h + 1) if (layer, h) not in off_set else _("{n} off", n=h + 1) for h in range(n_heads)
-            }.get,
+            }.__getitem__,
             key=widget,
             on_change=_switched,
             args=(layer, n_heads),

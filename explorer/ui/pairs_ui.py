@@ -93,7 +93,7 @@ def _layer_picker(moved: Any) -> int:
     st.selectbox(_("Layer"), list(range(n_layers)), key="pairs.layer", on_change=state.pick_back,
                  args=("pairs.layer", state.K_LAYER),
                  format_func={i: _("layer {layer} (a head moved up to {most:.2f})", layer=i + 1,
-                                   most=float(moved[i].max())) for i in range(n_layers)}.get)  # fmt: skip
+                                   most=float(moved[i].max())) for i in range(n_layers)}.__getitem__)  # fmt: skip
     return state.layer_head(n_layers, n_heads)[0]
 
 

@@ -98,7 +98,7 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     if value not in p:
         p[value] = float(mc.run(key, sentence).next_token_probs()[value])
     widget = state.show(f"patching.{which}", value)
-    st.selectbox(label, options, key=widget, format_func={t: f"“{show_token(shown[t])}”  p = {i18n.decimal(p[t], 3)}" for t in options}.get,
+    st.selectbox(label, options, key=widget, format_func={t: f"“{show_token(shown[t])}”  p = {i18n.decimal(p[t], 3)}" for t in options}.__getitem__,
                  on_change=_picked, args=(which, sentence, widget),
                  help=_("One of the {n} most likely next tokens after that sentence.", n=pm.CANDIDATES))  # fmt: skip
     return value
