@@ -14,7 +14,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute.pipeline import ROLES, Result, rule_key
 from explorer.i18n import N_, _
-from explorer.ui import class_ui, state
+from explorer.ui import class_ui, lesson_ui, state
 from explorer.views.text import literal
 
 
@@ -47,11 +47,13 @@ def model_question_hides(
             if in_class == "student":
                 st.caption(_("Answer in the class box above; the teacher reveals the answer."))
                 return True
-            st.caption(_(THINK))
-            st.button(
-                _("Reveal"), key="reveal", on_click=_reveal_model, args=(word, what, qid, choices),
-                icon=":material/visibility:", type="primary",
-            )  # fmt: skip
+            think, own_button = _think(in_class)
+            st.caption(think)
+            if own_button:
+                st.button(
+                    _("Reveal"), key="reveal", on_click=_reveal_model, args=(word, what, qid, choices),
+                    icon=":material/visibility:", type="primary",
+                )  # fmt: skip
         return True
     if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
         st.success(answer, icon=":material/lightbulb:")
@@ -135,15 +137,17 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
                     _("Head {n}. Answer in the class box above; the teacher reveals the answer.", n=head + 1)
                 )
                 return True
-            st.caption(f"{_rule_hint(role, head, literal(res.tokens[q]))} {_(THINK)}")  # two sentences
-            st.button(
-                _("Reveal"),
-                key="reveal",
-                on_click=reveal,
-                args=args,
-                icon=":material/visibility:",
-                type="primary",
-            )
+            think, own_button = _think(in_class)
+            st.caption(f"{_rule_hint(role, head, literal(res.tokens[q]))} {think}")  # two sentences
+            if own_button:
+                st.button(
+                    _("Reveal"),
+                    key="reveal",
+                    on_click=reveal,
+                    args=args,
+                    icon=":material/visibility:",
+                    type="primary",
+                )
         return True
     if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
         return False
@@ -159,7 +163,23 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     return False
 
 
-THINK = N_("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
+THINK = N_("Think, vote, then reveal (the button, or → on the keyboard or clicker).")  # presenting
+THINK_ALONE = N_("Think first, then press Reveal.")  # a student at a laptop
+# A lesson step's bar holds the one Reveal while its answer is hidden (it reveals the page's answer too)
+THINK_BAR = N_("Think first, then press Reveal in the lesson's bar above.")
+THINK_BAR_PRESENTING = N_(
+    "Think, vote, then reveal (the lesson's Reveal above, or → on the keyboard or clicker)."
+)
+
+
+def _think(in_class: str | None) -> tuple[str, bool]:
+    """What the question's card says under it and whether it draws a Reveal button of its own: not while a
+    lesson step's bar shows its Reveal (two buttons for one answer), unless in a class (the class's question
+    is the teacher's to reveal); the arrow keys are the projector's."""
+    presenting = state.present()
+    if in_class is None and lesson_ui.reveal_in_bar():
+        return _(THINK_BAR_PRESENTING if presenting else THINK_BAR), False
+    return _(THINK if presenting else THINK_ALONE), True
 
 
 def _rule_hint(role: str, head: int, who: str) -> str:

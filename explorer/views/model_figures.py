@@ -27,6 +27,7 @@ from explorer.views.grid_geometry import _grid_geometry, grid_tokens
 from explorer.views.style import (
     FULL_PX,
     MASKED_GREY,
+    PRESENT_TICK_PX,
     Style,
     _colorscale,
     _figure,
@@ -332,10 +333,15 @@ def drawn_token_bars(
     series = [(probs, _(names[0]) if after is not None else _("probability"), colors[0])]
     if after is not None:
         series.append((after, _(names[1]), colors[1]))
+    # Each number at its font's size (Plotly shrinks a bar's outside text to the bar's thickness: two bars a
+    # token in a chart of fixed height printed 0.640 at 11 px on the projector); beside two bars, the smallest
+    # size a room reads, so the pair's numbers stay apart.
+    num_px = PRESENT_TICK_PX + 1 if after is not None and style.present else style.cell_font
     data = [
         {
             "type": "bar", "orientation": "h", "x": p, "y": ys, "name": esc(name), "marker": {"color": color},
-            "text": [f"{v:.3f}" for v in p], "textposition": "outside", "textfont": {"size": style.cell_font},
+            "text": [f"{v:.3f}" for v in p], "textposition": "outside", "textfont": {"size": num_px},
+            "constraintext": "none", "cliponaxis": False,
             "customdata": labels, "hovertemplate": "%{customdata}: %{x:.4f}<extra>" + esc(name) + "</extra>",
         }
         for p, name, color in series
@@ -343,7 +349,10 @@ def drawn_token_bars(
     per_row = (2 if after is not None else 1) * (style.font + 14)
     layout = _layout(
         style, title, height_px or int(140 + len(labels) * per_row), barmode="group", showlegend=after is not None,
-        legend={"font": {"size": style.font}, "orientation": "h", "y": -0.08},
+        # in the plot's bottom right corner, by the least likely tokens' short bars: under the axis it
+        # covered the axis title
+        legend={"font": {"size": style.font}, "orientation": "v", "x": 0.99, "xanchor": "right", "y": 0.02,
+                "yanchor": "bottom", "bgcolor": "rgba(0,0,0,0)"},
         # 0 to 1 at every temperature (room right of 1 for a bar's number): a flatter distribution is seen.
         xaxis={"title": {"text": _("probability")}, "range": [0, 1.12], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
         yaxis={"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed",

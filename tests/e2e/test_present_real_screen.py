@@ -189,3 +189,52 @@ def test_on_a_laptop_the_switches_scroll_in_a_box_above_their_effect(app) -> Non
     assert layers == 30  # every layer's switches, in the box
     assert top < 2 * 800, f"the effect's chart starts {top:.0f} px down"
     assert app.exceptions() == []
+
+
+# Every text a student reads, at the size it is drawn (a chart's text at its font size times any scale Plotly
+# gives it: bar labels shrunk to their bars), in the lesson's bar and in the charts; the boxes of the legend
+# and of the x axis's title.
+_READ = """() => {
+  const out = [];
+  document.querySelectorAll('.js-plotly-plot text').forEach((t) => {
+    const r = t.getBoundingClientRect();
+    if (!t.textContent.trim() || r.width === 0) return;
+    const m = t.getScreenCTM();
+    out.push([parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b), t.textContent.slice(0, 24)]);
+  });
+  document.querySelectorAll('.st-key-lesson-bar p').forEach((p) => {
+    if (p.innerText.trim()) out.push([parseFloat(getComputedStyle(p).fontSize), p.innerText.slice(0, 24)]);
+  });
+  const box = (sel) => { const e = document.querySelector(sel); if (!e) return null;
+    const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+  return {texts: out, legend: box('.js-plotly-plot .legend'), xtitle: box('.js-plotly-plot .g-xtitle text'),
+          picked: Object.fromEntries([...document.querySelectorAll('[data-testid="stSelectbox"]')].map(
+            (s) => [s.querySelector('label').innerText.trim(), s.querySelector('input').value]))};
+}"""
+
+
+def test_the_copy_lessons_experiment_reads_from_the_back_row(shared_app) -> None:  # noqa: ANN001
+    """Presenting the copy lesson's last step (/ablation): every number and word at 18 px or more (the bars'
+    0.640 and 0.456 were printed at 11 px), the legend clear of the axis title, and the layer and head pickers
+    on the experiment's layers (the first induction head), not on layer 1."""
+    from explorer.lessons import routes
+    from explorer.views.style import PRESENT_TICK_PX
+
+    need("smollm2")
+    route = routes.COPY
+    k = len(route.steps)
+    app = shared_app.open(route.steps[k - 1].page, min_charts=1, present="1", lesson=route.name, step=str(k))
+    app.poll(
+        "() => !!document.querySelector('.st-key-ablation-next .legend')", what="the bars and their legend"
+    )
+    got = app.page.evaluate(_READ)
+    app.page.screenshot(path=str(app_output("present-lesson-copy-6")))
+    small = [(round(px, 1), text) for px, text in got["texts"] if px < PRESENT_TICK_PX - 0.5]
+    assert not small, f"text under {PRESENT_TICK_PX} px at 1920x1080: {small}"
+    assert any(text.startswith("0.640") for _, text in got["texts"]), got["texts"]
+    (lx0, ly0, lx1, ly1), (tx0, ty0, tx1, ty1) = got["legend"], got["xtitle"]
+    assert lx1 <= tx0 or tx1 <= lx0 or ly1 <= ty0 or ty1 <= ly0, got  # the two boxes do not meet
+    layer, head = routes.FIRST_HEAD
+    assert (got["picked"]["Layer"], got["picked"]["Head"]) == (f"layer {layer}", f"head {head}"), got[
+        "picked"
+    ]
