@@ -57,6 +57,10 @@ HOW_TO_READ = N_(
 )
 
 
+# The Run button's key: the clicker's next key presses it first (explorer.ui.clicker.RUN)
+RUN = "patching.run"
+
+
 def columns() -> tuple[Any, Any]:
     """Where the controls and the sweeps go: one above the other, or, while presenting, side by side (the
     controls on the left, the step's sweep as tall as the screen allows on the right: one screen)."""
@@ -162,7 +166,7 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     # again at once, its progress (or its result) shown, never its work thrown away.
     again = bool(todo) and state.sweeps_asked(args)
     label, cost = TO_RUN.get(todo, TO_RUN[("resid", "head")])
-    if not todo or not (again or slot.button(_(label), key="patching.run", icon=":material/play_arrow:",
+    if not todo or not (again or slot.button(_(label), key=RUN, icon=":material/play_arrow:",
                                              type="primary")):  # fmt: skip
         if todo:
             st.caption(_(cost, runs=i18n.integer(runs), wait=timing.words("patching", runs)))
