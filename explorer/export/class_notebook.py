@@ -31,7 +31,7 @@ def cells(asked: Asked) -> list[object]:
     if not asked:
         return [
             new_markdown_cell(
-                f"{title}\n\n{_('The class answered no question before this notebook was made.')}"
+                title + "\n\n" + _("The class answered no question before this notebook was made.")
             )
         ]
     said = ngettext(
@@ -45,7 +45,7 @@ def cells(asked: Asked) -> list[object]:
         lines = [
             _("**Question {n}.** {question}", n=str(n), question=md(q.prompt)),
             "",
-            f"| {_('answer')} | {_('students')} | {_('share')} | {_('right')} |",
+            "| " + " | ".join((_("answer"), _("students"), _("share"), _("right"))) + " |",
             "|---|--:|--:|:-:|",
         ]
         for i, (choice, count) in enumerate(zip(q.options, counts, strict=True)):

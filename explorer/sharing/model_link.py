@@ -92,7 +92,7 @@ def read(
                 choices=", ".join(models.picked_keys()),
                 value=shown(raw),
             )
-            out.messages.append(f"{said} {_('Kept {value}.', value=_(was))}")  # two sentences
+            out.messages.append(f"{said} " + _("Kept {value}.", value=_(was)))  # two sentences
     row = models.choice(models.real_key(out.model or current))
     decoder = models.choice(models.DEFAULT_DECODER)  # the next-word pages show it whatever is picked
     lens = models.LENS_POSITIONS
