@@ -6,7 +6,7 @@ one is right (once revealed), as a Markdown table, and one code cell holding the
 to plot or compare. No names: the store keeps none with an answer, and only the counts reach the file.
 
 A question and its choices are text the page made from a sentence someone typed: they reach the Markdown
-escaped (notebook.md) and the code only as Python string literals (repr).
+escaped (markdown.md) and the code only as Python string literals (repr).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from explorer.classroom.store import Question
-from explorer.export.notebook import md
+from explorer.export.markdown import md
 from explorer.i18n import N_, _, ngettext
 
 Asked = Sequence[tuple[Question, tuple[int, ...]]]

@@ -230,8 +230,10 @@ def join(text: str, nickname: str = "") -> bool:
 
 def join_typed() -> None:
     """The first page's Join button (a callback)."""
-    ss = st.session_state
-    join(str(ss.get(state.classroom.K_JOIN_CODE) or ""), str(ss.get(state.classroom.K_NICKNAME) or ""))
+    join(
+        str(state.value(state.classroom.K_JOIN_CODE) or ""),
+        str(state.value(state.classroom.K_NICKNAME) or ""),
+    )
 
 
 def join_from_url() -> None:
@@ -305,7 +307,7 @@ def come_back() -> None:
 
 
 def send(code: str, student: str, qid: str, key: str) -> None:
-    choice = st.session_state.get(key)
+    choice = state.value(key)
     if choice is None:
         return
     try:

@@ -34,6 +34,10 @@ HOW_TO_READ = (
 )
 
 
+# The Run button's key: the clicker's next key presses it first (explorer.ui.clicker.RUN)
+RUN = "patching.run"
+
+
 def columns() -> tuple[Any, Any]:
     """Where the controls and the sweeps go: one above the other, or, while presenting, side by side (the
     controls on the left, the step's sweep as tall as the screen allows on the right: one screen)."""
@@ -135,7 +139,7 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     # Asked for before and not drawn yet (the clicker moved on mid-sweep): the job ran on; it is taken up
     # again at once, its progress (or its result) shown, never its work thrown away.
     again = bool(todo) and state.sweeps_asked(args)
-    if not todo or not (again or slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
+    if not todo or not (again or slot.button(f"Run the patching: {' and '.join(todo)}", key=RUN,
                                              icon=":material/play_arrow:", type="primary")):  # fmt: skip
         if todo:
             st.caption(f"{' and '.join(todo).capitalize()}: {runs:,} runs of the model from the patched layer "

@@ -238,3 +238,19 @@ def test_the_copy_lessons_experiment_reads_from_the_back_row(shared_app) -> None
     assert (got["picked"]["Layer"], got["picked"]["Head"]) == (f"layer {layer}", f"head {head}"), got[
         "picked"
     ]
+
+
+# The decoder-only steps a class measured past 1080 px (1116 to 1168) with MiniLM chosen: the page says it
+# shows SmolLM2 instead, and still fits.
+DECODER_STEPS = (
+    ("logit-lens", "logit-lens-follow", ["lens-follow"]),
+    ("induction", "induction-loss", ["induction-loss"]),
+)
+
+
+@pytest.mark.parametrize(("path", "step", "keys"), DECODER_STEPS, ids=[s for _, s, _ in DECODER_STEPS])
+def test_a_decoder_step_with_minilm_chosen_fits_one_screen(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
+    need("smollm2")
+    app = shared_app.open(path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL)
+    app.settle(len(keys))
+    check_one_screen(app, keys, f"present-real-{step}-minilm-chosen")

@@ -147,3 +147,13 @@ def test_a_step_that_asks_the_pages_question_has_one_reveal_button() -> None:
     at.switch_page(page_table.by_path(LESSON.steps[k - 1].page).script).run()
     assert [b.key for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")] == ["reveal"]
     assert not [c for c in at.caption if "→" in c.value]
+
+
+def test_the_clicker_runs_a_steps_patching_before_it_reveals() -> None:
+    """Presenting the cause lesson with the clicker alone: on a /patching step, next presses the Run button
+    first (the sweep the step's chart needs), then Reveal, then moves on (explorer.ui.clicker)."""
+    from explorer.ui import patching_ui
+
+    assert any(s.page == "patching" for s in routes.CAUSE.steps)
+    assert patching_ui.RUN.replace(".", "-") in clicker.RUN
+    assert not set(clicker.RUN) & set(clicker.REVEAL)
