@@ -133,7 +133,9 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
                 )
                 return True
             think, own_button = _think(in_class)
-            st.caption(f"{_rule_hint(role, head, literal(res.tokens[q]))} {think}")  # two sentences
+            # the head's rule as a hint, but not in a lesson: there the rule is what the step's answer says
+            hint = _rule_hint(role, head, literal(res.tokens[q])) if own_button else ""
+            st.caption(f"{hint} {think}".strip())  # two sentences
             if own_button:
                 st.button(
                     _("Reveal"),
