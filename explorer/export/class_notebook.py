@@ -29,11 +29,8 @@ def cells(asked: Asked) -> list[object]:
     and the counts as data."""
     title = f"## {_(TITLE)}"
     if not asked:
-        return [
-            new_markdown_cell(
-                title + "\n\n" + _("The class answered no question before this notebook was made.")
-            )
-        ]
+        none = _("The class answered no question before this notebook was made.")  # outside the f-string:
+        return [new_markdown_cell(f"{title}\n\n{none}")]  # extracted
     said = ngettext(
         "{n} question, in the order asked; how many students chose each answer (no names are kept).",
         "{n} questions, in the order asked; how many students chose each answer (no names are kept).",

@@ -46,8 +46,7 @@ def read(params: Mapping[str, str | None]) -> LessonRead:
         n = len(route.steps)
         try:
             why = ngettext("“{lesson}” has {n} step.", "“{lesson}” has {n} steps.", n, lesson=_(route.title))
-            label = _("lesson step") + " (step=)"
-            out.step = whole_number(label, step, 1, n, why, signed=False)
+            out.step = whole_number(_("lesson step") + " (step=)", step, 1, n, why, signed=False)
         except ShareError as e:
             out.step = n if UINT_RE.fullmatch(step) and int(step) > n else 1
             out.messages.append(

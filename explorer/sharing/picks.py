@@ -88,15 +88,10 @@ def read(
     out = PicksRead()
     head, query, key = picked
     last = n_tokens - 1
-    head_label, query_label, key_label = (
-        _("head") + " (h=)",
-        _("query token") + " (q=)",
-        _("key token") + " (k=)",
-    )
     parts = (  # attribute, parameter, what it is, bounds as written, noun, kept as written, 1-based
-        ("head", "h", head_label, (1, n_heads), "head", head + 1, 1),
-        ("query", "q", query_label, (0, last), "token", query, 0),
-        ("key", "k", key_label, (0, last), "token", key, 0),
+        ("head", "h", _("head") + " (h=)", (1, n_heads), "head", head + 1, 1),  # marked outside the
+        ("query", "q", _("query token") + " (q=)", (0, last), "token", query, 0),  # f-string: extracted
+        ("key", "k", _("key token") + " (k=)", (0, last), "token", key, 0),
     )
     for name, param, what, bounds, noun, kept, base in parts:
         raw = str(link.get(param) or "")
