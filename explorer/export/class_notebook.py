@@ -6,7 +6,7 @@ one is right (once revealed), as a Markdown table, and one code cell holding the
 to plot or compare. No names: the store keeps none with an answer, and only the counts reach the file.
 
 A question and its choices are text the page made from a sentence someone typed: they reach the Markdown
-escaped (notebook.md) and the code only as Python string literals (repr).
+escaped (markdown.md) and the code only as Python string literals (repr).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from explorer.classroom.store import Question
-from explorer.export.notebook import md
+from explorer.export.markdown import md
 from explorer.i18n import N_, _, ngettext
 
 Asked = Sequence[tuple[Question, tuple[int, ...]]]
@@ -29,11 +29,8 @@ def cells(asked: Asked) -> list[object]:
     and the counts as data."""
     title = f"## {_(TITLE)}"
     if not asked:
-        return [
-            new_markdown_cell(
-                f"{title}\n\n{_('The class answered no question before this notebook was made.')}"
-            )
-        ]
+        none = _("The class answered no question before this notebook was made.")  # outside the f-string:
+        return [new_markdown_cell(f"{title}\n\n{none}")]  # extracted
     said = ngettext(
         "{n} question, in the order asked; how many students chose each answer (no names are kept).",
         "{n} questions, in the order asked; how many students chose each answer (no names are kept).",
@@ -45,7 +42,7 @@ def cells(asked: Asked) -> list[object]:
         lines = [
             _("**Question {n}.** {question}", n=str(n), question=md(q.prompt)),
             "",
-            f"| {_('answer')} | {_('students')} | {_('share')} | {_('right')} |",
+            "| " + " | ".join((_("answer"), _("students"), _("share"), _("right"))) + " |",
             "|---|--:|--:|:-:|",
         ]
         for i, (choice, count) in enumerate(zip(q.options, counts, strict=True)):

@@ -17,7 +17,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from numpy.typing import NDArray
 
 from explorer.export import literal as lit
-from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, md, with_words
+from explorer.export.markdown import md
+from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, with_words
 from explorer.i18n import _, ngettext
 
 FLOAT32_ATOL = 1e-5  # weights in 0..1 and outputs of order 1, in float32: 7 digits
@@ -103,22 +104,11 @@ def notebook(
     return nb
 
 
-def _opening(
-    title: str,
-    package: str,
-    version: str,
-    where_in: tuple[int, int, int],
-    sentence: str,
-    tokens: list[str],
-    x: NDArray[np.float64],
-    d_k: int,
-    edited: bool,
-    link: str,
-) -> list[object]:
-    """Where the numbers come from (layer, n_layers, head of where_in, 0-based), the imports, and the tokens
-    with the layer's input X."""
+def _where(
+    title: str, package: str, version: str, where_in: tuple[int, int, int], sentence: str, edited: bool
+) -> str:
+    """The opening's paragraph on where the numbers come from: the model, the layer and head, what X is."""
     layer, n_layers, head = where_in
-    d = x.shape[1]
     made = (
         _(
             "the Python package {package} {version}, run in numpy by the Attention Explorer",
@@ -149,6 +139,26 @@ def _opening(
     )
     if edited:
         where += " " + _("Some weights were edited in the app: the literals below are the edited ones.")
+    return where
+
+
+def _opening(
+    title: str,
+    package: str,
+    version: str,
+    where_in: tuple[int, int, int],
+    sentence: str,
+    tokens: list[str],
+    x: NDArray[np.float64],
+    d_k: int,
+    edited: bool,
+    link: str,
+) -> list[object]:
+    """Where the numbers come from (layer, n_layers, head of where_in, 0-based), the imports, and the tokens
+    with the layer's input X."""
+    layer, n_layers, head = where_in
+    d = x.shape[1]
+    where = _where(title, package, version, where_in, sentence, edited)
     link_md = (
         "\n\n" + _("Open the same example in the Attention Explorer: <{link}>", link=link) if link else ""
     )

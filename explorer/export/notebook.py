@@ -13,28 +13,19 @@ code, and escaped (`md`) in Markdown.
 
 from __future__ import annotations
 
-import re
-
 import nbformat
 import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from explorer.export import literal as lit
+from explorer.export.markdown import fence, md
 from explorer.export.walkthrough import MASK_NOTES, NUMBERS, STEP, Walkthrough, terms
 from explorer.i18n import N_, _, pgettext
 from explorer.model import glossary
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~&])")
-
 CHECK_ATOL = 1e-12  # the notebook asserts its numbers equal the app's to this absolute difference
 CHECKED = ("A", "out", "Y")  # the app's numbers written into the notebook for its own check
 PRINT_MARK = "== "  # the full-precision print: "== name (shape)" then the array
-
-
-def md(text: object) -> str:
-    """Text shown literally in a notebook's Markdown: one line, every character with a meaning escaped
-    (emphasis, code, links, HTML, headings, tables, maths); "." and "-" can only act at a line's start."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def _section(w: Walkthrough, number: int, step_name: str, extra: str = "") -> object:
@@ -55,7 +46,7 @@ def _head(w: Walkthrough) -> list[object]:
         "looking at and recomputes each step in plain numpy, the way the app does: run the cells from top to "
         "bottom and the last one checks that you got the same numbers as the app."
     )
-    head = f"| {_('setting')} | {_('value')} |"
+    head = "| " + _("setting") + " | " + _("value") + " |"  # marked outside an f-string: extracted
     intro = f"# {title}\n\n{about}{link}{notes}\n\n{head}\n|---|---|\n{rows}"
     setup = (
         "import sys\n\nimport numpy as np\n\nnp.set_printoptions(precision=4, suppress=True, linewidth=110)"
@@ -399,14 +390,6 @@ def _check(w: Walkthrough) -> list[object]:
     ]
 
 
-def _fence(code: str) -> str:
-    """A Markdown code block of ``code`` (text a person typed inside it): its fence longer than any run of
-    backticks in the code, so nothing in it can close the block."""
-    runs = [len(r) for r in re.findall(r"`+", code)]
-    fence = "`" * max(3, max(runs, default=0) + 1)
-    return f"{fence}python\n{code.rstrip()}\n{fence}"
-
-
 def _experiments(w: Walkthrough) -> list[object]:
     """The real-model page's experiment: what was compared and the Python that repeats it (a Markdown block,
     not a cell: it needs the model's weights, which the notebook's own cells never do)."""
@@ -415,7 +398,7 @@ def _experiments(w: Walkthrough) -> list[object]:
         rows = "\n".join(f"| {md(k)} | {md(v)} |" for k, v in ex.rows)
         cells.append(new_markdown_cell(
             f"## {md(ex.title)}\n\n{md(ex.text)}\n\n| | |\n|---|---|\n{rows}\n\n"
-            f"{md(ex.repeat)}\n\n{_fence(ex.code)}"
+            f"{md(ex.repeat)}\n\n{fence(ex.code)}"
         ))  # fmt: skip
     return cells
 

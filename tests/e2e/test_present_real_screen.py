@@ -7,6 +7,7 @@ same at 1280x800). Each model the page takes, the real models themselves.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from test_present_screen import CONTRAST, app_output, no_title_cut
 from test_present_screen import STEPS as TOY_STEPS
@@ -238,3 +239,37 @@ def test_the_copy_lessons_experiment_reads_from_the_back_row(shared_app) -> None
     assert (got["picked"]["Layer"], got["picked"]["Head"]) == (f"layer {layer}", f"head {head}"), got[
         "picked"
     ]
+
+
+# The decoder-only steps a class measured past 1080 px (1116 to 1168) with MiniLM chosen: the page says it
+# shows SmolLM2 instead, and still fits.
+DECODER_STEPS = (
+    ("logit-lens", "logit-lens-follow", ["lens-follow"]),
+    ("induction", "induction-loss", ["induction-loss"]),
+)
+
+
+@pytest.mark.parametrize(("path", "step", "keys"), DECODER_STEPS, ids=[s for _, s, _ in DECODER_STEPS])
+def test_a_decoder_step_with_minilm_chosen_fits_one_screen(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
+    need("smollm2")
+    app = shared_app.open(path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL)
+    app.settle(len(keys))
+    check_one_screen(app, keys, f"present-real-{step}-minilm-chosen")
+
+
+def test_the_cause_lessons_first_step_opens_with_its_chart_drawn(shared_app) -> None:  # noqa: ANN001
+    """A link to the cause lesson's first step, presenting: the causal mask chart it talks about is drawn (a
+    class saw it blank once), for the step's sentence, one row a token."""
+    from explorer.lessons import routes
+
+    need("smollm2")
+    route = routes.CAUSE
+    app = shared_app.open(route.steps[0].page, min_charts=1, present="1", lesson=route.name, step="1")
+    app.poll(
+        "() => !!document.querySelector('.st-key-next-mask .js-plotly-plot')", what="the causal mask chart"
+    )
+    app.settle(1)
+    rows = app.labels("next-mask")
+    assert rows[-1].replace("␣", " ").strip() == routes.CLEAN.split()[-1], rows
+    z = app.z("next-mask")
+    assert z.shape == (len(rows), len(rows)) and np.isfinite(np.diag(z)).all(), z
