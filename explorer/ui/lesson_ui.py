@@ -229,7 +229,7 @@ def bar(route: Route, k: int) -> DeltaGenerator:
                 "content",
             )
         _step_text(route, k, step, revealed)
-        lesson_view.mount(route.name, k, step.part)
+        lesson_view.mount(route.name, k, step.part, step.page, routes.settings_at(route, k).get("layer"))
     return box
 
 

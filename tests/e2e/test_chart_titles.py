@@ -117,3 +117,24 @@ def test_a_lesson_bar_on_a_laptop_is_whole_and_leaves_its_chart_in_view(shared_l
     if got["sticks"]:
         assert got["bar"][1] - got["bar"][0] <= got["height"] / 3 + 1, got  # lesson_view.js FIT
         assert got["chart"][0] < got["height"] - 300, got  # most of the chart's first 300 px under it
+
+
+_FIRST_ROW = """() => {
+  const el = document.querySelector('.st-key-ablation-switches');
+  if (!el) return null;
+  const top = el.getBoundingClientRect().top;
+  const row = [...el.querySelectorAll('[data-testid="stWidgetLabel"]')].find(
+    (l) => l.getBoundingClientRect().top >= top - 2);
+  return row ? row.innerText.trim() : null;
+}"""
+
+
+def test_the_copy_lessons_experiment_opens_the_switches_at_its_layers(shared_laptop_app) -> None:
+    """At 1280x800 the copy lesson's last step opens /ablation's box of switches (30 layers, scrolling in it)
+    at the first induction head's layer, the experiment's, not at layer 1."""
+    need("smollm2")
+    route = routes.COPY
+    k = len(route.steps)
+    app = shared_laptop_app.open(route.steps[k - 1].page, min_charts=1, lesson=route.name, step=str(k))
+    want = f"layer {routes.FIRST_HEAD[0]}"
+    app.poll(f"() => ({_FIRST_ROW})() === {want!r}", what=f"the switches' box showing {want} first")

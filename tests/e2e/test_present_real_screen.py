@@ -8,6 +8,7 @@ same at 1280x800). Each model the page takes, the real models themselves.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from test_present_screen import CONTRAST, app_output, no_title_cut
 from test_present_screen import STEPS as TOY_STEPS
@@ -260,3 +261,21 @@ def test_a_decoder_step_with_minilm_chosen_fits_one_screen(shared_app, path: str
     )
     app.settle(len(keys))
     check_one_screen(app, keys, f"present-real-{step}-minilm-chosen")
+
+
+def test_the_cause_lessons_first_step_opens_with_its_chart_drawn(shared_app) -> None:  # noqa: ANN001
+    """A link to the cause lesson's first step, presenting: the causal mask chart it talks about is drawn (a
+    class saw it blank once), for the step's sentence, one row a token."""
+    from explorer.lessons import routes
+
+    need("smollm2")
+    route = routes.CAUSE
+    app = shared_app.open(route.steps[0].page, min_charts=1, present="1", lesson=route.name, step="1")
+    app.poll(
+        "() => !!document.querySelector('.st-key-next-mask .js-plotly-plot')", what="the causal mask chart"
+    )
+    app.settle(1)
+    rows = app.labels("next-mask")
+    assert rows[-1].replace("␣", " ").strip() == routes.CLEAN.split()[-1], rows
+    z = app.z("next-mask")
+    assert z.shape == (len(rows), len(rows)) and np.isfinite(np.diag(z)).all(), z
