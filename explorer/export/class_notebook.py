@@ -29,11 +29,8 @@ def cells(asked: Asked) -> list[object]:
     and the counts as data."""
     title = f"## {_(TITLE)}"
     if not asked:
-        return [
-            new_markdown_cell(
-                f"{title}\n\n{_('The class answered no question before this notebook was made.')}"
-            )
-        ]
+        none = _("The class answered no question before this notebook was made.")  # outside the f-string:
+        return [new_markdown_cell(f"{title}\n\n{none}")]  # extracted
     said = ngettext(
         "{n} question, in the order asked; how many students chose each answer (no names are kept).",
         "{n} questions, in the order asked; how many students chose each answer (no names are kept).",
@@ -45,7 +42,7 @@ def cells(asked: Asked) -> list[object]:
         lines = [
             _("**Question {n}.** {question}", n=str(n), question=md(q.prompt)),
             "",
-            f"| {_('answer')} | {_('students')} | {_('share')} | {_('right')} |",
+            "| " + " | ".join((_("answer"), _("students"), _("share"), _("right"))) + " |",
             "|---|--:|--:|:-:|",
         ]
         for i, (choice, count) in enumerate(zip(q.options, counts, strict=True)):

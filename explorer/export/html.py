@@ -133,7 +133,8 @@ def _about_html(fig: object, index: int, k: int) -> str:
     summary, tables = describe.describe(fig, tables=not matrix)
     body = "" if matrix else "".join(_table_html(t) for t in tables)
     hidden = " hidden" if k else ""
-    more = f"<details{' data-fill' if matrix else ''}><summary>{_e(i18n._('Show as a table'))}</summary>{body}</details>"
+    summary = _e(i18n._("Show as a table"))  # marked outside the f-string: extracted
+    more = f"<details{' data-fill' if matrix else ''}><summary>{summary}</summary>{body}</details>"
     return (
         f'<div class="about" id="chart-{index}-about-{k}" data-chart="{index}" data-variant="{k}"{hidden}>'
         f"<p>{_e(summary)}</p>{more if matrix or tables else ''}</div>"
@@ -341,13 +342,14 @@ def page(w: Walkthrough) -> str:
             f'<div class="charts">{body}</div></section>'
         )
     why = why_scale_chart(w.seed)
+    why_title = i18n._("Why divide by √d_k?")  # outside the f-string below: extracted
     why_text = i18n._(
         "A score q·k is a sum of d_k products; if each has variance 1 the sum has variance d_k, so wide heads "
         "give large scores and a saturated softmax. Dividing by √d_k brings the variance back to 1 (measured "
         "here on seeded random vectors)."
     )
     sections.append(
-        f'<section id="why-scale"><h2>{_e(i18n._("Why divide by √d_k?"))}</h2><p>{_e(why_text)}</p>'
+        f'<section id="why-scale"><h2>{_e(why_title)}</h2><p>{_e(why_text)}</p>'
         f'<div class="formula">{mathml(formulas.why_scale())}</div>'
         f'<div class="charts">{_chart_html(why, len(all_charts))}</div></section>'
     )
@@ -386,16 +388,16 @@ def _words(sections: str) -> str:
 def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:
     link = ""
     if w.link.startswith(("http://", "https://")):
-        link = (
-            f'<p><a href="{_e(w.link)}">{_e(i18n._("Open this example in the Attention Explorer"))}</a></p>'
-        )
+        opened = i18n._("Open this example in the Attention Explorer")  # outside the f-string: extracted
+        link = f'<p><a href="{_e(w.link)}">{_e(opened)}</a></p>'
     settings = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in w.settings())
+    position, token, label = i18n._("position"), i18n._("token"), i18n._("label in charts")  # extracted
     tokens = (
-        f'<table class="tokens"><tr><th>{_e(i18n._("position"))}</th>'
+        f'<table class="tokens"><tr><th>{_e(position)}</th>'
         + "".join(f"<td>{i}</td>" for i in range(w.n))
-        + f"</tr><tr><th>{_e(i18n._('token'))}</th>"
+        + f"</tr><tr><th>{_e(token)}</th>"
         + "".join(f"<td>{_e(x)}</td>" for x in w.tokens)
-        + f"</tr><tr><th>{_e(i18n._('label in charts'))}</th>"
+        + f"</tr><tr><th>{_e(label)}</th>"
         + "".join(f"<td>{_e(x)}</td>" for x in w.labels)
         + "</tr></table>"
     )
@@ -407,16 +409,20 @@ def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:
         version=plotly_js_version(),
     )
     heading = i18n._("Self-attention, step by step")
+    # marked outside the f-string below: extracted
+    page_title = i18n._("Self-attention, step by step: {sentence}", sentence=w.sentence[:80])
+    no_script = i18n._("The charts need JavaScript; the formulas and tables are here without it.")
+    example = i18n._("The example")
     return (
         f'<!doctype html>\n<html lang="{_e(i18n.current())}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(i18n._('Self-attention, step by step: {sentence}', sentence=w.sentence[:80]))}</title>"
+        f"<title>{_e(page_title)}</title>"
         f"<style>{_CSS}</style>"
         f"<script>{get_plotlyjs()}</script></head><body><main>"
         f"<h1>{_e(heading)}</h1>"
         f"<blockquote>{_e(w.sentence)}</blockquote>{link}{notes}"
-        f'<noscript><p class="note">{_e(i18n._("The charts need JavaScript; the formulas and tables are here without it."))}</p></noscript>'
-        f"<h2>{_e(i18n._('The example'))}</h2><table>{settings}</table>{tokens}"
+        f'<noscript><p class="note">{_e(no_script)}</p></noscript>'
+        f"<h2>{_e(example)}</h2><table>{settings}</table>{tokens}"
         f"{sections}{_words(sections)}"
         f"<footer>{_e(footer)}</footer>"
         f'</main><script type="application/json" id="charts-data">{data}</script>'

@@ -46,7 +46,7 @@ def _head(w: Walkthrough) -> list[object]:
         "looking at and recomputes each step in plain numpy, the way the app does: run the cells from top to "
         "bottom and the last one checks that you got the same numbers as the app."
     )
-    head = f"| {_('setting')} | {_('value')} |"
+    head = "| " + _("setting") + " | " + _("value") + " |"  # marked outside an f-string: extracted
     intro = f"# {title}\n\n{about}{link}{notes}\n\n{head}\n|---|---|\n{rows}"
     setup = (
         "import sys\n\nimport numpy as np\n\nnp.set_printoptions(precision=4, suppress=True, linewidth=110)"

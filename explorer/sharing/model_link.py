@@ -126,7 +126,9 @@ def _read_model(params: Mapping[str, str | None], current: str, out: LinkRead) -
         choices=", ".join(models.picked_keys()),
         value=shown(raw),
     )
-    out.messages.append(f"{said} {_('Kept {value}.', value=_(was))}")  # two sentences
+    out.messages.append(
+        f"{said} " + _("Kept {value}.", value=_(was))
+    )  # two sentences (marked outside the f-string)
 
 
 def _read_off(params: Mapping[str, str | None], shape: tuple[int, int], engine: str, out: LinkRead) -> None:

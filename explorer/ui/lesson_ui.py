@@ -229,7 +229,7 @@ def bar(route: Route, k: int) -> DeltaGenerator:
                 "content",
             )
         _step_text(route, k, step, revealed)
-        lesson_view.mount(route.name, k, step.part)
+        lesson_view.mount(route.name, k, step.part, step.page, routes.settings_at(route, k).get("layer"))
     return box
 
 
@@ -262,7 +262,7 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
     look_col, words_col = st.columns([5, 1], vertical_alignment="center")
     look_col.markdown(look)
     if used:  # the words of the trade this step uses, in plain words (the glossary the pages read), floating
-        with words_col.popover(_(WORDS_SHORT), icon=":material/menu_book:", help=_(WORDS), width="stretch"):
+        with words_col.popover(_(WORDS_SHORT), icon=":material/menu_book:", width="stretch"):
             st.markdown(f"**{_(WORDS)}**")
             st.markdown(glossary.markdown(used))
     if revealed:

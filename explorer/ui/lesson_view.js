@@ -81,11 +81,21 @@ function keepUnder(doc) {
   }
 }
 
+function showRow(doc, inner) {
+  // A box of rows that scrolls inside the page (/ablation's switches): the row the step is about at its top.
+  if (!inner) return;
+  const [box, label] = inner;
+  const el = doc.querySelector(`.st-key-${box}`);
+  const row = el && [...el.querySelectorAll('[data-testid="stWidgetLabel"]')].find((l) => l.innerText.trim() === label);
+  if (row) el.scrollTop += row.getBoundingClientRect().top - el.getBoundingClientRect().top;
+}
+
 export default function (component) {
   const { data } = component;
   const doc = window.document;
   const step = (data && data.step) || '';
   const keys = (data && data.keys) || [];
+  const inner = (data && data.inner) || null;
   paintBar(doc);
   keepUnder(doc);
   if (!step || window.__lessonScrolled === step) return undefined;
@@ -112,7 +122,7 @@ export default function (component) {
       const top = Math.round(el.getBoundingClientRect().top);
       still = top === last ? still + 1 : 0;
       last = top;
-      if (still >= FRAMES_STILL) return;
+      if (still >= FRAMES_STILL) { showRow(doc, inner); return; }
     }
     requestAnimationFrame(tick);
   }

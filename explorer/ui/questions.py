@@ -77,12 +77,10 @@ def next_choices(tokens: Sequence[str], after: str) -> tuple[str, list[str], int
     alphabetical order, so their order does not give the answer away; the right one is the first."""
     top = list(dict.fromkeys(tokens[:CLASS_CHOICES]))
     options = sorted(top, key=str.casefold)
-    return f"Which word comes next after “{after}”?", options, options.index(top[0])
+    return _("Which word comes next after “{after}”?", after=after), options, options.index(top[0])
 
 
-def head_choices(
-    effects: object, prompt: str = "Which head, switched off alone, changes the output most?"
-) -> tuple[str, list[str], int] | None:
+def head_choices(effects: object, prompt: str | None = None) -> tuple[str, list[str], int] | None:
     """A question about heads for a class: the heads of the largest `effects` ((L, H), NaN: not measured;
     /ablation's effect of removing each, /induction's induction scores), ordered by layer and head; the
     right one has the largest. None before any head is measured."""
@@ -90,7 +88,8 @@ def head_choices(
     if not top:
         return None
     cells = sorted((layer, head) for layer, head, _e in top)
-    options = [f"layer {layer + 1}, head {head + 1}" for layer, head in cells]
+    options = [_("layer {layer}, head {head}", layer=layer + 1, head=head + 1) for layer, head in cells]
+    prompt = prompt or _("Which head, switched off alone, changes the output most?")
     return prompt, options, cells.index(top[0][:2])
 
 
@@ -99,9 +98,15 @@ def lens_choices(wins: int, layers: int, after: str, answer: str) -> tuple[str, 
     token (`wins`: 0 = from the embeddings, the engine's interp.wins_from), among the model's `layers` cut
     into CLASS_CHOICES spans; the right one holds `wins`."""
     spans = [s for s in np.array_split(np.arange(layers + 1), CLASS_CHOICES) if s.size]
-    options = [f"layers {s[0]} to {s[-1]}" if s[0] else f"the embeddings to layer {s[-1]}" for s in spans]
+    options = [
+        _("layers {first} to {last}", first=int(s[0]), last=int(s[-1]))
+        if s[0]
+        else _("the embeddings to layer {last}", last=int(s[-1]))
+        for s in spans
+    ]
     truth = next(i for i, s in enumerate(spans) if s[0] <= wins <= s[-1])
-    return f"After “{after}”, from which layer on is “{answer}” the top token?", options, truth
+    asked = _("After “{after}”, from which layer on is “{answer}” the top token?", after=after, answer=answer)
+    return asked, options, truth
 
 
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:
@@ -133,7 +138,9 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
                 )
                 return True
             think, own_button = _think(in_class)
-            st.caption(f"{_rule_hint(role, head, literal(res.tokens[q]))} {think}")  # two sentences
+            # the head's rule as a hint, but not in a lesson: there the rule is what the step's answer says
+            hint = _rule_hint(role, head, literal(res.tokens[q])) if own_button else ""
+            st.caption(f"{hint} {think}".strip())  # two sentences
             if own_button:
                 st.button(
                     _("Reveal"),

@@ -1,5 +1,5 @@
 """No chart title is cut: in Chromium, every chart's title and subtitle lie inside the chart's own drawing
-(its SVG), on the pages a class sees with a real model at 1280x800 (presenting at 1920x1080:
+(its SVG), on the pages a class sees with a real model at 1280x800, in Spanish (presenting at 1920x1080:
 test_present_real_screen checks the same on every step it measures). The title builders wrap to the width a
 page gives them (style._title); a page that draws a chart in a narrower column than it tells the builder runs
 the title off the chart's right edge, where nothing shows it.
@@ -35,7 +35,10 @@ def test_no_chart_title_is_cut_on_a_laptop(shared_laptop_app: Any, path: str, mo
     need(model)
     real = path in ("positional-encoding", "scores", "encoder")
     query = {"real": model, "real_layer": LAYERS[model]} if real else {"model": model}
-    app = shared_laptop_app.open(path, min_charts=1, sentence=CAPITAL if model == "smollm2" else CAT, **query)
+    # in Spanish: its titles run longer than English
+    app = shared_laptop_app.open(
+        path, min_charts=1, sentence=CAPITAL if model == "smollm2" else CAT, lang="es", **query
+    )
     no_title_cut(app, f"{path}-{model}-1280")
     # The page as a student's laptop shows it, for a person to look at (test-output/).
     app.screenshot(f"{'layer' if real else 'model'}-{path}-{model}-1280x800")
@@ -117,3 +120,24 @@ def test_a_lesson_bar_on_a_laptop_is_whole_and_leaves_its_chart_in_view(shared_l
     if got["sticks"]:
         assert got["bar"][1] - got["bar"][0] <= got["height"] / 3 + 1, got  # lesson_view.js FIT
         assert got["chart"][0] < got["height"] - 300, got  # most of the chart's first 300 px under it
+
+
+_FIRST_ROW = """() => {
+  const el = document.querySelector('.st-key-ablation-switches');
+  if (!el) return null;
+  const top = el.getBoundingClientRect().top;
+  const row = [...el.querySelectorAll('[data-testid="stWidgetLabel"]')].find(
+    (l) => l.getBoundingClientRect().top >= top - 2);
+  return row ? row.innerText.trim() : null;
+}"""
+
+
+def test_the_copy_lessons_experiment_opens_the_switches_at_its_layers(shared_laptop_app) -> None:
+    """At 1280x800 the copy lesson's last step opens /ablation's box of switches (30 layers, scrolling in it)
+    at the first induction head's layer, the experiment's, not at layer 1."""
+    need("smollm2")
+    route = routes.COPY
+    k = len(route.steps)
+    app = shared_laptop_app.open(route.steps[k - 1].page, min_charts=1, lesson=route.name, step=str(k))
+    want = f"layer {routes.FIRST_HEAD[0]}"
+    app.poll(f"() => ({_FIRST_ROW})() === {want!r}", what=f"the switches' box showing {want} first")

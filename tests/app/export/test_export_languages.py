@@ -15,9 +15,10 @@ from explorer import i18n
 from explorer.classroom.store import Question
 from explorer.compute import pipeline
 from explorer.export import class_notebook, html, layer_notebook, learn_notebook, notebook, walkthrough
+from explorer.i18n import languages
 from explorer.i18n.catalog import CLOSE, OPEN
 from explorer.model.example import Example, conform
-from explorer.sharing import from_params, upload
+from explorer.sharing import from_params, upload, url
 from tests.app.fixtures import layer_opened
 
 ENGLISH = re.compile(r"[A-Za-z][a-z']+(?:\s+[A-Za-z][a-z']*){2,}")  # three plain English words in a row
@@ -120,3 +121,23 @@ def test_the_readers_refuse_in_the_visitors_language() -> None:
         "No se pudo abrir ese archivo: El archivo es de la versión 7, de una versión más nueva del explorador; "
         "este explorador lee la versión 1. No se cambió nada."
     )
+
+
+def test_a_links_messages_are_in_the_language_it_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The link is read before its lang= reaches the session: its messages are worded in the link's language."""
+    monkeypatch.setenv(languages.ENV, "en,es")
+    got = url.read({"d_model": "ocho", "lang": "es"}, Example())
+    assert got.lang == "es"
+    assert got.messages == [
+        (
+            "warning",
+            "El valor de d_model del enlace debe ser un número entero, no 'ocho'. Se mantiene d_model = 8.",
+        )
+    ]
+    monkeypatch.setenv(languages.ENV, "en")  # Spanish not offered: English, and the link told so
+    got = url.read({"d_model": "ocho", "lang": "es"}, Example())
+    assert got.lang is None and got.messages[0] == (
+        "warning",
+        "The link's d_model must be a whole number, not 'ocho'. Kept d_model = 8.",
+    )
+    assert "does not offer" in got.messages[1][1]

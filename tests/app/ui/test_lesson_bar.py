@@ -139,11 +139,23 @@ def test_a_step_that_asks_the_pages_question_has_one_reveal_button() -> None:
     assert [b.key for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")] == [lesson_ui.REVEAL]
     card = "\n".join(c.value for c in at.caption)
     assert "Reveal in the lesson's bar above" in card and "→" not in card, card
+    assert "induction head" not in card  # the head's rule is the step's answer: no hint gives it away
     at.button(key=lesson_ui.REVEAL).click().run()
     assert not [b for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")]
     assert not [c for c in at.caption if "Reveal" in c.value]  # the card gone: the weights are drawn
     # the same question off the lesson: the card's own button, and still no arrow key off the projector
-    at = opened({"ask": str(dict(LESSON.steps[k - 1].settings)["ask"])})
+    at = opened(routes.settings_at(LESSON, k))
     at.switch_page(page_table.by_path(LESSON.steps[k - 1].page).script).run()
     assert [b.key for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")] == ["reveal"]
     assert not [c for c in at.caption if "→" in c.value]
+    assert [c for c in at.caption if "induction head" in c.value]  # off a lesson, the rule is the hint
+
+
+def test_the_clicker_runs_a_steps_patching_before_it_reveals() -> None:
+    """Presenting the cause lesson with the clicker alone: on a /patching step, next presses the Run button
+    first (the sweep the step's chart needs), then Reveal, then moves on (explorer.ui.clicker)."""
+    from explorer.ui import patching_ui
+
+    assert any(s.page == "patching" for s in routes.CAUSE.steps)
+    assert patching_ui.RUN.replace(".", "-") in clicker.RUN
+    assert not set(clicker.RUN) & set(clicker.REVEAL)
