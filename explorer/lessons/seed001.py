@@ -156,8 +156,7 @@ def checks(res: Result) -> list[Check]:
 def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     t = res.attention
     assert t is not None
-    early = EARLIER
-    run_rows = [early["me_alphas"].values, ME_ALPHAS.values]
+    run_rows = [EARLIER["me_alphas"].values, ME_ALPHAS.values]
     names = [_("In [24], earlier run"), _("In [37], later run")]
     if res.n == 5:
         run_rows.append(t.weights[0, 0])

@@ -183,18 +183,23 @@ def of_model(key: str) -> Description:
     return of_config(key, None, c, int(c.n_kv_heads), str(c.name), biases)
 
 
+def _norm_words(c: Any) -> str:
+    """A trained model's normalisation, in words (ModelConfig `c`)."""
+    _ = i18n._
+    if c.norm == "rms_norm":
+        return _("RMSNorm, before attention and the feed-forward (as trained)") if c.norm_first else _(
+            "RMSNorm, after each residual sum (as trained)")  # fmt: skip
+    return _("layer norm with gain and bias, before attention and the feed-forward (as trained)") if (
+        c.norm_first) else _("layer norm with gain and bias, after each residual sum (as trained)")  # fmt: skip
+
+
 def of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biases: bool) -> Description:
     """A trained model's layer `layer` (or the whole model: None) from its ModelConfig `c`: n_kv key/value
     heads as the explorer holds them, the model's title, whether it has biases. Its words are in the language
     on screen when it is made (it is made on each run, never cached across languages)."""
     _ = i18n._
     rope = c.positions == "rope"
-    if c.norm == "rms_norm":
-        norm = _("RMSNorm, before attention and the feed-forward (as trained)") if c.norm_first else _(
-            "RMSNorm, after each residual sum (as trained)")  # fmt: skip
-    else:
-        norm = _("layer norm with gain and bias, before attention and the feed-forward (as trained)") if (
-            c.norm_first) else _("layer norm with gain and bias, after each residual sum (as trained)")  # fmt: skip
+    norm = _norm_words(c)
     base = i18n.integer(round(c.rope_base)) if rope else ""
     fixed = {
         "d_model": str(c.d_model),

@@ -88,15 +88,26 @@ def drawn_head_grid(
         }
     }  # fmt: skip (the HTML export's tables)
     layout["shapes"] = _panel_shapes(data[:h], n, masked if masked is not None and not cell_font else None)
+    return _described(_figure(data, layout), title, shown, masked, labels)
+
+
+def _described(
+    fig: Any,
+    title: str,
+    shown: Sequence[NDArray[np.float64]],
+    masked: NDArray[np.bool_] | None,
+    labels: Sequence[str],
+) -> Drawn:
+    """The grid with what it shows in words and as tables: one panel per head, queries by keys."""
     grey = masked if masked is not None and masked.any() else None
     panels = [
         describe.Panel(_("head {n}", n=i + 1), shown[i], grey, "0" if grey is not None else "")
-        for i in range(h)
+        for i in range(len(shown))
     ]
     labels_in_full = describe.Labels(
         list(map(str, labels)), list(map(str, labels)), _("query"), _("key"), queries=True
     )
-    return describe.drawn_matrix(_figure(data, layout), title, panels, labels_in_full, 2, True, "")
+    return describe.drawn_matrix(fig, title, panels, labels_in_full, 2, True, "")
 
 
 def _colour_axis(

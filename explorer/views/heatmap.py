@@ -91,6 +91,14 @@ class Axes:
     keep_cols: Sequence[int] = ()
 
 
+def _in_words(axes: Axes) -> tuple[Axes, bool]:
+    """`axes` with its titles in the language on screen, and whether it is attention's layout (rows are
+    queries, columns keys; the titles in English or already in the language on screen)."""
+    queries = (axes.y_title, axes.x_title) in (("query", "key"), (_("query"), _("key")))
+    x_title, y_title = (_(axes.x_title) if axes.x_title else ""), (_(axes.y_title) if axes.y_title else "")
+    return replace(axes, x_title=x_title, y_title=y_title), queries
+
+
 def drawn_heatmap(
     z: NDArray[np.float64],
     row_labels: Sequence[str],
@@ -105,11 +113,7 @@ def drawn_heatmap(
     words and as tables (views.drawn), from z itself: its cells and colours as `cells` says (Cells), its axes
     and size as `axes` says (Axes). A cell prints its value only when the number fits in it."""
     weights, masked, row_sums, digits = cells.weights, cells.masked, cells.row_sums, cells.digits
-    # attention's layout, rows are queries (the titles in English or already in the language on screen)
-    queries = (axes.y_title, axes.x_title) in (("query", "key"), (_("query"), _("key")))
-    axes = replace(
-        axes, x_title=_(axes.x_title) if axes.x_title else "", y_title=_(axes.y_title) if axes.y_title else ""
-    )
+    axes, queries = _in_words(axes)
     x_title, y_title, width_px = axes.x_title, axes.y_title, axes.width_px
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -146,15 +150,12 @@ def drawn_heatmap(
                                "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights,
                                "queries": queries}}  # fmt: skip
     layout = _pin_title(_layout(style, title, size.height, width_px, **extra))
-    whole = ""
-    if len(out):
-        whole = _noted(
-            layout, (shown, out, row_labels, col_labels), (zmin, zmax), style, width, size.cell_font
-        )
+    noted = (shown, out, row_labels, col_labels)  # the cells beyond the colour range, and their labels
+    whole = _noted(layout, noted, (zmin, zmax), style, width, size.cell_font) if len(out) else ""
     grey = masked if masked is not None and masked.any() else None
     panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
     labels = describe.Labels(
-        [str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title, queries=queries
+        list(map(str, row_labels)), list(map(str, col_labels)), y_title, x_title, queries=queries
     )
     return describe.drawn_matrix(_figure(data, layout), title, [panel], labels, digits, weights, whole)
 

@@ -50,6 +50,26 @@ def _cut(token: str) -> str:
     return shown if len(shown) <= TOKEN_CHARS else shown[: TOKEN_CHARS - 1] + "…"
 
 
+def _lens_hover(
+    ids: NDArray[np.int64],
+    probs: NDArray[np.float64],
+    words: Mapping[int, str],
+    tokens: Sequence[str],
+    rows: list[int],
+    names: list[str],
+) -> NDArray[np.object_]:
+    """Each drawn cell's hover: its row and token, then the top k tokens with their probabilities."""
+    hover = np.empty((len(rows), len(tokens)), dtype=object)
+    for a, r in enumerate(rows):
+        for i in range(len(tokens)):
+            lines = [f"{j + 1}. “{esc(show_token(words[int(t)]))}” {p:.3f}" for j, (t, p) in
+                     enumerate(zip(ids[r, i], probs[r, i], strict=True))]  # fmt: skip
+            hover[a, i] = (
+                _("{row}, after “{token}”", row=names[a], token=esc(tokens[i])) + "<br>" + "<br>".join(lines)
+            )
+    return hover
+
+
 def lens_grid(
     ids: NDArray[np.int64],
     probs: NDArray[np.float64],
@@ -68,14 +88,7 @@ def lens_grid(
     top_ids, top_p = ids[rows, :, 0], probs[rows, :, 0]  # (R, n)
     names = [layer_names(ids.shape[0] - 1)[r] for r in rows]
     n = len(tokens)
-    hover = np.empty(top_p.shape, dtype=object)
-    for a, r in enumerate(rows):
-        for i in range(n):
-            lines = [f"{j + 1}. “{esc(show_token(words[int(t)]))}” {p:.3f}" for j, (t, p) in
-                     enumerate(zip(ids[r, i], probs[r, i], strict=True))]  # fmt: skip
-            hover[a, i] = (
-                _("{row}, after “{token}”", row=names[a], token=esc(tokens[i])) + "<br>" + "<br>".join(lines)
-            )
+    hover = _lens_hover(ids, probs, words, tokens, rows, names)
     cut = [[_cut(words[int(t)]) for t in row] for row in top_ids]
     text = np.array([[esc(t) for t in row] for row in cut], dtype=object)
     height = PRESENT_CHART_PX if style.present else int(min(140 + len(rows) * 30, 1100))
