@@ -170,3 +170,17 @@ def test_a_job_whose_worker_dies_with_it_runs_again_on_another(
         time.sleep(0.2)
     assert "queued" in seen  # put back in its queue, then run by the other worker
     assert int(path.read_text()) != child and place.result().startswith("orphan")
+
+
+def test_a_result_its_caller_keeps_leaves_redis_soon(replicas) -> None:  # noqa: ANN001
+    """A run's trace or an uploaded file's example (tens of MB) stays in Redis only for its places to fetch."""
+    a, _ = replicas
+    kept, passed = (
+        jobs.spec(probe.where, f"k{time.time()}"),
+        jobs.spec(probe.where, f"p{time.time()}", keep=False),
+    )
+    for job in (kept, passed):
+        place = a.submit(job, "s")
+        until(lambda place=place: place.status().state == "done", "the job done")
+    ttl = {job.keep: a.redis.ttl(f"rq:job:explorer-{job.key}") for job in (kept, passed)}
+    assert 0 < ttl[False] <= rq_queue.PASSED_TTL_S < ttl[True] <= rq_queue.RESULT_TTL_S, ttl

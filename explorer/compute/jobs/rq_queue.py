@@ -46,6 +46,9 @@ PREFIX = "explorer:"
 QUEUES = ("short", "p0", "p1", "p2")
 P0_S, P1_S = 2.0, 10.0  # decayed seconds of use plus cost: under P0_S the first queue, under P1_S the second
 RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or until maxmemory drops it)
+# ... and a job's whose caller keeps its result (Spec.keep False: a run's trace, an uploaded file's example,
+# a download; tens of MB each, with their arguments): long enough for the places waiting for it to fetch it.
+PASSED_TTL_S = 15
 PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
 ALIVE_S = 5.0  # a running job says it is alive every second; silent this long, its worker died with it
@@ -246,7 +249,7 @@ class RedisJobs:
                     run_job,
                     args=(spec.fn, spec.args),
                     job_id=job_id,
-                    result_ttl=RESULT_TTL_S,
+                    result_ttl=RESULT_TTL_S if spec.keep else PASSED_TTL_S,
                     failure_ttl=60,
                     job_timeout=JOB_TIMEOUT_S,
                     retry=Retry(max=1),
