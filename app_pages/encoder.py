@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.compute import cached as compute
-from explorer.compute.pipeline import brief_stages, encoder_stages
+from explorer.compute.pipeline import brief_stages, encoder_stages, stage_title
 from explorer.i18n import _
 from explorer.ui import editors, state
 from explorer.ui import widgets as ui
@@ -42,7 +42,10 @@ if res is not None:
         if presenting:
             stages = brief_stages(stages, ex.norm_first)
         ui.token_matrices(
-            [(t, z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}") for t, z, hidden in stages],
+            [
+                (stage_title(t), z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}")
+                for t, z, hidden in stages
+            ],
             res.labels,
             per_row=min(4, len(stages))
             if presenting

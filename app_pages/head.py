@@ -6,7 +6,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute
 from explorer.i18n import _
-from explorer.model import models
+from explorer.model import head_rules, models
 from explorer.ui import interp_ui, model_ui, waiting
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
@@ -39,20 +39,27 @@ if got is not None:
         layer, head = model_ui.head_pickers(cfg.n_layers, cfg.n_heads, "head")
     att, sty = trace.layers[layer].attention, ui.style()
     lab = token_labels(trace.tokens)
-    with waiting.working("Measuring what each head does on your sentence…", key):
+    with waiting.working(_("Measuring what each head does on your sentence…"), key):
         labels = model_compute.labels(key, trace.text)
     side.markdown(
-        f"**Layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]}** "
-        f"(score {labels.scores[layer, head]:.2f}; see *How the labels are measured* on the grid page)."
+        _(
+            "**Layer {layer}, head {head}: {label}** (score {score:.2f}; see *How the labels are measured* on "
+            "the grid page).",
+            layer=layer + 1,
+            head=head + 1,
+            label=head_rules.label(labels.rules[layer, head]),
+            score=float(labels.scores[layer, head]),
+        )  # fmt: skip
     )
     blocked = model_compute.blocked(key, trace.n_tokens)
     w = np.asarray(att.weights[head], dtype=np.float64)
     if ui.shows("head"):
         with side:
             model_ui.open_in_explorer(key, layer, head)
-            compare = st.toggle("Compare with the toy model's head on the same sentence", key="head.toy",
+            compare = st.toggle(_("Compare with the toy model's head on the same sentence"), key="head.toy",
                                 persist_state="session")  # fmt: skip
-            view = st.segmented_control("Show the weights as", ["heatmap", "lines"], key="head.view",
+            view = st.segmented_control(_("Show the weights as"), ["heatmap", "lines"], key="head.view",
+                                        format_func={"heatmap": _("heatmap"), "lines": _("lines")}.__getitem__,
                                         required=True, persist_state="session")  # fmt: skip
         with wide:
             real, toy = st.columns(2) if compare else (st.container(), None)
@@ -63,7 +70,7 @@ if got is not None:
                 else charts.HEAD_WEIGHTS.titled(layer=layer + 1, head=head + 1)
             )
             if view == "lines":  # the same weights: a line from each query to each key
-                interp_ui.lines_chart(w[None], lab, [f"head {head + 1}"], "head.lines", title, [head])
+                interp_ui.lines_chart(w[None], lab, [_("head {n}", n=head + 1)], "head.lines", title, [head])
             else:
                 width = (WIDE_PX if presenting else fg.FULL_PX) // (2 if compare else 1)
                 fig = fg.drawn_heatmap(
@@ -83,20 +90,24 @@ if got is not None:
         groups = analysis.kv_groups(cfg.n_heads, cfg.n_kv_heads)
         g = int(analysis.kv_head_of(cfg.n_heads, cfg.n_kv_heads)[head])
         (side if presenting else st).info(
-            f"Grouped-query attention: query heads {', '.join(str(h + 1) for h in groups[g])} of this layer "
-            f"share key/value head {g + 1}: the same K and V, each with its own Q. RoPE rotates q and k by "
-            "their positions before the scores; the causal mask hides every later token (grey).",
+            _(
+                "Grouped-query attention: query heads {heads} of this layer share key/value head {kv}: the same "
+                "K and V, each with its own Q. RoPE rotates q and k by their positions before the scores; the "
+                "causal mask hides every later token (grey).",
+                heads=", ".join(str(h + 1) for h in groups[g]),
+                kv=g + 1,
+            ),
             icon=":material/link:",
         )
     if ui.shows("head-cell"):
         with side if presenting else st.container():
-            st.subheader("One cell, with its numbers", anchor=False)
+            st.subheader(_("One cell, with its numbers"), anchor=False)
             a, b = st.columns(2)
             for picker in ("head.query", "head.key"):  # a link's cell, or one of a sentence now shorter
-                ui.keep_among(picker, range(len(lab)), "tokens")
-            i = a.selectbox("query (row)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
+                ui.keep_among(picker, range(len(lab)), _("tokens"))
+            i = a.selectbox(_("query (row)"), range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
                             key="head.query", persist_state="session")  # fmt: skip
-            j = b.selectbox("key (column)", range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
+            j = b.selectbox(_("key (column)"), range(len(lab)), format_func=lambda t: f"{t}: {lab[t]}",
                             key="head.key", persist_state="session")  # fmt: skip
         row = np.asarray(att.masked[head, i], dtype=np.float64)
         q, k = np.asarray(att.q[head, i], dtype=np.float64), np.asarray(att.k[head, j], dtype=np.float64)

@@ -4,7 +4,7 @@ import numpy as np
 import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
-from explorer.i18n import _
+from explorer.i18n import _, ngettext
 from explorer.model import models
 from explorer.ui import interp_ui, model_ui, questions, state, waiting
 from explorer.ui import widgets as ui
@@ -28,15 +28,19 @@ EXPERIMENT_PX = 80  # the experiment's row of buttons under the loss chart, pres
 
 key = model_ui.say_model(
     decoder_only=True,
-    why_not="MiniLM is an encoder: every token sees every other, the later ones too, so copying what came "
-    "next is not a prediction there. Induction heads are a decoder's: here is SmolLM2.",
+    why_not=_(
+        "MiniLM is an encoder: every token sees every other, the later ones too, so copying what came next is "
+        "not a prediction there. Induction heads are a decoder's: here is SmolLM2."
+    ),
 )
 if key is not None:
     sty, (c1, c2, c3) = ui.style(), st.columns(3)
     seed, n = interp_ui.induction_controls(c1, c2)
     off = state.off_heads() if state.model_key() == key else ()  # switched off on this model (/ablation)
     wait = timing.words("induction", 2 * n)  # said from this server's own runs once it has run one
-    with waiting.working(f"Running {n} random tokens twice and scoring every head: {wait}…", key):
+    with waiting.working(
+        _("Running {n} random tokens twice and scoring every head: {wait}…", n=n, wait=wait), key
+    ):
         ind = interp.induction(key, seed, n, off)
         every_on = interp.induction(key, seed, n).run if off else None
     run = ind.run
@@ -44,36 +48,46 @@ if key is not None:
     order = np.argsort(-run.induction.ravel(), kind="stable")[:10]
     # Presenting, the two questions' toggles sit side by side: stacked, they push the step past one screen.
     t1, t2 = c3.columns(2) if sty.present else (c3, c3)
-    t1.toggle("Predict, then reveal", key=state.K_ASK_INDUCTION, persist_state="session",
-              help="Hide the scores behind a question until Reveal (or the clicker's next key). The share link "
-              "carries it (ask=induction).")  # fmt: skip
-    t2.toggle("Previous-token?", key=state.K_ASK_PREV, persist_state="session",
-              help="Ask whether the head drawn is a previous-token head, its pattern and scores hidden until "
-              "Reveal. The share link carries it (ask=prev).")  # fmt: skip
-    best, prompt = int(order[0]), "Which head copies the earlier token (the highest induction score)?"
+    t1.toggle(_("Predict, then reveal"), key=state.K_ASK_INDUCTION, persist_state="session",
+              help=_("Hide the scores behind a question until Reveal (or the clicker's next key). The share "
+                     "link carries it (ask=induction)."))  # fmt: skip
+    t2.toggle(_("Previous-token?"), key=state.K_ASK_PREV, persist_state="session",
+              help=_("Ask whether the head drawn is a previous-token head, its pattern and scores hidden until "
+                     "Reveal. The share link carries it (ask=prev)."))  # fmt: skip
+    best, prompt = int(order[0]), _("Which head copies the earlier token (the highest induction score)?")
     hidden = questions.model_question_hides(
-        "induction", f"{key}:{seed}:{n}:{off}", f"Predict: {prompt[0].lower()}{prompt[1:]}",
-        f"Answer: layer {best // H + 1}, head {best % H + 1}, with an induction score of "
-        f"{run.induction.ravel()[best]:.2f}: its stripe below.",
+        "induction", f"{key}:{seed}:{n}:{off}",
+        _("Predict: which head copies the earlier token (the highest induction score)?"),
+        _("Answer: layer {layer}, head {head}, with an induction score of {score:.2f}: its stripe below.",
+          layer=best // H + 1, head=best % H + 1, score=float(run.induction.ravel()[best])),
         questions.head_choices(run.induction, prompt),
     )  # fmt: skip
-    ui.keep_among("induction.head", order.tolist(), "ten best heads")
+    ui.keep_among("induction.head", order.tolist(), _("ten best heads"))
     head = None if hidden else c3.selectbox(  # its labels carry the scores: hidden with them
-        "Head to draw", order.tolist(), key="induction.head", persist_state="session",
-        format_func=lambda i: f"layer {i // H + 1}, head {i % H + 1}: {run.induction.ravel()[i]:.2f}",
+        _("Head to draw"), order.tolist(), key="induction.head", persist_state="session",
+        format_func={i: _("layer {layer}, head {head}: {score:.2f}", layer=i // H + 1, head=i % H + 1,
+                          score=float(run.induction.ravel()[i])) for i in order.tolist()}.__getitem__,  # this run's words
     )  # fmt: skip
     layer, h = divmod(int(head if head is not None else order[0]), H)
     prev = float(run.previous[layer, h])  # its mean weight on the token just before
-    said = f"layer {layer + 1}, head {h + 1} a previous-token head (more than half its weight on the token just before)?"
+    which = {"layer": layer + 1, "head": h + 1}
+    yes, no = _("yes"), _("no")
     hidden_prev = questions.model_question_hides(
-        "prev", f"{key}:{seed}:{n}:{off}:{layer}.{h}", f"Predict: is {said}",
-        f"Answer: {'yes' if prev > 0.5 else 'no'}: it gives the token just before {prev:.2f} of its weight, "
-        "on average.",
-        (f"Is {said}", ["yes", "no"], 0 if prev > 0.5 else 1),
+        "prev", f"{key}:{seed}:{n}:{off}:{layer}.{h}",
+        _("Predict: is layer {layer}, head {head} a previous-token head (more than half its weight on the token "
+          "just before)?", **which),
+        _("Answer: yes: it gives the token just before {weight:.2f} of its weight, on average.", weight=prev)
+        if prev > 0.5
+        else _("Answer: no: it gives the token just before {weight:.2f} of its weight, on average.", weight=prev),
+        (_("Is layer {layer}, head {head} a previous-token head (more than half its weight on the token just "
+           "before)?", **which), [yes, no], 0 if prev > 0.5 else 1),
     )  # fmt: skip
     if not sty.present:
         shown = ", ".join(f"“{literal(show_token(t))}”" for t in ind.tokens[:12])
-        st.caption(f"The {n} tokens: {shown}{', …' if n > 12 else ''}, then the same {n} again.")
+        if n > 12:
+            st.caption(_("The {n} tokens: {tokens}, …, then the same {n} again.", n=n, tokens=shown))
+        else:
+            st.caption(_("The {n} tokens: {tokens}, then the same {n} again.", n=n, tokens=shown))
     rows, cols = [str(layer + 1) for layer in range(L)], [str(h + 1) for h in range(H)]
     # presenting: positions for labels (100 tokens cannot be read from afar; the hover names them)
     labels = [str(i) for i in range(2 * n)] if sty.present else token_labels([*ind.tokens, *ind.tokens])
@@ -119,9 +133,16 @@ if key is not None:
         ui.charts_in_row([(scores, charts.INDUCTION_SCORES.key), (previous, charts.PREVIOUS_SCORES.key)])
         ui.chart(fig, charts.INDUCTION_PATTERN.key)
     first, second = run.losses[: n - 1].mean(), run.losses[n - 1 :].mean()
-    loss_title = f"Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second"
-    if every_on is not None:
-        loss_title += f" ({every_on.losses[n - 1 :].mean():.2f} with every head on)"
+    if every_on is None:
+        loss_title = _(
+            "Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second",
+            first=float(first),
+            second=float(second),
+        )
+    else:
+        loss_title = _("Loss of each token: {first:.2f} nats on average the first time, {second:.2f} the second "
+                       "({every:.2f} with every head on)", first=float(first), second=float(second),
+                       every=float(every_on.losses[n - 1 :].mean()))  # fmt: skip
     passed = np.argwhere(interp.standard_induction(key) >= models.INDUCTION_THRESHOLD)
     if ui.shows("induction-loss"):  # presenting: the loss is the second step
         every = None if every_on is None else every_on.losses
@@ -132,9 +153,18 @@ if key is not None:
         interp_ui.induction_experiment(key, tuple((int(a), int(b)) for a, b in passed), off)
     if ui.shows("induction") and not hidden:
         st.markdown(
-            f"On *Every layer and head*, a head is labelled **induction** when it scores at least "
-            f"{models.INDUCTION_THRESHOLD} on the standard run ({models.INDUCTION_LENGTH} tokens, seed "
-            f"{models.INDUCTION_SEED}): {len(passed)} heads, "
-            + ", ".join(f"{layer + 1}.{h + 1}" for layer, h in passed)
-            + f" (layer.head). A head that spreads its weight evenly scores {interp.uniform_score(n):.3f} here."
+            ngettext(
+                "On *Every layer and head*, a head is labelled **induction** when it scores at least {threshold} "
+                "on the standard run ({length} tokens, seed {seed}): {n} head, {heads} (layer.head). A head that "
+                "spreads its weight evenly scores {uniform:.3f} here.",
+                "On *Every layer and head*, a head is labelled **induction** when it scores at least {threshold} "
+                "on the standard run ({length} tokens, seed {seed}): {n} heads, {heads} (layer.head). A head "
+                "that spreads its weight evenly scores {uniform:.3f} here.",
+                len(passed),
+                threshold=models.INDUCTION_THRESHOLD,
+                length=models.INDUCTION_LENGTH,
+                seed=models.INDUCTION_SEED,
+                heads=", ".join(f"{layer + 1}.{h + 1}" for layer, h in passed),
+                uniform=interp.uniform_score(n),
+            )  # fmt: skip
         )

@@ -5,8 +5,8 @@ from collections import Counter
 import streamlit as st
 
 from explorer.compute import interp, model_compute, timing
-from explorer.i18n import _
-from explorer.model import models
+from explorer.i18n import _, ngettext
+from explorer.model import head_rules, models
 from explorer.ui import interp_ui, model_ui, state, waiting
 from explorer.ui import widgets as ui
 from explorer.views import model_figures
@@ -26,33 +26,41 @@ got = model_ui.begin()
 if got is not None:
     key, trace = got
     L, H = models.shape(key)
-    with waiting.working("Measuring what each head does on your sentence…", key):
+    with waiting.working(_("Measuring what each head does on your sentence…"), key):
         labels = model_compute.labels(key, trace.text)
-    counts = Counter(labels.labels.ravel().tolist()).most_common()
+    counts = Counter(labels.rules.ravel().tolist()).most_common()
     presenting = ui.step() is not None  # one screen: the pickers beside the summary, the grid in its own box
     summary, pickers = (
         st.columns([3, 2], vertical_alignment="bottom") if presenting else (st.container(), st.container())
     )
     wait = timing.words("induction", 2 * models.INDUCTION_LENGTH)
-    with waiting.working(f"Scoring every head on random tokens repeated (once per server): {wait}…", key):
+    with waiting.working(
+        _("Scoring every head on random tokens repeated (once per server): {wait}…", wait=wait), key
+    ):
         induction = interp.standard_induction(key) if models.choice(key).decoder else None
     second = None if induction is None else (
-        f"A second line, *induction*: the head scores at least {models.INDUCTION_THRESHOLD} on "
-        f"{models.INDUCTION_LENGTH} random tokens repeated (seed {models.INDUCTION_SEED}; see *Induction "
-        "heads*), not on your sentence."
+        _("A second line, *induction*: the head scores at least {threshold} on {length} random tokens repeated "
+          "(seed {seed}; see *Induction heads*), not on your sentence.", threshold=models.INDUCTION_THRESHOLD,
+          length=models.INDUCTION_LENGTH, seed=models.INDUCTION_SEED)
     )  # fmt: skip
+    tally = [ngettext("{n} head: *{label}*", "{n} heads: *{label}*", c, label=head_rules.label(rule))
+             for rule, c in counts]  # fmt: skip
     summary.markdown(
-        f"**{L} layers × {H} heads on {trace.n_tokens} tokens.** "
-        + ", ".join(f"{c} {'head' if c == 1 else 'heads'}: *{name}*" for name, c in counts)
-        + ".",
+        _(
+            "**{layers} layers × {heads} heads on {tokens} tokens.** {tally}.",
+            layers=L,
+            heads=H,
+            tokens=trace.n_tokens,
+            tally=", ".join(tally),
+        ),  # fmt: skip
         help=second if presenting else None,  # presenting: behind the (?), which keeps the grid's box tall
     )
     if second and not presenting:
         st.caption(second)
     shown = model_figures.grid_tokens(L, H, trace.n_tokens)
     if shown < trace.n_tokens:
-        summary.caption(f"The grid shows the first {shown} of the {trace.n_tokens} tokens (rows and columns), so it "
-                   "stays quick to draw; *One head* shows them all.")  # fmt: skip
+        summary.caption(_("The grid shows the first {shown} of the {n} tokens (rows and columns), so it stays "
+                          "quick to draw; *One head* shows them all.", shown=shown, n=trace.n_tokens))  # fmt: skip
     with pickers:
         layer, head = model_ui.head_pickers(L, H, "model")
     fig = model_figures.drawn_model_grid(
@@ -61,7 +69,7 @@ if got is not None:
         labels.rules,
         labels.scores,
         style=ui.style(),
-        title=f"Attention of every head ({trace.model})",
+        title=_("Attention of every head ({model})", model=trace.model),
         selected=(layer, head),
         width_px=1800 if state.present() else 1000,
         induction=induction,
@@ -82,19 +90,24 @@ if got is not None:
         else [st.container() for _ in range(3)]
     )
     if below[0].toggle(
-        f"Layer {layer + 1} as lines: who attends to whom, every head in its own colour",
+        _("Layer {layer} as lines: who attends to whom, every head in its own colour", layer=layer + 1),
         key="model.lines",
         persist_state="session",
     ):
         with st.container() if presenting else below[0]:  # presenting: under the row, at full width
             interp_ui.lines_chart(trace.attentions[layer], token_labels(trace.tokens),
-                                  [f"head {h + 1}" for h in range(H)], "model.lines_view",
-                                  f"Layer {layer + 1}: a line from each query to each key")  # fmt: skip
+                                  [_("head {n}", n=h + 1) for h in range(H)], "model.lines_view",
+                                  _("Layer {layer}: a line from each query to each key", layer=layer + 1))  # fmt: skip
     with below[1]:
         model_ui.page_link(
             "app_pages/head.py",
-            f"Open layer {layer + 1}, head {head + 1}: {labels.labels[layer, head]} "
-            f"(score {labels.scores[layer, head]:.2f})",
+            _(
+                "Open layer {layer}, head {head}: {label} (score {score:.2f})",
+                layer=layer + 1,
+                head=head + 1,
+                label=head_rules.label(labels.rules[layer, head]),
+                score=float(labels.scores[layer, head]),
+            ),  # fmt: skip
         )
     with below[2]:
         model_ui.label_rules()

@@ -4,6 +4,7 @@ the top prediction needs (occlusion)."""
 import numpy as np
 import streamlit as st
 
+from explorer import i18n
 from explorer.compute import model_compute
 from explorer.i18n import _
 from explorer.model import models
@@ -30,12 +31,12 @@ ui.opening(
 
 def add_buttons(strings: list[str], probs: np.ndarray, per_row: int) -> None:
     """A button per top token that adds it to the sentence (the model runs again on the longer one)."""
-    st.markdown("**Add a token to the sentence** (the model runs again):")
+    st.markdown(_("**Add a token to the sentence** (the model runs again):"))
     cols = st.columns(per_row)
     for rank, (tok, p) in enumerate(zip(strings, probs, strict=True)):
         why = model_figures.cannot_add(tok)  # white space alone would change nothing: greyed out
         cols[rank % per_row].button(
-            f"“{show_token(tok)}” {p:.2f}", key=f"next.add.{rank}", on_click=state.append_to_sentence,
+            f"“{show_token(tok)}” {i18n.decimal(p, 2)}", key=f"next.add.{rank}", on_click=state.append_to_sentence,
             args=(tok,), width="stretch", disabled=why is not None, help=why,
         )  # fmt: skip
     why_not = dict.fromkeys(w for w in map(model_figures.cannot_add, strings) if w)  # once each, in order
@@ -51,15 +52,16 @@ if got is not None:
     # tokens the top guess needs, then the causal mask beside the same buttons.
     presenting = ui.step() is not None
     top = st.columns(2, vertical_alignment="center") if presenting else (st, st)
-    temp = top[0].slider("Temperature T", 0.1, 3.0, key=state.K_TEMPERATURE, step=0.1, persist_state="session",
-                         help="T < 1 sharpens the distribution, T > 1 flattens it; T = 1 is the model's own.")  # fmt: skip
-    top[1].toggle("Predict, then reveal", key=state.K_ASK_NEXT, persist_state="session",
-                  help="Hide the next tokens behind a question until Reveal (or the clicker's next key). "
-                  "The share link carries it (ask=next).")  # fmt: skip
+    temp = top[0].slider(_("Temperature T"), 0.1, 3.0, key=state.K_TEMPERATURE, step=0.1, persist_state="session",
+                         help=_("T < 1 sharpens the distribution, T > 1 flattens it; T = 1 is the model's own."))  # fmt: skip
+    top[1].toggle(_("Predict, then reveal"), key=state.K_ASK_NEXT, persist_state="session",
+                  help=_("Hide the next tokens behind a question until Reveal (or the clicker's next key). The "
+                         "share link carries it (ask=next)."))  # fmt: skip
     ids, strings, probs = model_compute.next_tokens(key, trace.text, float(temp))
     end = tail(trace.text)  # a long sentence: its last words, after "…"
-    question = f"Predict: which word comes next after “{literal(end)}”?"
-    answer = f"Answer: “{literal(show_token(strings[0]))}”, with probability {probs[0]:.2f} (T = {temp:g})."
+    question = _("Predict: which word comes next after “{after}”?", after=literal(end))
+    answer = _("Answer: “{token}”, with probability {p:.2f} (T = {t:g}).", token=literal(show_token(strings[0])),
+               p=float(probs[0]), t=float(temp))  # fmt: skip
     hidden = questions.model_question_hides(
         "next",
         f"{key}:{trace.text}",
@@ -70,9 +72,9 @@ if got is not None:
     beside = ui.step() in ("next-token", "next-token-mask")  # the chart beside the buttons
     chart, side = st.columns([3, 2]) if beside else (st.container(), st.container())
     if not hidden and ui.shows("next-token"):
-        title = f"Top {len(ids)} next tokens after “{end}” (T = {temp:g})"
+        title = _("Top {n} next tokens after “{after}” (T = {t:g})", n=len(ids), after=end, t=float(temp))
         own = None if temp == 1 else model_compute.next_tokens(key, trace.text, 1.0)[2]  # the same tokens
-        names = (f"T = {temp:g}", "T = 1, the model's own")
+        names = (_("T = {t:g}", t=float(temp)), _("T = 1, the model's own"))
         fig = model_figures.drawn_token_bars(strings, probs, style=ui.style(), title=title, after=own, names=names,
                                              height_px=BARS_PX if presenting else None)  # fmt: skip
         with chart:

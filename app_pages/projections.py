@@ -62,7 +62,9 @@ if res is not None:
                 col_labels=cols_k,
                 index=(h,),
             )
-            editors.bias_editor(bias, title=f"b_{label[-1]} (head {h + 1})", col_labels=cols_k, head=h)
+            editors.bias_editor(
+                bias, title=_("b_{letter} (head {n})", letter=label[-1], n=h + 1), col_labels=cols_k, head=h
+            )
             keys = (f"projections.rand.{name}", f"projections.reset.{name}")
             editors.draw_buttons((name, *editors.held(bias)), label, keys, short=True)
         with right:

@@ -3,7 +3,7 @@
 import numpy as np
 
 from explorer.compute import model_compute
-from explorer.i18n import _
+from explorer.i18n import N_, _
 from explorer.model import models
 from explorer.ui import model_ui, waiting
 from explorer.ui import widgets as ui
@@ -26,7 +26,7 @@ if got is not None:
     key, trace = got
     L, H = models.shape(key)
     layer = model_ui.layer_slider(L, H, "rollout")
-    with waiting.working("Following the attention through every layer…", key):
+    with waiting.working(_("Following the attention through every layer…"), key):
         R = model_compute.rollout(key, trace.text)
     lab = token_labels(trace.tokens)
     sty = ui.style()
@@ -41,7 +41,7 @@ if got is not None:
                     lab,
                     lab,
                     style=sty,
-                    title=f"Layer {layer + 1} alone (mean of its heads)",
+                    title=_("Layer {layer} alone (mean of its heads)", layer=layer + 1),
                     cells=fg.Cells(weights=True, row_sums=True, zrange=one),
                     axes=fg.Axes(width_px=ui.HALF, height_px=tall),
                 ),
@@ -53,9 +53,11 @@ if got is not None:
                     lab,
                     lab,
                     style=sty,
-                    title=f"Rollout through layers 1 to {layer + 1}",
+                    title=_("Rollout through layers 1 to {layer}", layer=layer + 1),
                     cells=fg.Cells(weights=True, row_sums=True, zrange=one),
-                    axes=fg.Axes(width_px=ui.HALF, height_px=tall, x_title="input token", y_title="position"),
+                    axes=fg.Axes(
+                        width_px=ui.HALF, height_px=tall, x_title=N_("input token"), y_title=N_("position")
+                    ),
                 ),
                 "rollout.rollout",
             ),

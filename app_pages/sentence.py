@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from explorer.i18n import _
+from explorer.i18n import _, ngettext
 from explorer.ui import class_bar, editors, layer_choice, preset_ui, state
 from explorer.ui import widgets as ui
 from explorer.ui.frame import pipeline_map
@@ -28,7 +28,7 @@ if not presenting:
 ex, res = ui.result()
 if res is not None:
     if not presenting:
-        st.subheader(f"{res.n} tokens", anchor=False)
+        st.subheader(ngettext("{n} token", "{n} tokens", res.n), anchor=False)
     ui.token_table(res.tokens, res.labels, res.ids)
     if res.ids is not None and not presenting:
         st.caption(f"Token ids: {literal(state.description().tokenizer)}.")
@@ -50,5 +50,5 @@ if res is not None:
         charts.INPUT.key,
     )
 if not presenting:
-    st.subheader("The pipeline", anchor=False)
+    st.subheader(_("The pipeline"), anchor=False)
     pipeline_map()

@@ -116,7 +116,7 @@ class RedisStore:
         if not self.redis.hexists(_k(code, "q"), q.qid):
             n = self.redis.hlen(_k(code, "q"))
             if n >= s.MAX_QUESTIONS:
-                raise ClassError(f"A class asks at most {s.MAX_QUESTIONS} questions.")
+                raise ClassError(s.TOO_MANY_QUESTIONS, most=s.MAX_QUESTIONS)
             text = json.dumps({"n": n, "prompt": q.prompt, "options": list(q.options)})
             self.redis.hsetnx(_k(code, "q"), q.qid, text)
             self._expire(code, "q")
@@ -128,7 +128,7 @@ class RedisStore:
         if q is None:
             raise ClassError(s.ENDED_QUESTION)
         if not 0 <= int(truth) < len(q.options):
-            raise ClassError("The answer is not one of the question's choices.")
+            raise ClassError(s.NOT_A_CHOICE)
         self.redis.hset(_k(code, "truth"), qid, int(truth))
         self._expire(code, "truth")
 
@@ -160,7 +160,7 @@ class RedisStore:
             self._guess(keys=keys, args=[s.GUESS_WINDOW_S])
             raise ClassError(s.NO_CLASS)
         if got == -2:
-            raise ClassError(s.FULL)
+            raise ClassError(s.FULL, most=s.MAX_STUDENTS)
         return student
 
     def rejoin(self, code: str, student: str) -> bool:
@@ -187,11 +187,11 @@ class RedisStore:
         if got == -1:
             raise ClassError(s.NO_CLASS)
         if got == -2:
-            raise ClassError("Join the class to answer.")
+            raise ClassError(s.JOIN_FIRST)
         if got == -3:
             raise ClassError(s.ENDED_QUESTION)
         if got == -4:
-            raise ClassError("That is not one of the question's choices.")
+            raise ClassError(s.NOT_A_CHOICE)
 
     def mine(self, code: str, student: str, qid: str) -> int | None:
         got = self.redis.hget(_k(code, f"a:{qid}"), student)

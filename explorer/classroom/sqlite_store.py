@@ -112,7 +112,7 @@ class SqliteStore:
                 if known.fetchone() is None:
                     (n,) = db.execute("SELECT COUNT(*) FROM questions WHERE code = ?", (code,)).fetchone()
                     if n >= s.MAX_QUESTIONS:
-                        raise ClassError(f"A class asks at most {s.MAX_QUESTIONS} questions.")
+                        raise ClassError(s.TOO_MANY_QUESTIONS, most=s.MAX_QUESTIONS)
                     db.execute(
                         "INSERT INTO questions (code, qid, n, prompt, options) VALUES (?, ?, ?, ?, ?)",
                         (code, q.qid, n, q.prompt, json.dumps(q.options)),
@@ -126,7 +126,7 @@ class SqliteStore:
             if q is None:
                 raise ClassError(s.ENDED_QUESTION)
             if not 0 <= int(truth) < len(q.options):
-                raise ClassError("The answer is not one of the question's choices.")
+                raise ClassError(s.NOT_A_CHOICE)
             db.execute("UPDATE questions SET truth = ? WHERE code = ? AND qid = ?", (int(truth), code, qid))
 
     def export(self, code: str, key: str) -> list[tuple[Question, tuple[int, ...]]]:
@@ -159,7 +159,7 @@ class SqliteStore:
                 refused = False
                 (n,) = db.execute("SELECT COUNT(*) FROM students WHERE code = ?", (code,)).fetchone()
                 if n >= s.MAX_STUDENTS:
-                    raise ClassError(s.FULL)
+                    raise ClassError(s.FULL, most=s.MAX_STUDENTS)
                 student = s.new_student()
                 db.execute("INSERT INTO students VALUES (?, ?, ?)", (code, student, s.nickname(nickname)))
         if refused:
@@ -196,12 +196,12 @@ class SqliteStore:
                 raise ClassError(s.NO_CLASS)
             known = db.execute("SELECT 1 FROM students WHERE code = ? AND id = ?", (code, student))
             if known.fetchone() is None:
-                raise ClassError("Join the class to answer.")
+                raise ClassError(s.JOIN_FIRST)
             q = self._question(db, code, qid)
             if q is None or row[3] != qid or q.truth is not None:
                 raise ClassError(s.ENDED_QUESTION)
             if not 0 <= int(choice) < len(q.options):
-                raise ClassError("That is not one of the question's choices.")
+                raise ClassError(s.NOT_A_CHOICE)
             db.execute(
                 "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)", (code, qid, student, int(choice))
             )

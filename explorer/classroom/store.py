@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from explorer.i18n import N_, _
+
 BACKEND_ENV = "ATTENTION_EXPLORER_CLASSES"  # "sqlite" (default) or "redis"
 DATA_ENV = "ATTENTION_EXPLORER_DATA"  # the SQLite store's folder (default: data/ beside the app)
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "data"
@@ -42,7 +44,15 @@ ALL_GUESSES = 600  # wrong codes from every address together in GUESS_WINDOW_S
 
 
 class ClassError(ValueError):
-    """A request the store refuses; its message is a sentence for the person."""
+    """A request the store refuses; its message is a sentence for the person, marked for the catalogs (N_)
+    and worded in the language on screen wherever it is read (str()), with its {placeholders} from `values`."""
+
+    def __init__(self, message: str, /, **values: object) -> None:
+        super().__init__(message)
+        self.values = values
+
+    def __str__(self) -> str:
+        return _(self.args[0], **self.values)
 
 
 @dataclass(frozen=True)
@@ -142,9 +152,11 @@ def nickname(text: str) -> str:
 def check_question(q: Question) -> Question:
     """A question within the bounds (text cut, at most MAX_OPTIONS choices), or ClassError."""
     if not q.qid or len(q.qid) > MAX_QID_CHARS:
-        raise ClassError("A question needs an id of at most 64 characters.")
+        raise ClassError(N_("A question needs an id of at most 64 characters."))
     if not 2 <= len(q.options) <= MAX_OPTIONS:
-        raise ClassError(f"A class question has 2 to {MAX_OPTIONS} choices, not {len(q.options)}.")
+        raise ClassError(
+            N_("A class question has 2 to {most} choices, not {n}."), most=MAX_OPTIONS, n=len(q.options)
+        )
     return Question(
         q.qid, q.prompt[:MAX_PROMPT_CHARS], tuple(str(o)[:MAX_OPTION_CHARS] for o in q.options), None
     )
@@ -152,12 +164,16 @@ def check_question(q: Question) -> Question:
 
 def check_view(view: str) -> str:
     if len(view) > MAX_VIEW_CHARS:
-        raise ClassError(f"The page is too large to share with the class ({len(view):,} characters).")
+        raise ClassError(N_("The page is too large to share with the class ({n} characters)."), n=len(view))
     return view
 
 
-NO_CLASS = "No class has this code: check it on the teacher's screen (it may have ended)."
-NOT_TEACHER = "Only the class's teacher can do this."
-TOO_MANY_GUESSES = "Too many wrong codes from here: wait a minute, then type the code again."
-FULL = f"This class is full ({MAX_STUDENTS} students)."
-ENDED_QUESTION = "This question is closed: the teacher has moved on or revealed the answer."
+# The store's refusals (ClassError: worded where they are read)
+NO_CLASS = N_("No class has this code: check it on the teacher's screen (it may have ended).")
+NOT_TEACHER = N_("Only the class's teacher can do this.")
+TOO_MANY_GUESSES = N_("Too many wrong codes from here: wait a minute, then type the code again.")
+FULL = N_("This class is full ({most} students).")  # raised with most=MAX_STUDENTS
+ENDED_QUESTION = N_("This question is closed: the teacher has moved on or revealed the answer.")
+TOO_MANY_QUESTIONS = N_("A class asks at most {most} questions.")  # most=MAX_QUESTIONS
+NOT_A_CHOICE = N_("The answer is not one of the question's choices.")
+JOIN_FIRST = N_("Join the class to answer.")

@@ -14,8 +14,10 @@ import numpy as np
 
 from attention_core import training as tr
 from explorer.compute import jobs
+from explorer.i18n import N_
 from explorer.model import learning
 
+STEP = N_("Training: step {step} of {total}")  # the job's progress (jobs.said: worded on the page)
 MEASURE_EVERY = 10  # steps between two measurements of every head (a measurement costs about a step)
 STEP_S = 0.025  # a step's expected seconds on one worker (benchmarks: training), for the job's place in line
 FORMED = 0.5  # an induction head "has formed" once its score passes this (as on the shipped run)
@@ -82,7 +84,7 @@ def train_live(recipe: learning.Recipe, progress: jobs.Progress | None = None) -
         previous.append(prev)
         repeat_loss.append(tr.repeat_loss(cfg, params, eval_batch))
         if progress is not None:
-            progress(step / total, f"step {step} of {total}", partial=so_far(False))
+            progress(step / total, jobs.said(STEP, step=step, total=total), partial=so_far(False))
 
     def callback(s: tr.TrainStep) -> None:
         loss.append(s.loss)

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from attention_core import analysis, causal_mask
 from explorer import cache
 from explorer.compute import jobs
+from explorer.i18n import N_
 from explorer.model import models
 
 SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64 x 64 floats), comparisons
@@ -140,11 +141,24 @@ def rank(key: str, text: str) -> analysis.RankingStep:
     return jobs.call(jobs.spec(rank_job, key, text, cost=30 * run_cost(key, text)))
 
 
+# The ranking's progress (jobs.said: worded in the visitor's language)
+RANK_LAYERS = N_("{layers} layers, each switched off whole ({done} of {total} runs)")
+RANK_HEADS = N_("Layer {layer}: its {heads} heads, each switched off alone ({done} of {total} runs)")
+
+
 def rank_job(key: str, text: str, progress: jobs.Progress) -> analysis.RankingStep:
     """The job of ``rank``: every step of ``ranking`` reported, the last one returned."""
-    done = None
+    done, (L, H) = None, models.shape(key)
+    before = np.zeros(L, dtype=bool)  # the layers whose heads were measured by the step before
     for step in ranking(key, text):
-        progress(step.done / step.total, f"{step.message} ({step.done} of {step.total} runs)")
+        measured = ~np.isnan(step.head_effects).all(axis=1)  # (L,)
+        new = np.flatnonzero(measured & ~before)
+        before = measured
+        if len(new):  # worded on the visitor's page (jobs.said)
+            said = jobs.said(RANK_HEADS, layer=int(new[0]) + 1, heads=H, done=step.done, total=step.total)
+        else:
+            said = jobs.said(RANK_LAYERS, layers=L, done=step.done, total=step.total)
+        progress(step.done / step.total, said)
         done = step
     assert done is not None
     return done

@@ -18,6 +18,7 @@ from attention_core import analysis
 from explorer import cache
 from explorer.compute import jobs
 from explorer.compute import model_compute as mc
+from explorer.i18n import N_
 from explorer.model import models
 from explorer.model import patching as pm
 
@@ -84,10 +85,17 @@ def _store(key: str, clean: str, corrupt: str, answer: int, wrong: int, got: dic
         _SWEEPS.put(_sweep_key(key, clean, corrupt, answer, wrong, site), restored)
 
 
-def progress_site(message: str) -> tuple[str, str]:
-    """(site, what was measured) of a sweeps job's progress message."""
-    site, _, what = message.partition(": ")
-    return site, what
+# A sweeps job's progress, per site (jobs.said: worded in the visitor's language)
+PATCHING = {
+    "resid": N_("Patching the residual stream: layer {layer} of {n}"),
+    "head": N_("Patching the heads: layer {layer} of {n}"),
+}
+
+
+def progress_site(message: str) -> str | None:
+    """The site ("resid" or "head") a sweeps job's progress message is about (None: another message)."""
+    text = jobs.unworded(message)
+    return next((site for site, said in PATCHING.items() if said == text), None)
 
 
 def sweeps_job(
@@ -104,9 +112,11 @@ def sweeps_job(
     # A patched run costs about as much as the rows it runs: n per position patched, n per head patched.
     widths = {"resid": p.n_tokens, "head": models.model(key).config.n_heads}
     total, before, out = sum(widths[s] for s in sites), 0.0, {}
+    L = models.model(key).config.n_layers
     for site in sites:
         for step in analysis.patch_sweep(models.model(key), p, site):
-            progress((before + widths[site] * step.done / step.total) / total, f"{site}: {step.message}")
+            said = jobs.said(PATCHING[site], layer=step.layer + 1, n=L)  # worded on the visitor's page
+            progress((before + widths[site] * step.done / step.total) / total, said)
         out[site] = step.restored
         before += widths[site]
     return out

@@ -13,9 +13,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer.i18n import N_, _
 from explorer.model import layer
 from explorer.model.arrays import F64
 from explorer.model.example import Example, tokens_for
+
+NO_TOKENS = N_("The sentence has no tokens yet: type a few words.")
 
 PAD = "[PAD]"
 MAX_LABEL = 24  # characters of a token shown in chart labels and editor headers
@@ -146,7 +149,7 @@ def run(ex: Example) -> Result:
             None,
             None,
             None,
-            error="The sentence has no tokens yet: type a few words.",
+            error=NO_TOKENS,  # marked: said where shown (the result is cached across languages)
         )
     try:
         emb = embeddings_of(ex, tokens)
@@ -277,6 +280,27 @@ def encoder_stages(enc: ac.EncoderTrace, norm_first: bool) -> list[tuple[str, F6
 
 
 # The four stages that tell the block's story on one screen (presenting): the input, what attention adds,
+# A stage's title in the language on screen: its formula kept, the words after it translated (its English
+# title stays the chart's key on the page).
+OUTPUT = N_("Output = {formula}")
+_STAGE_WORDS = (
+    (" (input)", N_("{formula} (input)")),
+    (": what attention reads", N_("{formula}: what attention reads")),
+    (": what the FFN reads", N_("{formula}: what the FFN reads")),
+    (": FFN hidden", N_("{formula}: FFN hidden")),
+)
+
+
+def stage_title(title: str) -> str:
+    """An encoder_stages title in the language on screen ("X (input)" -> "X (entrada)")."""
+    if title.startswith("Output = "):
+        return _(OUTPUT, formula=title[len("Output = ") :])
+    for tail, said in _STAGE_WORDS:
+        if title.endswith(tail):
+            return _(said, formula=title[: -len(tail)])
+    return title
+
+
 # the residual sum H, the output (indices into encoder_stages, pre-norm and post-norm).
 BRIEF_STAGES = {True: (0, 2, 3, 7), False: (0, 1, 3, 7)}
 

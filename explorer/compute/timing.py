@@ -14,6 +14,8 @@ import statistics
 import threading
 from collections import deque
 
+from explorer.i18n import _
+
 RECENT = 8  # the measurements kept per kind: the wait said follows the server's load of late
 # Seconds per unit before any measurement here: (fastest, slowest) seen on the development machine.
 PRIORS: dict[str, tuple[float, float]] = {
@@ -64,8 +66,12 @@ def words(kind: str, units: float) -> str:
     """What a wait of `units` of `kind` costs, in words: "about 40 s here" or "20 s to 45 s here", said as
     measured on this server or on the development machine."""
     lo, hi, measured = estimate(kind, units)
-    said = f"about {duration(hi)}" if duration(lo) == duration(hi) else f"{duration(lo)} to {duration(hi)}"
-    where = (
-        "as measured on this server lately" if measured else "on a busy 2-core machine; less on a fast one"
+    if duration(lo) == duration(hi):
+        if measured:
+            return _("about {time} (as measured on this server lately)", time=duration(hi))
+        return _("about {time} (on a busy 2-core machine; less on a fast one)", time=duration(hi))
+    if measured:
+        return _("{low} to {high} (as measured on this server lately)", low=duration(lo), high=duration(hi))
+    return _(
+        "{low} to {high} (on a busy 2-core machine; less on a fast one)", low=duration(lo), high=duration(hi)
     )
-    return f"{said} ({where})"

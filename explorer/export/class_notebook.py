@@ -6,7 +6,7 @@ one is right (once revealed), as a Markdown table, and one code cell holding the
 to plot or compare. No names: the store keeps none with an answer, and only the counts reach the file.
 
 A question and its choices are text the page made from a sentence someone typed: they reach the Markdown
-escaped (notebook.md) and the code only as Python string literals (repr).
+escaped (markdown.md) and the code only as Python string literals (repr).
 """
 
 from __future__ import annotations
@@ -17,34 +17,51 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell
 
 from explorer.classroom.store import Question
-from explorer.export.notebook import md
+from explorer.export.markdown import md
+from explorer.i18n import N_, _, ngettext
 
 Asked = Sequence[tuple[Question, tuple[int, ...]]]
-TITLE = "## The class's answers"
+TITLE = N_("The class's answers")  # the section's heading (translated where written)
 
 
 def cells(asked: Asked) -> list[object]:
-    """The section: a heading, one Markdown table a question, and the counts as data."""
+    """The section, in the language the notebook is written in: a heading, one Markdown table a question,
+    and the counts as data."""
+    title = f"## {_(TITLE)}"
     if not asked:
-        return [
-            new_markdown_cell(f"{TITLE}\n\nThe class answered no question before this notebook was made.")
-        ]
-    out = [new_markdown_cell(f"{TITLE}\n\n{len(asked)} question{'s' if len(asked) != 1 else ''}, in the order "
-                             "asked; how many students chose each answer (no names are kept).")]  # fmt: skip
+        none = _("The class answered no question before this notebook was made.")  # outside the f-string:
+        return [new_markdown_cell(f"{title}\n\n{none}")]  # extracted
+    said = ngettext(
+        "{n} question, in the order asked; how many students chose each answer (no names are kept).",
+        "{n} questions, in the order asked; how many students chose each answer (no names are kept).",
+        len(asked),
+    )
+    out = [new_markdown_cell(f"{title}\n\n{said}")]
     for n, (q, counts) in enumerate(asked, start=1):
         total = sum(counts)
         lines = [
-            f"**Question {n}.** {md(q.prompt)}",
+            _("**Question {n}.** {question}", n=str(n), question=md(q.prompt)),
             "",
-            "| answer | students | share | right |",
+            "| " + " | ".join((_("answer"), _("students"), _("share"), _("right"))) + " |",
             "|---|--:|--:|:-:|",
         ]
         for i, (choice, count) in enumerate(zip(q.options, counts, strict=True)):
             share = f"{100 * count / total:.0f}%" if total else "–"
             right = "" if q.truth is None else ("✓" if i == q.truth else "")
             lines.append(f"| {md(choice)} | {count} | {share} | {right} |")
-        said = "not revealed" if q.truth is None else f"the answer is {md(q.options[q.truth])}"
-        lines += ["", f"{total} answer{'s' if total != 1 else ''}; {said}."]
+        lines.append("")
+        if q.truth is None:
+            lines.append(ngettext("{n} answer; not revealed.", "{n} answers; not revealed.", total))
+        else:
+            right = md(q.options[q.truth])
+            lines.append(
+                ngettext(
+                    "{n} answer; the answer is {right}.",
+                    "{n} answers; the answer is {right}.",
+                    total,
+                    right=right,
+                )
+            )
         out.append(new_markdown_cell("\n".join(lines)))
     data = [
         {"question": q.prompt, "choices": list(q.options), "answers": list(counts), "right": q.truth}

@@ -31,6 +31,7 @@ import numpy as np
 from plotly.offline import get_plotlyjs
 
 from explorer import i18n
+from explorer.export import walkthrough
 from explorer.export.experiments import Experiment
 from explorer.export.html_charts import STYLE, Chart, _figure_json, charts_of, figure_of, why_scale_chart
 from explorer.export.walkthrough import STEP, Walkthrough
@@ -132,7 +133,8 @@ def _about_html(fig: object, index: int, k: int) -> str:
     summary, tables = describe.describe(fig, tables=not matrix)
     body = "" if matrix else "".join(_table_html(t) for t in tables)
     hidden = " hidden" if k else ""
-    more = f"<details{' data-fill' if matrix else ''}><summary>Show as a table</summary>{body}</details>"
+    summary = _e(i18n._("Show as a table"))  # marked outside the f-string: extracted
+    more = f"<details{' data-fill' if matrix else ''}><summary>{summary}</summary>{body}</details>"
     return (
         f'<div class="about" id="chart-{index}-about-{k}" data-chart="{index}" data-variant="{k}"{hidden}>'
         f"<p>{_e(summary)}</p>{more if matrix or tables else ''}</div>"
@@ -263,7 +265,8 @@ _JS = """
       const table = el('table');
       table.append(el('caption', name ? title + ': ' + name : title));
       const head = el('tr');
-      head.append(el('th', hint.row_title + ' by ' + hint.col_title, {scope: 'col'}));
+      head.append(el('th', spec.words.by.replace('{rows}', hint.row_title).replace('{columns}', hint.col_title),
+        {scope: 'col'}));
       hint.cols.forEach(function (c) { head.append(el('th', c, {scope: 'col'})); });
       const thead = el('thead');
       thead.append(head);
@@ -274,7 +277,8 @@ _JS = """
         tr.append(el('th', r, {scope: 'row'}));
         z[i].forEach(function (v, j) {
           const masked = grey && number(grey[i][j]);
-          tr.append(el('td', masked ? said + ' (masked)' : number(v) ? Number(v).toFixed(hint.digits) : 'NaN'));
+          tr.append(el('td', masked ? spec.words.masked.replace('{value}', said)
+            : number(v) ? Number(v).toFixed(hint.digits) : 'NaN'));
         });
         body.append(tr);
       });
@@ -321,22 +325,31 @@ def page(w: Walkthrough) -> str:
         more = "".join(mathml(tex) for tex in extras.get(name, []))
         body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
         if name == "encoder" and not charts:
-            body = f'<p class="note">The encoder block cannot be computed for this example: {_e(w.encoder_error)}</p>'
+            said = i18n._("The encoder block cannot be computed for this example: {why}", why=w.encoder_error)
+            body = f'<p class="note">{_e(said)}</p>'
         note = ""
         if name == "token":
-            note = f"<p>The token shown is “{_e(w.labels[w.query])}” (position {w.query}).</p>"
+            said = i18n._(
+                "The token shown is “{token}” (position {k}).", token=w.labels[w.query], k=str(w.query)
+            )
+            note = f"<p>{_e(said)}</p>"
         if name == "scores" and extras.get("scores"):
-            note = "<p>One cell of the weights, with its numbers (its query's largest weight):</p>"
+            said = i18n._("One cell of the weights, with its numbers (its query's largest weight):")
+            note = f"<p>{_e(said)}</p>"
         sections.append(
-            f'<section id="{name}"><h2>{k}. {_e(step.title)}</h2><p>{_e(step.text)}</p>'
+            f'<section id="{name}"><h2>{k}. {_e(i18n._(step.title))}</h2><p>{_e(i18n._(step.text))}</p>'
             f'<div class="formula">{formula}</div>{note}<div class="formula">{more}</div>'
             f'<div class="charts">{body}</div></section>'
         )
     why = why_scale_chart(w.seed)
+    why_title = i18n._("Why divide by √d_k?")  # outside the f-string below: extracted
+    why_text = i18n._(
+        "A score q·k is a sum of d_k products; if each has variance 1 the sum has variance d_k, so wide heads "
+        "give large scores and a saturated softmax. Dividing by √d_k brings the variance back to 1 (measured "
+        "here on seeded random vectors)."
+    )
     sections.append(
-        '<section id="why-scale"><h2>Why divide by √d_k?</h2><p>A score q·k is a sum of d_k products; if each '
-        "has variance 1 the sum has variance d_k, so wide heads give large scores and a saturated softmax. "
-        "Dividing by √d_k brings the variance back to 1 (measured here on seeded random vectors).</p>"
+        f'<section id="why-scale"><h2>{_e(why_title)}</h2><p>{_e(why_text)}</p>'
         f'<div class="formula">{mathml(formulas.why_scale())}</div>'
         f'<div class="charts">{_chart_html(why, len(all_charts))}</div></section>'
     )
@@ -345,6 +358,8 @@ def page(w: Walkthrough) -> str:
         "template": fg.template_of(STYLE),
         "config": CONFIG,
         "charts": [[_figure_json(fig) for _, fig in c.variants] for c in all_charts],
+        # the words the page's script writes into a table it builds ("Show as a table" of a heatmap)
+        "words": {"by": i18n._("{rows} by {columns}"), "masked": i18n._("{value} (masked)")},
     }
     return _document(w, "".join(sections), _safe_json(data), len(all_charts))
 
@@ -352,7 +367,7 @@ def page(w: Walkthrough) -> str:
 def _experiment(ex: Experiment, first: int) -> str:
     """A real-model page's experiment: what it shows, its numbers, its charts (numbered from ``first``) and
     the Python that repeats it."""
-    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in ex.rows)
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in ex.rows)  # worded by its builder
     charts = [Chart(key, [("", fig)], wide) for key, fig, wide in ex.charts]
     body = "".join(_chart_html(c, first + m) for m, c in enumerate(charts))
     return (
@@ -363,7 +378,7 @@ def _experiment(ex: Experiment, first: int) -> str:
 
 def _words(sections: str) -> str:
     """The last section: what each glossary term the sections' text uses means, in plain words."""
-    terms = glossary.terms_in(re.sub(r"<[^>]+>", " ", sections))
+    terms = walkthrough.terms(re.sub(r"<[^>]+>", " ", sections))  # in the page's language
     if not terms:
         return ""
     items = "".join(f"<dt>{_e(i18n._(t.word))}</dt><dd>{_e(i18n._(t.plain))}</dd>" for t in terms)
@@ -373,31 +388,43 @@ def _words(sections: str) -> str:
 def _document(w: Walkthrough, sections: str, data: str, n_charts: int) -> str:
     link = ""
     if w.link.startswith(("http://", "https://")):
-        link = f'<p><a href="{_e(w.link)}">Open this example in the Attention Explorer</a></p>'
+        opened = i18n._("Open this example in the Attention Explorer")  # outside the f-string: extracted
+        link = f'<p><a href="{_e(w.link)}">{_e(opened)}</a></p>'
     settings = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in w.settings())
+    position, token, label = i18n._("position"), i18n._("token"), i18n._("label in charts")  # extracted
     tokens = (
-        '<table class="tokens"><tr><th>position</th>'
+        f'<table class="tokens"><tr><th>{_e(position)}</th>'
         + "".join(f"<td>{i}</td>" for i in range(w.n))
-        + "</tr><tr><th>token</th>"
-        + "".join(f"<td>{_e(t)}</td>" for t in w.tokens)
-        + "</tr><tr><th>label in charts</th>"
-        + "".join(f"<td>{_e(t)}</td>" for t in w.labels)
+        + f"</tr><tr><th>{_e(token)}</th>"
+        + "".join(f"<td>{_e(x)}</td>" for x in w.tokens)
+        + f"</tr><tr><th>{_e(label)}</th>"
+        + "".join(f"<td>{_e(x)}</td>" for x in w.labels)
         + "</tr></table>"
     )
     notes = "".join(f'<p class="note">{_e(n)}</p>' for n in w.notes)
+    footer = i18n._(
+        "Written by the Attention Explorer: {n} charts drawn with plotly.js {version} (inside this file), formulas "
+        "in MathML. Works offline.",
+        n=str(n_charts),
+        version=plotly_js_version(),
+    )
+    heading = i18n._("Self-attention, step by step")
+    # marked outside the f-string below: extracted
+    page_title = i18n._("Self-attention, step by step: {sentence}", sentence=w.sentence[:80])
+    no_script = i18n._("The charts need JavaScript; the formulas and tables are here without it.")
+    example = i18n._("The example")
     return (
-        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<!doctype html>\n<html lang="{_e(i18n.current())}"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>Self-attention, step by step: {_e(w.sentence[:80])}</title>"
+        f"<title>{_e(page_title)}</title>"
         f"<style>{_CSS}</style>"
         f"<script>{get_plotlyjs()}</script></head><body><main>"
-        "<h1>Self-attention, step by step</h1>"
+        f"<h1>{_e(heading)}</h1>"
         f"<blockquote>{_e(w.sentence)}</blockquote>{link}{notes}"
-        '<noscript><p class="note">The charts need JavaScript; the formulas and tables are here without it.</p></noscript>'
-        f"<h2>The example</h2><table>{settings}</table>{tokens}"
+        f'<noscript><p class="note">{_e(no_script)}</p></noscript>'
+        f"<h2>{_e(example)}</h2><table>{settings}</table>{tokens}"
         f"{sections}{_words(sections)}"
-        f"<footer>Written by the Attention Explorer: {n_charts} charts drawn with plotly.js "
-        f"{_e(plotly_js_version())} (inside this file), formulas in MathML. Works offline.</footer>"
+        f"<footer>{_e(footer)}</footer>"
         f'</main><script type="application/json" id="charts-data">{data}</script>'
         f"<script>{_JS}</script></body></html>\n"
     )

@@ -17,7 +17,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from numpy.typing import NDArray
 
 from explorer.export import literal as lit
-from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, md, with_words
+from explorer.export.markdown import md
+from explorer.export.notebook import CHECK_ATOL, PRINT_MARK, with_words
+from explorer.i18n import _, ngettext
 
 FLOAT32_ATOL = 1e-5  # weights in 0..1 and outputs of order 1, in float32: 7 digits
 
@@ -102,6 +104,44 @@ def notebook(
     return nb
 
 
+def _where(
+    title: str, package: str, version: str, where_in: tuple[int, int, int], sentence: str, edited: bool
+) -> str:
+    """The opening's paragraph on where the numbers come from: the model, the layer and head, what X is."""
+    layer, n_layers, head = where_in
+    made = (
+        _(
+            "the Python package {package} {version}, run in numpy by the Attention Explorer",
+            package=md(package),
+            version=md(version),
+        )
+        if package
+        else _("trained by the Attention Explorer's own numpy engine, attention_core.training")
+    )
+    where = _(
+        "The numbers come from **{model}** ({made}): layer {layer} of {n_layers}, head {head}, on the sentence "
+        "“{sentence}”.",
+        model=md(title),
+        made=made,
+        layer=str(layer + 1),
+        n_layers=str(n_layers),
+        head=str(head + 1),
+        sentence=md(sentence),
+    )
+    where += " " + (
+        _("X is the input of that layer for this sentence, its token and position embeddings added.")
+        if layer == 0
+        else ngettext(
+            "X is the input of that layer for this sentence, computed by the model's {n} earlier layer.",
+            "X is the input of that layer for this sentence, computed by the model's {n} earlier layers.",
+            layer,
+        )
+    )
+    if edited:
+        where += " " + _("Some weights were edited in the app: the literals below are the edited ones.")
+    return where
+
+
 def _opening(
     title: str,
     package: str,
@@ -118,38 +158,41 @@ def _opening(
     with the layer's input X."""
     layer, n_layers, head = where_in
     d = x.shape[1]
-    made = (
-        f"the Python package {md(package)} {md(version)}, run in numpy by the Attention Explorer"
-        if package
-        else "trained by the Attention Explorer's own numpy engine, attention_core.training"
+    where = _where(title, package, version, where_in, sentence, edited)
+    link_md = (
+        "\n\n" + _("Open the same example in the Attention Explorer: <{link}>", link=link) if link else ""
     )
-    before = (
-        "its token and position embeddings added"
-        if layer == 0
-        else f"computed by the model's {layer} earlier layer{'s' if layer != 1 else ''}"
+    title_md = _(
+        "Head {head} of {model}'s layer {layer}: “{sentence}”",
+        head=str(head + 1),
+        model=md(title),
+        layer=str(layer + 1),
+        sentence=md(sentence),
     )
-    where = (
-        f"The numbers come from **{md(title)}** ({made}): layer {layer + 1} of {n_layers}, head {head + 1}, "
-        f"on the sentence “{md(sentence)}”. X is the input of that layer for this sentence, {before}."
+    holds = _(
+        "This notebook holds what this head needs ({n} tokens, d_model {d}, d_k {d_k}) and recomputes its "
+        "attention in plain numpy; the last cell checks it gets the app's numbers. The other heads, W_O and the "
+        "feed-forward network stay in the app (with them the file would hold about 1.5 million numbers).",
+        n=str(len(tokens)),
+        d=str(d),
+        d_k=str(d_k),
     )
-    if edited:
-        where += " Some weights were edited in the app: the literals below are the edited ones."
-    link_md = f"\n\nOpen the same example in the Attention Explorer: <{link}>" if link else ""
-    intro = (
-        f"# Head {head + 1} of {md(title)}'s layer {layer + 1}: “{md(sentence)}”\n\n{where}{link_md}\n\n"
-        f"This notebook holds what this head needs ({len(tokens)} tokens, d_model {d}, d_k {d_k}) and "
-        "recomputes its attention in plain numpy; the last cell checks it gets the app's numbers. The other "
-        "heads, W_O and the feed-forward network stay in the app (with them the file would hold about 1.5 "
-        "million numbers)."
-    )
+    intro = f"# {title_md}\n\n{where}{link_md}\n\n{holds}"
     return [
         new_markdown_cell(intro),
         new_code_cell(
             "import sys\n\nimport numpy as np\n\nnp.set_printoptions(precision=4, suppress=True, linewidth=110)"
         ),
         new_markdown_cell(
-            "## 1. The tokens and the layer's input X\n\nThe model's own tokens; each row of X is one token's "
-            f"vector (d_model = {d}) as it arrives at layer {layer + 1}."
+            "## 1. "
+            + _("The tokens and the layer's input X")
+            + "\n\n"
+            + _(
+                "The model's own tokens; each row of X is one token's vector (d_model = {d}) as it arrives at "
+                "layer {layer}.",
+                d=str(d),
+                layer=str(layer + 1),
+            )
         ),
         new_code_cell(
             f"tokens = {list(tokens)!r}\nn = len(tokens)\nX = {lit.array(x, 4)}  # (n, d_model)\nprint(X.shape)"
@@ -163,8 +206,13 @@ def _norm_cells(norm_gain: NDArray[np.float64] | None, eps: float, norm: str) ->
     if norm_gain is not None:
         cells += [
             new_markdown_cell(
-                "## 2. The norm before attention\n\nThis model normalises each row of X before attention "
-                "(pre-norm) with RMSNorm and a learned gain.\n\n$$\\operatorname{RMSNorm}(x) = \\frac{x}"
+                "## 2. "
+                + _("The norm before attention")
+                + "\n\n"
+                + _(
+                    "This model normalises each row of X before attention (pre-norm) with RMSNorm and a learned gain."
+                )
+                + "\n\n$$\\operatorname{RMSNorm}(x) = \\frac{x}"
                 "{\\sqrt{\\operatorname{mean}(x^2) + \\epsilon}} \\odot g$$"
             ),
             new_code_cell(
@@ -175,13 +223,14 @@ def _norm_cells(norm_gain: NDArray[np.float64] | None, eps: float, norm: str) ->
     else:
         cells += [
             new_markdown_cell(
-                "## 2. What attention reads\n\n"
+                "## 2. "
+                + _("What attention reads")
+                + "\n\n"
                 + (
-                    "This model has no norm"
+                    _("This model has no norm: attention reads X itself.")
                     if norm == "none"
-                    else "This model normalises after attention (post-norm)"
+                    else _("This model normalises after attention (post-norm): attention reads X itself.")
                 )
-                + ": attention reads X itself."
             )  # fmt: skip
         ]
         cells.append(new_code_cell("Xn = X"))
@@ -201,14 +250,17 @@ def _projection_cells(
         for name, v in (("b_q", b.get("b_q")), ("b_k", b.get("b_k")), ("b_v", b.get("b_v")))
     )
     rope_md = (
-        f" Then RoPE rotates q and k by their positions (base {rope_base:g})."
+        " " + _("Then RoPE rotates q and k by their positions (base {base}).", base=f"{rope_base:g}")
         if rope_base is not None
         else ""
     )
     return [
         new_markdown_cell(
-            f"## 3. Head {head + 1}'s queries, keys and values\n\nEach token's query, key and value: its row "
-            f"times W_Q, W_K, W_V, plus the biases.{rope_md}\n\n$$Q = X W_Q + b_Q,\\quad K = X W_K + b_K,"
+            "## 3. "
+            + _("Head {head}'s queries, keys and values", head=str(head + 1))
+            + "\n\n"
+            + _("Each token's query, key and value: its row times W_Q, W_K, W_V, plus the biases.")
+            + f"{rope_md}\n\n$$Q = X W_Q + b_Q,\\quad K = X W_K + b_K,"
             "\\quad V = X W_V + b_V$$"
         ),
         new_code_cell(
@@ -229,8 +281,14 @@ def _attention_cells(mask_kind: str, window: int, mask: NDArray[np.bool_] | None
     """The scores, the mask, the softmax and the head's output."""
     return [
         new_markdown_cell(
-            "## 4. Scores, mask and softmax\n\nEvery query against every key, divided by √d_k; a key the mask "
-            "hides gets −∞, so its weight is 0; softmax makes each row sum to 1.\n\n"
+            "## 4. "
+            + _("Scores, mask and softmax")
+            + "\n\n"
+            + _(
+                "Every query against every key, divided by √d_k; a key the mask hides gets −∞, so its weight is "
+                "0; softmax makes each row sum to 1."
+            )
+            + "\n\n"
             "$$A = \\operatorname{softmax}\\!\\left(\\frac{q k^\\top}{\\sqrt{d_k}} + M\\right),\\quad \\operatorname{out} = A v$$"
         ),
         new_code_cell(
@@ -251,7 +309,7 @@ def _check_cells(weights: NDArray[np.float64], output: NDArray[np.float64]) -> l
     tolerance = FLOAT32_ATOL if single else CHECK_ATOL
     why_tolerance = "the app ran this layer in float32, as the model does" if single else "float64"
     return [
-        new_markdown_cell("## 5. The numbers, in full, and a check against the app"),
+        new_markdown_cell("## 5. " + _("The numbers, in full, and a check against the app")),
         new_code_cell(
             "np.set_printoptions(precision=17, floatmode='unique', suppress=False, threshold=sys.maxsize)\n"
             f"for name, value in {{'A': A, 'out': out}}.items():\n"

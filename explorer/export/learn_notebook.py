@@ -14,6 +14,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from explorer.export.notebook import with_words
+from explorer.i18n import _
 from explorer.model import learning
 
 STEPS_NAME = "STEPS"  # the variable the training cell reads (a test sets it smaller)
@@ -177,26 +178,41 @@ def notebook(link: str = "") -> nbformat.NotebookNode:
         f"DECAY, FLOOR, SCHEDULE = {r.decay!r}, {learning.FLOOR!r}, {r.steps}  # the learning rate's schedule\n"
         f"SCORE_LEN = {r.score_len}  # the heads are scored on this many distinct tokens, twice"
     )
-    back = f" ([the page]({link}))" if link else ""
+    page = _("Watch a transformer learn")
+    back = " " + _("([the page]({link}))", link=link) if link else ""
+    about = _(
+        "The run of the Attention Explorer's *{page}*{back}, in plain numpy: a transformer of {layers} "
+        "attention-only layers ({heads} heads each, d_model {d_model}), trained with Adam on random tokens of a "
+        "vocabulary of {vocab} in which a stretch comes back at a varied offset. The loss sits flat, then falls "
+        "when a previous-token head (layer 1) and an induction head (layer 2) form together. {steps} steps take "
+        "a minute or two on one core.",
+        page=page,
+        back=back,
+        layers=str(c.n_layers),
+        heads=str(c.n_heads),
+        d_model=str(c.d_model),
+        vocab=str(c.vocab),
+        steps=str(r.steps),
+    )
     cells = [
-        new_markdown_cell(
-            "# Watch a transformer learn\n\n"
-            f"The run of the Attention Explorer's *Watch a transformer learn*{back}, in plain numpy: a "
-            f"transformer of {c.n_layers} attention-only layers ({c.n_heads} heads each, d_model {c.d_model}), "
-            f"trained with Adam on random tokens of a vocabulary of {c.vocab} in which a stretch comes back "
-            "at a varied offset. The loss sits flat, then falls when a previous-token head (layer 1) and an "
-            f"induction head (layer 2) form together. {r.steps} steps take a minute or two on one core."
-        ),
+        new_markdown_cell(f"# {page}\n\n{about}"),
         new_code_cell(config),
-        new_markdown_cell("## The model and its gradients\n\nRows are queries, columns are keys."),
+        new_markdown_cell(
+            "## " + _("The model and its gradients") + "\n\n" + _("Rows are queries, columns are keys.")
+        ),
         new_code_cell(_MODEL),
-        new_markdown_cell("## Adam and the data"),
+        new_markdown_cell("## " + _("Adam and the data")),
         new_code_cell(_ADAM),
-        new_markdown_cell("## Training"),
+        new_markdown_cell("## " + _("Training")),
         new_code_cell(_TRAIN),
         new_markdown_cell(
-            "## Each head's scores, and K-composition\n\nThe induction head's key reads what the "
-            "previous-token head wrote: switch that head off and the induction score falls."
+            "## "
+            + _("Each head's scores, and K-composition")
+            + "\n\n"
+            + _(
+                "The induction head's key reads what the previous-token head wrote: switch that head off and "
+                "the induction score falls."
+            )
         ),
         new_code_cell(_SCORES),
     ]

@@ -13,46 +13,41 @@ code, and escaped (`md`) in Markdown.
 
 from __future__ import annotations
 
-import re
-
 import nbformat
 import numpy as np
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from explorer.export import literal as lit
-from explorer.export.walkthrough import NUMBERS, STEP, Walkthrough
+from explorer.export.markdown import fence, md
+from explorer.export.walkthrough import MASK_NOTES, NUMBERS, STEP, Walkthrough, terms
+from explorer.i18n import N_, _, pgettext
 from explorer.model import glossary
-
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|$~&])")
 
 CHECK_ATOL = 1e-12  # the notebook asserts its numbers equal the app's to this absolute difference
 CHECKED = ("A", "out", "Y")  # the app's numbers written into the notebook for its own check
 PRINT_MARK = "== "  # the full-precision print: "== name (shape)" then the array
 
 
-def md(text: object) -> str:
-    """Text shown literally in a notebook's Markdown: one line, every character with a meaning escaped
-    (emphasis, code, links, HTML, headings, tables, maths); "." and "-" can only act at a line's start."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
-
-
 def _section(w: Walkthrough, number: int, step_name: str, extra: str = "") -> object:
     step = STEP[step_name]
-    body = f"## {number}. {step.title}\n\n{step.text}{extra}\n\n$$\n{w.formula(step_name)}\n$$"
+    body = f"## {number}. {_(step.title)}\n\n{_(step.text)}{extra}\n\n$$\n{w.formula(step_name)}\n$$"
     return new_markdown_cell(body)
 
 
 def _head(w: Walkthrough) -> list[object]:
     rows = "\n".join(f"| {md(k)} | {md(v)} |" for k, v in w.settings())
-    link = f"\n\nOpen the same example in the Attention Explorer: <{w.link}>" if w.link else ""
-    notes = "".join(f"\n\n**Note:** {md(n)}" for n in w.notes)
-    intro = (
-        f"# Self-attention, step by step: “{md(w.sentence)}”\n\n"
-        "This notebook was written by the Attention Explorer. It holds every matrix of the example you "
-        "were looking at and recomputes each step in plain numpy, the way the app does: run the cells from "
-        "top to bottom and the last one checks that you got the same numbers as the app."
-        f"{link}{notes}\n\n| setting | value |\n|---|---|\n{rows}"
+    link = (
+        "\n\n" + _("Open the same example in the Attention Explorer: <{link}>", link=w.link) if w.link else ""
     )
+    notes = "".join("\n\n" + _("**Note:** {note}", note=md(n)) for n in w.notes)
+    title = _("Self-attention, step by step: “{sentence}”", sentence=md(w.sentence))
+    about = _(
+        "This notebook was written by the Attention Explorer. It holds every matrix of the example you were "
+        "looking at and recomputes each step in plain numpy, the way the app does: run the cells from top to "
+        "bottom and the last one checks that you got the same numbers as the app."
+    )
+    head = "| " + _("setting") + " | " + _("value") + " |"  # marked outside an f-string: extracted
+    intro = f"# {title}\n\n{about}{link}{notes}\n\n{head}\n|---|---|\n{rows}"
     setup = (
         "import sys\n\nimport numpy as np\n\nnp.set_printoptions(precision=4, suppress=True, linewidth=110)"
     )
@@ -70,7 +65,9 @@ def _tokens(w: Walkthrough) -> list[object]:
     emb = f"# E: one row per token, (n, d_model). Embeddings: {w.emb_note()}.\nE = {lit.array(w.emb, 4)}"
     cells = [_section(w, 1, "tokens"), new_code_cell(code), new_code_cell(emb)]
     if w.emb_source == "random":
-        cells.append(new_markdown_cell("Where these vectors come from: each word seeds its own generator."))
+        cells.append(
+            new_markdown_cell(_("Where these vectors come from: each word seeds its own generator."))
+        )
         cells.append(
             new_code_cell(
                 "import hashlib\n\n\n"
@@ -119,11 +116,16 @@ def _positions(w: Walkthrough) -> list[object]:
     if code is None:
         raise ValueError(f"positional encoding {w.pe_kind!r} cannot be written as a notebook")
     extra = {
-        "sinusoidal_split": " Here the sines fill the first half of the columns and the cosines the second "
-        "(the same values as the paper's formula, in another column order).",
-        "learned": " Here P is a table of numbers, one row per position, set by hand (as a model learns it).",
-        "none": " Here there is no positional encoding: P = 0.",
+        "sinusoidal_split": N_(
+            "Here the sines fill the first half of the columns and the cosines the second (the same values as "
+            "the paper's formula, in another column order)."
+        ),
+        "learned": N_(
+            "Here P is a table of numbers, one row per position, set by hand (as a model learns it)."
+        ),
+        "none": N_("Here there is no positional encoding: P = 0."),
     }.get(w.pe_kind, "")
+    extra = " " + _(extra) if extra else ""
     return [_section(w, 2, "positions", extra), new_code_cell(code), new_code_cell("X = E + P\nprint(X)")]
 
 
@@ -170,8 +172,11 @@ def _projections(w: Walkthrough) -> list[object]:
     if w.rope:
         cells.append(
             new_markdown_cell(
-                "**RoPE is on**: before the scores, each query and key is rotated by an angle that grows "
-                "with its position, so a score depends on how far apart two tokens are.\n\n$$\n"
+                _(
+                    "**RoPE is on**: before the scores, each query and key is rotated by an angle that grows "
+                    "with its position, so a score depends on how far apart two tokens are."
+                )
+                + "\n\n$$\n"
                 r"q'_{pos,2i} = q_{pos,2i}\cos\theta - q_{pos,2i+1}\sin\theta,\quad "
                 r"q'_{pos,2i+1} = q_{pos,2i}\sin\theta + q_{pos,2i+1}\cos\theta,\quad "
                 r"\theta = pos / 10000^{2i/d_k}" + "\n$$"
@@ -248,16 +253,22 @@ def _scores(w: Walkthrough) -> list[object]:
         "S_masked = np.where(mask, S_scaled + B, -np.inf)  # a key a query may not see scores -inf\n"
         "print(S_masked[0])"
     )
-    extra = "" if not w.alibi else " With ALiBi on, B adds −slope·|i − j| to each score: far keys lose."
+    extra = (
+        "" if not w.alibi else " " + _("With ALiBi on, B adds −slope·|i − j| to each score: far keys lose.")
+    )
     return [
         _section(w, 4, "scores", extra),
         new_code_cell(scores),
         new_markdown_cell(
-            "**The mask and the bias.** M sets a score to −∞ where a query may not look "
-            f"(here: {md(w.mask_kind)}); B is the ALiBi bias ({'on' if w.alibi else 'off'})."
+            _(
+                "**The mask and the bias.** M sets a score to −∞ where a query may not look (here: {mask}); B is "
+                "the ALiBi bias ({alibi}).",
+                mask=md(_(MASK_NOTES[w.mask_kind]) if w.mask_kind in MASK_NOTES else w.mask_kind),
+                alibi=pgettext("switch", "on") if w.alibi else pgettext("switch", "off"),
+            )
         ),
         new_code_cell(masked),
-        new_markdown_cell("**Softmax** turns each row of scores into weights ≥ 0 that sum to 1."),
+        new_markdown_cell(_("**Softmax** turns each row of scores into weights ≥ 0 that sum to 1.")),
         new_code_cell(_SOFTMAX),
     ]
 
@@ -289,11 +300,13 @@ def _token(w: Walkthrough) -> list[object]:
 
 def _encoder(w: Walkthrough) -> list[object]:
     lay = w.layer
-    extra = f" Here: {'pre-norm' if w.norm_first else 'post-norm (the paper)'}."
+    extra = " " + (_("Here: pre-norm.") if w.norm_first else _("Here: post-norm (the paper)."))
     cells = [_section(w, 7, "encoder", extra)]
     if w.encoder_error or lay.w1 is None or lay.w2 is None:
-        why = w.encoder_error or "this layer has no feed-forward weights shown"
-        cells.append(new_markdown_cell(f"The encoder block is not computed for this example: {md(why)}"))
+        why = w.encoder_error or _("this layer has no feed-forward weights shown")
+        cells.append(
+            new_markdown_cell(_("The encoder block is not computed for this example: {why}", why=md(why)))
+        )
         return cells
     b1 = "" if lay.b1 is None else f"\nb1 = {lit.array(lay.b1, 5)}"
     b2 = "" if lay.b2 is None else f"\nb2 = {lit.array(lay.b2, 5)}"
@@ -367,20 +380,14 @@ def _check(w: Walkthrough) -> list[object]:
     )
     return [
         new_markdown_cell(
-            "## 8. The numbers, in full\n\nEvery result above with all its digits, and a check against the "
-            "numbers the app showed."
+            "## 8. "
+            + _("The numbers, in full")
+            + "\n\n"
+            + _("Every result above with all its digits, and a check against the numbers the app showed.")
         ),
         new_code_cell(printing),
         new_code_cell(check),
     ]
-
-
-def _fence(code: str) -> str:
-    """A Markdown code block of ``code`` (text a person typed inside it): its fence longer than any run of
-    backticks in the code, so nothing in it can close the block."""
-    runs = [len(r) for r in re.findall(r"`+", code)]
-    fence = "`" * max(3, max(runs, default=0) + 1)
-    return f"{fence}python\n{code.rstrip()}\n{fence}"
 
 
 def _experiments(w: Walkthrough) -> list[object]:
@@ -391,7 +398,7 @@ def _experiments(w: Walkthrough) -> list[object]:
         rows = "\n".join(f"| {md(k)} | {md(v)} |" for k, v in ex.rows)
         cells.append(new_markdown_cell(
             f"## {md(ex.title)}\n\n{md(ex.text)}\n\n| | |\n|---|---|\n{rows}\n\n"
-            f"{md(ex.repeat)}\n\n{_fence(ex.code)}"
+            f"{md(ex.repeat)}\n\n{fence(ex.code)}"
         ))  # fmt: skip
     return cells
 
@@ -399,8 +406,10 @@ def _experiments(w: Walkthrough) -> list[object]:
 def with_words(cells: list[object]) -> list[object]:
     """The cells, then one that says in plain words what each glossary term their Markdown uses means."""
     text = "\n".join(str(c["source"]) for c in cells if c["cell_type"] == "markdown")  # type: ignore[index]
-    words = glossary.notebook_markdown(text)
-    return [*cells, new_markdown_cell(words)] if words else cells
+    found = terms(text)  # in the language the notebook is written in
+    if not found:
+        return cells
+    return [*cells, new_markdown_cell(f"## {_(glossary.WORDS_TITLE)}\n\n{glossary.markdown(found)}")]
 
 
 def notebook(w: Walkthrough) -> nbformat.NotebookNode:

@@ -9,17 +9,23 @@ saying what the notebook does not reproduce), so the builders need no change for
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from numpy.typing import NDArray
 
 import attention_core as ac
+from explorer import i18n
 from explorer.compute.pipeline import Result
 from explorer.export.experiments import Experiment
+from explorer.i18n import N_, _, pgettext
+from explorer.model import glossary
 from explorer.model.description import Description
 from explorer.model.example import Example
+from explorer.model.glossary import Term
 from explorer.model.layer import describe
 from explorer.views import formulas
 
@@ -34,8 +40,8 @@ class Step:
     described (explorer.views.formulas: the pages call the same functions)."""
 
     name: str
-    title: str
-    text: str  # one or two sentences, plain text
+    title: str  # in English, marked: translated where shown (_(step.title))
+    text: str  # one or two sentences, plain text (as the title)
     formula: Callable[[Description], str]  # LaTeX of the model described
     url_path: str  # the page of the app that shows it
 
@@ -43,59 +49,73 @@ class Step:
 STEPS: tuple[Step, ...] = (
     Step(
         "tokens",
-        "Tokens and embeddings",
-        "The sentence is cut into tokens (words and punctuation) and each token becomes a vector, its "
-        "embedding: the rows of E.",
+        N_("Tokens and embeddings"),
+        N_(
+            "The sentence is cut into tokens (words and punctuation) and each token becomes a vector, its "
+            "embedding: the rows of E."
+        ),
         formulas.embeddings,
         "",
     ),
     Step(
         "positions",
-        "Positional encoding",
-        "Attention by itself ignores word order, so every position gets its own vector P, added to the "
-        "embedding: X = E + P is what attention reads.",
+        N_("Positional encoding"),
+        N_(
+            "Attention by itself ignores word order, so every position gets its own vector P, added to the "
+            "embedding: X = E + P is what attention reads."
+        ),
         formulas.positions,
         "positional-encoding",
     ),
     Step(
         "projections",
-        "Queries, keys and values",
-        "Each head multiplies X by its own W_Q, W_K and W_V: a token's query (what it looks for), its key "
-        "(what it offers) and its value (what it passes on).",
+        N_("Queries, keys and values"),
+        N_(
+            "Each head multiplies X by its own W_Q, W_K and W_V: a token's query (what it looks for), its key "
+            "(what it offers) and its value (what it passes on)."
+        ),
         formulas.projections,
         "projections",
     ),
     Step(
         "scores",
-        "Scores, mask and softmax",
-        "Every query is compared with every key by a dot product; the scores are scaled, positions that may "
-        "not be seen are masked to minus infinity, and a softmax turns each row into weights that are at "
-        "least 0 and sum to 1.",
+        N_("Scores, mask and softmax"),
+        N_(
+            "Every query is compared with every key by a dot product; the scores are scaled, positions that may "
+            "not be seen are masked to minus infinity, and a softmax turns each row into weights that are at "
+            "least 0 and sum to 1."
+        ),
         formulas.scores,
         "scores",
     ),
     Step(
         "heads",
-        "Heads and W_O",
-        "Each head's output is its weights times its values; the heads' outputs are laid side by side "
-        "(concatenated) and multiplied by W_O, which mixes them back into one d_model-wide vector per token.",
+        N_("Heads and W_O"),
+        N_(
+            "Each head's output is its weights times its values; the heads' outputs are laid side by side "
+            "(concatenated) and multiplied by W_O, which mixes them back into one d_model-wide vector per token."
+        ),
         formulas.heads,
         "heads",
     ),
     Step(
         "token",
-        "One token's view",
-        "One token's output is the mix of every value vector, each weighted by its row of attention "
-        "weights: one row of the matrix product A V.",
+        N_("One token's view"),
+        N_(
+            "One token's output is the mix of every value vector, each weighted by its row of attention "
+            "weights: one row of the matrix product A V."
+        ),
         formulas.token_view,
         "token",
     ),
     Step(
         "encoder",
-        "The encoder block",
-        "Attention's output is added back to its input (a residual connection) and normalised; then every "
-        "token goes on its own through the same two-layer feed-forward network, again with a residual and a "
-        "norm.",
+        N_("The encoder block"),
+        N_(
+            "Attention's output is added back to its input (a residual connection) and normalised; then every "
+            "token goes on its own through the same two-layer feed-forward network, again with a residual and a "
+            "norm."
+        ),
         formulas.block,
         "encoder",
     ),
@@ -128,18 +148,19 @@ NUMBERS: dict[str, str] = {
     "Y": "encoder block output, (n, d_model)",
 }
 
+# How the settings table of the exports words each choice (marked: translated where shown).
 PE_NOTES = {
-    "sinusoidal": "sines and cosines, interleaved (the paper's layout)",
-    "sinusoidal_split": "sines in the first half of the columns, cosines in the second",
-    "learned": "a hand-set (learned) table",
-    "none": "none (P = 0)",
+    "sinusoidal": N_("sines and cosines, interleaved (the paper's layout)"),
+    "sinusoidal_split": N_("sines in the first half of the columns, cosines in the second"),
+    "learned": N_("a hand-set (learned) table"),
+    "none": N_("none (P = 0)"),
 }
 MASK_NOTES = {
-    "none": "none",
-    "causal": "causal (each token sees itself and the tokens before it)",
-    "window": "sliding window",
-    "padding": "padding (no query attends to a [PAD] key)",
-    "custom": "custom (a hand-set table)",
+    "none": N_("none"),
+    "causal": N_("causal (each token sees itself and the tokens before it)"),
+    "window": N_("sliding window"),
+    "padding": N_("padding (no query attends to a [PAD] key)"),
+    "custom": N_("custom (a hand-set table)"),
 }
 
 
@@ -228,40 +249,52 @@ class Walkthrough:
         return 0 if self.layer.w1 is None else int(self.layer.w1.shape[1])
 
     def settings(self) -> list[tuple[str, str]]:
-        """(setting, value) rows, as a person reads them."""
-        scale = {"sqrt": f"1/√d_k = {self.scale!r}", "none": "none (× 1)"}.get(
-            self.scale_mode, f"custom: × {self.scale!r}"
-        )
-        mask = MASK_NOTES.get(self.mask_kind, self.mask_kind)
+        """(setting, value) rows, as a person reads them, in the language on screen; the numbers as the
+        settings hold them (a link's and a file's format)."""
+        if self.scale_mode == "sqrt":
+            scale = f"1/√d_k = {self.scale!r}"
+        elif self.scale_mode == "none":
+            scale = _("none (× 1)")
+        else:
+            scale = _("custom: × {factor}", factor=repr(self.scale))
+        mask = _(MASK_NOTES[self.mask_kind]) if self.mask_kind in MASK_NOTES else self.mask_kind
         if self.mask_kind == "window":
-            mask += f", w = {self.window}"
+            mask = _("{mask}, w = {window}", mask=mask, window=str(self.window))
+        on, off = pgettext("switch", "on"), pgettext("switch", "off")
         rows = [
-            ("tokens", str(self.n)),
+            (_("tokens"), str(self.n)),
             ("d_model", str(self.d_model)),
-            ("heads", str(self.n_heads)),
+            (_("heads"), str(self.n_heads)),
             ("d_k = d_v", str(self.d_k)),
-            ("embeddings", self.emb_note()),
-            ("scale E by √d_model", "yes" if self.emb_scale else "no"),
-            ("positional encoding", PE_NOTES.get(self.pe_kind, self.pe_kind)),
+            (_("embeddings"), self.emb_note()),
+            (_("scale E by √d_model"), _("yes") if self.emb_scale else _("no")),
+            (
+                _("positional encoding"),
+                _(PE_NOTES[self.pe_kind]) if self.pe_kind in PE_NOTES else self.pe_kind,
+            ),
         ]
         if self.pe_kind in ("sinusoidal", "sinusoidal_split"):
-            rows.append(("encoding base", f"{self.pe_base:g}"))
+            rows.append((_("encoding base"), f"{self.pe_base:g}"))
         rows += [
-            ("score scale", scale),
-            ("mask", mask),
-            ("ALiBi bias", "on" if self.alibi else "off"),
-            ("RoPE", "on" if self.rope else "off"),
+            (_("score scale"), scale),
+            (_("mask"), mask),
+            (_("ALiBi bias"), on if self.alibi else off),
+            ("RoPE", on if self.rope else off),
             ("d_ff", str(self.d_ff)),
-            ("layer norm", "pre-norm" if self.norm_first else "post-norm (the paper)"),
-            ("weights", self.layer.source),
+            (_("layer norm"), _("pre-norm") if self.norm_first else _("post-norm (the paper)")),
+            (_("weights"), self.layer.source),
         ]
         return rows
 
     def emb_note(self) -> str:
+        """How the embeddings were made, in the language on screen."""
         if self.emb_source == "random":
-            return f"random per word, seeded (seed {self.seed}): the same word always gets the same vector"
+            return _(
+                "random per word, seeded (seed {seed}): the same word always gets the same vector",
+                seed=str(self.seed),
+            )
         if self.emb_source == "table":
-            return "a hand-edited table"
+            return _("a hand-edited table")
         return self.emb_source
 
 
@@ -303,7 +336,7 @@ def from_example(ex: Example, res: Result, *, query: int = 0, head: int = 0, lin
         numbers={k: np.array(v, dtype=np.float64) for k, v in numbers.items()},
         link=link,
         encoder_error=res.encoder_error,
-        notes=(("The tokens were cut to the first 64 of the sentence.",) if res.truncated else ()),
+        notes=((_("The tokens were cut to the first 64 of the sentence."),) if res.truncated else ()),
         model=describe(ex),
     )
 
@@ -352,8 +385,10 @@ def _toy_layer(ex: Example) -> Layer:
         w_o=np.asarray(ex.w_o, dtype=np.float64),
         w1=np.asarray(ex.w1, dtype=np.float64),
         w2=np.asarray(ex.w2, dtype=np.float64),
-        source=f"the explorer's toy weights: seeded random (seed {ex.seed}), as edited on screen",
-        heads=tuple(f"head {h + 1}" for h in range(ex.n_heads)),
+        source=_(
+            "the explorer's toy weights: seeded random (seed {seed}), as edited on screen", seed=str(ex.seed)
+        ),
+        heads=tuple(_("head {k}", k=str(h + 1)) for h in range(ex.n_heads)),
     )
 
 
@@ -361,3 +396,42 @@ def _toy_of(w: Walkthrough) -> Description:
     """The toy model with a walkthrough's settings (for one built field by field, without its model)."""
     return describe(Example(d_model=w.d_model, n_heads=w.n_heads, d_k=w.d_k, norm_first=w.norm_first,
                             pe_kind=w.pe_kind, rope=w.rope, alibi=w.alibi))  # fmt: skip
+
+
+@lru_cache(maxsize=8)
+def _patterns(code: str) -> tuple[tuple[Term, re.Pattern[str]], ...]:
+    """Each glossary term as the language `code` writes it: its translated word, each of its parts ("consulta,
+    clave y valor": three), with a plural ending, whole words, any case."""
+    out = []
+    with i18n.using(code):
+        for t in glossary.TERMS:
+            said = i18n._(t.word)
+            parts = [p.strip() for p in re.split(r",| y | and |\(|\)", said) if len(p.strip()) > 2]
+            # "peso de atención": "los pesos" in a text about attention say it too
+            parts += [p[: -len(" de atención")] for p in parts if p.endswith(" de atención")]
+            words = "|".join(_plural(p) for p in parts)
+            out.append((t, re.compile(rf"(?<!\w)(?:{words})(?!\w)", re.IGNORECASE)))
+    return tuple(out)
+
+
+def _plural(word: str) -> str:
+    """A pattern for `word` and its plural: +s, +es, and an accented last syllable losing its accent
+    ("puntuación", "puntuaciones")."""
+    plain = (
+        word[:-2] + {"ó": "o", "á": "a", "é": "e", "í": "i", "ú": "u"}[word[-2]] + word[-1]
+        if (len(word) > 2 and word[-2] in "óáéíú")
+        else word
+    )
+    return (
+        f"{re.escape(word)}(?:s|es)?|{re.escape(plain)}es" if plain != word else f"{re.escape(word)}(?:s|es)?"
+    )
+
+
+def terms(text: str) -> list[Term]:
+    """The glossary's terms a text of an export uses, in the glossary's order: found by their English patterns
+    and, in another language, by how that language writes them (an export is written in the language it was
+    asked in)."""
+    found = {t.key for t in glossary.terms_in(text)}
+    if i18n.current() != i18n.SOURCE:
+        found |= {t.key for t, pattern in _patterns(i18n.current()) if pattern.search(text)}
+    return [t for t in glossary.TERMS if t.key in found]

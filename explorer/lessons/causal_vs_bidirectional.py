@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.lessons.compare import Run, Table
 from explorer.model.example import Example, conform
 
@@ -50,7 +50,7 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     first_self = bool(np.allclose(causal.weights[:, 0, 0], 1.0))
     return [
         Table(
-            "Bidirectional (no mask): head 1",
+            _("Bidirectional (no mask): head 1"),
             res.labels,
             res.labels,
             free.weights[0],
@@ -58,17 +58,18 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
             kind="weights",
             group="cvb",
         ),
-        Table("Causal: head 1", res.labels, res.labels, causal.weights[0], 2, kind="weights", group="cvb"),
+        Table(_("Causal: head 1"), res.labels, res.labels, causal.weights[0], 2, kind="weights", group="cvb"),
         Table(
-            "What changed",
-            caption=(
-                f"- The first token can only see itself: its causal row is [1, 0, …, 0] "
-                f"({'✓' if first_self else '✗'} in every head).\n"
-                f"- The last token sees every token either way: its row is the same with and without the "
-                f"mask ({'✓' if same_last else '✗'}).\n"
+            _("What changed"),
+            caption=_(
+                "- The first token can only see itself: its causal row is [1, 0, …, 0] ({first} in every head).\n"
+                "- The last token sees every token either way: its row is the same with and without the mask "
+                "({last}).\n"
                 "- In between, each row is the bidirectional row cut at the diagonal and renormalised: the "
-                "weight a token gave to later tokens goes back, in proportion, to the earlier ones."
-            ),
+                "weight a token gave to later tokens goes back, in proportion, to the earlier ones.",
+                first="✓" if first_self else "✗",
+                last="✓" if same_last else "✗",
+            ),  # fmt: skip
             kind="text",
         ),
     ]

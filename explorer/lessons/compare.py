@@ -16,6 +16,7 @@ import numpy as np
 
 import attention_core as ac
 from explorer.compute.pipeline import Result
+from explorer.i18n import N_, _
 from explorer.model.arrays import F64
 from explorer.model.example import Example, conform
 
@@ -38,7 +39,9 @@ class Printed:
 
     @property
     def why_fewer(self) -> str:
-        return "" if self.agree_to >= self.decimals else f"to {self.agree_to} of {self.decimals} decimals"
+        if self.agree_to >= self.decimals:
+            return ""
+        return _("to {agree} of {decimals} decimals", agree=self.agree_to, decimals=self.decimals)
 
 
 def printed(label: str, cell: str, values: object, decimals: int, agree_to: int | None = None) -> Printed:
@@ -112,7 +115,7 @@ class Row:
     def verdict(self) -> str:
         if not self.agrees:
             return "✗"
-        return "✓" if self.agree_to >= self.decimals else f"✓ ({self.agree_to} dp)"
+        return "✓" if self.agree_to >= self.decimals else _("✓ ({n} dp)", n=self.agree_to)
 
 
 def rows(checks: list[Check]) -> list[Row]:
@@ -122,18 +125,18 @@ def rows(checks: list[Check]) -> list[Row]:
         p = c.printed.values
         d = c.printed.decimals
         if p.ndim < 2:
-            app = "(not in this example)" if c.app is None else fmt(c.app, d)
-            out.append(Row(c.label, c.cell, fmt(p, d), app, c.source, c.agrees, c.printed.agree_to, d))
+            app = _("(not in this example)") if c.app is None else fmt(c.app, d)
+            out.append(Row(_(c.label), c.cell, fmt(p, d), app, c.source, c.agrees, c.printed.agree_to, d))
             continue
         app_ok = c.app is not None and np.shape(c.app) == p.shape
         for i in range(p.shape[0]):
             sub = Check(
                 Printed(c.label, c.cell, p[i], d, c.printed.agree_to), c.app[i] if app_ok else None, c.source
             )
-            app = fmt(c.app[i], d) if app_ok else "(not in this example)"
+            app = fmt(c.app[i], d) if app_ok else _("(not in this example)")
             out.append(
                 Row(
-                    f"{c.label}, row {i}",
+                    _("{label}, row {i}", label=_(c.label), i=i),
                     c.cell,
                     fmt(p[i], d),
                     app,
@@ -182,19 +185,19 @@ def row_of(m: F64 | None, i: int) -> F64 | None:
 
 
 # Where the app's number comes from, for head 1's traced fields (the comparison table's last column).
-HEAD1 = {
-    "q": "queries, head 1",
-    "k": "keys, head 1",
-    "v": "values, head 1",
-    "scores": "raw scores q kᵀ, head 1",
-    "weights": "attention weights, head 1",
-    "head_outputs": "head-1 output (before W_O)",
+HEAD1 = {  # marked: translated where the table is made
+    "q": N_("queries, head 1"),
+    "k": N_("keys, head 1"),
+    "v": N_("values, head 1"),
+    "scores": N_("raw scores q kᵀ, head 1"),
+    "weights": N_("attention weights, head 1"),
+    "head_outputs": N_("head-1 output (before W_O)"),
 }
 
 
 def head1(res: Result, **printed: Printed) -> list[Check]:
     """Head 1's traced fields beside the printed numbers, in the order given (q=Q, k=K, weights=ALPHAS)."""
-    return [Check(p, head_of(res.attention, name), HEAD1[name]) for name, p in printed.items()]
+    return [Check(p, head_of(res.attention, name), _(HEAD1[name])) for name, p in printed.items()]
 
 
 def table_example(

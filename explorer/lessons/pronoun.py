@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.lessons.compare import Run, Table, table_example
 from explorer.model.example import Example
 
@@ -55,7 +55,7 @@ _ROWS = {  # token -> {feature index: value}
 def build() -> Example:
     from explorer.model.example import tokens_of
 
-    toks, _ = tokens_of(SENTENCE)
+    toks, _cut = tokens_of(SENTENCE)
     d = len(FEATURES)
     emb = np.zeros((len(toks), d))
     for i, tok in enumerate(toks):
@@ -87,15 +87,17 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     i = res.tokens.index("it")
     return [
         Table(
-            "Where “it” looks (head 1)",
+            _("Where “it” looks (head 1)"),
             ["it"],
             res.labels,
             t.weights[0, i][None, :],
             3,
-            "Try it: in the embeddings table on this page, set the row of “it” to d4 = 0 (not about a living "
-            "thing) and d5 = 1 (about an object), as if the sentence ended “because it was too wide”: the "
-            "weight moves to “street”. With d4 = d5 = 0, “it” cannot choose and splits its weight between "
-            "the two nouns.",
+            _(
+                "Try it: in the embeddings table on this page, set the row of “it” to d4 = 0 (not about a living "
+                "thing) and d5 = 1 (about an object), as if the sentence ended “because it was too wide”: the "
+                "weight moves to “street”. With d4 = d5 = 0, “it” cannot choose and splits its weight between "
+                "the two nouns."
+            ),
             kind="weights",
         )
     ]

@@ -39,6 +39,7 @@ TRAINED = {"real": "tiny", "real_layer": "1"}
 COPY_SENTENCE = "Mr and Mrs Dursley lived in a small house. One morning, Mr and Mrs"
 # SmolLM2's induction heads (layer.head, 1-based): those labelled on /induction's standard run.
 INDUCTION_HEADS = "18.4,18.5,18.6,19.7,19.8,21.7,24.3,24.8"
+FIRST_HEAD = tuple(INDUCTION_HEADS.split(",")[0].split("."))  # ("18", "4"): layer, head, 1-based
 # The sentences of the cause lesson: /patching's first pair (explorer.model.patching.PAIRS).
 CLEAN, CORRUPT = "The capital of France is", "The capital of Italy is"
 # The head whose weights the cause lesson's first step shows (layer, head, 1-based, as its link writes them).
@@ -222,7 +223,10 @@ COPY = Route(
             N_("“␣D”, the start of “Dursley”, the name it read earlier."),
             N_("No fact about the world gives this name: the model copies it."),
             part="next-token",
-            settings=settings(model="smollm2", sentence=COPY_SENTENCE, ask="next"),
+            # the layer and head picked (/ablation's pickers, the experiment's) on the first induction head
+            settings=settings(
+                model="smollm2", sentence=COPY_SENTENCE, ask="next", layer=FIRST_HEAD[0], head=FIRST_HEAD[1]
+            ),
         ),
         RouteStep(
             "induction",

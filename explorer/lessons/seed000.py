@@ -9,7 +9,7 @@ import numpy as np
 
 import attention_core as ac
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.lessons.compare import Check, Run, Table, dims, printed, table_example
 from explorer.model.example import Example
 
@@ -42,9 +42,9 @@ W = {  # In [82]: (d_model 4, d_k 3) per head
     "WV2": [[1, 0, 0], [0, 1, 1], [0, 0, 1], [1, 0, 0]],
     "WQ2": [[1, 0, 1], [0, 1, 0], [1, 0, 0], [0, 1, 1]],
 }
-PE = printed("positional encodings", "In [79]", [[0, 1, 0, 1], [0.84147098, 0.99995, 0.0001, 1.0]], 8)
-E_BEFORE = printed("E before adding", "In [81]", E, 8)
-E_AFTER = printed("E after adding", "In [81]", [[1, 3, 3, 5], [2.84147098, 3.99995, 4.0001, 6]], 8)
+PE = printed(N_("positional encodings"), "In [79]", [[0, 1, 0, 1], [0.84147098, 0.99995, 0.0001, 1.0]], 8)
+E_BEFORE = printed(N_("E before adding"), "In [81]", E, 8)
+E_AFTER = printed(N_("E after adding"), "In [81]", [[1, 3, 3, 5], [2.84147098, 3.99995, 4.0001, 6]], 8)
 
 
 def build() -> Example:
@@ -57,9 +57,9 @@ def checks(res: Result) -> list[Check]:
     pe_nb = ac.notebook_positional_encoding(2, 4)
     app_e = res.emb if res.emb.shape == (2, 4) else None
     return [
-        Check(E_BEFORE, app_e, "the embeddings table E"),
+        Check(E_BEFORE, app_e, _("the embeddings table E")),
         Check(PE, pe_nb, "attention_core.notebook_positional_encoding(2, 4)"),
-        Check(E_AFTER, None if app_e is None else app_e + pe_nb, "E + the notebook's encoding"),
+        Check(E_AFTER, None if app_e is None else app_e + pe_nb, _("E + the notebook's encoding")),
     ]
 
 
@@ -67,15 +67,15 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     n = max(res.n, 1)
     nb = ac.notebook_positional_encoding(n, ex.d_model)
     paper = ac.positional_encoding(n, ex.d_model)
-    pos = [f"pos {p}" for p in range(n)]
-    why = (
+    pos = [_("pos {p}", p=p) for p in range(n)]
+    why = _(
         "The notebook puts the **dimension** index i = 0, 1, 2, 3 in the exponent 10000^(2i/d_model) where "
         "the paper puts the **pair** index 0, 0, 1, 1, so its columns 2i and 2i+1 no longer share a frequency "
         "and the last columns barely move (column 3 at position 1: cos(1/10000^1.5) = 1.0)."
     )
     return [
         Table(
-            "The other encoding (exponent on the dimension index i)",
+            _("The other encoding (exponent on the dimension index i)"),
             pos,
             dims(ex.d_model),
             nb,
@@ -83,20 +83,22 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
             group="pe",
         ),
         Table(
-            "The paper's encoding (exponent on the pair index): the app's",
+            _("The paper's encoding (exponent on the pair index): the app's"),
             pos,
             dims(ex.d_model),
             paper,
             8,
             group="pe",
         ),
-        Table("Why they differ", caption=why, kind="text"),
+        Table(_("Why they differ"), caption=why, kind="text"),
         Table(
-            "X = E + P with the paper's encoding: what the app's heads read",
+            _("X = E + P with the paper's encoding: what the app's heads read"),
             res.labels,
             dims(ex.d_model),
             res.x,
             8,
-            "The notebook stops after computing Q, K and V; the Scores and Heads pages finish its two heads.",
+            _(
+                "The notebook stops after computing Q, K and V; the Scores and Heads pages finish its two heads."
+            ),
         ),
     ]

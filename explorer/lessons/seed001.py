@@ -11,7 +11,7 @@ import numpy as np
 
 from explorer.compute import pipeline
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
 from explorer.model.arrays import F64
 from explorer.model.example import Example
@@ -48,7 +48,7 @@ POS = np.array(  # In [15]: pos_1 .. pos_5
     ]
 )
 X = printed(
-    "X = embeddings + positions",
+    N_("X = embeddings + positions"),
     "In [26]",
     [
         [0.967, -0.8742, -1.3776, 1.7486],
@@ -147,8 +147,8 @@ def checks(res: Result) -> list[Check]:
         *head1(res, q=Q, k=K, weights=ALPHAS),
         Check(ME_ALPHAS, row_of(head_of(t, "weights"), 0), "weights of “me”"),
         Check(GUSTA_ALPHAS, row_of(head_of(t, "weights"), 1), "weights of “gusta”"),
-        Check(ME_ATTENTION, row_of(head_of(t, "head_outputs"), 0), "head-1 output of “me”"),
-        Check(GUSTA_ATTENTION, row_of(head_of(t, "head_outputs"), 1), "head-1 output of “gusta”"),
+        Check(ME_ATTENTION, row_of(head_of(t, "head_outputs"), 0), _("head-1 output of “me”")),
+        Check(GUSTA_ATTENTION, row_of(head_of(t, "head_outputs"), 1), _("head-1 output of “gusta”")),
         *head1(res, head_outputs=OUTPUT),
     ]
 
@@ -158,51 +158,58 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     assert t is not None
     early = EARLIER
     run_rows = [early["me_alphas"].values, ME_ALPHAS.values]
-    names = ["In [24], earlier run", "In [37], later run"]
+    names = [_("In [24], earlier run"), _("In [37], later run")]
     if res.n == 5:
         run_rows.append(t.weights[0, 0])
-        names.append("this app, row of “me”")
+        names.append(_("this app, row of “me”"))
     out = [
         Table(
-            "Two different me_alphas in one notebook",
+            _("Two different me_alphas in one notebook"),
             names,
             [f"a(me, {w})" for w in SENTENCE.split()],
             np.array(run_rows),
             4,
-            "The notebook was run twice with different random embeddings and weights, and some cells kept "
-            "the earlier output: me_alphas prints as [0.2003 0.1993 0.199 0.2012 0.2002] in In [24], and "
-            "as [0.1981 0.1992 0.1963 0.2039 0.2024] in In [37]; me_attention as [0.1467 0.0717 -0.0538] "
-            "and then [-0.078 0.0809 0.0652]. Only the later run matches its matrices (In [26] to In [40]). "
-            "The app reproduces that run exactly: its first cell has `np.random.seed(23)` commented out, "
-            "and seed 23 draws the very same embeddings and W_q, W_k, W_v.",
+            _(
+                "The notebook was run twice with different random embeddings and weights, and some cells kept "
+                "the earlier output: me_alphas prints as [0.2003 0.1993 0.199 0.2012 0.2002] in In [24], and "
+                "as [0.1981 0.1992 0.1963 0.2039 0.2024] in In [37]; me_attention as [0.1467 0.0717 -0.0538] "
+                "and then [-0.078 0.0809 0.0652]. Only the later run matches its matrices (In [26] to In [40]). "
+                "The app reproduces that run exactly: its first cell has `np.random.seed(23)` commented out, "
+                "and seed 23 draws the very same embeddings and W_q, W_k, W_v."
+            ),
             source=True,
         )
     ]
-    _, loop_out = token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
+    _weights, loop_out = token_by_token(t.q[0], t.k[0], t.v[0], res.scale)
     diff = pipeline.largest_difference(loop_out, t.head_outputs[0])
     out.append(
         Table(
-            "The notebook's per-token loop equals the matrix form",
+            _("The notebook's per-token loop equals the matrix form"),
             res.labels,
-            [*(f"loop d{j}" for j in range(t.d_v)), *(f"(A V) d{j}" for j in range(t.d_v))],
+            [*(_("loop d{j}", j=j) for j in range(t.d_v)), *(f"(A V) d{j}" for j in range(t.d_v))],
             np.hstack([loop_out, t.head_outputs[0]]),
             6,
-            "Left: out_i = Σ_j a_ij v_j token by token, as the notebook writes me_attention; right: the "
-            "whole matrix softmax(Q Kᵀ) V at once, as the app computes it. Largest difference: "
-            f"{diff:.1e}, the last bit of float64 arithmetic.",
+            _(
+                "Left: out_i = Σ_j a_ij v_j token by token, as the notebook writes me_attention; right: the "
+                "whole matrix softmax(Q Kᵀ) V at once, as the app computes it. Largest difference: {diff:.1e}, "
+                "the last bit of float64 arithmetic.",
+                diff=diff,
+            ),
         )
     )
     if ex.w_q.shape == (1, 4, 3):
         w_ls = least_squares_projection(X.values, Q.values)
         out.append(
             Table(
-                "W_q recovered from the printed X and Q (least squares) beside seed 23's W_q",
+                _("W_q recovered from the printed X and Q (least squares) beside seed 23's W_q"),
                 dims(4),
-                [*(f"lstsq k{j}" for j in range(3)), *(f"seed 23 k{j}" for j in range(3))],
+                [*(_("lstsq k{j}", j=j) for j in range(3)), *(_("seed 23 k{j}", j=j) for j in range(3))],
                 np.hstack([w_ls, ex.w_q[0]]),
                 4,
-                "Even without the seed, the printed X and Q (4 decimals) pin W_q down to about 1e-4, "
-                "enough for the printed attention weights to come out.",
+                _(
+                    "Even without the seed, the printed X and Q (4 decimals) pin W_q down to about 1e-4, "
+                    "enough for the printed attention weights to come out."
+                ),
                 source=True,
             )
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.lessons.compare import Check, Run, Table, dims, head1, head_of, printed, row_of, table_example
 from explorer.model.example import Example
 
@@ -26,7 +26,7 @@ SOURCE = N_(
 )
 
 SENTENCE = "input-1 input-2 input-3"
-X = printed("x (3 inputs, d_model = 4)", "In [4]", [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], 8)
+X = printed(N_("x (3 inputs, d_model = 4)"), "In [4]", [[1, 0, 1, 0], [0, 2, 0, 2], [1, 1, 1, 1]], 8)
 W_QUERY = np.array([[1, 0, 1], [1, 0, 0], [0, 0, 1], [0, 1, 1]], dtype=np.float64)  # In [5]
 W_KEY = np.array([[0, 0, 1], [1, 1, 0], [0, 1, 0], [1, 1, 0]], dtype=np.float64)  # In [6]
 W_VALUE = np.array([[0, 2, 0], [0, 3, 0], [1, 0, 3], [1, 1, 0]], dtype=np.float64)  # In [7]
@@ -51,7 +51,9 @@ TERMS = printed(
     ],
     8,
 )
-OUTPUT = printed("attention_input1 (output of input 1)", "In [15]", [1.93662106, 6.68310531, 1.59506841], 8)
+OUTPUT = printed(
+    N_("attention_input1 (output of input 1)"), "In [15]", [1.93662106, 6.68310531, 1.59506841], 8
+)
 
 # query -> the notebook's own per-token result for that query (its loop, written by hand)
 LOOPS = {0: OUTPUT}
@@ -69,16 +71,16 @@ def checks(res: Result) -> list[Check]:
     if t is not None and t.n_heads >= 1 and res.n >= 1:
         terms = res.contributions(0, 0)
     return [
-        Check(X, res.x, "X (table, no positions)"),
+        Check(X, res.x, _("X (table, no positions)")),
         *head1(res, q=Q, k=K, v=V),
-        Check(SCORES, head_of(t, "scaled"), "scores × scale (scale 1)"),
+        Check(SCORES, head_of(t, "scaled"), _("scores × scale (scale 1)")),
         Check(
             SOFTMAX_PRINTED,
             None if w is None or len(w) < 1 else np.repeat(w[:1], 3, axis=0),
-            "weights row 0, three times",
+            _("weights row 0, three times"),
         ),
-        Check(TERMS, terms, "a_0j · v_j for each key j"),
-        Check(OUTPUT, row_of(head_of(t, "head_outputs"), 0), "head-1 output of input 1"),
+        Check(TERMS, terms, _("a_0j · v_j for each key j")),
+        Check(OUTPUT, row_of(head_of(t, "head_outputs"), 0), _("head-1 output of input 1")),
     ]
 
 
@@ -87,21 +89,23 @@ def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     assert t is not None
     return [
         Table(
-            "All three rows of softmax(Q Kᵀ / 1)",
+            _("All three rows of softmax(Q Kᵀ / 1)"),
             [f"{lab} (row {i})" for i, lab in enumerate(res.labels)],
             res.labels,
             t.weights[0],
             8,
-            "The notebook prints `attention_scores[0]` three times, so its Step 5 shows row 0 thrice. The "
-            "real rows 1 and 2 are almost one-hot: their scores (16 and 12 against 4) are far apart, and "
-            "no √3 tamed them (the notebook divides by 1).",
+            _(
+                "The notebook prints `attention_scores[0]` three times, so its Step 5 shows row 0 thrice. The "
+                "real rows 1 and 2 are almost one-hot: their scores (16 and 12 against 4) are far apart, and "
+                "no √3 tamed them (the notebook divides by 1)."
+            ),
         ),
         Table(
-            "Every input's output, not only input 1",
+            _("Every input's output, not only input 1"),
             res.labels,
             dims(t.d_v),
             t.head_outputs[0],
             8,
-            "The notebook sums the three weighted values for input 1 only; row 0 here is its Step 7.",
+            _("The notebook sums the three weighted values for input 1 only; row 0 here is its Step 7."),
         ),
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.lessons.compare import Check, Run, Table, head_of, printed, table_example
 from explorer.model.example import Example
 
@@ -142,24 +142,26 @@ def checks(res: Result) -> list[Check]:
     if q is not None and k is not None and scores is not None and scaled is not None:
         variances = np.array([q.var(), k.var(), scores.var(), scaled.var()])
     return [
-        Check(SCORES, scores, "raw scores q kᵀ, head 1"),
-        Check(VARIANCES, variances, "variances of the app's q, k, scores"),
+        Check(SCORES, scores, _("raw scores q kᵀ, head 1")),
+        Check(VARIANCES, variances, _("variances of the app's q, k, scores")),
         Check(SCALED, scaled, "scores × 1/√8"),
-        Check(MASKED, head_of(t, "masked"), "scaled scores with the causal mask"),
-        Check(ATTENTION, head_of(t, "weights"), "attention weights, head 1"),
-        Check(NEW_V, head_of(t, "head_outputs"), "head-1 output (before W_O)"),
+        Check(MASKED, head_of(t, "masked"), _("scaled scores with the causal mask")),
+        Check(ATTENTION, head_of(t, "weights"), _("attention weights, head 1")),
+        Check(NEW_V, head_of(t, "head_outputs"), _("head-1 output (before W_O)")),
     ]
 
 
 def extras(ex: Example, res: Result, run: Run) -> list[Table]:
     return [
         Table(
-            "Why these numbers had to be typed in",
+            _("Why these numbers had to be typed in"),
             caption=(
-                "The notebook calls `random.seed(8)`, which seeds Python's `random` module, but draws q, k, v "
-                "with `np.random.randn`, which it does not seed: run it again and every number changes. The "
-                "preset therefore types in its printed q, k, v and feeds one-hot tokens (X = I), so that "
-                "W_Q = q, W_K = k, W_V = v."
+                _(
+                    "The notebook calls `random.seed(8)`, which seeds Python's `random` module, but draws q, k, v "
+                    "with `np.random.randn`, which it does not seed: run it again and every number changes. The "
+                    "preset therefore types in its printed q, k, v and feeds one-hot tokens (X = I), so that "
+                    "W_Q = q, W_K = k, W_V = v."
+                )
             ),
             kind="text",
         )

@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from explorer import cache
+from explorer.i18n import _
 from explorer.model import description
 from explorer.model import settings_table as table
 
@@ -124,7 +125,8 @@ def _base(key: str, layer: int) -> LayerBase:
     m = _model(key)
     c = m.config
     if not 0 <= int(layer) < int(c.n_layers):
-        raise ValueError(f"{c.name} has layers 1 to {c.n_layers}; there is no layer {int(layer) + 1}")
+        raise ValueError(_("{model} has layers 1 to {n}; there is no layer {layer}", model=c.name, n=c.n_layers,
+                           layer=int(layer) + 1))  # fmt: skip
     lw = m.layer_weights(int(layer))
     kv = tuple(int(i) for i in c.kv_head)
     weights = {
@@ -189,8 +191,7 @@ def describe(ex: Any) -> description.Description:
     """Layer `real_layer` (0-based) of real model `real` as the explorer holds it."""
     b = base(ex.real, ex.real_layer)
     biases = any(b.weights[name].any() for name in ("b_q", "b_k", "b_v", "b_o", "b1", "b2"))
-    title = f"{b.title}, layer {b.layer + 1}"
-    return description.of_config(ex.real, ex.real_layer, b.config, len(set(b.kv_head)), title, biases)
+    return description.of_config(ex.real, ex.real_layer, b.config, len(set(b.kv_head)), b.title, biases)
 
 
 def fixed(ex: Any) -> tuple[Any, Any]:
@@ -289,7 +290,7 @@ def run(ex: Any, x: F64, mask: NDArray[np.bool_] | None) -> Any:
     with np.errstate(over="ignore", invalid="ignore"):
         trace = transformer_layer(np.asarray(x, dtype=dtype), lw, config, mask)
     if not np.isfinite(trace.output).all():
-        raise ValueError("the layer's output overflowed: the edited weights are too large")
+        raise ValueError(_("the layer's output overflowed: the edited weights are too large"))
     return trace
 
 
@@ -314,8 +315,9 @@ def _cached_input(key: str, sentence: str, layer: int) -> tuple[tuple[str, ...],
         return (), np.zeros((0, int(m.config.d_model))), False
     if not 0 <= layer < int(m.config.n_layers):
         raise ValueError(
-            f"{m.config.name} has layers 1 to {m.config.n_layers}; there is no layer {layer + 1}"
-        )
+            _("{model} has layers 1 to {n}; there is no layer {layer}", model=m.config.name, n=m.config.n_layers,
+              layer=layer + 1)
+        )  # fmt: skip
     trace = m.run(sentence)
     x = np.array(trace.hidden_states[layer], dtype=np.float64)  # (n, d): what layer `layer` reads
     x.setflags(write=False)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer import i18n
+from explorer.i18n import N_
 from explorer.model import models
 from explorer.model import settings_table as table
 
@@ -80,8 +81,8 @@ class Description:
     drawn: bool = False
     banner: str = ""
     notebook: str = "layer"
-    about: str = "trained weights of a real model, editable"
-    source: str = "Real model"  # what the banner calls a trained layer's model
+    about: str = N_("trained weights of a real model, editable")  # marked: translated where shown
+    source: str = N_("Real model")  # what the banner calls a trained layer's model (marked)
     roles: tuple[str, ...] = ()  # what each head learned to do, in words ("" for none): the questions' rules
     lead_head: int = 0  # the head the explorer opens the layer on (the clearest role)
 
@@ -184,32 +185,43 @@ def of_model(key: str) -> Description:
 
 def of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biases: bool) -> Description:
     """A trained model's layer `layer` (or the whole model: None) from its ModelConfig `c`: n_kv key/value
-    heads as the explorer holds them, its title, whether it has biases."""
-    norm = "RMSNorm" if c.norm == "rms_norm" else "layer norm with gain and bias"
-    where = "before attention and the feed-forward" if c.norm_first else "after each residual sum"
+    heads as the explorer holds them, the model's title, whether it has biases. Its words are in the language
+    on screen when it is made (it is made on each run, never cached across languages)."""
+    _ = i18n._
     rope = c.positions == "rope"
+    if c.norm == "rms_norm":
+        norm = _("RMSNorm, before attention and the feed-forward (as trained)") if c.norm_first else _(
+            "RMSNorm, after each residual sum (as trained)")  # fmt: skip
+    else:
+        norm = _("layer norm with gain and bias, before attention and the feed-forward (as trained)") if (
+            c.norm_first) else _("layer norm with gain and bias, after each residual sum (as trained)")  # fmt: skip
+    base = i18n.integer(round(c.rope_base)) if rope else ""
     fixed = {
         "d_model": str(c.d_model),
-        "n_heads": f"{c.n_heads}" + (f" (sharing {n_kv} key/value heads)" if n_kv < c.n_heads else ""),
+        "n_heads": _("{n} (sharing {kv} key/value heads)", n=c.n_heads, kv=n_kv)
+        if n_kv < c.n_heads
+        else str(c.n_heads),
         "d_k": str(c.d_k),
         "d_ff": str(c.d_ff),
-        "seed": "trained weights, not drawn",
-        "emb_source": "X, the layer's input, computed by the model",
-        "pe_kind": "RoPE, inside the layer" if rope else "learned, already added into X",
-        "pe_base": f"{c.rope_base:,.0f} (RoPE, as trained)" if rope else "none",
-        "pe_scale": "no (as trained)",
-        "scale_mode": "1/√d_k (as trained)",
-        "scale_custom": "1/√d_k (as trained)",
-        "alibi": "none (as trained)",
-        "rope": f"base {c.rope_base:,.0f}, applied inside the layer (as trained)"
+        "seed": _("trained weights, not drawn"),
+        "emb_source": _("X, the layer's input, computed by the model"),
+        "pe_kind": _("RoPE, inside the layer") if rope else _("learned, already added into X"),
+        "pe_base": _("{base} (RoPE, as trained)", base=base) if rope else _("none"),
+        "pe_scale": _("no (as trained)"),
+        "scale_mode": _("1/√d_k (as trained)"),
+        "scale_custom": _("1/√d_k (as trained)"),
+        "alibi": _("none (as trained)"),
+        "rope": _("base {base}, applied inside the layer (as trained)", base=base)
         if rope
-        else "none (as trained)",
-        "norm_first": f"{norm}, {where} (as trained)",
+        else _("none (as trained)"),
+        "norm_first": norm,
     }
     d = Description(
         model=key,
         layer=layer,
-        title=f"{title} of {c.n_layers}" if layer is not None else title,
+        title=_("{model}, layer {layer} of {n}", model=title, layer=layer + 1, n=c.n_layers)
+        if layer is not None
+        else title,
         origin=models.choice(key).about,
         n_layers=int(c.n_layers),
         d_model=int(c.d_model),
@@ -226,37 +238,44 @@ def of_config(key: str, layer: int | None, c: Any, n_kv: int, title: str, biases
         alibi=False,
         biases=biases,
         causal=bool(c.causal),
-        tokenizer="byte-level BPE" if models.choice(key).scheme == "bytelevel" else "WordPiece (uncased)",
+        tokenizer=_("byte-level BPE")
+        if models.choice(key).scheme == "bytelevel"
+        else _("WordPiece (uncased)"),
         fixed={name: text for name, text in fixed.items() if name in table.FIXED_BY_LAYER},
+        about=_("trained weights of a real model, editable"),
+        source=_("Real model"),
     )
     return replace(d, banner=_banner(d)) if layer is not None else d
 
 
 def _banner(d: Description) -> str:
     """One paragraph above an explorer page showing a trained layer: which one, what stays the model's."""
-    norm = "RMSNorm" if d.norm == "rms_norm" else "layer norm"
-    order = (
-        "before attention and before the feed-forward (pre-norm)"
-        if d.norm_first
-        else ("after each residual sum (post-norm)")
-    )
-    pos = (
-        f"RoPE (base {d.rope_base:,.0f}) rotates q and k in the layer itself"
-        if d.rope
-        else "its learned positions were added to the embeddings before layer 1, so they are already in X"
-    )
-    shared = (
-        f" Its {d.n_heads} query heads share {d.n_kv_heads} key/value heads; here each query head has "
-        "its own copy of W_K and W_V, so an edit changes that head only."
-        if d.shares_kv
-        else ""
-    )
-    up = ", W_up" if d.activation == "swiglu" else ""
-    return (
-        f"{d.title}: X is that layer's input for this sentence, and W_Q, W_K, W_V, W_O, W1{up}, W2 and "
-        f"their biases are its trained weights (editable). Its {norm} {order} and its {d.ffn_name} "
-        f"feed-forward are applied as trained; {pos}.{shared}"
-    )
+    _ = i18n._
+    weights = "W_Q, W_K, W_V, W_O, W1, W_up, W2" if d.activation == "swiglu" else "W_Q, W_K, W_V, W_O, W1, W2"
+    norms = {
+        ("rms_norm", True): N_("Its RMSNorm before attention and before the feed-forward (pre-norm) and its {ffn} "
+                               "feed-forward are applied as trained"),
+        ("rms_norm", False): N_("Its RMSNorm after each residual sum (post-norm) and its {ffn} feed-forward are "
+                                "applied as trained"),
+        ("layer_norm", True): N_("Its layer norm before attention and before the feed-forward (pre-norm) and its "
+                                 "{ffn} feed-forward are applied as trained"),
+        ("layer_norm", False): N_("Its layer norm after each residual sum (post-norm) and its {ffn} feed-forward "
+                                  "are applied as trained"),
+    }  # fmt: skip
+    norm = _(norms[("rms_norm" if d.norm == "rms_norm" else "layer_norm", d.norm_first)], ffn=d.ffn_name)
+    if d.rope:
+        said = _("{norm}; RoPE (base {base}) rotates q and k in the layer itself.", norm=norm,
+                 base=i18n.integer(round(d.rope_base or 0)))  # fmt: skip
+    else:
+        said = _("{norm}; its learned positions were added to the embeddings before layer 1, so they are already "
+                 "in X.", norm=norm)  # fmt: skip
+    said = _("{model}: X is that layer's input for this sentence, and {weights} and their biases are its "
+             "trained weights (editable). {rest}", model=d.title, weights=weights, rest=said)  # fmt: skip
+    if d.shares_kv:
+        said = _("{said} Its {heads} query heads share {kv} key/value heads; here each query head has its own "
+                 "copy of W_K and W_V, so an edit changes that head only.", said=said, heads=d.n_heads,
+                 kv=d.n_kv_heads)  # fmt: skip
+    return said
 
 
 def shown_tokens(tokens: Sequence[str]) -> list[str]:

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core import training as tr
+from explorer.i18n import _
 
 RUN_FILE = Path(__file__).resolve().parents[1] / "assets" / "learn_run.npz"
 
@@ -216,18 +217,36 @@ def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
     """The recipe of a visitor's run: the shipped model with ``heads`` heads a layer, trained for ``steps``
     from ``seed`` at learning rate ``lr``. Raises ValueError, saying the allowed values, for anything else."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < LIVE_SEEDS:
-        raise ValueError(f"The seed must be a whole number from 0 to {LIVE_SEEDS - 1:,}, not {seed!r}.")
+        raise ValueError(
+            _(
+                "The seed must be a whole number from 0 to {last}, not {seed!r}.",
+                last=LIVE_SEEDS - 1,
+                seed=seed,
+            )
+        )
     if lr not in LIVE_LRS:
         raise ValueError(
-            f"The learning rate must be one of {', '.join(f'{x:g}' for x in LIVE_LRS)}, not {lr!r}."
+            _(
+                "The learning rate must be one of {rates}, not {lr!r}.",
+                rates=", ".join(f"{x:g}" for x in LIVE_LRS),
+                lr=lr,
+            )
         )
     if heads not in LIVE_HEADS:
         raise ValueError(
-            f"The heads per layer must be one of {', '.join(map(str, LIVE_HEADS))}, not {heads!r}."
+            _(
+                "The heads per layer must be one of {options}, not {heads!r}.",
+                options=", ".join(map(str, LIVE_HEADS)),
+                heads=heads,
+            )
         )
     if steps not in LIVE_STEPS:
         raise ValueError(
-            f"The training steps must be one of {', '.join(map(str, LIVE_STEPS))}, not {steps!r}."
+            _(
+                "The training steps must be one of {options}, not {steps!r}.",
+                options=", ".join(map(str, LIVE_STEPS)),
+                steps=steps,
+            )
         )
     return replace(Recipe(), cfg=replace(Recipe().cfg, n_heads=int(heads)), seed=int(seed), lr=float(lr),
                    steps=int(steps), checkpoints=(0,))  # fmt: skip

@@ -178,7 +178,7 @@ def server_hint(key: str) -> str | None:
     name = choice(key).engine
     if name is None or pretrained.available(name):
         return None
-    return f"{pretrained.how_to_install(name)} The README says more (Real models)."
+    return i18n._("{how} The README says more (Real models).", how=pretrained.how_to_install(name))
 
 
 def failure(key: str) -> str | None:
@@ -190,7 +190,11 @@ def failure(key: str) -> str | None:
     failed = pretrained.load_state(name)
     if failed.retry_in() <= 0:
         return None
-    return f"{failed.error} It is tried again in {failed.retry_in():.0f} s (reload the page then)."
+    return i18n._(
+        "{why} It is tried again in {seconds} s (reload the page then).",
+        why=failed.error,
+        seconds=round(failed.retry_in()),
+    )
 
 
 def missing(key: str) -> str | None:
@@ -199,12 +203,22 @@ def missing(key: str) -> str | None:
     name = choice(key).engine
     if server_hint(key) is None:
         why = failure(key)
-        return None if why is None else f"{why} The explorer's pages, with the toy model, work as usual."
+        return (
+            None
+            if why is None
+            else i18n._("{why} The explorer's pages, with the toy model, work as usual.", why=why)
+        )
     others = [m.title for m in MODELS.values() if m.engine not in (None, name) and not server_hint(m.key)]
-    also = f", and so do the pages of {others[0]} (pick it in the sidebar)" if others else ""
-    return (
-        f"{name} is not available on this server, so this page cannot show it. The explorer's pages, with "
-        f"the toy model, work as usual{also}."
+    if others:
+        return i18n._(
+            "{model} is not available on this server, so this page cannot show it. The explorer's pages, with "
+            "the toy model, work as usual, and so do the pages of {other} (pick it in the sidebar).",
+            model=name, other=others[0],
+        )  # fmt: skip
+    return i18n._(
+        "{model} is not available on this server, so this page cannot show it. The explorer's pages, with the "
+        "toy model, work as usual.",
+        model=name,
     )
 
 

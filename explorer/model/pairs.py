@@ -12,30 +12,31 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from explorer.i18n import N_, _
 from explorer.model import settings_table as table
 
 
 @dataclass(frozen=True)
 class Pair:
-    name: str  # the button's label
+    name: str  # the button's label: the words the pair changes, tokens of its sentences (never translated)
     first: str
     second: str
     word: str  # the token compared (its first position in the first sentence)
-    about: str  # what it shows, one line (static Markdown, ours)
+    about: str  # what it shows, one line (static Markdown, ours; marked, translated where shown)
 
 
 PAIRS: tuple[Pair, ...] = (
     Pair("tired → wide", "The animal didn't cross the street because it was too tired",
          "The animal didn't cross the street because it was too wide", "it",
-         "“it” is the animal when it is tired, the street when it is wide"),
+         N_("“it” is the animal when it is tired, the street when it is wide")),
     Pair("big → small", "The trophy doesn't fit into the brown suitcase because it is too big",
          "The trophy doesn't fit into the brown suitcase because it is too small", "it",
-         "“it” is the trophy when it is too big, the suitcase when it is too small"),
+         N_("“it” is the trophy when it is too big, the suitcase when it is too small")),
     Pair("feared → advocated", "The city councilmen refused the demonstrators a permit because they feared "
          "violence", "The city councilmen refused the demonstrators a permit because they advocated violence",
-         "they", "“they” are the councilmen who feared violence, the demonstrators who advocated it"),
+         "they", N_("“they” are the councilmen who feared violence, the demonstrators who advocated it")),
     Pair("fish → pay", "He went to the bank to fish", "He went to the bank to pay", "bank",
-         "a river bank to fish from, a bank to pay in"),
+         N_("a river bank to fish from, a bank to pay in")),
 )  # fmt: skip
 
 # The words a minimal pair is usually about: the first of them in the first sentence is compared by default.
@@ -95,8 +96,8 @@ def read_link(params: Mapping[str, str]) -> PairLink:
         ):
             out.word = int(raw)
         else:
-            out.messages.append(f"word= takes a token's position, 0 to {table.MAX_TOKENS - 1}; the link's value "
-                                "was left out.")  # fmt: skip
+            out.messages.append(_("word= takes a token's position, 0 to {last}; the link's value was left out.",
+                                  last=table.MAX_TOKENS - 1))  # fmt: skip
     return out
 
 

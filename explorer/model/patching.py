@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from explorer.i18n import N_, _
 from explorer.model import settings_table as table
 
 # Both sweeps run the model's later layers once per (layer, position) and per (layer, head): about
@@ -26,20 +27,20 @@ MAX_ID_DIGITS = 6  # a token id in a link: at most this many ASCII digits (SmolL
 
 @dataclass(frozen=True)
 class Pair:
-    name: str  # the button's label
-    clean: str
+    name: str  # the button's label: the words the pair changes, tokens of its sentences (never translated)
+    clean: str  # the sentences the model reads: never translated
     corrupt: str
-    about: str  # what it shows, one line (static Markdown, ours)
+    about: str  # what it shows, one line (static Markdown, ours; marked)
 
 
 PAIRS: tuple[Pair, ...] = (
     Pair("France → Italy", "The capital of France is", "The capital of Italy is",
-         "a fact recalled from the subject: where does “France” travel to the last position?"),
+         N_("a fact recalled from the subject: where does “France” travel to the last position?")),
     Pair("Eiffel Tower → Colosseum", "The Eiffel Tower is in", "The Colosseum is in",
-         "a subject of several tokens: its last token carries the fact"),
+         N_("a subject of several tokens: its last token carries the fact")),
     Pair("Mary → John", "When Mary and John went to the store, John gave a drink to",
          "When Mary and John went to the store, Mary gave a drink to",
-         "who gets the drink: the name that was not repeated (indirect object identification)"),
+         N_("who gets the drink: the name that was not repeated (indirect object identification)")),
 )  # fmt: skip
 
 LINK_PARAMS = ("corrupt", "answer", "wrong")
@@ -76,7 +77,11 @@ def read_link(params: Mapping[str, str]) -> PatchLink:
         value = read_token_id(raw)
         if value is None:
             out.messages.append(
-                f"{name}= takes a token id (up to {MAX_ID_DIGITS} digits); the link's value was left out."
+                _(
+                    "{param}= takes a token id (up to {digits} digits); the link's value was left out.",
+                    param=name,
+                    digits=MAX_ID_DIGITS,
+                )
             )
         setattr(out, name, value)
     return out

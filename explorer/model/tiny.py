@@ -29,7 +29,8 @@ from numpy.typing import NDArray
 import attention_core as ac
 from attention_core import training as tr
 from attention_core.transformer import LayerWeights, ModelConfig, transformer_layer
-from explorer import cache
+from explorer import cache, i18n
+from explorer.i18n import N_, _
 from explorer.model import description, learning, models, toy
 from explorer.model import settings_table as table
 from explorer.model.arrays import F64
@@ -206,36 +207,37 @@ def _cached_input(layer: int, ids: tuple[int, ...]) -> F64:
 
 def describe(ex: Any) -> description.Description:
     """Layer `real_layer` (0-based) of the tiny trained model as the explorer holds it."""
-    return _described(int(ex.real_layer))
+    return _described(int(ex.real_layer), i18n.current())
 
 
-@functools.lru_cache(maxsize=8)  # one per layer (the run has 2)
-def _described(layer: int) -> description.Description:
+@functools.lru_cache(maxsize=16)  # one per layer (the run has 2) and language: its words are in it
+def _described(layer: int, language: str) -> description.Description:
     t = trained()
     c, first = t.cfg, layer == 0
-    norm = {"none": "none: the model has no norm", "layer": "layer norm before attention (as trained)",
-            "rms": "RMSNorm before attention (as trained)"}[c.norm]  # fmt: skip
+    norm = {"none": _("none: the model has no norm"), "layer": _("layer norm before attention (as trained)"),
+            "rms": _("RMSNorm before attention (as trained)")}[c.norm]  # fmt: skip
     fixed = {
         "d_model": str(c.d_model),
         "n_heads": str(c.n_heads),
         "d_k": str(c.d_head),
-        "d_ff": "none: the model has attention only",
-        "seed": "trained weights, not drawn",
-        "emb_source": "E, the model's trained token vectors" if first else "X, the input of layer 2, computed by layer 1",
-        "pe_kind": "learned, added here (as trained)" if first else "learned, already added into X",
-        "pe_base": "none",
-        "pe_scale": "no (as trained)",
-        "scale_mode": "1/√d_k (as trained)",
-        "scale_custom": "1/√d_k (as trained)",
-        "alibi": "none (as trained)",
-        "rope": "none (as trained)",
+        "d_ff": _("none: the model has attention only"),
+        "seed": _("trained weights, not drawn"),
+        "emb_source": _("E, the model's trained token vectors") if first
+        else _("X, the input of layer 2, computed by layer 1"),
+        "pe_kind": _("learned, added here (as trained)") if first else _("learned, already added into X"),
+        "pe_base": _("none"),
+        "pe_scale": _("no (as trained)"),
+        "scale_mode": _("1/√d_k (as trained)"),
+        "scale_custom": _("1/√d_k (as trained)"),
+        "alibi": _("none (as trained)"),
+        "rope": _("none (as trained)"),
         "norm_first": norm,
     }  # fmt: skip
     d = description.Description(
         model=KEY,
         layer=layer,
-        title=f"the tiny trained model, layer {layer + 1} of {c.n_layers}",
-        origin=models.choice(KEY).about_text,
+        title=_("the tiny trained model, layer {layer} of {n}", layer=layer + 1, n=c.n_layers),
+        origin=models.choice(KEY).about,
         n_layers=c.n_layers,
         d_model=c.d_model,
         n_heads=c.n_heads,
@@ -251,12 +253,15 @@ def _described(layer: int) -> description.Description:
         alibi=False,
         biases=False,
         causal=True,
-        tokenizer=f"words, each a fixed number 0 to {c.vocab - 1} (its spelling's checksum; a repeated word "
-        "keeps its number)",
+        tokenizer=_(
+            "words, each a fixed number 0 to {last} (its spelling's checksum; a repeated word keeps its "
+            "number)",
+            last=c.vocab - 1,
+        ),
         fixed={name: text for name, text in fixed.items() if name in table.FIXED_BY_LAYER},
         drawn=False,
-        about=models.choice(KEY).about_text,
-        source="Trained model",
+        about=models.choice(KEY).about,
+        source=_("Trained model"),
         roles=roles(layer),
         lead_head=lead_head(layer),
     )
@@ -265,28 +270,45 @@ def _described(layer: int) -> description.Description:
 
 def _banner(d: description.Description, step: int) -> str:
     x = (
-        "X = E + P: each token's trained vector E plus its position's trained vector P"
+        _("X = E + P: each token's trained vector E plus its position's trained vector P")
         if d.layer == 0
-        else "X is what layer 1 made of the tokens"
+        else _("X is what layer 1 made of the tokens")
     )
-    heads = " ".join(
-        _listed([h + 1 for h, r in enumerate(d.roles) if r == role], role)
-        for role in dict.fromkeys(d.roles)
-        if role
-    )
-    return (
-        f"{d.title}, trained here on repeated sequences of abstract tokens (step {step} of the run on "
-        f"Watch a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
-        f"attention only: {'no norm' if d.norm == 'none' else d.norm_name + ' before attention'}, no feed-forward; the mask is causal.{' ' + heads if heads else ''}"
-    )
+    values = {"model": d.title, "step": step, "x": x}
+    if d.norm == "none":
+        said = _(
+            "{model}, trained here on repeated sequences of abstract tokens (step {step} of the run on Watch "
+            "a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
+            "attention only: no norm, no feed-forward; the mask is causal.",
+            **values,
+        )
+    else:
+        said = _("{model}, trained here on repeated sequences of abstract tokens (step {step} of the run on Watch "
+                 "a transformer learn). {x}; W_Q, W_K, W_V and W_O are its trained weights (editable). It has "
+                 "attention only: {norm} before attention, no feed-forward; the mask is causal.",
+                 norm=d.norm_name, **values)  # fmt: skip
+    for role in dict.fromkeys(d.roles):
+        if role:
+            said += " " + _listed([h + 1 for h, r in enumerate(d.roles) if r == role], role)
+    return said
+
+
+# What a head learned, in a sentence (roles are codes: the questions compare them; the words are here)
+ROLE_ONE = {
+    "previous-token head": N_("Head {head} is a previous-token head."),
+    "induction head": N_("Head {head} is an induction head."),
+}
+ROLE_MANY = {
+    "previous-token head": N_("Heads {heads} and {last} are previous-token heads."),
+    "induction head": N_("Heads {heads} and {last} are induction heads."),
+}
 
 
 def _listed(heads: list[int], role: str) -> str:
     """ "Head 2 is a previous-token head." or "Heads 1, 2 and 4 are induction heads." """
     if len(heads) == 1:
-        return f"Head {heads[0]} is {'an' if role[0] in 'aeiou' else 'a'} {role}."
-    names = ", ".join(str(h) for h in heads[:-1]) + f" and {heads[-1]}"
-    return f"Heads {names} are {role}s."
+        return _(ROLE_ONE[role], head=heads[0])
+    return _(ROLE_MANY[role], heads=", ".join(str(h) for h in heads[:-1]), last=heads[-1])
 
 
 def fixed(ex: Any) -> tuple[LayerWeights, ModelConfig]:
@@ -301,7 +323,7 @@ def layer_only_shapes(ex: Any) -> dict[str, tuple[int, ...]]:
 
 def model_input(ex: Any, sentence: str) -> F64:
     """X for a sentence: layer 1's E + P, or layer 2's input computed by layer 1."""
-    words, _ = tokens_of(sentence[: table.MAX_SENTENCE_CHARS])
+    words, _cut = tokens_of(sentence[: table.MAX_SENTENCE_CHARS])
     return layer_input(int(ex.real_layer), tuple(token_ids_of(words)))
 
 
@@ -345,7 +367,7 @@ def run_block(
             bias=bias,
         )
     if not np.isfinite(trace.output).all():
-        raise ValueError("the layer's output overflowed: the edited weights are too large")
+        raise ValueError(_("the layer's output overflowed: the edited weights are too large"))
     norm = "RMSNorm" if t.config.norm == "rms_norm" else "LN"
     return trace, trace.attention, None, f"{norm}(X)" if t.config.norm_first else "X"
 

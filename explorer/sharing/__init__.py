@@ -6,7 +6,7 @@ the same example after any later change of the app's defaults (tests/app/sharing
 
 Modules: `values` (limits, the link's vocabulary from the settings table, the value checks, the one reader
 of whole numbers), `params` (the settings as query parameters), `state_blob` (the edited matrices in one `s=`
-parameter), `model_link` (the real-model pages' model=, layer=, head=, off=), `picks` (the explorer pages' head
+parameter; `blob_text` its version, base64 and zlib), `model_link` (the real-model pages' model=, layer=, head=, off=), `picks` (the explorer pages' head
 and tokens picked: h=, q=, k=), `url` (reading the whole
 address: ?preset=, ?present=, ?ask=, a shared link, ?sentence=; writing a link), `json_file` and
 `csv_file`. All are pure: no Streamlit, no pickle, no eval, and no model loaded (a real layer's settings come
@@ -18,10 +18,11 @@ a whole.
 
 from __future__ import annotations
 
+from explorer.sharing.blob_text import LINK_VERSION
 from explorer.sharing.csv_file import to_csv
 from explorer.sharing.json_file import FORMAT, JSON_VERSION, from_json, refusal, to_json
 from explorer.sharing.params import from_params, settings_from_params, to_params
-from explorer.sharing.state_blob import LINK_VERSION, decode_state, encode_state
+from explorer.sharing.state_blob import decode_state, encode_state
 from explorer.sharing.values import (
     LABELS,
     LINK_LIMIT,

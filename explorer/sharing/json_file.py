@@ -138,6 +138,16 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
                 limit=i18n.integer(MAX_JSON_BYTES),
             )
         )
+    doc = _parsed(data, size)
+    _check_kind(doc)
+    ex = _json_settings(doc.get("settings"), [] if messages is None else messages)
+    if "state" in doc:
+        return _json_state(ex, doc)
+    return _json_matrices(ex, doc)
+
+
+def _parsed(data: bytes | str, size: int) -> Any:
+    """The JSON document in `data` (`size` bytes), read with every bound; ShareError for what is not."""
     try:
         text = data if isinstance(data, str) else data.decode("utf-8-sig")
         if size > MAX_LIST_JSON_BYTES and text.count(",") > MAX_LIST_ITEMS:
@@ -149,7 +159,7 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
                     limit=i18n.integer(MAX_LIST_JSON_BYTES),
                 )
             )
-        doc = json.loads(
+        return json.loads(
             text, parse_constant=_reject_constant, parse_int=_bounded_int, object_pairs_hook=_no_repeats
         )
     except ShareError:
@@ -167,6 +177,10 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
                 why=e.msg,
             )
         ) from None
+
+
+def _check_kind(doc: Any) -> None:
+    """ShareError unless `doc` is an explorer file of the version this explorer reads."""
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise ShareError(
             _('This is not an Attention Explorer file (it needs "format": "{format}").', format=FORMAT)
@@ -189,9 +203,10 @@ def from_json(data: bytes | str, messages: list[str] | None = None) -> Example:
                 version=str(version),
             )
         )
-    ex = _json_settings(doc.get("settings"), [] if messages is None else messages)
-    if "state" in doc:
-        return _json_state(ex, doc)
+
+
+def _json_matrices(ex: Example, doc: dict[str, Any]) -> Example:
+    """`ex` with the matrices the file lists (nested lists of numbers), the others drawn from its seeds."""
     draws = _json_draws(doc.get("draws", {}))
     mats = seeded(ex, draws)
     want = expected_shapes(ex)

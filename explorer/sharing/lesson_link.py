@@ -46,11 +46,11 @@ def read(params: Mapping[str, str | None]) -> LessonRead:
         n = len(route.steps)
         try:
             why = ngettext("“{lesson}” has {n} step.", "“{lesson}” has {n} steps.", n, lesson=_(route.title))
-            out.step = whole_number(f"{_('lesson step')} (step=)", step, 1, n, why, signed=False)
+            out.step = whole_number(_("lesson step") + " (step=)", step, 1, n, why, signed=False)
         except ShareError as e:
             out.step = n if UINT_RE.fullmatch(step) and int(step) > n else 1
             out.messages.append(
-                f"{e} {_('The lesson opens at step {k}.', k=str(out.step))}"
+                f"{e} " + _("The lesson opens at step {k}.", k=str(out.step))
             )  # whole sentences
     return out
 

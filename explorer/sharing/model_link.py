@@ -79,20 +79,7 @@ def read(
     pages show: the link's model, else the one picked (MiniLM while the toy model is picked).
     """
     out = LinkRead()
-    raw = str(params.get("model") or "").strip()
-    if raw:
-        if raw.lower() in models.picked_keys():
-            out.model = raw.lower()
-        else:
-            was = models.choice(current if current in models.picked_keys() else "toy").title
-            said = refused(
-                "one_of",
-                False,
-                setting=_("model (model=)"),
-                choices=", ".join(models.picked_keys()),
-                value=shown(raw),
-            )
-            out.messages.append(f"{said} {_('Kept {value}.', value=_(was))}")  # two sentences
+    _read_model(params, current, out)
     row = models.choice(models.real_key(out.model or current))
     decoder = models.choice(models.DEFAULT_DECODER)  # the next-word pages show it whatever is picked
     lens = models.LENS_POSITIONS
@@ -119,28 +106,55 @@ def read(
             out.messages.append(f"{e} {kept}")  # whole sentences
         else:
             setattr(out, name, value - base)
-    raw = str(params.get("off") or "")
-    if raw.strip():
-        off, bad = parse_heads(raw[:MAX_OFF_CHARS], row.shape)
-        out.off = off
-        if bad or len(raw) > MAX_OFF_CHARS:
-            rule = _(
-                "The link's switched-off heads (off=) are written layer.head, e.g. 3.6, with layers 1 to "
-                "{layers} and heads 1 to {heads} for {model}.",
-                layers=str(row.shape[0]),
-                heads=str(row.shape[1]),
-                model=row.engine,
-            )
-            left = ", ".join(shown(b) for b in bad[:5])
-            what = (
-                _("Left out {items} and more, which stay on.", items=left)
-                if len(bad) > 5
-                else _("Left out {items}, which stay on.", items=left)
-                if bad
-                else _("Read its first {n} characters only.", n=i18n.integer(MAX_OFF_CHARS))
-            )
-            out.messages.append(f"{rule} {what}")  # two sentences
+    _read_off(params, row.shape, row.engine, out)
     return out
+
+
+def _read_model(params: Mapping[str, str | None], current: str, out: LinkRead) -> None:
+    """model=: one of the models a visitor can pick, else a message and `current` kept."""
+    raw = str(params.get("model") or "").strip()
+    if not raw:
+        return
+    if raw.lower() in models.picked_keys():
+        out.model = raw.lower()
+        return
+    was = models.choice(current if current in models.picked_keys() else "toy").title
+    said = refused(
+        "one_of",
+        False,
+        setting=_("model (model=)"),
+        choices=", ".join(models.picked_keys()),
+        value=shown(raw),
+    )
+    out.messages.append(
+        f"{said} " + _("Kept {value}.", value=_(was))
+    )  # two sentences (marked outside the f-string)
+
+
+def _read_off(params: Mapping[str, str | None], shape: tuple[int, int], engine: str, out: LinkRead) -> None:
+    """off=3.6,5.1: the heads switched off (1-based layer.head) that `shape` has; the others left out, said."""
+    raw = str(params.get("off") or "")
+    if not raw.strip():
+        return
+    off, bad = parse_heads(raw[:MAX_OFF_CHARS], shape)
+    out.off = off
+    if bad or len(raw) > MAX_OFF_CHARS:
+        rule = _(
+            "The link's switched-off heads (off=) are written layer.head, e.g. 3.6, with layers 1 to "
+            "{layers} and heads 1 to {heads} for {model}.",
+            layers=str(shape[0]),
+            heads=str(shape[1]),
+            model=engine,
+        )
+        left = ", ".join(shown(b) for b in bad[:5])
+        what = (
+            _("Left out {items} and more, which stay on.", items=left)
+            if len(bad) > 5
+            else _("Left out {items}, which stay on.", items=left)
+            if bad
+            else _("Read its first {n} characters only.", n=i18n.integer(MAX_OFF_CHARS))
+        )
+        out.messages.append(f"{rule} {what}")  # two sentences
 
 
 def params(

@@ -89,9 +89,9 @@ def read(
     head, query, key = picked
     last = n_tokens - 1
     parts = (  # attribute, parameter, what it is, bounds as written, noun, kept as written, 1-based
-        ("head", "h", f"{_('head')} (h=)", (1, n_heads), "head", head + 1, 1),
-        ("query", "q", f"{_('query token')} (q=)", (0, last), "token", query, 0),
-        ("key", "k", f"{_('key token')} (k=)", (0, last), "token", key, 0),
+        ("head", "h", _("head") + " (h=)", (1, n_heads), "head", head + 1, 1),  # marked outside the
+        ("query", "q", _("query token") + " (q=)", (0, last), "token", query, 0),  # f-string: extracted
+        ("key", "k", _("key token") + " (k=)", (0, last), "token", key, 0),
     )
     for name, param, what, bounds, noun, kept, base in parts:
         raw = str(link.get(param) or "")

@@ -1,7 +1,7 @@
 """The `s=` parameter of a link: every matrix that is not its seeded draw, in a few hundred characters.
 
-`s=1.<base64url(zlib(records))>`, where `1` is the format version and each record is a tiny binary header
-(matrix, mode, seeded draw, shape) followed by either nothing (the matrix IS a seeded draw, e.g. after
+`s=1.<base64url(zlib(records))>` (the wrapping: explorer.sharing.blob_text), where `1` is the format version
+and each record is a tiny binary header (matrix, mode, seeded draw, shape) followed by either nothing (the matrix IS a seeded draw, e.g. after
 "re-randomize"), the cells that differ from that draw (index deltas + values), every cell, or every cell as
 "the seeded value at an earlier size" (history) plus the rest. Values are stored as int8 or float32 when
 that is exact bit for bit, float64 otherwise; a mask as bits. The seeded draws are scheme 1
@@ -10,10 +10,7 @@ that is exact bit for bit, float64 otherwise; a mask as bits. The seeded draws a
 
 from __future__ import annotations
 
-import base64
-import binascii
 import math
-import re
 import struct
 import zlib
 from collections.abc import Mapping
@@ -28,6 +25,7 @@ from explorer.model import layer as layers
 from explorer.model import seeding
 from explorer.model import settings_table as table
 from explorer.model.example import MATRIX_NAMES, Example
+from explorer.sharing import blob_text
 from explorer.sharing.values import (
     MAX_BODY_BYTES,
     MAX_CELLS,
@@ -41,13 +39,11 @@ from explorer.sharing.values import (
     with_matrices,
 )
 
-LINK_VERSION = 1
 # Record modes and value codes of the binary state.
 _SEEDED, _SPARSE, _DENSE, _HISTORY = 0, 1, 2, 3
 _F64, _F32, _I8, _BITS = 0, 1, 2, 3
 _HEAD = struct.Struct("<BBHB")  # matrix index, mode, draw, ndim
 _SMALL_CELLS = 65_536  # matrices up to this many cells pick their record by zlib level 6, larger by level 1
-_SMALL_BODY = 1_000_000  # bodies up to this (a link, a toy example) get zlib's smallest, level 9
 
 
 def _values(v: NDArray[np.float64]) -> tuple[int, bytes]:
@@ -186,17 +182,6 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
     return _HEAD.pack(index, mode, draw, len(shape)) + dims + bodies[mode]
 
 
-def _compressed(body: bytes) -> bytes:
-    """zlib at its smallest for a link's body; a large body (a file of a real layer's edits) as fast as it
-    reads back: stored as it is when a sample shows it does not shrink (random float64 values do not),
-    else at level 1 (zlib's level 9 takes about 35 s on 32 MB of two-decimal numbers, level 1 under 1 s)."""
-    if len(body) <= _SMALL_BODY:
-        return zlib.compress(body, 9)
-    step = len(body) // 8
-    sample = b"".join(body[i * step : i * step + 65_536] for i in range(8))
-    return zlib.compress(body, 0 if len(zlib.compress(sample, 1)) > 0.9 * len(sample) else 1)
-
-
 def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
     """The `s` parameter: every matrix that is not the seed's first draw, or "" when there is none."""
     draws = {n: int(draws.get(n, 0)) if draws else 0 for n in MATRIX_NAMES}
@@ -218,8 +203,7 @@ def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
         records.append(_record(i, d, cur.astype(kind, copy=False), ref, ex))
     if not records:
         return ""
-    body = _compressed(b"".join(records))
-    return f"{LINK_VERSION}." + base64.urlsafe_b64encode(body).decode("ascii").rstrip("=")
+    return blob_text.wrapped(b"".join(records))
 
 
 class _Reader:
@@ -265,60 +249,6 @@ def _read_values(r: _Reader, code: int, n: int) -> NDArray[np.float64]:
     return v
 
 
-def _decode_body(blob: str, limit: int, body_limit: int) -> bytes:
-    if len(blob) > limit:
-        raise ShareError(
-            _(
-                "The edited matrices are too long ({n} characters; the limit is {limit}).",
-                n=i18n.integer(len(blob)),
-                limit=i18n.integer(limit),
-            )
-        )
-    version, dot, payload = blob.partition(".")
-    if not dot or not re.fullmatch(r"[0-9]{1,4}", version):  # ASCII: "¹".isdigit() is True, int("¹") fails
-        raise ShareError(
-            _("The edited matrices do not start with a version number (they should look like 1.…).")
-        )
-    if int(version) != LINK_VERSION:
-        if int(version) > LINK_VERSION:
-            raise ShareError(
-                _(
-                    "The edited matrices were written in format {version}, by a newer version of the explorer; "
-                    "this explorer reads format 1.",
-                    version=str(int(version)),
-                )
-            )
-        raise ShareError(
-            _(
-                "The edited matrices were written in format {version}, an unknown format; this explorer reads "
-                "format 1.",
-                version=str(int(version)),
-            )
-        )
-    if not re.fullmatch(r"[A-Za-z0-9_-]*", payload):
-        raise ShareError(_("The edited matrices contain characters the explorer never writes there."))
-    try:
-        raw = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-    except (binascii.Error, ValueError):
-        raise ShareError(
-            _("The edited matrices are not valid base64 (they were cut short or altered).")
-        ) from None
-    d = zlib.decompressobj()
-    try:
-        body = d.decompress(raw, body_limit)
-    except zlib.error:
-        raise ShareError(
-            _("The edited matrices do not decompress (they were cut short or altered).")
-        ) from None
-    if d.unconsumed_tail:
-        raise ShareError(_("The edited matrices expand to more than {n} bytes.", n=i18n.integer(body_limit)))
-    if not d.eof or d.unused_data:
-        raise ShareError(
-            _("The edited matrices are incomplete or have extra data (they were cut short or altered).")
-        )
-    return body
-
-
 def _decode(
     blob: str, ex: Example, limit: int, body_limit: int
 ) -> tuple[dict[str, NDArray], list[tuple[str, str, str]], str]:
@@ -327,7 +257,7 @@ def _decode(
     ShareError when the blob cannot be read at all."""
     mats = seeded(ex)
     want = expected_shapes(ex)
-    r = _Reader(_decode_body(blob, limit, body_limit))
+    r = _Reader(blob_text.unwrapped(blob, limit, body_limit))
     misfits: list[tuple[str, str, str]] = []  # a matrix of another shape: its name, its shape, the one wanted
     seen: set[int] = set()
     try:

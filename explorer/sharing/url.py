@@ -43,7 +43,21 @@ class UrlRead:
 
 
 def read(params: Mapping[str, str], current: Example) -> UrlRead:
-    """Interpret the query parameters (unknown or bad values give a message, never an error)."""
+    """Interpret the query parameters (unknown or bad values give a message, never an error). Every message is
+    in the link's language when it names one that is offered (the page that shows them is in it)."""
+    lang, said = None, ""
+    if str(params.get(LANG_PARAM, "") or "").strip():
+        lang, said = read_lang(str(params[LANG_PARAM]))
+    with i18n.using(lang or i18n.current()):
+        out = _read(params, current)
+    out.lang = lang
+    if said:
+        out.messages.append(("warning", said))
+    return out
+
+
+def _read(params: Mapping[str, str], current: Example) -> UrlRead:
+    """`read` but the language."""
     out = UrlRead()
     ex = current
     name = str(params.get("preset", "") or "")
@@ -90,10 +104,6 @@ def read(params: Mapping[str, str], current: Example) -> UrlRead:
     ask = str(params.get("ask", "") or "")
     if ask.strip():
         out.ask, out.ask_model, message = read_ask(ask)
-        if message:
-            out.messages.append(("warning", message))
-    if str(params.get(LANG_PARAM, "") or "").strip():
-        out.lang, message = read_lang(str(params[LANG_PARAM]))
         if message:
             out.messages.append(("warning", message))
     out.example = ex if ex is not current else None

@@ -65,6 +65,12 @@ def full_collections() -> int:
     return int(gc.get_stats()[2]["collections"])
 
 
+def collections() -> int:
+    """How many collections of the older generations the process has made: Python collects as objects are
+    made, so a change means something (visitors' runs, above all) made many since the last look."""
+    return int(gc.get_stats()[1]["collections"]) + full_collections()
+
+
 def refreeze() -> int:
     """Free every unreachable cycle (including frozen ones), then freeze what is alive; full_collections()
     after it (its own collection counted). It walks every object of the process, holding the GIL: with a
@@ -85,25 +91,26 @@ def freeze_new() -> int:
 
 @functools.cache  # once per process
 def keep_collections_short() -> None:
-    """Every REFREEZE_EVERY_S while visitors run pages, move the objects that are alive into the permanent
-    generation (refreeze), so that Streamlit's full collection after each run walks only what runs made since.
+    """Every REFREEZE_EVERY_S while visitors run pages, collect what runs made and move the objects that are
+    alive into the permanent generation (freeze_new), so that a full collection walks only what runs made since.
 
-    Streamlit collects after every run (`gc.collect(2)`, runner.postScriptGC), holding the GIL. With a class's
-    sessions open it walks every session's objects, and takes about as long as the run itself: thirty
-    students opening the link at once would queue behind each other's collections. A frozen object is never
-    walked, by these freezes either (freeze_new); garbage frozen in a cycle (a session dropped, what a run was
-    making at the moment of a freeze) waits for the next whole-process collection (refreeze), made when
-    sessions are let go (bound_memory), at most every FULL_EVERY_S: unfreezing everything every 10 s took a
-    second of GIL each time with twenty real-model sessions open, half the server's CPU (py-spy, flood).
-    Streamlit's collection of each run's own garbage stays as it was.
+    Streamlit collects after every run (`gc.collect(2)`, runner.postScriptGC), holding the GIL; a server for a
+    class turns that off (patches.no_collection_per_run, in tune_server) and these collections every few
+    seconds take its place. With a class's sessions open a full collection walks every session's objects. A
+    frozen object is never walked, by these freezes either (freeze_new); garbage frozen in a cycle (a session
+    dropped, what a run was making at the moment of a freeze) waits for the next whole-process collection
+    (refreeze), made when sessions are let go (bound_memory), at most every FULL_EVERY_S: unfreezing
+    everything every 10 s took a second of GIL each time with twenty real-model sessions open, half the
+    server's CPU (py-spy, flood).
     """
 
     def refreeze_forever() -> None:
-        seen = full_collections()
+        seen = collections()
         while True:
             time.sleep(REFREEZE_EVERY_S)
-            if full_collections() != seen:  # a run since the last look: it may have left objects alive
-                seen = freeze_new()
+            if collections() != seen:  # runs since the last look: garbage, and objects alive
+                freeze_new()
+                seen = collections()
 
     threading.Thread(target=refreeze_forever, name="refreeze", daemon=True).start()
 
@@ -147,6 +154,7 @@ def tune_server() -> None:
     lifespan, explorer.ui.warm; or the first run of app.py on a host that asks for it, warm.from_env):
     writes sent at once, the GIL handed over quickly, the collector kept short, memory given back."""
     patches.send_writes_at_once()
+    patches.no_collection_per_run()
     quick_switching()
     keep_collections_short()
     bound_memory()

@@ -11,6 +11,7 @@ import streamlit as st
 
 from explorer.classroom import store as cs
 from explorer.classroom.store import Question
+from explorer.i18n import _, ngettext
 from explorer.ui import class_keep, class_push, class_ui, state
 from explorer.views.text import literal
 
@@ -33,9 +34,15 @@ def _counts(q: Question, counts: Sequence[int], mine: int | None = None) -> None
     total = sum(counts) or 1
     shown = sorted((i for i, c in enumerate(counts) if c or i == q.truth), key=lambda i: -counts[i])
     for i in shown:
-        mark = " ✓ right answer" if i == q.truth else ""
-        you = " (yours)" if i == mine else ""
-        st.progress(counts[i] / total, text=f"{literal(q.options[i])}: {counts[i]}{mark}{you}")
+        values = {"choice": literal(q.options[i]), "count": counts[i]}
+        if i == q.truth:
+            text = _("{choice}: {count} ✓ right answer (yours)", **values) if i == mine else _(
+                "{choice}: {count} ✓ right answer", **values)  # fmt: skip
+        else:
+            text = (
+                _("{choice}: {count} (yours)", **values) if i == mine else f"{values['choice']}: {counts[i]}"
+            )
+        st.progress(counts[i] / total, text=text)
 
 
 # ---------------------------------------------------------------------------------------- the students
@@ -78,16 +85,16 @@ def _teacher_bar() -> None:
         with left:
             _teacher_count()
         with right, st.container(horizontal=True):
-            st.button("Code and QR", key="class.show", on_click=state.classroom.show_code,
-                      icon=":material/qr_code_2:", help="The class's code and its QR code, large.")  # fmt: skip
+            st.button(_("Code and QR"), key="class.show", on_click=state.classroom.show_code,
+                      icon=":material/qr_code_2:", help=_("The class's code and its QR code, large."))  # fmt: skip
             st.download_button(
-                "Answers (CSV)", data=partial(class_ui.answers_csv_bytes, code, key), file_name="class-answers.csv",
+                _("Answers (CSV)"), data=partial(class_ui.answers_csv_bytes, code, key), file_name="class-answers.csv",
                 mime="text/csv", on_click="ignore", key="class.csv", icon=":material/download:",
-                help="Every question asked, each choice and how many chose it. No names. The lesson's notebook "
-                "(the sidebar's Download as notebook) ends with them too.",
+                help=_("Every question asked, each choice and how many chose it. No names. The lesson's "
+                       "notebook (the sidebar's Download as notebook) ends with them too."),
             )  # fmt: skip
-            st.button("End the class", key="class.end", on_click=class_ui.end, icon=":material/logout:",
-                      help="Deletes the class and its answers: download them first.")  # fmt: skip
+            st.button(_("End the class"), key="class.end", on_click=class_ui.end, icon=":material/logout:",
+                      help=_("Deletes the class and its answers: download them first."))  # fmt: skip
 
 
 @st.fragment(run_every=POLL_S)
@@ -100,17 +107,21 @@ def _teacher_count() -> None:
     code = got[0]
     pulse = _pulse(code)
     if pulse is False:
-        st.caption("The class's store does not answer; trying again.")
+        st.caption(_("The class's store does not answer; trying again."))
         return
     if pulse is None:
         state.classroom.set_teaching(None)
-        state.say("info", "The class has ended (a class lasts a few hours) and its answers are deleted.")
+        state.say("info", _("The class has ended (a class lasts a few hours) and its answers are deleted."))
         st.rerun(scope="app")
     assert isinstance(pulse, cs.Pulse)
-    st.markdown(
-        f"**Class {cs.shown_code(code)}**: {pulse.students} {'student' if pulse.students == 1 else 'students'} "
-        "joined." + (f" **{pulse.answered} of {pulse.students} answered.**" if pulse.question else "")
-    )
+    values = {"code": cs.shown_code(code), "answered": pulse.answered}
+    if pulse.question:
+        st.markdown(ngettext("**Class {code}**: {n} student joined. **{answered} of {n} answered.**",
+                             "**Class {code}**: {n} students joined. **{answered} of {n} answered.**",
+                             pulse.students, **values))  # fmt: skip
+    else:
+        st.markdown(ngettext("**Class {code}**: {n} student joined.", "**Class {code}**: {n} students joined.",
+                             pulse.students, **values))  # fmt: skip
     q = pulse.question
     if q is not None and q.truth is not None:
         _counts(q, class_ui.store().counts(code, q.qid))
@@ -145,10 +156,10 @@ def _student_bar() -> None:
     if pulse is None:
         state.classroom.set_joined(None)
         class_push.unregister()
-        st.info("The class has ended. The explorer is yours to explore.", icon=":material/logout:")
+        st.info(_("The class has ended. The explorer is yours to explore."), icon=":material/logout:")
         return
     if pulse is False:
-        st.caption("The class's store does not answer; trying again.")
+        st.caption(_("The class's store does not answer; trying again."))
         _watch()
         return
     assert isinstance(pulse, cs.Pulse)
@@ -166,19 +177,25 @@ def _student_bar() -> None:
             state.reveal()  # the page draws the answer the teacher revealed
     with st.container(key=BAR, border=True):
         left, right = st.columns([3, 2], vertical_alignment="center")
-        who = f" as {literal(nick)}" if nick else ""
-        where = f" The teacher is at {view['step']}." if view and view.get("step") else ""
-        doing = "you follow the teacher" if follows else "you are exploring on your own"
-        left.markdown(f"**Class {cs.shown_code(code)}**{who}: {doing}.{where}")
+        values = {"code": cs.shown_code(code), "nick": literal(nick or "")}
+        if follows:
+            said = _("**Class {code}** as {nick}: you follow the teacher.", **values) if nick else _(
+                "**Class {code}**: you follow the teacher.", **values)  # fmt: skip
+        else:
+            said = _("**Class {code}** as {nick}: you are exploring on your own.", **values) if nick else _(
+                "**Class {code}**: you are exploring on your own.", **values)  # fmt: skip
+        if view and view.get("step"):
+            said = _("{said} The teacher is at {step}.", said=said, step=view["step"])
+        left.markdown(said)
         with right, st.container(horizontal=True):
             if follows:
-                st.button("Explore on my own", key="class.explore", on_click=class_ui.explore, icon=":material/explore:",
-                          help="Look around and change things; the teacher's moves wait for you.")  # fmt: skip
+                st.button(_("Explore on my own"), key="class.explore", on_click=class_ui.explore, icon=":material/explore:",
+                          help=_("Look around and change things; the teacher's moves wait for you."))  # fmt: skip
             else:
-                st.button("Follow the teacher", key="class.follow", on_click=class_ui.come_back, type="primary",
-                          icon=":material/group:", help="Back to the teacher's page; what you changed is "
-                          "kept for your next exploring.")  # fmt: skip
-            st.button("Leave the class", key="class.leave", on_click=_leave, icon=":material/logout:")
+                st.button(_("Follow the teacher"), key="class.follow", on_click=class_ui.come_back, type="primary",
+                          icon=":material/group:", help=_("Back to the teacher's page; what you changed is "
+                          "kept for your next exploring."))  # fmt: skip
+            st.button(_("Leave the class"), key="class.leave", on_click=_leave, icon=":material/logout:")
         if q is not None:
             _answer_box(code, student, q)
         _watch()
@@ -196,22 +213,25 @@ def _answer_box(code: str, student: str, q: Question) -> None:
     st.markdown(f"**{literal(q.prompt)}**")
     if q.truth is None:
         key = f"class.answer.{q.qid}"
-        st.radio("Your answer", range(len(q.options)), format_func=lambda i: q.options[i], key=key,
+        st.radio(_("Your answer"), range(len(q.options)), format_func=lambda i: q.options[i], key=key,
                  index=mine, horizontal=True, label_visibility="collapsed")  # fmt: skip
-        st.button("Send my answer" if mine is None else "Change my answer", key="class.send", type="primary",
+        st.button(_("Send my answer") if mine is None else _("Change my answer"), key="class.send", type="primary",
                   on_click=class_ui.send, args=(code, student, q.qid, key), icon=":material/send:")  # fmt: skip
         if mine is not None:
-            st.caption(f"You answered “{literal(q.options[mine])}”. The teacher reveals the answer soon; you may "
-                       "change yours until then.")  # fmt: skip
+            st.caption(_("You answered “{choice}”. The teacher reveals the answer soon; you may change yours "
+                         "until then.", choice=literal(q.options[mine])))  # fmt: skip
         return
     right = literal(q.options[q.truth])
     if mine == q.truth:
-        st.success(f"Right: the answer is “{right}”.", icon=":material/check_circle:")
+        st.success(_("Right: the answer is “{right}”.", right=right), icon=":material/check_circle:")
     elif mine is None:
-        st.info(f"The answer is “{right}”. You did not answer this one.", icon=":material/lightbulb:")
+        st.info(
+            _("The answer is “{right}”. You did not answer this one.", right=right),
+            icon=":material/lightbulb:",
+        )
     else:
         st.info(
-            f"The answer is “{right}”; you answered “{literal(q.options[mine])}”.",
+            _("The answer is “{right}”; you answered “{mine}”.", right=right, mine=literal(q.options[mine])),
             icon=":material/lightbulb:",
         )
     _counts(q, class_ui.store().counts(code, q.qid), mine)
@@ -221,9 +241,9 @@ def join_box() -> None:
     """The first page's box: type the teacher's code (and a nickname if you like) to join their class."""
     if state.classroom.class_code() is not None:
         return
-    with st.expander("Join a class", icon=":material/group:"), st.form("class.join", border=False):
-        st.text_input("The class's code", key=state.classroom.K_JOIN_CODE, max_chars=20,
-                      placeholder="ABCD-EFGH", help="The code on the teacher's screen.")  # fmt: skip
-        st.text_input("A nickname (optional)", key=state.classroom.K_NICKNAME, max_chars=cs.MAX_NICK_CHARS,
-                      help="Shown only to you; the class's answers carry no names.")  # fmt: skip
-        st.form_submit_button("Join", on_click=class_ui.join_typed, icon=":material/login:")
+    with st.expander(_("Join a class"), icon=":material/group:"), st.form("class.join", border=False):
+        st.text_input(_("The class's code"), key=state.classroom.K_JOIN_CODE, max_chars=20,
+                      placeholder="ABCD-EFGH", help=_("The code on the teacher's screen."))  # fmt: skip
+        st.text_input(_("A nickname (optional)"), key=state.classroom.K_NICKNAME, max_chars=cs.MAX_NICK_CHARS,
+                      help=_("Shown only to you; the class's answers carry no names."))  # fmt: skip
+        st.form_submit_button(_("Join"), on_click=class_ui.join_typed, icon=":material/login:")

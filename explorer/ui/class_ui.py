@@ -64,7 +64,10 @@ def start() -> None:
     try:
         opened = store().create()
     except Exception as e:  # noqa: BLE001 - the store is unreachable (Redis down): say so, keep presenting
-        state.say("error", f"The class could not start: its store did not answer ({type(e).__name__}).")
+        state.say(
+            "error",
+            _("The class could not start: its store did not answer ({error}).", error=type(e).__name__),
+        )
         return
     state.classroom.set_teaching(opened.code, opened.key)
     state.classroom.show_code()
@@ -76,7 +79,7 @@ def end() -> None:
     if got is not None:
         with contextlib.suppress(ClassError):  # already ended (or expired): nothing left to delete
             store().end(*got)
-        state.say("info", "The class has ended and its answers are deleted.")
+        state.say("info", _("The class has ended and its answers are deleted."))
     state.classroom.set_teaching(None)
 
 
@@ -89,8 +92,12 @@ def join_link(code: str) -> str:
     return f"{base.split('?', 1)[0]}?join={code}"
 
 
-@st.dialog("Join the class", width="large")
 def code_dialog(code: str) -> None:
+    """The code, large, and its QR code, in a dialog titled in the language on screen."""
+    st.dialog(_("Join the class"), width="large")(_code_dialog)(code)
+
+
+def _code_dialog(code: str) -> None:
     """The code, large, and its QR code: students scan it or type the code on the first page."""
     link = join_link(code)
     with st.container(key="class-code"):
@@ -99,8 +106,8 @@ def code_dialog(code: str) -> None:
     if image is not None:
         with st.container(key="class-qr", horizontal_alignment="center"):
             st.image(image, width=420)
-    st.caption("Scan the code with a phone or laptop camera, or open the explorer and type the code in the box "
-               "on its first page.")  # fmt: skip
+    st.caption(_("Scan the code with a phone or laptop camera, or open the explorer and type the code in the "
+                 "box on its first page."))  # fmt: skip
     st.code(link, language=None)
 
 
@@ -215,8 +222,8 @@ def join(text: str, nickname: str = "") -> bool:
     """Join the class of code `text`; False (and a message) when the store refuses."""
     code = cs.typed_code(text)
     if not code:
-        state.say("warning", f"A class code has {cs.CODE_LEN} letters and digits, as the teacher's screen "
-                             "shows it (for example ABCD-EFGH).")  # fmt: skip
+        state.say("warning", _("A class code has {n} letters and digits, as the teacher's screen shows it (for "
+                               "example ABCD-EFGH).", n=cs.CODE_LEN))  # fmt: skip
         return False
     try:
         student = store().join(code, _address(), nickname)
@@ -230,8 +237,10 @@ def join(text: str, nickname: str = "") -> bool:
 
 def join_typed() -> None:
     """The first page's Join button (a callback)."""
-    ss = st.session_state
-    join(str(ss.get(state.classroom.K_JOIN_CODE) or ""), str(ss.get(state.classroom.K_NICKNAME) or ""))
+    join(
+        str(state.value(state.classroom.K_JOIN_CODE) or ""),
+        str(state.value(state.classroom.K_NICKNAME) or ""),
+    )
 
 
 def join_from_url() -> None:
@@ -292,7 +301,7 @@ def open_page(url_path: str) -> None:
 
 def leave() -> None:
     state.classroom.set_joined(None)
-    state.say("info", "You left the class. The explorer is yours again.")
+    state.say("info", _("You left the class. The explorer is yours again."))
 
 
 def explore() -> None:
@@ -305,7 +314,7 @@ def come_back() -> None:
 
 
 def send(code: str, student: str, qid: str, key: str) -> None:
-    choice = st.session_state.get(key)
+    choice = state.value(key)
     if choice is None:
         return
     try:

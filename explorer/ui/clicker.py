@@ -29,6 +29,9 @@ OWN_BACK = "clicker-back"
 # The keys of the Reveal buttons "next" presses first, in this order: a lesson's question (its Reveal also
 # shows the page's hidden weights: explorer.ui.lesson_ui), then a page's own (explorer.ui.questions.question_hides).
 REVEAL = ("lesson-reveal", "reveal")
+# The keys of the buttons that run a step's experiment, pressed before any Reveal: presenting with the clicker
+# alone, "next" runs the patching (explorer.ui.patching_ui.RUN), then reveals the answer, then moves on.
+RUN = ("patching-run",)
 
 JS = """
 const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"], [role="textbox"], '
@@ -49,8 +52,9 @@ export default function (component) {
     const next = (keys.next || []).includes(event.key);
     const back = (keys.back || []).includes(event.key);
     if ((!next && !back) || typingIn(event)) return;
-    const reveal = next && (keys.reveal || []).map((k) => doc.querySelector(`.st-key-${k} button`)).find(Boolean);
-    if (reveal) { // predict, then reveal: "next" shows the hidden answer first
+    const first = [...(keys.run || []), ...(keys.reveal || [])];
+    const reveal = next && first.map((k) => doc.querySelector(`.st-key-${k} button:not([disabled])`)).find(Boolean);
+    if (reveal) { // run the experiment, predict, then reveal: "next" presses these first
       event.preventDefault();
       reveal.click();
       return;
@@ -87,6 +91,7 @@ def listen() -> None:
         "next_link": NEXT_LINK,
         "back_link": BACK_LINK,
         "reveal": list(REVEAL),
+        "run": list(RUN),
         "own_next": OWN_NEXT,
         "own_back": OWN_BACK,
     }

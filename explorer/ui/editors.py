@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer.i18n import _
+from explorer.i18n import N_, _
 from explorer.model import settings_table as table
 from explorer.ui import patches, state
 from explorer.views.text import literal
@@ -35,14 +35,14 @@ _EMPTY = {"edited_rows": {}, "added_rows": [], "deleted_rows": []}
 def problem_of(state: object) -> str | None:
     """Why an editor's reported state (after Streamlit's reader) cannot be an edit of ours, or None."""
     if not isinstance(state, dict):
-        return "it is not an object"
+        return N_("it is not an object")
     edited, added, deleted = (state.get(k) for k in ("edited_rows", "added_rows", "deleted_rows"))
     if not isinstance(edited, dict) or not all(isinstance(c, dict) for c in edited.values()):
-        return "its edited rows are not an object of rows"
+        return N_("its edited rows are not an object of rows")
     if added or deleted:
-        return "it adds or deletes rows (the matrices have a fixed size)"
+        return N_("it adds or deletes rows (the matrices have a fixed size)")
     if not isinstance(added, list) or not isinstance(deleted, list):
-        return "its added or deleted rows are not lists"
+        return N_("its added or deleted rows are not lists")
     return None
 
 
@@ -54,7 +54,9 @@ def read_message(ui_value: str | None, original) -> dict:  # noqa: ANN001 - Stre
     except (ValueError, TypeError, AttributeError, KeyError, RecursionError, OverflowError) as e:
         out, why = (
             None,
-            "it is not the JSON a data editor sends" if isinstance(e, ValueError) else str(type(e).__name__),
+            N_("it is not the JSON a data editor sends")
+            if isinstance(e, ValueError)
+            else str(type(e).__name__),
         )
     if why is None:
         return out
@@ -140,7 +142,7 @@ def _apply(name: str, key: str, index: tuple[int, ...], title: str, rows: list[s
             _(
                 "{title}: the editor sent a change the explorer cannot read ({why}); nothing changed.",
                 title=title,
-                why=why,
+                why=_(why),  # marked where it was found (outside the run: no language there)
             ),
         )
         return
@@ -231,12 +233,11 @@ def bias_editor(
     index: tuple[int | slice | None, ...] = (slice(head, head + 1),) if head is not None else (None,)
     if part != slice(None):
         index = (*index, part)
-    what = (
-        "the model's trained bias"
-        if state.description().biases
-        else "zeros: the model has no bias here; set one to see its effect"  # SmolLM2 was trained without
-    )
-    st.caption(f"{title} ({what}), added to every token's row")
+    if state.description().biases:
+        st.caption(_("{title} (the model's trained bias), added to every token's row", title=title))
+    else:  # SmolLM2 was trained without
+        st.caption(_("{title} (zeros: the model has no bias here; set one to see its effect), added to every "
+                     "token's row", title=title))  # fmt: skip
     matrix_editor(name, title=title, row_labels=["bias"], col_labels=col_labels, index=index)  # type: ignore[arg-type]
 
 

@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 from numpy.typing import NDArray
 
+from explorer.i18n import _, ngettext
 from explorer.model import models
 from explorer.ui import state
 from explorer.ui import widgets as ui
@@ -25,9 +26,9 @@ def position_picker(labels: Sequence[str], where: object = st) -> int:
     n = len(labels)
     state.keep_within(state.K_FOLLOW_AT, [LAST, *range(n)], LAST)  # a shorter sentence than the position's
     at = where.selectbox(  # type: ignore[attr-defined]
-        "Position", [LAST, *range(n)], key=state.K_FOLLOW_AT, persist_state="session",
-        format_func=lambda i: f"the last: {labels[-1]}" if i == LAST else f"{i}: {labels[i]}",
-        help="The prediction after this token: what the model would say comes next.",
+        _("Position"), [LAST, *range(n)], key=state.K_FOLLOW_AT, persist_state="session",
+        format_func={LAST: _("the last: {token}", token=labels[-1]), **{i: f"{i}: {labels[i]}" for i in range(n)}}.__getitem__,
+        help=_("The prediction after this token: what the model would say comes next."),
     )  # fmt: skip
     return n - 1 if at == LAST else int(at)
 
@@ -39,10 +40,10 @@ def token_picker(options: list[int], word: Callable[[int], str], where: object =
     if picked != LAST and picked not in options:  # a token from a link, or picked at another position
         options = [*options, picked]
     token = where.selectbox(  # type: ignore[attr-defined]
-        "Token to follow", [LAST, *options], key=state.K_FOLLOW, persist_state="session",
-        format_func=lambda t: f"the model's answer: “{show_token(word(options[0]))}”" if t == LAST
-        else f"“{show_token(word(t))}”",
-        help="The model's own top five here, then every token that some layer puts first.",
+        _("Token to follow"), [LAST, *options], key=state.K_FOLLOW, persist_state="session",
+        format_func={LAST: _("the model's answer: “{token}”", token=show_token(word(options[0]))),
+                     **{t: f"“{show_token(word(t))}”" for t in options}}.__getitem__,  # this run's words
+        help=_("The model's own top five here, then every token that some layer puts first."),
     )  # fmt: skip
     return options[0] if token == LAST else int(token)
 
@@ -50,13 +51,13 @@ def token_picker(options: list[int], word: Callable[[int], str], where: object =
 def induction_controls(left: object = st, right: object = st) -> tuple[int, int]:
     """The random tokens' seed and length (how many, each repeated once), drawn in ``left`` and ``right``."""
     left.number_input(  # type: ignore[attr-defined]
-        "Seed", *models.INDUCTION_SEEDS, step=1, key=state.K_IND_SEED, persist_state="session",
-        help="Which random tokens: the same seed gives the same tokens on every machine.",
+        _("Seed"), *models.INDUCTION_SEEDS, step=1, key=state.K_IND_SEED, persist_state="session",
+        help=_("Which random tokens: the same seed gives the same tokens on every machine."),
     )  # fmt: skip
     right.slider(  # type: ignore[attr-defined]
-        "Tokens (each comes twice)", *models.INDUCTION_LENGTHS, key=state.K_IND_LEN, persist_state="session",
-        help=f"The standard run, which labels heads on Every layer and head: {models.INDUCTION_LENGTH} tokens, "
-        f"seed {models.INDUCTION_SEED}.",
+        _("Tokens (each comes twice)"), *models.INDUCTION_LENGTHS, key=state.K_IND_LEN, persist_state="session",
+        help=_("The standard run, which labels heads on Every layer and head: {length} tokens, seed {seed}.",
+               length=models.INDUCTION_LENGTH, seed=models.INDUCTION_SEED),
     )  # fmt: skip
     return state.induction_run()
 
@@ -76,10 +77,10 @@ def lines_chart(
     state.take_pending(widget, pending)  # a click of the last run: applied before the picker is drawn
     state.keep_within(widget, options, "all")
     choice = st.selectbox(
-        "Lines of", options, key=widget, persist_state="session",  # in the link (view_params: lines_of=)
-        format_func=lambda o: "every token" if o == "all" else
-        f"{'query' if o[0] == 'q' else 'key'} {o[1:]}: {labels[int(o[1:])]}",
-        help="Or click a token in the chart (click it again for every token).",
+        _("Lines of"), options, key=widget, persist_state="session",  # in the link (view_params: lines_of=)
+        format_func={"all": _("every token"), **{f"q{i}": _("query {i}: {token}", i=i, token=labels[i]) for i in range(n)},
+                     **{f"k{j}": _("key {i}: {token}", i=j, token=labels[j]) for j in range(n)}}.__getitem__,  # this run's words
+        help=_("Or click a token in the chart (click it again for every token)."),
     )  # fmt: skip
     focus = None if choice == "all" else ("query" if choice[0] == "q" else "key", int(choice[1:]))
     fig = lv.drawn_line_view(
@@ -103,24 +104,32 @@ def induction_experiment(
     left, right = st.columns(2, vertical_alignment="center")
     if tuple(sorted(off)) != heads:
         left.button(
-            f"Switch the {len(heads)} induction heads off ({named})",
+            ngettext(
+                "Switch the {n} induction head off ({heads})",
+                "Switch the {n} induction heads off ({heads})",
+                len(heads),
+                heads=named,
+            ),  # fmt: skip
             key="induction.switch_off",
             icon=":material/toggle_off:",
             on_click=state.switch_heads_off,
             args=(key, heads),
-            help="Runs the same tokens with these heads' outputs removed: does the second copy still get "
-            "easy? The heads stay off on Switch heads off, where you can switch any of them back on.",
+            help=_(
+                "Runs the same tokens with these heads' outputs removed: does the second copy still get "
+                "easy? The heads stay off on Switch heads off, where you can switch any of them back on."
+            ),
         )
     else:
         left.button(
-            "Switch every head back on",
+            _("Switch every head back on"),
             key="induction.switch_on",
             icon=":material/toggle_on:",
             on_click=state.switch_heads_off,
             args=(key, ()),
         )
     if off:
-        label = f"See the {len(off)} heads switched off on Switch heads off"
+        label = ngettext("See the {n} head switched off on Switch heads off",
+                         "See the {n} heads switched off on Switch heads off", len(off))  # fmt: skip
         try:
             right.page_link("app_pages/ablation.py", label=label, icon=":material/toggle_off:")
         except Exception:  # noqa: BLE001 - a page run on its own (tests) has no navigation to link into

@@ -16,7 +16,7 @@ def picker() -> None:
         return
     st.selectbox(
         # Both the language on screen's word and the English one: someone who cannot read the page finds it
-        i18n._("Language") if state.language() == i18n.SOURCE else f"{i18n._('Language')} · Language",
+        i18n._("Language") if state.language() == i18n.SOURCE else i18n._("Language") + " · Language",
         codes,
         key=state.K_LANG,
         format_func=lambda c: i18n.BY_CODE[c].name,

@@ -15,6 +15,7 @@ import streamlit as st
 from explorer.compute import jobs
 from explorer.compute import learn_live as ll
 from explorer.compute import learning as lc
+from explorer.i18n import _, ngettext, pgettext
 from explorer.model import learning
 from explorer.ui import clicker, state
 from explorer.ui import widgets as ui
@@ -30,50 +31,59 @@ def clicker_walk(stops: list[int]) -> None:
     way; the clicker's keys press them (explorer.ui.clicker) before they move to another step."""
     at = state.learn_step(stops[0])
     back, ahead = lc.neighbour(stops, at, later=False), lc.neighbour(stops, at, later=True)
-    left, right, _ = st.columns([1, 1, 3])
+    left, right, _rest = st.columns([1, 1, 3])
     if back is not None:
-        left.button(f"Step {back}", key=clicker.OWN_BACK, icon=":material/chevron_left:",
+        left.button(_("Step {step}", step=back), key=clicker.OWN_BACK, icon=":material/chevron_left:",
                     on_click=state.set_learn_step, args=(back,))  # fmt: skip
     if ahead is not None:
-        right.button(f"Step {ahead}", key=clicker.OWN_NEXT, icon=":material/chevron_right:",
+        right.button(_("Step {step}", step=ahead), key=clicker.OWN_NEXT, icon=":material/chevron_right:",
                      on_click=state.set_learn_step, args=(ahead,))  # fmt: skip
 
 
 def settings() -> tuple[int, float, int, int]:
     """The four controls (seed, learning rate, heads per layer, steps), bounded, in one row."""
     state.init_live_settings()
-    ui.keep_among("learn.seed", range(learning.LIVE_SEEDS), "training seeds (0 to 99,999)")
+    ui.keep_among("learn.seed", range(learning.LIVE_SEEDS), _("training seeds (0 to 99,999)"))
     seed_col, lr_col, heads_col, steps_col = st.columns(
         [1, 1.3, 1.4, 1.3]
     )  # the four heads on one line at 1280 px
-    seed = seed_col.number_input("Seed", 0, learning.LIVE_SEEDS - 1, step=1, key="learn.seed",
-                                 help="Draws the first weights and every batch: the same seed, the same run.")  # fmt: skip
-    lr = lr_col.select_slider("Learning rate", learning.LIVE_LRS, key="learn.lr", format_func=lambda x: f"{x:g}",
-                              help="Adam's step size: too small and the change comes late; too large and "
-                                   "training can blow up.")  # fmt: skip
-    heads = heads_col.radio("Heads per layer", learning.LIVE_HEADS, key="learn.heads", horizontal=True,
-                            help="With one head a layer, one head must do each job.")  # fmt: skip
-    steps = steps_col.select_slider("Steps", learning.LIVE_STEPS, key="learn.steps",
-                                    help="About 20 ms each on one core of the server.")  # fmt: skip
+    seed = seed_col.number_input(_("Seed"), 0, learning.LIVE_SEEDS - 1, step=1, key="learn.seed",
+                                 help=_("Draws the first weights and every batch: the same seed, the same run."))  # fmt: skip
+    lr = lr_col.select_slider(_("Learning rate"), learning.LIVE_LRS, key="learn.lr", format_func=lambda x: f"{x:g}",
+                              help=_("Adam's step size: too small and the change comes late; too large and "
+                                     "training can blow up."))  # fmt: skip
+    heads = heads_col.radio(_("Heads per layer"), learning.LIVE_HEADS, key="learn.heads", horizontal=True,
+                            help=_("With one head a layer, one head must do each job."))  # fmt: skip
+    steps = steps_col.select_slider(_("Steps"), learning.LIVE_STEPS, key="learn.steps",
+                                    help=_("About 20 ms each on one core of the server."))  # fmt: skip
     return int(seed), float(lr), int(heads), int(steps)
 
 
 def train_yourself(sty: Style) -> None:
     """The section: controls, Train / Stop, and the run (training, finished, stopped, or from the cache)."""
     if not sty.present:
-        st.subheader("Train it yourself", anchor=False)
+        st.subheader(_("Train it yourself"), anchor=False)
         st.markdown(
-            "Pick a seed, a learning rate and the number of heads and press **Train**: the same model trains "
-            "on the server, its loss and its heads drawn as it goes. Does the sudden fall come, and when?"
+            _(
+                "Pick a seed, a learning rate and the number of heads and press **Train**: the same model "
+                "trains on the server, its loss and its heads drawn as it goes. Does the sudden fall come, and "
+                "when?"
+            )
         )
     job = ll.job(*settings())
     mine = state.live_run()
     running = mine is not None and mine.key == job.key and mine.outcome == ""
-    go_col, stop_col, _ = st.columns([1, 1, 4])
+    go_col, stop_col, _rest = st.columns([1, 1, 4])
     # Callbacks: they act before this run draws anything, so both buttons are drawn as the run now stands.
-    go_col.button("Train", key="learn.train", type="primary", icon=":material/play_arrow:", disabled=running,
+    go_col.button(pgettext("verb", "Train"), key="learn.train", type="primary", icon=":material/play_arrow:", disabled=running,
                   on_click=_start, args=(job,))  # fmt: skip
-    stop_col.button("Stop", key="learn.stop", icon=":material/stop:", disabled=not running, on_click=_stop)
+    stop_col.button(
+        pgettext("verb", "Stop"),
+        key="learn.stop",
+        icon=":material/stop:",
+        disabled=not running,
+        on_click=_stop,
+    )
     if mine is not None and mine.key == job.key:
         if running:
             _watch(sty)
@@ -84,7 +94,9 @@ def train_yourself(sty: Style) -> None:
     if found:  # this server trained these settings lately (a shared link): shown at once
         _draw(value, sty, "done")
     else:
-        st.caption("Press Train to watch this run; it takes its turn with the other analyses on the server.")
+        st.caption(
+            _("Press Train to watch this run; it takes its turn with the other analyses on the server.")
+        )
 
 
 def _start(job: jobs.Spec) -> None:
@@ -120,30 +132,27 @@ def _watch(sty: Style) -> None:
             state.keep_live_partial(mine.handle.result())
             state.end_live_run("done")
         except (ValueError, jobs.Failed) as exc:
-            state.end_live_run(str(exc) or jobs.FAILED)
+            state.end_live_run(jobs.FAILED if isinstance(exc, jobs.Failed) else str(exc))
         st.rerun(scope="app")
     if now.state == "queued":
-        st.info(f"The server is busy with other visitors' work: {_ahead(now.ahead)} ahead of this run.",
-                icon=":material/hourglass_top:")  # fmt: skip
+        st.info(ngettext("The server is busy with other visitors' work: {n} request ahead of this run.",
+                         "The server is busy with other visitors' work: {n} requests ahead of this run.",
+                         now.ahead), icon=":material/hourglass_top:")  # fmt: skip
     else:
-        st.progress(now.done, text=f"Training: {now.message or 'starting'}")
+        st.progress(now.done, text=jobs.words(now.message) if now.message else _("Training: starting"))
     if mine.last is not None:
         _charts(mine.last, sty)
-
-
-def _ahead(n: int) -> str:
-    return "1 request" if n == 1 else f"{n} requests"
 
 
 def _draw(run: ll.LiveRun | None, sty: Style, outcome: str) -> None:
     """A run that ended: finished, stopped (what it had), or failed (why)."""
     if outcome not in ("done", "stopped"):
-        st.error(outcome, icon=":material/error:")
+        st.error(_(outcome) if outcome == jobs.FAILED else outcome, icon=":material/error:")
         return
     if run is None:
         return
     if outcome == "stopped" or not run.finished:
-        st.caption(f"Stopped after {run.taken} of {run.steps} steps.")
+        st.caption(_("Stopped after {taken} of {steps} steps.", taken=run.taken, steps=run.steps))
     _charts(run, sty)
 
 
@@ -153,25 +162,32 @@ def _charts(run: ll.LiveRun, sty: Style) -> None:
     if formed is not None:
         ind = run.induction[-1, -1]
         st.success(
-            f"The phase change: a layer-2 head passed an induction score of {ll.FORMED} at step {formed}. "
-            f"Now: layer 2's best induction score {float(ind.max()):.2f}, layer 1's best previous-token score "
-            f"{float(run.previous[-1, 0].max()):.2f}, the copied tokens' loss {float(run.repeat_loss[-1]):.2f} nats.",
+            _(
+                "The phase change: a layer-2 head passed an induction score of {formed_at} at step {step}. "
+                "Now: layer 2's best induction score {induction:.2f}, layer 1's best previous-token score "
+                "{previous:.2f}, the copied tokens' loss {loss:.2f} nats.",
+                formed_at=ll.FORMED,
+                step=formed,
+                induction=float(ind.max()),
+                previous=float(run.previous[-1, 0].max()),
+                loss=float(run.repeat_loss[-1]),
+            ),  # fmt: skip
             icon=":material/bolt:",
         )
     elif run.finished:
-        st.info(f"No induction head formed in {run.steps} steps: try more steps, or another learning rate or "
-                "seed.", icon=":material/hourglass_empty:")  # fmt: skip
+        st.info(_("No induction head formed in {steps} steps: try more steps, or another learning rate or "
+                  "seed.", steps=run.steps), icon=":material/hourglass_empty:")  # fmt: skip
     height = 400 if sty.present else None  # presenting: three in a row under the controls, within 1080 px
     smooth = lc.smooth(run.loss) if run.taken else np.zeros(0)
     width = ui.THIRD if sty.present else ui.HALF
     loss = lv.loss_curve(smooth, run.repeat_loss, style=sty, repeat_steps=run.measured, x_max=run.steps,
-                         drop_step=formed, title=f"Loss (seed {run.seed}, rate {run.lr:g})",
+                         drop_step=formed, title=_("Loss (seed {seed}, rate {lr:g})", seed=run.seed, lr=run.lr),
                          width_px=width if sty.present else FULL_PX, height_px=height)  # fmt: skip
     prev = lv.score_curves(run.previous[:, 0], style=sty, steps=run.measured, x_max=run.steps, drop_step=formed,
-                           title="Layer 1: previous-token", y_title="previous-token score",
+                           title=_("Layer 1: previous-token"), y_title=_("previous-token score"),
                            width_px=width, height_px=height)  # fmt: skip
     ind = lv.score_curves(run.induction[:, -1], style=sty, steps=run.measured, x_max=run.steps, drop_step=formed,
-                          title="Layer 2: induction", y_title="induction score", width_px=width,
+                          title=_("Layer 2: induction"), y_title=_("induction score"), width_px=width,
                           height_px=height)  # fmt: skip
     if sty.present:
         ui.charts_in_row(

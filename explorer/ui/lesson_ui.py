@@ -22,7 +22,8 @@ from explorer.sharing import url as links
 from explorer.ui import clicker, lesson_view, page_table, state
 
 BAR = "lesson-bar"  # the bar's container key (class st-key-lesson-bar: presenting styles it, explorer.ui.present)
-WORDS = N_("Words in this step")  # the fold under a step's text: the glossary's terms it uses
+WORDS = N_("Words in this step")  # the popover beside what to look at: the glossary's terms the step uses
+WORDS_SHORT = N_("Words")  # its button
 REVEAL = "lesson-reveal"  # the Reveal button's key; the clicker's next key presses it before moving on
 
 
@@ -38,6 +39,13 @@ def current() -> tuple[Route, int] | None:
     if route is None or route.steps[got.step - 1].page != (state.page() or ""):
         return None
     return route, got.step
+
+
+def reveal_in_bar() -> bool:
+    """A lesson step is on screen and its bar shows its Reveal button (the answer not yet shown): the page's
+    own question then draws none (explorer.ui.questions): one button reveals both."""
+    on = current()
+    return on is not None and not state.lesson_revealed(on[0].name, on[1])
 
 
 def part() -> str | None:
@@ -112,15 +120,15 @@ def arrive(url_path: str) -> tuple[Route, int] | None:
     return route, got.step
 
 
-def _link(where, route: Route, k: int, label: str, key: str, icon: str) -> None:  # noqa: ANN001 - a column
+def _link(where, route: Route, k: int, label: str, key: str, icon: str, width: str = "stretch") -> None:  # noqa: ANN001
     """A link to step k of the lesson, in a keyed container (the clicker follows the keyed ones)."""
     step = route.steps[k - 1]
-    where.container(key=key).page_link(
+    where.container(key=key, width=width).page_link(
         _script(step.page),
         label=label,
         icon=icon,
         query_params=lesson_link.params(route.name, k),
-        width="stretch",
+        width=width,
     )
 
 
@@ -143,13 +151,23 @@ CSS = """<style>
 }
 .st-key-step-next a p, .st-key-lesson-next-bottom a p { font-weight: 600; }
 </style>"""
-# On a laptop the bar (its layout wrapper: the bar's own box is exactly as tall) stays at the top while the
-# page scrolls under it (explorer.ui.lesson_view scrolls the
-# step's chart to just under it), under Streamlit's header; a bar taller than 40 % of the screen (a fold opened)
-# scrolls inside itself. Its background is the page's (set by lesson_view.js): static CSS, ours.
+# On a laptop the bar is compact (one row for where the student is and the way back and on, one line each for
+# what to look at and the question, their buttons at the right, the words of the step in a popover that floats
+# over the page) and its layout wrapper (the bar's own box is exactly as tall) stays at the top while the page
+# scrolls under it, under Streamlit's header (explorer.ui.lesson_view scrolls the step's chart to just under
+# it, paints the bar and the header with the page's background and lets the bar scroll away with the page
+# while it is taller than lesson_view.js's FIT of the screen: nothing of it is ever cut). Static CSS, ours.
 STICKY_CSS = """<style>
-[data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) { position: sticky; top: 3.75rem; z-index: 5; }
-.st-key-lesson-bar { max-height: 40vh; overflow-y: auto; }
+html:not([data-lesson-bar="free"]) [data-testid="stLayoutWrapper"]:has(> .st-key-lesson-bar) {
+  position: sticky; top: 3.75rem; z-index: 5;
+}
+.st-key-lesson-bar { padding: 0.6rem 1rem; gap: 0.45rem; }
+.st-key-lesson-bar [data-testid="stVerticalBlock"] { gap: 0.45rem; }
+.st-key-lesson-bar [data-testid="stAlertContainer"] { padding: 0.45rem 0.8rem; }
+.st-key-lesson-bar [data-testid="stPageLink-NavLink"] { padding: 0.15rem 0.6rem; }
+.st-key-lesson-bar [data-testid="stPopover"] button, .st-key-lesson-bar .st-key-lesson-reveal button {
+  min-height: 2.1rem; padding: 0.15rem 0.75rem;
+}
 </style>"""
 # The lessons in the menu look like its page links: left-aligned, as tall as a link.
 MENU_CSS = """<style>
@@ -176,20 +194,42 @@ def bar(route: Route, k: int) -> DeltaGenerator:
                 _reveal_button(button, route, k, _("Reveal"), "answer")
             elif step.experiment and not state.lesson_revealed(route.name, k, "experiment"):
                 _reveal_button(button, route, k, _("Experiment"), "experiment")
-        else:  # on a laptop the links take a row of their own, under the question: their titles fit
-            mid = st.container()
-        mid.container(key="lesson-where").markdown(f"**{where(route, k)}**")
-        _step_text(route, k, step, revealed)
-        if not presenting:
-            left, _gap, right = st.columns([5, 2, 5], vertical_alignment="center")
-        if k > 1:  # presenting, the number alone: the way on needs the room
-            prev_label = _back(route, k - 1, presenting)
-            _link(left, route, k - 1, prev_label, clicker.BACK_LINK, ":material/arrow_back:")
+            mid.container(key="lesson-where").markdown(f"**{where(route, k)}**")
+            _step_text(route, k, step, revealed)
+            if k > 1:  # the number alone: the way on needs the room
+                _link(
+                    left, route, k - 1, _back(route, k - 1, True), clicker.BACK_LINK, ":material/arrow_back:"
+                )
+            if k < n:
+                next_label = _("Next: {step}", step=_(route.steps[k].title))
+                _link(right, route, k + 1, next_label, clicker.NEXT_LINK, ":material/arrow_forward:")
+            return box
+        # On a laptop, one row: where the student is, then the way back and on as the steps' numbers (the links
+        # under the page name the steps whole)
+        row = st.container(horizontal=True, vertical_alignment="center", gap="small")
+        row.container(key="lesson-where", width="stretch").markdown(f"**{where(route, k)}**")
+        if k > 1:
+            _link(
+                row,
+                route,
+                k - 1,
+                _back(route, k - 1, True),
+                clicker.BACK_LINK,
+                ":material/arrow_back:",
+                "content",
+            )
         if k < n:
-            next_label = _("Next: {step}", step=_(route.steps[k].title))
-            _link(right, route, k + 1, next_label, clicker.NEXT_LINK, ":material/arrow_forward:")
-        if not presenting:
-            lesson_view.mount(route.name, k, step.part)
+            _link(
+                row,
+                route,
+                k + 1,
+                _("Step {k}", k=k + 1),
+                clicker.NEXT_LINK,
+                ":material/arrow_forward:",
+                "content",
+            )
+        _step_text(route, k, step, revealed)
+        lesson_view.mount(route.name, k, step.part, step.page, routes.settings_at(route, k).get("layer"))
     return box
 
 
@@ -218,23 +258,25 @@ def _step_text(route: Route, k: int, step: RouteStep, revealed: bool) -> None:
         else:
             st.markdown(f"{look} {predict}")  # two whole sentences, each translated
         return
-    st.markdown(look)
+    used = routes.terms(step)
+    look_col, words_col = st.columns([5, 1], vertical_alignment="center")
+    look_col.markdown(look)
+    if used:  # the words of the trade this step uses, in plain words (the glossary the pages read), floating
+        with words_col.popover(_(WORDS_SHORT), icon=":material/menu_book:", width="stretch"):
+            st.markdown(f"**{_(WORDS)}**")
+            st.markdown(glossary.markdown(used))
     if revealed:
         st.markdown(predict)
         st.success(answer, icon=":material/lightbulb:")
     else:
         q, b = st.columns([5, 1], vertical_alignment="center")
         q.markdown(predict)
-        _reveal_button(b, route, k, _("Reveal"), "answer")
+        _reveal_button(b, route, k, _("Reveal"), "answer", width="stretch")
     if experiment:
         st.info(experiment, icon=":material/science:")
-    used = routes.terms(step)
-    if used:  # the words of the trade this step uses, in plain words: the glossary the pages read
-        with st.expander(_(WORDS), icon=":material/menu_book:"):
-            st.markdown(glossary.markdown(used))
 
 
-def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None:  # noqa: ANN001 - a column
+def _reveal_button(where, route: Route, k: int, label: str, part: str, width: str = "content") -> None:  # noqa: ANN001
     where.button(
         label,
         key=REVEAL,
@@ -242,6 +284,7 @@ def _reveal_button(where, route: Route, k: int, label: str, part: str) -> None: 
         type="primary",
         on_click=_reveal,
         args=(route.name, k, part),
+        width=width,
     )  # no help: its (?) would be a second button in the key's box, the one the clicker presses
 
 

@@ -38,10 +38,17 @@ def css_keys(part: str) -> list[str]:
     return [k.replace(".", "-") for k in PART_TARGETS.get(part, ())]
 
 
-def mount(lesson: str, k: int, part: str) -> None:
+# A box that scrolls inside the page, as its key's class name ends: on arriving, it shows the row of this label
+# (the step's layer: /ablation's switches open at the experiment's layer, not at layer 1).
+INNER_BOXES = {"ablation": "ablation-switches"}
+
+
+def mount(lesson: str, k: int, part: str, page: str = "", layer: str | None = None) -> None:
     """Scroll to step k's part once, on arriving there (a rerun on the same step leaves the page where the
-    student put it)."""
-    _component()(key=KEY, height=0, data={"step": f"{lesson}:{k}", "keys": css_keys(part)})
+    student put it); on `page` with a box of rows (INNER_BOXES), scroll the box to the row of `layer`
+    (1-based, as a link writes it)."""
+    inner = [INNER_BOXES[page], f"layer {int(layer)}"] if page in INNER_BOXES and layer else None
+    _component()(key=KEY, height=0, data={"step": f"{lesson}:{k}", "keys": css_keys(part), "inner": inner})
 
 
 @functools.cache

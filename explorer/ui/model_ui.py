@@ -15,8 +15,8 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
-from explorer.i18n import N_, _
-from explorer.model import models
+from explorer.i18n import N_, _, ngettext
+from explorer.model import head_rules, models
 from explorer.model.description import Description, of_model
 from explorer.ui import page_table, state, waiting
 from explorer.ui import widgets as ui
@@ -178,7 +178,7 @@ def _loaded(key: str, row: models.ModelChoice) -> bool:
             try:
                 models.model(key)
             except ImportError as exc:  # ModelNotInstalledError: a damaged file, a missing library
-                st.warning(f"{row.title}: {literal(exc)}", icon=":material/error:")
+                st.warning(_("{model}: {why}", model=row.title, why=literal(exc)), icon=":material/error:")
                 return False
         return True
     _download_progress(key, row.title)
@@ -209,15 +209,15 @@ def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
     """Layer and head selectors bound to the shared picked head (1-based for people, 0-based inside)."""
     layer, head = state.layer_head(n_layers, n_heads)
     a, b = st.columns(2)
-    for col, name, count, value, shared in (
-        (a, "layer", n_layers, layer, state.K_LAYER),
-        (b, "head", n_heads, head, state.K_MODEL_HEAD),
+    for col, name, label, option, count, value, shared in (
+        (a, "layer", _("Layer"), N_("layer {n}"), n_layers, layer, state.K_LAYER),
+        (b, "head", _("Head"), N_("head {n}"), n_heads, head, state.K_MODEL_HEAD),
     ):
         widget = state.show(f"{page}.{name}", value)
         col.selectbox(
-            name.capitalize(),
+            label,
             list(range(count)),
-            format_func=lambda i, name=name: f"{name} {i + 1}",
+            format_func={i: _(option, n=i + 1) for i in range(count)}.__getitem__,  # this run's words
             key=widget,
             on_change=state.pick_back,
             args=(widget, shared),
@@ -227,18 +227,28 @@ def head_pickers(n_layers: int, n_heads: int, page: str) -> tuple[int, int]:
 
 def label_rules() -> None:
     """The rules behind the head labels, as a table (from analysis.HEAD_RULES)."""
-    with st.expander("How the labels are measured"):
+    with st.expander(_("How the labels are measured")):
         rows = [
-            {"label": r.label, "the weight on": r.keys, "at least": r.threshold, "and × uniform": r.min_lift}
+            {
+                _("label"): head_rules.label(r.name),
+                _("the weight on"): head_rules.keys(r.name),
+                _("at least"): r.threshold,
+                _("and × uniform"): r.min_lift,
+            }
             for r in analysis.HEAD_RULES
         ]
         st.dataframe(rows, hide_index=True)
         st.markdown(
-            "A head's score for a rule is the weight its queries put on those keys, averaged over the queries "
-            "for which the rule picks some but not all of the keys they may see. The label is the passing rule "
-            f"with the highest score. None passes: **broad** when the rows are spread out (mean entropy ÷ "
-            f"log(keys seen) ≥ {analysis.BROAD_THRESHOLD}), else **mixed**. The labels describe this sentence "
-            "only."
+            _(
+                "A head's score for a rule is the weight its queries put on those keys, averaged over the "
+                "queries for which the rule picks some but not all of the keys they may see. The label is the "
+                "passing rule with the highest score. None passes: **{broad}** when the rows are spread out "
+                "(mean entropy ÷ log(keys seen) ≥ {threshold}), else **{mixed}**. The labels describe this "
+                "sentence only.",
+                broad=head_rules.label("broad"),
+                mixed=head_rules.label("mixed"),
+                threshold=analysis.BROAD_THRESHOLD,
+            )  # fmt: skip
         )
 
 
@@ -250,10 +260,12 @@ def switch_grid(n_layers: int, n_heads: int, off: tuple[tuple[int, int], ...]) -
             f"ablation.switch.{layer}", [h for h in range(n_heads) if (layer, h) not in off_set]
         )
         st.pills(
-            f"layer {layer + 1}",
+            _("layer {n}", n=layer + 1),
             list(range(n_heads)),
             selection_mode="multi",
-            format_func=lambda h, layer=layer: str(h + 1) if (layer, h) not in off_set else f"{h + 1} off",
+            format_func={  # this run's words
+                h: str(h + 1) if (layer, h) not in off_set else _("{n} off", n=h + 1) for h in range(n_heads)
+            }.__getitem__,
             key=widget,
             on_change=_switched,
             args=(layer, n_heads),
@@ -266,12 +278,13 @@ def _switched(layer: int, n_heads: int) -> None:
     state.set_off_heads(tuple(others) + tuple((layer, h) for h in range(n_heads) if h not in on))
 
 
-RANKING_HOW = {
-    False: "Each of the heads is switched off alone and the sentence run again; a head matters as much as "
-    "the sentence's embedding turns away from the untouched one (1 − cosine).",
-    True: "Each layer is switched off whole first (one run per layer), then each head of the three layers "
-    "that mattered most alone; a head matters as much as the share of next-token probability that moves.",
-}
+RANKING_HOW = {  # marked: translated where shown
+    False: N_("Each of the heads is switched off alone and the sentence run again; a head matters as much as "
+              "the sentence's embedding turns away from the untouched one (1 − cosine)."),
+    True: N_("Each layer is switched off whole first (one run per layer), then each head of the three layers "
+             "that mattered most alone; a head matters as much as the share of next-token probability that "
+             "moves."),
+}  # fmt: skip
 
 
 def ranking(key: str, text: str) -> Any:
@@ -283,20 +296,22 @@ def ranking(key: str, text: str) -> Any:
     units = runs * (len(text.split()) + 2)  # about a token a word, and the model's own tokens around them
     cost = timing.words("ranking", units)
     slot = st.empty()  # the button, then the progress bar in its place, then nothing above the ranking
-    if done is None and slot.button("Rank the heads", key="ablation.rank", icon=":material/leaderboard:",
-                                    help=f"{runs} runs of the model, each with heads switched off: {cost}."):  # fmt: skip
+    if done is None and slot.button(_("Rank the heads"), key="ablation.rank", icon=":material/leaderboard:",
+                                    help=_("{runs} runs of the model, each with heads switched off: {wait}.",
+                                           runs=runs, wait=cost)):  # fmt: skip
         title = models.choice(key).title
-        bar = slot.progress(0.0, text=f"Switching heads off one by one and running {title} again ({cost})…")
+        bar = slot.progress(0.0, text=_("Switching heads off one by one and running {model} again ({wait})…",
+                                        model=title, wait=cost))  # fmt: skip
         began = time.monotonic()
 
         def show(now: jobs.Status) -> None:
             if now.state == "queued":
-                bar.progress(
-                    0.0,
-                    text=f"{title} is busy with other visitors' work: {waiting.ahead(now.ahead)} ahead of you.",
-                )
+                bar.progress(0.0, text=ngettext(
+                    "{title} is busy with other visitors' work: {n} request ahead of you.",
+                    "{title} is busy with other visitors' work: {n} requests ahead of you.", now.ahead,
+                    title=title))  # fmt: skip
             else:
-                bar.progress(now.done, text=now.message or None)
+                bar.progress(now.done, text=jobs.words(now.message) or None)
 
         try:
             with jobs.for_visitor(waiting.visitor(), show):
@@ -318,8 +333,8 @@ def sync_layer(widget: str) -> None:
 def open_in_explorer(key: str, layer: int, head: int) -> None:
     """The bridge's button: layer `layer` of model `key` becomes the explorer's example (explorer.model.bridge), and
     the scores page opens on head `head` with the layer's real numbers, every weight editable."""
-    label = f"Open layer {layer + 1} in the explorer"
-    help_ = (
+    label = _("Open layer {layer} in the explorer", layer=layer + 1)
+    help_ = _(
         "Loads this layer's input X, its W_Q, W_K, W_V, W_O and feed-forward into the explorer's pages "
         "(Projections, Scores, Heads, One token, Encoder block), where every weight can be edited."
     )
@@ -348,11 +363,11 @@ def toy_head(text: str, head: int, sty: Any) -> None:
 
     toy_ex, toy = toy_run(text)
     if toy.attention is None:
-        st.info(f"The toy model cannot run on this sentence: {toy.error}")
+        st.info(_("The toy model cannot run on this sentence: {why}", why=_(toy.error)))
         return
     th = min(head, toy_ex.n_heads - 1)
     tw = np.asarray(toy.attention.weights[th], dtype=np.float64)
-    title = f"Toy model, head {th + 1} (rows sum to 1)"
+    title = _("Toy model, head {n} (rows sum to 1)", n=th + 1)
     fig = fg.drawn_heatmap(
         tw,
         toy.labels,
@@ -364,10 +379,18 @@ def toy_head(text: str, head: int, sty: Any) -> None:
     )
     ui.chart(fig, "head.toy_w")
     st.caption(
-        f"The explorer's toy model (head {th + 1} of {toy_ex.n_heads}, d_model {toy_ex.d_model}, "
-        f"{'random' if toy_ex.emb_source == 'random' else 'hand-set'} weights, its own word tokens): "
-        "a pattern it shows comes from positions and word vectors, not from training."
-    )
+        _(
+            "The explorer's toy model (head {head} of {heads}, d_model {d_model}, random weights, its own word "
+            "tokens): a pattern it shows comes from positions and word vectors, not from training.",
+            head=th + 1, heads=toy_ex.n_heads, d_model=toy_ex.d_model,
+        )
+        if toy_ex.emb_source == "random"
+        else _(
+            "The explorer's toy model (head {head} of {heads}, d_model {d_model}, hand-set weights, its own "
+            "word tokens): a pattern it shows comes from positions and word vectors, not from training.",
+            head=th + 1, heads=toy_ex.n_heads, d_model=toy_ex.d_model,
+        )
+    )  # fmt: skip
 
 
 def switch_to(path: str) -> None:

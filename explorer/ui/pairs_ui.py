@@ -11,6 +11,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute import model_compute as mc
 from explorer.compute import pairs as pc
+from explorer.i18n import N_, _
 from explorer.model import pairs as pm
 from explorer.ui import state, waiting
 from explorer.ui import widgets as ui
@@ -20,10 +21,10 @@ from explorer.views.figures import FULL_PX
 from explorer.views.model_figures import show_token, token_labels
 from explorer.views.text import literal
 
-HOW_TO_READ = (
+HOW_TO_READ = N_(
     "**How to read it.** Each column is one head of the layer (its weights sum to 1); each row a key, the same "
-    "position in both sentences. The first two charts are the attention from the compared word, one colour range for both; the "
-    "third is the second sentence's weights minus the first's (below 0: the key gets less weight in the "
+    "position in both sentences. The first two charts are the attention from the compared word, one colour "
+    "range for both; the third is the second sentence's weights minus the first's (below 0: the key gets less weight in the "
     "second sentence; above 0: more). A head whose weight moves from one noun to the other when the last word "
     "changes has read that word and tied it to the compared word, in that layer. The ranking names where each "
     "head's weight went from and to."
@@ -39,7 +40,7 @@ def controls() -> tuple[Any, Any, Any]:
             horizontal=True, gap="small"
         )  # each name whole, wrapped to a second row if need be
         for pair in pm.PAIRS:
-            row.button(pair.name, key=f"pairs.example.{pair.name}", help=pair.about, width="content",
+            row.button(pair.name, key=f"pairs.example.{pair.name}", help=_(pair.about), width="content",
                        on_click=state.set_pair, args=(pair.first, pair.second, pair.word))  # fmt: skip
     if not state.present():
         box = st.container()
@@ -54,12 +55,14 @@ def second_box(slot: Any) -> str:
     if slot is None:
         return str(state.value(state.K_PAIR_OTHER, "")).strip()
     text = slot.text_input(
-        "Second sentence",
+        _("Second sentence"),
         key=state.K_PAIR_OTHER,
         max_chars=500,
-        placeholder="the sentence above with one word changed",
-        help="The sentence above with one word changed: as many tokens, so that the keys line up position by "
-        "position.",
+        placeholder=_("the sentence above with one word changed"),
+        help=_(
+            "The sentence above with one word changed: as many tokens, so that the keys line up position by "
+            "position."
+        ),
         persist_state="session",
     )
     return str(text).strip()
@@ -72,7 +75,7 @@ def _word_picker(first: list[str], second: list[str], differ: tuple[int, ...]) -
     labels = token_labels(first)
     changed = set(differ)
     state.show("pairs.word", word)
-    st.selectbox("The attention from the word", list(range(len(first))),
+    st.selectbox(_("The attention from the word"), list(range(len(first))),
                  key="pairs.word", on_change=_picked, args=(text,),
                  format_func=lambda i: f"{i}: {labels[i]}" + (f" / {show_token(second[i])}" if i in changed else ""))  # fmt: skip
     return word
@@ -85,11 +88,12 @@ def _picked(text: str) -> None:
 def _layer_picker(moved: Any) -> int:
     """The layer shown, bound to the shared picked layer; each option says how much its heads moved at most."""
     n_layers, n_heads = moved.shape
-    layer, _ = state.layer_head(n_layers, n_heads)
+    layer, _head = state.layer_head(n_layers, n_heads)
     state.show("pairs.layer", layer)
-    st.selectbox("Layer", list(range(n_layers)), key="pairs.layer", on_change=state.pick_back,
+    st.selectbox(_("Layer"), list(range(n_layers)), key="pairs.layer", on_change=state.pick_back,
                  args=("pairs.layer", state.K_LAYER),
-                 format_func=lambda i: f"layer {i + 1} (a head moved up to {moved[i].max():.2f})")  # fmt: skip
+                 format_func={i: _("layer {layer} (a head moved up to {most:.2f})", layer=i + 1,
+                                   most=float(moved[i].max())) for i in range(n_layers)}.__getitem__)  # fmt: skip
     return state.layer_head(n_layers, n_heads)[0]
 
 
@@ -98,14 +102,17 @@ def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.
     ``controls``); None with a message drawn."""
     if not second:
         st.info(
-            "Type the sentence above with one word changed, or pick an example pair.", icon=":material/edit:"
+            _("Type the sentence above with one word changed, or pick an example pair."),
+            icon=":material/edit:",
         )
         return None
     try:
-        with waiting.working("Running the second sentence…", key):
+        with waiting.working(_("Running the second sentence…"), key):
             other = mc.run(key, second)
     except ValueError as exc:
-        st.error(f"The model cannot read the second sentence: {literal(exc)}", icon=":material/warning:")
+        st.error(
+            _("The model cannot read the second sentence: {why}", why=literal(exc)), icon=":material/warning:"
+        )
         return None
     same = other.n_tokens == first.n_tokens
     differ = analysis.differing(first.tokens, other.tokens) if same else ()
@@ -113,11 +120,13 @@ def experiment(key: str, first: Any, second: str, slots: Any) -> tuple[analysis.
         try:
             pc.shift(key, first.text, other.text, 0)  # raises the ValueError that says why
         except ValueError as exc:
-            st.warning(f"These sentences cannot be compared: {literal(exc)}", icon=":material/warning:")
+            st.warning(
+                _("These sentences cannot be compared: {why}", why=literal(exc)), icon=":material/warning:"
+            )
         return None
     with slots[1]:
         word = _word_picker(first.tokens, other.tokens, differ)
-    with waiting.working("Comparing the two sentences' attention, head by head…", key):
+    with waiting.working(_("Comparing the two sentences' attention, head by head…"), key):
         got = pc.shift(key, first.text, other.text, word)
     with slots[2]:
         layer = _layer_picker(got.moved)
@@ -138,28 +147,36 @@ def draw(got: analysis.PairShift, layer: int) -> None:
     if ui.shows("minimal-pairs"):
         zrange = colour_range.shared_weight_range(a, b, style=sty)
         ui.charts_in_row([
-            (pv.rows_chart(a, got.tokens_a, title=f"With {first}: the attention from {word}, layer {layer + 1}",
+            (pv.rows_chart(a, got.tokens_a, title=_("With {words}: the attention from {word}, layer {layer}",
+                                                    words=first, word=word, layer=layer + 1),
                            style=sty, zrange=zrange, width_px=ui.HALF), "pairs.first"),
-            (pv.rows_chart(b, got.tokens_b, title=f"With {second}: the attention from {word}, layer {layer + 1}",
+            (pv.rows_chart(b, got.tokens_b, title=_("With {words}: the attention from {word}, layer {layer}",
+                                                    words=second, word=word, layer=layer + 1),
                            style=sty, zrange=zrange, width_px=ui.HALF), "pairs.second"),
         ])  # fmt: skip
         if got.query in got.differ:
             st.caption(
-                "The word compared is itself the word that changed: its own query differs between the two."
+                _("The word compared is itself the word that changed: its own query differs between the two.")
             )
     if ui.shows("minimal-pairs-heads"):
-        title = f"Layer {layer + 1}: how much of each head's weight moved"
-        moved = pv.difference_chart(diff, got.tokens_a, got.tokens_b, title=f"Difference: {second} − {first}",
+        title = _("Layer {layer}: how much of each head's weight moved", layer=layer + 1)
+        moved = pv.difference_chart(diff, got.tokens_a, got.tokens_b,
+                                    title=_("Difference: {second} − {first}", second=second, first=first),
                                     style=sty, width_px=ui.HALF)  # fmt: skip
         bars = pv.moved_bars(got.moved[layer], diff, got.tokens_b, title=title, style=sty, width_px=ui.HALF)
         ui.charts_in_row([(moved, "pairs.difference"), (pv.no_taller_than(bars, moved), "pairs.ranked")])
     if ui.step() is None:
         top = analysis.ranked(got.moved)[0]
         st.caption(
-            f"Over every layer, head {top[1] + 1} of layer {top[0] + 1} moves most: {top[2]:.2f} of its "
-            "weight. 0 would be the same weights in both sentences, 1 none of the weight on the same keys."
+            _(
+                "Over every layer, head {head} of layer {layer} moves most: {moved:.2f} of its weight. 0 would "
+                "be the same weights in both sentences, 1 none of the weight on the same keys.",
+                head=top[1] + 1,
+                layer=top[0] + 1,
+                moved=top[2],
+            )
         )
-        st.markdown(HOW_TO_READ)
+        st.markdown(_(HOW_TO_READ))
 
 
 def occlusion(key: str, text: str, other: str, width_px: int = FULL_PX) -> None:
@@ -169,14 +186,17 @@ def occlusion(key: str, text: str, other: str, width_px: int = FULL_PX) -> None:
         return
     n = mc.run(key, text).n_tokens
     if n > pm.MAX_OCCLUSION_TOKENS:
-        st.caption(f"Which tokens make the sentences alike (each removed in turn): shown for sentences of up to "
-                   f"{pm.MAX_OCCLUSION_TOKENS} tokens ([CLS] and [SEP] included); this one has {n}.")  # fmt: skip
+        st.caption(_("Which tokens make the sentences alike (each removed in turn): shown for sentences of up "
+                     "to {most} tokens ([CLS] and [SEP] included); this one has {n}.", most=pm.MAX_OCCLUSION_TOKENS,
+                     n=n))  # fmt: skip
         return
     try:
-        with waiting.working("Removing each token in turn and running the sentence again…", key):
+        with waiting.working(_("Removing each token in turn and running the sentence again…"), key):
             delta = pc.occlusion_similarity(key, text, other)
     except ValueError as exc:
-        st.caption(f"Which tokens make the sentences alike cannot be measured here: {literal(exc)}")
+        st.caption(
+            _("Which tokens make the sentences alike cannot be measured here: {why}", why=literal(exc))
+        )
         return
     tokens = mc.run(key, text).tokens
     ui.chart(
@@ -184,8 +204,10 @@ def occlusion(key: str, text: str, other: str, width_px: int = FULL_PX) -> None:
         "ablation.occlusion",
     )
     st.caption(
-        "Each token of the first sentence removed in turn (the others keep their order) and the sentence run "
-        "again, every head on: the number is how the cosine with the second sentence changes without it. Below "
-        "0, the sentences are less alike without the token (it made them alike); above 0, more alike. [CLS] "
-        "and [SEP] stay in every run."
+        _(
+            "Each token of the first sentence removed in turn (the others keep their order) and the sentence "
+            "run again, every head on: the number is how the cosine with the second sentence changes without "
+            "it. Below 0, the sentences are less alike without the token (it made them alike); above 0, more "
+            "alike. [CLS] and [SEP] stay in every run."
+        )
     )

@@ -11,6 +11,7 @@ one_run_per_session     runner.fastReruns off whatever the configuration says
 session_turn            the frame's run waits for the session's running one (a script run's stop request)
 asked_to_move_on        whether the running script has been asked to stop or to run again (the same request)
 rerun_session           another session's script run again from the server, as its browser would ask
+no_collection_per_run   runner.postScriptGC off: no full garbage collection after every script run
 """
 
 from __future__ import annotations
@@ -111,6 +112,21 @@ def one_run_per_session() -> None:
     from streamlit import config
 
     config.set_option("runner.fastReruns", False, where_defined="explorer.ui.patches")
+
+
+@functools.cache  # once per process, as a server for a class starts (explorer.ui.boot.tune_server)
+def no_collection_per_run() -> None:
+    """No full garbage collection after every script run, whatever the configuration says.
+
+    Streamlit collects all generations after each run (runner.postScriptGC), holding the GIL. In a class
+    every move of the teacher's runs each student's page: with sixty students that collection was a quarter of
+    the server's CPU (python -m benchmarks class_answers, py-spy --gil), and each run's last messages wait
+    behind it. Python's own collector still runs as objects are made (the young generations every few hundred,
+    the old ones as they grow), and explorer.ui.boot's refreeze collects everything every few seconds while
+    visitors run pages."""
+    from streamlit import config
+
+    config.set_option("runner.postScriptGC", False, where_defined="explorer.ui.patches")
 
 
 _TURNS: dict[str, list] = {}  # session id -> [its lock, runs holding or waiting for it] (while any does)

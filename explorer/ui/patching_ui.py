@@ -10,9 +10,11 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
+from explorer import i18n
 from explorer.compute import jobs, timing
 from explorer.compute import model_compute as mc
 from explorer.compute import patching as pc
+from explorer.i18n import N_, _, ngettext
 from explorer.model import models
 from explorer.model import patching as pm
 from explorer.ui import state, waiting
@@ -21,9 +23,30 @@ from explorer.views import patching as pv
 from explorer.views.model_figures import show_token
 from explorer.views.text import literal
 
-SITE_NAMES = {"resid": "residual stream", "head": "heads"}
+# The sweeps left to run: the button's label and what they cost (runs, wait), per set of sites
+TO_RUN = {
+    ("resid", "head"): (
+        N_("Run the patching: residual stream and heads"),
+        N_("Residual stream and heads: {runs} runs of the model from the patched layer on, {wait}; a pair "
+           "someone has run already shows at once."),
+    ),
+    ("resid",): (
+        N_("Run the patching: residual stream"),
+        N_("Residual stream: {runs} runs of the model from the patched layer on, {wait}; a pair someone has "
+           "run already shows at once."),
+    ),
+    ("head",): (
+        N_("Run the patching: heads"),
+        N_("Heads: {runs} runs of the model from the patched layer on, {wait}; a pair someone has run already "
+           "shows at once."),
+    ),
+}  # fmt: skip
+RUN_FIRST = {
+    "resid": N_("Run the patching (on the left) to see the residual stream here."),
+    "head": N_("Run the patching (on the left) to see the heads here."),
+}
 
-HOW_TO_READ = (
+HOW_TO_READ = N_(
     "**How to read it.** Each cell is one experiment: the corrupt sentence runs again with that one activation "
     "taken from the clean run. **1** (the strongest colour) means that activation alone brings back the clean "
     "answer's whole lead over the wrong token; **0** means it changes nothing; below 0 it helps the wrong token. "
@@ -32,6 +55,10 @@ HOW_TO_READ = (
     "where the strong cell jumps from one to the other are where attention moves it, and the head sweep names "
     "the heads that do. Attention maps show where heads look; patching shows what the answer needs."
 )
+
+
+# The Run button's key: the clicker's next key presses it first (explorer.ui.clicker.RUN)
+RUN = "patching.run"
 
 
 def columns() -> tuple[Any, Any]:
@@ -46,14 +73,14 @@ def corrupt_box() -> str:
     """Example pairs (each sets both sentences) and the corrupt sentence's box; returns it, stripped."""
     row = st.container(horizontal=True, gap="small")  # each name whole ("Eiffel Tower → Colosseum"), wrapped
     for pair in pm.PAIRS:
-        row.button(pair.name, key=f"patching.pair.{pair.name}", help=pair.about, width="content",
+        row.button(pair.name, key=f"patching.pair.{pair.name}", help=_(pair.about), width="content",
                    on_click=state.set_patch_pair, args=(pair.clean, pair.corrupt))  # fmt: skip
     text = st.text_input(
-        "Corrupt sentence: the sentence above with a word changed",
+        _("Corrupt sentence: the sentence above with a word changed"),
         key=state.K_PATCH_CORRUPT,
         max_chars=500,
-        help="As many tokens as the sentence above, so that positions line up: change a name or a place.",
-        placeholder="e.g. the sentence above with one name or place changed",
+        help=_("As many tokens as the sentence above, so that positions line up: change a name or a place."),
+        placeholder=_("e.g. the sentence above with one name or place changed"),
         persist_state="session",  # kept while another page is open (links and the share panel carry it)
     )
     return str(text).strip()
@@ -65,8 +92,8 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     vocab = models.model(key).config.vocab_size
     value = state.patch_id(which, sentence)
     if value is not None and value >= vocab:
-        st.warning(f"The link's {which}= is not a token id of this model (0 to {vocab - 1}): the most likely "
-                   "next token is picked instead.", icon=":material/link_off:")  # fmt: skip
+        st.warning(_("The link's {param}= is not a token id of this model (0 to {last}): the most likely next "
+                     "token is picked instead.", param=which, last=vocab - 1), icon=":material/link_off:")  # fmt: skip
     if value is None or value >= vocab:
         value = default
     options = list(ids) + ([value] if value not in ids else [])
@@ -75,9 +102,9 @@ def _picker(which: str, key: str, sentence: str, label: str, default: int) -> in
     if value not in p:
         p[value] = float(mc.run(key, sentence).next_token_probs()[value])
     widget = state.show(f"patching.{which}", value)
-    st.selectbox(label, options, key=widget, format_func=lambda t: f"“{show_token(shown[t])}”  p = {p[t]:.3f}",
+    st.selectbox(label, options, key=widget, format_func={t: f"“{show_token(shown[t])}”  p = {i18n.decimal(p[t], 3)}" for t in options}.__getitem__,
                  on_change=_picked, args=(which, sentence, widget),
-                 help=f"One of the {pm.CANDIDATES} most likely next tokens after that sentence.")  # fmt: skip
+                 help=_("One of the {n} most likely next tokens after that sentence.", n=pm.CANDIDATES))  # fmt: skip
     return value
 
 
@@ -88,36 +115,39 @@ def _picked(which: str, sentence: str, widget: str) -> None:
 def experiment(key: str, clean: Any, corrupt: str) -> analysis.PatchPair | None:
     """The answers and the checked pair (with both runs' logit differences), or None with a message drawn."""
     if not corrupt:
-        st.info("Type a corrupt sentence, or pick an example pair above.", icon=":material/edit:")
+        st.info(_("Type a corrupt sentence, or pick an example pair above."), icon=":material/edit:")
         return None
     try:
-        with waiting.working("Running the corrupt sentence…", key):
+        with waiting.working(_("Running the corrupt sentence…"), key):
             other = mc.run(key, corrupt)
     except ValueError as exc:
-        st.error(f"The model cannot read the corrupt sentence: {literal(exc)}", icon=":material/warning:")
+        st.error(
+            _("The model cannot read the corrupt sentence: {why}", why=literal(exc)),
+            icon=":material/warning:",
+        )
         return None
     longest = max(clean.n_tokens, other.n_tokens)
     if longest > pm.MAX_PATCH_TOKENS:
-        st.warning(f"Patching runs the model's later layers once per layer and token: here sentences of up to "
-                   f"{pm.MAX_PATCH_TOKENS} tokens (these have {clean.n_tokens} and {other.n_tokens}).",
-                   icon=":material/timer:")  # fmt: skip
+        st.warning(_("Patching runs the model's later layers once per layer and token: here sentences of up to "
+                     "{most} tokens (these have {clean} and {corrupt}).", most=pm.MAX_PATCH_TOKENS,
+                     clean=clean.n_tokens, corrupt=other.n_tokens), icon=":material/timer:")  # fmt: skip
         return None
     first = pc.answers(key, clean.text, corrupt, None, None)
     a, b = st.columns(2)
     with a:
-        answer = _picker("answer", key, clean.text, "Answer (of the clean sentence)", first[0])
+        answer = _picker("answer", key, clean.text, _("Answer (of the clean sentence)"), first[0])
     with b:
-        wrong = _picker("wrong", key, corrupt, "Wrong (of the corrupt sentence)", first[1])
+        wrong = _picker("wrong", key, corrupt, _("Wrong (of the corrupt sentence)"), first[1])
     try:
-        with waiting.working("Running both sentences…", key):
+        with waiting.working(_("Running both sentences…"), key):
             pair = pc.pair(key, clean.text, corrupt, answer, wrong)
     except ValueError as exc:
-        st.warning(f"This pair cannot be patched: {literal(exc)}", icon=":material/warning:")
+        st.warning(_("This pair cannot be patched: {why}", why=literal(exc)), icon=":material/warning:")
         return None
     lead = f"logit(“{show_token(pair.answer_text)}”) − logit(“{show_token(pair.wrong_text)}”)"
     m1, m2 = st.columns(2)
-    m1.metric(f"clean: {lead}", f"{pair.ld_clean:.3f}")
-    m2.metric(f"corrupt: {lead}", f"{pair.ld_corrupt:.3f}")
+    m1.metric(_("clean: {lead}", lead=lead), i18n.decimal(pair.ld_clean, 3))
+    m2.metric(_("corrupt: {lead}", lead=lead), i18n.decimal(pair.ld_corrupt, 3))
     return pair
 
 
@@ -127,7 +157,7 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     args = (key, pair.clean, pair.corrupt, pair.answer, pair.wrong)
     pc.collect(*args)  # sweeps that finished while the visitor was on another step
     got = {site: pc.sweep(*args, site) for site in analysis.PATCH_SITES}
-    todo = [SITE_NAMES[s] for s, v in got.items() if v is None]
+    todo = tuple(s for s, v in got.items() if v is None)
     # A patched run for each layer and each position (residual stream) or head (heads).
     L, H = models.shape(key)
     runs = sum(L * (pair.n_tokens if s == "resid" else H) for s, v in got.items() if v is None)
@@ -135,33 +165,32 @@ def sweeps(key: str, pair: analysis.PatchPair) -> dict[str, Any]:
     # Asked for before and not drawn yet (the clicker moved on mid-sweep): the job ran on; it is taken up
     # again at once, its progress (or its result) shown, never its work thrown away.
     again = bool(todo) and state.sweeps_asked(args)
-    if not todo or not (again or slot.button(f"Run the patching: {' and '.join(todo)}", key="patching.run",
-                                             icon=":material/play_arrow:", type="primary")):  # fmt: skip
+    label, cost = TO_RUN.get(todo, TO_RUN[("resid", "head")])
+    if not todo or not (again or slot.button(_(label), key=RUN, icon=":material/play_arrow:",
+                                             type="primary")):  # fmt: skip
         if todo:
-            st.caption(f"{' and '.join(todo).capitalize()}: {runs:,} runs of the model from the patched layer "
-                       f"on, {timing.words('patching', runs)}; a pair someone has run already shows at "
-                       "once.")  # fmt: skip
+            st.caption(_(cost, runs=i18n.integer(runs), wait=timing.words("patching", runs)))
         return got
     state.set_sweeps_asked(args)
     lock = state.sweep_lock()
     if not lock.acquire(blocking=False):
-        st.info("A sweep is already running in this session: its result shows here when it is done.",
+        st.info(_("A sweep is already running in this session: its result shows here when it is done."),
                 icon=":material/hourglass_top:")  # fmt: skip
         return got
     try:
         bar = st.progress(
-            0.0, text=f"Getting the two sentences' runs ready ({timing.words('patching', runs)})…"
+            0.0,
+            text=_("Getting the two sentences' runs ready ({wait})…", wait=timing.words("patching", runs)),
         )
         began = time.monotonic()
 
         def show(now: jobs.Status) -> None:
             if now.state == "queued":
-                bar.progress(
-                    0.0, text=f"The server is busy with other visitors' work: {now.ahead} ahead of you."
-                )
+                bar.progress(0.0, text=ngettext(
+                    "The server is busy with other visitors' work: {n} request ahead of you.",
+                    "The server is busy with other visitors' work: {n} requests ahead of you.", now.ahead))  # fmt: skip
             elif now.message:
-                site, what = pc.progress_site(now.message)
-                bar.progress(min(now.done, 1.0), text=f"Patching the {SITE_NAMES.get(site, site)}: {what}")
+                bar.progress(min(now.done, 1.0), text=jobs.words(now.message))
 
         try:
             with jobs.for_visitor(waiting.visitor(), show):
@@ -187,10 +216,7 @@ def draw(pair: analysis.PatchPair, done: dict[str, Any]) -> None:
     if ui.step():
         site = "head" if ui.step() == "patching-heads" else "resid"
         if done[site] is None:
-            st.info(
-                f"Run the patching (on the left) to see the {SITE_NAMES[site]} here.",
-                icon=":material/science:",
-            )
+            st.info(_(RUN_FIRST[site]), icon=":material/science:")
         elif site == "resid":
             fig = pv.resid_sweep(done["resid"], pair.clean_tokens, pair.corrupt_tokens, style=sty,
                                  width_px=ui.HALF, height_px=pv.PRESENT_SWEEP_PX)  # fmt: skip
@@ -209,10 +235,10 @@ def draw(pair: analysis.PatchPair, done: dict[str, Any]) -> None:
         charts.append((pv.head_sweep(done["head"], style=sty, width_px=ui.HALF), "patching.head"))
     if charts:
         ui.charts_in_row(charts, 2)
-        st.markdown(HOW_TO_READ)
+        st.markdown(_(HOW_TO_READ))
 
 
-FOUR_VIEWS = (
+FOUR_VIEWS = N_(
     "**Why they disagree.** Attention and rollout say where the last token *looks*: a head may look hard at a "
     "token whose value it then barely passes on, and much of the weight lands on the first token as a resting "
     "place (a sink). Occlusion removes a token and shifts every later one, so it mixes what the token says with "
@@ -228,23 +254,23 @@ def four_views(key: str, pair: analysis.PatchPair, heads: Any) -> None:
     a step is one screen)."""
     if ui.step():
         return
-    with st.expander("One prediction, four views: attention, rollout, occlusion, heads switched off and "
-                     "patched", key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
+    with st.expander(_("One prediction, four views: attention, rollout, occlusion, heads switched off and "
+                       "patched"), key=state.K_VIEWS, on_change="rerun") as box:  # fmt: skip
         if not box.open:
             return
-        with waiting.working("Removing each token, then each head, in turn", key):
+        with waiting.working(_("Removing each token, then each head, in turn"), key):
             v = pc.views(key, pair.clean, pair.answer)
         sty, answer = ui.style(), show_token(pair.answer_text)
-        rows = [("attention, last layer (mean of heads)", v.attention), ("attention rollout", v.rollout),
-                (f"occlusion: p(“{answer}”) lost without it", v.occlusion)]  # fmt: skip
+        rows = [(_("attention, last layer (mean of heads)"), v.attention), (_("attention rollout"), v.rollout),
+                (_("occlusion: p(“{answer}”) lost without it", answer=answer), v.occlusion)]  # fmt: skip
         ui.chart(pv.token_views(pair.clean_tokens, rows, style=sty), "patching.views.tokens")
-        charts = [(pv.head_view(v.ablation, "Switched off alone: the next-token probability that moves",
-                                "total variation", style=sty, width_px=ui.HALF), "patching.views.ablation")]  # fmt: skip
+        charts = [(pv.head_view(v.ablation, _("Switched off alone: the next-token probability that moves"),
+                                _("total variation"), style=sty, width_px=ui.HALF), "patching.views.ablation")]  # fmt: skip
         if heads is not None:
-            charts.append((pv.head_view(heads, "Patched: the restored fraction (the sweep above)",
-                                        "restored fraction", style=sty, width_px=ui.HALF), "patching.views.patched"))  # fmt: skip
+            charts.append((pv.head_view(heads, _("Patched: the restored fraction (the sweep above)"),
+                                        _("restored fraction"), style=sty, width_px=ui.HALF), "patching.views.patched"))  # fmt: skip
         ui.charts_in_row(charts, 2)
-        st.markdown(FOUR_VIEWS)
+        st.markdown(_(FOUR_VIEWS))
 
 
 def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
@@ -252,16 +278,19 @@ def occlusion(key: str, trace: Any, target: int, target_text: str) -> None:
     if trace.n_tokens < 2:
         return
     if trace.n_tokens > pm.MAX_OCCLUSION_TOKENS:
-        st.caption(f"Which tokens matter (each removed in turn): shown for sentences of up to "
-                   f"{pm.MAX_OCCLUSION_TOKENS} tokens.")  # fmt: skip
+        st.caption(_("Which tokens matter (each removed in turn): shown for sentences of up to {most} tokens.",
+                     most=pm.MAX_OCCLUSION_TOKENS))  # fmt: skip
         return
-    with waiting.working("Removing each token in turn and running the sentence again…", key):
+    with waiting.working(_("Removing each token in turn and running the sentence again…"), key):
         delta = pc.occlusion(key, trace.text, target)
     fig = pv.occlusion_strip(trace.tokens, np.asarray(delta), target_text, style=ui.style())
     ui.chart(fig, "next.occlusion")
     st.caption(
-        f"Each token removed in turn (the others keep their order) and the sentence run again: the colour is "
-        f"how p(“{literal(show_token(target_text))}”) changes without it. A token whose removal lowers the "
-        "probability helped the prediction; one whose removal raises it held it back. This measures what the "
-        "prediction needs, which is not always where the attention goes."
+        _(
+            "Each token removed in turn (the others keep their order) and the sentence run again: the colour "
+            "is how p(“{token}”) changes without it. A token whose removal lowers the probability helped the "
+            "prediction; one whose removal raises it held it back. This measures what the prediction needs, "
+            "which is not always where the attention goes.",
+            token=literal(show_token(target_text)),
+        )
     )

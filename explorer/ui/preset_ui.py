@@ -104,7 +104,7 @@ def panel() -> None:
             if checks:
                 _comparison(checks)
             _tables([t for t in tables if t.source], f"preset.{name}.source")
-        b1, b2, _ = st.columns([2, 2, 3])
+        b1, b2, _rest = st.columns([2, 2, 3])
         b1.button(
             i18n._("Reload the example"),
             key="preset.reload",
@@ -148,20 +148,21 @@ def _comparison(checks: list[lessons.Check]) -> None:
             ),
             icon=":material/warning:",
         )
+    same = i18n._("same")
     st.dataframe(
         pd.DataFrame(
             {
-                "printed": [r.what for r in rows],
-                "cell": [r.cell for r in rows],
-                "same": [r.verdict for r in rows],
-                "the notebook printed": [r.notebook for r in rows],
-                "the app computes": [r.app for r in rows],
-                "the app's number is": [r.source for r in rows],
+                i18n._("printed"): [r.what for r in rows],
+                i18n._("cell"): [r.cell for r in rows],
+                same: [r.verdict for r in rows],
+                i18n._("the notebook printed"): [r.notebook for r in rows],
+                i18n._("the app computes"): [r.app for r in rows],
+                i18n._("the app's number is"): [r.source for r in rows],
             }
         ),
         hide_index=True,
         width="stretch",
-        column_config={"same": st.column_config.TextColumn(width="small")},
+        column_config={same: st.column_config.TextColumn(width="small")},
     )
 
 

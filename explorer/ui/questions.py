@@ -14,7 +14,7 @@ import streamlit as st
 from attention_core import analysis
 from explorer.compute.pipeline import ROLES, Result, rule_key
 from explorer.i18n import N_, _
-from explorer.ui import class_ui, state
+from explorer.ui import class_ui, lesson_ui, state
 from explorer.views.text import literal
 
 
@@ -47,11 +47,13 @@ def model_question_hides(
             if in_class == "student":
                 st.caption(_("Answer in the class box above; the teacher reveals the answer."))
                 return True
-            st.caption(_(THINK))
-            st.button(
-                _("Reveal"), key="reveal", on_click=_reveal_model, args=(word, what, qid, choices),
-                icon=":material/visibility:", type="primary",
-            )  # fmt: skip
+            think, own_button = _think(in_class)
+            st.caption(think)
+            if own_button:
+                st.button(
+                    _("Reveal"), key="reveal", on_click=_reveal_model, args=(word, what, qid, choices),
+                    icon=":material/visibility:", type="primary",
+                )  # fmt: skip
         return True
     if not state.revealed_by_lesson(word):  # a lesson's bar says its own answer above the page
         st.success(answer, icon=":material/lightbulb:")
@@ -75,12 +77,10 @@ def next_choices(tokens: Sequence[str], after: str) -> tuple[str, list[str], int
     alphabetical order, so their order does not give the answer away; the right one is the first."""
     top = list(dict.fromkeys(tokens[:CLASS_CHOICES]))
     options = sorted(top, key=str.casefold)
-    return f"Which word comes next after “{after}”?", options, options.index(top[0])
+    return _("Which word comes next after “{after}”?", after=after), options, options.index(top[0])
 
 
-def head_choices(
-    effects: object, prompt: str = "Which head, switched off alone, changes the output most?"
-) -> tuple[str, list[str], int] | None:
+def head_choices(effects: object, prompt: str | None = None) -> tuple[str, list[str], int] | None:
     """A question about heads for a class: the heads of the largest `effects` ((L, H), NaN: not measured;
     /ablation's effect of removing each, /induction's induction scores), ordered by layer and head; the
     right one has the largest. None before any head is measured."""
@@ -88,7 +88,8 @@ def head_choices(
     if not top:
         return None
     cells = sorted((layer, head) for layer, head, _e in top)
-    options = [f"layer {layer + 1}, head {head + 1}" for layer, head in cells]
+    options = [_("layer {layer}, head {head}", layer=layer + 1, head=head + 1) for layer, head in cells]
+    prompt = prompt or _("Which head, switched off alone, changes the output most?")
     return prompt, options, cells.index(top[0][:2])
 
 
@@ -97,9 +98,15 @@ def lens_choices(wins: int, layers: int, after: str, answer: str) -> tuple[str, 
     token (`wins`: 0 = from the embeddings, the engine's interp.wins_from), among the model's `layers` cut
     into CLASS_CHOICES spans; the right one holds `wins`."""
     spans = [s for s in np.array_split(np.arange(layers + 1), CLASS_CHOICES) if s.size]
-    options = [f"layers {s[0]} to {s[-1]}" if s[0] else f"the embeddings to layer {s[-1]}" for s in spans]
+    options = [
+        _("layers {first} to {last}", first=int(s[0]), last=int(s[-1]))
+        if s[0]
+        else _("the embeddings to layer {last}", last=int(s[-1]))
+        for s in spans
+    ]
     truth = next(i for i, s in enumerate(spans) if s[0] <= wins <= s[-1])
-    return f"After “{after}”, from which layer on is “{answer}” the top token?", options, truth
+    asked = _("After “{after}”, from which layer on is “{answer}” the top token?", after=after, answer=answer)
+    return asked, options, truth
 
 
 def question_hides(res: Result, head: int, labels: list[str]) -> bool:
@@ -130,15 +137,19 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
                     _("Head {n}. Answer in the class box above; the teacher reveals the answer.", n=head + 1)
                 )
                 return True
-            st.caption(f"{_rule_hint(role, head, literal(res.tokens[q]))} {_(THINK)}")  # two sentences
-            st.button(
-                _("Reveal"),
-                key="reveal",
-                on_click=reveal,
-                args=args,
-                icon=":material/visibility:",
-                type="primary",
-            )
+            think, own_button = _think(in_class)
+            # the head's rule as a hint, but not in a lesson: there the rule is what the step's answer says
+            hint = _rule_hint(role, head, literal(res.tokens[q])) if own_button else ""
+            st.caption(f"{hint} {think}".strip())  # two sentences
+            if own_button:
+                st.button(
+                    _("Reveal"),
+                    key="reveal",
+                    on_click=reveal,
+                    args=args,
+                    icon=":material/visibility:",
+                    type="primary",
+                )
         return True
     if state.revealed_by_lesson():  # a lesson's bar says its own answer above the page
         return False
@@ -154,7 +165,23 @@ def question_hides(res: Result, head: int, labels: list[str]) -> bool:
     return False
 
 
-THINK = N_("Think, vote, then reveal (the button, or → on the keyboard or clicker).")
+THINK = N_("Think, vote, then reveal (the button, or → on the keyboard or clicker).")  # presenting
+THINK_ALONE = N_("Think first, then press Reveal.")  # a student at a laptop
+# A lesson step's bar holds the one Reveal while its answer is hidden (it reveals the page's answer too)
+THINK_BAR = N_("Think first, then press Reveal in the lesson's bar above.")
+THINK_BAR_PRESENTING = N_(
+    "Think, vote, then reveal (the lesson's Reveal above, or → on the keyboard or clicker)."
+)
+
+
+def _think(in_class: str | None) -> tuple[str, bool]:
+    """What the question's card says under it and whether it draws a Reveal button of its own: not while a
+    lesson step's bar shows its Reveal (two buttons for one answer), unless in a class (the class's question
+    is the teacher's to reveal); the arrow keys are the projector's."""
+    presenting = state.present()
+    if in_class is None and lesson_ui.reveal_in_bar():
+        return _(THINK_BAR_PRESENTING if presenting else THINK_BAR), False
+    return _(THINK if presenting else THINK_ALONE), True
 
 
 def _rule_hint(role: str, head: int, who: str) -> str:

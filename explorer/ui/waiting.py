@@ -43,11 +43,6 @@ def working(what: str, key: str | None = None) -> Iterator[None]:
         box.empty()
 
 
-def ahead(n: int) -> str:
-    """How many requests are ahead, in words."""
-    return "1 request" if n == 1 else f"{n} requests"
-
-
 def visitor() -> str | None:
     """This session's id: whose turn a heavy run takes in the pool."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
@@ -89,4 +84,4 @@ def _queued(box: Any, title: str, now: jobs.Status) -> None:
             icon=":material/hourglass_top:",
         )
     elif now.done > 0:
-        box.progress(now.done, text=now.message or None)
+        box.progress(now.done, text=jobs.words(now.message) or None)

@@ -134,7 +134,7 @@ def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
 # What the circles on a trained layer's charts mean, in one line: the charts' own notes name the largest
 # value; the whole story (how many, the range, what a massive activation is) squeezed four charts of a step
 # into slivers, so it waits behind the (?).
-BEYOND = "Circled or framed: values beyond the colour range, drawn in its end colours."
+BEYOND = i18n.N_("Circled or framed: values beyond the colour range, drawn in its end colours.")
 
 
 def beyond_help(figs: Sequence[Drawn]) -> None:
@@ -145,7 +145,7 @@ def beyond_help(figs: Sequence[Drawn]) -> None:
     # Presenting, a (?) is out of reach of a clicker and the line would push a step's charts below the screen:
     # each chart's own line names its largest value, and its description holds the whole note.
     if said and not state.present():
-        st.caption(BEYOND, help="\n\n".join(said))
+        st.caption(i18n._(BEYOND), help="\n\n".join(said))
 
 
 def charts_in_row(
@@ -184,7 +184,7 @@ def token_table(tokens: list[str], labels: list[str], ids: list[int] | None = No
     token in view, none behind a scroll bar."""
     per = TOKENS_PER_TABLE_PRESENTING if state.present() else TOKENS_PER_TABLE
     rows = [tokens, labels] + ([[str(i) for i in ids]] if ids is not None else [])
-    names = ["token", "label in charts"] + (["token id"] if ids is not None else [])
+    names = [i18n._("token"), i18n._("label in charts")] + ([i18n._("token id")] if ids is not None else [])
     for start in range(0, len(tokens), per):
         end = min(start + per, len(tokens))
         st.dataframe(
@@ -222,9 +222,12 @@ def token_matrices(
                     f"{t}: ±{colour_range.amount(colour_range.bulk_bound(z))}" for t, z, _, _ in row
                 )
                 st.caption(  # one line: the ranges, as the colour bars say them, behind the (?)
-                    f"The {len(row)} charts below each have their own colour range: their numbers differ too much "
-                    "in size to share one.",
-                    help=f"Their ranges: {literal(sizes)}.",
+                    i18n._(
+                        "The {n} charts below each have their own colour range: their numbers differ too much "
+                        "in size to share one.",
+                        n=len(row),
+                    ),
+                    help=i18n._("Their ranges: {ranges}.", ranges=literal(sizes)),
                 )
         figs = [
             figures.drawn_heatmap(
@@ -237,7 +240,12 @@ def token_matrices(
                     zrange=shared,
                     nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
                 ),
-                axes=figures.Axes(x_title="dimension", y_title="token", width_px=width, height_px=height_px),
+                axes=figures.Axes(
+                    x_title=i18n.N_("dimension"),
+                    y_title=i18n.N_("token"),
+                    width_px=width,
+                    height_px=height_px,
+                ),
             )
             for title, z, cols, _ in row
         ]
@@ -334,7 +342,8 @@ def result() -> tuple[Example, Result | None]:
         return ex, None
     if res.error:
         st.error(
-            i18n._("This example cannot be computed: {why}", why=literal(res.error)), icon=":material/error:"
+            i18n._("This example cannot be computed: {why}", why=literal(i18n._(res.error))),
+            icon=":material/error:",
         )
         return ex, None
     if res.attention_input != "X" and reads and not (shown.banner and step()):  # presenting: in the banner
@@ -355,18 +364,21 @@ def layer_banner(shown: Description, reads: bool = False) -> None:
     pre-norm on a page of the attention trace (reads)."""
     if step() is not None:
         left, right = st.columns([4, 1], vertical_alignment="center")
-        norm = (
-            f" · attention reads {shown.norm_name}(X), each token's vector normalised"
-            if reads and shown.norm_first
-            else ""
+        said = i18n._(
+            "**{source}: {layer}** (trained weights, editable)",
+            source=shown.source,
+            layer=literal(shown.title),
         )
-        left.markdown(f"**{shown.source}: {literal(shown.title)}** (trained weights, editable){norm}")
+        if reads and shown.norm_first:
+            said = i18n._("{said} · attention reads {norm}(X), each token's vector normalised", said=said,
+                          norm=shown.norm_name)  # fmt: skip
+        left.markdown(said)
         right.button(i18n._("Back to the toy model"), key="layer.close", on_click=state.close_layer, icon=":material/undo:",
                      type="tertiary")  # fmt: skip
         return
     with st.container(border=True):
         left, right = st.columns([3, 1], vertical_alignment="center")
-        left.markdown(f"**{shown.source}:** {literal(shown.banner)}")
+        left.markdown(i18n._("**{source}:** {banner}", source=shown.source, banner=literal(shown.banner)))
         right.button(
             i18n._("Back to the toy model"),
             key="layer.close",

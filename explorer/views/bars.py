@@ -9,6 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 from plotly.colors import sample_colorscale
 
+from explorer.i18n import _, ngettext
 from explorer.views import describe
 from explorer.views.drawn import Drawn, figure_only
 from explorer.views.style import (
@@ -155,10 +156,10 @@ def _stacked_bars(
         for j in shown
     ]  # fmt: skip
     if rest.size:
-        name = f"{rest.size} other keys"
+        name = ngettext("{n} other key", "{n} other keys", int(rest.size))
         data.append(
             {"type": "bar", "x": names, "y": contributions[rest].sum(axis=0), "name": name,
-             "marker": {"color": OTHER_GREY}, "hovertemplate": f"{name} together<br>%{{x}}: %{{y:.6f}}<extra></extra>"}
+             "marker": {"color": OTHER_GREY}, "hovertemplate": _("{keys} together", keys=name) + "<br>%{x}: %{y:.6f}<extra></extra>"}
         )  # fmt: skip
     return data
 
@@ -189,10 +190,10 @@ def drawn_stacked_contributions(
     data = _stacked_bars(contributions, key_labels, names, key_colours(contributions, max_keys), shown, rest)
     data.append(
         {
-            "type": "scatter", "x": names, "y": total, "mode": "markers", "name": "output (sum)",
+            "type": "scatter", "x": names, "y": total, "mode": "markers", "name": _("output (sum)"),
             "marker": {"symbol": "diamond", "size": 16 if style.present else 11, "color": "black",
                        "line": {"width": 2, "color": "white"}},
-            "hovertemplate": "output %{x}: %{y:.6f}<extra></extra>",
+            "hovertemplate": _("output {dimension}: {value}", dimension="%{x}", value="%{y:.6f}") + "<extra></extra>",
         }
     )  # fmt: skip
     # Each sum printed beside its marker on a plain box, so it stays legible over the coloured bars; beyond
@@ -213,14 +214,15 @@ def drawn_stacked_contributions(
         barmode="relative",
         legend={"font": {"size": style.font}},
         xaxis={},
-        yaxis={"title": {"text": "contribution aᵢⱼ · vⱼ"}, "zeroline": True, "zerolinewidth": 2},
+        yaxis={"title": {"text": _("contribution aᵢⱼ · vⱼ")}, "zeroline": True, "zerolinewidth": 2},
         annotations=notes,
     )
     parts = [describe.Series(describe.said(key_labels[j]), names, np.asarray(contributions[j], dtype=np.float64))
              for j in shown]  # fmt: skip
     if rest.size:
-        parts.append(describe.Series(f"{rest.size} other keys", names, contributions[rest].sum(axis=0)))
-    parts.append(describe.Series("output (sum)", names, np.asarray(total, dtype=np.float64), bar=False))
+        parts.append(describe.Series(ngettext("{n} other key", "{n} other keys", int(rest.size)), names,
+                                     contributions[rest].sum(axis=0)))  # fmt: skip
+    parts.append(describe.Series(_("output (sum)"), names, np.asarray(total, dtype=np.float64), bar=False))
     return describe.drawn_bars(_figure(data, layout), title, "", parts)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import _
 from explorer.views.style import MASKED_GREY, Style, _min_font, esc, text_px
 
 
@@ -96,7 +97,7 @@ def _masked_overlay(
     cell (``where``, a hover-template fragment) and says "masked" and its value either way. The value is
     printed at ``cell_font`` (0: not printed, like the other cells)."""
     value = masked_value(weights)
-    what = "weight 0 (its score is -inf)" if weights else "score -inf (its weight is 0)"
+    what = _("masked: weight 0 (its score is -inf)") if weights else _("masked: score -inf (its weight is 0)")
     grey: dict[str, Any] = {
         "type": "heatmap",
         "z": np.where(masked, 1.0, np.nan),
@@ -104,7 +105,7 @@ def _masked_overlay(
         "y": np.arange(masked.shape[0]),
         "colorscale": ((0, MASKED_GREY), (1, MASKED_GREY)),
         "showscale": False,
-        "hovertemplate": f"{where}<br>masked: {what}<extra></extra>",
+        "hovertemplate": f"{where}<br>{what}<extra></extra>",
         "meta": {"masked_value": value},
     }
     if cell_font:

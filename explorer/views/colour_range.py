@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer import i18n
+from explorer.i18n import N_, _, ngettext, numbers
 from explorer.views.style import PRESENT_TICK_PX, Style, esc, text_px
 
 # A chart is readable when most of its cells lie outside the palest part of its scale, the middle tenth of
@@ -28,7 +30,7 @@ CIRCLED = 5  # the most extreme cells beyond the range get a ring (a wide matrix
 # A value is a massive activation (Sun et al. 2024, "Massive activations in large language models") when it
 # is at least MASSIVE_ABS and MASSIVE_TIMES times the matrix's median |value|.
 MASSIVE_ABS, MASSIVE_TIMES = 100.0, 300.0
-MASSIVE = (
+MASSIVE = N_(
     "a massive activation: a huge number trained models keep on the first token, where heads put attention "
     "they do not need"
 )
@@ -71,8 +73,9 @@ def beyond(z: NDArray[np.float64], lo: float, hi: float) -> NDArray[np.intp]:
 
 
 def amount(v: float) -> str:
-    """A value as a note writes it: thousands grouped (22,552), else three significant digits (-1.37)."""
-    return f"{v:,.0f}" if abs(v) >= 1000 else f"{v:.3g}"
+    """A value as a note writes it, in the language on screen: thousands grouped (22,552), else three
+    significant digits (-1.37; -1,37 in Spanish)."""
+    return i18n.integer(round(v)) if abs(v) >= 1000 else numbers.formatted(v, ".3g", i18n.current())
 
 
 def note(
@@ -86,15 +89,18 @@ def note(
     """What a chart's subtitle says about the cells beyond its colour range (cells from ``beyond``, at least
     one): how many, the range, the largest named by its row and column with its value and, for a massive
     activation, what that is."""
-    span = f"±{amount(hi)}" if lo == -hi else f"{amount(lo)} to {amount(hi)}"
+    span = f"±{amount(hi)}" if lo == -hi else _("{low} to {high}", low=amount(lo), high=amount(hi))
     i, j = cells[0]
     largest = f"“{rows[i]}”, {cols[j]} = {amount(float(z[i, j]))}"
-    if len(cells) == 1:
-        head = f"1 value beyond the colour range {span}, circled: {largest}"
-    else:
-        head = f"{len(cells)} values beyond the colour range {span}, the largest circled: {largest}"
+    head = ngettext(
+        "{n} value beyond the colour range {span}, circled: {largest}",
+        "{n} values beyond the colour range {span}, the largest circled: {largest}",
+        len(cells),
+        span=span,
+        largest=largest,
+    )
     if massive(z, float(z[i, j])):
-        head += f", {MASSIVE}"
+        head = _("{note}, {massive}", note=head, massive=_(MASSIVE))
     return head
 
 
@@ -117,9 +123,14 @@ def short_note(
     value always). The whole story (``note``) goes behind the page's help, where it squeezes no chart."""
     i, j = cells[0]
     value = f"{cols[j]} = {amount(float(z[i, j]))}"
-    kind = ": a massive activation" if massive(z, float(z[i, j])) else ""
     named = f"“{rows[i]}”, {value}"
-    tries = (f"circled {named}{kind}", f"circled {value}{kind}", f"circled {named}", f"circled {value}")
+    tries = (_("circled {value}", value=named), _("circled {value}", value=value))
+    if massive(z, float(z[i, j])):
+        tries = (
+            _("circled {value}: a massive activation", value=named),
+            _("circled {value}: a massive activation", value=value),
+            *tries,
+        )
     return next((t for t in tries if text_px(t, size) <= width_px), value)
 
 
@@ -161,7 +172,7 @@ def rings(
     over = {
         **common,
         "customdata": [amount(float(z[i, j])) for i, j in shown],
-        "hovertemplate": "beyond the colour range: %{customdata}<extra></extra>",
+        "hovertemplate": _("beyond the colour range: {value}", value="%{customdata}") + "<extra></extra>",
         "marker": {
             "symbol": "circle-open",
             "size": size,
@@ -214,7 +225,7 @@ def _range_note(lo: float, hi: float, style: Style) -> dict[str, Any]:
         "tickmode": "array",
         "tickvals": ticks,
         "ticktext": [f"{t:.3f}" if i in (0, 4) else f"{t:.2f}" for i, t in enumerate(ticks)],
-        "title": {"text": "min to max", "font": {"size": style.font}, "side": "top"},
+        "title": {"text": _("min to max"), "font": {"size": style.font}, "side": "top"},
     }
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import plotly.graph_objects as go
 from numpy.typing import NDArray
 
+from explorer.i18n import _
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
 from explorer.views.drawn import Drawn, figure_only
@@ -111,7 +112,8 @@ def _curve_traces(
                         "line": {"width": 1, "color": "black"},
                     },
                     "name": esc(name),
-                    "hovertemplate": "position %{x}<br>value %{y:.6f}<extra></extra>",
+                    "hovertemplate": _("position {x}<br>value {y}", x="%{x}", y="%{y:.6f}")
+                    + "<extra></extra>",
                 }
             )
     return data
@@ -133,9 +135,9 @@ def drawn_encoding_curves(
         curves[:, :shown],
         dims[:shown],
         style=style,
-        x_title="position",
-        y_title="value",
-        title=f"Encoding curves (first {shown} dimensions), the sentence's positions marked",
+        x_title=_("position"),
+        y_title=_("value"),
+        title=_("Encoding curves (first {n} dimensions), the sentence's positions marked", n=shown),
         markers_x=np.arange(pe.shape[0]),
         markers_y=pe[:, :shown],
     )
@@ -195,37 +197,37 @@ def drawn_scale_experiment(
     variance = drawn_lines(
         x,
         np.column_stack([var.unscaled, var.scaled, d_ks, np.ones_like(d_ks)]),
-        ["var(q·k) measured", "var(q·k / √d_k) measured", "d_k (theory)", "1 (theory)"],
+        [_("var(q·k) measured"), _("var(q·k / √d_k) measured"), _("d_k (theory)"), _("1 (theory)")],
         dash=["solid", "solid", "dot", "dot"],
         style=style,
         log_x=True,
         log_y=True,
         x_title="d_k",
-        y_title="variance",
-        title="Variance of the score q·k of random unit-variance vectors",
+        y_title=_("variance"),
+        title=_("Variance of the score q·k of random unit-variance vectors"),
         width_px=variance_px,
     )
     peak = drawn_lines(
         x,
         np.column_stack([sat.max_weight_unscaled, sat.max_weight_scaled]),
-        ["without scale", "with 1/√d_k"],
+        [_("without scale"), _("with 1/√d_k")],
         style=style,
         log_x=True,
         x_title="d_k",
-        y_title="mean largest weight",
-        title=f"Largest softmax weight over {n_keys} keys (1/{n_keys} = flat, 1 = all on one key)",
+        y_title=_("mean largest weight"),
+        title=_("Largest softmax weight over {n} keys (1/{n} = flat, 1 = all on one key)", n=n_keys),
         width_px=HALF_PX,
     )
     entropy = drawn_lines(
         x,
         np.column_stack([sat.entropy_unscaled, sat.entropy_scaled, np.full(len(d_ks), sat.max_entropy)]),
-        ["without scale", "with 1/√d_k", "flat (log n)"],
+        [_("without scale"), _("with 1/√d_k"), _("flat (log n)")],
         dash=["solid", "solid", "dot"],
         style=style,
         log_x=True,
         x_title="d_k",
-        y_title="spread (entropy)",
-        title="How spread out the weights are (entropy: 0 = one key takes everything)",
+        y_title=_("spread (entropy)"),
+        title=_("How spread out the weights are (entropy: 0 = one key takes everything)"),
         width_px=HALF_PX,
     )
     return variance, peak, entropy

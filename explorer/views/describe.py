@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from explorer import i18n
+from explorer.i18n import _, ngettext
 from explorer.views.drawn import Drawn, Table
 
 MAX_ROWS = 200  # a table's rows at most (a curve's points are sampled down to them)
@@ -36,6 +38,13 @@ def fixed(value: float, digits: int) -> str:
 def short(value: float) -> str:
     """A number in a sentence or a curve's table: 4 significant digits."""
     return f"{float(value):.4g}" if np.isfinite(value) else fixed(value, 0)
+
+
+def prose(number: str) -> str:
+    """A number written by `fixed` or `short` as a sentence in the language on screen writes it (0,25 in
+    Spanish); tables keep the chart's own writing."""
+    point = i18n.decimal(0.5, 1)[1]  # the language's decimal sign
+    return number if point == "." else number.replace(".", point)
 
 
 def plain(text: object) -> str:
@@ -74,7 +83,7 @@ def drawn_matrix(
     figure: Any, title: str, panels: list[Panel], labels: Labels, digits: int, weights: bool, beyond: str
 ) -> Drawn:
     """A heatmap's figure handed over with its words and tables (matrix_text), from the matrices drawn."""
-    name = " ".join(str(title).split()) or "Chart"  # as the figure's wrapped, escaped title reads
+    name = " ".join(str(title).split()) or _("Chart")  # as the figure's wrapped, escaped title reads
 
     def text(tables: bool) -> tuple[str, list[Table]]:
         return matrix_text(name, panels, labels, digits, weights, beyond, tables)
@@ -101,6 +110,7 @@ class Labels:
     cols: list[str]
     row_title: str = "row"
     col_title: str = "column"
+    queries: bool = False  # rows are queries and columns keys (attention: each row sums to 1)
 
 
 def matrix_text(
@@ -115,12 +125,15 @@ def matrix_text(
             cells = [[fixed(v, digits) for v in row] for row in p.z]
             if p.masked is not None:
                 for i, j in zip(*np.nonzero(p.masked), strict=True):
-                    cells[i][j] = f"{'−∞' if p.value == '-inf' else p.value} (masked)"
+                    cells[i][j] = _("{value} (masked)", value="−∞" if p.value == "-inf" else p.value)
             caption = f"{title}: {p.name}" if p.name else title
             tables.append(
-                Table(caption, f"{rt} by {ct}", cols, [(rows[i], cells[i]) for i in range(len(rows))])
-            )
-        sentences.append(_matrix_sentence(p.name, p.z, p.masked, rows, cols, rt, ct, digits, weights))
+                Table(caption, _("{rows} by {cols}", rows=rt, cols=ct), cols,
+                      [(rows[i], cells[i]) for i in range(len(rows))])
+            )  # fmt: skip
+        sentences.append(
+            _matrix_sentence(p.name, p.z, p.masked, rows, cols, rt, ct, digits, weights and labels.queries)
+        )
     said = f"{title}. " + " ".join(sentences)
     return (f"{said} {beyond}." if beyond else said), tables  # the note opens on a count
 
@@ -136,33 +149,43 @@ def _matrix_sentence(
     digits: int,
     weights: bool,
 ) -> str:
-    head = f"{name}: " if name else ""
-    size = f"{len(rows)} {rt} rows by {len(cols)} {ct} columns"
+    size = _("{n_rows} {rows} rows by {n_cols} {cols} columns", n_rows=len(rows), rows=rt, n_cols=len(cols),
+             cols=ct)  # fmt: skip
+    if name:
+        size = f"{name}: {size}"
     if not np.isfinite(z).any():
-        return f"{head}{size}, every cell masked."
+        return _("{size}, every cell masked.", size=size)
     i, j = np.unravel_index(np.nanargmax(z), z.shape)
     lo = np.unravel_index(np.nanargmin(z), z.shape)
     n_masked = int(masked.sum()) if masked is not None else 0
-    tail = f"; {n_masked} of {z.size} cells masked" if n_masked else ""
-    if weights and (rt, ct) == ("query", "key"):  # attention: rows are queries and sum to 1
+    if weights:  # attention: rows are queries and sum to 1
         sums = np.nansum(z, axis=1)
         if np.allclose(sums[np.isfinite(z).any(axis=1)], 1.0, atol=5e-4):
-            rows_say = "every row sums to 1"
+            rows_say = _("every row sums to 1")
         else:
-            rows_say = f"rows sum to {fixed(sums.min(), 3)} to {fixed(sums.max(), 3)}"
-        return (
-            f"{head}{size}; the largest weight, {fixed(z[i, j], digits)}, is what “{rows[i]}” puts on "
-            f"“{cols[j]}”; {rows_say}{tail}."
-        )
-    return (
-        f"{head}{size}, values from {fixed(z[lo], digits)} (“{rows[lo[0]]}”, “{cols[lo[1]]}”) to "
-        f"{fixed(z[i, j], digits)} (“{rows[i]}”, “{cols[j]}”){tail}."
-    )
+            rows_say = _(
+                "rows sum to {low} to {high}",
+                low=prose(fixed(sums.min(), 3)),
+                high=prose(fixed(sums.max(), 3)),
+            )
+        said = _(
+            "{size}; the largest weight, {weight}, is what “{query}” puts on “{key}”; {rows_say}",
+            size=size, weight=prose(fixed(z[i, j], digits)), query=rows[i], key=cols[j], rows_say=rows_say,
+        )  # fmt: skip
+    else:
+        said = _(
+            "{size}, values from {low} (“{low_row}”, “{low_col}”) to {high} (“{high_row}”, “{high_col}”)",
+            size=size, low=prose(fixed(z[lo], digits)), low_row=rows[lo[0]], low_col=cols[lo[1]],
+            high=prose(fixed(z[i, j], digits)), high_row=rows[i], high_col=cols[j],
+        )  # fmt: skip
+    if n_masked:
+        return _("{said}; {masked} of {cells} cells masked.", said=said, masked=n_masked, cells=z.size)
+    return f"{said}."
 
 
 def drawn_grid_of_heads(figure: Any, title: str, L: int, H: int, names: list[str]) -> Drawn:
     """The /model grid's figure handed over with its words and table (grid_of_heads_text)."""
-    name = said(title) or "Chart"
+    name = said(title) or _("Chart")
     text, tables = grid_of_heads_text(name, L, H, names)
     return Drawn(figure, name, "", text, lambda: tables)
 
@@ -170,22 +193,22 @@ def drawn_grid_of_heads(figure: Any, title: str, L: int, H: int, names: list[str
 def grid_of_heads_text(title: str, L: int, H: int, names: list[str]) -> tuple[str, list[Table]]:
     """The /model grid of L layers by H heads: each head's label ("layer l, head h: label (score s)")."""
     words = [n.split(": ", 1)[1] if ": " in n else n for n in names]
-    labels = [w.rsplit(" (score", 1)[0] for w in words]
+    labels = [re.sub(r" \([^()]*\)(;.*)?$", "", w) for w in words]  # the label, its score (and more) cut
     counts: dict[str, int] = {}
     for label in labels:
         counts[label] = counts.get(label, 0) + 1
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    say = ", ".join(f"{c} {'head' if c == 1 else 'heads'} {label}" for label, c in ranked)
-    table = Table(title, "layer by head", [f"head {h + 1}" for h in range(H)],
-                  [(f"layer {l + 1}", words[l * H : (l + 1) * H]) for l in range(L)])  # fmt: skip
-    return f"{title}. {L} layers by {H} heads, each labelled by what it does on this sentence: {say}.", [
-        table
-    ]
+    say = ", ".join(ngettext("{n} head {label}", "{n} heads {label}", c, label=label) for label, c in ranked)
+    table = Table(title, _("layer by head"), [_("head {n}", n=h + 1) for h in range(H)],
+                  [(_("layer {n}", n=l + 1), words[l * H : (l + 1) * H]) for l in range(L)])  # fmt: skip
+    said = _("{title}. {layers} layers by {heads} heads, each labelled by what it does on this sentence: {say}.",
+             title=title, layers=L, heads=H, say=say)  # fmt: skip
+    return said, [table]
 
 
 def drawn_line_view(figure: Any, title: str, n: int, heads: list[str], hover: list[str]) -> Drawn:
     """The line view's figure handed over with its words and table (line_view_text)."""
-    name = said(title) or "Chart"
+    name = said(title) or _("Chart")
     text, tables = line_view_text(name, n, heads, hover)
     return Drawn(figure, name, "", text, lambda: tables)
 
@@ -195,18 +218,21 @@ def line_view_text(title: str, n: int, heads: list[str], hover: list[str]) -> tu
     head its strongest keys and their weights, one a line), is its table."""
     parts = [re.split(r"<br\s*/?>", str(h)) for h in hover]
     rows = [(plain(p[0]), ["; ".join(plain(x) for x in p[1:])]) for p in parts]  # "query 3: it", its weights
-    say = (
-        f"{title}. Each of the {n} queries (left) joined to the keys (right) it attends to, a thicker line "
-        f"for more weight" + (f"; {len(heads)} heads: {', '.join(heads)}" if len(heads) > 1 else "") + "."
-    )
-    return say, [Table(title, "query", ["its strongest keys and their weights"], rows)]
+    if len(heads) > 1:
+        say = _("{title}. Each of the {n} queries (left) joined to the keys (right) it attends to, a thicker "
+                "line for more weight; {count} heads: {heads}.", title=title, n=n, count=len(heads),
+                heads=", ".join(heads))  # fmt: skip
+    else:
+        say = _("{title}. Each of the {n} queries (left) joined to the keys (right) it attends to, a thicker "
+                "line for more weight.", title=title, n=n)  # fmt: skip
+    return say, [Table(title, _("query"), [_("its strongest keys and their weights")], rows)]
 
 
 def drawn_with(
     figure: Any, title: str, words: Callable[..., tuple[str, list[Table]]], *args: Any, **kw: Any
 ) -> Drawn:
     """A figure handed over with its words and tables: words(title, *args, **kw), e.g. cells_text."""
-    name = said(title) or "Chart"
+    name = said(title) or _("Chart")
     text, tables = words(name, *args, **kw)
     return Drawn(figure, name, "", text, lambda: tables)
 
@@ -239,10 +265,12 @@ def cells_text(
         return f"{title}.", []
     lo, hi = np.unravel_index(np.nanargmin(z), z.shape), np.unravel_index(np.nanargmax(z), z.shape)
     where = (lambda ij: f"“{cols[ij[1]]}”") if r == 1 else (lambda ij: f"“{rows[ij[0]]}”, “{cols[ij[1]]}”")
-    say = (
-        f"{title}. {r} {'row' if r == 1 else 'rows'} by {c} columns, values from {number(z[lo])} ({where(lo)}) "
-        f"to {number(z[hi])} ({where(hi)})."
-    )
+    say = ngettext(
+        "{title}. {n} row by {cols} columns, values from {low} ({low_at}) to {high} ({high_at}).",
+        "{title}. {n} rows by {cols} columns, values from {low} ({low_at}) to {high} ({high_at}).",
+        r, title=title, cols=c, low=prose(number(z[lo])), low_at=where(lo), high=prose(number(z[hi])),
+        high_at=where(hi),
+    )  # fmt: skip
     return say, [Table(title, labels.row_title, cols, [(rows[i], cells[i]) for i in range(r)])]
 
 
@@ -269,7 +297,7 @@ def drawn_curves(
     marks: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> Drawn:
     """A line chart's figure handed over with its words and table (curves_text), from the curves drawn."""
-    name = " ".join(str(title).split()) or "Chart"
+    name = " ".join(str(title).split()) or _("Chart")
     said, tables = curves_text(name, x, ys, names, axis_titles, marks)
     return Drawn(figure, name, "", said, lambda: tables)
 
@@ -300,13 +328,15 @@ def lines_text(
     most MAX_ROWS rows."""
     xt, yt = axis_titles[0] or "x", axis_titles[1] or "y"
     curves = [(_array(x), _array(y)) for x, y in curves]
-    said = [f"{n or 'a curve'} from {short(np.nanmin(y))} to {short(np.nanmax(y))}" for n, (_, y) in
-            zip(names, curves, strict=True)]  # fmt: skip
+    said = [_("{curve} from {low} to {high}", curve=n or _("a curve"), low=prose(short(np.nanmin(y))),
+              high=prose(short(np.nanmax(y)))) for n, (_x, y) in zip(names, curves, strict=True)]  # fmt: skip
     k, x = len(names), curves[0][0]
-    sentence = (
-        f"{title}. {k} {'curve' if k == 1 else 'curves'} of {yt} against {xt} from "
-        f"{short(np.nanmin(x))} to {short(np.nanmax(x))}: " + "; ".join(said) + "."
-    )
+    sentence = ngettext(
+        "{title}. {n} curve of {y} against {x} from {low} to {high}: {curves}.",
+        "{title}. {n} curves of {y} against {x} from {low} to {high}: {curves}.",
+        k, title=title, y=yt, x=xt, low=prose(short(np.nanmin(x))), high=prose(short(np.nanmax(x))),
+        curves="; ".join(said),
+    )  # fmt: skip
     if marks is not None:
         xs = _array(marks[0])
         at = list(_array(marks[1]).reshape(len(xs), -1).T)
@@ -314,7 +344,7 @@ def lines_text(
         xs = min(curves, key=lambda c: len(c[1]))[0]
         at = [_at_x(cx, cy, xs) for cx, cy in curves]
     keep = np.unique(np.linspace(0, len(xs) - 1, min(len(xs), MAX_ROWS)).round().astype(int))
-    table = Table(title, xt, [n or f"curve {j + 1}" for j, n in enumerate(names)],
+    table = Table(title, xt, [n or _("curve {n}", n=j + 1) for j, n in enumerate(names)],
                   [(short(xs[i]), [short(y[i]) for y in at]) for i in keep])  # fmt: skip
     return sentence, [table]
 
@@ -340,8 +370,8 @@ class Series:
 
 def drawn_bars(figure: Any, title: str, corner: str, series: list[Series]) -> Drawn:
     """A bar chart's figure handed over with its words and table (bars_text), from the values drawn."""
-    name = said(title) or "Chart"
-    text, tables = bars_text(name, said(corner) or "bar", series)
+    name = said(title) or _("Chart")
+    text, tables = bars_text(name, said(corner) or _("bar"), series)
     return Drawn(figure, name, "", text, lambda: tables)
 
 
@@ -359,24 +389,34 @@ def bars_text(title: str, corner: str, series: list[Series]) -> tuple[str, list[
         got = {c: (t.shown[k] if t.shown else short(t.values[k])) for k, c in enumerate(t.labels)}
         cats += [c for c in t.labels if c not in cats]
         values.append(got)
-    names = [t.name or "value" for t in series]
+    names = [t.name or _("value") for t in series]
     table = Table(title, corner, names, [(c, [v.get(c, "") for v in values]) for c in cats[:MAX_ROWS]])
     if len(series) == 1:
-        first = ", ".join(f"{c} {values[0][c]}" for c in cats[:10])
-        more = f", and {len(cats) - 10} more" if len(cats) > 10 else ""
-        return f"{title}. {len(cats)} bars: {first}{more}.", [table]
+        first = ", ".join(f"{c} {prose(values[0][c])}" for c in cats[:10])
+        if len(cats) > 10:
+            return _("{title}. {n} bars: {bars}, and {more} more.", title=title, n=len(cats), bars=first,
+                     more=len(cats) - 10), [table]  # fmt: skip
+        return ngettext("{title}. {n} bar: {bars}.", "{title}. {n} bars: {bars}.", len(cats), title=title,
+                        bars=first), [table]  # fmt: skip
     bars = [t for t in series if t.bar]
     if len(bars) < len(series):  # stacked parts and their sum (a marker): the sum, and the largest part
         total = series[names.index(names[-1])]
         nums = [t.values for t in bars]
         k, c = np.unravel_index(np.argmax(np.abs(np.stack(nums))), (len(nums), len(cats)))
-        say = ", ".join(f"{cat} {values[-1][cat]}" for cat in cats[:8]) + (", …" if len(cats) > 8 else "")
-        return (
-            f"{title}. {len(bars)} parts stacked in each of {len(cats)} bars; {total.name}: {say}; "
-            f"the largest part is {names[k]}'s in {cats[c]}, {values[k][cats[c]]}."
-        ), [table]
+        say = ", ".join(f"{cat} {prose(values[-1][cat])}" for cat in cats[:8]) + (
+            ", …" if len(cats) > 8 else ""
+        )
+        return _(
+            "{title}. {parts} parts stacked in each of {bars} bars; {total}: {say}; the largest part is {part}'s "
+            "in {bar}, {value}.",
+            title=title, parts=len(bars), bars=len(cats), total=total.name, say=say, part=names[k], bar=cats[c],
+            value=prose(values[k][cats[c]]),
+        ), [table]  # fmt: skip
     per = "; ".join(
-        f"{n}: " + ", ".join(f"{c} {v[c]}" for c in cats[:6] if c in v) + (", …" if len(cats) > 6 else "")
+        f"{n}: "
+        + ", ".join(f"{c} {prose(v[c])}" for c in cats[:6] if c in v)
+        + (", …" if len(cats) > 6 else "")
         for n, v in zip(names, values, strict=True)
     )
-    return f"{title}. {len(series)} series over {len(cats)} bars: {per}.", [table]
+    return _("{title}. {series} series over {bars} bars: {per}.", title=title, series=len(series), bars=len(cats),
+             per=per), [table]  # fmt: skip

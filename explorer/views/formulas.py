@@ -9,10 +9,28 @@ from decimal import Decimal
 import numpy as np
 
 from explorer.compute.pipeline import Result
-from explorer.i18n import N_
+from explorer.i18n import N_, _
 from explorer.model.description import Description
 
+# Words inside the formulas (marked here: an f-string's inside is not extracted)
+OTHER_PRODUCTS = N_("the other {n} products: ")
+MASKED_COLON = N_("masked: ")
+PRE_NORM = N_("pre-norm: ")
+POST_NORM = N_("post-norm: ")
+TOKEN_IDS = N_("token ids")
+TRAINED = N_("trained")
+MAY_ATTEND = N_("may attend")
+MASKED = N_("masked")
+ROPE_BASE = N_("RoPE, base ")
+NO_P = N_("no P added")
+BEFORE_LAYER_1 = N_("before layer 1")
+STREAM = N_("the residual stream")
 MAX_TERMS = 6  # products written out in a dot product before "+ ..."
+
+
+def _text(message: str, /, **values: object) -> str:
+    """Words inside a formula, in the language on screen: \\text{…} of the translated message."""
+    return r"\text{" + _(message, **values) + "}"
 
 
 def num(v: float, digits: int = 3) -> str:
@@ -56,7 +74,7 @@ def dot_terms(q: np.ndarray, k: np.ndarray, raw: float) -> list[str]:
     terms = [f"({a})({b})" for a, b in pairs]
     if len(q) > n:
         rest = num(float(target - written), 4)
-        terms.append(rf"(\text{{the other {len(q) - n} products: }}{rest})")
+        terms.append(rf"({_text(OTHER_PRODUCTS, n=len(q) - n)}{rest})")
     return terms
 
 
@@ -106,7 +124,7 @@ def score_cell(
     s_ij, a_ij = f"s{sub(i, j)}", f"a{sub(i, j)}"
     lines.append(rf"{s_ij} = {num(raw, 4)} \times {scale_tex}{bias_tex} = {num(scaled, 4)}")
     if masked:
-        lines.append(rf"\text{{masked: }} {s_ij} = -\infty \;\Rightarrow\; {a_ij} = 0")
+        lines.append(rf"{_text(MASKED_COLON)} {s_ij} = -\infty \;\Rightarrow\; {a_ij} = 0")
         return lines
     finite = row_scaled[np.isfinite(row_scaled)]
     m = float(finite.max())
@@ -176,12 +194,16 @@ def _ffn_tex(d: Description) -> str:
 def block(d: Description) -> str:
     """/encoder: the block in the order this layer computes it, its norm and its feed-forward."""
     if d.activation == "none" and d.norm == "none":  # attention only: the residual sum is the layer
-        return r"Y = X + \operatorname{MHA}(X)\quad(\text{attention only: no norm, no feed-forward})"
+        return (
+            r"Y = X + \operatorname{MHA}(X)\quad("
+            + _text(N_("attention only: no norm, no feed-forward"))
+            + ")"
+        )
     n = r"\operatorname{" + d.norm_name + "}"
     order = (
-        rf"\text{{pre-norm: }} H = X + \operatorname{{MHA}}({n}(X)),\quad Y = H + \operatorname{{FFN}}({n}(H))"
+        rf"{_text(PRE_NORM)} H = X + \operatorname{{MHA}}({n}(X)),\quad Y = H + \operatorname{{FFN}}({n}(H))"
         if d.norm_first
-        else rf"\text{{post-norm: }} H = {n}(X + \operatorname{{MHA}}(X)),\quad Y = {n}(H + \operatorname{{FFN}}(H))"
+        else rf"{_text(POST_NORM)} H = {n}(X + \operatorname{{MHA}}(X)),\quad Y = {n}(H + \operatorname{{FFN}}(H))"
     )
     # Two lines: on one, the formula runs past the page's edge at 1400 px.
     return rf"\begin{{gathered}}{order}\\{_ffn_tex(d)},\quad {_norm_tex(d)}\end{{gathered}}"
@@ -192,24 +214,24 @@ def embeddings(d: Description) -> str:
     if not d.fixes("emb_source"):  # the embeddings are made here, from the settings
         return r"E = \operatorname{embed}(\text{tokens}) \in \mathbb{R}^{n \times d_{model}}"
     if d.adds_positions:  # a trained first layer: its token vectors, looked up by id
-        return rf"E = W_E[\text{{token ids}}] \in \mathbb{{R}}^{{n \times {d.d_model}}}\ (\text{{trained}})"
-    before = "" if not d.layer else rf"\text{{ after layers }} 1..{d.layer}"
+        return rf"E = W_E[{_text(TOKEN_IDS)}] \in \mathbb{{R}}^{{n \times {d.d_model}}}\ ({_text(TRAINED)})"
+    before = "" if not d.layer else _text(N_(" after layers ")) + rf" 1..{d.layer}"
     if d.layer == 1:
-        before = r"\text{ after layer } 1"
-    return rf"X = \text{{the residual stream}}{before} \in \mathbb{{R}}^{{n \times {d.d_model}}}"
+        before = _text(N_(" after layer ")) + " 1"
+    return rf"X = {_text(STREAM)}{before} \in \mathbb{{R}}^{{n \times {d.d_model}}}"
 
 
 def scores(d: Description) -> str:
     """/scores: the softmax's input as this model forms it (RoPE, ALiBi, the mask)."""
     q, k = (r"\tilde Q", r"\tilde K") if d.rope else ("Q", "K")
     bias = " + B" if d.alibi else ""
-    mask = r"M_{ij} = \begin{cases}0 & \text{may attend}\\ -\infty & \text{masked}\end{cases}"
+    mask = rf"M_{{ij}} = \begin{{cases}}0 & {_text(MAY_ATTEND)}\\ -\infty & {_text(MASKED)}\end{{cases}}"
     main = rf"A = \operatorname{{softmax}}\!\left(\frac{{{q} {k}^\top}}{{\sqrt{{d_k}}}}{bias} + M\right),\quad {mask}"
     if not (d.rope and d.rope_base):
         return main
     # Two lines: on one, RoPE's rotation runs past the page's edge at 1280 px.
     base = f"{d.rope_base:,.0f}".replace(",", "{,}")  # a thousands comma, with no space after it
-    rope = rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})"
+    rope = rf"\tilde q_i = R_i\, q_i,\quad \tilde k_j = R_j\, k_j\quad ({_text(ROPE_BASE)} {base})"
     return rf"\begin{{gathered}}{main}\\{rope}\end{{gathered}}"
 
 
@@ -217,7 +239,7 @@ def projections(d: Description) -> str:
     """/projections: each head's Q, K, V from what attention reads (X, or its norm before attention)."""
     x = rf"\operatorname{{{d.norm_name}}}(X)" if d.norm_first else "X"
     b = (lambda s: rf" + b_{s}") if d.biases else (lambda s: "")
-    shared = r",\quad K_h = K_{g(h)},\ V_h = V_{g(h)}\ (\text{shared})" if d.shares_kv else ""
+    shared = r",\quad K_h = K_{g(h)},\ V_h = V_{g(h)}\ (" + _text(N_("shared")) + ")" if d.shares_kv else ""
     # The sizes beside a short formula; under a long one (a norm, shared K and V), which a projector's
     # screen does not hold on one line.
     apart = r"\\" if d.norm_first or d.shares_kv else r"\qquad"
@@ -241,21 +263,21 @@ def positions(d: Description) -> str:
     """/positional-encoding: the sinusoid of the paper and X = E + P; for a trained layer, where its positions
     come in: RoPE's rotation of q and k inside attention, or learned vectors added before the first layer."""
     if d.fixes("pe_kind") and d.adds_positions:  # a trained first layer adds its learned positions here
-        return r"X = E_{\text{token}} + P_{\text{learned}}\quad(\text{both trained})"
+        return r"X = E_{\text{token}} + P_{\text{learned}}\quad(" + _text(N_("both trained")) + ")"
     if d.fixes("pe_kind"):  # the model brings its own positions
         x = embeddings(d).split(r" \in ")[0]
         if d.rope:
             base = f"{d.rope_base:,.0f}".replace(",", "{,}")
             return (  # two lines: on one, the formula runs past the page's edge at 1280 px
-                rf"\begin{{gathered}}{x}\ (\text{{no }} P \text{{ added}})\\ \tilde q_i = R_i\, q_i,\ "
-                rf"\tilde k_j = R_j\, k_j\quad (\text{{RoPE, base }} {base})\end{{gathered}}"
+                rf"\begin{{gathered}}{x}\ ({_text(NO_P)})\\ \tilde q_i = R_i\, q_i,\ "
+                rf"\tilde k_j = R_j\, k_j\quad ({_text(ROPE_BASE)} {base})\end{{gathered}}"
             )
         if d.norm == "none":  # a model without norms adds its tables and nothing else
             first = r"X^{(0)} = E_{\text{token}} + P_{\text{learned}}"
-            return rf"\begin{{gathered}}{first}\ \text{{before layer 1}}\\ {x}\end{{gathered}}"
+            return rf"\begin{{gathered}}{first}\ {_text(BEFORE_LAYER_1)}\\ {x}\end{{gathered}}"
         return (
             r"\begin{gathered}X^{(0)} = \operatorname{LN}(E_{\text{token}} + P_{\text{learned}} + E_{\text{type}})"
-            rf"\ \text{{before layer 1}}\\ {x}\end{{gathered}}"
+            rf"\ {_text(BEFORE_LAYER_1)}\\ {x}\end{{gathered}}"
         )
     return (
         r"PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{base^{2i/d_{model}}}\right),\quad "

@@ -12,6 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 from plotly.subplots import make_subplots
 
+from explorer import i18n
+from explorer.i18n import _
 from explorer.views import describe
 from explorer.views.axes import _fit_cols, _fit_rows, thinned
 from explorer.views.cell_marks import _masked_overlay, cell_lines, cell_text_font, mask_hatch
@@ -50,7 +52,7 @@ def drawn_head_grid(
     square up to ``max_side_px`` high. Labels and cell values are shown as heatmap shows them (all while they
     fit; values only where they fit).
     """
-    h, n, _ = weights.shape
+    h, n, _n = weights.shape
     g = _panels(h, labels, style, width_px, max_side_px)
     cell_font = cell_text_font(weights[np.isfinite(weights)], 2, (g.panel / n, g.side / n), style, "0")
     data, shown = _head_traces(weights, masked, style, cell_font)
@@ -62,6 +64,7 @@ def drawn_head_grid(
             h,
             round(min(g.spacing_px / g.area, 0.9 / max(g.cols - 1, 1)), 3),
             round(min(g.above / plot_h, 0.9 / max(g.rows - 1, 1)), 3) if g.rows > 1 else 0.05,
+            i18n.current(),  # the subplot titles' language: part of the cached layout's key
         )
     )
     _label_panels(layout, g, labels, style)
@@ -76,19 +79,23 @@ def drawn_head_grid(
         "table": {
             "rows": list(map(str, labels)),
             "cols": list(map(str, labels)),
-            "row_title": "query",
-            "col_title": "key",
+            "row_title": _("query"),
+            "col_title": _("key"),
             "digits": 2,
             "weights": True,
-            "panels": [f"head {i + 1}" for i in range(h)],
+            "queries": True,
+            "panels": [_("head {n}", n=i + 1) for i in range(h)],
         }
     }  # fmt: skip (the HTML export's tables)
     layout["shapes"] = _panel_shapes(data[:h], n, masked if masked is not None and not cell_font else None)
     grey = masked if masked is not None and masked.any() else None
     panels = [
-        describe.Panel(f"head {i + 1}", shown[i], grey, "0" if grey is not None else "") for i in range(h)
+        describe.Panel(_("head {n}", n=i + 1), shown[i], grey, "0" if grey is not None else "")
+        for i in range(h)
     ]
-    labels_in_full = describe.Labels(list(map(str, labels)), list(map(str, labels)), "query", "key")
+    labels_in_full = describe.Labels(
+        list(map(str, labels)), list(map(str, labels)), _("query"), _("key"), queries=True
+    )
     return describe.drawn_matrix(_figure(data, layout), title, panels, labels_in_full, 2, True, "")
 
 
@@ -184,8 +191,12 @@ def _head_traces(
 ) -> tuple[list[dict[str, Any]], list[NDArray[np.float64]]]:
     """One heatmap trace per head (masked cells NaN), subplot i + 1 row-major from the top left, then the grey
     masked cells of each; and each head's matrix as drawn."""
-    h, n, _ = weights.shape
+    h, n, _n = weights.shape
     data, shown = [], []
+    weight = _("weight")
+    where = [  # the hover's opening (Plotly's own %{…} as values: not the translator's)
+        _("head {n}<br>query {query}<br>key {key}", n=i + 1, query="%{y}", key="%{x}") for i in range(h)
+    ]
     for i in range(h):
         z = weights[i].copy()
         if masked is not None:
@@ -193,7 +204,7 @@ def _head_traces(
         shown.append(z)
         trace: dict[str, Any] = {
             "type": "heatmap", "z": z, "x": np.arange(n), "y": np.arange(n), "coloraxis": "coloraxis",
-            "hovertemplate": f"head {i + 1}<br>query %{{y}}<br>key %{{x}}<br>weight %{{z:.10g}}<extra></extra>",
+            "hovertemplate": f"{where[i]}<br>{weight} %{{z:.10g}}<extra></extra>",
             "xaxis": "x" if i == 0 else f"x{i + 1}", "yaxis": "y" if i == 0 else f"y{i + 1}",
         }  # fmt: skip
         if cell_font:
@@ -202,9 +213,7 @@ def _head_traces(
         data.append(trace)
     if masked is not None and masked.any():  # after the heads: data[i] stays head i + 1
         for i in range(h):
-            grey = _masked_overlay(
-                masked, True, style, cell_font, f"head {i + 1}<br>query %{{y}}<br>key %{{x}}"
-            )
+            grey = _masked_overlay(masked, True, style, cell_font, where[i])
             grey.update(xaxis=data[i]["xaxis"], yaxis=data[i]["yaxis"])
             data.append(grey)
     return data, shown
@@ -236,13 +245,16 @@ def _label_panels(layout: dict[str, Any], g: _Grid, labels: Sequence[str], style
 
 @functools.lru_cache(maxsize=16)
 def _grid_json(
-    rows: int, cols: int, n_titles: int, horizontal_spacing: float, vertical_spacing: float
+    rows: int, cols: int, n_titles: int, horizontal_spacing: float, vertical_spacing: float, language: str
 ) -> str:
-    """The layout of a rows x cols grid of subplots (axes, domains, titles "head 1".."head n"), made once."""
+    """The layout of a rows x cols grid of subplots (axes, domains, titles "head 1".."head n" in `language`),
+    made once per language."""
+    with i18n.using(language):
+        titles = [_("head {n}", n=i + 1) for i in range(n_titles)]
     grid = make_subplots(
         rows=rows,
         cols=cols,
-        subplot_titles=[f"head {i + 1}" for i in range(n_titles)],
+        subplot_titles=titles,
         horizontal_spacing=horizontal_spacing,
         vertical_spacing=vertical_spacing,
     )

@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import N_, _
 from explorer.views import colour_range, describe
 from explorer.views.axes import _axes
 from explorer.views.axes import _fit_cols as _fit_cols
@@ -82,8 +83,8 @@ class Axes:
     (default: by its rows, at most 1100 px, or PRESENT_CHART_PX while presenting).
     """
 
-    x_title: str = "key"
-    y_title: str = "query"
+    x_title: str = N_("key")  # marked: the builder says the axes' titles in the language on screen
+    y_title: str = N_("query")
     width_px: int = FULL_PX
     height_px: int | None = None
     keep_rows: Sequence[int] = ()
@@ -104,6 +105,11 @@ def drawn_heatmap(
     words and as tables (views.drawn), from z itself: its cells and colours as `cells` says (Cells), its axes
     and size as `axes` says (Axes). A cell prints its value only when the number fits in it."""
     weights, masked, row_sums, digits = cells.weights, cells.masked, cells.row_sums, cells.digits
+    # attention's layout, rows are queries (the titles in English or already in the language on screen)
+    queries = (axes.y_title, axes.x_title) in (("query", "key"), (_("query"), _("key")))
+    axes = replace(
+        axes, x_title=_(axes.x_title) if axes.x_title else "", y_title=_(axes.y_title) if axes.y_title else ""
+    )
     x_title, y_title, width_px = axes.x_title, axes.y_title, axes.width_px
     z = np.asarray(z, dtype=np.float64)
     n_rows, n_cols = z.shape
@@ -137,7 +143,8 @@ def drawn_heatmap(
         _with_row_sums(data, extra, z, style, colorbar, size.right)
     # Every label in full, for the HTML export's tables (built in its page): the ticks may be thinned.
     extra["meta"] = {"table": {"rows": list(map(str, row_labels)), "cols": list(map(str, col_labels)),
-                               "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights}}  # fmt: skip
+                               "row_title": y_title, "col_title": x_title, "digits": digits, "weights": weights,
+                               "queries": queries}}  # fmt: skip
     layout = _pin_title(_layout(style, title, size.height, width_px, **extra))
     whole = ""
     if len(out):
@@ -146,7 +153,9 @@ def drawn_heatmap(
         )
     grey = masked if masked is not None and masked.any() else None
     panel = describe.Panel("", shown, grey, masked_value(weights) if grey is not None else "")
-    labels = describe.Labels([str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title)
+    labels = describe.Labels(
+        [str(r) for r in row_labels], [str(c) for c in col_labels], y_title, x_title, queries=queries
+    )
     return describe.drawn_matrix(_figure(data, layout), title, [panel], labels, digits, weights, whole)
 
 
@@ -278,12 +287,13 @@ def _cells_trace(
     else:
         where = f"{axes.y_title} %{{y}}<br>{axes.x_title} %{{x}}"
     zmin, zmax, zmid, colours = scale
+    value = _("value")
     # Positions as numpy arrays: sent as compact typed arrays, and copied whole (Plotly deep-copies lists
     # element by element, twice per chart).
     trace: dict[str, Any] = {
         "type": "heatmap", "z": shown, "x": np.arange(n_cols), "y": np.arange(n_rows), "zmin": zmin, "zmax": zmax,
         "colorscale": colours,
-        "hovertemplate": f"{where}<br>value %{{z:.10g}}<extra></extra>", "colorbar": colorbar,
+        "hovertemplate": f"{where}<br>{value} %{{z:.10g}}<extra></extra>", "colorbar": colorbar,
     }  # fmt: skip
     if zmid is not None:
         trace["zmid"] = zmid
@@ -347,9 +357,9 @@ def drawn_mask_matrix(
     n = len(labels)
     masked = None if blocked is None or not np.asarray(blocked).any() else np.asarray(blocked, dtype=bool)
     title = (
-        f"Mask M ({mask_title}): grey −∞ = may not attend"
+        _("Mask M ({mask}): grey −∞ = may not attend", mask=mask_title)
         if masked is not None
-        else f"Mask M ({mask_title}): all 0, nothing masked"
+        else _("Mask M ({mask}): all 0, nothing masked", mask=mask_title)
     )
     drawn = drawn_heatmap(
         np.zeros((n, n)),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import _
 from explorer.views import describe
 from explorer.views.axes import _axes
 from explorer.views.bars import KEY_COLOURS
@@ -41,7 +42,7 @@ TOKEN_CHARS = 10  # a cell's token is cut to this many characters (the hover has
 
 def layer_names(n_layers: int) -> list[str]:
     """The lens's row names: "embeddings", then "layer 1" .. "layer L" (the stream after that layer)."""
-    return ["embeddings"] + [f"layer {layer}" for layer in range(1, n_layers + 1)]
+    return [_("embeddings")] + [_("layer {n}", n=layer) for layer in range(1, n_layers + 1)]
 
 
 def _cut(token: str) -> str:
@@ -72,15 +73,17 @@ def lens_grid(
         for i in range(n):
             lines = [f"{j + 1}. “{esc(show_token(words[int(t)]))}” {p:.3f}" for j, (t, p) in
                      enumerate(zip(ids[r, i], probs[r, i], strict=True))]  # fmt: skip
-            hover[a, i] = f"{names[a]}, after “{esc(tokens[i])}”<br>" + "<br>".join(lines)
+            hover[a, i] = (
+                _("{row}, after “{token}”", row=names[a], token=esc(tokens[i])) + "<br>" + "<br>".join(lines)
+            )
     cut = [[_cut(words[int(t)]) for t in row] for row in top_ids]
     text = np.array([[esc(t) for t in row] for row in cut], dtype=object)
     height = PRESENT_CHART_PX if style.present else int(min(140 + len(rows) * 30, 1100))
     width = width_px * (PRESENT_SCALE if style.present else 1.0)
     right = 40 + text_px("0.00", style.font) + 30
-    xaxis, yaxis, margin = _axes(names, list(tokens), style, "after the token", "read after",
+    xaxis, yaxis, margin = _axes(names, list(tokens), style, _("after the token"), _("read after"),
                                  (width, height), right)  # fmt: skip
-    xaxis["title"]["text"] = "position: the prediction after this token"
+    xaxis["title"]["text"] = _("position: the prediction after this token")
     cell_w = (width - margin["l"] - right) / max(n, 1)
     cell_h = (height - margin["t"] - margin["b"]) / max(len(rows), 1)
     widest = max((text_px(t, 1.0) for row in cut for t in row), default=1.0)
@@ -90,7 +93,7 @@ def lens_grid(
         "colorscale": _colorscale(style.sequential), "customdata": hover,
         "hovertemplate": "%{customdata}<extra></extra>",
         "colorbar": {"thickness": 14, "tickfont": {"size": style.font},
-                     "title": {"text": "p(top)", "font": {"size": style.font}}},
+                     "title": {"text": _("p(top)"), "font": {"size": style.font}}},
     }  # fmt: skip
     readable = font >= (14 if style.present else 9)
     if readable:  # the token where it can be read, else only in the hover
@@ -129,27 +132,29 @@ def follow_line(
     width = 3 if style.present else 2
     shown = esc(show_token(token))
     data = [
-        {"type": "scatter", "x": x, "y": np.asarray(top_probs), "mode": "lines", "name": "the top token",
+        {"type": "scatter", "x": x, "y": np.asarray(top_probs), "mode": "lines", "name": _("the top token"),
          "line": {"width": width, "dash": "dash", "color": "#888888"},
          "customdata": [esc(show_token(w)) for w in top_words],
-         "hovertemplate": "after layer %{x}: top “%{customdata}” %{y:.4f}<extra></extra>"},
+         "hovertemplate": _("after layer {layer}: top “{token}” {p}", layer="%{x}", token="%{customdata}", p="%{y:.4f}")
+         + "<extra></extra>"},
         {"type": "scatter", "x": x, "y": np.asarray(token_probs), "mode": "lines+markers",
          "name": f"“{shown}”", "line": {"width": width + 1, "color": KEY_COLOURS[0]},
          "marker": {"size": 9 if style.present else 6},
-         "hovertemplate": f"after layer %{{x}}: “{shown}” %{{y:.6f}}<extra></extra>"},
+         "hovertemplate": _("after layer {layer}: “{token}” {p}", layer="%{x}", token=shown, p="%{y:.6f}")
+         + "<extra></extra>"},
     ]  # fmt: skip
     shapes = []
     if wins_from is not None:
         shapes.append({"type": "line", "xref": "x", "yref": "paper", "x0": wins_from, "x1": wins_from,
                        "y0": 0, "y1": 1, "line": {"dash": "dot", "width": 2, "color": KEY_COLOURS[6]}})  # fmt: skip
-    yaxis: dict[str, Any] = {"title": {"text": "probability"}}
+    yaxis: dict[str, Any] = {"title": {"text": _("probability")}}
     if log:
         yaxis.update(type="log", exponentformat="power")
     else:
         yaxis["range"] = [0, 1.02]
     layout = _layout(
         style, title, PRESENT_CHART_PX if style.present else 380,
-        xaxis={"title": {"text": "after layer (0: the embeddings)"}, "dtick": 2 if len(x) > 16 else 1},
+        xaxis={"title": {"text": _("after layer (0: the embeddings)")}, "dtick": 2 if len(x) > 16 else 1},
         yaxis=yaxis, shapes=shapes, legend={"font": {"size": style.font}, "orientation": "h", "y": -0.2},
     )  # fmt: skip
     return curves_of(data, layout, title)
@@ -187,20 +192,24 @@ def loss_lines(
     first = np.concatenate([[np.nan], losses[: n - 1]])  # tokens 1..n-1 of the first copy
     second = losses[n - 1 :]  # tokens 0..n-1 of the second copy
     width = 3 if style.present else 2
-    lines = [(first, "first copy", KEY_COLOURS[6], "solid"), (second, "second copy", KEY_COLOURS[2], "solid")]
+    lines = [
+        (first, _("first copy"), KEY_COLOURS[6], "solid"),
+        (second, _("second copy"), KEY_COLOURS[2], "solid"),
+    ]
     if every_head_on is not None:
-        lines[1] = (second, "second copy, heads off", KEY_COLOURS[2], "solid")
-        lines.append((every_head_on[n - 1 :], "second copy, every head on", KEY_COLOURS[0], "dash"))
+        lines[1] = (second, _("second copy, heads off"), KEY_COLOURS[2], "solid")
+        lines.append((every_head_on[n - 1 :], _("second copy, every head on"), KEY_COLOURS[0], "dash"))
     data = [
         {"type": "scatter", "x": x, "y": y, "mode": "lines+markers", "name": name,
          "line": {"width": width, "color": color, "dash": dash}, "marker": {"size": 8 if style.present else 5},
-         "hovertemplate": f"{name}, token %{{x}}: %{{y:.3f}} nats<extra></extra>"}
+         "hovertemplate": _("{line}, token {token}: {loss} nats", line=name, token="%{x}", loss="%{y:.3f}")
+         + "<extra></extra>"}
         for y, name, color, dash in lines
     ]  # fmt: skip
     layout = _layout(
         style, title, height_px or (PRESENT_CHART_PX if style.present else 360),
-        xaxis={"title": {"text": "token of the copy (0 = its first)"}},
-        yaxis={"title": {"text": "loss (nats): −log p(token)"}, "rangemode": "tozero"},
+        xaxis={"title": {"text": _("token of the copy (0 = its first)")}},
+        yaxis={"title": {"text": _("loss (nats): −log p(token)")}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.22},
     )  # fmt: skip
     return curves_of(data, layout, title)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import _
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
 from explorer.views.curves import curves_of
@@ -32,7 +33,10 @@ def _marks(style: Style, at_step: int | None, drop_step: int | None, x_max: int)
     """The phase change's line (its label to the left) and the checkpoint's (to the right, or to the left
     near the right edge or before the phase change), so that neither label leaves the plot or covers the other."""
     shapes, notes = [], []
-    for x, text, dash in ((drop_step, "phase change", "dash"), (at_step, f"step {at_step}", "dot")):
+    for x, text, dash in (
+        (drop_step, _("phase change"), "dash"),
+        (at_step, _("step {step}", step=at_step), "dot"),
+    ):
         if x is not None:
             shape, note = _vline(x, text, dash, style)
             shapes.append(shape)
@@ -66,17 +70,17 @@ def loss_curve(
     x_max = int(repeat_x[-1]) if x_max is None else x_max
     data = [
         {"type": "scatter", "x": np.arange(1, smoothed.size + 1), "y": smoothed, "mode": "lines",
-         "name": "every token (batch, smoothed)", "line": {"width": width, "color": KEY_COLOURS[0]},
-         "hovertemplate": "step %{x}: %{y:.3f} nats<extra>every token</extra>"},
+         "name": _("every token (batch, smoothed)"), "line": {"width": width, "color": KEY_COLOURS[0]},
+         "hovertemplate": _("step {step}: {loss} nats", step="%{x}", loss="%{y:.3f}") + "<extra>" + _("every token") + "</extra>"},
         {"type": "scatter", "x": repeat_x, "y": repeat_loss, "mode": "lines",
-         "name": "the copied tokens", "line": {"width": width, "color": KEY_COLOURS[1]},
-         "hovertemplate": "step %{x}: %{y:.3f} nats<extra>the copied tokens</extra>"},
+         "name": _("the copied tokens"), "line": {"width": width, "color": KEY_COLOURS[1]},
+         "hovertemplate": _("step {step}: {loss} nats", step="%{x}", loss="%{y:.3f}") + "<extra>" + _("the copied tokens") + "</extra>"},
     ]  # fmt: skip
     height = height_px or (PRESENT_CHART_PX - 200 if style.present else 340)
     layout = _layout(
         style, title, height, width_px,
-        xaxis={"title": {"text": "training step"}, "range": [0, x_max]},
-        yaxis={"title": {"text": "loss (nats)"}, "rangemode": "tozero"},
+        xaxis={"title": {"text": _("training step")}, "range": [0, x_max]},
+        yaxis={"title": {"text": _("loss (nats)")}, "rangemode": "tozero"},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.25},
         **_marks(style, at_step, drop_step, x_max),
     )  # fmt: skip
@@ -103,14 +107,14 @@ def score_curves(
     x_max = int(x[-1]) if x_max is None else x_max
     data = [
         {"type": "scatter", "x": x, "y": scores[:, h], "mode": "lines",
-         "name": f"head {h + 1}", "line": {"width": width, "color": KEY_COLOURS[h % len(KEY_COLOURS)]},
-         "hovertemplate": f"head {h + 1}, step %{{x}}: %{{y:.2f}}<extra></extra>"}
+         "name": _("head {n}", n=h + 1), "line": {"width": width, "color": KEY_COLOURS[h % len(KEY_COLOURS)]},
+         "hovertemplate": _("head {n}, step {step}: {score}", n=h + 1, step="%{x}", score="%{y:.2f}") + "<extra></extra>"}
         for h in range(scores.shape[1])
     ]  # fmt: skip
     height = height_px or (PRESENT_CHART_PX - 200 if style.present else 300)
     layout = _layout(
         style, title, height, width_px,
-        xaxis={"title": {"text": "training step"}, "range": [0, x_max]},
+        xaxis={"title": {"text": _("training step")}, "range": [0, x_max]},
         yaxis={"title": {"text": y_title}, "range": [0, 1.02]},
         legend={"font": {"size": style.font}, "orientation": "h", "y": -0.3},
         **_marks(style, at_step, drop_step, x_max),
@@ -134,7 +138,7 @@ def switch_off_bars(
         {"type": "bar", "x": list(heads), "y": values, "name": name, "marker": {"color": colour},
          "text": [f"{v:.2f}" for v in values], "textposition": "outside", "cliponaxis": False,
          "hovertemplate": f"%{{x}}, {name}: %{{y:.3f}}<extra></extra>"}
-        for values, name, colour in ((on, "every head on", KEY_COLOURS[0]), (off, "previous-token head off", KEY_COLOURS[3]))
+        for values, name, colour in ((on, _("every head on"), KEY_COLOURS[0]), (off, _("previous-token head off"), KEY_COLOURS[3]))
     ]  # fmt: skip
     top = max(float(np.max(on)), float(np.max(off))) * 1.2 if y_range is None else y_range[1]
     layout = _layout(
@@ -145,5 +149,5 @@ def switch_off_bars(
     )  # fmt: skip
     series = [describe.Series(name, [describe.plain(h) for h in heads], np.asarray(values, dtype=np.float64),
                               [f"{v:.2f}" for v in values])
-              for values, name in ((on, "every head on"), (off, "previous-token head off"))]  # fmt: skip
+              for values, name in ((on, _("every head on")), (off, _("previous-token head off")))]  # fmt: skip
     return describe.drawn_bars(_figure(data, layout), title, "", series)

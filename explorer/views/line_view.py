@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import _
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
 from explorer.views.drawn import Drawn, figure_only
@@ -39,13 +40,20 @@ def _hover(w: NDArray[np.float64], heads: Sequence[str], labels: Sequence[str], 
     """Per token: its strongest weights in every head (a query's row, a key's column), exactly."""
     out = []
     for t, name in enumerate(labels):
-        parts = [f"{side} {t}: {esc(name)}"]
+        parts = [
+            _("query {i}: {token}", i=t, token=esc(name))
+            if side == "query"
+            else _("key {i}: {token}", i=t, token=esc(name))
+        ]
         for h, head in enumerate(heads):
             vec = w[h, t] if side == "query" else w[h, :, t]
             top = np.argsort(-vec, kind="stable")[:HOVER_KEYS]
             other = "key" if side == "query" else "query"
             pairs = ", ".join(
-                f"{other} {int(k)} {esc(labels[int(k)])} {vec[k]:.3f}" for k in top if vec[k] > 0
+                (_("key {i}", i=int(k)) if other == "key" else _("query {i}", i=int(k)))
+                + f" {esc(labels[int(k)])} {vec[k]:.3f}"
+                for k in top
+                if vec[k] > 0
             )
             parts.append(f"{esc(head)}: {pairs}")
         out.append("<br>".join(parts))
@@ -92,7 +100,7 @@ def drawn_line_view(
     palette (default 0..m-1). layout.meta.lines = [n, the query labels' trace, the key labels' trace]
     (``picked_token``)."""
     w = np.asarray(weights, dtype=np.float64)
-    m, n, _ = w.shape
+    m, n, _n = w.shape
     shown = w.copy()
     if focus is not None:
         side, t = focus
@@ -120,9 +128,9 @@ def drawn_line_view(
         yaxis={"range": [n - 0.5, -0.5], "visible": False, "fixedrange": True},
         legend={"font": {"size": font}, "orientation": "h", "y": -0.02, "yanchor": "top"},
         annotations=[
-            {"x": 0, "y": -0.5, "xref": "x", "yref": "y", "text": "queries", "showarrow": False, "yanchor": "bottom",
+            {"x": 0, "y": -0.5, "xref": "x", "yref": "y", "text": _("queries"), "showarrow": False, "yanchor": "bottom",
              "xanchor": "right", "font": {"size": font}},
-            {"x": 1, "y": -0.5, "xref": "x", "yref": "y", "text": "keys", "showarrow": False, "yanchor": "bottom",
+            {"x": 1, "y": -0.5, "xref": "x", "yref": "y", "text": _("keys"), "showarrow": False, "yanchor": "bottom",
              "xanchor": "left", "font": {"size": font}},
         ],
     )  # fmt: skip

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from attention_core import token_labels as unique_labels
 from explorer.compute.pipeline import short
+from explorer.i18n import N_, _
 from explorer.model.description import show_token
 from explorer.views import describe
 from explorer.views.bars import KEY_COLOURS
@@ -26,6 +27,7 @@ from explorer.views.grid_geometry import _grid_geometry, grid_tokens
 from explorer.views.style import (
     FULL_PX,
     MASKED_GREY,
+    PRESENT_TICK_PX,
     Style,
     _colorscale,
     _figure,
@@ -36,30 +38,30 @@ from explorer.views.style import (
 
 # What a head's label is called in the grid, where a panel is 80-200 px wide (the rule names of
 # attention_core.analysis.HEAD_RULES, plus "broad" and "mixed").
-SHORT_LABELS: dict[str, str] = {
-    "previous": "← previous",
-    "next": "next →",
-    "self": "itself",
-    "same_word": "same word",
+SHORT_LABELS: dict[str, str] = {  # marked: translated where drawn
+    "previous": N_("← previous"),
+    "next": N_("next →"),
+    "self": N_("itself"),
+    "same_word": N_("same word"),
     "sep": "[SEP]",
-    "first": "first token",
-    "broad": "broad",
-    "mixed": "mixed",
+    "first": N_("first token"),
+    "broad": N_("broad"),
+    "mixed": N_("mixed"),
 }
 
 
 # What each sign in a shown token means, in one line under the next-token buttons (for the signs shown).
-SIGNS = {
-    "␣": "“␣” is a space (a token that starts with one begins a new word)",
-    "↵": "“↵” a new line",
-    "<|": "“<|im_end|>” the token that ends a turn in a chat (the model expects the text to stop here)",
+SIGNS = {  # marked: translated where said
+    "␣": N_("“␣” is a space (a token that starts with one begins a new word)"),
+    "↵": N_("“↵” a new line"),
+    "<|": N_("“<|im_end|>” the token that ends a turn in a chat (the model expects the text to stop here)"),
 }
 
 
 def token_signs(tokens: Sequence[str]) -> str:
     """The line saying what the signs in these tokens (as shown) mean; "" when they have none."""
     shown = [show_token(t) for t in tokens]
-    said = [text for sign, text in SIGNS.items() if any(sign in t for t in shown)]
+    said = [_(text) for sign, text in SIGNS.items() if any(sign in t for t in shown)]
     return "; ".join(said) + "." if said else ""
 
 
@@ -70,8 +72,11 @@ def cannot_add(token: str) -> str | None:
     if token.strip():
         return None
     if "\n" in token or "\r" in token:
-        return "“↵” cannot be added: the sentence box holds one line."
-    return f"“{show_token(token)}” alone cannot be added: the spaces at the end of the sentence are dropped."
+        return _("“↵” cannot be added: the sentence box holds one line.")
+    return _(
+        "“{token}” alone cannot be added: the spaces at the end of the sentence are dropped.",
+        token=show_token(token),
+    )
 
 
 def token_labels(tokens: Sequence[str]) -> list[str]:
@@ -112,7 +117,7 @@ def drawn_model_grid(
     A = np.asarray(attentions)
     m = grid_tokens(A.shape[0], A.shape[1], A.shape[2])
     A, tokens = A[:, :, :m, :m], list(tokens)[:m]
-    L, H, n, _ = A.shape
+    L, H, n, _n = A.shape
     marked = (
         np.zeros((L, H), dtype=bool) if induction is None else np.asarray(induction) >= induction_threshold
     )
@@ -127,7 +132,7 @@ def drawn_model_grid(
         {
             "type": "heatmap", "z": z, "x": x_cats, "y": y_cats, "zmin": 0.0, "zmax": 1.0,
             "colorscale": _colorscale(style.sequential), "hoverongaps": False, "colorbar": colorbar,
-            "hovertemplate": "%{y}<br>%{x}<br>weight %{z:.3f}<extra></extra>",
+            "hovertemplate": "%{y}<br>%{x}<br>" + _("weight") + " %{z:.3f}<extra></extra>",
         },
         _label_trace((x_cats, y_cats), (L, H, n, gap, band), g, words, hover, bool(marked.any())),
     ]  # fmt: skip
@@ -176,9 +181,9 @@ def _grid_axes(
     per, cols = band + n, H * n + (H - 1) * gap
     axis = {"showgrid": False, "zeroline": False, "automargin": False, "tickfont": {"size": font}}
     # Fixed ranges, first row on top: autorange would pad them for the label text (a tall empty strip).
-    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [f"head {h + 1}" for h in range(H)],
+    xaxis = {**axis, "side": "top", "range": [-0.5, cols - 0.5], "ticktext": [_("head {n}", n=h + 1) for h in range(H)],
              "tickvals": [x_cats[h * (n + gap) + n // 2] for h in range(H)]}  # fmt: skip
-    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [f"layer {l + 1}" for l in range(L)],
+    yaxis = {**axis, "range": [L * per - 0.5, -0.5], "ticktext": [_("layer {n}", n=l + 1) for l in range(L)],
              "tickvals": [y_cats[l * per + band + n // 2] for l in range(L)]}  # fmt: skip
     return xaxis, yaxis
 
@@ -189,22 +194,24 @@ def _mosaic(
     """The grid's one heatmap: A (L, H, n, n) laid out as layer l's `band` empty rows (its heads' labels) then
     its n query rows, its heads side by side n key columns wide, `gap` empty columns apart; and every
     column's and row's name (for the hover)."""
-    L, H, n, _ = A.shape
+    L, H, n, _n = A.shape
     per, cols = band + n, H * n + (H - 1) * gap
     z = np.full((L, per, H, n + gap), np.nan, dtype=np.float32)  # (layer, row, head, key column)
     z[:, band:, :, :n] = A.transpose(0, 2, 1, 3)
     z = z.reshape(L * per, H * (n + gap))[:, :cols]
     shown = [esc(show_token(t)) for t in tokens]
+    heads, keys = [_("head {n}", n=h + 1) for h in range(H)], [_("key {i}", i=j) for j in range(n)]
+    layers, queries = [_("layer {n}", n=l + 1) for l in range(L)], [_("query {i}", i=j) for j in range(n)]
     x_cats = [
-        f"head {c // (n + gap) + 1} · "
-        + (f"key {c % (n + gap)} {shown[c % (n + gap)]}" if c % (n + gap) < n else f"gap {c % (n + gap)}")
+        f"{heads[c // (n + gap)]} · "
+        + (f"{keys[c % (n + gap)]} {shown[c % (n + gap)]}" if c % (n + gap) < n else f"gap {c % (n + gap)}")
         for c in range(cols)
     ]
     y_cats = [
-        f"layer {r // per + 1} · " + (f"query {r % per - band} {shown[r % per - band]}" if r % per >= band
-                                      else f"label {r % per}")
+        f"{layers[r // per]} · "
+        + (f"{queries[r % per - band]} {shown[r % per - band]}" if r % per >= band else f"label {r % per}")
         for r in range(L * per)
-    ]  # fmt: skip
+    ]  # fmt: skip (the gaps' and label bands' names are never shown: they only keep the categories apart)
     return z, x_cats, y_cats
 
 
@@ -218,18 +225,24 @@ def _head_words(
     """Each head's label above its panel ("off" when switched off; a second line "induction" when marked) and
     its hover, layer by layer."""
     L, H = off.shape
+    short = {rule: text if text.startswith("[") else _(text) for rule, text in SHORT_LABELS.items()}
     words = [
-        "off" if off[l, h] else SHORT_LABELS.get(str(rules[l, h]), str(rules[l, h]))
+        _("off") if off[l, h] else short.get(str(rules[l, h]), str(rules[l, h]))
         for l in range(L)
         for h in range(H)
     ]
     hover = [
-        f"layer {l + 1}, head {h + 1}: {words[l * H + h]} (score {scores[l, h]:.2f})"
-        + ("" if induction is None else f"; induction {induction[l, h]:.2f} on random tokens repeated")
+        _("layer {layer}, head {head}: {label} (score {score:.2f})", layer=l + 1, head=h + 1,
+          label=words[l * H + h], score=float(scores[l, h]))
+        if induction is None
+        else _("layer {layer}, head {head}: {label} (score {score:.2f}); induction {induction:.2f} on random "
+               "tokens repeated", layer=l + 1, head=h + 1, label=words[l * H + h], score=float(scores[l, h]),
+               induction=float(induction[l, h]))
         for l in range(L)
         for h in range(H)
-    ]
-    return [w + "<br>induction" if marked.ravel()[i] else w for i, w in enumerate(words)], hover
+    ]  # fmt: skip
+    second = _("induction")
+    return [w + "<br>" + second if marked.ravel()[i] else w for i, w in enumerate(words)], hover
 
 
 def _keys(
@@ -244,7 +257,7 @@ def _keys(
         "ys": [[l * (band + n) - 0.5, (l + 1) * (band + n) - 0.5] for l in range(L)],
         "names": names,
         "start": 0 if selected is None else selected[0] * H + selected[1],
-        "help": "the arrow keys move between the heads, Enter opens one",
+        "help": _("the arrow keys move between the heads, Enter opens one"),
     }
 
 
@@ -308,7 +321,7 @@ def drawn_token_bars(
     style: Style,
     title: str,
     after: NDArray[np.float64] | None = None,
-    names: tuple[str, str] = ("untouched model", "heads switched off"),
+    names: tuple[str, str] = (N_("untouched model"), N_("heads switched off")),  # translated when drawn
     height_px: int | None = None,
 ) -> Drawn:
     """Horizontal bars of next-token probabilities, most likely on top, on an axis from 0 to 1; with
@@ -317,13 +330,18 @@ def drawn_token_bars(
     labels = [f"{i + 1}. “{esc(show_token(t))}”" for i, t in enumerate(tokens)]
     ys = np.arange(len(labels))
     colors = KEY_COLOURS[:2]  # two colours that stand out from the page in both themes, and from each other
-    series = [(probs, names[0] if after is not None else "probability", colors[0])]
+    series = [(probs, _(names[0]) if after is not None else _("probability"), colors[0])]
     if after is not None:
-        series.append((after, names[1], colors[1]))
+        series.append((after, _(names[1]), colors[1]))
+    # Each number at its font's size (Plotly shrinks a bar's outside text to the bar's thickness: two bars a
+    # token in a chart of fixed height printed 0.640 at 11 px on the projector); beside two bars, the smallest
+    # size a room reads, so the pair's numbers stay apart.
+    num_px = PRESENT_TICK_PX + 1 if after is not None and style.present else style.cell_font
     data = [
         {
             "type": "bar", "orientation": "h", "x": p, "y": ys, "name": esc(name), "marker": {"color": color},
-            "text": [f"{v:.3f}" for v in p], "textposition": "outside", "textfont": {"size": style.cell_font},
+            "text": [f"{v:.3f}" for v in p], "textposition": "outside", "textfont": {"size": num_px},
+            "constraintext": "none", "cliponaxis": False,
             "customdata": labels, "hovertemplate": "%{customdata}: %{x:.4f}<extra>" + esc(name) + "</extra>",
         }
         for p, name, color in series
@@ -331,9 +349,12 @@ def drawn_token_bars(
     per_row = (2 if after is not None else 1) * (style.font + 14)
     layout = _layout(
         style, title, height_px or int(140 + len(labels) * per_row), barmode="group", showlegend=after is not None,
-        legend={"font": {"size": style.font}, "orientation": "h", "y": -0.08},
+        # in the plot's bottom right corner, by the least likely tokens' short bars: under the axis it
+        # covered the axis title
+        legend={"font": {"size": style.font}, "orientation": "v", "x": 0.99, "xanchor": "right", "y": 0.02,
+                "yanchor": "bottom", "bgcolor": "rgba(0,0,0,0)"},
         # 0 to 1 at every temperature (room right of 1 for a bar's number): a flatter distribution is seen.
-        xaxis={"title": {"text": "probability"}, "range": [0, 1.12], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
+        xaxis={"title": {"text": _("probability")}, "range": [0, 1.12], "tickvals": [0, 0.25, 0.5, 0.75, 1]},
         yaxis={"tickmode": "array", "tickvals": ys, "ticktext": labels, "autorange": "reversed",
                "tickfont": {"size": style.font}},
     )  # fmt: skip

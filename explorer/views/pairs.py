@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import N_, _
 from explorer.views.drawn import Drawn
 from explorer.views.heatmap import Axes, Cells, drawn_heatmap
 from explorer.views.model_figures import drawn_value_bars, token_labels
@@ -42,7 +43,7 @@ def rows_chart(
         title=title,
         style=style,
         cells=Cells(weights=True, zrange=zrange),
-        axes=Axes(x_title="head", y_title="key", width_px=width_px),
+        axes=Axes(x_title=N_("head"), y_title=N_("key"), width_px=width_px),
     )
 
 
@@ -66,7 +67,7 @@ def difference_chart(
         title=title,
         style=style,
         cells=Cells(zrange=(-largest, largest)),
-        axes=Axes(x_title="head", y_title="key", width_px=width_px),
+        axes=Axes(x_title=N_("head"), y_title=N_("key"), width_px=width_px),
     )
 
 
@@ -80,8 +81,12 @@ def moved_names(
     out = []
     for h in order:
         lost, gained = int(np.argmin(difference[h])), int(np.argmax(difference[h]))
-        where = f": “{labels[lost]}” → “{labels[gained]}”" if moved[h] > 0 else ""
-        out.append(f"head {h + 1}{where}")
+        if moved[h] > 0:
+            out.append(
+                _("head {n}: “{lost}” → “{gained}”", n=h + 1, lost=labels[lost], gained=labels[gained])
+            )
+        else:
+            out.append(_("head {n}", n=h + 1))
     return out
 
 
@@ -98,7 +103,7 @@ def moved_bars(
     weight went from and to (keys of the second sentence)."""
     values = np.sort(np.asarray(moved, dtype=np.float64))[::-1]
     return drawn_value_bars(moved_names(moved, difference, second), values, style=style, title=title,
-                      x_title="weight moved", digits=3, width_px=width_px)  # fmt: skip
+                      x_title=_("weight moved"), digits=3, width_px=width_px)  # fmt: skip
 
 
 def no_taller_than(drawn: Drawn, like: Drawn) -> Drawn:
@@ -120,6 +125,6 @@ def similarity_strip(
 ) -> Drawn:
     """The sentence as coloured tokens: the change in its cosine similarity with the other sentence without each
     token ([CLS] and [SEP], never removed, "kept")."""
-    title = "Which tokens make the two sentences alike: the change in their cosine without each token"
-    return token_strip(tokens, delta, title=title, what="the cosine changes by", style=style, digits=3,
+    title = _("Which tokens make the two sentences alike: the change in their cosine without each token")
+    return token_strip(tokens, delta, title=title, what=_("the cosine changes by"), style=style, digits=3,
                        width_px=width_px)  # fmt: skip

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
+from explorer.i18n import N_, _
 from explorer.views import describe
 from explorer.views.drawn import Drawn
 from explorer.views.heatmap import Axes, Cells, drawn_heatmap
@@ -62,17 +63,19 @@ def resid_sweep(
     for p in range(n):
         what = f"“{show_token(clean[p])}”"
         if clean[p] != corrupt[p]:
-            what += f" (clean) in place of “{show_token(corrupt[p])}” (corrupt)"
+            what = _("“{clean}” (clean) in place of “{corrupt}” (corrupt)", clean=show_token(clean[p]),
+                     corrupt=show_token(corrupt[p]))  # fmt: skip
         for layer in range(L):
-            cells[layer, p] = esc(f"the residual stream entering layer {layer + 1} at position {p}: {what}")
+            cells[layer, p] = esc(_("the residual stream entering layer {layer} at position {position}: {what}",
+                                    layer=layer + 1, position=p, what=what))  # fmt: skip
     fig = drawn_heatmap(
         restored,
         rows,
         cols,
-        title="Residual stream: restored fraction",
+        title=_("Residual stream: restored fraction"),
         style=style,
         cells=Cells(zrange=_span(restored)),
-        axes=Axes(x_title="position", y_title="layer", width_px=width_px, height_px=height_px),
+        axes=Axes(x_title=N_("position"), y_title=N_("layer"), width_px=width_px, height_px=height_px),
     )
     return _with_hover(fig, cells.astype(str))
 
@@ -85,17 +88,17 @@ def head_sweep(
     L, H = restored.shape
     rows, cols = [str(i + 1) for i in range(L)], [str(h + 1) for h in range(H)]  # under "layer" and "head"
     cells = np.array(
-        [[esc(f"head {h + 1} of layer {i + 1}: its output (A V, before W_O) at every position, from the clean run")
-          for h in range(H)] for i in range(L)]
+        [[esc(_("head {head} of layer {layer}: its output (A V, before W_O) at every position, from the clean run",
+                 head=h + 1, layer=i + 1)) for h in range(H)] for i in range(L)]
     )  # fmt: skip
     fig = drawn_heatmap(
         restored,
         rows,
         cols,
-        title="Heads: restored fraction",
+        title=_("Heads: restored fraction"),
         style=style,
         cells=Cells(zrange=_span(restored)),
-        axes=Axes(x_title="head", y_title="layer", width_px=width_px, height_px=height_px),
+        axes=Axes(x_title=N_("head"), y_title=N_("layer"), width_px=width_px, height_px=height_px),
     )
     return _with_hover(fig, cells)
 
@@ -106,8 +109,10 @@ def occlusion_strip(
     """The sentence as a row of coloured tokens: each token's cell coloured by how p(target) changes when that
     token is removed (diverging, centred on 0), the token and the change written in its cell and on hover."""
     shown = show_token(target)
-    title = f"Which tokens matter for “{shown}”: the change in its probability without each token"
-    what = f"p({esc(shown)}) changes by"
+    title = _(
+        "Which tokens matter for “{token}”: the change in its probability without each token", token=shown
+    )
+    what = _("p({token}) changes by", token=esc(shown))
     return token_strip(tokens, delta, title=title, what=what, style=style, width_px=width_px)
 
 
@@ -134,10 +139,13 @@ def token_strip(
     )
     edges = np.concatenate([[0.0], np.cumsum(widths)])  # each token as wide as its text
     # Each cell: the token over its change (a heatmap's texttemplate reads only x, y, z and text), or "kept".
+    kept_word = _("kept")
     cells = [
-        f"{esc(s)}<br>{'kept' if k else f'{v:+.{digits}f}'}" for s, v, k in zip(shown, z, kept, strict=True)
+        f"{esc(s)}<br>{kept_word if k else f'{v:+.{digits}f}'}"
+        for s, v, k in zip(shown, z, kept, strict=True)
     ]
-    hover = [esc(f"“{s}”: kept in every run") if k else esc(f"without token {i}, “{s}”") + f": {what} {v:+.4f}"
+    hover = [esc(_("“{token}”: kept in every run", token=s)) if k
+             else esc(_("without token {i}, “{token}”", i=i, token=s)) + f": {what} {v:+.4f}"
              for i, (s, v, k) in enumerate(zip(shown, z, kept, strict=True))]  # fmt: skip
     trace = {
         "type": "heatmap", "z": np.where(kept, 0.0, z)[None, :], "x": edges, "y": [0.0, 1.0],
@@ -176,11 +184,14 @@ def token_views(
         z,
         names,
         cols,
-        title="Which tokens matter: each view divided by its largest value",
+        title=_("Which tokens matter: each view divided by its largest value"),
         style=style,
         cells=Cells(zrange=(-1.0, 1.0)),
         axes=Axes(
-            x_title="token", y_title="view", width_px=width_px, height_px=int(150 + len(rows) * style.cell_px)
+            x_title=N_("token"),
+            y_title=N_("view"),
+            width_px=width_px,
+            height_px=int(150 + len(rows) * style.cell_px),
         ),
     )
     cells = np.array(
@@ -189,7 +200,9 @@ def token_views(
             for name, v in rows
         ]
     )
-    return _with_hover(fig, cells, "%{customdata}<br>of its largest: %{z:.3f}<extra></extra>")
+    return _with_hover(
+        fig, cells, "%{customdata}<br>" + _("of its largest: {share}", share="%{z:.3f}") + "<extra></extra>"
+    )
 
 
 def head_view(
@@ -197,7 +210,7 @@ def head_view(
 ) -> Drawn:
     """An (n_layers, n_heads) view divided by its largest |value|; the hover gives the value before dividing."""
     L, H = z.shape
-    rows, cols = [f"layer {i + 1}" for i in range(L)], [str(h + 1) for h in range(H)]
+    rows, cols = [_("layer {n}", n=i + 1) for i in range(L)], [str(h + 1) for h in range(H)]
     fig = drawn_heatmap(
         _normalised(z),
         rows,
@@ -205,9 +218,12 @@ def head_view(
         title=title,
         style=style,
         cells=Cells(zrange=(-1.0, 1.0)),
-        axes=Axes(x_title="head", y_title="layer", width_px=width_px),
+        axes=Axes(x_title=N_("head"), y_title=N_("layer"), width_px=width_px),
     )
     cells = np.array(
-        [[esc(f"head {h + 1} of layer {i + 1}: {what} {z[i, h]:.4g}") for h in range(H)] for i in range(L)]
+        [[esc(_("head {head} of layer {layer}: {what} {value:.4g}", head=h + 1, layer=i + 1, what=what,
+                 value=float(z[i, h]))) for h in range(H)] for i in range(L)]
+    )  # fmt: skip
+    return _with_hover(
+        fig, cells, "%{customdata}<br>" + _("of the largest: {share}", share="%{z:.3f}") + "<extra></extra>"
     )
-    return _with_hover(fig, cells, "%{customdata}<br>of the largest: %{z:.3f}<extra></extra>")

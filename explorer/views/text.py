@@ -14,6 +14,9 @@ from __future__ import annotations
 
 import re
 
+from explorer import i18n
+from explorer.i18n import _
+
 # ASCII punctuation with a meaning in Streamlit's Markdown; CommonMark lets any of it be backslash-escaped.
 # Quotes, commas, semicolons, question marks, % and @ mean nothing there and stay as they are.
 _SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&=/^])")
@@ -56,12 +59,12 @@ def probability(p: float, digits: int = 3) -> str:
     what it means, "2.1e-72 (practically zero)"; below one in a thousand, "0.00042 (about 1 in 2,400)"."""
     p = float(p)
     if p >= 10.0**-digits or p == 0.0:
-        return f"{p:.{digits}f}"
+        return i18n.decimal(p, digits)
     if p < 1e-6:
-        return f"{p:.2g} (practically zero)"
-    return f"{p:.2g} (about 1 in {_round_count(1.0 / p)})"
+        return _("{p:.2g} (practically zero)", p=p)
+    return _("{p:.2g} (about 1 in {count})", p=p, count=_round_count(1.0 / p))
 
 
 def _round_count(n: float) -> str:
-    """n rounded to two significant figures, with thousands separators: 2,400."""
-    return f"{float(f'{n:.2g}'):,.0f}"
+    """n rounded to two significant figures, with the language's digit groups: 2,400 (2400 in Spanish)."""
+    return i18n.integer(round(float(f"{n:.2g}")))

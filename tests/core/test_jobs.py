@@ -4,6 +4,7 @@ stopped when nobody waits, bounded per visitor, and a worker's death."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -12,6 +13,7 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
+from explorer import i18n
 from explorer.compute import jobs
 from explorer.compute.jobs import local, probe
 
@@ -237,6 +239,27 @@ def test_a_job_not_asked_to_run_on_stops_when_its_visitor_moves_on(pool: local.L
         jobs.call(job)
     until(lambda: pool.info()["running"] == 0, "the job stopped")
     assert not jobs.RESULTS.get(job.key)[0]
+
+
+def shown_raw(seen: list[jobs.Status]) -> str:
+    """The last progress message a page was sent, as the worker sent it."""
+    return [s.message for s in seen if s.state == "running" and s.message][-1]
+
+
+def test_a_workers_words_reach_the_page_in_the_visitors_language(pool: local.LocalPool) -> None:
+    """A worker knows no visitor's language: its progress and its refusals travel as the catalog's string and
+    values (jobs.said, jobs.Refusal) and are worded where the page reads them, in that page's language."""
+    seen: list[jobs.Status] = []
+    with i18n.using("es"), jobs.for_visitor("v", seen.append):
+        assert jobs.call(jobs.spec(probe.steps_in_words, 4, 0.05)) == 4
+        shown = [jobs.words(s.message) for s in seen if s.state == "running" and s.message]
+        with pytest.raises(ValueError, match=r"^SmolLM2 tiene las capas 1 a 30; no hay capa 31$"):
+            jobs.call(jobs.spec(probe.refuse_in_words, "SmolLM2", 30, 31))
+    assert shown and all(re.fullmatch(r"Entrenando: paso [1-4] de 4", s) for s in shown), shown
+    with i18n.using("en"):
+        assert re.fullmatch(r"Training: step [1-4] of 4", jobs.words(shown_raw(seen)))
+        with pytest.raises(ValueError, match=r"^SmolLM2 has layers 1 to 30; there is no layer 31$"):
+            jobs.call(jobs.spec(probe.refuse_in_words, "SmolLM2", 30, 31))
 
 
 def test_an_idle_worker_lets_go_of_its_caches() -> None:

@@ -79,3 +79,62 @@ def test_a_steps_chart_starts_under_its_bar(shared_laptop_app) -> None:
     )
     assert grown["bar"][0] >= 0, grown
     app.screenshot("lesson-view-attention-4-revealed")
+
+
+# The bar at 1280x800, once its answer and the experiment are shown (its tallest: the last step): whole (nothing
+# in it scrolled away), its way back on screen, the header above it as opaque as the page (nothing scrolled
+# under it shows through) and, while it sticks, at most a third of the screen with the step's chart under it.
+_WHOLE = """() => {
+  const bar = document.querySelector('.st-key-lesson-bar');
+  const back = document.querySelector('.st-key-lesson-bar .st-key-step-prev a');
+  const header = document.querySelector('[data-testid="stHeader"]');
+  const chart = [...document.querySelectorAll('.js-plotly-plot')].find(
+    (c) => c.getBoundingClientRect().top >= bar.getBoundingClientRect().bottom - 2);
+  const r = (e) => { const b = e.getBoundingClientRect(); return [b.top, b.bottom]; };
+  return {bar: r(bar), inside: bar.scrollHeight - bar.clientHeight, back: back && r(back),
+          sticks: getComputedStyle(bar.parentElement).position === 'sticky',
+          header: getComputedStyle(header).backgroundColor, chart: chart && r(chart), height: innerHeight};
+}"""
+
+
+def test_a_lesson_bar_on_a_laptop_is_whole_and_leaves_its_chart_in_view(shared_laptop_app) -> None:
+    app = shared_laptop_app
+    route = routes.ATTENTION
+    k = len(route.steps)
+    app.open(route.steps[k - 1].page, min_charts=1, lesson=route.name, step=str(k))
+    app.page.locator(f".st-key-{lesson_ui.REVEAL} button").click()
+    app.poll(
+        f"() => document.querySelector('.st-key-lesson-bar').innerText.includes({route.steps[k - 1].answer!r})",
+        what="the answer shown",
+    )
+    app.settle(1)
+    got = app.poll(f"() => {{ const g = ({_WHOLE})(); return g.chart && g; }}", what="the step's chart")
+    app.screenshot("lesson-bar-laptop-attention-9-revealed")
+    assert got["inside"] <= 1, got  # nothing of the bar hidden inside it
+    assert got["back"] is not None and got["bar"][0] <= got["back"][0] < got["back"][1] <= got["bar"][1], got
+    assert got["back"][0] >= 0 and got["back"][1] <= got["height"], got
+    assert got["header"] not in ("transparent", "rgba(0, 0, 0, 0)"), got
+    if got["sticks"]:
+        assert got["bar"][1] - got["bar"][0] <= got["height"] / 3 + 1, got  # lesson_view.js FIT
+        assert got["chart"][0] < got["height"] - 300, got  # most of the chart's first 300 px under it
+
+
+_FIRST_ROW = """() => {
+  const el = document.querySelector('.st-key-ablation-switches');
+  if (!el) return null;
+  const top = el.getBoundingClientRect().top;
+  const row = [...el.querySelectorAll('[data-testid="stWidgetLabel"]')].find(
+    (l) => l.getBoundingClientRect().top >= top - 2);
+  return row ? row.innerText.trim() : null;
+}"""
+
+
+def test_the_copy_lessons_experiment_opens_the_switches_at_its_layers(shared_laptop_app) -> None:
+    """At 1280x800 the copy lesson's last step opens /ablation's box of switches (30 layers, scrolling in it)
+    at the first induction head's layer, the experiment's, not at layer 1."""
+    need("smollm2")
+    route = routes.COPY
+    k = len(route.steps)
+    app = shared_laptop_app.open(route.steps[k - 1].page, min_charts=1, lesson=route.name, step=str(k))
+    want = f"layer {routes.FIRST_HEAD[0]}"
+    app.poll(f"() => ({_FIRST_ROW})() === {want!r}", what=f"the switches' box showing {want} first")

@@ -111,7 +111,10 @@ def test_causal_mask_is_drawn_grey_zero_weights(app) -> None:
     assert_allclose(z[~blocked], trace.weights[0][~blocked], rtol=1e-12, atol=1e-15)
     app.page.mouse.move(100, 1000)  # no hover toolbar in the picture
     app.page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollBy(0, 410)")
-    app.page.wait_for_timeout(500)
+    app.poll(
+        "() => document.querySelector('[data-testid=\"stMain\"]').scrollTop > 0", what="the page scrolled"
+    )
+    app.settle()  # (the scroll has stopped: the page's blocks sit still for two frames)
     app.screenshot("readme-scores")
 
 

@@ -89,7 +89,7 @@ def test_hover_text_is_literal(watched) -> None:  # noqa: ANN001
     app.wait_labels("scores-weights", [esc(lab) for lab in labels])
     plot = app.page.locator(".st-key-scores-weights .js-plotly-plot .nsewdrag").first
     plot.scroll_into_view_if_needed()
-    app.page.wait_for_timeout(300)
+    app.settle()  # (the scroll has stopped: the page's blocks sit still for two frames)
     box = plot.bounding_box()
     assert box is not None
     n = len(labels)

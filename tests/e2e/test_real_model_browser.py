@@ -246,7 +246,12 @@ def test_a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> 
     if not 100 < y < 980:  # below the fold (SmolLM2's 30 layers): scroll the page to the panel
         app.page.mouse.move(960, 540)
         app.page.mouse.wheel(0, y - 540)
-        app.page.wait_for_timeout(500)
+        app.poll(
+            f"lh => {{ const y = ({CELL_XY})(lh)[1]; return 100 < y && y < 980; }}",
+            [layer, head],
+            what="the panel scrolled into view",
+        )
+        app.settle()  # (the scroll has stopped: the page's blocks sit still for two frames)
         x, y = app.page.evaluate(CELL_XY, [layer, head])
     app.page.mouse.move(x, y)  # hover first: Plotly reports the click of the point under the pointer
     app.page.mouse.click(x, y)

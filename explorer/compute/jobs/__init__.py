@@ -28,6 +28,9 @@ which the latest Status carries until the next report replaces it. Its result
 goes back by pickle, so it holds what pages draw, not whole traces; a ValueError it raises reaches the page
 as a ValueError (its message is for the visitor), any other failure as Failed.
 
+A worker knows no visitor's language: what a job says to the visitor (a progress message, a Refusal) goes
+as the catalog's string and its values (`said`) and is worded in the asking session's language (`words`).
+
 A long job of a page of its own (a training run): `submit(spec(...), who)` gives a Handle to look at
 (`status()`, `result()`) across reruns and to `cancel()`.
 """
@@ -37,6 +40,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import json
 import os
 import threading
 import time
@@ -44,7 +48,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from explorer import cache
+from explorer import cache, i18n
 from explorer.i18n import N_
 
 BACKEND_ENV = "ATTENTION_EXPLORER_JOBS"
@@ -110,6 +114,45 @@ class Busy(Exception):  # noqa: N818 - the visitor's message
 
 class Failed(Exception):  # noqa: N818 - the visitor's message
     """The job failed for a reason other than its input (its worker stopped twice, an unexpected error)."""
+
+
+_SAID = "\x1esaid:"  # a said() message: its catalog string and values as JSON, worded by words()
+
+
+def said(message: str, /, **values: str | int | float) -> str:
+    """A message a job makes for the visitor (its progress, a refusal): the catalog's string (marked with
+    N_ where it is written) and its values, sent as text and worded on the page in the visitor's language."""
+    return _SAID + json.dumps([message, values])
+
+
+def words(text: str) -> str:
+    """A job's message in the current language: a said() message translated, any other text as it is."""
+    if not text.startswith(_SAID):
+        return text
+    message, values = json.loads(text[len(_SAID) :])
+    return i18n._(message, **values)
+
+
+def unworded(text: str) -> str | None:
+    """The catalog's string of a said() message (None for any other text)."""
+    return json.loads(text[len(_SAID) :])[0] if text.startswith(_SAID) else None
+
+
+class Refusal(ValueError):  # noqa: N818 - the visitor's message
+    """A job's bad input, said to the visitor in their language wherever it is read: raised in a worker,
+    it travels as its said() text (`sent`) and is worded in the asking process."""
+
+    def __init__(self, message: str, /, **values: str | int | float) -> None:
+        # (a said() text already: an unpickled Refusal)
+        super().__init__(message if message.startswith(_SAID) and not values else said(message, **values))
+
+    def __str__(self) -> str:
+        return words(self.args[0])
+
+
+def sent(exc: ValueError) -> str:
+    """What a worker sends of a ValueError: a Refusal's said() text (worded on the page), else its message."""
+    return exc.args[0] if isinstance(exc, Refusal) else str(exc)
 
 
 # The visitor's messages (marked for the catalogs, translated where they are raised: i18n._(BUSY, n=...))
@@ -331,7 +374,7 @@ def raise_for(kind_: str, message: str) -> None:
     """A job's failure, raised in the asking process: a ValueError stays one (its message is for the
     visitor), Busy stays Busy, anything else is Failed."""
     if kind_ == "ValueError":
-        raise ValueError(message)
+        raise ValueError(words(message))
     if kind_ == "Busy":
         raise Busy(message)
     raise Failed(message)

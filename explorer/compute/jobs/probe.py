@@ -51,3 +51,22 @@ def growing(n: int, seconds: float, token: str, progress: Progress) -> list[int]
         done.append(i + 1)
         progress((i + 1) / n, f"{token}: step {i + 1} of {n}", partial=list(done))
     return done
+
+
+def refuse_in_words(model: str, n: int, layer: int) -> None:
+    """A job whose input is bad, refused in the catalog's words (jobs.Refusal): the page says it in its own
+    language, whatever the worker's."""
+    from explorer.compute.jobs import Refusal
+
+    raise Refusal("{model} has layers 1 to {n}; there is no layer {layer}", model=model, n=n, layer=layer)
+
+
+def steps_in_words(n: int, seconds: float, progress: Progress) -> int:
+    """n steps of `seconds` each, each reported in the catalog's words (jobs.said); returns n."""
+    from explorer.compute.jobs import said
+    from explorer.compute.learn_live import STEP
+
+    for i in range(n):
+        time.sleep(seconds)
+        progress((i + 1) / n, said(STEP, step=i + 1, total=n))
+    return n

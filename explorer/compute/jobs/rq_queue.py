@@ -312,7 +312,7 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     except jobs.Stopped:
         return ("error", "Failed", "stopped: nobody waits for it")
     except ValueError as exc:
-        return ("error", "ValueError", str(exc))
+        return ("error", "ValueError", jobs.sent(exc))
     finally:
         ended.set()
 

@@ -117,7 +117,7 @@ def serve(conn: Connection) -> None:
         except jobs.Stopped:
             conn.send(("stopped", jid))
         except ValueError as exc:
-            conn.send(("error", jid, "ValueError", str(exc)))
+            conn.send(("error", jid, "ValueError", jobs.sent(exc)))
         except Exception as exc:  # noqa: BLE001 - the web process says it; the log has the traceback
             traceback.print_exc(file=sys.stderr)
             conn.send(("error", jid, type(exc).__name__, str(exc)[:500]))

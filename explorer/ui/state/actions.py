@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.model import example as exm
 from explorer.model import layer as layers
 from explorer.model.example import Example
@@ -102,7 +103,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     ss = st.session_state
     for name, key in SETTING_KEYS.items():
         ss[key] = getattr(ex, name)
-    tokens_now, _ = exm.tokens_for(ex)
+    tokens_now, _cut = exm.tokens_for(ex)
     ss[_MATRICES] = {f.name: _kept(getattr(ex, f.name)) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
     ss[_TOKENS] = tokens_now
     ss[_DRAWS] = {}
@@ -119,14 +120,14 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     if describe(ex).drawn:  # the toy example, kept for "Back to the toy model"
         ss[_TOY] = ex
     new = ex.with_(**layers.of_key(key).settings_of(key, int(layer)))
-    toks, _ = exm.tokens_for(new)
+    toks, _cut = exm.tokens_for(new)
     apply_example(new.with_(**exm.default_matrices(new, toks)))
     if (
         head is not None
     ):  # the page switch replays the picker's old value: the picker takes this one when drawn
         ss[_HEAD_NEXT] = int(head)  # taken by the explorer's head picker (take_picked_head)
     clamp_ui(len(toks), new.n_heads)
-    say("info", f"Opened {describe(new).title} in the explorer.")
+    say("info", _("Opened {layer} in the explorer.", layer=describe(new).title))
 
 
 def toy_example() -> Example:
@@ -164,7 +165,7 @@ def undo() -> None:
         st.session_state[_UNDO] = None
         apply_example(ex, remember=False)
         st.session_state[_DRAWS] = dict(st.session_state.get(_UNDO_DRAWS) or {})
-        say("info", "Restored the example as it was before.")
+        say("info", _("Restored the example as it was before."))
 
 
 def set_preset(name: str) -> None:
@@ -264,5 +265,5 @@ def replace_sentence(text: str) -> None:
     st.session_state[SETTING_KEYS["sentence"]] = text
     if was:
         shown = was if len(was) <= 80 else was[:79] + "…"
-        say("info", f"The example's sentence replaced yours on every page (it was “{shown}”): Undo, in the "
-                    "sidebar, brings it back.")  # fmt: skip
+        say("info", _("The example's sentence replaced yours on every page (it was “{sentence}”): Undo, in the "
+                      "sidebar, brings it back.", sentence=shown))  # fmt: skip

@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from explorer import i18n
+from explorer.i18n import _
 from explorer.model import example as exm
 from explorer.model import layer
 from explorer.model import settings_table as table
@@ -75,7 +77,8 @@ def _cut_sentence() -> None:
         ss[K_SENTENCE] = text = str(text or "")[:limit]
     if len(text) > limit:
         ss[K_SENTENCE] = text[:limit]
-        say("warning", f"The sentence had {len(text):,} characters; it was cut to {limit:,}.")
+        say("warning", _("The sentence had {n} characters; it was cut to {limit}.", n=i18n.integer(len(text)),
+                         limit=i18n.integer(limit)))  # fmt: skip
 
 
 def _settings_example() -> Example:
@@ -101,7 +104,7 @@ def _conform() -> None:
     """Bring every matrix to the shapes of the current settings, keeping what fits."""
     ss = st.session_state
     ex = _settings_example()
-    tokens, _ = exm.tokens_for(ex)
+    tokens, _cut = exm.tokens_for(ex)
     old_tokens = ss.get(_TOKENS)
     shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}
     _say_if_x_edits_go(ex, old_tokens, tokens)
@@ -130,8 +133,10 @@ def _say_if_x_edits_go(ex: Example, old_tokens: list[str] | None, tokens: list[s
         if x_old.shape == ex.emb.shape and not np.array_equal(x_old, ex.emb):
             say(
                 "warning",
-                "X is this layer's input for the new sentence, computed by the model: your edits to X were "
-                "for the old sentence and are not kept (Undo in the sidebar brings them back).",
+                _(
+                    "X is this layer's input for the new sentence, computed by the model: your edits to X were "
+                    "for the old sentence and are not kept (Undo in the sidebar brings them back)."
+                ),
             )
             ss[_UNDO] = ex.with_(sentence=before)
     ss[_X_FOR] = ex.sentence
@@ -159,7 +164,11 @@ def _reseed(seed: int, tokens: list[str]) -> None:
         _bump(name)
     say(
         "info",
-        f"Seed {seed}: the weights were drawn again (Undo in the sidebar restores those of seed {old}).",
+        _(
+            "Seed {seed}: the weights were drawn again (Undo in the sidebar restores those of seed {old}).",
+            seed=seed,
+            old=old,
+        ),
     )
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.i18n import _
 from explorer.sharing import view_params
 from explorer.ui.state.core import say
 from explorer.ui.state.keys import _VIEWS_ASKED
@@ -42,6 +43,7 @@ def keep_among(key: str, options: Sequence[Any], said: str = "") -> str:
     if asked is None:
         return ""
     view = view_params.BY_KEY[key]
-    return (
-        f"The link's {view.label} ({view.param}={asked}) is not one of this page's {said}: showing the first."
-    )
+    return _(
+        "The link's {what} ({param}={value}) is not one of this page's {options}: showing the first.",
+        what=_(view.label), param=view.param, value=asked, options=said,
+    )  # fmt: skip

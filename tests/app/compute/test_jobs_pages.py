@@ -88,7 +88,7 @@ def test_a_sweep_reports_its_progress_and_a_class_pressing_run_costs_one(job_poo
     for t in threads:
         t.join(600)
     assert job_pool.started[fn] == runs_before + 1 and len(got) == 5  # type: ignore[attr-defined]
-    sites = {pc.progress_site(s.message)[0] for s in seen if s.state == "running" and s.message}
+    sites = {pc.progress_site(s.message) for s in seen if s.state == "running" and s.message}
     assert sites <= {"resid", "head"} and "resid" in sites
     p = pc.pair("smollm2", clean, corrupt, answer, wrong)
     from attention_core import analysis

@@ -72,8 +72,9 @@ def test_a_link_opens_the_lesson_at_its_step_with_the_way_on() -> None:
     at.button(key=lesson_ui.REVEAL).click().run()
     assert any(step.answer in s.value and step.meaning in s.value for s in at.success)
     assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
-    # the words of the trade the step uses, in the fold under its text, from the glossary (answer included)
-    (fold,) = [e for e in at.expander if e.proto.label == lesson_ui.WORDS]
+    # the words of the trade the step uses, in a popover beside its text (it floats over the page: the bar
+    # stays as tall), from the glossary (answer included)
+    (fold,) = [p for p in at.get("popover") if p.markdown and p.markdown[0].value == f"**{lesson_ui.WORDS}**"]
     shown = "\n".join(m.value for m in fold.markdown)
     used = glossary.terms_in(" ".join(routes.texts(step)))
     assert {t.key for t in used} >= {"mask", "token"}
@@ -128,3 +129,33 @@ def test_presenting_the_last_step_shows_the_answer_then_the_experiment_one_line_
     shown = bar_text(at)
     assert f"**Your experiment:** {step.experiment}" in shown and step.answer not in shown
     assert not [b for b in at.button if b.key == lesson_ui.REVEAL]
+
+
+def test_a_step_that_asks_the_pages_question_has_one_reveal_button() -> None:
+    """A step whose settings ask the page's question (ask=): the bar's Reveal is the only one (it reveals the
+    page's answer too); the page's card says where it is and, off the projector, names no arrow key."""
+    k = next(i for i, s in enumerate(LESSON.steps, 1) if "ask" in dict(s.settings))
+    at = opened({"lesson": LESSON.name, "step": str(k)})
+    assert [b.key for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")] == [lesson_ui.REVEAL]
+    card = "\n".join(c.value for c in at.caption)
+    assert "Reveal in the lesson's bar above" in card and "→" not in card, card
+    assert "induction head" not in card  # the head's rule is the step's answer: no hint gives it away
+    at.button(key=lesson_ui.REVEAL).click().run()
+    assert not [b for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")]
+    assert not [c for c in at.caption if "Reveal" in c.value]  # the card gone: the weights are drawn
+    # the same question off the lesson: the card's own button, and still no arrow key off the projector
+    at = opened(routes.settings_at(LESSON, k))
+    at.switch_page(page_table.by_path(LESSON.steps[k - 1].page).script).run()
+    assert [b.key for b in at.button if b.key in (lesson_ui.REVEAL, "reveal")] == ["reveal"]
+    assert not [c for c in at.caption if "→" in c.value]
+    assert [c for c in at.caption if "induction head" in c.value]  # off a lesson, the rule is the hint
+
+
+def test_the_clicker_runs_a_steps_patching_before_it_reveals() -> None:
+    """Presenting the cause lesson with the clicker alone: on a /patching step, next presses the Run button
+    first (the sweep the step's chart needs), then Reveal, then moves on (explorer.ui.clicker)."""
+    from explorer.ui import patching_ui
+
+    assert any(s.page == "patching" for s in routes.CAUSE.steps)
+    assert patching_ui.RUN.replace(".", "-") in clicker.RUN
+    assert not set(clicker.RUN) & set(clicker.REVEAL)

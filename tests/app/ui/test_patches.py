@@ -137,3 +137,20 @@ def test_another_sessions_rerun_is_asked_where_streamlit_asks_its_own() -> None:
     assert [w.id for w in again.widget_states.widgets] == ["w-sentence"]
     assert (again.page_script_hash, again.page_name) == ("", "heads")
     assert patches.asked_again(last).page_script_hash == "abc" and len(last.widget_states.widgets) == 2
+
+
+def test_streamlit_collects_after_each_run_only_while_its_option_says_so() -> None:
+    """no_collection_per_run turns off runner.postScriptGC, the option Streamlit reads after every run."""
+    from streamlit import config
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    finished = inspect.getsource(ScriptRunner._on_script_finished)
+    assert 'if config.get_option("runner.postScriptGC"):' in finished and "gc.collect(2)" in finished
+    before = config.get_option("runner.postScriptGC")
+    try:
+        patches.no_collection_per_run.cache_clear()
+        patches.no_collection_per_run()
+        assert config.get_option("runner.postScriptGC") is False
+    finally:
+        config.set_option("runner.postScriptGC", before)

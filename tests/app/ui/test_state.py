@@ -6,6 +6,9 @@ number of heads keeps the values that still fit and fills only the new cells (wi
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
@@ -251,3 +254,39 @@ def test_messages_queue_in_order_and_clear(session: Session) -> None:
     assert session["t.messages"] == [("warning", "first")]
     session.run()
     assert session["t.messages"] == []
+
+
+STATE = "explorer/ui/state"  # the one owner of st.session_state
+
+
+def state_lines(root: Path) -> list[str]:
+    """Lines of the app's code outside explorer/ui/state/ whose code (not a comment or a docstring) names
+    session_state, as "path:line"."""
+    files = [root / name for name in ("app.py", "server.py") if (root / name).exists()]
+    files += [
+        p for d in ("app_pages", "explorer", "attention_core") for p in sorted((root / d).rglob("*.py"))
+    ]
+    found = []
+    for path in files:
+        name = path.relative_to(root).as_posix()
+        if name.startswith(STATE + "/"):
+            continue
+        lines = {
+            node.lineno
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if (isinstance(node, ast.Attribute) and node.attr == "session_state")
+            or (isinstance(node, ast.Name) and node.id == "session_state")
+        }
+        found += [f"{name}:{n}" for n in sorted(lines)]
+    return found
+
+
+def test_only_the_state_package_touches_session_state(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[3]
+    assert state_lines(root) == []
+    (tmp_path / "app_pages").mkdir()  # the check can fail: a page reaching into the session itself
+    (tmp_path / "app_pages" / "p.py").write_text(
+        '"""st.session_state in a docstring is no use of it."""\nimport streamlit as st\n\nx = st.session_state["a"]\n',
+        encoding="utf-8",
+    )
+    assert state_lines(tmp_path) == ["app_pages/p.py:4"]

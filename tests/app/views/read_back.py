@@ -101,7 +101,8 @@ def _matrices(
         value = str((greys[k].get("meta") or {}).get("masked_value", "")) if k < len(greys) else ""
         panels.append(Panel(name, array(trace["z"]), masked, value))
     labels = Labels([str(r) for r in hint["rows"]], [str(c) for c in hint["cols"]],
-                    str(hint.get("row_title", "row")), str(hint.get("col_title", "column")))  # fmt: skip
+                    str(hint.get("row_title", "row")), str(hint.get("col_title", "column")),
+                    queries=bool(hint.get("queries")))  # fmt: skip
     return matrix_text(title, panels, labels, int(hint.get("digits", 2)), bool(hint.get("weights")), beyond,
                        tables_too)  # fmt: skip
 
