@@ -10,4 +10,6 @@ model_ui.py, preset_ui.py, export_ui.py, share_panel.py   the real-model, lesson
 waiting.py   a page waiting for heavy work: what runs, its place in the workers' queue, its progress
 interp_ui.py the logit lens's and the induction run's controls, the line view with its token picker
 boot.py      a server's start-up work; patches.py  every change made inside Streamlit (and asyncio)
+class_ui.py, class_bar.py, class_keep.py, class_push.py   a class: its actions, its bar, the teacher's key,
+             the watcher that runs the students' pages again when the teacher moves
 """

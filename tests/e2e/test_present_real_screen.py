@@ -1,5 +1,6 @@
 """Every step of the real-model pages, and of the explorer's pages with a real layer open, fits the
-projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_screen): the page is one
+projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_screen; the real-model pages'
+steps in Spanish, whose words run longer than English): the page is one
 screen, the step's own charts are in view; a grid taller than the screen (SmolLM2's 30 layers) scrolls in its
 own box whose top, layer 1, is in view; no chart title runs past its chart (test_chart_titles checks the
 same at 1280x800). Each model the page takes, the real models themselves.
@@ -7,11 +8,13 @@ same at 1280x800). Each model the page takes, the real models themselves.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from test_present_screen import CONTRAST, app_output, no_title_cut
 from test_present_screen import STEPS as TOY_STEPS
 from test_real_model_browser import CAPITAL, need
 
+from explorer import i18n
 from explorer.ui import page_table, present
 
 pytestmark = pytest.mark.e2e
@@ -108,9 +111,11 @@ def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, 
     need(model)
     app = shared_app
     sentence = CAPITAL if model == "smollm2" else "The cat sat on the mat because it was warm."
-    app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence)
+    app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence, lang="es")
     if step == "ablation-ranking":
-        app.page.locator(".st-key-ablation-rank").get_by_role("button", name="Rank the heads").click()
+        with i18n.using("es"):
+            rank = i18n._("Rank the heads")
+        app.page.locator(".st-key-ablation-rank").get_by_role("button", name=rank).click()
         app.poll("() => !!document.querySelector('.st-key-ablation-ranking .js-plotly-plot')", timeout=300,
                  what="the ranking")  # fmt: skip
     app.settle(len(keys))
@@ -251,6 +256,26 @@ DECODER_STEPS = (
 @pytest.mark.parametrize(("path", "step", "keys"), DECODER_STEPS, ids=[s for _, s, _ in DECODER_STEPS])
 def test_a_decoder_step_with_minilm_chosen_fits_one_screen(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
     need("smollm2")
-    app = shared_app.open(path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL)
+    app = shared_app.open(
+        path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL, lang="es"
+    )
     app.settle(len(keys))
     check_one_screen(app, keys, f"present-real-{step}-minilm-chosen")
+
+
+def test_the_cause_lessons_first_step_opens_with_its_chart_drawn(shared_app) -> None:  # noqa: ANN001
+    """A link to the cause lesson's first step, presenting: the causal mask chart it talks about is drawn (a
+    class saw it blank once), for the step's sentence, one row a token."""
+    from explorer.lessons import routes
+
+    need("smollm2")
+    route = routes.CAUSE
+    app = shared_app.open(route.steps[0].page, min_charts=1, present="1", lesson=route.name, step="1")
+    app.poll(
+        "() => !!document.querySelector('.st-key-next-mask .js-plotly-plot')", what="the causal mask chart"
+    )
+    app.settle(1)
+    rows = app.labels("next-mask")
+    assert rows[-1].replace("␣", " ").strip() == routes.CLEAN.split()[-1], rows
+    z = app.z("next-mask")
+    assert z.shape == (len(rows), len(rows)) and np.isfinite(np.diag(z)).all(), z
