@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -73,8 +74,11 @@ def forget_closed_sessions(manager: object | None = None) -> int:
     Streamlit keeps a closed session (its state: the example, the edited matrices) for a reconnect in a TTL
     cache that drops an expired entry only when another session is stored or the entries are counted: after
     the last visitor of a class leaves, nothing does either, and every session stays in memory (66 real-layer
-    sessions: about 350 MB, benchmarks/layer_memory.py). Counting them drops them. `manager` is the
-    runtime's session manager (for a test); nothing happens where the storage is not Streamlit's own.
+    sessions: about 350 MB, benchmarks/layer_memory.py). Counting them drops them. Each one dropped is then
+    shut down as Streamlit shuts down a session it closes itself: dropping it alone left its uploaded files in
+    the upload store and its download buttons' callables (each holding its example: 50 MB for a real layer
+    opened from a file) in the media store, for good (flood --kinds upload). `manager` is the runtime's
+    session manager (for a test); nothing happens where the storage is not Streamlit's own.
     """
     if manager is None:
         from streamlit import runtime
@@ -84,7 +88,17 @@ def forget_closed_sessions(manager: object | None = None) -> int:
         manager = getattr(runtime.get_instance(), "_session_mgr", None)
     stored = getattr(getattr(manager, "_session_storage", None), "_cache", None)
     expire = getattr(stored, "expire", None)
-    return len(expire()) if callable(expire) else 0
+    if not callable(expire):
+        return 0
+    gone = expire()
+    for _, info in gone:
+        shutdown = getattr(getattr(info, "session", None), "shutdown", None)
+        if callable(shutdown):
+            try:
+                shutdown()
+            except Exception:  # noqa: BLE001 - one session's end must not stop the others' (logged)
+                logging.getLogger(__name__).exception("shutting down a closed session")
+    return len(gone)
 
 
 @functools.cache  # once per process, before the first rerun is requested where it can (server.py)

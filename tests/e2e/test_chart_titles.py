@@ -1,5 +1,5 @@
 """No chart title is cut: in Chromium, every chart's title and subtitle lie inside the chart's own drawing
-(its SVG), on the pages a class sees with a real model at 1280x800 (presenting at 1920x1080:
+(its SVG), on the pages a class sees with a real model at 1280x800, in Spanish (presenting at 1920x1080:
 test_present_real_screen checks the same on every step it measures). The title builders wrap to the width a
 page gives them (style._title); a page that draws a chart in a narrower column than it tells the builder runs
 the title off the chart's right edge, where nothing shows it.
@@ -35,7 +35,10 @@ def test_no_chart_title_is_cut_on_a_laptop(shared_laptop_app: Any, path: str, mo
     need(model)
     real = path in ("positional-encoding", "scores", "encoder")
     query = {"real": model, "real_layer": LAYERS[model]} if real else {"model": model}
-    app = shared_laptop_app.open(path, min_charts=1, sentence=CAPITAL if model == "smollm2" else CAT, **query)
+    # in Spanish: its titles run longer than English
+    app = shared_laptop_app.open(
+        path, min_charts=1, sentence=CAPITAL if model == "smollm2" else CAT, lang="es", **query
+    )
     no_title_cut(app, f"{path}-{model}-1280")
     # The page as a student's laptop shows it, for a person to look at (test-output/).
     app.screenshot(f"{'layer' if real else 'model'}-{path}-{model}-1280x800")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from explorer import i18n
 from explorer.ui import page_table, present
 
 LAPTOP = {"width": 1280, "height": 800}
@@ -26,14 +27,15 @@ _PLOTS = """keys => keys.map(k => {
 
 
 def _longest_neighbour() -> tuple[str, str]:
-    """The page (url path) whose previous or next page has the longest title, and that title (off the projector
-    the links at the bottom lead to the pages around it)."""
+    """The page (url path) whose previous or next page has the longest title in Spanish (longer than English),
+    and that title (off the projector the links at the bottom lead to the pages around it)."""
     best = ("", "", -1)
     for i, step in enumerate(present.STEPS):
         if present.step_index(step.url_path) != i:
             continue
         for other in present.page_neighbours(i):
-            title = None if other is None else page_table.by_path(other.url_path).title
+            with i18n.using("es"):
+                title = None if other is None else i18n._(page_table.by_path(other.url_path).title)
             if title is not None and len(title) > best[2]:
                 best = (step.url_path, title, len(title))
     return best[0], best[1]
@@ -41,7 +43,7 @@ def _longest_neighbour() -> tuple[str, str]:
 
 def test_the_step_links_at_the_bottom_are_not_cut(new_tab: Any) -> None:
     path, title = _longest_neighbour()
-    app = new_tab(viewport=LAPTOP).open(path, min_charts=0)
+    app = new_tab(viewport=LAPTOP).open(path, min_charts=0, lang="es")
     links = app.poll(_LINKS, what="the step links")
     assert any(title in text for text, _, _ in links), (title, links)
     cut = [(text, need, has) for text, need, has in links if need > has + 1]

@@ -1,5 +1,6 @@
 """Every step of the real-model pages, and of the explorer's pages with a real layer open, fits the
-projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_screen): the page is one
+projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_screen; the real-model pages'
+steps in Spanish, whose words run longer than English): the page is one
 screen, the step's own charts are in view; a grid taller than the screen (SmolLM2's 30 layers) scrolls in its
 own box whose top, layer 1, is in view; no chart title runs past its chart (test_chart_titles checks the
 same at 1280x800). Each model the page takes, the real models themselves.
@@ -13,6 +14,7 @@ from test_present_screen import CONTRAST, app_output, no_title_cut
 from test_present_screen import STEPS as TOY_STEPS
 from test_real_model_browser import CAPITAL, need
 
+from explorer import i18n
 from explorer.ui import page_table, present
 
 pytestmark = pytest.mark.e2e
@@ -109,9 +111,11 @@ def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, 
     need(model)
     app = shared_app
     sentence = CAPITAL if model == "smollm2" else "The cat sat on the mat because it was warm."
-    app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence)
+    app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence, lang="es")
     if step == "ablation-ranking":
-        app.page.locator(".st-key-ablation-rank").get_by_role("button", name="Rank the heads").click()
+        with i18n.using("es"):
+            rank = i18n._("Rank the heads")
+        app.page.locator(".st-key-ablation-rank").get_by_role("button", name=rank).click()
         app.poll("() => !!document.querySelector('.st-key-ablation-ranking .js-plotly-plot')", timeout=300,
                  what="the ranking")  # fmt: skip
     app.settle(len(keys))
@@ -252,7 +256,9 @@ DECODER_STEPS = (
 @pytest.mark.parametrize(("path", "step", "keys"), DECODER_STEPS, ids=[s for _, s, _ in DECODER_STEPS])
 def test_a_decoder_step_with_minilm_chosen_fits_one_screen(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
     need("smollm2")
-    app = shared_app.open(path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL)
+    app = shared_app.open(
+        path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL, lang="es"
+    )
     app.settle(len(keys))
     check_one_screen(app, keys, f"present-real-{step}-minilm-chosen")
 

@@ -57,27 +57,3 @@ def test_every_page_in_the_pseudo_language_shows_no_word_unmarked(monkeypatch: p
             assert ticks and all(unmarked_words(t) == "" for t in ticks), ticks
     assert shown > 40 * len(page_table.listed())  # the pages were read: every one shows dozens of texts
     assert left == {}, "shown unmarked:\n" + "\n".join(f"{p}: {t!r}" for p, ts in left.items() for t in ts)
-
-
-def test_no_marked_string_hides_inside_an_f_string() -> None:
-    """`pybabel extract` reads no call inside an f-string's braces: a `_("word")` there is translated by the
-    pseudo-language (every string is) and missing from every catalog. Marked strings stand outside f-strings."""
-    import ast
-
-    markers = {"_", "N_", "ngettext", "pgettext", "gettext"}
-    found = []
-    for path in [ROOT / "app.py", *(ROOT / "app_pages").glob("*.py"), *(ROOT / "explorer").rglob("*.py")]:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.JoinedStr):
-                continue
-            for part in node.values:
-                for call in ast.walk(part):
-                    name = getattr(
-                        getattr(call, "func", None), "id", getattr(getattr(call, "func", None), "attr", "")
-                    )
-                    literal = (
-                        isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Constant)
-                    )
-                    if literal and name in markers:
-                        found.append(f"{path.relative_to(ROOT)}:{call.lineno}")
-    assert found == []
