@@ -185,7 +185,7 @@ _PRESSES = ("trigger_value", "string_trigger_value", "json_trigger_value", "chat
 def rerun_session(session_id: str, page: str = "") -> bool:
     """Run session `session_id`'s script again, as its browser would ask with the page, address and widget
     values it sent last (a press is not pressed again); False when no connected session has this id.
-    `page`: the url path of another page to run instead (as a link to it would ask).
+    `page`: the url path of the page to run (as a link to it would ask); "" for the page it is on.
 
     Safe from any thread: the request is made on the server's event loop, where Streamlit makes its own (a
     source file saved with runOnSave reruns every session the same way). The browser draws the run as it
@@ -218,6 +218,8 @@ def asked_again(last: Any, page: str = "") -> Any:
     kept = [w for w in sent.widget_states.widgets if w.WhichOneof("value") not in _PRESSES]
     del sent.widget_states.widgets[:]
     sent.widget_states.widgets.extend(kept)
-    if page:  # a page named by its path (Streamlit finds it as it finds a typed address)
-        sent.page_script_hash, sent.page_name = "", page
+    if page:  # another page: named by its hash, as st.Page makes it (a name alone reads as a new page load)
+        from streamlit.util import calc_hash
+
+        sent.page_script_hash, sent.page_name = calc_hash(page), ""
     return sent
