@@ -355,7 +355,16 @@ def serve(options: str, port: int, log: Path) -> subprocess.Popen:
             proc.terminate()
             raise RuntimeError(f"scripts/serve.sh did not start: {log.read_text(errors='replace')[-1500:]}")
         time.sleep(0.2)
-    return proc
+    while True:  # the proxy is started just before that line: its port answers a moment later
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return proc
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.terminate()
+                raise
+        time.sleep(0.2)
 
 
 async def kinds_run(a: argparse.Namespace) -> int:

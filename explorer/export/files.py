@@ -87,7 +87,11 @@ def html_bytes(ex: Example, query: int, head: int, link: str, what: Asked = None
     w = _walkthrough(ex, query, head, link, what)
     shown = describe(ex)
     if shown.banner:  # say where the numbers come from
-        said = f"{shown.source}: {shown.banner} The formulas are this layer's; every chart shows this layer's own numbers."
+        said = i18n._(
+            "{source}: {banner} The formulas are this layer's; every chart shows this layer's own numbers.",
+            source=shown.source,
+            banner=shown.banner,
+        )
         w = replace(w, notes=(said, *w.notes))
     return html.to_bytes(w)
 

@@ -133,8 +133,8 @@ def _about_html(fig: object, index: int, k: int) -> str:
     summary, tables = describe.describe(fig, tables=not matrix)
     body = "" if matrix else "".join(_table_html(t) for t in tables)
     hidden = " hidden" if k else ""
-    summary = _e(i18n._("Show as a table"))  # marked outside the f-string: extracted
-    more = f"<details{' data-fill' if matrix else ''}><summary>{summary}</summary>{body}</details>"
+    show = _e(i18n._("Show as a table"))  # marked outside the f-string: extracted (not `summary`: said below)
+    more = f"<details{' data-fill' if matrix else ''}><summary>{show}</summary>{body}</details>"
     return (
         f'<div class="about" id="chart-{index}-about-{k}" data-chart="{index}" data-variant="{k}"{hidden}>'
         f"<p>{_e(summary)}</p>{more if matrix or tables else ''}</div>"

@@ -56,7 +56,7 @@ def quick_switching() -> None:
 
 
 REFREEZE_EVERY_S = 10.0
-FULL_EVERY_S = 30.0  # at most one whole-process collection (refreeze) this often: it pauses every page
+FULL_EVERY_S = 10.0  # at most one whole-process collection (refreeze) this often: it pauses every page
 
 
 def full_collections() -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import socket
 import threading
 from collections.abc import Callable, Iterator
@@ -73,8 +74,11 @@ def forget_closed_sessions(manager: object | None = None) -> int:
     Streamlit keeps a closed session (its state: the example, the edited matrices) for a reconnect in a TTL
     cache that drops an expired entry only when another session is stored or the entries are counted: after
     the last visitor of a class leaves, nothing does either, and every session stays in memory (66 real-layer
-    sessions: about 350 MB, benchmarks/layer_memory.py). Counting them drops them. `manager` is the
-    runtime's session manager (for a test); nothing happens where the storage is not Streamlit's own.
+    sessions: about 350 MB, benchmarks/layer_memory.py). Counting them drops them. Each one dropped is then
+    shut down as Streamlit shuts down a session it closes itself: dropping it alone left its uploaded files in
+    the upload store and its download buttons' callables (each holding its example: 50 MB for a real layer
+    opened from a file) in the media store, for good (flood --kinds upload). `manager` is the runtime's
+    session manager (for a test); nothing happens where the storage is not Streamlit's own.
     """
     if manager is None:
         from streamlit import runtime
@@ -84,7 +88,17 @@ def forget_closed_sessions(manager: object | None = None) -> int:
         manager = getattr(runtime.get_instance(), "_session_mgr", None)
     stored = getattr(getattr(manager, "_session_storage", None), "_cache", None)
     expire = getattr(stored, "expire", None)
-    return len(expire()) if callable(expire) else 0
+    if not callable(expire):
+        return 0
+    gone = expire()
+    for _, info in gone:
+        shutdown = getattr(getattr(info, "session", None), "shutdown", None)
+        if callable(shutdown):
+            try:
+                shutdown()
+            except Exception:  # noqa: BLE001 - one session's end must not stop the others' (logged)
+                logging.getLogger(__name__).exception("shutting down a closed session")
+    return len(gone)
 
 
 @functools.cache  # once per process, before the first rerun is requested where it can (server.py)
@@ -171,7 +185,7 @@ _PRESSES = ("trigger_value", "string_trigger_value", "json_trigger_value", "chat
 def rerun_session(session_id: str, page: str = "") -> bool:
     """Run session `session_id`'s script again, as its browser would ask with the page, address and widget
     values it sent last (a press is not pressed again); False when no connected session has this id.
-    `page`: the url path of another page to run instead (as a link to it would ask).
+    `page`: the url path of the page to run (as a link to it would ask); "" for the page it is on.
 
     Safe from any thread: the request is made on the server's event loop, where Streamlit makes its own (a
     source file saved with runOnSave reruns every session the same way). The browser draws the run as it
@@ -204,6 +218,8 @@ def asked_again(last: Any, page: str = "") -> Any:
     kept = [w for w in sent.widget_states.widgets if w.WhichOneof("value") not in _PRESSES]
     del sent.widget_states.widgets[:]
     sent.widget_states.widgets.extend(kept)
-    if page:  # a page named by its path (Streamlit finds it as it finds a typed address)
-        sent.page_script_hash, sent.page_name = "", page
+    if page:  # another page: named by its hash, as st.Page makes it (a name alone reads as a new page load)
+        from streamlit.util import calc_hash
+
+        sent.page_script_hash, sent.page_name = calc_hash(page), ""
     return sent

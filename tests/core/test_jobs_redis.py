@@ -170,3 +170,34 @@ def test_a_job_whose_worker_dies_with_it_runs_again_on_another(
         time.sleep(0.2)
     assert "queued" in seen  # put back in its queue, then run by the other worker
     assert int(path.read_text()) != child and place.result().startswith("orphan")
+
+
+def test_a_result_its_caller_keeps_leaves_redis_soon(replicas) -> None:  # noqa: ANN001
+    """A run's trace or an uploaded file's example (tens of MB) stays in Redis only for its places to fetch."""
+    a, _ = replicas
+    kept, passed = (
+        jobs.spec(probe.where, f"k{time.time()}"),
+        jobs.spec(probe.where, f"p{time.time()}", keep=False),
+    )
+    for job in (kept, passed):
+        place = a.submit(job, "s")
+        until(lambda place=place: place.status().state == "done", "the job done")
+    ttl = {job.keep: a.redis.ttl(f"rq:job:explorer-{job.key}") for job in (kept, passed)}
+    assert 0 < ttl[False] <= rq_queue.PASSED_TTL_S < ttl[True] <= rq_queue.RESULT_TTL_S, ttl
+
+
+def test_a_job_redis_has_no_room_for_says_so(tmp_path: Path) -> None:
+    """Queued jobs may not be dropped: past Redis's maxmemory (twenty 43 MB files waiting), the visitor reads
+    that the server is too busy, and the page goes on."""
+    import redis
+
+    proc, url = redis_server(tmp_path, "--maxmemory", "2mb", "--maxmemory-policy", "volatile-lru")
+    try:
+        until(lambda: _pings(redis.Redis.from_url(url)), "redis-server")
+        small = rq_queue.RedisJobs(url)
+        with pytest.raises(jobs.Busy, match="too busy"):  # Redis past its bound, at the first or the second
+            for who in ("s", "t", "u"):
+                small.submit(jobs.spec(probe.where, os.urandom(1_000_000).hex()), who)
+    finally:
+        proc.terminate()
+        proc.wait(10)

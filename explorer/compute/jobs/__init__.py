@@ -158,6 +158,7 @@ def sent(exc: ValueError) -> str:
 # The visitor's messages (marked for the catalogs, translated where they are raised: i18n._(BUSY, n=...))
 BUSY = N_("You have {n} requests waiting at the server already: this one starts once one of them is done.")
 FAILED = N_("The server could not finish this (its worker stopped twice while running it). Please try again.")
+FULL = N_("The server is too busy to take this now (its queue is full). Please try again in a minute.")
 
 
 class Progress:

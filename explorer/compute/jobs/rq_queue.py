@@ -28,6 +28,7 @@ deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORE
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
@@ -46,6 +47,9 @@ PREFIX = "explorer:"
 QUEUES = ("short", "p0", "p1", "p2")
 P0_S, P1_S = 2.0, 10.0  # decayed seconds of use plus cost: under P0_S the first queue, under P1_S the second
 RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or until maxmemory drops it)
+# ... and a job's whose caller keeps its result (Spec.keep False: a run's trace, an uploaded file's example,
+# a download; tens of MB each, with their arguments): long enough for the places waiting for it to fetch it.
+PASSED_TTL_S = 15
 PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
 ALIVE_S = 5.0  # a running job says it is alive every second; silent this long, its worker died with it
@@ -221,8 +225,27 @@ class RedisJobs:
         use = self.used(who) + spec.cost if who is not None else spec.cost
         return "p0" if use < P0_S else "p1" if use < P1_S else "p2"
 
-    def submit(self, spec: jobs.Spec, who: Hashable = None) -> _Place:
+    def _enqueue(self, spec: jobs.Spec, who: Hashable, job_id: str) -> None:
+        """Queue the job; Busy (with the visitor's message) when Redis is at its maxmemory with jobs that may
+        not be dropped (queued ones: their arguments, such as a 43 MB file, wait there)."""
+        import redis
         from rq import Retry
+
+        try:
+            self.queues[self._queue_for(spec, who)].enqueue(
+                run_job,
+                args=(spec.fn, spec.args),
+                job_id=job_id,
+                result_ttl=RESULT_TTL_S if spec.keep else PASSED_TTL_S,
+                failure_ttl=60,
+                job_timeout=JOB_TIMEOUT_S,
+                retry=Retry(max=1),
+            )
+        except redis.exceptions.OutOfMemoryError as exc:
+            raise jobs.Busy(i18n._(jobs.FULL)) from exc
+
+    def submit(self, spec: jobs.Spec, who: Hashable = None) -> _Place:
+        from redis.exceptions import LockNotOwnedError
         from rq.exceptions import NoSuchJobError
         from rq.job import Job
 
@@ -234,7 +257,8 @@ class RedisJobs:
             if n >= jobs.PER_VISITOR:
                 raise jobs.Busy(i18n._(jobs.BUSY, n=n))
         lock = r.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10)
-        with lock:
+        lock.acquire()
+        try:
             try:
                 job = Job.fetch(job_id, connection=r)
                 state = job.get_status(refresh=False)
@@ -242,15 +266,10 @@ class RedisJobs:
                 state = None
             place = _Place(self, job_id, who, spec.cost)  # looking before the job starts: it has a visitor
             if state not in ("queued", "started", "deferred", "scheduled", "finished"):
-                self.queues[self._queue_for(spec, who)].enqueue(
-                    run_job,
-                    args=(spec.fn, spec.args),
-                    job_id=job_id,
-                    result_ttl=RESULT_TTL_S,
-                    failure_ttl=60,
-                    job_timeout=JOB_TIMEOUT_S,
-                    retry=Retry(max=1),
-                )
+                self._enqueue(spec, who, job_id)
+        finally:
+            with contextlib.suppress(LockNotOwnedError):  # dropped by Redis past its maxmemory (it expires)
+                lock.release()
         if who is not None:
             r.zadd(_key(f"visitor:{who}"), {job_id: time.time()})
             r.expire(_key(f"visitor:{who}"), JOB_TIMEOUT_S)

@@ -95,8 +95,13 @@ def test_every_cache_of_the_process_together_stays_within_the_stated_total() -> 
 
 
 class _Session:
+    ended: list[str] = []  # the sessions shut down
+
     def __init__(self, sid: str) -> None:
         self.id = sid
+
+    def shutdown(self) -> None:  # Streamlit's: its uploaded files and its downloads' callables let go
+        self.ended.append(self.id)
 
 
 def test_closed_sessions_past_their_time_to_reconnect_are_let_go() -> None:
@@ -110,9 +115,11 @@ def test_closed_sessions_past_their_time_to_reconnect_are_let_go() -> None:
     del closed
     now[0] = 5.0  # still within its time to reconnect: kept
     assert patches.forget_closed_sessions(manager) == 0 and storage.get("closed") is not None
+    assert _Session.ended == []
     now[0] = 11.0  # past it: Streamlit only hides it (it would stay until another session is stored)
     assert storage.get("closed") is None and gone() is not None
     assert patches.forget_closed_sessions(manager) == 1
+    assert _Session.ended == ["closed"]  # shut down, as Streamlit shuts down a session it closes
     gc.collect()
     assert gone() is None
 

@@ -105,11 +105,13 @@ def test_another_sessions_rerun_is_asked_where_streamlit_asks_its_own() -> None:
     """rerun_session: the session's last request and its event loop are where the patch reads them, a
     request naming a page by its path runs that page, and the request asked for is a full run without the
     last presses (a button pressed again would leave the class, or explore)."""
+    from streamlit.navigation.page import Page
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.proto.WidgetStates_pb2 import WidgetState
     from streamlit.runtime.app_session import AppSession
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.runtime.session_manager import SessionManager
+    from streamlit.util import calc_hash
 
     assert streamlit.__version__ == patches.STREAMLIT_VERSION
     init = inspect.getsource(AppSession.__init__)
@@ -118,9 +120,8 @@ def test_another_sessions_rerun_is_asked_where_streamlit_asks_its_own() -> None:
         and "self._event_loop = asyncio.get_running_loop()" in init
     )
     assert "page_name=client_state.page_name" in inspect.getsource(AppSession.request_rerun)
-    assert 'p["url_pathname"] == self.intended_page_name' in inspect.getsource(
-        PagesManager._resolve_page_script
-    )
+    assert "return calc_hash(self._url_path)" in inspect.getsource(Page._script_hash.fget)
+    assert "self.intended_page_script_hash" in inspect.getsource(PagesManager._resolve_page_script)
     assert callable(SessionManager.get_active_session_info)
     assert patches.rerun_session("no-such-session", "scores") is False  # no runtime in a test
     last = ClientState(
@@ -135,7 +136,7 @@ def test_another_sessions_rerun_is_asked_where_streamlit_asks_its_own() -> None:
     again = patches.asked_again(last, "heads")
     assert again.fragment_id == "" and not again.is_auto_rerun and again.query_string == "join=ABCDEFGH"
     assert [w.id for w in again.widget_states.widgets] == ["w-sentence"]
-    assert (again.page_script_hash, again.page_name) == ("", "heads")
+    assert (again.page_script_hash, again.page_name) == (calc_hash("heads"), "")
     assert patches.asked_again(last).page_script_hash == "abc" and len(last.widget_states.widgets) == 2
 
 
