@@ -191,7 +191,8 @@ def test_read_link_takes_each_part_on_its_own() -> None:
     assert got.model is None and got.layer is None and len(got.messages) == 2
     got = model_link.read({"model": "minilm", "layer": "7", "head": "12", "off": "1.13,2.1"})
     assert (got.layer, got.head, got.off) == (None, 11, ((1, 0),))
-    assert "between 1 and 6 for all-MiniLM-L6-v2" in got.messages[0] and "1.13" in got.messages[1]
+    assert "between 1 and 6" in got.messages[0] and "all-MiniLM-L6-v2 has layers 1 to 6." in got.messages[0]
+    assert "1.13" in got.messages[1]
 
 
 def test_link_params_round_trip() -> None:
