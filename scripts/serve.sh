@@ -203,6 +203,19 @@ haproxy -c -q "${CFG[@]}" || die "haproxy refused its configuration (deploy/hapr
 haproxy -db "${CFG[@]}" 2>>"${LOG:-$RUN/haproxy.log}" &
 HAPROXY=$!
 CHILDREN+=("$HAPROXY")
+# "serving" is said once the proxy listens: a visitor (or a test) told the address earlier would be refused.
+"$PY" - "$ADDRESS" "$PORT" <<'EOF' || die "haproxy did not listen on $ADDRESS:$PORT in 30 s (logs: ${LOG:-$RUN/haproxy.log})"
+import socket, sys, time
+deadline = time.monotonic() + 30
+while True:
+    try:
+        socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            sys.exit(1)
+        time.sleep(0.05)
+EOF
 echo "serving http://$ADDRESS:$PORT with $REPLICAS replicas and ${WORKERS} queue workers (logs: $RUN${LOG:+, $LOG})"
 # The proxy's end is the end (a replica's is handled by its loop); Ctrl-C and SIGTERM end here too.
 wait "$HAPROXY" || { status=$?; echo "haproxy stopped (exit $status):" >&2; tail -n 5 "${LOG:-$RUN/haproxy.log}" >&2; exit "$status"; }

@@ -16,7 +16,7 @@ from functools import lru_cache
 SOURCE = "en"  # the language of the code's strings (the msgids): it needs no catalog
 PSEUDO = "xx"  # the pseudo-language: every marked string wrapped and 40% longer (catalog.pseudo)
 ENV = "ATTENTION_EXPLORER_LANGUAGES"  # comma-separated codes offered to visitors, e.g. "en,es"
-DEFAULT_OFFERED = ("en",)  # while ENV is unset; only languages whose catalog is complete (tested)
+DEFAULT_OFFERED = ("en", "es")  # while ENV is unset; only languages whose catalog is complete (tested)
 
 
 @dataclass(frozen=True)

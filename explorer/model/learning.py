@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from attention_core import training as tr
-from explorer.i18n import _
+from explorer.i18n import _, integer
 
 RUN_FILE = Path(__file__).resolve().parents[1] / "assets" / "learn_run.npz"
 
@@ -220,7 +220,7 @@ def live_recipe(seed: int, lr: float, heads: int, steps: int) -> Recipe:
         raise ValueError(
             _(
                 "The seed must be a whole number from 0 to {last}, not {seed!r}.",
-                last=LIVE_SEEDS - 1,
+                last=integer(LIVE_SEEDS - 1),
                 seed=seed,
             )
         )

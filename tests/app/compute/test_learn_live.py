@@ -21,7 +21,7 @@ def test_a_run_reports_its_curves_so_far_and_ends_with_the_whole_run() -> None:
     progress = jobs.Progress(lambda share, message, part: seen.append((share, message, part)))
     run = ll.train_live(recipe, progress)
     assert [p.measured.tolist() for _, _, p in seen] == [[0], [0, 10], [0, 10, 20], [0, 10, 20, 25]]
-    assert [m for _, m, _ in seen][-1] == "step 25 of 25" and seen[-1][0] == 1.0
+    assert jobs.words([m for _, m, _ in seen][-1]) == "Training: step 25 of 25" and seen[-1][0] == 1.0
     assert [p.taken for _, _, p in seen] == [0, 10, 20, 25] and not any(p.finished for _, _, p in seen)
     assert run.finished and run.taken == 25 and run.induction.shape == run.previous.shape == (4, 2, 2)
     for _, _, part in seen:  # each report is the beginning of the whole run

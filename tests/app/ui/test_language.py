@@ -73,8 +73,19 @@ def test_a_link_opens_in_its_language_and_a_switch_keeps_the_example(monkeypatch
     assert "lang" not in at.query_params  # English, the source language, is no parameter
 
 
-def test_without_the_setting_only_english_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_setting_english_and_spanish_are_offered(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(languages.ENV, raising=False)
+    at = _app("es")
+    pickers = [s for s in at.selectbox if s.key == "ui.lang"]
+    assert pickers and pickers[0].value == "es" and set(pickers[0].options) >= {"English", "Español"}
+    assert "Oración" in _links(at) and "Sentence" not in _links(at)
+    assert not at.warning
+
+
+def test_a_server_offering_english_alone_says_why_a_spanish_link_opens_in_english(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(languages.ENV, "en")
     at = _app("es")
     assert not [s for s in at.selectbox if s.key == "ui.lang"]  # no picker with one language
     assert "Sentence" in _links(at)
