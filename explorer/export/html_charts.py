@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.compute import cached as compute
-from explorer.compute.pipeline import encoder_stages, pe_curves
+from explorer.compute.pipeline import encoder_stages, pe_curves, stage_title
 from explorer.export.walkthrough import Walkthrough
 from explorer.views import chart_specs as specs
 from explorer.views import colour_range
@@ -120,7 +120,7 @@ def _position_charts(w: Walkthrough) -> list[Chart]:
     pos += [
         Chart(
             "pe.P",
-            [("", _heatmap(p, lab, dims, specs.PE_MATRIX.title, half, **specs.PE_MATRIX.axes))],
+            [("", _heatmap(p, lab, dims, specs.PE_MATRIX.titled(), half, **specs.PE_MATRIX.axes))],
             False,
         ),
         Chart(
@@ -128,7 +128,9 @@ def _position_charts(w: Walkthrough) -> list[Chart]:
             [
                 (
                     "",
-                    _heatmap(p @ p.T, lab, lab, specs.PE_SIMILARITY.title, half, **specs.PE_SIMILARITY.axes),
+                    _heatmap(
+                        p @ p.T, lab, lab, specs.PE_SIMILARITY.titled(), half, **specs.PE_SIMILARITY.axes
+                    ),
                 )
             ],
             False,
@@ -211,12 +213,12 @@ def _head_charts(w: Walkthrough) -> list[Chart]:
     blocked = _blocked(w)
     half = WIDTH // 2
     cols_v = [f"h{h + 1}·v{j}" for h in range(w.n_heads) for j in range(w.d_k)]
-    grid = fg.drawn_head_grid(num["A"], lab, style=STYLE, title=specs.HEAD_GRID.title, masked=blocked)
+    grid = fg.drawn_head_grid(num["A"], lab, style=STYLE, title=specs.HEAD_GRID.titled(), masked=blocked)
     concat = _heatmap(
-        num["concat"], lab, cols_v, specs.CONCAT.title, **specs.CONCAT.axes, groups=list(w.layer.heads)
+        num["concat"], lab, cols_v, specs.CONCAT.titled(), **specs.CONCAT.axes, groups=list(w.layer.heads)
     )
     w_o = _heatmap(w.layer.w_o, cols_v, dims, "W_O", half, x_title="dimension", y_title="row")
-    out = _heatmap(num["out"], lab, dims, specs.OUTPUT.title, half, **specs.OUTPUT.axes)
+    out = _heatmap(num["out"], lab, dims, specs.OUTPUT.titled(), half, **specs.OUTPUT.axes)
     return [
         Chart("heads.grid", [("", grid)]),
         Chart("heads.concat", [("", concat)]),
@@ -277,7 +279,7 @@ def _encoder_charts(w: Walkthrough) -> list[Chart]:
             z,
             list(w.labels),
             _dims(z.shape[1], "f" if hidden else "d"),
-            title=title,
+            title=stage_title(title),
             style=STYLE,
             cells=fg.Cells(zrange=colour_range.row_range([m for _, m, _ in pair]) if same else None),
             axes=fg.Axes(x_title="dimension", y_title="token", width_px=WIDTH // 2),

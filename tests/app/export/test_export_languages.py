@@ -71,6 +71,20 @@ def test_every_sentence_of_the_notebook_and_the_page_is_marked(
         assert left_in_english(page_text(html.page(w))) == []
 
 
+CHART_TEXT = re.compile(r'"text":\s*"((?:[^"\\]|\\.)*)"')  # a title's text in the page's Plotly figures
+
+
+def test_every_chart_title_of_the_page_is_marked() -> None:
+    """The offline page's charts (their titles, axes and colour bars, inside its Plotly figures) in the
+    language asked for: what is left unmarked is a formula's symbols ("H = LN(X + MHA(X))"), never words."""
+    with i18n.using(i18n.PSEUDO):
+        page = html.page(walk(EXAMPLES["causal, post-norm"]))
+    texts = {t for t in CHART_TEXT.findall(page) if OPEN not in t}
+    assert texts, "the page's figures have titles"
+    words = {t for t in texts if re.search(r"[a-z]{4,}", t)}  # a word, not a symbol like MHA, FFN, LN
+    assert words == set()
+
+
 def test_the_other_notebooks_are_marked_too() -> None:
     asked = [
         (Question("q1", "Which?", ("cat", "dog"), truth=1), (3, 5)),
