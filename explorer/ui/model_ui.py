@@ -15,7 +15,7 @@ import streamlit as st
 
 from attention_core import analysis
 from explorer.compute import jobs, model_compute, timing
-from explorer.i18n import N_, _, ngettext
+from explorer.i18n import N_, _, integer, ngettext
 from explorer.model import head_rules, models
 from explorer.model.description import Description, of_model
 from explorer.ui import page_table, state, waiting
@@ -162,9 +162,24 @@ def begin(
     except ValueError as exc:
         st.error(_("The model cannot read this sentence: {why}", why=literal(exc)), icon=":material/warning:")
         return None
-    if trace.message:
-        st.warning(literal(trace.message), icon=":material/content_cut:")
+    if trace.truncated:
+        st.warning(literal(cut_words(trace)), icon=":material/content_cut:")
     return key, trace
+
+
+def cut_words(trace: Any) -> str:
+    """What the page says of a text the model cut (the engine's `trace.message`, in the language on screen)."""
+    from attention_core.pretrained import MAX_CHARS, MAX_TOKENS
+
+    said = dict(n=integer(trace.n_text_tokens), model=trace.model, limit=integer(MAX_TOKENS))
+    if len(trace.text) == MAX_CHARS:
+        return _(
+            "The text has {n} tokens in its first {chars} characters; {model} reads only the first {limit} "
+            "(this app's limit).",
+            chars=integer(MAX_CHARS),
+            **said,
+        )
+    return _("The text has {n} tokens; {model} reads only the first {limit} (this app's limit).", **said)
 
 
 def _loaded(key: str, row: models.ModelChoice) -> bool:

@@ -156,3 +156,24 @@ def test_a_text_with_nothing_visible_gives_one_message(text: str, where: str) ->
     messages = said(at)
     assert len(messages) == 1 and messages[0].startswith(NOTHING_VISIBLE), messages
     assert not charts(at)  # nothing drawn from invisible characters
+
+
+# ------------------------------------------------------------ a text longer than the model reads
+
+
+def test_a_cut_text_is_said_in_the_visitors_language_as_the_engine_says_it() -> None:
+    """The engine's own sentence for a cut text (trace.message) is the page's in English; Spanish has its own."""
+    from explorer import i18n
+    from explorer.ui import model_ui
+
+    long = " ".join(["cat"] * 100)
+    trace = need("minilm").run(long)
+    assert trace.truncated and trace.n_text_tokens == 102  # [CLS] and [SEP] around the 100
+    assert model_ui.cut_words(trace) == trace.message
+    with i18n.using("es"):
+        assert model_ui.cut_words(trace) == (
+            "El texto tiene 102 tokens; all-MiniLM-L6-v2 lee solo los primeros 64 (el límite de esta app)."
+        )
+    spanish = page("head", "minilm", long, **{state.K_LANG: "es"})
+    assert model_ui.cut_words(trace) not in said(spanish)
+    assert any(m.startswith("El texto tiene 102 tokens;") for m in said(spanish))
