@@ -41,7 +41,7 @@ def test_a_charts_text_alternative_is_in_the_language_on_screen_with_its_decimal
         said, _tables = describe.matrix_text("Pesos", [describe.Panel("", z)], labels, 2, True, "", False)
     assert (
         said
-        == "Pesos. 2 filas (query) por 2 columnas (key); el mayor peso, 0,75, es el que “x” pone en “y”; cada fila suma 1."
+        == "Pesos. 2 filas (query) por 2 columnas (key); el mayor peso, 0,75, es el que «x» pone en «y»; cada fila suma 1."
     )
     with i18n.using("en"):
         said, _tables = describe.matrix_text("W", [describe.Panel("", z)], labels, 2, True, "", False)

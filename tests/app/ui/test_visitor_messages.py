@@ -172,7 +172,7 @@ def test_a_cut_text_is_said_in_the_visitors_language_as_the_engine_says_it() -> 
     assert model_ui.cut_words(trace) == trace.message
     with i18n.using("es"):
         assert model_ui.cut_words(trace) == (
-            "El texto tiene 102 tokens; all-MiniLM-L6-v2 lee solo los primeros 64 (el límite de esta app)."
+            "El texto tiene 102 tokens; all-MiniLM-L6-v2 lee solo los primeros 64 (el límite de esta aplicación)."
         )
     spanish = page("head", "minilm", long, **{state.K_LANG: "es"})
     assert model_ui.cut_words(trace) not in said(spanish)
