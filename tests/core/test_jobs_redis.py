@@ -10,12 +10,14 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from explorer.classroom.store import Question
 from explorer.compute import jobs
 from explorer.compute.jobs import probe, rq_queue
 from tests.core.test_jobs import until
@@ -187,17 +189,68 @@ def test_a_result_its_caller_keeps_leaves_redis_soon(replicas) -> None:  # noqa:
 
 
 def test_a_job_redis_has_no_room_for_says_so(tmp_path: Path) -> None:
-    """Queued jobs may not be dropped: past Redis's maxmemory (twenty 43 MB files waiting), the visitor reads
-    that the server is too busy, and the page goes on."""
+    """A big job alone larger than Redis's maxmemory: the visitor reads that the server is too busy, and the
+    page goes on."""
     import redis
 
     proc, url = redis_server(tmp_path, "--maxmemory", "2mb", "--maxmemory-policy", "volatile-lru")
+    before = jobs.use(None)
     try:
         until(lambda: _pings(redis.Redis.from_url(url)), "redis-server")
-        small = rq_queue.RedisJobs(url)
-        with pytest.raises(jobs.Busy, match="too busy"):  # Redis past its bound, at the first or the second
-            for who in ("s", "t", "u"):
-                small.submit(jobs.spec(probe.where, os.urandom(1_000_000).hex()), who)
+        jobs.use(rq_queue.RedisJobs(url))
+        with pytest.raises(jobs.Busy, match="too busy"), jobs.for_visitor("s"):
+            jobs.call(jobs.spec(probe.echo, os.urandom(3_000_000), 0.0, keep=False))
     finally:
+        jobs.use(before)
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_class_of_uploads_takes_turns_for_room_in_redis_and_every_other_write_goes_through(
+    redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Five visitors open a large file at once (its bytes the job's arguments, its example as large a result)
+    on a Redis whose maxmemory holds one of them in flight: the big jobs take turns for room, so every
+    visitor's file is read, and meanwhile a classmate's small job and a class's question and answer go
+    through and nothing is dropped (past maxmemory, Redis refuses every write that needs memory and drops
+    keys that expire, a class's too; queued arguments it may not drop)."""
+    from explorer.classroom.redis_store import RedisStore
+
+    backend = rq_queue.RedisJobs(redis_url)
+    backend.redis.config_set("maxmemory", "24mb")  # one 3 MB file in flight takes Redis to 13.5 MB
+    evicted = backend.redis.info("stats")["evicted_keys"]
+    before = jobs.use(backend)
+    monkeypatch.setattr(jobs, "POLL_S", 0.05)  # the places look often: the files take turns quickly
+    try:
+        files = [os.urandom(3_000_000) for _ in range(5)]  # 5 x 3 MB of arguments alone are 15 MB
+        got: dict[int, object] = {}
+
+        def visitor(i: int) -> None:
+            try:
+                with jobs.for_visitor(f"v{i}", lambda now: None):
+                    got[i] = jobs.call(jobs.spec(probe.echo, files[i], 0.05, keep=False))
+            except Exception as exc:  # noqa: BLE001 - what the visitor would read, checked below
+                got[i] = exc
+
+        threads = [threading.Thread(target=visitor, args=(i,)) for i in range(len(files))]
+        for t in threads:
+            t.start()
+        until(lambda: backend.redis.zcard(rq_queue.LINE) > 0, "files in line for room")
+        classes = RedisStore(redis_url)
+        opened = classes.create()
+        student = classes.join(opened.code, "s1")
+        classes.ask(opened.code, opened.key, Question("q1", "which?", ("a", "b")))
+        assert jobs.call(jobs.spec(probe.where, f"small{time.time()}"))[2].startswith("small")
+        classes.answer(opened.code, student, "q1", 1)
+        assert backend.redis.zcard(rq_queue.LINE) > 0  # all that while, files still in line
+        for t in threads:
+            t.join(60)
+        assert classes.counts(opened.code, "q1") == (0, 1)
+        assert {i: v if isinstance(v, Exception) else v == files[i][::-1] for i, v in got.items()} == {
+            i: True for i in range(len(files))
+        }
+        assert backend.redis.info("stats")["evicted_keys"] == evicted  # nothing dropped to make room
+        assert backend.redis.zcard(rq_queue.ROOM) == 0  # every file's room given back
+    finally:
+        jobs.use(before)
+        backend.redis.config_set("maxmemory", "64mb")

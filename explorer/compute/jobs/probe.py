@@ -70,3 +70,10 @@ def steps_in_words(n: int, seconds: float, progress: Progress) -> int:
         time.sleep(seconds)
         progress((i + 1) / n, said(STEP, step=i + 1, total=n))
     return n
+
+
+def echo(data: bytes, seconds: float) -> bytes:
+    """Its bytes back, reversed, after `seconds` (a job of large arguments and as large a result, as reading
+    an uploaded file is)."""
+    time.sleep(seconds)
+    return data[::-1]

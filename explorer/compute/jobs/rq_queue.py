@@ -22,6 +22,15 @@ machine gone), nobody is left to say so: RQ would show the job as started until 
 says it is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts it back
 in its queue for another worker, once; after that the visitor reads jobs.FAILED.
 
+Redis's memory: a queued job's arguments may not be dropped (Redis drops only keys that expire, the results,
+past its maxmemory), and every write fails once Redis is full of what it may not drop: a place's look, a
+visitor's use, a class's answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES
+or more) first takes room (`RedisJobs.admit`): the big jobs in flight (queued, running, or done and not yet
+fetched) hold at most ROOM_SHARE of Redis's maxmemory together, one at least; the others wait in line, first
+come first in, their pages saying how many are ahead. A place that stops looking leaves the line, and a job's
+room ends ROOM_TTL_S after its last place looked (its replica died). Past all that, a write Redis refuses
+reaches the visitor as "too busy" (jobs.FULL), never as an error.
+
 Workers: `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
 deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORER_REDIS_URL.
 """
@@ -35,7 +44,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from typing import Any
 
 from explorer import i18n
@@ -54,17 +63,95 @@ PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
 ALIVE_S = 5.0  # a running job says it is alive every second; silent this long, its worker died with it
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
+# Big jobs (module doc): arguments of at least BIG_BYTES take room first; their room together is at most
+# ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
+# arguments' bytes times ROOM_PER_BYTE: a job of 3 MB of bytes returned as large takes Redis to 13.5 MB at its
+# peak (its arguments; a second copy of them while RQ saves the finished job; its result, in base64; the
+# buffers of the connections carrying them). A 43.3 MB layer file (33 MB once RQ compresses it, a 32.5 MB
+# example back) takes its room alone within the 256 MB that scripts/serve.sh gives Redis by default.
+BIG_BYTES = 1_000_000
+ROOM_SHARE = 0.6
+ROOM_DEFAULT = 256 * 2**20
+ROOM_PER_BYTE = 4.5
+ROOM_TTL_S = PLACE_TTL_S
+ROOM = PREFIX + "room"  # sorted set: job id -> when its room ends (ms)
+ROOM_BYTES = PREFIX + "room:bytes"  # hash: job id -> its room (bytes)
+LINE = PREFIX + "room:line"  # sorted set: place -> when it came (ms): the line for room
+SEEN = PREFIX + "room:seen"  # sorted set: place -> when it last looked (ms)
+# Room for a big job (KEYS: ROOM, ROOM_BYTES, LINE, SEEN; ARGV: now ms, job id, place, bytes, budget, room
+# ms, gone ms): -1 when the job has room (now, or taken by another of its places), else how many are ahead
+# (the big jobs in flight and the places before this one in the line).
+_ADMIT = """
+local now = tonumber(ARGV[1])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do redis.call('HDEL', KEYS[2], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for _, t in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))) do
+  redis.call('ZREM', KEYS[3], t)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZREM', KEYS[3], ARGV[3])
+  redis.call('ZREM', KEYS[4], ARGV[3])
+  return -1
+end
+redis.call('ZADD', KEYS[3], 'NX', now, ARGV[3])
+redis.call('ZADD', KEYS[4], now, ARGV[3])
+local ahead = redis.call('ZRANK', KEYS[3], ARGV[3])
+if ahead == 0 then
+  local used = 0
+  for _, b in ipairs(redis.call('HVALS', KEYS[2])) do used = used + tonumber(b) end
+  if used == 0 or used + tonumber(ARGV[4]) <= tonumber(ARGV[5]) then
+    redis.call('ZREM', KEYS[3], ARGV[3])
+    redis.call('ZREM', KEYS[4], ARGV[3])
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[2])
+    redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
+    return -1
+  end
+end
+return ahead + redis.call('ZCARD', KEYS[1])
+"""
 
 
 def _key(name: str) -> str:
     return PREFIX + name
 
 
+def _full() -> Any:
+    """What a write Redis refuses past its maxmemory raises (redis.exceptions.OutOfMemoryError)."""
+    import redis
+
+    return redis.exceptions.OutOfMemoryError
+
+
+def peek(r: Any, job_id: str) -> tuple[str | None, str, bytes | None]:
+    """(status, queue, meta as stored) of RQ's job `job_id`, or (None, "", None) when there is none. RQ's
+    Job.fetch reads the whole job, its arguments too (an uploaded file's 33 MB, for every look of every
+    place 4 times a second); this reads the three fields a place looks at."""
+    status, origin, meta = r.hmget(f"rq:job:{job_id}", "status", "origin", "meta")
+    return (status.decode() if status else None), (origin.decode() if origin else ""), meta
+
+
+def room_of(spec: jobs.Spec) -> int:
+    """The room a job takes in Redis before it is queued (module doc): 0 for a job of small arguments."""
+    size = sum(len(a) for a in spec.args if isinstance(a, (bytes, str)))
+    return int(size * ROOM_PER_BYTE) if size >= BIG_BYTES else 0
+
+
 class _Place:
-    def __init__(self, owner: RedisJobs, job_id: str, who: Hashable, cost: float) -> None:
+    def __init__(
+        self,
+        owner: RedisJobs,
+        job_id: str,
+        who: Hashable,
+        cost: float,
+        room: int = 0,
+        spec: jobs.Spec | None = None,
+    ) -> None:
         self.owner, self.id, self.who, self.cost = owner, job_id, who, cost
         self.token = uuid.uuid4().hex
         self.since = time.time()  # the visitor's waiting counts from here (RedisJobs.used)
+        self.room = room  # bytes of Redis this big job holds while in flight (module doc); 0: a small job
+        self.pending = spec  # a big job waiting in line for room, queued once it has it
         self._charged = self._left = False
         self._silent: float | None = None  # since when (monotonic) this place saw its running job silent
         self._look()
@@ -72,24 +159,31 @@ class _Place:
     def _look(self) -> None:
         if self._left:
             return
-        self.owner.redis.zadd(_key(f"places:{self.id}"), {self.token: time.time()})
-        self.owner.redis.expire(_key(f"places:{self.id}"), JOB_TIMEOUT_S)
+        r = self.owner.redis
+        # A look Redis refuses (full) is not counted: the place is still here, and looks again in a moment.
+        with contextlib.suppress(_full()):
+            r.zadd(_key(f"places:{self.id}"), {self.token: time.time()})
+            r.expire(_key(f"places:{self.id}"), JOB_TIMEOUT_S)
+            if self.room and self.pending is None:  # the job's room lasts while someone looks
+                r.zadd(ROOM, {self.id: (time.time() + ROOM_TTL_S) * 1000}, xx=True, gt=True)
 
     def _job(self) -> Any:
-        from rq.exceptions import NoSuchJobError
+        """RQ's job, its arguments not read (see peek)."""
         from rq.job import Job
 
-        try:
-            return Job.fetch(self.id, connection=self.owner.redis)
-        except NoSuchJobError:
-            return None
+        return Job(self.id, connection=self.owner.redis)
 
     def status(self) -> jobs.Status:
         self._look()  # a page that only looks (a long job's progress, every second) still waits for it
-        job = self._job()
-        if job is None:
+        if self.pending is not None:  # in line for room (module doc)
+            ahead = self.owner.admit(self)
+            if ahead >= 0:
+                return jobs.Status("queued", ahead)
+            spec, self.pending = self.pending, None
+            self.owner.start(spec, self.who, self.id)
+        state, origin, meta = peek(self.owner.redis, self.id)
+        if state is None:
             return jobs.Status("failed")
-        state = job.get_status(refresh=False)
         if state == "finished":
             return jobs.Status("done", done=1.0)
         if state in ("failed", "stopped", "canceled"):
@@ -102,10 +196,10 @@ class _Place:
         else:
             self._silent = None
         if state == "started":
-            meta = job.get_meta(refresh=False)
-            done, message = float(meta.get("done", 0.0)), str(meta.get("message", ""))
-            return jobs.Status("running", 0, done, message, meta.get("partial"))
-        return jobs.Status("queued", self.owner.ahead(job))
+            said = self._job().serializer.loads(meta) if meta else {}
+            done, message = float(said.get("done", 0.0)), str(said.get("message", ""))
+            return jobs.Status("running", 0, done, message, said.get("partial"))
+        return jobs.Status("queued", self.owner.ahead(origin, self.id))
 
     def wait(self, timeout: float) -> jobs.Status:
         now = self.status()
@@ -116,11 +210,16 @@ class _Place:
 
     def result(self) -> Any:
         self.owner.redis.zrem(_key(f"visitor:{self.who}"), self.id)  # no longer one of the visitor's
-        job = self._job()
-        if job is None or job.get_status(refresh=False) != "finished":
+        if peek(self.owner.redis, self.id)[0] != "finished":
+            self._free()
             raise jobs.Failed(jobs.FAILED)
         self._charge()
-        outcome = job.return_value()
+        outcome = self._job().return_value()
+        if self.room and self.owner.waiting(self.id) <= 1:
+            # A big job's last place has its result: its arguments and result (tens of MB) leave Redis now,
+            # not PASSED_TTL_S later, so the room it frees is free in fact.
+            self.owner.redis.delete(f"rq:job:{self.id}", f"rq:results:{self.id}")
+        self._free()
         if outcome is None:
             raise jobs.Failed(jobs.FAILED)
         if outcome[0] == "error":
@@ -132,7 +231,15 @@ class _Place:
         if self._charged or self.who is None:
             return
         self._charged = True
-        self.owner.charge(self.who, min(JOB_TIMEOUT_S, time.time() - self.since))
+        with contextlib.suppress(_full()):  # use Redis had no room to count goes uncounted
+            self.owner.charge(self.who, min(JOB_TIMEOUT_S, time.time() - self.since))
+
+    def _free(self) -> None:
+        """A big job's room is free once one of its places has its result (the result may be dropped now)."""
+        if self.room and self.pending is None:
+            r = self.owner.redis
+            r.zrem(ROOM, self.id)
+            r.hdel(ROOM_BYTES, self.id)
 
     def cancel(self) -> None:
         self._charge()
@@ -140,11 +247,19 @@ class _Place:
         r = self.owner.redis
         r.zrem(_key(f"places:{self.id}"), self.token)
         r.zrem(_key(f"visitor:{self.who}"), self.id)
+        if self.pending is not None:  # still in line: it leaves the line, and nothing was queued
+            r.zrem(LINE, self.token)
+            r.zrem(SEEN, self.token)
+            return
         if self.owner.waiting(self.id):
             return
-        job = self._job()
-        if job is not None and job.get_status(refresh=False) == "queued":
-            job.cancel()  # a running one stops at its next progress report (nobody waits)
+        self._free()
+        state, origin, _ = peek(r, self.id)
+        if state == "queued":
+            job = self._job()
+            job.origin = origin  # (where RQ takes it out from)
+            with contextlib.suppress(_full()):
+                job.cancel()  # a running one stops at its next progress report (nobody waits)
 
 
 class RedisJobs:
@@ -157,6 +272,8 @@ class RedisJobs:
         self.url = url
         self.redis = redis.Redis.from_url(url)
         self.queues = {name: Queue(PREFIX + name, connection=self.redis) for name in QUEUES}
+        self._budget: int | None = None
+        self._admit = self.redis.register_script(_ADMIT)
 
     @classmethod
     def from_env(cls) -> RedisJobs:
@@ -189,7 +306,9 @@ class RedisJobs:
         from rq.job import Job
 
         r = self.redis
-        with r.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10):
+        with self._locked(job_id) as mine:
+            if not mine:
+                return jobs.Status("running")  # another place is reviving it
             try:
                 job = Job.fetch(job_id, connection=r)
             except NoSuchJobError:
@@ -206,16 +325,31 @@ class RedisJobs:
                 run_job, args=args, job_id=job_id, result_ttl=RESULT_TTL_S, failure_ttl=60,
                 job_timeout=JOB_TIMEOUT_S,
             )  # fmt: skip
-            return jobs.Status("queued", self.ahead(again))
+            return jobs.Status("queued", self.ahead(again.origin, again.id))
 
-    def ahead(self, job: Any) -> int:
-        """Jobs before `job`: those in the queues taken first, and its place in its own."""
-        mine = job.origin
+    @contextlib.contextmanager
+    def _locked(self, job_id: str) -> Iterator[bool]:
+        """The lock of a job's queueing, held within the block; False when another holds it for 10 s."""
+        from redis.exceptions import LockNotOwnedError
+
+        lock = self.redis.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10)
+        if not lock.acquire():
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            with contextlib.suppress(LockNotOwnedError):  # dropped by Redis past its maxmemory (it expires)
+                lock.release()
+
+    def ahead(self, origin: str, job_id: str) -> int:
+        """Jobs before the job `job_id` queued in `origin`: those in the queues taken first, and its place in
+        its own."""
         before = 0
         for name in QUEUES:
             q = self.queues[name]
-            if q.name == mine:
-                return before + (job.get_position() or 0)
+            if q.name == origin:
+                return before + (q.get_job_position(job_id) or 0)
             before += len(q)
         return before
 
@@ -244,35 +378,66 @@ class RedisJobs:
         except redis.exceptions.OutOfMemoryError as exc:
             raise jobs.Busy(i18n._(jobs.FULL)) from exc
 
-    def submit(self, spec: jobs.Spec, who: Hashable = None) -> _Place:
-        from redis.exceptions import LockNotOwnedError
-        from rq.exceptions import NoSuchJobError
-        from rq.job import Job
-
-        r, job_id = self.redis, "explorer-" + spec.key
-        if who is not None:
-            mine = _key(f"visitor:{who}")
-            r.zremrangebyscore(mine, "-inf", time.time() - JOB_TIMEOUT_S)
-            n = r.zcard(mine)
-            if n >= jobs.PER_VISITOR:
-                raise jobs.Busy(i18n._(jobs.BUSY, n=n))
-        lock = r.lock(_key(f"enqueue:{job_id}"), timeout=10, blocking_timeout=10)
-        lock.acquire()
-        try:
+    def budget(self) -> int:
+        """Bytes the big jobs in flight may hold together: ROOM_SHARE of Redis's maxmemory (module doc)."""
+        if self._budget is None:
             try:
-                job = Job.fetch(job_id, connection=r)
-                state = job.get_status(refresh=False)
-            except NoSuchJobError:
-                state = None
-            place = _Place(self, job_id, who, spec.cost)  # looking before the job starts: it has a visitor
+                bound = int(self.redis.config_get("maxmemory").get("maxmemory", 0))
+            except Exception:  # noqa: BLE001 - a Redis that does not say (CONFIG refused): the default
+                bound = 0
+            self._budget = int(ROOM_SHARE * bound) if bound else ROOM_DEFAULT
+        return self._budget
+
+    def admit(self, place: _Place) -> int:
+        """-1 when `place`'s big job has its room (now, or another of its places took it), else how many big
+        jobs are ahead of it (in flight and before it in line)."""
+        now = int(time.time() * 1000)
+        keys = [ROOM, ROOM_BYTES, LINE, SEEN]
+        argv = [
+            now,
+            place.id,
+            place.token,
+            place.room,
+            self.budget(),
+            int(ROOM_TTL_S * 1000),
+            int(PLACE_TTL_S * 1000),
+        ]
+        try:
+            return int(self._admit(keys=keys, args=argv))
+        except _full() as exc:
+            raise jobs.Busy(i18n._(jobs.FULL)) from exc
+
+    def start(self, spec: jobs.Spec, who: Hashable, job_id: str) -> None:
+        """Queue the job unless the same job is queued, running or done already (then it is joined)."""
+        with self._locked(job_id) as mine:
+            if not mine:  # Redis too slow to answer for 10 s, or the lock's holder gone: the visitor hears so
+                raise jobs.Busy(i18n._(jobs.FULL))
+            state = peek(self.redis, job_id)[0]
             if state not in ("queued", "started", "deferred", "scheduled", "finished"):
                 self._enqueue(spec, who, job_id)
-        finally:
-            with contextlib.suppress(LockNotOwnedError):  # dropped by Redis past its maxmemory (it expires)
-                lock.release()
-        if who is not None:
-            r.zadd(_key(f"visitor:{who}"), {job_id: time.time()})
-            r.expire(_key(f"visitor:{who}"), JOB_TIMEOUT_S)
+
+    def submit(self, spec: jobs.Spec, who: Hashable = None) -> _Place:
+        """The visitor's place at the job, queued (or joined) now, or in line for room if it is big; Busy past
+        the visitor's bound or when Redis refuses (full)."""
+        r, job_id = self.redis, "explorer-" + spec.key
+        try:
+            if who is not None:
+                mine = _key(f"visitor:{who}")
+                r.zremrangebyscore(mine, "-inf", time.time() - JOB_TIMEOUT_S)
+                n = r.zcard(mine)
+                if n >= jobs.PER_VISITOR:
+                    raise jobs.Busy(i18n._(jobs.BUSY, n=n))
+            room = room_of(spec)
+            in_flight = peek(r, job_id)[0] in ("queued", "started")
+            # looking before the job starts: it has a visitor
+            place = _Place(self, job_id, who, spec.cost, room, spec if room and not in_flight else None)
+            if place.pending is None:
+                self.start(spec, who, job_id)
+            if who is not None:
+                r.zadd(_key(f"visitor:{who}"), {job_id: time.time()})
+                r.expire(_key(f"visitor:{who}"), JOB_TIMEOUT_S)
+        except _full() as exc:
+            raise jobs.Busy(i18n._(jobs.FULL)) from exc
         return place
 
     def info(self) -> dict[str, int]:
@@ -293,7 +458,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
     def beat() -> None:  # ALIVE_S: the places know this process still runs the job
         while True:
-            owner.redis.set(alive, 1, px=int(ALIVE_S * 1000))
+            with contextlib.suppress(_full()):  # a beat Redis refuses (full): the next one may pass
+                owner.redis.set(alive, 1, px=int(ALIVE_S * 1000))
             if ended.wait(1.0):
                 owner.redis.delete(alive)
                 return
@@ -302,7 +468,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
     def send(share: float, message: str, partial: Any) -> None:
         job.meta.update(done=share, message=message, partial=partial)
-        job.save_meta()
+        with contextlib.suppress(_full()):  # progress Redis has no room for: the page shows the last one
+            job.save_meta()
 
     def stop() -> bool:
         return owner.waiting(job.id) == 0
