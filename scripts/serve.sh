@@ -73,11 +73,13 @@ RESTART_DELAY=${SERVE_RESTART_DELAY:-5}
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/serve.XXXXXX")
 
 CHILDREN=()
-stop() {  # every child this script started, then their files
+REDIS_PID=""
+stop() {  # every child this script started (Redis last: the workers say goodbye to it), then their files
   trap - EXIT INT TERM
   local pid
-  for pid in "${CHILDREN[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${CHILDREN[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for pid in "${CHILDREN[@]}"; do [ "$pid" = "$REDIS_PID" ] || kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${CHILDREN[@]}"; do [ "$pid" = "$REDIS_PID" ] || wait "$pid" 2>/dev/null || true; done
+  if [ -n "$REDIS_PID" ]; then kill -TERM "$REDIS_PID" 2>/dev/null || true; wait "$REDIS_PID" 2>/dev/null || true; fi
   rm -rf "$RUN"
 }
 trap stop EXIT
@@ -126,8 +128,9 @@ if [ "$WORKERS" -gt 0 ] || [ "$REPLICAS" -ge 2 ]; then
   REDIS_PORT=${PORTS[$REPLICAS]}
   redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no --dir "$RUN" \
     --maxmemory "${REDIS_MB}mb" --maxmemory-policy volatile-lru >>"$RUN/redis.log" 2>&1 &
-  CHILDREN+=($!)
-  echo "redis pid $! port $REDIS_PORT"
+  REDIS_PID=$!
+  CHILDREN+=("$REDIS_PID")
+  echo "redis pid $REDIS_PID port $REDIS_PORT"
   export ATTENTION_EXPLORER_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
   export ATTENTION_EXPLORER_CLASSES=redis  # a class (code, the teacher's screen, answers) lives there
   "$PY" - <<'EOF' || die "redis-server did not answer in 30 s (log: $RUN/redis.log)"

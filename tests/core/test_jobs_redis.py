@@ -217,7 +217,7 @@ def test_a_class_of_uploads_takes_turns_for_room_in_redis_and_every_other_write_
     from explorer.classroom.redis_store import RedisStore
 
     backend = rq_queue.RedisJobs(redis_url)
-    backend.redis.config_set("maxmemory", "24mb")  # one 3 MB file in flight takes Redis to 13.5 MB
+    backend.redis.config_set("maxmemory", "24mb")  # one 3 MB file in flight takes Redis to 13.6 MB
     evicted = backend.redis.info("stats")["evicted_keys"]
     before = jobs.use(backend)
     monkeypatch.setattr(jobs, "POLL_S", 0.05)  # the places look often: the files take turns quickly
@@ -250,7 +250,8 @@ def test_a_class_of_uploads_takes_turns_for_room_in_redis_and_every_other_write_
             i: True for i in range(len(files))
         }
         assert backend.redis.info("stats")["evicted_keys"] == evicted  # nothing dropped to make room
-        assert backend.redis.zcard(rq_queue.ROOM) == 0  # every file's room given back
+        assert backend.redis.zcard(rq_queue.ROOM) == 0  # every file's room given back, its bytes gone
+        assert backend.redis.keys(rq_queue.PREFIX + "payload*") == []
     finally:
         jobs.use(before)
         backend.redis.config_set("maxmemory", "64mb")

@@ -29,7 +29,9 @@ or more) first takes room (`RedisJobs.admit`): the big jobs in flight (queued, r
 fetched) hold at most ROOM_SHARE of Redis's maxmemory together, one at least; the others wait in line, first
 come first in, their pages saying how many are ahead. A place that stops looking leaves the line, and a job's
 room ends ROOM_TTL_S after its last place looked (its replica died). Past all that, a write Redis refuses
-reaches the visitor as "too busy" (jobs.FULL), never as an error.
+reaches the visitor as "too busy" (jobs.FULL), never as an error. A big job's large arguments travel as keys
+of their own (`Payload`), written and read as they are: RQ would compress them in the web process (1.4 s of
+CPU for a 43 MB file, beside every page it draws) and write them again when the job ends.
 
 Workers: `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
 deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORER_REDIS_URL.
@@ -45,6 +47,7 @@ import threading
 import time
 import uuid
 from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from explorer import i18n
@@ -65,14 +68,13 @@ ALIVE_S = 5.0  # a running job says it is alive every second; silent this long, 
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
 # Big jobs (module doc): arguments of at least BIG_BYTES take room first; their room together is at most
 # ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
-# arguments' bytes times ROOM_PER_BYTE: a job of 3 MB of bytes returned as large takes Redis to 13.5 MB at its
-# peak (its arguments; a second copy of them while RQ saves the finished job; its result, in base64; the
-# buffers of the connections carrying them). A 43.3 MB layer file (33 MB once RQ compresses it, a 32.5 MB
-# example back) takes its room alone within the 256 MB that scripts/serve.sh gives Redis by default.
+# arguments' bytes times ROOM_PER_BYTE: a 43.3 MB layer file takes Redis to 203 MB at its peak, 3 MB of bytes
+# returned as large to 13.6 MB (the arguments; the result, in base64; the buffers of the connections that
+# write and read each). Within the 256 MB scripts/serve.sh gives Redis by default, one file is read at a time.
 BIG_BYTES = 1_000_000
 ROOM_SHARE = 0.6
 ROOM_DEFAULT = 256 * 2**20
-ROOM_PER_BYTE = 4.5
+ROOM_PER_BYTE = 5.0
 ROOM_TTL_S = PLACE_TTL_S
 ROOM = PREFIX + "room"  # sorted set: job id -> when its room ends (ms)
 ROOM_BYTES = PREFIX + "room:bytes"  # hash: job id -> its room (bytes)
@@ -129,6 +131,18 @@ def peek(r: Any, job_id: str) -> tuple[str | None, str, bytes | None]:
     place 4 times a second); this reads the three fields a place looks at."""
     status, origin, meta = r.hmget(f"rq:job:{job_id}", "status", "origin", "meta")
     return (status.decode() if status else None), (origin.decode() if origin else ""), meta
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A big job's argument kept in Redis under `key` (module doc): the job carries this in its place."""
+
+    key: str
+    text: bool  # the argument was a str (kept as its UTF-8 bytes)
+
+
+def _large(a: Any) -> bool:
+    return isinstance(a, (bytes, str)) and len(a) >= BIG_BYTES
 
 
 def room_of(spec: jobs.Spec) -> int:
@@ -218,7 +232,9 @@ class _Place:
         if self.room and self.owner.waiting(self.id) <= 1:
             # A big job's last place has its result: its arguments and result (tens of MB) leave Redis now,
             # not PASSED_TTL_S later, so the room it frees is free in fact.
-            self.owner.redis.delete(f"rq:job:{self.id}", f"rq:results:{self.id}")
+            self.owner.redis.delete(
+                f"rq:job:{self.id}", f"rq:results:{self.id}", *self.owner.payloads(self.id)
+            )
         self._free()
         if outcome is None:
             raise jobs.Failed(jobs.FAILED)
@@ -260,6 +276,8 @@ class _Place:
             job.origin = origin  # (where RQ takes it out from)
             with contextlib.suppress(_full()):
                 job.cancel()  # a running one stops at its next progress report (nobody waits)
+            if self.room:
+                r.delete(*self.owner.payloads(self.id))
 
 
 class RedisJobs:
@@ -297,6 +315,11 @@ class RedisJobs:
     def alive(self, job_id: str) -> bool:
         """Whether the process running the job said it is alive within ALIVE_S."""
         return bool(self.redis.exists(_key(f"alive:{job_id}")))
+
+    def payloads(self, job_id: str) -> list[str]:
+        """The keys of a big job's large arguments (Payload), and of their list."""
+        listed = _key(f"payloads:{job_id}")
+        return [listed, *(k.decode() for k in self.redis.smembers(listed))]
 
     def revive(self, job_id: str) -> jobs.Status:
         """A started job whose process is silent (its worker died with it): queued again for another worker
@@ -366,9 +389,21 @@ class RedisJobs:
         from rq import Retry
 
         try:
+            args = tuple(
+                Payload(_key(f"payload:{job_id}:{i}"), isinstance(a, str)) if _large(a) else a
+                for i, a in enumerate(spec.args)
+            )
+            kept = [(p.key, a) for p, a in zip(args, spec.args, strict=True) if isinstance(p, Payload)]
+            if kept:  # a big job's large arguments as keys of their own (module doc), gone with the job
+                pipe = self.redis.pipeline()
+                for key, a in kept:
+                    pipe.set(key, a.encode() if isinstance(a, str) else a, ex=JOB_TIMEOUT_S)
+                pipe.sadd(_key(f"payloads:{job_id}"), *(key for key, _ in kept))
+                pipe.expire(_key(f"payloads:{job_id}"), JOB_TIMEOUT_S)
+                pipe.execute()
             self.queues[self._queue_for(spec, who)].enqueue(
                 run_job,
-                args=(spec.fn, spec.args),
+                args=(spec.fn, args),
                 job_id=job_id,
                 result_ttl=RESULT_TTL_S if spec.keep else PASSED_TTL_S,
                 failure_ttl=60,
@@ -475,13 +510,25 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return owner.waiting(job.id) == 0
 
     try:
+        args = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
         return ("ok", jobs.execute(fn, args, jobs.Progress(send, stop)))
     except jobs.Stopped:
         return ("error", "Failed", "stopped: nobody waits for it")
+    except jobs.Failed as exc:  # a big job's argument gone from Redis: nothing to run again
+        return ("error", "Failed", str(exc))
     except ValueError as exc:
         return ("error", "ValueError", jobs.sent(exc))
     finally:
         ended.set()
+
+
+def _fetched(r: Any, p: Payload) -> bytes | str:
+    """A big job's argument read back from its key; Failed when Redis no longer has it (dropped past its
+    maxmemory, or expired)."""
+    raw = r.get(p.key)
+    if raw is None:
+        raise jobs.Failed(jobs.FAILED)
+    return raw.decode() if p.text else raw
 
 
 def worker(short: bool = False) -> None:
