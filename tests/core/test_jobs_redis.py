@@ -151,6 +151,22 @@ def test_a_job_whose_process_is_killed_runs_again(replicas, tmp_path: Path) -> N
     assert place.result().startswith("again")
 
 
+@pytest.mark.load
+def test_a_job_that_holds_its_interpreter_longer_than_a_beat_is_not_taken_for_dead(replicas) -> None:  # noqa: ANN001
+    """A job that keeps its process's GIL past ALIVE_S (json.loads of a 43 MB file on a busy machine) runs once
+    and finishes: its worker's main process says it is alive, not a thread of the job's process (8 s)."""
+    a, _ = replicas
+    place = a.submit(jobs.spec(probe.hold, int(rq_queue.ALIVE_S) + 2, f"held{time.time()}"), "v")
+    seen = []
+    deadline = time.monotonic() + 60
+    while (now := place.status()).state not in ("done", "failed"):
+        seen.append(now.state)
+        assert time.monotonic() < deadline, seen
+        time.sleep(0.2)
+    assert "running" in seen and "queued" not in seen[seen.index("running") :], seen  # never put back
+    assert place.result().startswith("held")
+
+
 def test_a_job_whose_worker_dies_with_it_runs_again_on_another(
     replicas, redis_url: str, tmp_path: Path
 ) -> None:  # noqa: ANN001

@@ -77,3 +77,12 @@ def echo(data: bytes, seconds: float) -> bytes:
     an uploaded file is)."""
     time.sleep(seconds)
     return data[::-1]
+
+
+def hold(seconds: int, token: str) -> str:
+    """Holds its process's interpreter for `seconds` (a C call that keeps the GIL, as json.loads of a large
+    file does), then returns token: no other thread of the process runs meanwhile."""
+    import ctypes
+
+    ctypes.PyDLL(None).sleep(int(seconds))  # libc's sleep, called without letting go of the GIL
+    return token

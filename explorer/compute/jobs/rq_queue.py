@@ -18,9 +18,11 @@ sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose pl
 
 A worker's death: RQ runs each job in a child process of the worker, and runs the job once more when that
 child dies (a second death fails it). When the worker dies with it (killed as a whole, out of memory, its
-machine gone), nobody is left to say so: RQ would show the job as started until its timeout. So a running job
-says it is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts it back
-in its queue for another worker, once; after that the visitor reads jobs.FAILED.
+machine gone), nobody is left to say so: RQ would show the job as started until its timeout. So a worker says
+its running job is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts
+it back in its queue for another worker, once; after that the visitor reads jobs.FAILED. The worker's main
+process says it, not the job's: it only waits for the job, while the job may hold its own interpreter for
+seconds (json.loads of a 43 MB file on a busy machine), which a thread of the job's process would wait behind.
 
 Redis's memory: a queued job's arguments may not be dropped (Redis drops only keys that expire, the results,
 past its maxmemory), and every write fails once Redis is full of what it may not drop: a place's look, a
@@ -489,17 +491,6 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
     job = get_current_job()
     owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
-    alive, ended = _key(f"alive:{job.id}"), threading.Event()
-
-    def beat() -> None:  # ALIVE_S: the places know this process still runs the job
-        while True:
-            with contextlib.suppress(_full()):  # a beat Redis refuses (full): the next one may pass
-                owner.redis.set(alive, 1, px=int(ALIVE_S * 1000))
-            if ended.wait(1.0):
-                owner.redis.delete(alive)
-                return
-
-    threading.Thread(target=beat, name="jobs: alive", daemon=True).start()
 
     def send(share: float, message: str, partial: Any) -> None:
         job.meta.update(done=share, message=message, partial=partial)
@@ -518,8 +509,6 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return ("error", "Failed", str(exc))
     except ValueError as exc:
         return ("error", "ValueError", jobs.sent(exc))
-    finally:
-        ended.set()
 
 
 def _fetched(r: Any, p: Payload) -> bytes | str:
@@ -544,9 +533,26 @@ def worker(short: bool = False) -> None:
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
     os.nice(pool_worker.NICE)
     pool_worker.warm()
-    conn = redis.Redis.from_url(os.environ.get(REDIS_ENV, DEFAULT_URL))
+    url = os.environ.get(REDIS_ENV, DEFAULT_URL)
+    conn = redis.Redis.from_url(url)
     names = ("short",) if short else QUEUES
-    Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn).work(with_scheduler=False)
+    w = Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn)
+    threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
+    w.work(with_scheduler=False)
+
+
+def _say_alive(worker_key: str, url: str) -> None:
+    """Every second, the job the worker runs is alive (module doc): said by the worker's main process, on a
+    connection of its own (the job's process, forked from it, never uses it)."""
+    import redis
+
+    r = redis.Redis.from_url(url)
+    while True:
+        with contextlib.suppress(redis.exceptions.RedisError):  # Redis away or full: the next beat may pass
+            running = r.hget(worker_key, "current_job")
+            if running:
+                r.set(_key(f"alive:{running.decode()}"), 1, px=int(ALIVE_S * 1000))
+        time.sleep(1.0)
 
 
 if __name__ == "__main__":
