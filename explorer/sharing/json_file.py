@@ -11,7 +11,8 @@ so they read back exactly. When even that is over (the largest toy example with 
 layer with nothing edited has no "state" (and "state": "" reads as nothing edited). The import limit,
 MAX_JSON_BYTES, is derived from the largest state the app can reach (every cell of a SmolLM2 layer edited:
 about 43 MB), so every file the app writes opens again, exactly (tests/app/sharing/test_real_files.py).
-A file that cannot be read is refused as a whole, with the reason: also a number of more than 30 digits,
+A file that cannot be read is refused as a whole, with the reason: also a number of more than 30 digits
+(whole or not),
 a key given twice ("version": 2, "version": 1), a broken character (a lone surrogate) in the sentence, or
 a file over MAX_LIST_JSON_BYTES whose matrices are lists. A sentence longer than the box allows is cut,
 with a message, as a link's is.
@@ -55,7 +56,10 @@ from explorer.sharing.values import (
 
 FORMAT = "attention-explorer"
 JSON_VERSION = 1
-MAX_DIGITS = 30  # a whole number in a file (a draw, a size, a seed) has at most 10; Python's limit is 4,300
+# Digits of one number in a file: a whole number (a draw, a size, a seed) has at most 10, a float as Python
+# writes it at most 20 (17 significant, 3 of exponent). Python reads up to 4,300 digits of a whole number and
+# any number of a float (a 10,001-digit one in 3 ms): both are bounded here.
+MAX_DIGITS = 30
 # The commas a file over MAX_LIST_JSON_BYTES may hold: one written with "state" has a few dozen in its
 # settings, and at most a few hundred in its sentence (500 characters) and its tokens (64).
 MAX_LIST_ITEMS = 10_000
@@ -117,6 +121,12 @@ def _bounded_int(digits: str) -> int:
     return int(digits)
 
 
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_DIGITS and (n := sum(c.isdigit() for c in text)) > MAX_DIGITS:
+        raise ShareError(_("The file contains a number of {n} digits.", n=i18n.integer(n)))
+    return float(text)
+
+
 def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in pairs:
@@ -160,7 +170,11 @@ def _parsed(data: bytes | str, size: int) -> Any:
                 )
             )
         return json.loads(
-            text, parse_constant=_reject_constant, parse_int=_bounded_int, object_pairs_hook=_no_repeats
+            text,
+            parse_constant=_reject_constant,
+            parse_int=_bounded_int,
+            parse_float=_bounded_float,
+            object_pairs_hook=_no_repeats,
         )
     except ShareError:
         raise

@@ -434,6 +434,20 @@ def test_a_bad_json_file_is_refused_with_a_reason(data, words: str) -> None:
     assert words in str(err.value)
 
 
+@pytest.mark.parametrize(
+    ("number", "digits"),
+    [("1" * 31, 31), ("0." + "1" * 10_000 + "e-5", 10_002), ("-1" + "0" * 40 + ".5", 42)],
+)
+def test_a_number_of_more_than_30_digits_is_refused(number: str, digits: int) -> None:
+    """A JSON number has at most 30 digits, whole or not (the longest the explorer writes has 20)."""
+    text = doc_with(matrices__w1=[[123.5] + [0.0] * 15] + [[0.0] * 16] * 3).replace("123.5", number, 1)
+    with pytest.raises(sharing.ShareError, match=f"number of {digits:,} digits"):
+        sharing.from_json(text)
+    longest = repr(-1.2345678901234567e-300)  # 17 significant digits and 3 of exponent: read as written
+    ex = sharing.from_json(text.replace(number, longest, 1))
+    assert ex.w1[0, 0] == -1.2345678901234567e-300
+
+
 @pytest.mark.parametrize("bad", ["NaN", "Infinity", "-Infinity", "1e400", "1e7"])
 def test_non_finite_or_huge_values_are_refused(bad: str) -> None:
     text = doc_with(matrices__w1=[[123.5] + [0.0] * 15] + [[0.0] * 16] * 3).replace("123.5", bad, 1)
