@@ -19,7 +19,8 @@ upload: the largest layer file, 43 MB, given to "Open an example (JSON)" as a br
 these and new 64-token sentences, one kind per visitor). Per kind: both ratios, the memory peak of the server
 and its workers (PSS: weights mapped by every process count once), and the memory --settle seconds after the
 visitors left, against the idle server (targets: under 2 GB; within 200 MB). --serve "--replicas 2 --workers 2"
-measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its queue workers).
+measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its queue workers). A session
+whose WebSocket the proxy cuts (its replica taken out) is an error, and reconnects as a browser does.
 
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood [--flooders 10] [--duration 30] [--crowd 20]
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import shlex
@@ -44,6 +46,7 @@ from urllib.parse import quote
 
 from streamlit.proto.Common_pb2 import UploadedFileInfo
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -87,28 +90,54 @@ async def quiet(
 ) -> dict[str, list[float]]:
     """The quiet student: /scores and /next-token in turn, a new sentence each time."""
     times: dict[str, list[float]] = {"scores": [], "next-token": []}
-    async with dial(url) as toy_ws, dial(url) as model_ws:
+    async with contextlib.AsyncExitStack() as held:
         toy, model = Visitor(1, url, report, []), Visitor(2, url, report, [])
-        await toy.open(toy_ws, "scores")
-        await model.open(model_ws, "next-token", "smollm2")
+        await reopen(held, url, toy, "scores")
+        await reopen(held, url, model, "next-token", "smollm2")
         k = 0
         while time.time() < until or k < 4:
             await asyncio.sleep(random.uniform(*think))
             k += 1
-            if k % 2:
-                times["scores"].append(await toy.say(words(6)))
-            else:
-                times["next-token"].append(await model.say(words(8)))
+            v, page, n = (toy, "scores", 6) if k % 2 else (model, "next-token", 8)
+            try:
+                times[page].append(await v.say(words(n)))
+            except ConnectionClosed as exc:  # the proxy cut the session: an error, then back as a browser is
+                v.fail(f"cut: {exc!r}")
+                await reopen(held, url, v, page, "smollm2" if v is model else None)
     return times
+
+
+async def reopen(
+    held: contextlib.AsyncExitStack, url: str, v: Visitor, page: str, model: str | None = None
+) -> None:
+    """Opens `page` for `v` on a new WebSocket (at first, and after the proxy cut its session, as a
+    browser reconnects and rebuilds the page from its address, trying again each second: the proxy may have
+    no live replica for a moment); each failed try is an error."""
+    for _ in range(60):
+        try:
+            ws = await held.enter_async_context(dial(url))
+            if isinstance(v, Uploader):
+                v.cookie = sticky_cookie(ws)
+                v.widgets.pop("upload", None)  # a new session draws its own uploader
+            await v.open(ws, page, model)
+            return
+        except (WebSocketException, OSError, TimeoutError) as exc:  # cut again, or refused (HTTP 503)
+            v.fail(f"reconnect: {exc!r}")
+            await asyncio.sleep(1.0)
+    raise TimeoutError(f"session {v.sid} could not reconnect in a minute")
 
 
 async def flooder(url: str, report: load_test.Report, stop: asyncio.Event, sid: int) -> int:
     sent = 0
-    async with dial(url) as ws:
+    async with contextlib.AsyncExitStack() as held:
         v = Visitor(100 + sid, url, report, [])
-        await v.open(ws, "next-token", "smollm2")
+        await reopen(held, url, v, "next-token", "smollm2")
         while not stop.is_set():
-            await v.say(words(70))  # the model cuts it to 64 tokens (and says so)
+            try:
+                await v.say(words(70))  # the model cuts it to 64 tokens (and says so)
+            except ConnectionClosed as exc:
+                v.fail(f"cut: {exc!r}")
+                await reopen(held, url, v, "next-token", "smollm2")
             sent += 1
     return sent
 
@@ -134,15 +163,18 @@ async def heavy_visitor(url: str, report: load_test.Report, stop: asyncio.Event,
     sent = 0
     page, model = {"induction": ("induction", "smollm2"), "patching": ("patching", "smollm2"),
                    "lens": ("logit-lens", "smollm2"), "rank": ("ablation", "minilm")}[kind]  # fmt: skip
-    async with dial(url) as ws:
+    async with contextlib.AsyncExitStack() as held:
         v = Visitor(100 + sid, url, report, [])
-        await v.open(ws, page, model)
+        await reopen(held, url, v, page, model)
         while not stop.is_set():
             try:
                 await heavy_action(v, kind)
             except (KeyError, TimeoutError) as exc:  # a widget not drawn, a rerun that never finished
                 report.fail(f"{kind}: {exc!r}")
                 await asyncio.sleep(1.0)
+            except ConnectionClosed as exc:
+                v.fail(f"cut: {exc!r}")
+                await reopen(held, url, v, page, model)
             sent += 1
     return sent
 
@@ -256,13 +288,15 @@ class Uploader(Visitor):
 async def uploader(url: str, report: load_test.Report, stop: asyncio.Event, sid: int) -> int:
     """A visitor who opens the largest layer file again and again (module doc)."""
     data, sent = await asyncio.to_thread(largest_layer_file), 0
-    async with dial(url) as ws:
+    async with contextlib.AsyncExitStack() as held:
         v = Uploader(100 + sid, url, report, [])
-        v.cookie = sticky_cookie(ws)
-        await v.open(ws, "scores")
+        await reopen(held, url, v, "scores")
         while not stop.is_set():
             try:
                 await v.upload(data)
+            except ConnectionClosed as exc:
+                v.fail(f"cut: {exc!r}")
+                await reopen(held, url, v, "scores")
             except (KeyError, TimeoutError, OSError) as exc:  # the uploader not drawn, the PUT refused
                 report.fail(f"upload: {exc!r}")
                 await asyncio.sleep(1.0)

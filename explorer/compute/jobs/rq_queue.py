@@ -66,7 +66,9 @@ RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or unti
 PASSED_TTL_S = 15
 PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
-ALIVE_S = 5.0  # a running job says it is alive every second; silent this long, its worker died with it
+# A worker says its running job is alive every second; silent this long, it died with it (a worker runs at a
+# low priority: on a busy machine it may wait seconds for the CPU, and a job taken for dead runs twice).
+ALIVE_S = 15.0
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
 # Big jobs (module doc): arguments of at least BIG_BYTES take room first; their room together is at most
 # ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
