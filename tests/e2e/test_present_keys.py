@@ -134,7 +134,10 @@ LESSON_WHERE = """() => {
 
 def test_clicker_presents_a_lesson_across_pages(app) -> None:  # noqa: ANN001
     """The clicker's next key reveals a lesson step's answer first, then opens the next step, on its page;
-    back returns. The address says the lesson and its step throughout."""
+    back returns. The address says the lesson and its step throughout. A key pressed while the page still
+    draws what the key before asked for acts once it is drawn: pressed twice at once, next opens the next
+    step, then reveals its answer (mid-run the page still shows the links of the step being left, or the
+    Reveal button already pressed: a key acting on those would be lost)."""
     route = routes.ATTENTION
     k = next(
         i for i, s in enumerate(route.steps, 1) if route.steps[i].page != s.page
@@ -163,4 +166,11 @@ def test_clicker_presents_a_lesson_across_pages(app) -> None:  # noqa: ANN001
     wait_where(k)
     assert app.page.evaluate("() => location.pathname.replace(/^\\/+/, '')") == here.page
     assert here.answer in app.page.locator(".st-key-lesson-bar").inner_text()  # revealed stays revealed
+    press(app, "ArrowRight")  # twice at once: the next step, then its answer
+    press(app, "ArrowRight")
+    app.poll(
+        f"() => document.querySelector('.st-key-lesson-bar').innerText.includes({there.answer!r})",
+        what="the next step's answer",
+    )
+    assert app.page.evaluate(f"({LESSON_WHERE})") == lesson_ui.where(route, k + 1)
     assert app.exceptions() == []
