@@ -406,7 +406,10 @@ class App:
         return self
 
     def go(self, url_path: str, min_charts: int = 1) -> None:
-        """Navigate inside the session (the sidebar's page link), as a person does."""
+        """Navigate inside the session (the sidebar's page link), as a person does; a blank tab opens the
+        front page first."""
+        if self.page.url in ("about:blank", ""):
+            self.open("", min_charts=0)
         self.page.locator(f'.st-key-nav a[href="{url_path}"]').click()  # explorer.ui.frame.navigation
         self.poll(
             "p => location.pathname.replace(/\\/+$/, '') === (p ? '/' + p : '')",
@@ -525,13 +528,13 @@ def _shared_tab(browser: Any, server: Server, viewport: dict[str, int]) -> Itera
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     page.set_default_timeout(TIMEOUT * 1000)
-    yield App(page, server).open("")
+    yield App(page, server)  # blank: its first open, visit or go loads the page it asks for
     ctx.close()
 
 
 @pytest.fixture(scope="module")
 def shared_app(browser: Any, server: Server) -> Iterator[App]:
-    """One tab for a whole test module, opened on the front page: for tests that only look (no edits).
+    """One tab for a whole test module, blank until a test opens a page in it: for tests that only look.
 
     Moving between pages inside one session (the sidebar's links) costs a few seconds; opening a new tab
     boots the whole frontend again (20 s and more on a loaded 2-core machine), with nothing in its cache.

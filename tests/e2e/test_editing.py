@@ -78,7 +78,7 @@ def paste_tab(browser, server) -> Iterator[App]:  # noqa: ANN001
     from the default weights as the first did (and a tab's boot is paid once, not per case)."""
     for app in _shared_tab(browser, server, VIEWPORT):
         app.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-        app.go("projections", min_charts=3)
+        app.open("projections", min_charts=3)
         yield app
 
 
