@@ -397,8 +397,11 @@ class App:
             return self
         url = f"/{path}?" + urlencode({**link, **query})
         asked = self.runs_asked()
+        # At the top of the page, as a page load starts (a test before may have scrolled it).
         self.page.evaluate(
-            "u => { history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate')); }",
+            """u => { document.querySelectorAll('[data-testid="stMain"]').forEach(m => m.scrollTo(0, 0));
+              window.scrollTo(0, 0);
+              history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate')); }""",
             url,
         )
         self.poll("n => window.__explorerRuns.asked > n", asked, what=f"the run of {url} to be asked for")
