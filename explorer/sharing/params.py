@@ -32,6 +32,15 @@ from explorer.sharing.values import (
 
 def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, str]:
     """Every setting as a query parameter, plus `s` when some matrix differs from its seeded default."""
+    out = settings_params(ex)
+    blob = encode_state(ex, draws)
+    if blob:
+        out[STATE_PARAM] = blob
+    return out
+
+
+def settings_params(ex: Example) -> dict[str, str]:
+    """Every setting as a query parameter (to_params without the edited matrices)."""
     out: dict[str, str] = {}
     for row in table.SETTINGS:
         v = getattr(ex, row.name)
@@ -43,9 +52,6 @@ def to_params(ex: Example, draws: Mapping[str, int] | None = None) -> dict[str, 
             out[row.param] = number_text(v)
         else:
             out[row.param] = str(v)
-    blob = encode_state(ex, draws)
-    if blob:
-        out[STATE_PARAM] = blob
     return out
 
 

@@ -182,8 +182,15 @@ def _record(index: int, draw: int, current: NDArray, base: NDArray, ex: Example)
     return _HEAD.pack(index, mode, draw, len(shape)) + dims + bodies[mode]
 
 
-def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
-    """The `s` parameter: every matrix that is not the seed's first draw, or "" when there is none."""
+_PROBE = 65_536  # bytes of a body compressed to judge, before the rest is encoded, that it is past a limit
+
+
+def encode_state(ex: Example, draws: Mapping[str, int] | None = None, limit: int | None = None) -> str | None:
+    """The `s` parameter: every matrix that is not the seed's first draw, or "" when there is none.
+
+    limit: None when the parameter would be longer than `limit` characters. The matrices are then encoded
+    only until that is certain (_past): a real layer's file, tens of megabytes of link, stops after its
+    first matrix instead of encoding them all."""
     draws = {n: int(draws.get(n, 0)) if draws else 0 for n in MATRIX_NAMES}
     draws = {n: d if 0 <= d <= 0xFFFF else 0 for n, d in draws.items()}
     base0 = seeded(ex)
@@ -201,9 +208,21 @@ def encode_state(ex: Example, draws: Mapping[str, int] | None = None) -> str:
             bool if ref.dtype == bool else np.float64
         )  # a trained layer's float32 matrix is edited in float64
         records.append(_record(i, d, cur.astype(kind, copy=False), ref, ex))
+        if limit is not None and _past(b"".join(records), limit):
+            return None
     if not records:
         return ""
-    return blob_text.wrapped(b"".join(records))
+    text = blob_text.wrapped(b"".join(records))
+    return None if limit is not None and len(text) > limit else text
+
+
+def _past(body: bytes, limit: int) -> bool:
+    """Whether a parameter whose body starts with `body` is surely longer than `limit` characters: its first
+    _PROBE bytes alone, at zlib's smallest, take more than twice the limit. (No zlib level makes the whole
+    shorter than its start by anything near that factor; a body nearer the limit is encoded whole.)"""
+    if 3 * len(body) <= 4 * limit:  # uncompressed, the body would fit twice over: nothing to judge yet
+        return False
+    return 4 * len(zlib.compress(body[:_PROBE], 9)) > 3 * 2 * limit
 
 
 class _Reader:

@@ -183,6 +183,32 @@ def query(
     return urlencode(params, quote_via=quote, safe="")
 
 
+def link_query(
+    ex: Example,
+    draws: Mapping[str, int] | None = None,
+    *,
+    present: bool = False,
+    ask: int | str | None = None,
+    limit: int = values.LINK_LIMIT,
+) -> tuple[str, bool]:
+    """(the query as `query` makes it, True); or, when it would be longer than `limit` characters, (the query
+    of the settings alone, without the edited matrices, False): past the limit the app offers the JSON file,
+    and the edits are not encoded further than it takes to know (explorer.sharing.state_blob)."""
+    params, tail = link_params.settings_params(ex), {}
+    if present:
+        tail["present"] = "1"
+    if ask is not None:
+        tail["ask"] = str(int(ask)) if isinstance(ask, int) else str(ask)
+    settings = urlencode({**params, **tail}, quote_via=quote, safe="")
+    blob = link_params.encode_state(ex, draws, limit)
+    if blob is None:
+        return settings, False
+    if not blob:
+        return settings, len(settings) <= limit
+    whole = urlencode({**params, values.STATE_PARAM: blob, **tail}, quote_via=quote, safe="")
+    return (whole, True) if len(whole) <= limit else (settings, False)
+
+
 def query_of_params(params: Mapping[str, str]) -> str:
     return urlencode(params, quote_via=quote, safe="")
 

@@ -57,6 +57,10 @@ def quick_switching() -> None:
 
 REFREEZE_EVERY_S = 10.0
 FULL_EVERY_S = 10.0  # at most one whole-process collection (refreeze) this often: it pauses every page
+# While visitors run pages, the whole-process collection waits for a moment without runs, at most this long:
+# it pauses every page for as long as it walks the process (a second with twenty sessions that opened a real
+# layer's file), and a student who clicks then waits that second more.
+FULL_WAITS_S = 60.0
 
 
 def full_collections() -> int:
@@ -137,16 +141,27 @@ def bound_memory() -> None:
         return
 
     def trim_forever() -> None:
-        owed, last = False, 0.0
+        owed_since, last, seen = None, 0.0, collections()
         while True:
             time.sleep(TRIM_EVERY_S)
-            owed = patches.forget_closed_sessions() > 0 or owed
-            if owed and time.monotonic() - last >= FULL_EVERY_S:
+            if patches.forget_closed_sessions() > 0 and owed_since is None:
+                owed_since = time.monotonic()
+            busy, seen = collections() != seen, collections()  # pages ran since the last tick
+            if full_due(owed_since, last, time.monotonic(), busy):
                 refreeze()  # a session's objects refer to each other, and may be frozen: this frees them
-                owed, last = False, time.monotonic()
+                owed_since, last, seen = None, time.monotonic(), collections()
             trim(0)
 
     threading.Thread(target=trim_forever, name="malloc-trim", daemon=True).start()
+
+
+def full_due(owed_since: float | None, last: float, now: float, busy: bool) -> bool:
+    """Whether the whole-process collection (refreeze) runs now: sessions were let go (`owed_since`, when
+    first), the last one ran FULL_EVERY_S ago or more, and either no page ran since the last tick (`busy`
+    False) or it has waited FULL_WAITS_S for such a moment."""
+    if owed_since is None or now - last < FULL_EVERY_S:
+        return False
+    return not busy or now - owed_since >= FULL_WAITS_S
 
 
 def tune_server() -> None:

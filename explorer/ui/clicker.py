@@ -6,6 +6,8 @@ follows the step-through's own links ("step-next" / "step-prev", explorer.ui.fra
 does exactly what a click on the link does. A step with a walk of its own (/learn's checkpoints) draws
 buttons keyed OWN_NEXT / OWN_BACK while there is more of it that way: the keys press those first. Keys typed into a text box, a number box, a select box, a
 data editor or a chart that takes the arrow keys (the /model head grid: role "application") are left alone, as are keys with Ctrl, Alt or Meta (the browser's own shortcuts).
+A key pressed while the page still draws what the key before asked for (a presenter pressing twice: reveal,
+then on) waits for that run to end and then acts on the page as drawn, one action per key.
 
 The script is ours and static (no user text reaches it): NEXT_KEYS / BACK_KEYS below are its only data.
 """
@@ -38,6 +40,9 @@ const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable=
   + '[role="combobox"], [role="listbox"], [data-testid="stDataFrame"], [data-testid="stDataFrameResizable"], '
   + '.gdg-overlay-editor, #portal, [role="application"]';
 
+const START_MS = 1500; // a click that started no run within this asked for none
+const MAX_HELD = 4; // keys held at most (a presenter's few quick presses)
+
 function typingIn(event) {
   const path = event.composedPath ? event.composedPath() : [event.target];
   return path.some((el) => el instanceof Element && el.matches && el.matches(TYPING));
@@ -47,34 +52,51 @@ export default function (component) {
   const { data } = component;
   const keys = data || {};
   const doc = window.document;
+  const app = () => doc.querySelector('[data-testid="stApp"]');
+  const running = () => ['running', 'rerunRequested'].includes((app() || {dataset: {}}).dataset.testScriptState);
+  // Keys pressed while the page is still drawing what the last key asked for wait for it, one action per key:
+  // mid-run the page still shows the elements of the run before (a Reveal already pressed, the links of the
+  // page being left), and a key acting on them would be lost. Kept on the window: it outlives a remount.
+  const held = (window.__aeClickerHeld = window.__aeClickerHeld || {keys: [], clickedAt: -1e9});
+  const busy = () => running() || performance.now() - held.clickedAt < START_MS;
+  const live = (selector) => [...doc.querySelectorAll(selector)].find((el) => !el.closest('[data-stale="true"]'));
+  function act(next) {
+    const first = [...(keys.run || []), ...(keys.reveal || [])];
+    const target = (next && first.map((k) => live(`.st-key-${k} button:not([disabled])`)).find(Boolean)) // run, then reveal
+      || live(`.st-key-${next ? keys.own_next : keys.own_back} button:not([disabled])`) // the step's own walk
+      || live(`.st-key-${next ? keys.next_link : keys.back_link} a`); // the next or previous step
+    if (!target) return false; // the first or last step: nothing that way
+    held.clickedAt = performance.now(); // busy until the run it asks for has started (or START_MS passed)
+    target.click();
+    setTimeout(drain, START_MS + 50);
+    return true;
+  }
+  function drain() { // the keys held, in order, until one asks for a run
+    while (!busy() && held.keys.length) if (act(held.keys.shift())) return;
+  }
   function onKey(event) {
     if (event.defaultPrevented || event.repeat || event.ctrlKey || event.altKey || event.metaKey) return;
     const next = (keys.next || []).includes(event.key);
     const back = (keys.back || []).includes(event.key);
     if ((!next && !back) || typingIn(event)) return;
-    const first = [...(keys.run || []), ...(keys.reveal || [])];
-    const reveal = next && first.map((k) => doc.querySelector(`.st-key-${k} button:not([disabled])`)).find(Boolean);
-    if (reveal) { // run the experiment, predict, then reveal: "next" presses these first
-      event.preventDefault();
-      reveal.click();
+    if (busy() || held.keys.length) {
+      event.preventDefault(); // Space and PageDown would scroll the page first
+      if (held.keys.length < MAX_HELD) held.keys.push(next);
       return;
     }
-    const own = doc.querySelector(`.st-key-${next ? keys.own_next : keys.own_back} button:not([disabled])`);
-    if (own) { // the step's own walk (a training run's checkpoints) before the next step
-      event.preventDefault();
-      own.click();
-      return;
-    }
-    const link = doc.querySelector(`.st-key-${next ? keys.next_link : keys.back_link} a`);
-    if (!link) return; // the first or last step: nothing that way
-    event.preventDefault(); // Space and PageDown would scroll the page first
-    link.click();
+    if (act(next)) event.preventDefault();
   }
+  const watch = new MutationObserver(() => {
+    if (running()) held.clickedAt = -1e9; // the run asked for has begun: busy while it runs
+    else requestAnimationFrame(drain); // the page drawn: the next key held acts on it
+  });
+  if (app()) watch.observe(app(), {attributes: true, attributeFilter: ['data-test-script-state']});
   // One listener per document, however often Streamlit calls this (mount, data change).
   if (window.__aeClicker) doc.removeEventListener('keydown', window.__aeClicker, true);
   window.__aeClicker = onKey;
   doc.addEventListener('keydown', onKey, true);
   return () => {
+    watch.disconnect();
     doc.removeEventListener('keydown', onKey, true);
     if (window.__aeClicker === onKey) window.__aeClicker = null;
   };

@@ -40,7 +40,7 @@ def read_url() -> None:
         lesson_ui.apply_link({k: st.query_params.get(k) for k in st.query_params})
 
 
-def _address() -> tuple[dict[str, str], int]:
+def _address() -> tuple[dict[str, str], bool]:
     ex, name = state.current(), preset_ui.active()
     as_loaded = bool(name) and ex.digest() == preset_ui.preset_digest(name)
     return share_panel.address(ex, state.draws(), state.present(), name, as_loaded=as_loaded)
@@ -53,16 +53,17 @@ def sync_url(note: Any) -> None:
     picked (h=, q=, k=), the real model's (model=, layer=, head=, off=, follow=, follow_at=, ind_seed=,
     ind_len=) and the pages' display controls (explorer.sharing.view_params). The link is made once, from the state the run ended with; past the
     address bar's length `note` (a placeholder above the page) says what the address keeps."""
-    want, chars = wanted()
-    if chars > sharing.LINK_LIMIT:
-        address_note(note, chars)
+    want, fits = wanted()
+    if not fits:
+        address_note(note)
     if {k: st.query_params.get(k) for k in st.query_params} != want:
         st.query_params.from_dict(want)
 
 
-def wanted() -> tuple[dict[str, str], int]:
-    """The address bar's parameters for the state as it is now, and the Share link's length (sync_url)."""
-    want, chars = _address()
+def wanted() -> tuple[dict[str, str], bool]:
+    """The address bar's parameters for the state as it is now, and whether they hold the whole example
+    (sync_url)."""
+    want, fits = _address()
     want.update(share_panel.page_params())  # the picks; the real model, layer, head, heads off; the pairs
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
     if asked:  # predict, then reveal: a reload keeps the questions (answers hidden again)
@@ -72,19 +73,17 @@ def wanted() -> tuple[dict[str, str], int]:
     step = st.query_params.get("step")
     if step is not None and state.present():
         want["step"] = step
-    return want, chars
+    return want, fits
 
 
-def address_note(note: Any, chars: int) -> None:
+def address_note(note: Any) -> None:
     """Past the link's length the address bar keeps the settings, not the edits: say so, once, above the page."""
     with note.container():
         st.warning(
             _(
-                "This example's edits are too large for the address bar ({chars} characters; at most "
-                "{limit}): a reload or a copied address keeps the sentence and the settings but not the "
-                "edited matrices. To keep them, download the example as a JSON file (Share and export, in "
-                "the sidebar).",
-                chars=i18n.integer(chars),
+                "This example's edits are too large for the address bar (at most {limit} characters): a "
+                "reload or a copied address keeps the sentence and the settings but not the edited matrices. "
+                "To keep them, download the example as a JSON file (Share and export, in the sidebar).",
                 limit=i18n.integer(sharing.LINK_LIMIT),
             ),
             icon=":material/link_off:",

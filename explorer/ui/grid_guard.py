@@ -24,7 +24,8 @@ presenter's next/previous key, until the edit has been sent, its run has finishe
 app nothing for a second (the grid's follow-up message has gone: on a loaded machine its 150 ms timer runs
 late, so no fixed wait after the run is enough), at most 12 s, then replays it.
 
-The script is ours and static (no user text reaches it). tests/e2e/test_editing.py makes 50 edits, some followed at once by navigation, and checks none is lost.
+The script is ours and static (no user text reaches it). tests/e2e/test_editing.py makes fast edits (10 in CI, 40 under
+-m load), some followed at once by navigation, and checks none is lost.
 """
 
 from __future__ import annotations

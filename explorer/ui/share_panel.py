@@ -23,7 +23,9 @@ from explorer.ui import export_ui, lesson_ui, state
 from explorer.ui.present import STEPS, step_index
 
 K_CSV = "share.csv_matrix"  # which matrix the CSV button downloads
-LINK_BYTES = 8 * cache.MB  # the share-link cache (a link of the largest, fully edited example is 1.7 MB)
+# The share-link cache: each entry is at most a link's length (sharing.LINK_LIMIT characters); an example too
+# large for a link keeps its length and its settings' query only (_query).
+LINK_BYTES = 2 * cache.MB
 
 MATRIX_TITLES = {
     "emb": N_("Embeddings E"),
@@ -56,9 +58,12 @@ def base_url() -> str:
 @cache.shared(max_bytes=LINK_BYTES)
 def _query(
     digest: str, draws: tuple[tuple[str, int], ...], present: bool, _ex: Example, ask: int | str | None = None
-) -> str:
-    # `digest` is the content hash of `_ex` (the key); encoding a large edited state takes a moment, once.
-    return links.query(_ex, dict(draws), present=present, ask=ask)
+) -> tuple[str, bool]:
+    """The query string of the link to `_ex` (`digest` is its content hash: the key), and whether it holds the
+    whole example: past sharing.LINK_LIMIT no link is offered (the JSON file carries the example) and the
+    query is the settings' alone (links.link_query). A real layer's file would make megabytes of link: its
+    edits are encoded only until that is certain, once, and the cache keeps a few hundred characters."""
+    return links.link_query(_ex, dict(draws), present=present, ask=ask)
 
 
 def page_params() -> dict[str, str]:
@@ -93,41 +98,42 @@ def step_params(url_path: str) -> dict[str, str]:
 def link_for(ex: Example, draws: dict[str, int], present: bool, url_path: str | None = None) -> str:
     """The link to this example (with the question asked, if any: it opens with the answer hidden), the pages'
     choices (``page_params``) and, presenting page ``url_path``, its step shown: the address bar's
-    parameters, as a link."""
+    parameters, as a link; "" when the example is too large for a link (past sharing.LINK_LIMIT)."""
     asked = ([str(state.ask())] if state.ask() is not None else []) + list(state.model_questions())
-    query = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, ",".join(asked) or None)
+    query, whole = _query(ex.digest(), tuple(sorted(draws.items())), present, ex, ",".join(asked) or None)
     extra = {**page_params(), **(step_params(url_path) if present and url_path is not None else {})}
     if extra:
         query += "&" + links.query_of_params(extra)
-    return f"{base_url().split('?', 1)[0]}?{query}"
+    url = f"{base_url().split('?', 1)[0]}?{query}"
+    return url if whole and not links.too_long(url) else ""
 
 
 @cache.shared(max_bytes=cache.MB)
 def _address(
     digest: str, draws: tuple[tuple[str, int], ...], present: bool, base_chars: int, _ex: Example
-) -> tuple[tuple[tuple[str, str], ...], int]:
-    query = _query(digest, draws, present, _ex)
-    chars = base_chars + 1 + len(query)  # the Share link's length
+) -> tuple[tuple[tuple[str, str], ...], bool]:
+    query, whole = _query(digest, draws, present, _ex)
+    fits = whole and base_chars + 1 + len(query) <= sharing.LINK_LIMIT  # the Share link would be offered
     params = parse_qsl(query, keep_blank_values=True)
-    if chars > sharing.LINK_LIMIT:  # the settings only: the edited matrices need the JSON file
+    if not fits:  # the settings only: the edited matrices need the JSON file
         params = [(k, v) for k, v in params if k != sharing.STATE_PARAM]
-    return tuple(params), chars
+    return tuple(params), fits
 
 
 def address(
     ex: Example, draws: dict[str, int], present: bool, preset: str = "", *, as_loaded: bool = False
-) -> tuple[dict[str, str], int]:
-    """What the address bar holds, and the Share link's length: the Share link's parameters (every setting,
-    the edited matrices, present=1) after preset=<name> when one is loaded, or only preset=<name> while the
-    example is that preset's as loaded (`as_loaded`). Past sharing.LINK_LIMIT the edited matrices (s=) are
-    left out: the page says they need the JSON file."""
+) -> tuple[dict[str, str], bool]:
+    """What the address bar holds, and whether the Share link holds the whole example: the Share link's
+    parameters (every setting, the edited matrices, present=1) after preset=<name> when one is loaded, or only
+    preset=<name> while the example is that preset's as loaded (`as_loaded`). Past sharing.LINK_LIMIT the
+    edited matrices (s=) are left out: the page says they need the JSON file."""
     base = len(base_url().split("?", 1)[0])
     head = {"preset": preset} if preset else {}
     if preset and as_loaded:
         params = {**head, **({"present": "1"} if present else {})}
-        return params, base + 1 + len(links.query_of_params(params))
-    params, chars = _address(ex.digest(), tuple(sorted(draws.items())), present, base, ex)
-    return {**head, **dict(params)}, chars
+        return params, True
+    params, fits = _address(ex.digest(), tuple(sorted(draws.items())), present, base, ex)
+    return {**head, **dict(params)}, fits
 
 
 def panel(url_path: str | None = None) -> None:
@@ -147,12 +153,11 @@ def panel(url_path: str | None = None) -> None:
     with box:
         st.markdown(_("**Link to this example**"))
         url = link_for(ex, draws, state.present(), url_path)
-        if links.too_long(url):
+        if not url:
             st.warning(
                 _(
-                    "This example is too large for a link ({chars} characters; links stay under {limit}): "
-                    "download it as a JSON file below and send the file instead.",
-                    chars=i18n.integer(len(url)),
+                    "This example is too large for a link (links stay under {limit} characters): download it "
+                    "as a JSON file below and send the file instead.",
                     limit=i18n.integer(sharing.LINK_LIMIT),
                 ),
                 icon=":material/link_off:",

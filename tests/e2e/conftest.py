@@ -268,6 +268,7 @@ class App:
 
     def __init__(self, page: Page, server: Server) -> None:
         self.page, self.server = page, server
+        self.link: dict[str, str] | None = None  # the link the tab's session was opened with by visit()
         page.add_init_script(_RUN_COUNTER)  # before the next page load's own scripts
 
     def poll(self, js: str, arg: Any = None, timeout: float = TIMEOUT, what: str = "") -> Any:
@@ -311,6 +312,7 @@ class App:
         from urllib.parse import urlencode
 
         url = f"{self.server.url}/{path}" + (f"?{urlencode(query)}" if query else "")
+        self.link = None  # a session of its own (visit)
         self.page.goto(url)
         self.settle(min_charts)
         return self
@@ -379,8 +381,38 @@ class App:
                 "n => window.__explorerRuns.asked > n", asked, what="the sentence's run to be asked for"
             )
 
+    def visit(self, path: str, min_charts: int = 1, link: dict[str, str] | None = None, **query: str) -> App:
+        """Open /path?query in this tab's session, as the browser's back and forward buttons do: Streamlit
+        follows the history's address without loading the page again (a page load boots the whole frontend
+        again: seconds of a 2-core machine). `link` holds what the app reads once per session (the example,
+        the model, presenting, the language: explorer.ui.frame.read_url): a tab whose session was not opened
+        by visit() with this very link opens it with a page load; the page's own (step=, lesson=) are read
+        on every arrival. Cases that share a link, run one after the other, share one page load."""
+        from urllib.parse import urlencode
+
+        link = dict(link or {})
+        if link != self.link or self.page.url in ("about:blank", ""):
+            self.open(path, min_charts, **link, **query)
+            self.link = link
+            return self
+        url = f"/{path}?" + urlencode({**link, **query})
+        asked = self.runs_asked()
+        # At the top of the page, as a page load starts (a test before may have scrolled it).
+        self.page.evaluate(
+            """u => { document.querySelectorAll('[data-testid="stMain"]').forEach(m => m.scrollTo(0, 0));
+              window.scrollTo(0, 0);
+              history.pushState(null, '', u); window.dispatchEvent(new PopStateEvent('popstate')); }""",
+            url,
+        )
+        self.poll("n => window.__explorerRuns.asked > n", asked, what=f"the run of {url} to be asked for")
+        self.settle(min_charts)
+        return self
+
     def go(self, url_path: str, min_charts: int = 1) -> None:
-        """Navigate inside the session (the sidebar's page link), as a person does."""
+        """Navigate inside the session (the sidebar's page link), as a person does; a blank tab opens the
+        front page first."""
+        if self.page.url in ("about:blank", ""):
+            self.open("", min_charts=0)
         self.page.locator(f'.st-key-nav a[href="{url_path}"]').click()  # explorer.ui.frame.navigation
         self.poll(
             "p => location.pathname.replace(/\\/+$/, '') === (p ? '/' + p : '')",
@@ -499,13 +531,13 @@ def _shared_tab(browser: Any, server: Server, viewport: dict[str, int]) -> Itera
     ctx = browser.new_context(viewport=viewport)
     page = ctx.new_page()
     page.set_default_timeout(TIMEOUT * 1000)
-    yield App(page, server).open("")
+    yield App(page, server)  # blank: its first open, visit or go loads the page it asks for
     ctx.close()
 
 
 @pytest.fixture(scope="module")
 def shared_app(browser: Any, server: Server) -> Iterator[App]:
-    """One tab for a whole test module, opened on the front page: for tests that only look (no edits).
+    """One tab for a whole test module, blank until a test opens a page in it: for tests that only look.
 
     Moving between pages inside one session (the sidebar's links) costs a few seconds; opening a new tab
     boots the whole frontend again (20 s and more on a loaded 2-core machine), with nothing in its cache.

@@ -3,9 +3,10 @@ lines (3:1) and their own text (4.5:1) stand out from the chart's background in 
 declares its language and every formula can be read aloud (MathML); every chart says what it shows and can
 be drawn as tables; so does the HTML export.
 
-Every listed page of the page table in light and dark at 1280x800 (one tab, moving through the frame's menu;
-dark is the system's scheme, which the app follows without a reload), and every step of the step-through
-while presenting at 1920x1080 (one tab, following the "next" link). axe is the copy that
+One page of each layout in light and dark at 1280x800 (one tab, moving through the frame's menu; dark is the
+system's scheme, which the app follows without a reload), and one step of each layout while presenting at
+1920x1080; under `pytest -m load`, every listed page of the page table and every step of the step-through
+(one tab, following the "next" link). axe is the copy that
 axe-playwright-python bundles (nothing is fetched). Its rules do not look inside charts: what the charts say
 is also checked in tests/app/views/test_chart_text.py. benchmarks/axe_audit.py prints the counts of every impact.
 """
@@ -127,35 +128,78 @@ def axe() -> Axe:
     return Axe()
 
 
-def test_every_page_in_light_and_dark(new_tab, axe: Axe) -> None:  # noqa: ANN001
+# CI audits one page of each layout in light and dark: the sentence and its editor, a toy step's formulas,
+# editors and charts, the encoder's four stages in a row, training's checkpoints, a real model's grid of heads,
+# one of its heads with its formulas, the switches' toolbars, a job's run button and its sweep; `pytest -m load`
+# audits every listed page.
+ONE_OF_EACH = ("", "scores", "encoder", "learn", "model", "head", "ablation", "patching")
+EVERY_PAGE = tuple(p.url_path for p in page_table.listed())
+
+
+@pytest.mark.parametrize(
+    "paths",
+    [
+        pytest.param(ONE_OF_EACH, id="one-of-each-layout"),
+        pytest.param(EVERY_PAGE, id="every-page", marks=pytest.mark.load),
+    ],
+)
+def test_pages_in_light_and_dark(new_tab, axe: Axe, paths: tuple[str, ...]) -> None:  # noqa: ANN001
     app = new_tab(viewport={"width": 1280, "height": 800}, color_scheme="light").open("", min_charts=0)
     bad, audited, formulas = [], [], 0
-    for p in page_table.listed():
-        if p.url_path:
-            app.go(p.url_path, min_charts=0)
+    for path in paths:
+        if path:
+            app.go(path, min_charts=0)
         settled(app)
-        bad += serious(axe, app, f"light /{p.url_path}") + low_contrast(app, f"light /{p.url_path}")
+        bad += serious(axe, app, f"light /{path}") + low_contrast(app, f"light /{path}")
         spoken = app.page.evaluate(SPOKEN)
-        bad += [f"/{p.url_path}: {problem}" for problem in spoken["problems"]]
+        bad += [f"/{path}: {problem}" for problem in spoken["problems"]]
         formulas += spoken["formulas"]
         app.page.emulate_media(color_scheme="dark")
         app.poll(f"() => ({BACKGROUND})() === {DARK_BG!r}", what="the dark theme")
         settled(app)
-        bad += serious(axe, app, f"dark /{p.url_path}") + low_contrast(app, f"dark /{p.url_path}")
-        if p.url_path in ("why-scale", "positional-encoding"):
-            app.screenshot(f"dark-{p.url_path}")
+        bad += serious(axe, app, f"dark /{path}") + low_contrast(app, f"dark /{path}")
+        if path in ("why-scale", "positional-encoding"):
+            app.screenshot(f"dark-{path}")
         app.page.emulate_media(color_scheme="light")
         app.poll(f"() => ({BACKGROUND})() !== {DARK_BG!r}", what="the light theme")
-        audited.append(p.url_path)
-    assert audited == [p.url_path for p in page_table.listed()]
+        audited.append(path)
+    assert audited == list(paths)
     assert formulas >= 10  # (the pages show formulas; a change of KaTeX's markup must not pass unnoticed)
     assert bad == [], "\n".join(bad)
 
 
-def test_every_step_while_presenting(new_tab, axe: Axe) -> None:  # noqa: ANN001
-    app = new_tab().open("", min_charts=0, present="1")
+# CI audits one step of each layout while presenting (each step visited in one session); `pytest -m load`
+# walks every step of the step-through, following its "next" link.
+STEPS_OF_EACH = (
+    "sentence",
+    "masking",
+    "encoder",
+    "learn-patterns",
+    "model",
+    "head-cell",
+    "ablation",
+    "patching",
+)
+
+
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param(STEPS_OF_EACH, id="one-of-each-layout"),
+        pytest.param(tuple(s.name for s in present.STEPS), id="every-step", marks=pytest.mark.load),
+    ],
+)
+def test_steps_while_presenting(new_tab, axe: Axe, names: tuple[str, ...]) -> None:  # noqa: ANN001
+    app = new_tab()
+    walk = len(names) == len(present.STEPS)  # every step: by the step-through's own "next" link
+    if walk:
+        app.open("", min_charts=0, present="1")
     bad, seen = [], []
     for i, step in enumerate(present.STEPS):
+        if step.name not in names:
+            continue
+        if not walk:
+            app.visit(step.url_path, 0, {"present": "1"}, step=step.name)
         caption = present.caption(i)
         app.poll(
             "want => { const s = document.querySelector('.st-key-step-top strong'); "
@@ -166,9 +210,9 @@ def test_every_step_while_presenting(new_tab, axe: Axe) -> None:  # noqa: ANN001
         settled(app)
         bad += serious(axe, app, f"presenting {caption}")
         seen.append(step.name)
-        if i + 1 < len(present.STEPS):
+        if walk and i + 1 < len(present.STEPS):
             app.page.locator(".st-key-step-next a").click()
-    assert seen == [s.name for s in present.STEPS]
+    assert seen == list(names)
     assert bad == [], "\n".join(bad)
 
 

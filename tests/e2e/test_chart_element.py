@@ -64,8 +64,10 @@ def test_plotly_js_is_served_by_the_app_once_per_tab(app) -> None:  # noqa: ANN0
     assert loads[0].startswith(app.server.url + "/_stcore/bidi-components/"), loads  # never a CDN
 
 
-def test_png_download_is_twice_the_chart_and_named_after_its_key(app) -> None:  # noqa: ANN001
-    app.open("scores", min_charts=3)
+def test_png_download_is_twice_the_chart_and_named_after_its_key(shared_app) -> None:  # noqa: ANN001
+    app = shared_app.visit(
+        "scores", 3
+    )  # (a look at /scores as it opens: one session for the two tests below)
     chart = app.page.locator(GD)
     chart.hover()
     size = app.page.evaluate(
@@ -86,8 +88,8 @@ def test_png_download_is_twice_the_chart_and_named_after_its_key(app) -> None:  
 SHOWN_SUMS = r'<g class="textpoint"(?! display="none")[^>]*><text[^>]*>\s*Σ (\d\.\d{3})</text>'
 
 
-def test_every_row_sum_and_cell_line_is_drawn_on_the_page_and_in_the_download(app) -> None:  # noqa: ANN001
-    app.open("scores", min_charts=3)
+def test_every_row_sum_and_cell_line_is_drawn_on_the_page_and_in_the_download(shared_app) -> None:  # noqa: ANN001
+    app = shared_app.visit("scores", 3)
     rows = len(app.labels("scores-weights"))
     page = app.page.evaluate("sel => document.querySelector(sel).innerHTML", GD)
     exported = app.page.evaluate(

@@ -28,17 +28,19 @@ LAPTOP_PAGES = (
     *((p, "smollm2") for p in ("next-token", "logit-lens", "induction")),
     *((p, m) for p in ("positional-encoding", "scores", "encoder") for m in ("minilm", "smollm2")),
 )
+REAL_LAYER = ("positional-encoding", "scores", "encoder")  # the explorer's pages, a trained layer open
+# The pages of one session link (a model, or a trained layer) one after the other: one page load for them all.
+LAPTOP_PAGES = tuple(sorted(LAPTOP_PAGES, key=lambda pm: (pm[0] in REAL_LAYER, pm[1])))
 
 
 @pytest.mark.parametrize(("path", "model"), LAPTOP_PAGES, ids=[f"{p}-{m}" for p, m in LAPTOP_PAGES])
 def test_no_chart_title_is_cut_on_a_laptop(shared_laptop_app: Any, path: str, model: str) -> None:
     need(model)
-    real = path in ("positional-encoding", "scores", "encoder")
+    real = path in REAL_LAYER
     query = {"real": model, "real_layer": LAYERS[model]} if real else {"model": model}
     # in Spanish: its titles run longer than English
-    app = shared_laptop_app.open(
-        path, min_charts=1, sentence=CAPITAL if model == "smollm2" else CAT, lang="es", **query
-    )
+    link = {"sentence": CAPITAL if model == "smollm2" else CAT, "lang": "es", **query}
+    app = shared_laptop_app.visit(path, 1, link)
     no_title_cut(app, f"{path}-{model}-1280")
     # The page as a student's laptop shows it, for a person to look at (test-output/).
     app.screenshot(f"{'layer' if real else 'model'}-{path}-{model}-1280x800")

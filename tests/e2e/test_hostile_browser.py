@@ -55,16 +55,17 @@ def watched(app):  # noqa: ANN001, ANN201 - the conftest's App
 
 
 def test_hostile_sentence_is_literal_text(watched) -> None:  # noqa: ANN001
+    """Three pages in one session (App.visit): each read with the default sentence, the hostile one typed,
+    then each read again."""
     app = watched
     labels = labels_of(HOSTILE)
-    for path, chart in (
-        ("", "sentence-embeddings"),
-        ("scores", "scores-weights"),
-        ("token", "token-weights"),
-    ):
-        app.open(path, min_charts=1)
-        before = app.page.evaluate(_INTERPRETED)
-        app.type_sentence(HOSTILE)
+    pages = (("", "sentence-embeddings"), ("scores", "scores-weights"), ("token", "token-weights"))
+    before = {}
+    for path, _chart in pages:
+        before[path] = app.visit(path, 1).page.evaluate(_INTERPRETED)
+    app.type_sentence(HOSTILE)
+    for path, chart in pages:
+        app.visit(path, 1)
         if chart != "token-weights":
             app.wait_labels(chart, [esc(lab) for lab in labels])
             shown = app.page.evaluate(_TICKS, chart)  # the SVG text Plotly drew: the tokens, literally
@@ -74,7 +75,7 @@ def test_hostile_sentence_is_literal_text(watched) -> None:  # noqa: ANN001
             ticks = app.chart(chart)["layout"]["xaxis"]["ticktext"]
             assert [html.unescape(t) for t in ticks] == labels
         after = app.page.evaluate(_INTERPRETED)
-        assert after == before, (path, before, after)  # no link, image, bold, maths or colour appeared
+        assert after == before[path], (path, before, after)  # no link, image, bold, maths or colour appeared
         assert app.sentence_box().input_value() == HOSTILE
         assert app.exceptions() == []
         app.screenshot(f"hostile-sentence-{path or 'sentence'}")

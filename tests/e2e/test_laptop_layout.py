@@ -1,6 +1,7 @@
 """At 1280 x 800 (a laptop, the sidebar open), what the page lays out is whole: the step links at the bottom
 are not cut, E + P = X gives each of its three charts the same plot width (the token labels once), and a
-table's toolbar, shown on hover, does not cover the heading above the table."""
+table's toolbar, shown on hover, does not cover the heading above the table. The tests only look: they share
+the module's laptop tab, each page visited in one session (App.visit)."""
 
 from __future__ import annotations
 
@@ -41,17 +42,17 @@ def _longest_neighbour() -> tuple[str, str]:
     return best[0], best[1]
 
 
-def test_the_step_links_at_the_bottom_are_not_cut(new_tab: Any) -> None:
+def test_the_step_links_at_the_bottom_are_not_cut(shared_laptop_app: Any) -> None:
     path, title = _longest_neighbour()
-    app = new_tab(viewport=LAPTOP).open(path, min_charts=0, lang="es")
+    app = shared_laptop_app.visit(path, 0, {"lang": "es"})
     links = app.poll(_LINKS, what="the step links")
     assert any(title in text for text, _, _ in links), (title, links)
     cut = [(text, need, has) for text, need, has in links if need > has + 1]
     assert not cut, f"step links cut at 1280 px (text, px needed, px shown): {cut}"
 
 
-def test_e_plus_p_is_x_gives_every_chart_the_same_plot_width(new_tab: Any) -> None:
-    app = new_tab(viewport=LAPTOP).open("positional-encoding", min_charts=5)
+def test_e_plus_p_is_x_gives_every_chart_the_same_plot_width(shared_laptop_app: Any) -> None:
+    app = shared_laptop_app.visit("positional-encoding", 5)
     widths = app.poll(
         "keys => { const w = (" + _PLOTS + ")(keys); return w.every(v => v) && w; }",
         ["pe-e", "pe-p", "pe-x"],
@@ -65,8 +66,8 @@ def test_e_plus_p_is_x_gives_every_chart_the_same_plot_width(new_tab: Any) -> No
     assert min(widths) >= 170, f"plots of {widths} px: slivers"
 
 
-def test_a_tables_toolbar_leaves_the_heading_above_it_alone(new_tab: Any) -> None:
-    app = new_tab(viewport=LAPTOP).open("projections", min_charts=1)
+def test_a_tables_toolbar_leaves_the_heading_above_it_alone(shared_laptop_app: Any) -> None:
+    app = shared_laptop_app.visit("projections", 1)
     table = app.page.locator('[data-testid="stDataFrame"]').first
     table.evaluate("e => e.scrollIntoView({block: 'center', behavior: 'instant'})")  # the heading in view too
     table.hover()
@@ -103,8 +104,8 @@ _BAR = """() => { const b = document.querySelector('[data-testid="stMain"] .st-k
   return {top: r.top, bottom: r.bottom, text: b.innerText}; }"""
 
 
-def test_the_model_on_screen_is_named_above_the_fold(new_tab: Any) -> None:
-    app = new_tab(viewport=LAPTOP).open("heads", min_charts=1)
+def test_the_model_on_screen_is_named_above_the_fold(shared_laptop_app: Any) -> None:
+    app = shared_laptop_app.visit("heads", 1)
     for path, words in (("heads", "the toy model"), ("model", "MiniLM")):
         if path != "heads":
             app.go(path, min_charts=1)

@@ -4,6 +4,8 @@ browser context (a student's laptop), read from the pickers and the page as a st
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import pytest
 
 from explorer.ui import present
@@ -68,6 +70,19 @@ def toggle_presenting(app) -> None:  # noqa: ANN001
     app.page.keyboard.press("Space")
 
 
+# CI opens the Share link in a fresh context and checks the address bar holds the same parameters (it writes
+# a space as "+", the link as "%20": the app reads both alike); `pytest -m load` opens the address bar's too.
+OPENED = (
+    pytest.param(("link",), id="link"),
+    pytest.param(("link", "address"), id="link-and-address", marks=pytest.mark.load),
+)
+
+
+def same_parameters(link: str, address: str) -> bool:
+    a, b = urlsplit(link), urlsplit(address)
+    return (a.path, parse_qs(a.query)) == (b.path, parse_qs(b.query))
+
+
 def open_fresh(new_tab, url: str, viewport: dict[str, int]):  # noqa: ANN001, ANN201
     """`url` in a new browser context: no cookie, no session, nothing of the teacher's."""
     student = new_tab(viewport=viewport)
@@ -76,7 +91,8 @@ def open_fresh(new_tab, url: str, viewport: dict[str, int]):  # noqa: ANN001, AN
     return student
 
 
-def test_the_share_link_and_the_address_bar_reopen_the_head_query_and_cell(new_tab) -> None:  # noqa: ANN001
+@pytest.mark.parametrize("opened", OPENED)
+def test_the_share_link_and_the_address_bar_reopen_the_head_query_and_cell(new_tab, opened) -> None:  # noqa: ANN001
     teacher = new_tab(viewport=LAPTOP).open("scores", min_charts=3)
     assert shown(teacher) == ("head 1", "0: The", "0: The")
     make_picks(teacher)
@@ -86,7 +102,8 @@ def test_the_share_link_and_the_address_bar_reopen_the_head_query_and_cell(new_t
     assert address.startswith(teacher.server.url + "/scores?") and link.startswith(
         teacher.server.url + "/scores?"
     )
-    for url in (link, address):
+    assert same_parameters(link, address), (link, address)
+    for url in [{"link": link, "address": address}[k] for k in opened]:
         student = open_fresh(new_tab, url, LAPTOP)
         assert shown(student) == PICKED, url
         assert student.page.evaluate(_FORMULAS) == formulas  # the same cell, its numbers from head 2
@@ -95,7 +112,8 @@ def test_the_share_link_and_the_address_bar_reopen_the_head_query_and_cell(new_t
         assert student.exceptions() == [] and not student.page.locator('[data-testid="stAlert"]').count()
 
 
-def test_presenting_the_link_reopens_the_step_and_the_picks(new_tab) -> None:  # noqa: ANN001
+@pytest.mark.parametrize("opened", OPENED)
+def test_presenting_the_link_reopens_the_step_and_the_picks(new_tab, opened) -> None:  # noqa: ANN001
     teacher = new_tab(viewport=PROJECTOR).open("scores", min_charts=3)
     make_picks(teacher)
     toggle_presenting(teacher)
@@ -108,7 +126,8 @@ def test_presenting_the_link_reopens_the_step_and_the_picks(new_tab) -> None:  #
     teacher.poll(f"() => ({_STEP})() === {present.caption(masking)!r}", what="the masking step")
     wait_query(teacher, present="1", step="masking", h="2", q="3", k="1")
     address, link = teacher.page.url, share_link(teacher)
-    for url in (link, address):
+    assert same_parameters(link, address), (link, address)
+    for url in [{"link": link, "address": address}[k] for k in opened]:
         student = open_fresh(new_tab, url, PROJECTOR)
         assert student.page.evaluate(_STEP) == present.caption(masking), url
         assert shown(student) == ("head 2", None, None)  # presenting this step: the head, no cell picker

@@ -32,8 +32,8 @@ def press(app, key: str) -> None:  # noqa: ANN001
     app.page.keyboard.press(key)
 
 
-def test_clicker_keys_walk_the_steps(app) -> None:  # noqa: ANN001
-    app.open("scores", min_charts=1, present="1")
+def test_clicker_keys_walk_the_steps(shared_app) -> None:  # noqa: ANN001
+    app = shared_app.visit("scores", 1, {"present": "1"})  # (one session with the checkpoints' test below)
     wait_caption(app, f"Step 4 of {N}: Scores, mask, softmax (part 1 of 3: Scores)")
     assert app.page.locator(".st-key-step-bottom").count() == 0  # one set of controls while presenting
     for key, want in (
@@ -108,11 +108,11 @@ def test_no_key_listener_outside_presentation_mode(app) -> None:  # noqa: ANN001
     assert app.page.evaluate("() => location.pathname").rstrip("/").endswith("scores")
 
 
-def test_the_clicker_steps_through_a_training_runs_checkpoints_then_on(app) -> None:  # noqa: ANN001
+def test_the_clicker_steps_through_a_training_runs_checkpoints_then_on(shared_app) -> None:  # noqa: ANN001
     from explorer.compute import learning as lc
 
     stops = lc.tour([int(s) for s in lc.shipped().checkpoints], lc.moments())
-    app.open("learn", min_charts=1, present="1", step="learn-patterns")
+    app = shared_app.visit("learn", 1, {"present": "1"}, step="learn-patterns")
     label = "(k) => { const b = document.querySelector(`.st-key-${k} button`); return b ? b.innerText : ''; }"
     app.poll(
         f"() => ({label})('clicker-next').includes('Step {stops[1]}')", what="the first checkpoint's Later"
@@ -134,7 +134,10 @@ LESSON_WHERE = """() => {
 
 def test_clicker_presents_a_lesson_across_pages(app) -> None:  # noqa: ANN001
     """The clicker's next key reveals a lesson step's answer first, then opens the next step, on its page;
-    back returns. The address says the lesson and its step throughout."""
+    back returns. The address says the lesson and its step throughout. A key pressed while the page still
+    draws what the key before asked for acts once it is drawn: pressed twice at once, next opens the next
+    step, then reveals its answer (mid-run the page still shows the links of the step being left, or the
+    Reveal button already pressed: a key acting on those would be lost)."""
     route = routes.ATTENTION
     k = next(
         i for i, s in enumerate(route.steps, 1) if route.steps[i].page != s.page
@@ -163,4 +166,11 @@ def test_clicker_presents_a_lesson_across_pages(app) -> None:  # noqa: ANN001
     wait_where(k)
     assert app.page.evaluate("() => location.pathname.replace(/^\\/+/, '')") == here.page
     assert here.answer in app.page.locator(".st-key-lesson-bar").inner_text()  # revealed stays revealed
+    press(app, "ArrowRight")  # twice at once: the next step, then its answer
+    press(app, "ArrowRight")
+    app.poll(
+        f"() => document.querySelector('.st-key-lesson-bar').innerText.includes({there.answer!r})",
+        what="the next step's answer",
+    )
+    assert app.page.evaluate(f"({LESSON_WHERE})") == lesson_ui.where(route, k + 1)
     assert app.exceptions() == []

@@ -3,7 +3,8 @@ projector's screen in Chromium at 1920x1080, as the toy steps do (test_present_s
 steps in Spanish, whose words run longer than English): the page is one
 screen, the step's own charts are in view; a grid taller than the screen (SmolLM2's 30 layers) scrolls in its
 own box whose top, layer 1, is in view; no chart title runs past its chart (test_chart_titles checks the
-same at 1280x800). Each model the page takes, the real models themselves.
+same at 1280x800). Each model the page takes, the real models themselves: where two models draw a step with
+the same charts, CI draws it with one of them and `pytest -m load` with both.
 """
 
 from __future__ import annotations
@@ -106,12 +107,29 @@ def test_the_steps_below_are_every_step_of_the_real_model_pages() -> None:
     assert {(p, s) for p, s in declared if p not in elsewhere} == {(p, s) for p, s, *_ in REAL}
 
 
-@pytest.mark.parametrize(("path", "step", "model", "keys"), REAL, ids=[f"{s}-{m}" for _, s, m, _ in REAL])
+# A step both models draw with the same charts is drawn with one of them in CI (the two alternate) and with
+# both under `pytest -m load`; one model's steps run one after the other, in one session (shared_app.visit).
+BOTH_UNDER_LOAD = {
+    ("head", "minilm"),
+    ("head-cell", "smollm2"),
+    ("head-qkv", "minilm"),
+    ("ablation-layers", "minilm"),
+    ("rollout", "minilm"),
+}
+BY_MODEL = [
+    pytest.param(
+        *row, id=f"{row[1]}-{row[2]}", marks=[pytest.mark.load] if row[1:3] in BOTH_UNDER_LOAD else []
+    )
+    for row in sorted(REAL, key=lambda row: row[2])
+]
+
+
+@pytest.mark.parametrize(("path", "step", "model", "keys"), BY_MODEL)
 def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, model: str, keys) -> None:  # noqa: ANN001
     need(model)
-    app = shared_app
     sentence = CAPITAL if model == "smollm2" else "The cat sat on the mat because it was warm."
-    app.open(path, min_charts=0, present="1", step=step, model=model, sentence=sentence, lang="es")
+    app = shared_app  # one session a model: its link opened once, each step visited in it
+    app.visit(path, 0, {"present": "1", "model": model, "sentence": sentence, "lang": "es"}, step=step)
     if step == "ablation-ranking":
         with i18n.using("es"):
             rank = i18n._("Rank the heads")
@@ -128,19 +146,32 @@ def test_each_real_model_step_fits_one_screen(shared_app, path: str, step: str, 
         assert got["charts"][0]["scrolls"] == (model == "smollm2"), got["charts"]
 
 
-@pytest.mark.parametrize("model", list(LAYERS))
-@pytest.mark.parametrize(
-    ("path", "step", "keys"), TOY_STEPS, ids=[f"{p or 'sentence'}-{s}" for p, s, _ in TOY_STEPS]
-)
+# Each step with a layer of one model in CI (the two alternate), with both under `pytest -m load`; one
+# layer's steps one after the other, in one session.
+LAYER_STEPS = [
+    pytest.param(
+        path,
+        step,
+        keys,
+        model,
+        id=f"{model}-{path or 'sentence'}-{step}",
+        marks=[pytest.mark.load] if (i + m) % 2 else [],
+    )
+    for m, model in enumerate(LAYERS)
+    for i, (path, step, keys) in enumerate(TOY_STEPS)
+]
+
+
+@pytest.mark.parametrize(("path", "step", "keys", "model"), LAYER_STEPS)
 def test_each_explorer_step_with_a_real_layer_fits_one_screen(
     shared_app, path: str, step: str, keys, model: str
 ) -> None:  # noqa: ANN001
     need(model)
-    app = shared_app
+    app = shared_app  # one session a layer
     if path == "positional-encoding":  # a trained layer adds no P: its input X alone
         keys = ["pe-x"]
-    query = {"present": "1", "real": model, "real_layer": LAYERS[model], **({"step": step} if step else {})}
-    app.open(path, min_charts=len(keys or [1] * 4), **query)
+    link = {"present": "1", "real": model, "real_layer": LAYERS[model]}
+    app.visit(path, len(keys or [1] * 4), link, **({"step": step} if step else {}))
     app.settle(len(keys or [1] * 4))
     if path != "why-scale":  # (a page of random vectors, not of the layer)
         assert "Real model: " in app.page.inner_text('[data-testid="stMain"]')  # the layer is open
@@ -256,9 +287,8 @@ DECODER_STEPS = (
 @pytest.mark.parametrize(("path", "step", "keys"), DECODER_STEPS, ids=[s for _, s, _ in DECODER_STEPS])
 def test_a_decoder_step_with_minilm_chosen_fits_one_screen(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
     need("smollm2")
-    app = shared_app.open(
-        path, min_charts=0, present="1", step=step, model="minilm", sentence=CAPITAL, lang="es"
-    )
+    link = {"present": "1", "model": "minilm", "sentence": CAPITAL, "lang": "es"}
+    app = shared_app.visit(path, 0, link, step=step)
     app.settle(len(keys))
     check_one_screen(app, keys, f"present-real-{step}-minilm-chosen")
 

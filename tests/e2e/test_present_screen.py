@@ -90,9 +90,8 @@ def wait_charts(app, n: int) -> None:  # noqa: ANN001 - the conftest's App
 
 @pytest.mark.parametrize(("path", "step", "keys"), STEPS, ids=[f"{p or 'sentence'}-{s}" for p, s, _ in STEPS])
 def test_each_step_fits_one_screen_with_its_charts_in_view(shared_app, path: str, step: str, keys) -> None:  # noqa: ANN001
-    app = shared_app
-    query = {"present": "1", "lang": "es", **({"step": step} if step else {})}
-    app.open(path, min_charts=len(keys or [1] * 4), **query)
+    app = shared_app  # one session in Spanish, each step visited in it
+    app.visit(path, len(keys or [1] * 4), {"present": "1", "lang": "es"}, **({"step": step} if step else {}))
     wait_charts(app, len(keys or [1] * 4))
     assert app.page.evaluate("() => document.documentElement.lang") == "es"
     got = app.page.evaluate(GEOMETRY)
@@ -157,8 +156,7 @@ def test_the_encoder_steps_four_charts_stand_level_though_one_title_wraps(shared
     """Presenting, /encoder's four stages share one row; "Output = LN(H + FFN(H))" takes two lines there. The
     four plots start at one height and the four titles' first lines too (Plotly draws a title of several
     lines 0.7 em higher than one of one line: explorer.views.style._pin_title)."""
-    app = shared_app
-    app.open("encoder", min_charts=4, present="1")
+    app = shared_app.visit("encoder", 4, {"present": "1"})
     wait_charts(app, 4)
     got = app.page.evaluate(LEVEL)
     assert len(got) == 4 and max(g["lines"] for g in got) > 1 == min(g["lines"] for g in got), got
@@ -178,8 +176,7 @@ def test_a_lesson_step_fits_one_screen_presenting(shared_app, k: int, reveals: i
     from explorer.lessons import routes
     from explorer.ui import lesson_ui
 
-    app = shared_app
-    app.open("", min_charts=1, present="1", lesson=routes.ATTENTION.name, step=str(k))
+    app = shared_app.visit("", 1, {"present": "1"}, lesson=routes.ATTENTION.name, step=str(k))
     for _ in range(reveals):  # Reveal, then Experiment: the same key, each shows the next line
         label = app.page.locator(f".st-key-{lesson_ui.REVEAL} button").inner_text()
         app.page.locator(f".st-key-{lesson_ui.REVEAL} button").click()

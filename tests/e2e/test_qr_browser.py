@@ -19,9 +19,10 @@ def read_screen(page) -> list[str]:  # noqa: ANN001 - a Playwright Page
 
 
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 800)])
-def test_the_qr_code_on_screen_reads_as_the_link_of_the_example(app, size) -> None:  # noqa: ANN001
+def test_the_qr_code_on_screen_reads_as_the_link_of_the_example(shared_app, size) -> None:  # noqa: ANN001
+    app = shared_app  # both sizes in one session (App.visit)
     app.page.set_viewport_size({"width": size[0], "height": size[1]})
-    app.open("scores", min_charts=1, preset="pronoun", present="1")
+    app.visit("scores", 1, {"preset": "pronoun", "present": "1"})
     assert read_screen(app.page) == []
     app.page.locator(".st-key-present-qr button").first.click()
     image = app.page.locator("[role=dialog] img")

@@ -80,6 +80,11 @@ def test_a_downloaded_layer_reopens_from_its_file(app, tmp_path: Path) -> None: 
     assert query(app).get("real_layer") == "2" and app.exceptions() == []
 
 
+# About 20 s (43 MB through the browser, read in a worker): `pytest -m load`. CI checks the same bound without
+# the browser: the server's maxUploadSize is sharing.UPLOAD_MB and the largest file fits it
+# (tests/app/ui/test_bad_input.py), each model's largest file reopens identically
+# (tests/app/sharing/test_real_files.py), and a layer's file goes through the browser above.
+@pytest.mark.load
 def test_the_largest_file_a_person_can_make_is_accepted_and_opened(app, tmp_path: Path) -> None:  # noqa: ANN001
     need("SmolLM2-135M")
     path = tmp_path / "largest.json"

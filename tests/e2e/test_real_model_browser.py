@@ -101,8 +101,10 @@ def coloured_share(app, key: str) -> float:  # noqa: ANN001
 
 @pytest.mark.parametrize("key", ["minilm", "smollm2"])
 def test_model_grid_on_each_model_and_a_head_picked(app, key: str) -> None:  # noqa: ANN001
+    """The grid draws the model's numbers; a head picked opens on /head; back on /model (in the same session),
+    a click on a head's panel opens that head."""
     m = need(key)
-    app.open("model", min_charts=1, model=key)
+    app.visit("model", 1, {"model": key})
     assert app.exceptions() == []
     trace = m.run(DEFAULT_SENTENCE)
     n = trace.n_tokens
@@ -131,6 +133,8 @@ def test_model_grid_on_each_model_and_a_head_picked(app, key: str) -> None:  # n
     assert_allclose(want[~drawn_cells], 0.0)
     assert query(app)["model"] == key and query(app)["layer"] == "2" and query(app)["head"] == "3"
     assert app.exceptions() == []
+    app.visit("model", 1, {"model": key})
+    a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key)
 
 
 def test_next_token_paris_and_a_token_added(app) -> None:  # noqa: ANN001
@@ -233,12 +237,11 @@ CELL_XY = """([l, h]) => {
 }"""
 
 
-@pytest.mark.parametrize("key", ["minilm", "smollm2"])
-def test_a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> None:  # noqa: ANN001
+def a_click_on_a_heads_panel_in_the_grid_opens_that_head(app, key: str) -> None:  # noqa: ANN001
+    """On /model at 1920x1080 (the test above: its session), a click on a panel opens that head."""
     m = need(key)
     layer, head = (2, 5) if key == "minilm" else (15, 4)
-    app.page.set_viewport_size({"width": 1920, "height": 1080})
-    app.open("model", min_charts=1, model=key)
+    assert app.page.viewport_size == {"width": 1920, "height": 1080}
     locator = app.page.locator(".st-key-model-grid .js-plotly-plot")
     locator.scroll_into_view_if_needed()
     app.page.evaluate("() => window.scrollTo(0, 0)")

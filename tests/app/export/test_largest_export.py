@@ -156,6 +156,30 @@ def test_a_25000_character_sentence_is_cut_with_a_message_in_every_way_in() -> N
     assert f"at its limit of {LIMIT} characters" in shown(at)
 
 
+def test_the_notebook_of_the_largest_example_is_written_whole() -> None:
+    """Written (not executed: `pytest -m load` does that, below), the largest example's notebook is a valid
+    notebook whose code holds every number of every edited matrix: about 6 MB of literals."""
+    import nbformat
+
+    from explorer.compute import pipeline
+    from explorer.export import notebook, walkthrough
+
+    ex = every_cell_edited(LARGEST, 7).with_(emb_source="table", pe_kind="learned", mask_kind="custom")
+    res = pipeline.run(ex)
+    w = walkthrough.from_example(ex, res, query=res.n - 1, head=ex.n_heads - 1, link="")
+    data = notebook.to_bytes(w)
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+    nbformat.validate(nb)
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert len(data) > 5_000_000
+    for name in ("w_q", "w_o", "w1", "w2"):
+        last = float(np.asarray(getattr(ex, name)).reshape(-1)[-1])
+        assert repr(last) in code, name  # the last cell of each matrix, written exactly
+
+
+# About 20 s: a kernel reads 6 MB of literals. CI executes the presets' notebooks (test_export_notebook) and
+# writes this one (the JSON and CSV tests above); `pytest -m load` executes it too.
+@pytest.mark.load
 def test_the_notebook_of_the_largest_example_executes_and_prints_the_apps_numbers(kernel) -> None:  # noqa: ANN001
     """The app's largest sizes (settings table) at 64 tokens, every cell of every matrix edited: about 6 MB of
     literals. Executed, it prints the app's numbers to CHECK_ATOL, like the small ones."""

@@ -127,6 +127,34 @@ def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
     assert example_of(open_link(address)).settings() == example_of(at).settings()
 
 
+def test_an_example_too_large_for_a_link_is_encoded_once_and_kept_small(monkeypatch) -> None:  # noqa: ANN001
+    """Its edits would make megabytes of link (a real layer's file: tens): the link cache keeps the settings'
+    query and the length, so later runs of the page neither encode the edits again nor hold them."""
+    from explorer.sharing import params as link_params
+    from explorer.ui import share_panel
+
+    at = open_link()
+    for name, value in {"d_model": 64, "n_heads": 8, "d_k": 64}.items():
+        at.number_input(key=SETTING_KEYS[name]).set_value(value)
+    at.run()
+    rng = np.random.default_rng(1)
+    mats = dict(at.session_state["m.matrices"])
+    for name in ("w_q", "w_k", "w_v", "w_o"):
+        mats[name] = rng.standard_normal(mats[name].shape)
+    at.session_state["m.matrices"] = mats
+    share_panel._query.cache.clear()
+    encoded = []
+    encode = link_params.encode_state
+    monkeypatch.setattr(link_params, "encode_state", lambda *a, **k: encoded.append(1) or encode(*a, **k))
+    open_share(at)
+    first = len(encoded)
+    at.run()
+    at.run()
+    assert first >= 1 and len(encoded) == first  # later runs read the cache
+    assert any("too large for a link" in w.value for w in at.sidebar.warning)
+    assert 0 < share_panel._query.cache.bytes < 64_000  # the edits alone make over a megabyte of link
+
+
 # ------------------------------------------------ the address bar holds the state
 
 

@@ -14,6 +14,7 @@ import pytest
 from explorer import sharing
 from explorer.model import settings_table as table
 from explorer.model.example import LAYER_ONLY, MATRIX_NAMES, Example, conform
+from explorer.sharing import params as link_params
 from explorer.sharing import url as links
 from explorer.ui import editors
 
@@ -161,6 +162,40 @@ def test_links_stay_short_after_size_changes(changes: list[dict]) -> None:
     back, messages = sharing.from_params(sharing.to_params(ex), Example())
     assert not messages
     assert_identical(back, ex)
+
+
+@pytest.mark.parametrize("cells", [3, 40, 400, None])
+def test_a_link_under_a_limit_is_the_whole_link_exactly_at_every_limit(cells: int | None) -> None:
+    """link_query gives the whole query (as `query` writes it) exactly when it fits the limit, one character
+    either side of its length; past it, the settings' query alone."""
+    ex = edited(full(Example()), 5, cells=cells)
+    whole = links.query(ex, present=True, ask=3)
+    settings = urlencode(
+        {**link_params.settings_params(ex), "present": "1", "ask": "3"}, quote_via=quote, safe=""
+    )
+    for limit in (len(whole) - 1, len(whole), len(whole) + 1, 8000):
+        got = links.link_query(ex, present=True, ask=3, limit=limit)
+        assert got == ((whole, True) if len(whole) <= limit else (settings, False)), (cells, limit)
+
+
+def test_an_example_far_past_the_link_limit_stops_encoding_at_the_matrix_that_takes_it_past(
+    monkeypatch,
+) -> None:  # noqa: ANN001
+    """Every cell of the largest toy example edited (600,000 characters of link): with the link's limit, the
+    edits are encoded only until they are surely past it (E and P, small, then W_Q, 32,768 cells); the file's
+    encoding (no limit) has them all."""
+    from explorer.sharing import state_blob
+
+    ex = conform(Example().with_(d_model=64, n_heads=8, d_k=64))
+    ex = edited(ex, 9, cells=None)
+    records = []
+    record = state_blob._record
+    monkeypatch.setattr(state_blob, "_record", lambda *a: records.append(a[0]) or record(*a))
+    assert state_blob.encode_state(ex, limit=sharing.LINK_LIMIT) is None
+    assert records == [MATRIX_NAMES.index(n) for n in ("emb", "pe_table", "w_q")]
+    records.clear()
+    assert len(state_blob.encode_state(ex)) > 50 * sharing.LINK_LIMIT
+    assert len(records) > 5
 
 
 def test_a_history_record_naming_an_impossible_size_is_refused() -> None:

@@ -56,6 +56,20 @@ def test_bound_memory_starts_one_trimming_thread_per_process() -> None:
     assert names.count("malloc-trim") == 1  # glibc (this machine and CI): the thread runs, once
 
 
+def test_the_whole_process_collection_waits_for_a_moment_without_runs_but_not_for_ever() -> None:
+    """Sessions let go at t=100: while pages run, the collection that frees them (and pauses every page) waits
+    for a tick without runs, at most FULL_WAITS_S; never twice within FULL_EVERY_S; nothing owed, none."""
+    from explorer.ui.boot import FULL_EVERY_S, FULL_WAITS_S, full_due
+
+    assert not full_due(None, 0.0, 500.0, busy=False)  # nothing to free
+    assert full_due(100.0, 0.0, 105.0, busy=False)  # a quiet tick: at once
+    assert not full_due(100.0, 0.0, 105.0, busy=True)  # a class at work: it waits
+    assert not full_due(100.0, 0.0, 100.0 + FULL_WAITS_S - 1, busy=True)
+    assert full_due(100.0, 0.0, 100.0 + FULL_WAITS_S, busy=True)  # but not for ever
+    assert not full_due(100.0, 98.0, 98.0 + FULL_EVERY_S - 1, busy=False)  # one ran just before
+    assert full_due(100.0, 98.0, 98.0 + FULL_EVERY_S, busy=False)
+
+
 NODELAY = textwrap.dedent(
     """
     import asyncio, json, socket

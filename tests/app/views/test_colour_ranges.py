@@ -137,11 +137,25 @@ def _layer_charts(key: str, layer: int) -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
-@pytest.mark.parametrize(("key", "n_layers"), [("minilm", 6), ("smollm2", 30)])
-def test_every_heatmap_of_every_real_layer_is_readable(key: str, n_layers: int) -> None:
+# SmolLM2's 30 layers all have cells beyond the range (1,400 to 4,900 each): CI reads the first and the last,
+# the one with the fewest and the one with the most; `pytest -m load` reads every one.
+SMOLLM2_SAMPLE = (0, 10, 18, 29)
+
+
+@pytest.mark.parametrize(("key", "layers"), [("minilm", tuple(range(6))), ("smollm2", SMOLLM2_SAMPLE)])
+def test_every_heatmap_of_every_real_layer_is_readable(key: str, layers: tuple[int, ...]) -> None:
+    _every_heatmap_readable(key, layers)
+
+
+@pytest.mark.load
+def test_every_heatmap_of_every_smollm2_layer_is_readable() -> None:
+    _every_heatmap_readable("smollm2", tuple(range(30)))
+
+
+def _every_heatmap_readable(key: str, layers: tuple[int, ...]) -> None:
     need(key)
     seen = 0
-    for layer in range(n_layers):
+    for layer in layers:
         charts = _layer_charts(key, layer)
         encoder = []
         for what, spec in charts:
@@ -157,7 +171,7 @@ def test_every_heatmap_of_every_real_layer_is_readable(key: str, n_layers: int) 
             if za.shape == zb.shape and ra != rb:
                 wide = max(ra[1], rb[1])
                 assert min(np.mean(np.abs(z) >= 0.1 * wide) for z in (za, zb)) <= 0.5, (key, layer)
-    assert seen >= 20 * n_layers
+    assert seen >= 20 * len(layers)
 
 
 def _page_specs(at: AppTest, page: str) -> list[tuple[str, dict[str, Any]]]:
