@@ -51,7 +51,7 @@ WORKERS: list[subprocess.Popen] = []  # the module's queue workers (a test may a
 
 def rq_worker(url: str, *extra: str) -> subprocess.Popen:
     env = dict(os.environ, ATTENTION_EXPLORER_REDIS_URL=url, ATTENTION_EXPLORER_WORKER_WARM="0")
-    env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONPATH"], env["ATTENTION_EXPLORER_JOB_ALIVE_S"] = str(ROOT), str(rq_queue.ALIVE_S)
     cmd = [sys.executable, "-m", "explorer.compute.jobs.rq_queue", *extra]
     WORKERS.append(subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
     return WORKERS[-1]
@@ -84,6 +84,15 @@ def _pings(r: object) -> bool:
         return bool(r.ping())  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - not listening yet
         return False
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _quick_to_call_a_silent_job_dead() -> Iterator[None]:
+    """A worker that died with its job is found after 5 s of silence here (15 s by default): the module's
+    workers are started with the same (rq_worker)."""
+    before, rq_queue.ALIVE_S = rq_queue.ALIVE_S, 5.0
+    yield
+    rq_queue.ALIVE_S = before
 
 
 @pytest.fixture
@@ -271,3 +280,17 @@ def test_a_class_of_uploads_takes_turns_for_room_in_redis_and_every_other_write_
     finally:
         jobs.use(before)
         backend.redis.config_set("maxmemory", "64mb")
+
+
+def test_a_class_opening_one_file_reads_its_result_from_redis_once_per_process(replicas) -> None:  # noqa: ANN001
+    """Six visitors open the same large file: one job, its tens of MB read from Redis once by this process (each
+    reader's copy sits in Redis's output buffers, past its maxmemory)."""
+    a, _ = replicas
+    data = os.urandom(2_000_000)
+    reads = a.redis.info("commandstats").get("cmdstat_xrevrange", {}).get("calls", 0)
+    key = f"one-file-{time.time_ns()}"
+    places = [a.submit(jobs.spec(probe.echo, data, 0.3, keep=False, key=key), f"same{i}") for i in range(6)]
+    until(lambda: all(p.status().state == "done" for p in places), "the job done")
+    outcomes = [p.result() for p in places]
+    assert all(o == data[::-1] for o in outcomes)
+    assert a.redis.info("commandstats")["cmdstat_xrevrange"]["calls"] - reads == 1

@@ -42,6 +42,7 @@ deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORE
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
 import sys
@@ -68,7 +69,8 @@ PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
 # A worker says its running job is alive every second; silent this long, it died with it (a worker runs at a
 # low priority: on a busy machine it may wait seconds for the CPU, and a job taken for dead runs twice).
-ALIVE_S = 15.0
+# $ATTENTION_EXPLORER_JOB_ALIVE_S sets it (every replica and worker alike; tests shorten it).
+ALIVE_S = float(os.environ.get("ATTENTION_EXPLORER_JOB_ALIVE_S", "") or 15.0)
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
 # Big jobs (module doc): arguments of at least BIG_BYTES take room first; their room together is at most
 # ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
@@ -232,7 +234,7 @@ class _Place:
             self._free()
             raise jobs.Failed(jobs.FAILED)
         self._charge()
-        outcome = self._job().return_value()
+        outcome = self.owner.outcome(self.id) if self.room else self._job().return_value()
         if self.room and self.owner.waiting(self.id) <= 1:
             # A big job's last place has its result: its arguments and result (tens of MB) leave Redis now,
             # not PASSED_TTL_S later, so the room it frees is free in fact.
@@ -296,6 +298,10 @@ class RedisJobs:
         self.queues = {name: Queue(PREFIX + name, connection=self.redis) for name in QUEUES}
         self._budget: int | None = None
         self._admit = self.redis.register_script(_ADMIT)
+        # A big job's outcome as this process read it, for its other places: job id -> (kept until, outcome);
+        # read one at a time (outcome).
+        self._kept: dict[str, tuple[float, Any]] = {}
+        self._reading = threading.Lock()
 
     @classmethod
     def from_env(cls) -> RedisJobs:
@@ -416,6 +422,26 @@ class RedisJobs:
             )
         except redis.exceptions.OutOfMemoryError as exc:
             raise jobs.Busy(i18n._(jobs.FULL)) from exc
+
+    def outcome(self, job_id: str) -> Any:
+        """A big job's outcome, read from Redis once by this process and copied for each of its places (each
+        session its own arrays). A class that opened one file together has twenty places at one job:
+        each reading its tens of MB from Redis at once, Redis held a copy per reader in its output buffers, went
+        far past its maxmemory and dropped keys to make room, results being read among them."""
+        with self._reading:
+            now = time.monotonic()
+            for gone in [k for k, (until, _) in self._kept.items() if until < now]:
+                del self._kept[gone]
+            kept = self._kept.get(job_id)
+            if kept is None:
+                from rq.job import Job
+
+                value = Job(job_id, connection=self.redis).return_value()
+                if value is None:
+                    return None
+                kept = (now + PASSED_TTL_S, value)
+                self._kept[job_id] = kept
+        return copy.deepcopy(kept[1])
 
     def budget(self) -> int:
         """Bytes the big jobs in flight may hold together: ROOM_SHARE of Redis's maxmemory (module doc)."""
