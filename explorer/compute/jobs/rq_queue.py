@@ -16,26 +16,12 @@ in the local pool), so every replica orders alike. Waiting places are a
 sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose places all left or went quiet
 (the visitor left, or their replica died) stops at its next progress report, or is cancelled while queued.
 
-A worker's death: RQ runs each job in a child process of the worker, and runs the job once more when that
-child dies (a second death fails it). When the worker dies with it (killed as a whole, out of memory, its
-machine gone), nobody is left to say so: RQ would show the job as started until its timeout. So a worker says
-its running job is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts
-it back in its queue for another worker, once; after that the visitor reads jobs.FAILED. The worker's main
-process says it, not the job's: it only waits for the job, while the job may hold its own interpreter for
-seconds (json.loads of a 43 MB file on a busy machine), which a thread of the job's process would wait behind.
+A worker's death: a job runs again once, then the visitor reads jobs.FAILED (rq_worker.py says how).
 
-Redis's memory: a queued job's arguments may not be dropped (Redis drops only keys that expire, the results,
-past its maxmemory), and every write fails once Redis is full of what it may not drop: a place's look, a
-visitor's use, a class's answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES
-or more) first takes room (`RedisJobs.admit`): the big jobs in flight (queued, running, or done and not yet
-fetched) hold at most ROOM_SHARE of Redis's maxmemory together, one at least; the others wait in line, first
-come first in, their pages saying how many are ahead. A place that stops looking leaves the line, and a job's
-room ends ROOM_TTL_S after its last place looked (its replica died). Past all that, a write Redis refuses
-reaches the visitor as "too busy" (jobs.FULL), never as an error. A big job's large arguments travel as keys
-of their own (`Payload`), written and read as they are: RQ would compress them in the web process (1.4 s of
-CPU for a 43 MB file, beside every page it draws) and write them again when the job ends.
+Redis's memory: a job of large arguments (an uploaded layer file) takes room in Redis before it is queued, and
+a write Redis refuses reaches the visitor as "too busy" (jobs.FULL): redis_room.py.
 
-Workers: `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
+Workers (rq_worker.py): `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
 deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORER_REDIS_URL.
 """
 
@@ -43,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import importlib
 import math
 import os
 import sys
@@ -50,74 +37,44 @@ import threading
 import time
 import uuid
 from collections.abc import Hashable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from explorer import i18n
 from explorer.compute import heavy, jobs
+from explorer.compute.jobs.redis_room import (
+    ADMIT,
+    LINE,
+    PLACE_TTL_S,
+    PREFIX,
+    ROOM,
+    ROOM_BYTES,
+    ROOM_DEFAULT,
+    ROOM_SHARE,
+    ROOM_TTL_S,
+    SEEN,
+    Payload,
+    large,
+    peek,
+    room_of,
+)
 
 REDIS_ENV = "ATTENTION_EXPLORER_REDIS_URL"
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
-PREFIX = "explorer:"
 QUEUES = ("short", "p0", "p1", "p2")
 P0_S, P1_S = 2.0, 10.0  # decayed seconds of use plus cost: under P0_S the first queue, under P1_S the second
 RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or until maxmemory drops it)
 # ... and a job's whose caller keeps its result (Spec.keep False: a run's trace, an uploaded file's example,
 # a download; tens of MB each, with their arguments): long enough for the places waiting for it to fetch it.
 PASSED_TTL_S = 15
-PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
 # A worker says its running job is alive every second; silent this long, it died with it (a worker runs at a
 # low priority: on a busy machine it may wait seconds for the CPU, and a job taken for dead runs twice).
 # $ATTENTION_EXPLORER_JOB_ALIVE_S sets it (every replica and worker alike; tests shorten it).
 ALIVE_S = float(os.environ.get("ATTENTION_EXPLORER_JOB_ALIVE_S", "") or 15.0)
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
-# Big jobs (module doc): arguments of at least BIG_BYTES take room first; their room together is at most
-# ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
-# arguments' bytes times ROOM_PER_BYTE: a 43.3 MB layer file takes Redis to 203 MB at its peak, 3 MB of bytes
-# returned as large to 13.6 MB (the arguments; the result, in base64; the buffers of the connections that
-# write and read each). Within the 256 MB scripts/serve.sh gives Redis by default, one file is read at a time.
-BIG_BYTES = 1_000_000
-ROOM_SHARE = 0.6
-ROOM_DEFAULT = 256 * 2**20
-ROOM_PER_BYTE = 5.0
-ROOM_TTL_S = PLACE_TTL_S
-ROOM = PREFIX + "room"  # sorted set: job id -> when its room ends (ms)
-ROOM_BYTES = PREFIX + "room:bytes"  # hash: job id -> its room (bytes)
-LINE = PREFIX + "room:line"  # sorted set: place -> when it came (ms): the line for room
-SEEN = PREFIX + "room:seen"  # sorted set: place -> when it last looked (ms)
-# Room for a big job (KEYS: ROOM, ROOM_BYTES, LINE, SEEN; ARGV: now ms, job id, place, bytes, budget, room
-# ms, gone ms): -1 when the job has room (now, or taken by another of its places), else how many are ahead
-# (the big jobs in flight and the places before this one in the line).
-_ADMIT = """
-local now = tonumber(ARGV[1])
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do redis.call('HDEL', KEYS[2], id) end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-for _, t in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))) do
-  redis.call('ZREM', KEYS[3], t)
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))
-if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
-  redis.call('ZREM', KEYS[3], ARGV[3])
-  redis.call('ZREM', KEYS[4], ARGV[3])
-  return -1
-end
-redis.call('ZADD', KEYS[3], 'NX', now, ARGV[3])
-redis.call('ZADD', KEYS[4], now, ARGV[3])
-local ahead = redis.call('ZRANK', KEYS[3], ARGV[3])
-if ahead == 0 then
-  local used = 0
-  for _, b in ipairs(redis.call('HVALS', KEYS[2])) do used = used + tonumber(b) end
-  if used == 0 or used + tonumber(ARGV[4]) <= tonumber(ARGV[5]) then
-    redis.call('ZREM', KEYS[3], ARGV[3])
-    redis.call('ZREM', KEYS[4], ARGV[3])
-    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[2])
-    redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
-    return -1
-  end
-end
-return ahead + redis.call('ZCARD', KEYS[1])
-"""
+RUN_JOB = (
+    "explorer.compute.jobs.rq_worker.run_job"  # what RQ runs for each job (named: rq_worker imports this)
+)
 
 
 def _key(name: str) -> str:
@@ -129,32 +86,6 @@ def _full() -> Any:
     import redis
 
     return redis.exceptions.OutOfMemoryError
-
-
-def peek(r: Any, job_id: str) -> tuple[str | None, str, bytes | None]:
-    """(status, queue, meta as stored) of RQ's job `job_id`, or (None, "", None) when there is none. RQ's
-    Job.fetch reads the whole job, its arguments too (an uploaded file's 33 MB, for every look of every
-    place 4 times a second); this reads the three fields a place looks at."""
-    status, origin, meta = r.hmget(f"rq:job:{job_id}", "status", "origin", "meta")
-    return (status.decode() if status else None), (origin.decode() if origin else ""), meta
-
-
-@dataclass(frozen=True)
-class Payload:
-    """A big job's argument kept in Redis under `key` (module doc): the job carries this in its place."""
-
-    key: str
-    text: bool  # the argument was a str (kept as its UTF-8 bytes)
-
-
-def _large(a: Any) -> bool:
-    return isinstance(a, (bytes, str)) and len(a) >= BIG_BYTES
-
-
-def room_of(spec: jobs.Spec) -> int:
-    """The room a job takes in Redis before it is queued (module doc): 0 for a job of small arguments."""
-    size = sum(len(a) for a in spec.args if isinstance(a, (bytes, str)))
-    return int(size * ROOM_PER_BYTE) if size >= BIG_BYTES else 0
 
 
 class _Place:
@@ -297,7 +228,7 @@ class RedisJobs:
         self.redis = redis.Redis.from_url(url)
         self.queues = {name: Queue(PREFIX + name, connection=self.redis) for name in QUEUES}
         self._budget: int | None = None
-        self._admit = self.redis.register_script(_ADMIT)
+        self._admit = self.redis.register_script(ADMIT)
         # A big job's outcome as this process read it, for its other places: job id -> (kept until, outcome);
         # read one at a time (outcome).
         self._kept: dict[str, tuple[float, Any]] = {}
@@ -355,7 +286,7 @@ class RedisJobs:
             if revived > 1:
                 return jobs.Status("failed")
             again = Queue(origin, connection=r).enqueue(
-                run_job, args=args, job_id=job_id, result_ttl=RESULT_TTL_S, failure_ttl=60,
+                RUN_JOB, args=args, job_id=job_id, result_ttl=RESULT_TTL_S, failure_ttl=60,
                 job_timeout=JOB_TIMEOUT_S,
             )  # fmt: skip
             return jobs.Status("queued", self.ahead(again.origin, again.id))
@@ -400,7 +331,7 @@ class RedisJobs:
 
         try:
             args = tuple(
-                Payload(_key(f"payload:{job_id}:{i}"), isinstance(a, str)) if _large(a) else a
+                Payload(_key(f"payload:{job_id}:{i}"), isinstance(a, str)) if large(a) else a
                 for i, a in enumerate(spec.args)
             )
             kept = [(p.key, a) for p, a in zip(args, spec.args, strict=True) if isinstance(p, Payload)]
@@ -412,7 +343,7 @@ class RedisJobs:
                 pipe.expire(_key(f"payloads:{job_id}"), JOB_TIMEOUT_S)
                 pipe.execute()
             self.queues[self._queue_for(spec, who)].enqueue(
-                run_job,
+                RUN_JOB,
                 args=(spec.fn, args),
                 job_id=job_id,
                 result_ttl=RESULT_TTL_S if spec.keep else PASSED_TTL_S,
@@ -512,76 +443,5 @@ class RedisJobs:
         self.redis.close()
 
 
-def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
-    """What an RQ worker runs: the job function, its progress in the job's meta, stopped when nobody waits.
-    Returns ("ok", value) or ("error", kind, message) (a bad input's message is a result too)."""
-    from rq import get_current_job
-
-    job = get_current_job()
-    owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
-
-    def send(share: float, message: str, partial: Any) -> None:
-        job.meta.update(done=share, message=message, partial=partial)
-        with contextlib.suppress(_full()):  # progress Redis has no room for: the page shows the last one
-            job.save_meta()
-
-    def stop() -> bool:
-        return owner.waiting(job.id) == 0
-
-    try:
-        args = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
-        return ("ok", jobs.execute(fn, args, jobs.Progress(send, stop)))
-    except jobs.Stopped:
-        return ("error", "Failed", "stopped: nobody waits for it")
-    except jobs.Failed as exc:  # a big job's argument gone from Redis: nothing to run again
-        return ("error", "Failed", str(exc))
-    except ValueError as exc:
-        return ("error", "ValueError", jobs.sent(exc))
-
-
-def _fetched(r: Any, p: Payload) -> bytes | str:
-    """A big job's argument read back from its key; Failed when Redis no longer has it (dropped past its
-    maxmemory, or expired)."""
-    raw = r.get(p.key)
-    if raw is None:
-        raise jobs.Failed(jobs.FAILED)
-    return raw.decode() if p.text else raw
-
-
-def worker(short: bool = False) -> None:
-    """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
-    one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
-    import redis
-    from rq import Queue, Worker
-
-    from explorer.compute.jobs import local
-    from explorer.compute.jobs import worker as pool_worker
-
-    os.environ.update(local.ONE_CORE)
-    os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
-    os.nice(pool_worker.NICE)
-    pool_worker.warm()
-    url = os.environ.get(REDIS_ENV, DEFAULT_URL)
-    conn = redis.Redis.from_url(url)
-    names = ("short",) if short else QUEUES
-    w = Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn)
-    threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
-    w.work(with_scheduler=False)
-
-
-def _say_alive(worker_key: str, url: str) -> None:
-    """Every second, the job the worker runs is alive (module doc): said by the worker's main process, on a
-    connection of its own (the job's process, forked from it, never uses it)."""
-    import redis
-
-    r = redis.Redis.from_url(url)
-    while True:
-        with contextlib.suppress(redis.exceptions.RedisError):  # Redis away or full: the next beat may pass
-            running = r.hget(worker_key, "current_job")
-            if running:
-                r.set(_key(f"alive:{running.decode()}"), 1, px=int(ALIVE_S * 1000))
-        time.sleep(1.0)
-
-
-if __name__ == "__main__":
-    worker(short="--short" in sys.argv[1:])
+if __name__ == "__main__":  # a worker (rq_worker.py), by the name deploy/ and scripts/serve.sh run
+    importlib.import_module("explorer.compute.jobs.rq_worker").worker(short="--short" in sys.argv[1:])

@@ -185,3 +185,30 @@ def test_streamlit_limits_are_lowered_to_what_the_app_needs(monkeypatch: pytest.
     edits = {str(i): {f"c{j}": -0.12345678901234567 for j in range(64)} for i in range(512)}
     w.string_value = json.dumps({"edited_rows": edits, "added_rows": [], "deleted_rows": []})
     assert ws.ByteSize() <= server["maxWidgetStateSize"] * 1e6
+
+
+@pytest.mark.load
+@pytest.mark.parametrize(("model", "most_mb"), [("smollm2", 2.5), ("minilm", 2.0)])
+def test_a_real_models_every_layer_at_64_tokens_fits_the_message_limit(
+    model: str, most_mb: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The largest message any page sends: /model's grid of every layer and head of a real model at 64 tokens
+    (SmolLM2 2.07 MB, MiniLM 1.54 MB), within server.maxMessageSize (docs/SECURITY.md; about 20 s)."""
+    from streamlit.testing.v1 import local_script_runner as lsr
+
+    captured: list = []
+    parse = lsr.parse_tree_from_messages
+
+    def keep(messages):  # noqa: ANN001, ANN202 - the ForwardMsgs of each run
+        captured[:] = list(messages)
+        return parse(messages)
+
+    monkeypatch.setattr(lsr, "parse_tree_from_messages", keep)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    at.query_params["model"] = model
+    at.query_params["sentence"] = " ".join(["the cat sat on the mat and the dog ran"] * 8)  # past 64 tokens
+    at.run()
+    at.switch_page(str(ROOT / "app_pages" / "model.py")).run()
+    assert not at.exception
+    largest = max(len(m.SerializeToString()) for m in captured)
+    assert 1e6 < largest <= most_mb * 1e6 <= config()["server"]["maxMessageSize"] * 1e6, largest

@@ -1,0 +1,97 @@
+"""Room in Redis for big jobs (explorer.compute.jobs.rq_queue).
+
+Redis's memory: a queued job's arguments may not be dropped (Redis drops only keys that expire, the results,
+past its maxmemory), and every write fails once Redis is full of what it may not drop: a place's look, a
+visitor's use, a class's answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES
+or more) first takes room (`RedisJobs.admit`, the script ADMIT): the big jobs in flight (queued, running, or done and not yet
+fetched) hold at most ROOM_SHARE of Redis's maxmemory together, one at least; the others wait in line, first
+come first in, their pages saying how many are ahead. A place that stops looking leaves the line, and a job's
+room ends ROOM_TTL_S after its last place looked (its replica died). Past all that, a write Redis refuses
+reaches the visitor as "too busy" (jobs.FULL), never as an error. A big job's large arguments travel as keys
+of their own (Payload), written and read as they are: RQ would compress them in the web process (1.4 s of
+CPU for a 43 MB file, beside every page it draws) and write them again when the job ends. Its outcome is read
+from Redis once per web process (`RedisJobs.outcome`: twenty readers at once would each have a copy in
+Redis's output buffers), and its keys leave Redis as soon as its last place has it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.compute import jobs
+
+PREFIX = "explorer:"  # every key of the explorer's in Redis (rq_queue's too)
+PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
+# Big jobs (module doc): arguments of at least BIG_BYTES take room first; their room together is at most
+# ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
+# arguments' bytes times ROOM_PER_BYTE: a 43.3 MB layer file takes Redis to 203 MB at its peak, 3 MB of bytes
+# returned as large to 13.6 MB (the arguments; the result, in base64; the buffers of the connections that
+# write and read each). Within the 256 MB scripts/serve.sh gives Redis by default, one file is read at a time.
+BIG_BYTES = 1_000_000
+ROOM_SHARE = 0.6
+ROOM_DEFAULT = 256 * 2**20
+ROOM_PER_BYTE = 5.0
+ROOM_TTL_S = PLACE_TTL_S
+ROOM = PREFIX + "room"  # sorted set: job id -> when its room ends (ms)
+ROOM_BYTES = PREFIX + "room:bytes"  # hash: job id -> its room (bytes)
+LINE = PREFIX + "room:line"  # sorted set: place -> when it came (ms): the line for room
+SEEN = PREFIX + "room:seen"  # sorted set: place -> when it last looked (ms)
+# Room for a big job (KEYS: ROOM, ROOM_BYTES, LINE, SEEN; ARGV: now ms, job id, place, bytes, budget, room
+# ms, gone ms): -1 when the job has room (now, or taken by another of its places), else how many are ahead
+# (the big jobs in flight and the places before this one in the line).
+ADMIT = """
+local now = tonumber(ARGV[1])
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do redis.call('HDEL', KEYS[2], id) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+for _, t in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))) do
+  redis.call('ZREM', KEYS[3], t)
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZREM', KEYS[3], ARGV[3])
+  redis.call('ZREM', KEYS[4], ARGV[3])
+  return -1
+end
+redis.call('ZADD', KEYS[3], 'NX', now, ARGV[3])
+redis.call('ZADD', KEYS[4], now, ARGV[3])
+local ahead = redis.call('ZRANK', KEYS[3], ARGV[3])
+if ahead == 0 then
+  local used = 0
+  for _, b in ipairs(redis.call('HVALS', KEYS[2])) do used = used + tonumber(b) end
+  if used == 0 or used + tonumber(ARGV[4]) <= tonumber(ARGV[5]) then
+    redis.call('ZREM', KEYS[3], ARGV[3])
+    redis.call('ZREM', KEYS[4], ARGV[3])
+    redis.call('ZADD', KEYS[1], now + tonumber(ARGV[6]), ARGV[2])
+    redis.call('HSET', KEYS[2], ARGV[2], ARGV[4])
+    return -1
+  end
+end
+return ahead + redis.call('ZCARD', KEYS[1])
+"""
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A big job's argument kept in Redis under `key` (module doc): the job carries this in its place."""
+
+    key: str
+    text: bool  # the argument was a str (kept as its UTF-8 bytes)
+
+
+def large(a: Any) -> bool:
+    return isinstance(a, (bytes, str)) and len(a) >= BIG_BYTES
+
+
+def room_of(spec: jobs.Spec) -> int:
+    """The room a job takes in Redis before it is queued (module doc): 0 for a job of small arguments."""
+    size = sum(len(a) for a in spec.args if isinstance(a, (bytes, str)))
+    return int(size * ROOM_PER_BYTE) if size >= BIG_BYTES else 0
+
+
+def peek(r: Any, job_id: str) -> tuple[str | None, str, bytes | None]:
+    """(status, queue, meta as stored) of RQ's job `job_id`, or (None, "", None) when there is none. RQ's
+    Job.fetch reads the whole job, its arguments too (an uploaded file's 33 MB, for every look of every
+    place 4 times a second); this reads the three fields a place looks at."""
+    status, origin, meta = r.hmget(f"rq:job:{job_id}", "status", "origin", "meta")
+    return (status.decode() if status else None), (origin.decode() if origin else ""), meta

@@ -1,0 +1,103 @@
+"""A worker of the explorer's queues on Redis: `python -m explorer.compute.jobs.rq_queue [--short]` runs
+`worker` (explorer.compute.jobs.rq_queue's module doc), and RQ runs `run_job` for each job in a child process.
+
+A worker's death: RQ runs each job in a child process of the worker, and runs the job once more when that
+child dies (a second death fails it). When the worker dies with it (killed as a whole, out of memory, its
+machine gone), nobody is left to say so: RQ would show the job as started until its timeout. So a worker says
+its running job is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts
+it back in its queue for another worker, once; after that the visitor reads jobs.FAILED. The worker's main
+process says it, not the job's: it only waits for the job, while the job may hold its own interpreter for
+seconds (json.loads of a 43 MB file on a busy machine), which a thread of the job's process would wait behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from typing import Any
+
+from explorer.compute import jobs
+from explorer.compute.jobs.redis_room import Payload
+from explorer.compute.jobs.rq_queue import (
+    ALIVE_S,
+    DEFAULT_URL,
+    PREFIX,
+    QUEUES,
+    REDIS_ENV,
+    RedisJobs,
+    _full,
+    _key,
+)
+
+
+def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """What an RQ worker runs: the job function, its progress in the job's meta, stopped when nobody waits.
+    Returns ("ok", value) or ("error", kind, message) (a bad input's message is a result too)."""
+    from rq import get_current_job
+
+    job = get_current_job()
+    owner = RedisJobs(os.environ.get(REDIS_ENV, DEFAULT_URL))
+
+    def send(share: float, message: str, partial: Any) -> None:
+        job.meta.update(done=share, message=message, partial=partial)
+        with contextlib.suppress(_full()):  # progress Redis has no room for: the page shows the last one
+            job.save_meta()
+
+    def stop() -> bool:
+        return owner.waiting(job.id) == 0
+
+    try:
+        args = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
+        return ("ok", jobs.execute(fn, args, jobs.Progress(send, stop)))
+    except jobs.Stopped:
+        return ("error", "Failed", "stopped: nobody waits for it")
+    except jobs.Failed as exc:  # a big job's argument gone from Redis: nothing to run again
+        return ("error", "Failed", str(exc))
+    except ValueError as exc:
+        return ("error", "ValueError", jobs.sent(exc))
+
+
+def _fetched(r: Any, p: Payload) -> bytes | str:
+    """A big job's argument read back from its key; Failed when Redis no longer has it (dropped past its
+    maxmemory, or expired)."""
+    raw = r.get(p.key)
+    if raw is None:
+        raise jobs.Failed(jobs.FAILED)
+    return raw.decode() if p.text else raw
+
+
+def worker(short: bool = False) -> None:
+    """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
+    one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
+    import redis
+    from rq import Queue, Worker
+
+    from explorer.compute.jobs import local
+    from explorer.compute.jobs import worker as pool_worker
+
+    os.environ.update(local.ONE_CORE)
+    os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
+    os.nice(pool_worker.NICE)
+    pool_worker.warm()
+    url = os.environ.get(REDIS_ENV, DEFAULT_URL)
+    conn = redis.Redis.from_url(url)
+    names = ("short",) if short else QUEUES
+    w = Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn)
+    threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
+    w.work(with_scheduler=False)
+
+
+def _say_alive(worker_key: str, url: str) -> None:
+    """Every second, the job the worker runs is alive (module doc): said by the worker's main process, on a
+    connection of its own (the job's process, forked from it, never uses it)."""
+    import redis
+
+    r = redis.Redis.from_url(url)
+    while True:
+        with contextlib.suppress(redis.exceptions.RedisError):  # Redis away or full: the next beat may pass
+            running = r.hget(worker_key, "current_job")
+            if running:
+                r.set(_key(f"alive:{running.decode()}"), 1, px=int(ALIVE_S * 1000))
+        time.sleep(1.0)
