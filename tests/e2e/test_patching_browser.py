@@ -65,9 +65,9 @@ STEPS = (
 
 
 @pytest.mark.parametrize(("path", "step", "query", "keys"), STEPS, ids=[s for _, s, _, _ in STEPS])
-def test_each_step_fits_one_screen_with_its_charts_in_view(app, path, step, query, keys) -> None:  # noqa: ANN001
+def test_each_step_fits_one_screen_with_its_charts_in_view(shared_app, path, step, query, keys) -> None:  # noqa: ANN001
     need(query["model"])
-    app.open(path, min_charts=0, present="1", step=step, **query)
+    app = shared_app.visit(path, 0, {"present": "1", **query}, step=step)  # a page's two steps: one session
     if path == "patching":
         run_sweeps(app, 1)  # the button is on the left, beside where the sweep goes
     app.settle(len(keys))
