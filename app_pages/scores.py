@@ -9,6 +9,7 @@ from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
 from explorer.views import formulas
+from explorer.views.drawn import Drawn
 
 ui.opening(
     _("Scores, mask and softmax"),
@@ -51,46 +52,39 @@ if res is not None:
     keep = {"keep_rows": [q], "keep_cols": [res.strongest_key(h, q)], "height_px": ui.chart_px()}
     # Presenting the masking step: the mask beside the softmax input, each in half the width.
     width = ui.HALF if ui.step() == "masking" else ui.pair_width(res.n, sty)
-    raw = fg.drawn_heatmap(
-        tr.scores[h],
-        lab,
-        lab,
-        title=charts.RAW_SCORES.titled(head=_("head {n}", n=h + 1)),
-        style=sty,
-        axes=fg.Axes(**keep, width_px=width),
-    )
-    title = charts.scaled_title(res.scale, ex.alibi, blocked is not None)
-    scaled = fg.drawn_heatmap(
-        tr.masked[h],
-        lab,
-        lab,
-        style=sty,
-        title=title,
-        cells=fg.Cells(masked=blocked),
-        axes=fg.Axes(**keep, width_px=width),
-    )
+
+    # Each chart is built only when its step shows it: presenting, and a class following the projector, draw
+    # one step of three.
+    def raw() -> Drawn:
+        title = charts.RAW_SCORES.titled(head=_("head {n}", n=h + 1))
+        return fg.drawn_heatmap(
+            tr.scores[h], lab, lab, title=title, style=sty, axes=fg.Axes(**keep, width_px=width)
+        )
+
+    def scaled() -> Drawn:
+        title = charts.scaled_title(res.scale, ex.alibi, blocked is not None)
+        cells, axes = fg.Cells(masked=blocked), fg.Axes(**keep, width_px=width)
+        return fg.drawn_heatmap(tr.masked[h], lab, lab, style=sty, title=title, cells=cells, axes=axes)
+
     if ui.step() == "masking":  # presenting: the mask itself beside the scores it masks
         kind = table.row("mask_kind").titles[ex.mask_kind]
         mask = fg.drawn_mask_matrix(blocked, lab, mask_title=kind, style=sty, width_px=width, **keep)
-        ui.charts_in_row([(mask, "scores.mask"), (scaled, charts.SCALED_SCORES.key)])
+        ui.charts_in_row([(mask, "scores.mask"), (scaled(), charts.SCALED_SCORES.key)])
     elif width == ui.HALF and ui.shows("scores") and ui.shows("masking"):  # laptop, short sentence: in a row
-        ui.charts_in_row([(raw, charts.RAW_SCORES.key), (scaled, charts.SCALED_SCORES.key)])
+        ui.charts_in_row([(raw(), charts.RAW_SCORES.key), (scaled(), charts.SCALED_SCORES.key)])
     else:  # one above the other (presenting: the step's own)
         if ui.shows("scores"):
-            ui.chart(raw, charts.RAW_SCORES.key)
+            ui.chart(raw(), charts.RAW_SCORES.key)
         if ui.shows("masking"):
-            ui.chart(scaled, charts.SCALED_SCORES.key)
-    title = charts.WEIGHTS.titled(head=_("head {n}", n=h + 1))  # what students care about most: full width
-    fig = fg.drawn_heatmap(
-        tr.weights[h],
-        lab,
-        lab,
-        style=sty,
-        title=title,
-        cells=fg.Cells(weights=True, row_sums=True, masked=blocked),
-        axes=fg.Axes(**keep),
-    )
+            ui.chart(scaled(), charts.SCALED_SCORES.key)
     if ui.shows("softmax") and not questions.question_hides(res, h, lab):
+        title = charts.WEIGHTS.titled(
+            head=_("head {n}", n=h + 1)
+        )  # what students care about most: full width
+        cells = fg.Cells(weights=True, row_sums=True, masked=blocked)
+        fig = fg.drawn_heatmap(
+            tr.weights[h], lab, lab, style=sty, title=title, cells=cells, axes=fg.Axes(**keep)
+        )
         ui.chart(fig, charts.WEIGHTS.key)
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
         st.info(_("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output."))
