@@ -103,16 +103,23 @@ def test_the_default_example_link_is_short_and_opens_the_default() -> None:
     assert_identical(example_of(b), example_of(a))
 
 
-def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
+def too_large_for_a_link(seed: int, names: tuple[str, ...]) -> AppTest:
+    """A session at the largest sizes whose matrices `names` are random: far too large for a link (not run
+    since the matrices were set)."""
     at = open_link()
     for name, value in {"d_model": 64, "n_heads": 8, "d_k": 64}.items():
         at.number_input(key=SETTING_KEYS[name]).set_value(value)
     at.run()
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     mats = dict(at.session_state["m.matrices"])
-    for name in ("w_q", "w_k", "w_v"):
+    for name in names:
         mats[name] = rng.standard_normal(mats[name].shape)
     at.session_state["m.matrices"] = mats
+    return at
+
+
+def test_the_panel_says_when_an_example_is_too_large_for_a_link() -> None:
+    at = too_large_for_a_link(0, ("w_q", "w_k", "w_v"))
     at.run()
     open_share(at)
     assert not [c for c in at.sidebar.code if "sentence=" in c.value]
@@ -133,15 +140,7 @@ def test_an_example_too_large_for_a_link_is_encoded_once_and_kept_small(monkeypa
     from explorer.sharing import params as link_params
     from explorer.ui import share_panel
 
-    at = open_link()
-    for name, value in {"d_model": 64, "n_heads": 8, "d_k": 64}.items():
-        at.number_input(key=SETTING_KEYS[name]).set_value(value)
-    at.run()
-    rng = np.random.default_rng(1)
-    mats = dict(at.session_state["m.matrices"])
-    for name in ("w_q", "w_k", "w_v", "w_o"):
-        mats[name] = rng.standard_normal(mats[name].shape)
-    at.session_state["m.matrices"] = mats
+    at = too_large_for_a_link(1, ("w_q", "w_k", "w_v", "w_o"))
     share_panel._query.cache.clear()
     encoded = []
     encode = link_params.encode_state
