@@ -151,14 +151,10 @@ def test_memory_held_by_the_caches_stays_bounded_at_the_largest_sizes() -> None:
 # ---------------------------------------------------------------- Streamlit's limits
 
 
-def test_streamlit_limits_are_lowered_to_what_the_app_needs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each page at the largest example (every expander open): its largest message to the browser fits in
-    half of server.maxMessageSize; a paste of every cell of the largest editor fits server.maxWidgetStateSize;
-    both limits are far below Streamlit's defaults (200 MB and 25 MB)."""
+def sent_messages(monkeypatch: pytest.MonkeyPatch) -> list:
+    """The ForwardMsgs of an AppTest's last run, as they would go to a browser (filled on every run)."""
     from streamlit.testing.v1 import local_script_runner as lsr
 
-    server = config()["server"]
-    assert server["maxMessageSize"] <= 8 and server["maxWidgetStateSize"] <= 4
     captured: list = []
     parse = lsr.parse_tree_from_messages
 
@@ -167,6 +163,16 @@ def test_streamlit_limits_are_lowered_to_what_the_app_needs(monkeypatch: pytest.
         return parse(messages)
 
     monkeypatch.setattr(lsr, "parse_tree_from_messages", keep)
+    return captured
+
+
+def test_streamlit_limits_are_lowered_to_what_the_app_needs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each page at the largest example (every expander open): its largest message to the browser fits in
+    half of server.maxMessageSize; a paste of every cell of the largest editor fits server.maxWidgetStateSize;
+    both limits are far below Streamlit's defaults (200 MB and 25 MB)."""
+    server = config()["server"]
+    assert server["maxMessageSize"] <= 8 and server["maxWidgetStateSize"] <= 4
+    captured = sent_messages(monkeypatch)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     for name, value in LARGEST.items():
         at.session_state[state.SETTING_KEYS[name]] = value
@@ -194,16 +200,7 @@ def test_a_real_models_every_layer_at_64_tokens_fits_the_message_limit(
 ) -> None:
     """The largest message any page sends: /model's grid of every layer and head of a real model at 64 tokens
     (SmolLM2 2.07 MB, MiniLM 1.54 MB), within server.maxMessageSize (docs/SECURITY.md; about 20 s)."""
-    from streamlit.testing.v1 import local_script_runner as lsr
-
-    captured: list = []
-    parse = lsr.parse_tree_from_messages
-
-    def keep(messages):  # noqa: ANN001, ANN202 - the ForwardMsgs of each run
-        captured[:] = list(messages)
-        return parse(messages)
-
-    monkeypatch.setattr(lsr, "parse_tree_from_messages", keep)
+    captured = sent_messages(monkeypatch)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.query_params["model"] = model
     at.query_params["sentence"] = " ".join(["the cat sat on the mat and the dog ran"] * 8)  # past 64 tokens
