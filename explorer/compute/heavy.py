@@ -228,10 +228,12 @@ def slot(cost: float = 0.0) -> Iterator[None]:
 
 
 class Gate:
-    """At most `turns` script runs compute at once; of the waiting, a run coming back from heavy work goes
-    first, then the visitor who kept the turns busy least lately (seconds with a run waiting or holding a
-    turn, halved every HALF_LIFE_S), the first comer among equals. So a student who reads between clicks
-    goes before classmates who send rerun after rerun, however many they send. A run that has held its turn
+    """At most `turns` script runs compute at once; of the waiting, the visitor who kept the turns busy least
+    lately goes first (seconds with a run waiting or holding a turn, halved every HALF_LIFE_S), then among
+    equals a run coming back from heavy work, then the first comer. So a student who reads between clicks
+    goes before classmates who send rerun after rerun, however many they send, and whether or not their runs
+    come back from the workers (twenty visitors' runs coming back from their jobs one after the other went
+    before the student's, when coming back came first). A run that has held its turn
     longer than HOLD_S (waiting on a model's load, building an export) stops counting, so it never holds the
     others up for long. Python runs one thread at a time (the GIL): thirty runs at once each take thirty
     times as long and all finish late, while in turns the first finish at once; and the server's event loop,
@@ -257,10 +259,10 @@ class Gate:
 
     def _next(self) -> object:
         """Under the lock: the token of the waiting run that goes next (class doc)."""
-        return min(self._queue, key=lambda t: (t[0], self.use(t[2]), t[1]))[3]
+        return min(self._queue, key=lambda t: (self.use(t[2]), t[0], t[1]))[3]
 
     def take(self, first: bool = False, who: Hashable = None) -> object:
-        """Wait for a turn for visitor `who` (`first`: before every other visitor, a run coming back to it);
+        """Wait for a turn for visitor `who` (`first`: a run coming back to it, before its equals);
         returns its token."""
         me = object()
         with self._cond:
