@@ -17,12 +17,13 @@ the first short request in the order takes when every slot is busy. So a student
 at once beside a classmate's 64-token run instead of waiting up to a second behind it, and the memory stays
 bounded (one short trace more).
 
-Every script run also takes a turn of RUNS (`script_run`, around the frame): at most RUN_TURNS runs compute
-at once, the visitor who kept them busy least lately first (as in the pool), and heavy work steps out of its
-turn while it waits and computes. Python runs one thread at a time, so a class's thirty runs at once each
-took thirty times as long and all finished late; in turns the first finish at once, and the event loop that
-sends every session's messages competes with two threads instead of thirty. A run that holds its turn past HOLD_S (waiting on a model's load, building an
-export) stops counting, so no run holds the others up for long.
+Every script run also takes a turn of RUNS (`script_run`, around the frame): at most run_turns() runs
+compute at once (one by default), the visitor who kept them busy least lately first (as in the pool), and
+heavy work steps out of its turn while it waits and computes. Python runs one thread at a time, so a class's
+thirty runs at once each took thirty times as long and all finished late; in turns the first finish at once,
+and the event loop that sends every session's messages competes with one thread instead of thirty. A run
+that holds its turn past HOLD_S (waiting on a model's load, building an export) stops counting, so no run
+holds the others up for long.
 
 Pure threading, no Streamlit: the page says who is asking and how to show a wait (`for_visitor`;
 explorer.ui.model_ui).
@@ -301,10 +302,13 @@ RUN_TURNS_ENV = "ATTENTION_EXPLORER_RUN_TURNS"
 
 
 def run_turns() -> int:
-    """How many script runs compute at once: $ATTENTION_EXPLORER_RUN_TURNS, default 2 (one computing while
-    the other waits on a system call or its messages)."""
-    raw = os.environ.get(RUN_TURNS_ENV, "2")
-    return max(1, min(64, int(raw))) if raw.isdigit() else 2
+    """How many script runs compute at once: $ATTENTION_EXPLORER_RUN_TURNS, default 1. Python runs one thread
+    at a time, so a second turn only runs a second page beside the first, each slower: the run that the fair
+    order put first (a quiet student's, beside visitors who flood the server) then waits on both. A run
+    waiting on a worker's job steps out of its turn (`stepped_out`), so one turn still lets a class's jobs
+    run side by side."""
+    raw = os.environ.get(RUN_TURNS_ENV, "1")
+    return max(1, min(64, int(raw))) if raw.isdigit() else 1
 
 
 RUNS = Gate(run_turns())
