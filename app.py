@@ -72,7 +72,8 @@ with patches.session_turn(), heavy.script_run(waiting.visitor()):  # one run per
     frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()
-    class_ui.publish(page.url_path, frame.wanted()[0], early=True)  # teaching: students move meanwhile
+    if state.classroom.teaching() is not None:  # teaching: students move meanwhile
+        class_ui.publish(page.url_path, frame.wanted()[0], early=True)
     with heavy.page_run():  # a turn at heavy work (a new real-model sentence) lasts the page's run
         page.run()
     if lesson is not None:
