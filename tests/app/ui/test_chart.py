@@ -160,3 +160,35 @@ def test_unusual_figures_are_sent_as_plotly_writes_them() -> None:
         sent = decoded(chart.encode(drawn(fig), "k")[0])["f"]
         sent["layout"].pop("template")  # Plotly's default template, not one of ours: it goes with the figure
         assert sent == plotly_json(fig)
+
+
+def test_a_figure_is_encoded_once_for_every_session_and_again_when_it_changes() -> None:
+    """Students following a class draw the teacher's figures: the same figure, built again by another session,
+    gets the bytes encoded first; a figure changed after it was built (a row's levelled margins, a colour
+    bar switched off), another key, or a figure drawn as tables is encoded for what it is."""
+    z = np.random.default_rng(1).normal(size=(4, 3))
+
+    def made() -> Drawn:
+        return fg.drawn_heatmap(z, list("abcd"), list("xyz"), title="shared", style=fg.Style())
+
+    first, again = made(), made()
+    assert first.figure is not again.figure
+    sent = chart.encode(first, "pe.p")
+    assert chart.encode(again, "pe.p")[0] is sent[0]  # the bytes encoded for the first session
+    changed = made()
+    changed.figure.update_traces(showscale=False, selector=0)
+    other = chart.encode(changed, "pe.p")[0]
+    assert other != sent[0] and decoded(other)["f"]["data"][0]["showscale"] is False
+    assert "showscale" not in decoded(sent[0])["f"]["data"][0]
+    assert decoded(chart.encode(made(), "pe.x")[0])["n"] == "pe_x"  # the key is part of what is sent
+    tables = chart.encode(made(), "pe.p", tables=True)[0]
+    assert tables is not sent[0] and decoded(tables)["tbl"]
+
+
+def test_the_template_every_figure_holds_is_shared_and_cannot_be_changed() -> None:
+    a = fg.drawn_heatmap(np.eye(2), ["a", "b"], ["c", "d"], title="a", style=fg.Style()).figure
+    b = fg.drawn_heatmap(np.eye(3), list("abc"), list("def"), title="b", style=fg.Style()).figure
+    assert a._layout["template"] is b._layout["template"]  # noqa: SLF001 - the figures' own dicts
+    assert a.to_plotly_json()["layout"]["template"] == fg.template_of(fg.Style())
+    with pytest.raises(TypeError):
+        a._layout["template"]["layout"]["font"] = {}  # noqa: SLF001
