@@ -176,6 +176,38 @@ def key_of(values: tuple[object, ...]) -> str:
     return hashlib.blake2b(repr(values).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
+def digest_of(value: object) -> str:
+    """A fixed-size digest of plain values, numpy arrays (their type, shape and bytes: never their repr,
+    which elides a large array's middle), and the lists, tuples, dicts and dataclasses around them.
+    TypeError for anything else."""
+    h = hashlib.blake2b(digest_size=16)
+    _feed(h, value)
+    return h.hexdigest()
+
+
+def _feed(h: Any, value: object) -> None:
+    if isinstance(value, np.ndarray):
+        h.update(f"nd{value.dtype.str}{value.shape}".encode())
+        h.update(np.ascontiguousarray(value).tobytes())
+    elif value is None or isinstance(value, str | int | float | bool | complex | np.generic):
+        h.update(f"{type(value).__name__}:{value!r};".encode("utf-8", "surrogatepass"))
+    elif isinstance(value, list | tuple):
+        h.update(f"{type(value).__name__}[{len(value)}".encode())
+        for v in value:
+            _feed(h, v)
+    elif isinstance(value, dict):
+        h.update(f"dict[{len(value)}".encode())
+        for k, v in value.items():
+            _feed(h, k)
+            _feed(h, v)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(f"{type(value).__qualname__}(".encode())
+        for f in dataclasses.fields(value):
+            _feed(h, getattr(value, f.name))
+    else:
+        raise TypeError(f"no digest for {type(value).__name__}")
+
+
 def shared(max_bytes: int) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Memoize a pure function in a ByteCache of `max_bytes` (see the module doc); `fn.cache` is the cache.
 

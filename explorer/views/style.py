@@ -163,53 +163,6 @@ def template_of(style: Style) -> dict[str, Any]:
     return json.loads(_template_json(style.template))
 
 
-class _Shared(dict):
-    """A template every figure holds, the same object: Plotly deep-copies a figure's layout as it makes the
-    figure and again as it writes it out, and the template was most of that (half a millisecond a chart, a
-    class's every student drawing every chart on each move). Never copied, never changed: a change raises."""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _Shared:
-        return self
-
-    def __reduce__(self) -> tuple[type, tuple[dict[str, Any]]]:
-        return _Shared, (dict(self),)
-
-    def _refuse(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError(
-            "a figure's template is shared by every figure: make a new one instead of changing it"
-        )
-
-    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse  # type: ignore[assignment]
-
-
-class _SharedList(list):
-    """A list inside a shared template (_Shared): never copied, never changed."""
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> _SharedList:
-        return self
-
-    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
-        return _SharedList, (list(self),)
-
-    _refuse = _Shared._refuse
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = append = extend = insert = pop = remove = _refuse  # type: ignore[assignment]
-    clear = reverse = sort = _refuse  # type: ignore[assignment]
-
-
-def _frozen(value: Any) -> Any:
-    if isinstance(value, dict):
-        return _Shared({k: _frozen(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return _SharedList(_frozen(v) for v in value)
-    return value
-
-
-@functools.lru_cache(maxsize=4)
-def _shared_template(name: str) -> _Shared:
-    """The template of `name` (template_of) as one read-only object for every figure."""
-    return _frozen(json.loads(_template_json(name)))
-
-
 @functools.lru_cache(maxsize=64)
 def _colorscale(name: str) -> tuple[tuple[float, str], ...]:
     """A named colour scale as (position, colour) pairs: the browser knows only a few names."""
@@ -280,7 +233,7 @@ def _layout(style: Style, title: str, height: int, width_px: float = FULL_PX, **
     plus `extra` keys."""
     head, more = _title(title, style, _drawn_px(width_px, style))
     layout: dict[str, Any] = {
-        "template": _shared_template(style.template),
+        "template": template_of(style),
         "title": head,
         "font": {"size": style.font},
         "height": int(height + more),

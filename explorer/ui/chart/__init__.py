@@ -65,6 +65,11 @@ def draw(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = False)
     tables: the chart's numbers as tables in its place (views.describe), for a screen reader or exact values.
     """
     payload, height = encode(fig, key, clickable=clickable, tables=tables)
+    return draw_encoded(payload, height, key, clickable=clickable)
+
+
+def draw_encoded(payload: bytes, height: int, key: str, *, clickable: bool = False) -> dict[str, Any] | None:
+    """Draw a chart encoded before (`encode`'s bytes and height) as the chart `key`; as `draw`."""
     if not clickable:
         _mount()(key=key, data=payload, width="stretch", height=height)
         return None
@@ -109,10 +114,10 @@ def encode(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = Fals
 
 
 def fingerprint(fig: Drawn) -> str | None:
-    """A digest of everything `encode` reads of `fig` (its figure's traces and layout as Plotly holds them,
-    its title and sentence); None when the figure holds something that cannot be pickled."""
+    """A digest of everything `encode` reads of `fig` (its figure's traces and layout, its title and
+    sentence); None when the figure holds something that cannot be pickled."""
     try:
-        held = pickle.dumps((fig.figure._data, fig.figure._layout, fig.title, fig.summary), protocol=5)  # noqa: SLF001 - the figure's own dicts: one pass, no copy
+        held = pickle.dumps((_spec(fig.figure), fig.title, fig.summary), protocol=5)
     except Exception:  # noqa: BLE001 - an object pickle does not know: encoded each time
         return None
     return hashlib.blake2b(held, digest_size=16).hexdigest()

@@ -183,12 +183,3 @@ def test_a_figure_is_encoded_once_for_every_session_and_again_when_it_changes() 
     assert decoded(chart.encode(made(), "pe.x")[0])["n"] == "pe_x"  # the key is part of what is sent
     tables = chart.encode(made(), "pe.p", tables=True)[0]
     assert tables is not sent[0] and decoded(tables)["tbl"]
-
-
-def test_the_template_every_figure_holds_is_shared_and_cannot_be_changed() -> None:
-    a = fg.drawn_heatmap(np.eye(2), ["a", "b"], ["c", "d"], title="a", style=fg.Style()).figure
-    b = fg.drawn_heatmap(np.eye(3), list("abc"), list("def"), title="b", style=fg.Style()).figure
-    assert a._layout["template"] is b._layout["template"]  # noqa: SLF001 - the figures' own dicts
-    assert a.to_plotly_json()["layout"]["template"] == fg.template_of(fg.Style())
-    with pytest.raises(TypeError):
-        a._layout["template"]["layout"]["font"] = {}  # noqa: SLF001
