@@ -22,8 +22,8 @@ from explorer.model.arrays import F64
 DRAWN = True  # seeded draws: re-randomize draws again; links and files carry each matrix's draw
 
 TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
-# The seeded matrices of a few hundred settings and sentences: the toy's at its largest sizes are ~100 KB.
-SEEDED_BYTES = 4 * cache.MB
+# The seeded matrices of the last settings and sentences (a few KB each at the usual sizes, ~100 KB at the largest)
+SEEDED_BYTES = cache.MB
 
 # The shapes of the matrices only a real layer has (biases, SwiGLU's W_up): the toy's are empty.
 LAYER_ONLY_EMPTY: dict[str, tuple[int, ...]] = {

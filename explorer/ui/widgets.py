@@ -131,8 +131,9 @@ def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
     return explorer_chart.draw(fig, key, clickable=clickable, tables=state.tables())
 
 
-# Charts drawn by chart_of: a chart's bytes (2-100 KB) with its words, for the last pages drawn
-DRAWN_BYTES = 16 * cache.MB
+# Charts drawn by chart_of and token_matrices' rows: a chart's bytes (2-100 KB) with its words, for the last
+# pages drawn (each of the two caches)
+DRAWN_BYTES = 4 * cache.MB
 
 
 def chart_of(build: Callable[..., Drawn], /, *args: object, key: str, **kwargs: object) -> None:
@@ -263,31 +264,70 @@ def token_matrices(
                     ),
                     help=i18n._("Their ranges: {ranges}.", ranges=literal(sizes)),
                 )
-        figs = [
-            figures.drawn_heatmap(
-                z,
-                rows,
-                cols,
-                title=title,
-                style=sty,
-                cells=figures.Cells(
-                    zrange=shared,
-                    nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
-                ),
-                axes=figures.Axes(
-                    x_title=i18n.N_("dimension"),
-                    y_title=i18n.N_("token"),
-                    width_px=width,
-                    height_px=height_px,
-                ),
+        args = (row, rows, shared, width, height_px, per_row, sty)
+        try:  # the same row drawn before, by any session (a class's followers): its charts, not built again
+            made = None if state.tables() else cache.digest_of((args, i18n.current()))
+        except TypeError:
+            made = None
+        if made is None:
+            figs, widths = _matrix_row(*args)
+            charts_in_row(
+                [(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row, widths
             )
-            for title, z, cols, _ in row
-        ]
-        if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
-            for fig in figs[:-1]:
-                fig.figure.update_traces(showscale=False, selector=0)
-        widths = _one_label_column([fig.figure for fig in figs], per_row, shared is not None, sty)
-        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row, widths)
+            continue
+        widths, drawn = _encoded_row(made, _args=args)
+        _beyond_line([(title, beyond) for _, _, title, beyond in drawn])
+        for col, (payload, height, _, _), (_, _, _, key) in zip(
+            st.columns(list(widths) if widths else per_row), drawn, row, strict=False
+        ):
+            with col:
+                explorer_chart.draw_encoded(payload, height, key)
+
+
+def _matrix_row(
+    row: list[tuple[str, np.ndarray, list[str], str]],
+    rows: list[str],
+    shared: tuple[float, float] | None,
+    width: int,
+    height_px: int | None,
+    per_row: int,
+    sty: figures.Style,
+) -> tuple[list[Drawn], list[float] | None]:
+    """A row of token_matrices: its charts (one colour bar when they share a range, the token labels once)
+    and their columns' widths."""
+    figs = [
+        figures.drawn_heatmap(
+            z,
+            rows,
+            cols,
+            title=title,
+            style=sty,
+            cells=figures.Cells(
+                zrange=shared,
+                nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+            ),
+            axes=figures.Axes(
+                x_title=i18n.N_("dimension"), y_title=i18n.N_("token"), width_px=width, height_px=height_px
+            ),
+        )
+        for title, z, cols, _ in row
+    ]
+    if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
+        for fig in figs[:-1]:
+            fig.figure.update_traces(showscale=False, selector=0)
+    widths = _one_label_column([fig.figure for fig in figs], per_row, shared is not None, sty)
+    return figs, widths
+
+
+@cache.shared(max_bytes=DRAWN_BYTES)
+def _encoded_row(digest: str, _args: tuple) -> tuple[list[float] | None, list[tuple[bytes, int, str, str]]]:
+    figs, widths = _matrix_row(*_args)
+    figures.level([fig.figure for fig in figs])  # as charts_in_row draws them
+    keys = [key for _, _, _, key in _args[0]]
+    encoded = [explorer_chart.encode(fig, key) for fig, key in zip(figs, keys, strict=True)]
+    return widths, [
+        (p, h, describe.title_of(f), describe.beyond_of(f)) for (p, h), f in zip(encoded, figs, strict=True)
+    ]
 
 
 def _one_label_column(

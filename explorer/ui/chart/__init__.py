@@ -100,7 +100,7 @@ def _click(raw: object) -> dict[str, Any] | None:
 
 # The encoded charts of the last pages drawn (a chart's bytes are 2-100 KB): every student following a class
 # draws the teacher's charts, the same figures, on each move.
-ENCODED_BYTES = 16 * MB
+ENCODED_BYTES = 4 * MB
 
 
 def encode(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = False) -> tuple[bytes, int]:
