@@ -22,4 +22,5 @@ from explorer.ui.upload_turns import UploadTurns
 patches.send_writes_at_once()  # before the first connection is accepted
 patches.one_run_per_session()  # before the first rerun: a visitor's new rerun waits for their running one
 upload_turns.in_memory()  # before the first upload
+patches.uploads_not_copied()
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets), Middleware(UploadTurns)])

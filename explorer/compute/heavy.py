@@ -17,12 +17,13 @@ the first short request in the order takes when every slot is busy. So a student
 at once beside a classmate's 64-token run instead of waiting up to a second behind it, and the memory stays
 bounded (one short trace more).
 
-Every script run also takes a turn of RUNS (`script_run`, around the frame): at most RUN_TURNS runs compute
-at once, the visitor who kept them busy least lately first (as in the pool), and heavy work steps out of its
-turn while it waits and computes. Python runs one thread at a time, so a class's thirty runs at once each
-took thirty times as long and all finished late; in turns the first finish at once, and the event loop that
-sends every session's messages competes with two threads instead of thirty. A run that holds its turn past HOLD_S (waiting on a model's load, building an
-export) stops counting, so no run holds the others up for long.
+Every script run also takes a turn of RUNS (`script_run`, around the frame): at most run_turns() runs
+compute at once (one by default), the visitor who kept them busy least lately first (as in the pool), and
+heavy work steps out of its turn while it waits and computes. Python runs one thread at a time, so a class's
+thirty runs at once each took thirty times as long and all finished late; in turns the first finish at once,
+and the event loop that sends every session's messages competes with one thread instead of thirty. A run
+that holds its turn past HOLD_S (waiting on a model's load, building an export) stops counting, so no run
+holds the others up for long.
 
 Pure threading, no Streamlit: the page says who is asking and how to show a wait (`for_visitor`;
 explorer.ui.model_ui).
@@ -228,10 +229,12 @@ def slot(cost: float = 0.0) -> Iterator[None]:
 
 
 class Gate:
-    """At most `turns` script runs compute at once; of the waiting, a run coming back from heavy work goes
-    first, then the visitor who kept the turns busy least lately (seconds with a run waiting or holding a
-    turn, halved every HALF_LIFE_S), the first comer among equals. So a student who reads between clicks
-    goes before classmates who send rerun after rerun, however many they send. A run that has held its turn
+    """At most `turns` script runs compute at once; of the waiting, the visitor who kept the turns busy least
+    lately goes first (seconds with a run waiting or holding a turn, halved every HALF_LIFE_S), then among
+    equals a run coming back from heavy work, then the first comer. So a student who reads between clicks
+    goes before classmates who send rerun after rerun, however many they send, and whether or not their runs
+    come back from the workers (twenty visitors' runs coming back from their jobs one after the other went
+    before the student's, when coming back came first). A run that has held its turn
     longer than HOLD_S (waiting on a model's load, building an export) stops counting, so it never holds the
     others up for long. Python runs one thread at a time (the GIL): thirty runs at once each take thirty
     times as long and all finish late, while in turns the first finish at once; and the server's event loop,
@@ -257,10 +260,10 @@ class Gate:
 
     def _next(self) -> object:
         """Under the lock: the token of the waiting run that goes next (class doc)."""
-        return min(self._queue, key=lambda t: (t[0], self.use(t[2]), t[1]))[3]
+        return min(self._queue, key=lambda t: (self.use(t[2]), t[0], t[1]))[3]
 
     def take(self, first: bool = False, who: Hashable = None) -> object:
-        """Wait for a turn for visitor `who` (`first`: before every other visitor, a run coming back to it);
+        """Wait for a turn for visitor `who` (`first`: a run coming back to it, before its equals);
         returns its token."""
         me = object()
         with self._cond:
@@ -299,10 +302,13 @@ RUN_TURNS_ENV = "ATTENTION_EXPLORER_RUN_TURNS"
 
 
 def run_turns() -> int:
-    """How many script runs compute at once: $ATTENTION_EXPLORER_RUN_TURNS, default 2 (one computing while
-    the other waits on a system call or its messages)."""
-    raw = os.environ.get(RUN_TURNS_ENV, "2")
-    return max(1, min(64, int(raw))) if raw.isdigit() else 2
+    """How many script runs compute at once: $ATTENTION_EXPLORER_RUN_TURNS, default 1. Python runs one thread
+    at a time, so a second turn only runs a second page beside the first, each slower: the run that the fair
+    order put first (a quiet student's, beside visitors who flood the server) then waits on both. A run
+    waiting on a worker's job steps out of its turn (`stepped_out`), so one turn still lets a class's jobs
+    run side by side."""
+    raw = os.environ.get(RUN_TURNS_ENV, "1")
+    return max(1, min(64, int(raw))) if raw.isdigit() else 1
 
 
 RUNS = Gate(run_turns())

@@ -8,6 +8,7 @@ key, text, switched-off heads). Nothing here draws.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from attention_core import analysis, causal_mask
 from explorer import cache
 from explorer.compute import jobs
 from explorer.i18n import N_
-from explorer.model import models
+from explorer.model import layer, models
 
 SMALL_BYTES = 8 * cache.MB  # labels (a few KB), rollouts (at most 1 MB: 30 x 64 x 64 floats), comparisons
 
@@ -36,6 +37,17 @@ def run(key: str, text: str, off: Off = ()) -> Any:
         return m.run(text, mask)
     trace = jobs.call(jobs.spec(run_job, key, text, tuple(off), cost=run_cost(key, text), keep=False))
     return m.adopt(text, mask, trace)
+
+
+def prepare(ex: Any) -> None:
+    """Have the model run that `ex`'s tokens and X read (its layer's `run_first`) made by a worker, so that
+    this process reads it from the engine's cache instead of computing it in a visitor's run (a class opening
+    the same link or file joins one run). A run refused here (the visitor's queue full, the text refused) is
+    left to the layer, which computes it or says why in the page."""
+    need = layer.of(ex).run_first(ex)
+    if need is not None:
+        with contextlib.suppress(ValueError, jobs.Busy, jobs.Failed):
+            run(*need)
 
 
 def run_job(key: str, text: str, off: Off) -> Any:

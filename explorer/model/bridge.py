@@ -204,6 +204,12 @@ def tokens(ex: Any) -> tuple[list[str], bool]:
     return tokens_of(ex.real, ex.sentence[: table.MAX_SENTENCE_CHARS])
 
 
+def run_first(ex: Any) -> tuple[str, str] | None:
+    """The model's run of the sentence, which the tokens and X read (_cached_input): up to a second of CPU."""
+    sentence = ex.sentence[: table.MAX_SENTENCE_CHARS]
+    return (str(ex.real), sentence) if sentence.strip() else None
+
+
 def token_ids(ex: Any) -> None:
     return None  # the model's own ids are not shown
 

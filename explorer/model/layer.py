@@ -46,6 +46,12 @@ class Layer(Protocol):
         """The example's tokens as the layer's model cuts them, and whether anything was cut."""
         ...
 
+    def run_first(self, ex: Any) -> tuple[str, str] | None:
+        """(model key, text) of the model run the example's tokens and X read, when that run may take long
+        (a real model's run of a new sentence): a page has it run in a worker first
+        (explorer.compute.model_compute.prepare), so the web process only reads it. None: nothing to run."""
+        ...
+
     def token_ids(self, ex: Any) -> list[int] | None:
         """Each token's id in the layer's vocabulary, where the explorer shows them (None: not shown)."""
         ...

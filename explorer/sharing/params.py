@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from explorer.compute import model_compute
 from explorer.i18n import _
 from explorer.model import layer as layers
 from explorer.model import settings_table as table
@@ -122,6 +123,7 @@ def from_params(params: Mapping[str, str], base: Example) -> tuple[Example, list
     Matrices of `base` are dropped when the link sets anything (the link describes a whole example).
     """
     ex, messages = settings_from_params(params, base)
+    model_compute.prepare(ex)  # a class opening one link joins one run of its sentence, in a worker
     try:
         return _with_link_matrices(ex, params, messages)
     except ShareError as e:  # a real layer whose model failed to load just now (the toy's never does)

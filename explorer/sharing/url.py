@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from urllib.parse import quote, urlencode
 
 from explorer import i18n
+from explorer.compute import model_compute
 from explorer.lessons import PRESETS
 from explorer.model.example import Example, conform, tokens_for
 from explorer.model.settings_table import MAX_TOKENS
@@ -84,7 +85,9 @@ def _read(params: Mapping[str, str], current: Example) -> UrlRead:
         msgs: list[str] = []
         # As typed in the box: the matrices follow the new tokens (each embedding row its word, new rows
         # seeded), so the example is the seeded one and its link as short as the typed sentence's
-        ex = conform(ex.with_(sentence=values.cut_sentence(text, msgs)), old_tokens=tokens_for(ex)[0])
+        new = ex.with_(sentence=values.cut_sentence(text, msgs))
+        model_compute.prepare(new)
+        ex = conform(new, old_tokens=tokens_for(ex)[0])
         out.messages += [("warning", m) for m in msgs]
     present = str(params.get("present", "") or "").strip().lower()
     if present:

@@ -12,6 +12,7 @@ session_turn            the frame's run waits for the session's running one (a s
 asked_to_move_on        whether the running script has been asked to stop or to run again (the same request)
 rerun_session           another session's script run again from the server, as its browser would ask
 no_collection_per_run   runner.postScriptGC off: no full garbage collection after every script run
+uploads_not_copied      an uploaded file's copy for each run it is a widget's value: the same bytes instead
 """
 
 from __future__ import annotations
@@ -223,3 +224,14 @@ def asked_again(last: Any, page: str = "") -> Any:
 
         sent.page_script_hash, sent.page_name = calc_hash(page), ""
     return sent
+
+
+@functools.cache  # once per process, before the first upload (server.py)
+def uploads_not_copied() -> None:
+    """An uploaded file is handed to the run as it is, not deep-copied: Streamlit copies a widget's value
+    each run so that a page cannot change it in place, and a file uploader's value is the file itself (a
+    43 MB layer file copied inside the interpreter lock at each run it is there). The app only reads an
+    uploaded file (getvalue) and lets it go from the upload store once read (explorer.ui.state.release_upload)."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    UploadedFile.__deepcopy__ = lambda self, memo: self  # type: ignore[method-assign]

@@ -1,24 +1,50 @@
 """Uploaded files received in turns by the web process (server.py's middleware): at most AT_ONCE at a time,
-the others waiting for their turn before their first byte is read; each kept in memory as it arrives.
+the others waiting for their turn before their first byte is read, the visitor who sent the fewest bytes lately
+first; each large file paced to RATE_MB_S on average; each kept in memory and handed on whole.
 
 Streamlit's upload endpoint reads a file's multipart body on the event loop, and past 1 MB Starlette spools it
 to disk one chunk at a time through a worker thread: each chunk a hand-off from the event loop to a thread
 and back. Twenty 43 MB layer files received at once made tens of thousands of such hand-offs, every one
 waiting for the interpreter beside the pages' runs; the event loop, which also sends every page's messages
-and answers the proxy's health checks, stalled for 2 to 5 s (benchmarks/flood.py --kinds upload through
-scripts/serve.sh), and HAProxy took the replica out, cutting its sessions. Received in turns and in memory
-(the endpoint reads the whole file into memory right after anyway: at most AT_ONCE files more), the loop
-stays free. A file waiting for its turn costs nothing here: its bytes wait in the proxy and the sender.
+and answers the proxy's health checks, stalled for 2 to 5 s, and HAProxy took the replica out, cutting its
+sessions. Received in turns and in memory (the endpoint reads the whole file into memory right after anyway:
+at most AT_ONCE files more), the loop stays free. A file waiting for its turn costs nothing here: its bytes
+wait in the proxy and the sender.
+
+Even so, each large file costs the web process tens of milliseconds of copies inside the interpreter lock
+(received, parsed, read, sent to the worker that reads it, its example back), each copy one uninterrupted
+hold of the lock that every page's run waits behind. Visitors sending 43 MB files one after the other would
+keep the lock that busy for as long as they send (benchmarks/flood.py --kinds upload); paced, large files
+take at most a bounded share of it, and a file of SMALL_BYTES or less (a toy example's: a few KB) is
+received at once, beside the turns.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
+import os
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-AT_ONCE = 2  # files received at once by one web process
+from explorer.compute.heavy import UseLedger
+
+AT_ONCE = 2  # large files received at once by one web process
+SMALL_BYTES = 2**20  # a body this small is received at once, without a turn
+RATE_ENV = "ATTENTION_EXPLORER_UPLOAD_MB_S"
+RATE_MB_S = 16.0  # large files' bytes received per second by one web process, on average
 UPLOAD_PATH = "/_stcore/upload_file/"  # Streamlit's endpoint: PUT <base>/_stcore/upload_file/<session>/<file>
 IN_MEMORY_BYTES = 64 * 2**20  # a file up to this is spooled in memory (above server.maxUploadSize, 44 MB)
+
+
+def rate() -> float:
+    """Bytes a second of large files: $ATTENTION_EXPLORER_UPLOAD_MB_S (1 to 1000 MB/s), default RATE_MB_S."""
+    try:
+        mb_s = float(os.environ.get(RATE_ENV, RATE_MB_S))
+    except ValueError:
+        mb_s = RATE_MB_S
+    return min(1000.0, max(1.0, mb_s if mb_s == mb_s else RATE_MB_S)) * 2**20
 
 
 def in_memory() -> None:
@@ -30,11 +56,25 @@ def in_memory() -> None:
 
 
 class UploadTurns:
-    """ASGI middleware: PUTs to the upload endpoint run AT_ONCE at a time, in the order they came."""
+    """ASGI middleware: PUTs of large files to the upload endpoint run AT_ONCE at a time, the visitor (the
+    session in the path) who sent the fewest bytes lately first, and start no faster than `rate` bytes a
+    second on average; small ones, and every other request, pass at once."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(
+        self,
+        app: Any,
+        rate_bytes: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
         self.app = app
-        self._turns: asyncio.Semaphore | None = None  # made in the server's event loop, at the first upload
+        self._rate = float(rate_bytes or rate())
+        self._clock, self._sleep = clock, sleep
+        self._sent = UseLedger(clock)  # each session's seconds of the channel lately
+        self._busy = 0
+        self._waiting: list[tuple[str, int, asyncio.Future]] = []
+        self._seq = itertools.count()
+        self._free_at = 0.0  # when the bytes of the files already let in have had their time
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if (
@@ -44,7 +84,92 @@ class UploadTurns:
         ):
             await self.app(scope, receive, send)
             return
-        if self._turns is None:
-            self._turns = asyncio.Semaphore(AT_ONCE)
-        async with self._turns:
-            await self.app(scope, receive, send)
+        limit = body_limit()
+        size = min(declared_size(scope) or limit, limit)
+        if size <= SMALL_BYTES:
+            await self.app(scope, await whole_body(receive, limit), send)
+            return
+        who = scope["path"].split(UPLOAD_PATH, 1)[1].split("/", 1)[0]
+        await self._take(who)
+        try:
+            now, seconds = self._clock(), size / self._rate
+            start = max(now, self._free_at)
+            self._free_at = start + seconds
+            self._sent.add(who, seconds)
+            if start > now:
+                await self._sleep(start - now)
+            await self.app(scope, await whole_body(receive, limit), send)
+        finally:
+            self._give()
+
+    async def _take(self, who: str) -> None:
+        if self._busy < AT_ONCE and not self._waiting:
+            self._busy += 1
+            return
+        entry = (who, next(self._seq), asyncio.get_running_loop().create_future())
+        self._waiting.append(entry)
+        try:
+            await entry[2]
+        except asyncio.CancelledError:
+            if entry in self._waiting:
+                self._waiting.remove(entry)
+            elif entry[2].done() and not entry[2].cancelled():
+                self._give()  # its turn came as it was cancelled: the next takes it
+            raise
+
+    def _give(self) -> None:
+        self._busy -= 1
+        while self._waiting and self._busy < AT_ONCE:
+            entry = min(self._waiting, key=lambda e: (self._sent(e[0]), e[1]))
+            self._waiting.remove(entry)
+            if not entry[2].done():
+                self._busy += 1
+                entry[2].set_result(None)
+
+
+def declared_size(scope: Any) -> int | None:
+    """The request's Content-Length, or None (absent or not a number: the body is then counted as it comes)."""
+    for name, value in scope.get("headers") or ():
+        if name.lower() == b"content-length":
+            try:
+                return max(0, int(value))
+            except ValueError:
+                return None
+    return None
+
+
+def body_limit() -> int:
+    """The most bytes of a request's body Streamlit's endpoint takes (server.maxUploadSize and its 1 MB for the
+    multipart framing): past it, the endpoint answers 413 and the rest is not held here either."""
+    from streamlit import config
+
+    return int(config.get_option("server.maxUploadSize")) * 2**20 + 2**20
+
+
+async def whole_body(receive: Any, limit: int) -> Any:
+    """A `receive` that gives the request's body as ONE message once it has all arrived (at most `limit`
+    bytes held): the endpoint's multipart parser then copies the file once into memory instead of growing its
+    buffer one network chunk at a time (hundreds of chunks of a 43 MB file, each a copy inside the interpreter
+    lock). A body past `limit`, or a disconnect, is handed on as it came, so the endpoint refuses it as before."""
+    chunks: list[bytes] = []
+    held, more = 0, True
+    last: dict[str, Any] | None = None
+    while more and held <= limit:
+        message = await receive()
+        if message["type"] != "http.request":
+            last = message
+            break
+        chunks.append(message.get("body", b""))
+        held += len(chunks[-1])
+        more = bool(message.get("more_body", False))
+    if more or last is not None:
+        queue = [{"type": "http.request", "body": c, "more_body": True} for c in chunks]
+        queue += [] if last is None else [last]
+    else:
+        queue = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
+    chunks.clear()
+
+    async def replay() -> Any:
+        return queue.pop(0) if queue else await receive()
+
+    return replay

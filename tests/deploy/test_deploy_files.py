@@ -138,3 +138,25 @@ def test_heavy_work_goes_through_redis_to_workers_that_scale_apart() -> None:
         ]
     listed = yaml.safe_load((DEPLOY / "k8s" / "kustomization.yaml").read_text(encoding="utf-8"))["resources"]
     assert {"workers.yaml", "redis.yaml"} <= set(listed)
+
+
+def test_on_a_busy_host_the_pages_go_before_heavy_work_and_the_proxy_and_redis_before_the_pages() -> None:
+    """A worker's lower OS priority counts only inside its container: across containers the CPU weight decides
+    (compose's cpu_shares, Kubernetes' CPU requests), so the files give the workers less than the replicas,
+    and the proxy and Redis more (compose; in Kubernetes the ingress is the cluster's)."""
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text(encoding="utf-8"))["services"]
+    shares = {name: svc.get("cpu_shares", 1024) for name, svc in compose.items()}
+    assert shares["worker"] < shares["app"] and shares["short-lane"] < shares["app"]
+    assert shares["proxy"] > shares["app"] and shares["redis"] > shares["app"]
+
+    def millicores(value: str) -> float:
+        return float(value[:-1]) if value.endswith("m") else 1000 * float(value)
+
+    docs = {d["metadata"]["name"]: d for d in k8s_docs() if "metadata" in d and d["kind"] == "Deployment"}
+    cpu = {
+        name: millicores(str(d["spec"]["template"]["spec"]["containers"][0]["resources"]["requests"]["cpu"]))
+        for name, d in docs.items()
+    }
+    app = millicores(str(container()["resources"]["requests"]["cpu"]))
+    assert cpu["attention-explorer-worker"] < app and cpu["attention-explorer-short-lane"] < app
+    assert cpu["attention-explorer-redis"] >= app / 2

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import streamlit as st
 
+from explorer.compute import model_compute
 from explorer.i18n import _
 from explorer.model import example as exm
 from explorer.model import layer as layers
@@ -103,6 +104,7 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     ss = st.session_state
     for name, key in SETTING_KEYS.items():
         ss[key] = getattr(ex, name)
+    model_compute.prepare(ex)
     tokens_now, _cut = exm.tokens_for(ex)
     ss[_MATRICES] = {f.name: _kept(getattr(ex, f.name)) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
     ss[_TOKENS] = tokens_now
@@ -120,6 +122,7 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     if describe(ex).drawn:  # the toy example, kept for "Back to the toy model"
         ss[_TOY] = ex
     new = ex.with_(**layers.of_key(key).settings_of(key, int(layer)))
+    model_compute.prepare(new)
     toks, _cut = exm.tokens_for(new)
     apply_example(new.with_(**exm.default_matrices(new, toks)))
     if (

@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from explorer import i18n
+from explorer.compute import model_compute
 from explorer.i18n import _
 from explorer.model import example as exm
 from explorer.model import layer
@@ -104,6 +105,7 @@ def _conform() -> None:
     """Bring every matrix to the shapes of the current settings, keeping what fits."""
     ss = st.session_state
     ex = _settings_example()
+    model_compute.prepare(ex)
     tokens, _cut = exm.tokens_for(ex)
     old_tokens = ss.get(_TOKENS)
     shapes_before = {k: v.shape for k, v in ss[_MATRICES].items()}

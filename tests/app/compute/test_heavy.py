@@ -311,6 +311,30 @@ def test_a_visitor_who_kept_the_runs_busy_least_goes_first_whoever_came_first() 
     assert gate.used("flood") == 0.0 and gate.use.visitors() == set()
 
 
+def test_a_flooders_run_back_from_heavy_work_waits_behind_a_student_who_used_the_runs_less() -> None:
+    now = [0.0]
+    gate = heavy.Gate(1, clock=lambda: now[0])
+    token = gate.take(who="flood")  # the flooder's earlier runs: two seconds of turns
+    now[0] += 2.0
+    gate.give(token)
+    holder = gate.take(who="teacher")
+    order: list[str] = []
+
+    def later(who: str, back: bool) -> None:
+        gate.give(gate.take(first=back, who=who))
+        order.append(who)
+
+    threads = []
+    for who, back in (("flood", True), ("student", False)):  # the flooder's run back from its job asks first
+        threads.append(threading.Thread(target=later, args=(who, back)))
+        threads[-1].start()
+        until(lambda: gate.info()["waiting"] == len(threads), f"{who} waiting")
+    gate.give(holder)
+    for t in threads:
+        t.join(WAIT)
+    assert order == ["student", "flood"]
+
+
 def test_a_run_that_holds_its_turn_long_stops_keeping_the_others_waiting() -> None:
     now = [0.0]
     gate = heavy.Gate(1, clock=lambda: now[0])

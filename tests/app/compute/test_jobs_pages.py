@@ -108,3 +108,37 @@ def test_a_bad_input_says_why_from_the_worker(job_pool: object) -> None:
     need("smollm2")
     with pytest.raises(ValueError, match="."):
         pc.pair("smollm2", "A short one", "A sentence of quite another length entirely", 13, 14)
+
+
+def test_a_real_layer_opened_on_a_new_sentence_reads_a_workers_run(job_pool: object, monkeypatch) -> None:
+    """The model run a real layer's tokens and X read is made by a worker (model_compute.prepare): this
+    process then computes no run of its own, and reads the same tokens and X as computed here."""
+    from attention_core.pretrained._model import Model
+    from explorer.model import example as exm
+    from explorer.model import layer
+
+    need("smollm2")
+    ex = (
+        exm.Example()
+        .with_(**layer.of_key("smollm2").settings_of("smollm2", 4))
+        .with_(sentence=TEXT + " today")
+    )
+    clear()
+    before = jobs.use(None)
+    try:
+        tokens_here, x_here = exm.tokens_for(ex), layer.of(ex).model_input(ex, ex.sentence)
+    finally:
+        jobs.use(before)
+    clear()
+    runs: list[str] = []
+    real_run = Model._run
+    monkeypatch.setattr(
+        Model, "_run", lambda self, text, *a, **k: runs.append(text) or real_run(self, text, *a, **k)
+    )
+    model_compute.prepare(ex)
+    assert exm.tokens_for(ex) == tokens_here
+    np.testing.assert_array_equal(layer.of(ex).model_input(ex, ex.sentence), x_here)
+    assert runs == []  # every run came from the worker
+    toy = exm.Example().with_(sentence="a sentence the toy reads")
+    model_compute.prepare(toy)  # the toy asks for no run: nothing is sent to a worker
+    assert layer.of(toy).run_first(toy) is None

@@ -45,6 +45,8 @@ SCRIPT = textwrap.dedent(
             return models.layer_settings(key, layer)
         def tokens(self, ex):
             return ["[CLS]", *ex.sentence.split(), "[SEP]"], False
+        def run_first(self, ex):
+            return None  # nothing to run: the tokens above are made here
         def layer_only_shapes(self, ex):
             d, h, k, f = ex.d_model, ex.n_heads, ex.d_k, ex.d_ff
             swiglu = models.choice(ex.real).layer[3] == 3

@@ -155,3 +155,30 @@ def test_streamlit_collects_after_each_run_only_while_its_option_says_so() -> No
         assert config.get_option("runner.postScriptGC") is False
     finally:
         config.set_option("runner.postScriptGC", before)
+
+
+def test_an_uploaded_file_is_handed_to_each_run_without_a_copy() -> None:
+    """uploads_not_copied: Streamlit deep-copies a widget's value at each run (register_widget); an uploaded
+    file (a BytesIO of the whole file) is then the same object, its bytes the same buffer."""
+    import copy
+
+    from streamlit.runtime.state.session_state import SessionState
+    from streamlit.runtime.uploaded_file_manager import UploadedFile, UploadedFileRec
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    assert "widget_value = deepcopy(widget_value)" in inspect.getsource(SessionState.register_widget)
+    data = bytes(range(256)) * 4096  # 1 MB
+    f = UploadedFile(UploadedFileRec("id", "layer.json", "application/json", data), None)  # type: ignore[arg-type]
+    had = UploadedFile.__dict__.get("__deepcopy__")
+    try:
+        patches.uploads_not_copied.cache_clear()
+        patches.uploads_not_copied()
+        assert copy.deepcopy([f])[0] is f
+        assert f.getvalue() == data
+    finally:
+        if had is None:
+            del UploadedFile.__deepcopy__
+        else:
+            UploadedFile.__deepcopy__ = had
+        patches.uploads_not_copied.cache_clear()
+    assert copy.deepcopy(f) is not f  # Streamlit's own behaviour, the patch taken off again

@@ -1,5 +1,6 @@
-"""Uploaded files are received in turns, in memory (explorer/ui/upload_turns.py): at most AT_ONCE PUTs to the
-upload endpoint run at once, in the order they came, and nothing else waits for them."""
+"""Uploaded files are received in turns, paced, whole (explorer/ui/upload_turns.py): at most AT_ONCE large PUTs
+to the upload endpoint run at once, the session that sent the fewest bytes lately first; their starts are spaced
+by their size over the rate; the endpoint gets each body as one message; small files and other requests pass."""
 
 from __future__ import annotations
 
@@ -10,48 +11,166 @@ from pathlib import Path
 from explorer.ui import upload_turns
 
 ROOT = Path(__file__).resolve().parents[3]
+BIG = 40 * 2**20  # a large file's Content-Length (a real layer's file)
 
 
-def test_uploads_take_turns_and_other_requests_pass_at_once() -> None:
-    """Six uploads held in the app until the test lets them go: AT_ONCE are let in, the others wait, and a
-    health check passes meanwhile (it is answered while every upload is still held)."""
-    running, most, order = [0], [0], []
-    release = None
+def put(session: str, n: int, size: int | None = BIG) -> dict:
+    headers = [] if size is None else [(b"content-length", str(size).encode())]
+    return {
+        "type": "http",
+        "method": "PUT",
+        "path": f"/_stcore/upload_file/{session}/{n}",
+        "headers": headers,
+    }
 
-    async def app(scope, receive, send) -> None:  # noqa: ANN001 - the app behind the middleware
-        running[0] += 1
-        most[0] = max(most[0], running[0])
-        order.append(scope["path"])
+
+def body(*chunks: bytes) -> object:
+    """An ASGI receive giving `chunks` as the server does (more_body on all but the last)."""
+    queue = [
+        {"type": "http.request", "body": c, "more_body": i < len(chunks) - 1} for i, c in enumerate(chunks)
+    ]
+
+    async def receive() -> dict:
+        return queue.pop(0) if queue else {"type": "http.disconnect"}
+
+    return receive
+
+
+class Held:
+    """The app behind the middleware: records each request, holds uploads until the test lets them go."""
+
+    def __init__(self) -> None:
+        self.running = self.most = 0
+        self.order: list[str] = []
+        self.bodies: list[list[dict]] = []
+        self.release = asyncio.Event()
+
+    async def __call__(self, scope, receive, send) -> None:  # noqa: ANN001 - an ASGI app
+        self.running += 1
+        self.most = max(self.most, self.running)
+        self.order.append(scope["path"])
         if scope["method"] == "PUT":
-            await release.wait()  # an upload being received, until the test lets it finish
-        running[0] -= 1
+            got = [await receive()]
+            while got[-1].get("more_body"):
+                got.append(await receive())
+            self.bodies.append(got)
+            if "/small/" not in scope["path"]:
+                await self.release.wait()  # an upload being received, until the test lets it finish
+        self.running -= 1
+
+
+async def until(test: object) -> None:
+    for _ in range(1000):  # the tasks run until they wait
+        if test():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("the tasks never got there")
+
+
+def test_large_uploads_take_turns_and_small_ones_and_other_requests_pass_at_once() -> None:
+    """Six large uploads held in the app: AT_ONCE are let in, the others wait; a small upload and a health
+    check pass meanwhile (answered while every large upload is still held); each body reaches the app whole."""
+    app = Held()
 
     async def main() -> bool:
-        nonlocal release
-        release = asyncio.Event()
-        turns = upload_turns.UploadTurns(app)
-        puts = [
-            asyncio.create_task(
-                turns({"type": "http", "method": "PUT", "path": f"/_stcore/upload_file/s/{i}"}, None, None)
-            )
-            for i in range(6)
-        ]
-        for _ in range(1000):  # the tasks run until they wait: AT_ONCE in the app, the others for a turn
-            if running[0] == upload_turns.AT_ONCE:
-                break
-            await asyncio.sleep(0)
+        turns = upload_turns.UploadTurns(app, rate_bytes=1e15)
+        puts = [asyncio.create_task(turns(put("s", i), body(b"ab", b"cd", b"e"), None)) for i in range(6)]
+        await until(lambda: app.running == upload_turns.AT_ONCE)
+        small = put("small", 9, size=upload_turns.SMALL_BYTES)
+        await asyncio.wait_for(
+            turns(small, body(b"x"), None), 10
+        )  # waiting for a turn, it would wait for ever
         health = turns({"type": "http", "method": "GET", "path": "/_stcore/health"}, None, None)
-        await asyncio.wait_for(health, 10)  # waiting for an upload's turn, it would wait for ever: fails here
-        held = not release.is_set() and not any(p.done() for p in puts)
-        release.set()
+        await asyncio.wait_for(health, 10)
+        held = not app.release.is_set() and not any(p.done() for p in puts)
+        app.release.set()
         await asyncio.gather(*puts)
         return held
 
     held = asyncio.run(main())
-    assert most[0] == upload_turns.AT_ONCE + 1  # the uploads' turns, and the health check beside them
-    assert held  # the health check was answered while every upload was held: it waited for no turn
-    uploads = [p for p in order if "upload_file" in p]
-    assert uploads == [f"/_stcore/upload_file/s/{i}" for i in range(6)]  # first come, first received
+    assert app.most == upload_turns.AT_ONCE + 1  # the large uploads' turns, and one request beside them
+    assert held  # the small upload and the health check were answered while every large upload was held
+    large = [p for p in app.order if "/s/" in p]
+    assert large == [
+        f"/_stcore/upload_file/s/{i}" for i in range(6)
+    ]  # one session: first come, first received
+    whole = [m for m in app.bodies if m[0]["body"] == b"abcde"]
+    assert len(whole) == 6 and all(
+        m == [{"type": "http.request", "body": b"abcde", "more_body": False}] for m in whole
+    )
+
+
+def test_large_uploads_start_no_faster_than_the_rate_and_the_lightest_sender_goes_first() -> None:
+    """With a clock the test moves: each large file's start waits until the bytes let in before it have had
+    their time at the rate; of the waiting, the session that sent the fewest bytes lately is let in first."""
+    now = [100.0]
+    slept: list[float] = []
+    app = Held()
+    app.release.set()  # the app takes each body at once
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        now[0] += seconds
+
+    async def main() -> None:
+        rate = 10 * 2**20  # 10 MB a second: a 40 MB file takes 4 s of the channel
+        turns = upload_turns.UploadTurns(app, rate_bytes=rate, clock=lambda: now[0], sleep=sleep)
+        # Busy: two of session "flood" hold the turns (the app holds them until released below).
+        app.release.clear()
+        first = [asyncio.create_task(turns(put("flood", i), body(b"f"), None)) for i in range(2)]
+        await until(lambda: app.running == 2)
+        later = [asyncio.create_task(turns(put("flood", 2), body(b"f"), None))]
+        await until(lambda: len(turns._waiting) == 1)
+        later.append(asyncio.create_task(turns(put("quiet", 0), body(b"q"), None)))
+        await until(lambda: len(turns._waiting) == 2)
+        app.release.set()
+        await asyncio.gather(*first, *later)
+
+    asyncio.run(main())
+    # The first started at once, the second after the first's 4 s; the quiet session's file came last but
+    # went before the flood's third (it had sent nothing), each 4 s after the one before.
+    assert slept == [4.0, 4.0, 4.0]
+    assert app.order == [*(f"/_stcore/upload_file/flood/{i}" for i in range(2)), "/_stcore/upload_file/quiet/0",
+                         "/_stcore/upload_file/flood/2"]  # fmt: skip
+
+
+def test_a_body_past_the_limit_or_cut_short_is_handed_on_as_it_came() -> None:
+    """Past the limit the middleware holds no more: the endpoint gets the chunks as they came (and refuses the
+    file, 413); a body cut by a disconnect reaches it with the disconnect."""
+
+    async def read(receive: object, limit: int) -> list[dict]:
+        got, replay = [], await upload_turns.whole_body(receive, limit)
+        while not got or got[-1].get("more_body"):
+            got.append(await replay())
+        return got
+
+    over = asyncio.run(read(body(b"aaaa", b"bbbb", b"cc"), limit=6))
+    assert [m["body"] for m in over] == [b"aaaa", b"bbbb", b"cc"] and over[-1]["more_body"] is False
+    queue = [{"type": "http.request", "body": b"aa", "more_body": True}, {"type": "http.disconnect"}]
+
+    async def cut() -> dict:
+        return queue.pop(0)
+
+    async def read_cut() -> list[dict]:
+        replay = await upload_turns.whole_body(cut, 100)
+        return [await replay(), await replay()]
+
+    assert asyncio.run(read_cut()) == [
+        {"type": "http.request", "body": b"aa", "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+
+
+def test_the_rate_comes_from_the_environment_within_bounds(monkeypatch) -> None:
+    for raw, mb_s in (
+        ("32", 32.0),
+        ("0", 1.0),
+        ("1e9", 1000.0),
+        ("nan", upload_turns.RATE_MB_S),
+        ("x", 16.0),
+    ):
+        monkeypatch.setenv(upload_turns.RATE_ENV, raw)
+        assert upload_turns.rate() == mb_s * 2**20, raw
 
 
 def test_a_file_up_to_the_upload_limit_is_kept_in_memory() -> None:
