@@ -10,6 +10,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from explorer import i18n
 from explorer.compute import heavy
 from explorer.i18n import _
 from explorer.ui import (
@@ -25,13 +26,20 @@ from explorer.ui import (
     warm,
 )
 
-PAGES = {
-    section: [
-        st.Page(p.script, title=_(p.title), icon=p.icon, url_path=p.url_path, default=p.url_path == "")
-        for p in rows
-    ]
-    for section, rows in page_table.sections().items()
-}
+
+def _pages() -> dict[str, list[st.Page]]:
+    return {
+        section: [
+            st.Page(p.script, title=_(p.title), icon=p.icon, url_path=p.url_path, default=p.url_path == "")
+            for p in rows
+        ]
+        for section, rows in page_table.sections().items()
+    }
+
+
+# Made once per session and language (twenty st.Page objects were a millisecond or two of every run of a
+# class's students); not shared between sessions: st.navigation marks the page it returns, its run unmarks it.
+PAGES = state.made("pages", i18n.current(), _pages)
 
 # How a server serves a class (the collector, the GIL, memory, the models' loads) is set where it starts:
 # server.py (explorer.ui.warm.lifespan). `streamlit run app.py` serves one visitor without it; a host that
@@ -72,7 +80,8 @@ with patches.session_turn(), heavy.script_run(waiting.visitor()):  # one run per
     frame.sentence_box(page_table.by_path(page.url_path))
     note = st.empty()  # filled after the page when the address bar cannot hold the edits
     frame.show_messages()
-    class_ui.publish(page.url_path, frame.wanted()[0], early=True)  # teaching: students move meanwhile
+    if state.classroom.teaching() is not None:  # teaching: students move meanwhile
+        class_ui.publish(page.url_path, frame.wanted()[0], early=True)
     with heavy.page_run():  # a turn at heavy work (a new real-model sentence) lasts the page's run
         page.run()
     if lesson is not None:

@@ -68,7 +68,7 @@ elif res is not None:
         )
     if ex.pe_kind.startswith("sinusoidal") and not presenting:
         t, curves = compute.pe_curves(ex.pe_kind, ex.d_model, float(ex.pe_base), max(res.n, 2))
-        ui.chart(fg.drawn_encoding_curves(t, curves, res.pe, dims, style=sty), "pe.curves")
+        ui.chart_of(fg.drawn_encoding_curves, t, curves, res.pe, dims, style=sty, key="pe.curves")
     if not presenting:
         ui.charts_in_row(
             [

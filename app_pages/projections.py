@@ -68,14 +68,13 @@ if res is not None:
             keys = (f"projections.rand.{name}", f"projections.reset.{name}")
             editors.draw_buttons((name, *editors.held(bias)), label, keys, short=True)
         with right:
-            ui.chart(
-                fg.drawn_heatmap(
-                    out[h],
-                    res.labels,
-                    cols_k,
-                    title=charts.PROJECTION.titled(out=label[-1], head=_("head {n}", n=h + 1)),
-                    style=sty,
-                    axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
-                ),
-                charts.PROJECTION.key.format(name=name),
+            ui.chart_of(
+                fg.drawn_heatmap,
+                out[h],
+                res.labels,
+                cols_k,
+                title=charts.PROJECTION.titled(out=label[-1], head=_("head {n}", n=h + 1)),
+                style=sty,
+                axes=fg.Axes(**charts.PROJECTION.axes, width_px=ui.HALF),
+                key=charts.PROJECTION.key.format(name=name),
             )

@@ -73,8 +73,11 @@ if res is not None:
     elif width == ui.HALF and ui.shows("scores") and ui.shows("masking"):  # laptop, short sentence: in a row
         ui.charts_in_row([(raw(), charts.RAW_SCORES.key), (scaled(), charts.SCALED_SCORES.key)])
     else:  # one above the other (presenting: the step's own)
-        if ui.shows("scores"):
-            ui.chart(raw(), charts.RAW_SCORES.key)
+        if ui.shows("scores"):  # drawn as built: a class's students share one rendering (ui.chart_of)
+            title = charts.RAW_SCORES.titled(head=_("head {n}", n=h + 1))
+            axes = fg.Axes(**keep, width_px=width)
+            ui.chart_of(fg.drawn_heatmap, tr.scores[h], lab, lab, title=title, style=sty, axes=axes,
+                        key=charts.RAW_SCORES.key)  # fmt: skip
         if ui.shows("masking"):
             ui.chart(scaled(), charts.SCALED_SCORES.key)
     if ui.shows("softmax") and not questions.question_hides(res, h, lab):
@@ -82,10 +85,8 @@ if res is not None:
             head=_("head {n}", n=h + 1)
         )  # what students care about most: full width
         cells = fg.Cells(weights=True, row_sums=True, masked=blocked)
-        fig = fg.drawn_heatmap(
-            tr.weights[h], lab, lab, style=sty, title=title, cells=cells, axes=fg.Axes(**keep)
-        )
-        ui.chart(fig, charts.WEIGHTS.key)
+        ui.chart_of(fg.drawn_heatmap, tr.weights[h], lab, lab, style=sty, title=title, cells=cells,
+                    axes=fg.Axes(**keep), key=charts.WEIGHTS.key)  # fmt: skip
     if res.a_row_is_all_masked and ui.shows("masking", "softmax"):
         st.info(_("A query whose keys are all masked gets weights 0 (its row sums to 0) and a zero output."))
     if ui.step() is None:  # presenting: the step ends with its chart

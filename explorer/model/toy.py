@@ -7,6 +7,7 @@ No Streamlit.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,8 @@ from explorer.model.arrays import F64
 DRAWN = True  # seeded draws: re-randomize draws again; links and files carry each matrix's draw
 
 TOKEN_BYTES = cache.MB  # tokenized sentences (at most 500 characters each: thousands of them)
+# The seeded matrices of the last settings and sentences (a few KB each at the usual sizes, ~100 KB at the largest)
+SEEDED_BYTES = cache.MB
 
 # The shapes of the matrices only a real layer has (biases, SwiGLU's W_up): the toy's are empty.
 LAYER_ONLY_EMPTY: dict[str, tuple[int, ...]] = {
@@ -93,8 +96,21 @@ def empty_layer_only() -> dict[str, NDArray]:
 
 
 def defaults(ex: Any, tokens: list[str], draws: dict[str, int] | None = None) -> dict[str, NDArray]:
-    """Seeding scheme 1 at the example's shapes, each matrix at its draw (0: the first)."""
-    return {**seeding.matrices(ex, tokens, draws), **empty_layer_only()}
+    """Seeding scheme 1 at the example's shapes, each matrix at its draw (0: the first): a copy of each, the
+    caller's to keep or change."""
+    sizes = (ex.d_model, ex.n_heads, ex.d_k, ex.seed, ex.d_ff)
+    drawn = _seeded(*(int(v) for v in sizes), tuple(tokens), tuple(sorted((draws or {}).items())))
+    return {**{name: np.array(m, copy=True) for name, m in drawn.items()}, **empty_layer_only()}
+
+
+@cache.shared(max_bytes=SEEDED_BYTES)
+def _seeded(
+    d_model: int, n_heads: int, d_k: int, seed: int, d_ff: int, tokens: tuple[str, ...], draws: tuple
+) -> dict[str, NDArray]:
+    """Every class's student resets to the teacher's view on each move (explorer.ui.state.classroom): the
+    same draws, computed once per process rather than once per run."""
+    sizes = SimpleNamespace(d_model=d_model, n_heads=n_heads, d_k=d_k, seed=seed, d_ff=d_ff)
+    return seeding.matrices(sizes, list(tokens), dict(draws))
 
 
 reference = defaults  # links and files are written against the same seeded draws

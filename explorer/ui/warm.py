@@ -7,6 +7,7 @@ whose entry point is app.py (Streamlit Community Cloud) starts them at the first
 ATTENTION_EXPLORER_WARM=1. Either way, while a model is still on its way, a real-model page says so
 (explorer.ui.model_ui.begin) and the toy pages do not wait at all. SmolLM2, the slower, starts first; a
 model that is neither installed nor allowed to download is left alone (its pages say how to install it).
+ATTENTION_EXPLORER_WARM=0 makes server.py load none (a server for the toy pages, or a test of them).
 """
 
 from __future__ import annotations
@@ -31,7 +32,10 @@ def start() -> threading.Thread:
     (SmolLM2 first: the slower; two loads at once only slow each other down); that thread."""
     from attention_core import pretrained
 
-    names = [m.engine for m in models.MODELS.values() if m.engine and pretrained.available(m.engine)]
+    wanted = os.environ.get(WARM_ENV, "") != "0"  # 0: a server for the toy pages; a model loads at its page
+    names = [
+        m.engine for m in models.MODELS.values() if wanted and m.engine and pretrained.available(m.engine)
+    ]
     names.sort(key=lambda name: name != "SmolLM2-135M")
     thread = threading.Thread(target=_load_all, args=(names,), name="load the models", daemon=True)
     thread.start()

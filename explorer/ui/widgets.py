@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from explorer import i18n
+from explorer import cache, i18n
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import Result
 from explorer.model import glossary
@@ -131,6 +131,37 @@ def chart(fig: Drawn, key: str, *, clickable: bool = False) -> dict | None:
     return explorer_chart.draw(fig, key, clickable=clickable, tables=state.tables())
 
 
+# Charts drawn by chart_of and token_matrices' rows: a chart's bytes (2-100 KB) with its words, for the last
+# pages drawn (each of the two caches)
+DRAWN_BYTES = 4 * cache.MB
+
+
+def chart_of(build: Callable[..., Drawn], /, *args: object, key: str, **kwargs: object) -> None:
+    """chart(build(*args, **kwargs), key), for a builder whose figure is drawn as it is built (nothing
+    changes it first): a chart drawn before with the same builder, arguments, key and language, by any
+    session, is sent without building or encoding its figure again (the students following a class draw
+    the teacher's charts on every move). Drawn as tables, or with an argument that has no digest, it is
+    built each time."""
+    try:
+        made = None if state.tables() else cache.digest_of((build.__module__, build.__qualname__, args,
+                                                              kwargs, key, i18n.current()))  # fmt: skip
+    except TypeError:
+        made = None
+    if made is None:
+        chart(build(*args, **kwargs), key)
+        return
+    payload, height, title, beyond = _encoded_chart(made, _build=lambda: build(*args, **kwargs), _key=key)
+    _beyond_line([(title, beyond)])
+    explorer_chart.draw_encoded(payload, height, key)
+
+
+@cache.shared(max_bytes=DRAWN_BYTES)
+def _encoded_chart(digest: str, _build: Callable[[], Drawn], _key: str) -> tuple[bytes, int, str, str]:
+    fig = _build()
+    payload, height = explorer_chart.encode(fig, _key)
+    return payload, height, describe.title_of(fig), describe.beyond_of(fig)
+
+
 # What the circles on a trained layer's charts mean, in one line: the charts' own notes name the largest
 # value; the whole story (how many, the range, what a massive activation is) squeezed four charts of a step
 # into slivers, so it waits behind the (?).
@@ -140,7 +171,11 @@ BEYOND = i18n.N_("Circled or framed: values beyond the colour range, drawn in it
 def beyond_help(figs: Sequence[Drawn]) -> None:
     """One caption over charts that leave values out of their colour range (none: nothing), each chart's
     whole note on them in its help."""
-    notes = [(describe.title_of(fig), describe.beyond_of(fig)) for fig in figs]
+    _beyond_line([(describe.title_of(fig), describe.beyond_of(fig)) for fig in figs])
+
+
+def _beyond_line(notes: Sequence[tuple[str, str]]) -> None:
+    """beyond_help's line, from each chart's (title, note on the values beyond its range)."""
     said = [f"**{literal(title)}**: {literal(note)}." for title, note in notes if note]
     # Presenting, a (?) is out of reach of a clicker and the line would push a step's charts below the screen:
     # each chart's own line names its largest value, and its description holds the whole note.
@@ -229,31 +264,70 @@ def token_matrices(
                     ),
                     help=i18n._("Their ranges: {ranges}.", ranges=literal(sizes)),
                 )
-        figs = [
-            figures.drawn_heatmap(
-                z,
-                rows,
-                cols,
-                title=title,
-                style=sty,
-                cells=figures.Cells(
-                    zrange=shared,
-                    nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
-                ),
-                axes=figures.Axes(
-                    x_title=i18n.N_("dimension"),
-                    y_title=i18n.N_("token"),
-                    width_px=width,
-                    height_px=height_px,
-                ),
+        args = (row, rows, shared, width, height_px, per_row, sty)
+        try:  # the same row drawn before, by any session (a class's followers): its charts, not built again
+            made = None if state.tables() else cache.digest_of((args, i18n.current()))
+        except TypeError:
+            made = None
+        if made is None:
+            figs, widths = _matrix_row(*args)
+            charts_in_row(
+                [(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row, widths
             )
-            for title, z, cols, _ in row
-        ]
-        if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
-            for fig in figs[:-1]:
-                fig.figure.update_traces(showscale=False, selector=0)
-        widths = _one_label_column([fig.figure for fig in figs], per_row, shared is not None, sty)
-        charts_in_row([(fig, key) for fig, (_, _, _, key) in zip(figs, row, strict=True)], per_row, widths)
+            continue
+        widths, drawn = _encoded_row(made, _args=args)
+        _beyond_line([(title, beyond) for _, _, title, beyond in drawn])
+        for col, (payload, height, _, _), (_, _, _, key) in zip(
+            st.columns(list(widths) if widths else per_row), drawn, row, strict=False
+        ):
+            with col:
+                explorer_chart.draw_encoded(payload, height, key)
+
+
+def _matrix_row(
+    row: list[tuple[str, np.ndarray, list[str], str]],
+    rows: list[str],
+    shared: tuple[float, float] | None,
+    width: int,
+    height_px: int | None,
+    per_row: int,
+    sty: figures.Style,
+) -> tuple[list[Drawn], list[float] | None]:
+    """A row of token_matrices: its charts (one colour bar when they share a range, the token labels once)
+    and their columns' widths."""
+    figs = [
+        figures.drawn_heatmap(
+            z,
+            rows,
+            cols,
+            title=title,
+            style=sty,
+            cells=figures.Cells(
+                zrange=shared,
+                nonneg=shared is None and bool(z.size) and bool(np.all(z[np.isfinite(z)] >= 0)),
+            ),
+            axes=figures.Axes(
+                x_title=i18n.N_("dimension"), y_title=i18n.N_("token"), width_px=width, height_px=height_px
+            ),
+        )
+        for title, z, cols, _ in row
+    ]
+    if shared is not None:  # one range, one colour bar (the last): the others get its width for cells
+        for fig in figs[:-1]:
+            fig.figure.update_traces(showscale=False, selector=0)
+    widths = _one_label_column([fig.figure for fig in figs], per_row, shared is not None, sty)
+    return figs, widths
+
+
+@cache.shared(max_bytes=DRAWN_BYTES)
+def _encoded_row(digest: str, _args: tuple) -> tuple[list[float] | None, list[tuple[bytes, int, str, str]]]:
+    figs, widths = _matrix_row(*_args)
+    figures.level([fig.figure for fig in figs])  # as charts_in_row draws them
+    keys = [key for _, _, _, key in _args[0]]
+    encoded = [explorer_chart.encode(fig, key) for fig, key in zip(figs, keys, strict=True)]
+    return widths, [
+        (p, h, describe.title_of(f), describe.beyond_of(f)) for (p, h), f in zip(encoded, figs, strict=True)
+    ]
 
 
 def _one_label_column(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
@@ -17,20 +15,16 @@ SEQ = [3, 1, 4, 0, 5, 2]  # n = 6 distinct tokens of the hand-built model's 8
 
 
 def _full(model, trace) -> np.ndarray:  # noqa: ANN001
-    """The lens written out in float64, one layer and position at a time: h -> h / sqrt(mean h^2 + eps) * g
+    """The lens written out in float64 for every layer and position at once: h -> h / sqrt(mean h^2 + eps) * g
     -> logits h E^T -> softmax. (L + 1, n, vocab)."""
-    E = model.weights.embeddings.token.astype(np.float64)
+    E = model.weights.embeddings.token.astype(np.float64)  # (vocab, d)
     g = model.weights.final_norm_gain.astype(np.float64)
     streams = [trace.embeddings.output] + [layer.output for layer in trace.layers]
-    out = np.zeros((len(streams), trace.n_tokens, E.shape[0]))
-    for l, x in enumerate(streams):
-        for i in range(trace.n_tokens):
-            h = x[i].astype(np.float64)
-            h = h / math.sqrt(float(np.mean(h * h)) + model.config.eps) * g
-            z = E @ h
-            p = np.exp(z - z.max())
-            out[l, i] = p / p.sum()
-    return out
+    h = np.stack(streams).astype(np.float64)  # (L + 1, n, d)
+    h = h / np.sqrt(np.mean(h * h, axis=-1, keepdims=True) + model.config.eps) * g
+    z = h @ E.T  # (L + 1, n, vocab)
+    p = np.exp(z - z.max(axis=-1, keepdims=True))
+    return p / p.sum(axis=-1, keepdims=True)
 
 
 def _independent(model, trace, k: int) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001

@@ -119,10 +119,11 @@ class Server:
 LANGUAGES = ",".join(row.code for row in i18n.LANGUAGES if row.code != i18n.PSEUDO)
 
 
-def start_server(name: str, entry: str = "app.py") -> Server:
-    """`streamlit run app.py` (or `entry`: server.py) on a free port; returns once /_stcore/health answers "ok"."""
+def start_server(name: str, entry: str = "app.py", env: dict[str, str] | None = None) -> Server:
+    """`streamlit run app.py` (or `entry`: server.py) on a free port, with this environment and `env`;
+    returns once /_stcore/health answers "ok"."""
     OUT.mkdir(exist_ok=True)
-    env = {**os.environ, languages.ENV: os.environ.get(languages.ENV, LANGUAGES)}
+    env = {**os.environ, languages.ENV: os.environ.get(languages.ENV, LANGUAGES), **(env or {})}
     for _attempt in range(3):  # a port taken between free_port() and the bind: try another
         port = free_port()
         log = OUT / f"streamlit-{name}.log"

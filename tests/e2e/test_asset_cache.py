@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from explorer.ui import chart
+from explorer.ui import chart, warm
 from tests.e2e.conftest import TIMEOUT, VIEWPORT, App, Server, start_server
 
 pytestmark = pytest.mark.e2e
@@ -20,7 +20,7 @@ ASSETS = """() => performance.getEntriesByType('resource')
 
 @pytest.fixture(scope="module")
 def served() -> Iterator[Server]:
-    srv = start_server("assets", entry="server.py")
+    srv = start_server("assets", entry="server.py", env={warm.WARM_ENV: "0"})  # the assets need no model
     yield srv
     srv.stop()
 

@@ -4,6 +4,8 @@ the two views of a minimal pair) fits one 1920x1080 screen with its own charts i
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 from numpy.testing import assert_allclose
 from test_present_screen import CONTRAST, GEOMETRY, app_output
@@ -18,6 +20,7 @@ pytestmark = pytest.mark.e2e
 CLEAN, CORRUPT = "The Eiffel Tower is in", "The Colosseum is in"  # 6 tokens: both sweeps in a few seconds
 PATCH = {"model": "smollm2", "sentence": CLEAN, "corrupt": CORRUPT}
 PAIR = {"sentence": pm.PAIRS[0].first, "pair": pm.PAIRS[0].second, "layer": "4", "model": "minilm"}
+KINDS = ("resid", "head")  # the two sweeps, by the name of their chart (patching-resid, patching-head)
 SWEEPS = ".st-key-patching-resid .js-plotly-plot, .st-key-patching-head .js-plotly-plot"
 
 
@@ -38,16 +41,17 @@ def run_sweeps(app, charts: int) -> None:  # noqa: ANN001 - the conftest's App
 
 def test_a_sweep_run_in_the_browser_draws_the_engines_numbers(app) -> None:  # noqa: ANN001
     smol = need("smollm2")
-    app.open("patching", min_charts=0, **PATCH)
-    run_sweeps(app, 2)
     answer, wrong = patching.answers("smollm2", CLEAN, CORRUPT, None, None)  # the page's default answers
     assert smol.token_strings([answer, wrong]) == [" Paris", " Rome"]
-    assert_allclose(
-        app.z("patching-resid"), analysis.patch(smol, CLEAN, CORRUPT, answer, wrong, "resid"), atol=1e-6
-    )
-    assert_allclose(
-        app.z("patching-head"), analysis.patch(smol, CLEAN, CORRUPT, answer, wrong, "head"), atol=1e-6
-    )
+    # The engine's two sweeps run here while the browser waits for the page's own.
+    with ThreadPoolExecutor(max_workers=1) as engine:
+        want = {
+            kind: engine.submit(analysis.patch, smol, CLEAN, CORRUPT, answer, wrong, kind) for kind in KINDS
+        }
+        app.open("patching", min_charts=0, **PATCH)
+        run_sweeps(app, 2)
+        for kind in KINDS:
+            assert_allclose(app.z(f"patching-{kind}"), want[kind].result(), atol=1e-6)
     labels = app.labels("patching-resid", "xaxis")  # the positions whose tokens differ say both
     assert labels == ["The", "␣E/␣Col", "iffel/osse", "␣Tower/um", "␣is", "␣in"]
     wait_query(app, corrupt=CORRUPT, sentence=CLEAN)

@@ -34,6 +34,7 @@ from numpy.testing import assert_allclose
 
 from explorer.compute import pipeline
 from explorer.model.example import Example, conform
+from explorer.ui import warm
 from tests.e2e.conftest import OUT, ROOT, TIMEOUT, VIEWPORT, App, free_port
 
 pytestmark = pytest.mark.e2e
@@ -84,9 +85,10 @@ class Served:
         self._changed = threading.Condition()
         cmd = ["bash", "scripts/serve.sh", "--replicas", str(replicas), "--port", str(self.port),
                "--address", "127.0.0.1", "--log", str(self.log), *args]  # fmt: skip
+        # WARM_ENV 0: the replicas load no real model as they start (these pages need none).
         self.proc = subprocess.Popen(
             cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env={**os.environ, "PYTHON": sys.executable, **(env or {})},
+            env={**os.environ, "PYTHON": sys.executable, warm.WARM_ENV: "0", **(env or {})},
         )  # fmt: skip
         threading.Thread(target=self._read, daemon=True).start()
         self.wait_line(r"^serving http://", timeout=240)

@@ -115,7 +115,7 @@ def start_server(
     command-line options; env: the server's environment (default: this one, with heavy work in the server's
     own worker pool, as served, not inline as the page tests run it)."""
     if env is None:
-        env = {k: v for k, v in os.environ.items() if k != "ATTENTION_EXPLORER_JOBS"}
+        env = served_env()
     cmd = [
         sys.executable,
         "-m",
@@ -144,6 +144,15 @@ def start_server(
         time.sleep(0.3)
     proc.kill()
     raise RuntimeError("the server did not answer /_stcore/health within 60 s")
+
+
+def served_env(preload: bool = True) -> dict[str, str]:
+    """This process's environment with heavy work in the server's own worker pool, as served; preload=False:
+    the server and its workers load no real model as they start (a class on the toy pages needs none)."""
+    env = {k: v for k, v in os.environ.items() if k != "ATTENTION_EXPLORER_JOBS"}
+    if not preload:
+        env |= {"ATTENTION_EXPLORER_WARM": "0", "ATTENTION_EXPLORER_WORKER_WARM": "0"}
+    return env
 
 
 def stop_server(proc: subprocess.Popen, log: Path) -> str:
@@ -454,15 +463,19 @@ async def load(
     think: tuple[float, float] = (0.3, 1.0),
     min_actions: int = 2,
     waves: int = 1,
+    alone: bool = True,
+    preload: bool = True,
 ) -> Report:
     """Run the whole test: server (unless `pid` is given), warm-up, the sessions, memory after they close.
 
     With waves > 1 the class comes back (new sessions, new sentences) after the server dropped the last one:
-    a peak that does not grow from wave to wave is memory that is bounded, not leaking.
+    a peak that does not grow from wave to wave is memory that is bounded, not leaking. alone: one session's
+    reruns on their own are timed first (the report's alone_ms); preload: the server loads the real models
+    as it starts, as served (the toy pages need none).
     """
     report = Report(sessions=sessions, duration_s=duration)
     log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
-    proc = None if pid else start_server(port, ttl, log)
+    proc = None if pid else start_server(port, ttl, log, env=served_env(preload))
     server_pid = pid or proc.pid
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     try:
@@ -470,7 +483,8 @@ async def load(
         await run_sessions(url, warm, 3.0, (0.2, 0.4), 4)
         if warm.errors:
             report.fail(f"warm-up: {warm.error_samples}")
-        report.alone_ms = percentiles(await run_sessions(url, Report(1, 0), 3.0, (0.2, 0.4), 4))
+        if alone:
+            report.alone_ms = percentiles(await run_sessions(url, Report(1, 0), 3.0, (0.2, 0.4), 4))
         await asyncio.sleep(1.0)
         report.rss_mb["baseline"] = rss_mb(server_pid)
         latencies: list[float] = []
@@ -523,12 +537,14 @@ async def compare(
     rounds: int = 2,
     page: str = "encoder",
     quiet_rounds: bool = True,
+    preload: bool = True,
 ) -> Comparison:
     """Quiet, hostile, quiet, hostile, ... (`rounds` of each) on one server; the class's p90 in each kind.
-    quiet_rounds=False: the hostile rounds alone (no ratio: only whether the class is served beside it)."""
+    quiet_rounds=False: the hostile rounds alone (no ratio: only whether the class is served beside it);
+    preload: as load()'s."""
     out = Comparison(load_avg=list(os.getloadavg()))
     log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
-    proc = start_server(port, ttl, log)
+    proc = start_server(port, ttl, log, env=served_env(preload))
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     quiet: list[float] = []
     loud: list[float] = []

@@ -1,8 +1,9 @@
 """The classroom load test: 30 sessions against one local `streamlit run app.py`.
 
 The short form runs in the default suite (30 sessions, 6 s, at least one sentence change and one matrix
-edit each); the full form (30 sessions for a minute, three times) is marked `load`, deselected by default, and
-run with `pytest -m load tests/load` or `python -m benchmarks load_test --waves 3` (which prints the figures).
+edit each, on a server that loads no real model: the toy pages need none); the full form (30 sessions for a
+minute, three times, on a server as deployed) is marked `load`, deselected by default, and run with
+`pytest -m load tests/load` or `python -m benchmarks load_test --waves 3` (which prints the figures).
 
 Passing means: every session connected to the end, zero errors (no exception, no error box, no traceback in
 the server log, no rerun slower than 2 minutes), each session saw only its own sentence (its marker in its
@@ -92,7 +93,9 @@ def check(report: Report, sessions: int) -> None:
 
 
 def test_thirty_sessions_short() -> None:
-    report = run_load(sessions=SESSIONS, duration=6, port=free_port(), ttl=3, min_actions=2)
+    report = run_load(
+        sessions=SESSIONS, duration=6, port=free_port(), ttl=1, min_actions=2, alone=False, preload=False
+    )
     check(report, SESSIONS)
 
 
@@ -103,7 +106,15 @@ def test_thirty_sessions_for_a_minute() -> None:
 
 
 def test_a_hostile_visitor_beside_thirty_sessions_short() -> None:
-    c = run_compare(sessions=SESSIONS, duration=6, port=free_port(8646), ttl=3, rounds=1, quiet_rounds=False)
+    c = run_compare(
+        sessions=SESSIONS,
+        duration=6,
+        port=free_port(8646),
+        ttl=3,
+        rounds=1,
+        quiet_rounds=False,
+        preload=False,
+    )
     check_hostile(c, SESSIONS, timed=False)
 
 

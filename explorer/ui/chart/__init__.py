@@ -34,6 +34,7 @@ import base64
 import functools
 import hashlib
 import json
+import pickle
 import shutil
 import tempfile
 import threading
@@ -44,6 +45,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.io.json import to_json_plotly
 
+from explorer import cache
+from explorer.cache import MB
 from explorer.views.describe import Table, describe, title_of
 from explorer.views.drawn import Drawn
 
@@ -62,6 +65,11 @@ def draw(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = False)
     tables: the chart's numbers as tables in its place (views.describe), for a screen reader or exact values.
     """
     payload, height = encode(fig, key, clickable=clickable, tables=tables)
+    return draw_encoded(payload, height, key, clickable=clickable)
+
+
+def draw_encoded(payload: bytes, height: int, key: str, *, clickable: bool = False) -> dict[str, Any] | None:
+    """Draw a chart encoded before (`encode`'s bytes and height) as the chart `key`; as `draw`."""
     if not clickable:
         _mount()(key=key, data=payload, width="stretch", height=height)
         return None
@@ -90,8 +98,37 @@ def _click(raw: object) -> dict[str, Any] | None:
     return {"curve": value["curve"], "point": point} if ok else None
 
 
+# The encoded charts of the last pages drawn (a chart's bytes are 2-100 KB): every student following a class
+# draws the teacher's charts, the same figures, on each move.
+ENCODED_BYTES = 4 * MB
+
+
 def encode(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = False) -> tuple[bytes, int]:
-    """The bytes sent for `fig` (a figure with its words and tables, views.drawn) and the height (px) reserved for it on the page."""
+    """The bytes sent for `fig` (a figure with its words and tables, views.drawn) and the height (px) reserved
+    for it on the page. A figure encoded before, by any session, is not encoded again: its fingerprint (the
+    figure's own data and layout, its words) finds the bytes; drawn as tables it is encoded each time."""
+    print_ = None if tables else fingerprint(fig)
+    if print_ is None:
+        return _encode(fig, key, clickable=clickable, tables=tables)
+    return _encoded(print_, key, clickable, _fig=fig)
+
+
+def fingerprint(fig: Drawn) -> str | None:
+    """A digest of everything `encode` reads of `fig` (its figure's traces and layout, its title and
+    sentence); None when the figure holds something that cannot be pickled."""
+    try:
+        held = pickle.dumps((_spec(fig.figure), fig.title, fig.summary), protocol=5)
+    except Exception:  # noqa: BLE001 - an object pickle does not know: encoded each time
+        return None
+    return hashlib.blake2b(held, digest_size=16).hexdigest()
+
+
+@cache.shared(max_bytes=ENCODED_BYTES)
+def _encoded(fingerprint: str, key: str, clickable: bool, _fig: Drawn) -> tuple[bytes, int]:
+    return _encode(_fig, key, clickable=clickable, tables=False)
+
+
+def _encode(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = False) -> tuple[bytes, int]:
     data, layout = _spec(fig.figure)
     templates = None
     if layout.get("template") in _known_templates().values():

@@ -58,6 +58,7 @@ from explorer.ui.state.core import (  # noqa: F401
     fit_weights,
     head,
     init,
+    made,
     matrix,
     page,
     picks,

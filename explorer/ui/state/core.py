@@ -3,7 +3,8 @@ and reading what the pages show."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import streamlit as st
@@ -20,6 +21,7 @@ from explorer.ui.state.keys import (
     _BUILT,
     _DRAWS,
     _HEAD_NEXT,
+    _MADE,
     _MATRICES,
     _MESSAGES,
     _PAGE,
@@ -265,6 +267,21 @@ def uploaded() -> bytes | None:
 def page() -> str | None:
     """The url_path of the page the frame runs in this rerun (None when a page runs without the frame)."""
     return st.session_state.get(_PAGE)
+
+
+T = TypeVar("T")
+
+
+def made(name: str, version: object, make: Callable[[], T]) -> T:
+    """`make()`, made once per session and `version` (the language on screen, say) and kept in its state:
+    for what the frame draws alike on every run of a session, and may not share with another session."""
+    ss = st.session_state
+    if _MADE not in ss:
+        ss[_MADE] = {}
+    have = ss[_MADE].get(name)
+    if have is None or have[0] != version:
+        have = ss[_MADE][name] = (version, make())
+    return have[1]
 
 
 def set_page(url_path: str) -> None:

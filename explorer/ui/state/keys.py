@@ -52,6 +52,7 @@ K_SHARE_OPEN = "share.panel"  # "Share and export" is open (the expander's own s
 _QR = "ui.qr_open"  # "Show QR code" was clicked: the frame opens the dialog on this run
 _URL_READ = "ui.url_read"  # the session's first run has read the URL
 _PAGE = "ui.page"  # the url_path of the page the frame is running (None: a page run alone)
+_MADE = "ui.made"  # name -> (version, value): what the session made once and keeps (state.made)
 
 _MATRICES = "m.matrices"  # dict name -> ndarray
 _TOKENS = "m.tokens"  # the tokens the matrices were last conformed to

@@ -128,3 +128,26 @@ def test_the_toy_runs_through_its_layer_with_the_numbers_of_transformer_layer() 
     np.testing.assert_array_equal(res.encoder.output, want.output)
     np.testing.assert_array_equal(res.attention.weights, want.attention.weights)
     assert res.attention.scale == 0.4 == want.attention.scale
+
+
+def test_the_toys_seeded_matrices_are_drawn_once_and_handed_out_as_copies() -> None:
+    """Every student of a class resets to the teacher's example on each move: the draws are kept once per
+    process, each caller gets arrays of its own, and other sizes, tokens or draws are drawn for what they are."""
+    from explorer.model import seeding
+
+    ex = Example(sentence="the cat sat")
+    tokens = ["the", "cat", "sat"]
+    first = toy.defaults(ex, tokens)
+    first["w_q"][0, 0, 0] += 100.0  # a caller's own copy
+    again = toy.defaults(ex, tokens)
+    want = seeding.matrices(ex, tokens)
+    for name, m in want.items():
+        np.testing.assert_array_equal(again[name], m)
+        assert again[name].flags.writeable
+    assert again["w_q"][0, 0, 0] != first["w_q"][0, 0, 0]
+    redrawn = toy.defaults(ex, tokens, {"w_q": 2})
+    np.testing.assert_array_equal(redrawn["w_q"], seeding.matrices(ex, tokens, {"w_q": 2})["w_q"])
+    assert not np.array_equal(redrawn["w_q"], want["w_q"])
+    wider = toy.defaults(ex.with_(d_model=ex.d_model + 2), tokens)
+    assert wider["emb"].shape == (3, ex.d_model + 2)
+    assert toy.defaults(ex, ["the", "dog"])["emb"].shape[0] == 2

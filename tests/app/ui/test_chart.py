@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
@@ -160,3 +161,71 @@ def test_unusual_figures_are_sent_as_plotly_writes_them() -> None:
         sent = decoded(chart.encode(drawn(fig), "k")[0])["f"]
         sent["layout"].pop("template")  # Plotly's default template, not one of ours: it goes with the figure
         assert sent == plotly_json(fig)
+
+
+def test_a_figure_is_encoded_once_for_every_session_and_again_when_it_changes() -> None:
+    """Students following a class draw the teacher's figures: the same figure, built again by another session,
+    gets the bytes encoded first; a figure changed after it was built (a row's levelled margins, a colour
+    bar switched off), another key, or a figure drawn as tables is encoded for what it is."""
+    z = np.random.default_rng(1).normal(size=(4, 3))
+
+    def made() -> Drawn:
+        return fg.drawn_heatmap(z, list("abcd"), list("xyz"), title="shared", style=fg.Style())
+
+    first, again = made(), made()
+    assert first.figure is not again.figure
+    sent = chart.encode(first, "pe.p")
+    assert chart.encode(again, "pe.p")[0] is sent[0]  # the bytes encoded for the first session
+    changed = made()
+    changed.figure.update_traces(showscale=False, selector=0)
+    other = chart.encode(changed, "pe.p")[0]
+    assert other != sent[0] and decoded(other)["f"]["data"][0]["showscale"] is False
+    assert "showscale" not in decoded(sent[0])["f"]["data"][0]
+    assert decoded(chart.encode(made(), "pe.x")[0])["n"] == "pe_x"  # the key is part of what is sent
+    tables = chart.encode(made(), "pe.p", tables=True)[0]
+    assert tables is not sent[0] and decoded(tables)["tbl"]
+
+
+def _chart_of_script() -> None:
+    import numpy as np
+    import streamlit as st
+
+    from explorer.ui import state
+    from explorer.ui import widgets as ui
+    from explorer.views import figures as fg
+
+    st.session_state.setdefault(state.K_PRESENT, False)
+    z = np.array(st.session_state.get("z", [[0.25, 0.75], [0.5, 0.5]]))
+    ui.chart_of(fg.drawn_heatmap, z, ["a", "b"], ["c", "d"], title="shared", style=fg.Style(), key="t.z")
+
+
+def test_a_chart_drawn_as_built_is_shared_by_sessions_and_built_again_for_other_numbers() -> None:
+    """ui.chart_of: a second session drawing the same builder with the same arguments gets the chart the
+    first one built (nothing built again); other numbers, or the chart as tables, are built for what they are."""
+    from streamlit.testing.v1 import AppTest
+
+    from explorer.ui import state, widgets
+
+    def z_of(at: AppTest) -> np.ndarray:
+        (el,) = [e for e in at.get("bidi_component") if e.proto.component_name == chart.NAME]
+        sent = chart.spec_of(el.proto)["data"][0]["z"]
+        return np.frombuffer(base64.b64decode(sent["bdata"]), dtype="<f8").reshape(2, 2)
+
+    store = widgets._encoded_chart.cache
+    store.clear()
+    first, second = (AppTest.from_function(_chart_of_script, default_timeout=60) for _ in range(2))
+    first.run()
+    misses = store.misses
+    second.run()
+    assert not first.exception and not second.exception
+    assert store.misses == misses and store.hits >= 1  # the second session's chart was the first's
+    assert_allclose(z_of(second), [[0.25, 0.75], [0.5, 0.5]])
+    second.session_state["z"] = [[1.0, 0.0], [0.0, 1.0]]
+    second.run()
+    assert store.misses == misses + 1
+    assert_allclose(z_of(second), [[1.0, 0.0], [0.0, 1.0]])
+    assert_allclose(z_of(first.run()), [[0.25, 0.75], [0.5, 0.5]])  # the first session's numbers stay its own
+    second.session_state[state.K_TABLES] = True
+    second.run()
+    (el,) = [e for e in second.get("bidi_component") if e.proto.component_name == chart.NAME]
+    assert chart.text_of(el.proto)["tbl"]  # as tables: built and encoded for this session

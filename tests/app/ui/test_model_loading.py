@@ -96,6 +96,9 @@ def test_a_server_starts_loading_every_model_it_can_smollm2_first(monkeypatch: p
     monkeypatch.setattr(pretrained, "available", lambda name: name != "SmolLM2-135M")
     warm.start().join(WAIT_S)  # not installed and no download allowed: left alone
     assert loaded[2:] == ["all-MiniLM-L6-v2"]
+    monkeypatch.setenv(warm.WARM_ENV, "0")  # a server for the toy pages: none loads as it starts
+    warm.start().join(WAIT_S)
+    assert loaded[3:] == []
 
 
 def test_a_server_answers_its_health_check_once_the_models_are_loaded_or_after_a_while(
