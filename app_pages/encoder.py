@@ -5,7 +5,7 @@ import streamlit as st
 from explorer.compute import cached as compute
 from explorer.compute.pipeline import brief_stages, encoder_stages, stage_title
 from explorer.i18n import _
-from explorer.ui import editors, state
+from explorer.ui import editors, state, token_rows
 from explorer.ui import widgets as ui
 from explorer.views import figures as fg
 from explorer.views import formulas
@@ -41,7 +41,7 @@ if res is not None:
         stages = encoder_stages(res.encoder, ex.norm_first)
         if presenting:
             stages = brief_stages(stages, ex.norm_first)
-        ui.token_matrices(
+        token_rows.token_matrices(
             [
                 (stage_title(t), z, fg.dims("f" if hidden else "d", z.shape[1]), f"encoder.{t}")
                 for t, z, hidden in stages

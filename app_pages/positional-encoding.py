@@ -4,7 +4,7 @@ import streamlit as st
 
 from explorer.compute import cached as compute
 from explorer.i18n import _
-from explorer.ui import editors, state
+from explorer.ui import editors, state, token_rows
 from explorer.ui import widgets as ui
 from explorer.views import chart_specs as charts
 from explorer.views import figures as fg
@@ -45,7 +45,7 @@ if res is not None and not described.adds_positions:
             model=described.title,
         )
     )
-    ui.token_matrices(
+    token_rows.token_matrices(
         [(described.input_title, res.x, fg.dims("d", ex.d_model), "pe.x")],
         res.labels,
         per_row=1,
@@ -97,7 +97,7 @@ elif res is not None:
             ]
         )
     e_title = "E" + (" × √d_model" if ex.pe_scale else "")
-    ui.token_matrices(
+    token_rows.token_matrices(
         [(e_title, res.emb, dims, "pe.e"), ("+ P", res.pe, dims, "pe.p"), ("= X", res.x, dims, "pe.x")],
         res.labels,
         zrange=fg.shared_range(res.emb, res.pe, res.x),  # one colour per number: E + P = X reads off

@@ -3,6 +3,7 @@
 state/       the only package that touches st.session_state (keys, init and reading, actions, models)
 frame.py     the frame around every page (URL, sidebar, sentence box, messages); page_table/ the pages
 widgets.py   page helpers (a setting's widget, the opening, charts in a row, pickers, the banner)
+token_rows.py  matrices with one row per token, drawn in rows of charts
 questions.py predict, then reveal: a page's question, its Reveal button and the answer said
 editors.py, grid_guard.py   the data editors and the script that keeps every typed edit
 chart/       the one chart element; present.py, clicker.py  presenting and the clicker's keys
