@@ -229,3 +229,35 @@ def test_a_chart_drawn_as_built_is_shared_by_sessions_and_built_again_for_other_
     second.run()
     (el,) = [e for e in second.get("bidi_component") if e.proto.component_name == chart.NAME]
     assert chart.text_of(el.proto)["tbl"]  # as tables: built and encoded for this session
+
+
+def test_the_fingerprint_tells_apart_what_the_bytes_sent_would_tell_apart() -> None:
+    """The digest of a figure (chart.fingerprint) changes with any number, its dtype or shape, the kind of a
+    container or the type of a value, and stays the same for an equal figure built again."""
+    import numpy as np
+
+    from explorer.ui import chart
+
+    def h(value: object) -> str:
+        import hashlib
+
+        d = hashlib.blake2b(digest_size=16)
+        chart._feed(d, value)
+        return d.hexdigest()
+
+    a = np.arange(6.0).reshape(2, 3)
+    assert h({"z": a, "x": [1, 2]}) == h({"x": [1, 2], "z": a.copy()})
+    differ = [
+        {"z": a},
+        {"z": a.T.copy()},
+        {"z": a.astype(np.float32)},
+        {"z": a + 1e-12},
+        {"z": a.reshape(3, 2)},
+        {"z": np.float64(3.0)},
+        {"z": [1, 2]},
+        {"z": (1, 2)},
+        {"z": ["1", 2]},
+        {"z": [True, 2]},
+        {"z": None},
+    ]
+    assert len({h(v) for v in differ}) == len(differ)
