@@ -11,9 +11,11 @@ encoding ({"dtype": "f8", "bdata": <base64>, "shape": "n, m"}), decoded by `arra
 from __future__ import annotations
 
 import ast
+import asyncio
 import base64
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -479,3 +481,11 @@ def open_link(params: dict[str, str] | None = None, state: dict[str, object] | N
     at.run()
     assert not at.exception, at.exception
     return at
+
+
+def run_async(coro: Any) -> Any:
+    """asyncio.run(coro) in a thread of its own: a test worker that ran the browser tests has Playwright's
+    event loop running in its main thread (pytest-xdist's worksteal hands a worker any test), where
+    asyncio.run refuses to start."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()

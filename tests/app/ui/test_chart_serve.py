@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import streamlit
 
 from explorer.ui import chart
 from explorer.ui.chart import serve
-from tests.app.fixtures import chart_specs, open_page, page_scripts
+from tests.app.fixtures import chart_specs, open_page, page_scripts, run_async
 
 BASE = "/_stcore/bidi-components/attention_explorer.chart/"
 
@@ -39,7 +38,7 @@ def call(
         return {"type": "http.request"}
 
     scope = {"type": "http", "method": method, "path": path, "headers": list((headers or {}).items())}
-    asyncio.run(serve.CachedAssets(inner)(scope, receive, send))
+    run_async(serve.CachedAssets(inner)(scope, receive, send))
     return sent, passed
 
 

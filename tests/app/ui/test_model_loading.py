@@ -16,7 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from attention_core import pretrained
 from explorer.ui import state
-from tests.app.fixtures import page_alone
+from tests.app.fixtures import page_alone, run_async
 
 ROOT = Path(__file__).resolve().parents[3]
 TIMEOUT = 60
@@ -106,7 +106,6 @@ def test_a_server_answers_its_health_check_once_the_models_are_loaded_or_after_a
 ) -> None:
     """server.py's lifespan returns (the server starts answering) when the loads are done, or after
     READY_WAIT_S while a long one (a download) goes on in the background."""
-    import asyncio
 
     from explorer.ui import boot, warm
 
@@ -119,12 +118,12 @@ def test_a_server_answers_its_health_check_once_the_models_are_loaded_or_after_a
         async with warm.lifespan(None):
             pass
 
-    asyncio.run(serve())
+    run_async(serve())
     assert done == ["SmolLM2-135M", "all-MiniLM-L6-v2"]  # loaded before the server answered
     monkeypatch.setattr(warm, "READY_WAIT_S", 0.2)
     monkeypatch.setattr(pretrained, "load", lambda name: release.wait(WAIT_S))  # a download that takes long
     t0 = time.monotonic()
-    asyncio.run(serve())
+    run_async(serve())
     assert time.monotonic() - t0 < WAIT_S / 2  # answered after READY_WAIT_S, not after the download
     release.set()
 

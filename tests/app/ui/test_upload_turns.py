@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 from explorer.ui import upload_turns
+from tests.app.fixtures import run_async
 
 ROOT = Path(__file__).resolve().parents[3]
 BIG = 40 * 2**20  # a large file's Content-Length (a real layer's file)
@@ -87,7 +88,7 @@ def test_large_uploads_take_turns_and_small_ones_and_other_requests_pass_at_once
         await asyncio.gather(*puts)
         return held
 
-    held = asyncio.run(main())
+    held = run_async(main())
     assert app.most == upload_turns.AT_ONCE + 1  # the large uploads' turns, and one request beside them
     assert held  # the small upload and the health check were answered while every large upload was held
     large = [p for p in app.order if "/s/" in p]
@@ -126,7 +127,7 @@ def test_large_uploads_start_no_faster_than_the_rate_and_the_lightest_sender_goe
         app.release.set()
         await asyncio.gather(*first, *later)
 
-    asyncio.run(main())
+    run_async(main())
     # The first started at once, the second after the first's 4 s; the quiet session's file came last but
     # went before the flood's third (it had sent nothing), each 4 s after the one before.
     assert slept == [4.0, 4.0, 4.0]
@@ -144,7 +145,7 @@ def test_a_body_past_the_limit_or_cut_short_is_handed_on_as_it_came() -> None:
             got.append(await replay())
         return got
 
-    over = asyncio.run(read(body(b"aaaa", b"bbbb", b"cc"), limit=6))
+    over = run_async(read(body(b"aaaa", b"bbbb", b"cc"), limit=6))
     assert [m["body"] for m in over] == [b"aaaa", b"bbbb", b"cc"] and over[-1]["more_body"] is False
     queue = [{"type": "http.request", "body": b"aa", "more_body": True}, {"type": "http.disconnect"}]
 
@@ -155,7 +156,7 @@ def test_a_body_past_the_limit_or_cut_short_is_handed_on_as_it_came() -> None:
         replay = await upload_turns.whole_body(cut, 100)
         return [await replay(), await replay()]
 
-    assert asyncio.run(read_cut()) == [
+    assert run_async(read_cut()) == [
         {"type": "http.request", "body": b"aa", "more_body": True},
         {"type": "http.disconnect"},
     ]
