@@ -189,8 +189,9 @@ def digest_of(value: object) -> str:
 def _feed(h: Any, value: object) -> None:
     if isinstance(value, np.ndarray):
         h.update(f"nd{value.dtype.str}{value.shape}".encode())
-        h.update(np.ascontiguousarray(value).tobytes())
-    elif value is None or isinstance(value, str | int | float | bool | complex | np.generic):
+        # an array of objects holds pointers: its values' reprs instead (a pointer reused would match)
+        h.update(value.tobytes() if value.dtype.kind != "O" else repr(value.tolist()).encode())
+    elif value is None or isinstance(value, str | bytes | int | float | bool | complex | np.generic):
         h.update(f"{type(value).__name__}:{value!r};".encode("utf-8", "surrogatepass"))
     elif isinstance(value, list | tuple):
         h.update(f"{type(value).__name__}[{len(value)}".encode())

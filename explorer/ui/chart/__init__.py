@@ -114,34 +114,12 @@ def encode(fig: Drawn, key: str, *, clickable: bool = False, tables: bool = Fals
 
 def fingerprint(fig: Drawn) -> str | None:
     """A digest of everything `encode` reads of `fig` (its figure's traces and layout, its title and
-    sentence); None when the figure holds a value the digest does not know (it is then encoded each time)."""
-    h = hashlib.blake2b(digest_size=16)
+    sentence: explorer.cache.digest_of); None when the figure holds a value the digest does not know (it is
+    then encoded each time)."""
     try:
-        _feed(h, (_spec(fig.figure), fig.title, fig.summary))
+        return cache.digest_of((_spec(fig.figure), fig.title, fig.summary))
     except TypeError:
         return None
-    return h.hexdigest()
-
-
-def _feed(h: Any, value: Any) -> None:
-    """Every part of `value` into the digest `h`, each tagged with its kind (so a list and a tuple, or 1 and
-    "1", differ): dicts in key order, arrays by dtype, shape and bytes, plain values by repr."""
-    if isinstance(value, dict):
-        h.update(b"{%d" % len(value))
-        for k in sorted(value, key=str):
-            _feed(h, k)
-            _feed(h, value[k])
-    elif isinstance(value, list | tuple):
-        h.update(b"[%d" % len(value) if isinstance(value, list) else b"(%d" % len(value))
-        for v in value:
-            _feed(h, v)
-    elif isinstance(value, np.ndarray):
-        h.update(f"a{value.dtype.str}{value.shape}".encode())
-        h.update(value.tobytes() if value.dtype.kind != "O" else repr(value.tolist()).encode())
-    elif value is None or isinstance(value, str | bytes | bool | int | float | complex | np.generic):
-        h.update(f"{type(value).__name__}:{value!r};".encode())
-    else:
-        raise TypeError(type(value).__name__)
 
 
 @cache.shared(max_bytes=ENCODED_BYTES)

@@ -231,22 +231,17 @@ def test_a_chart_drawn_as_built_is_shared_by_sessions_and_built_again_for_other_
     assert chart.text_of(el.proto)["tbl"]  # as tables: built and encoded for this session
 
 
-def test_the_fingerprint_tells_apart_what_the_bytes_sent_would_tell_apart() -> None:
-    """The digest of a figure (chart.fingerprint) changes with any number, its dtype or shape, the kind of a
-    container or the type of a value, and stays the same for an equal figure built again."""
+def test_the_digest_tells_apart_what_the_bytes_sent_would_tell_apart() -> None:
+    """The digest a figure's fingerprint is (explorer.cache.digest_of) changes with any number, its dtype or
+    shape, the kind of a container or the type of a value, and an array of objects by its values (not by
+    the pointers it holds); it stays the same for equal values built again."""
     import numpy as np
 
-    from explorer.ui import chart
-
-    def h(value: object) -> str:
-        import hashlib
-
-        d = hashlib.blake2b(digest_size=16)
-        chart._feed(d, value)
-        return d.hexdigest()
+    from explorer.cache import digest_of
 
     a = np.arange(6.0).reshape(2, 3)
-    assert h({"z": a, "x": [1, 2]}) == h({"x": [1, 2], "z": a.copy()})
+    assert digest_of({"x": [1, 2], "z": a}) == digest_of({"x": [1, 2], "z": a.copy()})
+    assert digest_of(np.array(["a", None], dtype=object)) == digest_of(np.array(["a", None], dtype=object))
     differ = [
         {"z": a},
         {"z": a.T.copy()},
@@ -259,5 +254,7 @@ def test_the_fingerprint_tells_apart_what_the_bytes_sent_would_tell_apart() -> N
         {"z": ["1", 2]},
         {"z": [True, 2]},
         {"z": None},
+        {"z": np.array(["a", "b"], dtype=object)},
+        {"z": np.array(["a", "c"], dtype=object)},
     ]
-    assert len({h(v) for v in differ}) == len(differ)
+    assert len({digest_of(v) for v in differ}) == len(differ)
