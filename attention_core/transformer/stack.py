@@ -182,6 +182,18 @@ def _layer_batch(
     return out.reshape(b, nq, dm)
 
 
+def _check_masks(head_masks: ArrayLike, states: Floats, config: ModelConfig) -> Floats:
+    """head_masks as a float (b, L, H) array after checking it against the config and the run's states."""
+    L, H = config.n_layers, config.n_heads
+    masks = as_float_array("head_masks", head_masks, (3,), f"(b, {L}, {H})")
+    if masks.shape[1:] != (L, H) or states.shape[0] != L + 1:
+        raise ValueError(f"head_masks has shape {shape_str(masks.shape)} and hidden_states "
+                         f"{shape_str(states.shape)}; {config.name} needs (b, {L}, {H}) and ({L + 1}, n, d_model)")  # fmt: skip
+    if masks.size and np.abs(masks).max() > HEAD_MASK_LIMIT:
+        raise ValueError(f"head_masks values must lie between -{HEAD_MASK_LIMIT:g} and {HEAD_MASK_LIMIT:g}")
+    return masks
+
+
 def resume_transformer(
     hidden_states: ArrayLike,
     weights: ModelWeights,
@@ -209,13 +221,7 @@ def resume_transformer(
         last_only (b, 1, d_model), their last position.
     """
     states = np.asarray(hidden_states)
-    L, H = config.n_layers, config.n_heads
-    masks = as_float_array("head_masks", head_masks, (3,), f"(b, {L}, {H})")
-    if masks.shape[1:] != (L, H) or states.shape[0] != L + 1:
-        raise ValueError(f"head_masks has shape {shape_str(masks.shape)} and hidden_states "
-                         f"{shape_str(states.shape)}; {config.name} needs (b, {L}, {H}) and ({L + 1}, n, d_model)")  # fmt: skip
-    if masks.size and np.abs(masks).max() > HEAD_MASK_LIMIT:
-        raise ValueError(f"head_masks values must lie between -{HEAD_MASK_LIMIT:g} and {HEAD_MASK_LIMIT:g}")
+    L, masks = config.n_layers, _check_masks(head_masks, states, config)  # (b, L, H)
     changed = (masks != 1.0).any(axis=2)  # (b, L)
     starts = np.where(changed.any(axis=1), changed.argmax(axis=1), L)  # (b,) the first layer that differs
     n = states.shape[1]
