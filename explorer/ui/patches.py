@@ -282,4 +282,5 @@ def script_events_batched() -> None:
         if batch.add(callback):
             schedule(self, batch.drain)
 
+    call_soon.__wrapped__ = schedule  # type: ignore[attr-defined]  # Streamlit's own, for the patch's test
     AppSession._call_soon_on_event_loop = call_soon  # type: ignore[method-assign]
