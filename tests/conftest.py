@@ -49,11 +49,14 @@ def job_pool(shared_pool: object) -> Iterator[object]:
     jobs.use(before)
 
 
-# Run first: the browser tests and the short load test, then the AppTests that run the real models longest.
-# `pytest -n 2 --dist worksteal` (scripts/test.sh) gives each worker half of this order: the first worker
-# starts on the browser tests, the second on the engine's and the app's short tests, and whichever runs out
-# takes the back half of what the other has left (the long AppTests, then browser tests), so the two finish
-# together. The order inside each group is unchanged.
+# The order `pytest -n 2 --dist worksteal` (scripts/test.sh) deals out: each worker gets half of it, and a
+# worker that runs out takes the back half of what the other has left. The first half starts with the browser
+# tests on the shared app server (tests/e2e/conftest.py: one server and one Chromium in that worker), then the
+# AppTests that run the real models longest. The second half starts with the tests that start servers of
+# their own (the load tests, the replicas, a fresh server, the downloaded files): the longest after the shared
+# server's, they run at the start there, beside the browser tests, instead of being taken over at the end.
+# Both halves end in short engine and AppTest cases, so what a worker takes over at the end is short and
+# needs no server of its own, and the two finish together. The order inside each group is unchanged.
 FIRST = (
     "tests/e2e/",
     "tests/load/",
@@ -63,9 +66,22 @@ FIRST = (
 )
 
 
+def own_servers(item) -> bool:  # noqa: ANN001 - a pytest Item
+    """A load test, or a browser test that does not use the shared app server."""
+    path = item.path.relative_to(ROOT).as_posix()
+    return path.startswith("tests/load/") or (
+        path.startswith("tests/e2e/") and "server" not in item.fixturenames
+    )
+
+
+@pytest.hookimpl(trylast=True)  # after `-m` has deselected: the halves are of what runs
 def pytest_collection_modifyitems(items: list) -> None:
     def rank(item) -> int:  # noqa: ANN001 - a pytest Item
         path = item.path.relative_to(ROOT).as_posix()
         return next((i for i, prefix in enumerate(FIRST) if path.startswith(prefix)), len(FIRST))
 
     items.sort(key=rank)
+    own = [item for item in items if own_servers(item)]
+    shared = [item for item in items if not own_servers(item)]
+    half = len(items) // 2
+    items[:] = shared[:half] + own + shared[half:]

@@ -12,8 +12,13 @@ the restored fraction (LD_patched - LD_corrupt) / (LD_clean - LD_corrupt) is 1 w
 brings the clean lead back, 0 when it changes nothing. Sites: "resid", the residual stream entering layer l
 at position p; "head", head h's output of layer l (its A V, before W_O) at every position. Each patched run
 reuses the corrupt run up to the patched layer and runs only the layers from there on, every position (or
-every head) of one layer as one batch; a residual patch at position p runs only the rows from p on (the
-model is causal: the positions before p keep the corrupt run's states, keys and values).
+every head) of one layer as one batch, and only the rows that change: the model is causal, so the two texts'
+common first tokens have the same states in both runs (the same numbers, up to the rounding of matrix
+products grouped with the other rows), a patch changes nothing before the first token where the texts
+differ, and those positions keep the corrupt run's states, keys and values. A residual patch at a position
+of the common beginning changes nothing at all: the corrupt run is left as it is (restored fraction 0). A
+head's patch changes its own layer through its rows of W_O only (the other heads' outputs are the corrupt
+run's).
 
 Head ablation, in batches: the total variation between the next-token distributions with and without each head
 (its output removed, as ``head_mask`` removes it), every head of a layer as one batch run from that layer on:
@@ -43,7 +48,7 @@ from .._validate import FloatArray, IntArray
 from ..masks import causal_mask
 from ..softmax import softmax
 from ..transformer import embed_tokens, output_logits, run_layers, transformer_layer
-from ..transformer.suffix import resume_at_positions
+from ..transformer.suffix import head_rows, position_rows, resume_rows
 from .ablation import sentence_embedding
 
 if TYPE_CHECKING:
@@ -64,6 +69,10 @@ __all__ = [
 ]
 
 PATCH_SITES = ("resid", "head")
+# Changed rows of the patched runs that run through a layer together (a group of layers' patches): one
+# matrix product of a thousand rows runs about 1.4x faster per row than one of 64 (one core, float32), and
+# 2,048 rows of SmolLM2 hold about 40 MB of intermediates at once.
+GROUP_ROWS = 2048
 # The least |LD_clean - LD_corrupt| (in logits) that makes a restored fraction meaningful: below it the two
 # runs agree on the answer's lead and there is nothing to restore (float32 logits carry about 1e-5 of noise).
 MIN_GAP = 1e-3
@@ -169,8 +178,8 @@ def _one_token(model: Model, name: str, value: object) -> int:
     return int(ids[0])
 
 
-def _ld(logits: FloatArray, answer: int, wrong: int) -> float:
-    return float(logits[-1, answer]) - float(logits[-1, wrong])
+def _ld(next_logits: FloatArray, answer: int, wrong: int) -> float:
+    return float(next_logits[answer]) - float(next_logits[wrong])
 
 
 def patch_pair(model: Model, clean: str, corrupt: str, answer: int | str, wrong: int | str) -> PatchPair:
@@ -198,8 +207,8 @@ def patch_pair(model: Model, clean: str, corrupt: str, answer: int | str, wrong:
             f"text is {c.n_tokens} tokens ({_shown(c.tokens)}) and the corrupt text {k.n_tokens} "
             f"({_shown(k.tokens)})"
         )
-    assert c.logits is not None and k.logits is not None
-    ld_clean, ld_corrupt = _ld(c.logits, a, w), _ld(k.logits, a, w)
+    assert c.next_logits is not None and k.next_logits is not None
+    ld_clean, ld_corrupt = _ld(c.next_logits, a, w), _ld(k.next_logits, a, w)
     restored_fraction(ld_clean, ld_clean, ld_corrupt)  # raises when there is nothing to restore
     shown = model.token_strings([a, w])
     ids = [np.asarray(r.token_ids, dtype=np.int64) for r in runs]
@@ -212,30 +221,55 @@ def _batch_ld(model: Model, out: FloatArray, pair: PatchPair) -> FloatArray:
     return logits[:, 0].astype(np.float64) - logits[:, 1]
 
 
-def _patched_resid(
-    model: Model, pair: PatchPair, layer: int, clean_x: FloatArray, run: FloatArray
-) -> FloatArray:
-    """LD with the residual stream entering ``layer`` replaced at one position per sequence (sequence p
-    patches position p with clean_x[p]; run: the corrupt run's hidden states): (n,). Only the rows from p
-    on change, so only they run (resume_at_positions)."""
-    return _batch_ld(model, resume_at_positions(run, model.weights, model.config, layer, clean_x), pair)
+def _first_difference(pair: PatchPair) -> int:
+    """The first position where the clean and the corrupt tokens differ (0 .. n - 1): a causal model's states
+    before it are the same in both runs."""
+    differ = np.flatnonzero(pair.clean_ids != pair.corrupt_ids)
+    return int(differ[0]) if differ.size else pair.n_tokens - 1
 
 
-def _patched_heads(
-    model: Model, pair: PatchPair, layer: int, clean_heads: FloatArray, x: FloatArray
-) -> FloatArray:
-    """LD with one head's output of ``layer`` replaced per sequence (sequence h patches head h): (n_heads,)."""
-    c = model.config
-    batch = np.broadcast_to(x, (c.n_heads, *x.shape))  # (H, n, d_model), read only
-    which = np.eye(c.n_heads, dtype=bool)  # (H, H): sequence h replaces head h
-    mask = causal_mask(x.shape[0]) if c.causal else None  # (n, n)
-    w = model.weights.layers[layer]
-    out = transformer_layer(batch, w, c, mask, head_replacement=(clean_heads, which)).output  # (H, n, d)
-    return _batch_ld(model, run_layers(out, model.weights, c, layer + 1)[:, -1], pair)
+def _groups(model: Model, pair: PatchPair, site: str) -> list[list[int]]:
+    """The layers whose patches run together (resume_rows), in order: consecutive layers while their changed
+    rows add up to at most GROUP_ROWS (a layer alone when it has more). Fixed by the pair's shape alone, so
+    that ``patch_layer`` computes a layer's row as ``patch_sweep`` does, to the last bit."""
+    c, n = model.config, pair.n_tokens
+    m = n - _first_difference(pair)  # positions from the first difference on
+    groups: list[list[int]] = [[]]
+    rows = 0
+    for layer in range(c.n_layers):
+        more = m * (m + 1) // 2 if site == "resid" else c.n_heads * (1 if layer == c.n_layers - 1 else m)
+        if groups[-1] and rows + more > GROUP_ROWS:
+            groups.append([])
+            rows = 0
+        groups[-1].append(layer)
+        rows += more
+    return groups
+
+
+def _patch_layers(model: Model, pair: PatchPair, layers: list[int], site: str) -> FloatArray:
+    """The rows of ``patch_sweep`` for consecutive ``layers``, their patched runs together: (len(layers), n)
+    for "resid", (len(layers), n_heads) for "head". Only the rows from the first token where the texts
+    differ run; a residual patch before it changes nothing (its LD is the corrupt run's)."""
+    w, c, first, n = model.weights, model.config, _first_difference(pair), pair.n_tokens
+    clean, corrupt = model.run(pair.clean), model.run(pair.corrupt)  # cached by the model
+    run = corrupt.hidden_states
+    if site == "resid":
+        at = np.arange(first, n)  # the positions a patch changes
+        parts = [position_rows(run, layer, clean.hidden_states[layer], at) for layer in layers]
+        ld = np.full((len(layers), n), pair.ld_corrupt)
+        ld[:, first:] = _batch_ld(model, resume_rows(run, w, c, parts), pair).reshape(len(layers), -1)
+    else:
+        parts = [
+            head_rows(corrupt.layers[layer], w, c, layer, clean.layers[layer].attention.head_outputs, first)
+            for layer in layers
+        ]
+        ld = _batch_ld(model, resume_rows(run, w, c, parts), pair).reshape(len(layers), c.n_heads)
+    return restored_fraction(ld, pair.ld_clean, pair.ld_corrupt)
 
 
 def patch_sweep(model: Model, pair: PatchPair, site: str = "resid") -> Iterator[PatchStep]:
-    """Patch every position (or every head) of every layer, a layer at a time; yields progress after each.
+    """Patch every position (or every head) of every layer; yields progress after each layer (the layers of
+    a group of consecutive layers, whose patched runs run together, at once).
 
     restored[l, p] ("resid"): the corrupt text run with the residual stream entering layer l at position p
     taken from the clean run. restored[l, h] ("head"): the corrupt text run with head h's output of layer l
@@ -255,15 +289,17 @@ def patch_sweep(model: Model, pair: PatchPair, site: str = "resid") -> Iterator[
     width = pair.n_tokens if site == "resid" else c.n_heads
     restored = np.full((c.n_layers, width), np.nan)
     total, done = c.n_layers * (c.n_layers + 1) // 2, 0
-    for layer in range(c.n_layers):
-        restored[layer] = patch_layer(model, pair, layer, site)
-        done += c.n_layers - layer
-        yield PatchStep(done, total, layer, f"layer {layer + 1} of {c.n_layers}", restored.copy())
+    for group in _groups(model, pair, site):
+        rows = _patch_layers(model, pair, group, site)  # (len(group), width)
+        for layer, row in zip(group, rows, strict=True):
+            restored[layer] = row
+            done += c.n_layers - layer
+            yield PatchStep(done, total, layer, f"layer {layer + 1} of {c.n_layers}", restored.copy())
 
 
 def patch_layer(model: Model, pair: PatchPair, layer: int, site: str = "resid") -> FloatArray:
     """One layer's row of ``patch_sweep``: the restored fraction of each position ("resid") or each head
-    ("head") of ``layer``, patched one at a time. A layer costs the layers from it to the last.
+    ("head") of ``layer``, patched one at a time. It costs its group's patched runs (see ``patch_sweep``).
 
     Args:
         model: the model ``pair`` was made with.
@@ -279,13 +315,8 @@ def patch_layer(model: Model, pair: PatchPair, layer: int, site: str = "resid") 
     c = model.config
     if not 0 <= layer < c.n_layers:
         raise ValueError(f"layer must be 0 .. {c.n_layers - 1}, got {layer}")
-    clean, corrupt = model.run(pair.clean), model.run(pair.corrupt)  # cached by the model
-    if site == "resid":
-        ld = _patched_resid(model, pair, layer, clean.hidden_states[layer], corrupt.hidden_states)
-    else:
-        x = corrupt.layers[layer].x  # (n, d_model) the corrupt residual stream entering the layer
-        ld = _patched_heads(model, pair, layer, clean.layers[layer].attention.head_outputs, x)
-    return restored_fraction(ld, pair.ld_clean, pair.ld_corrupt)
+    group = next(g for g in _groups(model, pair, site) if layer in g)  # computed as the sweep does
+    return _patch_layers(model, pair, group, site)[group.index(layer)]
 
 
 def patch(

@@ -8,7 +8,7 @@ layer.py      transformer_layer: one layer, traced (attention with RoPE and shar
 toy.py        encoder_layer: the toy's layer, its arguments checked and laid out for transformer_layer
 embedding.py  embed_tokens: the first layer's input
 stack.py      run_transformer, run_layers, output_logits, resume_transformer: a whole model, layer after layer
-suffix.py     resume_at_positions: the rest of a causal run after one position changed, only the rows that change
+suffix.py     resume_rows: the rest of a causal run after some positions changed, only the rows that change
 
 Precision: the arrays keep the dtype of the weights: float32 for the real models (their native precision),
 float64 when the weights are float64. No step here reads a file (see ``pretrained``). The config and the

@@ -9,7 +9,13 @@ from attention_core import analysis as an
 from attention_core import rms_norm, transformer_layer
 from attention_core.masks import causal_mask
 from attention_core.transformer import embed_tokens, run_layers, run_transformer
-from attention_core.transformer.suffix import resume_at_positions
+from attention_core.transformer.suffix import (
+    head_rows,
+    position_rows,
+    resume_at_positions,
+    resume_rows,
+    resume_with_heads,
+)
 
 from .models import circuit_model, need
 
@@ -236,4 +242,68 @@ def test_running_only_the_changed_rows_equals_whole_runs_on_smollm2(smol, layer:
     )
     want = _resid_ld_in_full(smol, CLEAN, CORRUPT, layer)
     # float32 throughout; the rows are grouped into other matrix products, so the rounding differs a little
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+def _heads_ld_in_full(model, clean_text: str, corrupt_text: str, layer: int) -> np.ndarray:
+    """The last position's output of the straightforward head patch: the corrupt text's layer run whole with
+    head h's output taken from the clean run (sequence h), then every later layer whole: (n_heads, d_model)."""
+    c, clean, corrupt = model.config, model.run(clean_text), model.run(corrupt_text)
+    x = corrupt.hidden_states[layer]
+    batch = np.repeat(x[None], c.n_heads, axis=0)  # (H, n, d_model)
+    swap = (clean.layers[layer].attention.head_outputs, np.eye(c.n_heads, dtype=bool))
+    out = transformer_layer(
+        batch, model.weights.layers[layer], c, causal_mask(x.shape[0]), head_replacement=swap
+    )
+    return run_layers(out.output, model.weights, c, layer + 1)[:, -1]
+
+
+def _first_difference(model, clean_text: str, corrupt_text: str) -> int:
+    ids = [np.array(model.run(t).token_ids) for t in (clean_text, corrupt_text)]
+    return int(np.flatnonzero(ids[0] != ids[1])[0])
+
+
+@pytest.mark.parametrize("layer", [0, 1, 2])
+def test_a_head_patch_run_on_the_changed_rows_equals_whole_runs_on_the_circuit(circuit, layer: int) -> None:
+    clean, corrupt = circuit.run("x a y"), circuit.run("x b y")
+    heads, first = clean.layers[layer].attention.head_outputs, _first_difference(circuit, "x a y", "x b y")
+    got = resume_with_heads(corrupt.hidden_states, corrupt.layers[layer], circuit.weights, circuit.config,
+                            layer, heads, first)  # fmt: skip
+    np.testing.assert_allclose(got, _heads_ld_in_full(circuit, "x a y", "x b y", layer), atol=1e-12)
+
+
+@pytest.mark.parametrize("layer", [2, 29])
+def test_a_head_patch_run_on_the_changed_rows_equals_whole_runs_on_smollm2(smol, layer: int) -> None:
+    clean, corrupt = smol.run(CLEAN), smol.run(CORRUPT)
+    heads, first = clean.layers[layer].attention.head_outputs, _first_difference(smol, CLEAN, CORRUPT)
+    assert first == 3  # " France" / " Italy": the rows before it are the corrupt run's
+    got = resume_with_heads(corrupt.hidden_states, corrupt.layers[layer], smol.weights, smol.config, layer,
+                            heads, first)  # fmt: skip
+    want = _heads_ld_in_full(smol, CLEAN, CORRUPT, layer)
+    # float32 throughout; the rows are grouped into other matrix products, so the rounding differs a little
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))
+
+
+@pytest.mark.parametrize("layer", [1, 17])
+def test_a_residual_row_is_the_whole_runs_and_0_where_the_texts_agree(smol, layer: int) -> None:
+    pair = an.patch_pair(smol, CLEAN, CORRUPT, " Paris", " Rome")
+    got = an.patch_layer(smol, pair, layer, "resid")
+    out = _resid_ld_in_full(smol, CLEAN, CORRUPT, layer)  # (n, d_model): every position patched, run whole
+    z = rms_norm(out.astype(np.float64), smol.config.eps, smol.weights.final_norm_gain)
+    ld = z @ smol.weights.embeddings.token[[pair.answer, pair.wrong]].T.astype(np.float64)  # (n, 2)
+    want = an.restored_fraction(ld[:, 0] - ld[:, 1], pair.ld_clean, pair.ld_corrupt)
+    assert (got[:3] == 0.0).all()  # " The capital of" is the same in both texts: nothing to patch there
+    np.testing.assert_allclose(got, want, atol=2e-3)
+
+
+def test_patches_of_several_layers_run_together_equal_each_run_alone(smol) -> None:
+    clean, corrupt = smol.run(CLEAN), smol.run(CORRUPT)
+    run, w, c = corrupt.hidden_states, smol.weights, smol.config
+    at = np.arange(3, 5)  # from " France" / " Italy" on
+    parts = [position_rows(run, layer, clean.hidden_states[layer], at) for layer in (25, 27)]
+    heads = lambda layer: clean.layers[layer].attention.head_outputs  # noqa: E731
+    parts += [head_rows(corrupt.layers[layer], w, c, layer, heads(layer), 3) for layer in (28, 29)]
+    got = resume_rows(run, w, c, parts)  # (2 + 2 + 9 + 9, d_model): part after part
+    want = np.concatenate([resume_rows(run, w, c, [part]) for part in parts])
+    assert got.shape == (22, c.d_model)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * float(np.abs(want).max()))

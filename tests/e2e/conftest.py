@@ -154,7 +154,8 @@ def start_server(name: str, entry: str = "app.py", env: dict[str, str] | None = 
 
 @pytest.fixture(scope="session")
 def server(browser: Any) -> Iterator[Server]:
-    """One app server per test worker, warmed by one visit to the front page (see test_deep_link_fresh)."""
+    """One app server per test worker, warmed by one visit to the front page (links opened on a server
+    that has not run the app yet: tests/e2e/test_fresh_server.py)."""
     srv = start_server(os.environ.get("PYTEST_XDIST_WORKER", "main"))
     ctx = browser.new_context(viewport=VIEWPORT)
     try:

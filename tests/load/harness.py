@@ -465,13 +465,15 @@ async def load(
     waves: int = 1,
     alone: bool = True,
     preload: bool = True,
+    warm_s: float = 3.0,
 ) -> Report:
     """Run the whole test: server (unless `pid` is given), warm-up, the sessions, memory after they close.
 
     With waves > 1 the class comes back (new sessions, new sentences) after the server dropped the last one:
     a peak that does not grow from wave to wave is memory that is bounded, not leaking. alone: one session's
     reruns on their own are timed first (the report's alone_ms); preload: the server loads the real models
-    as it starts, as served (the toy pages need none).
+    as it starts, as served (the toy pages need none); warm_s: how long one session warms the server up
+    first (imports, caches, first figures), at least four reruns whatever it is.
     """
     report = Report(sessions=sessions, duration_s=duration)
     log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
@@ -480,7 +482,7 @@ async def load(
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     try:
         warm = Report(sessions=1, duration_s=0)  # imports, caches, first figures
-        await run_sessions(url, warm, 3.0, (0.2, 0.4), 4)
+        await run_sessions(url, warm, warm_s, (0.2, 0.4), 4)
         if warm.errors:
             report.fail(f"warm-up: {warm.error_samples}")
         if alone:
@@ -538,10 +540,11 @@ async def compare(
     page: str = "encoder",
     quiet_rounds: bool = True,
     preload: bool = True,
+    warm_s: float = 3.0,
 ) -> Comparison:
     """Quiet, hostile, quiet, hostile, ... (`rounds` of each) on one server; the class's p90 in each kind.
     quiet_rounds=False: the hostile rounds alone (no ratio: only whether the class is served beside it);
-    preload: as load()'s."""
+    preload, warm_s: as load()'s (the hostile visitor's warm-up takes as long)."""
     out = Comparison(load_avg=list(os.getloadavg()))
     log = Path(tempfile.gettempdir()) / f"load_test_server_{port}.log"
     proc = start_server(port, ttl, log, env=served_env(preload))
@@ -550,8 +553,8 @@ async def compare(
     loud: list[float] = []
     try:
         warm = Report(sessions=1, duration_s=0)
-        await run_sessions(url, warm, 3.0, (0.2, 0.4), 4)
-        await run_sessions(url, warm, 3.0, (0.2, 0.4), 2, hostile=page)  # the largest example once
+        await run_sessions(url, warm, warm_s, (0.2, 0.4), 4)
+        await run_sessions(url, warm, warm_s, (0.2, 0.4), 2, hostile=page)  # the largest example once
         if warm.errors:
             out.server_error = f"warm-up: {warm.error_samples}"
         kinds = ("quiet", "hostile") if quiet_rounds else ("hostile",)
