@@ -47,6 +47,7 @@ PAGES = state.made("pages", i18n.current(), _pages)
 # what one visitor waits for: without it every response after a connection's first waits 40 ms.
 patches.send_writes_at_once()  # once per process
 patches.one_run_per_session()  # once per process: a rerun waits for the session's running script
+patches.stopped_runs_delivered()  # once per process: an ended run's messages are sent before the next run
 warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 # The run takes its turn: a few runs compute at once, the others queue (explorer.compute.heavy.RUNS); heavy
 # work inside steps out of it meanwhile.

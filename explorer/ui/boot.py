@@ -172,6 +172,7 @@ def tune_server() -> None:
     patches.send_writes_at_once()
     patches.no_collection_per_run()
     patches.script_events_batched()
+    patches.stopped_runs_delivered()
     quick_switching()
     keep_collections_short()
     bound_memory()

@@ -14,6 +14,7 @@ rerun_session           another session's script run again from the server, as i
 no_collection_per_run   runner.postScriptGC off: no full garbage collection after every script run
 uploads_not_copied      an uploaded file's copy for each run it is a widget's value: the same bytes instead
 script_events_batched   a script run's messages handed to the event loop in batches, one wake-up for each
+stopped_runs_delivered  a run that has ended has its messages sent before the session's next script thread starts
 """
 
 from __future__ import annotations
@@ -284,3 +285,32 @@ def script_events_batched() -> None:
 
     call_soon.__wrapped__ = schedule  # type: ignore[attr-defined]  # Streamlit's own, for the patch's test
     AppSession._call_soon_on_event_loop = call_soon  # type: ignore[method-assign]
+
+
+@functools.cache  # once per process, before the first rerun is requested where it can (server.py, app.py)
+def stopped_runs_delivered() -> None:
+    """A run that has ended reaches the browser whole, even when the next request comes before the event loop
+    has handled its messages.
+
+    A session's script thread hands each message to the event loop and then, its run over, stops. A request
+    that reaches the loop after the thread stopped and before the loop handled those messages (a fragment's
+    timer, a student's page run again for the teacher's move) starts a new script thread, and AppSession
+    ignores every event of a thread that is no longer its own: the ended run's elements and its end are
+    never sent. When a fragment run follows (one that redraws only itself), the page keeps what it showed
+    before, for good: a student missed the teacher's step or the revealed answer under load (`python -m
+    benchmarks class_answers`, about one class in four on a busy machine). Here the messages still waiting
+    (batched: script_events_batched) are handled first, while the stopped thread is still the session's own;
+    a stopped thread has handed all of them over before it refuses a rerun."""
+    script_events_batched()
+    from streamlit.runtime.app_session import AppSession
+
+    create = AppSession._create_scriptrunner  # noqa: SLF001 - where a session starts its next script thread
+
+    def create_after_delivery(self: Any, initial_rerun_data: Any) -> None:
+        batch = self.__dict__.get("_explorer_batch")
+        if self._scriptrunner is not None and batch is not None:  # noqa: SLF001 - the thread that stopped
+            batch.drain()
+        create(self, initial_rerun_data)
+
+    create_after_delivery.__wrapped__ = create  # type: ignore[attr-defined]  # Streamlit's own, for the test
+    AppSession._create_scriptrunner = create_after_delivery  # type: ignore[method-assign]

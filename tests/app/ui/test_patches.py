@@ -242,3 +242,103 @@ def test_a_runs_events_reach_the_event_loop_in_order_with_fewer_wake_ups() -> No
         patches.script_events_batched.cache_clear()
     assert ran == list(range(600))
     assert wakes[0] == 2  # one per burst, not one per event
+
+
+PAGE_WITH_A_FRAGMENT = """
+import streamlit as st
+
+st.markdown("page " + st.query_params.get("n", "?"))
+
+
+@st.fragment
+def box():
+    st.markdown("box")
+
+
+box()
+"""
+
+
+def _ended_run_then_a_fragments_request(tmp_path: Path) -> list[str]:
+    """A real session runs a page (a fragment in it) in full; the run ends while the event loop is busy
+    (a class's other pages), and before the loop handles the run's messages, the fragment's timer asks for
+    its run. What the browser is sent: each element's text and each run's end."""
+    import asyncio
+    import time
+    from unittest import mock
+
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+    from streamlit.runtime.runtime import Runtime
+    from streamlit.runtime.script_data import ScriptData
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    page = tmp_path / "page.py"
+    page.write_text(PAGE_WITH_A_FRAGMENT)
+
+    async def main() -> list[str]:
+        session = AppSession(ScriptData(str(page)), MemoryUploadedFileManager("/up"), ScriptCache(), None, {})
+        try:
+            session.request_rerun(ClientState(query_string="n=1"))
+            runner = session._scriptrunner
+            deadline = time.monotonic() + 30
+            while runner._requests._state != ScriptRequestType.STOP:  # the loop blocked until the run ended
+                assert time.monotonic() < deadline, "the page's run did not end"
+                time.sleep(0.002)
+            (fragment,) = session._fragment_storage._fragments  # its id, stored as the run ended
+            session.request_rerun(ClientState(query_string="n=1", fragment_id=fragment, is_auto_rerun=True))
+            while session._scriptrunner is not None:  # the fragment's run, until its thread has stopped
+                assert time.monotonic() < deadline, "the fragment's run did not end"
+                await asyncio.sleep(0.005)
+            sent = []
+            for m in session.flush_browser_queue():
+                if m.WhichOneof("type") == "delta" and m.delta.WhichOneof("type") == "new_element":
+                    sent.append(m.delta.new_element.markdown.body)
+                elif m.WhichOneof("type") == "script_finished":
+                    sent.append(f"end {m.script_finished}")
+            return sent
+        finally:
+            session.shutdown()
+
+    had = Runtime._instance
+    Runtime._instance = mock.MagicMock()  # what a run asks of the server (its media files): nothing kept
+    try:
+        return fixtures.run_async(main())
+    finally:
+        Runtime._instance = had
+
+
+def test_a_run_that_ended_reaches_the_browser_whole_when_a_request_follows_at_once(tmp_path: Path) -> None:
+    """stopped_runs_delivered: with Streamlit's own AppSession, the ended run's page is never sent (its thread
+    is no longer the session's own when the loop gets to its messages) and the browser keeps what it showed;
+    with the patch, the page and its end are sent, then the fragment's run."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.runtime.app_session import AppSession
+
+    assert "self._create_scriptrunner(rerun_data)" in inspect.getsource(AppSession.request_rerun)
+    assert "if sender is not self._scriptrunner:" in inspect.getsource(
+        AppSession._handle_scriptrunner_event_on_event_loop
+    )
+    patches.one_run_per_session()
+    had = {k: AppSession.__dict__[k] for k in ("_create_scriptrunner", "_call_soon_on_event_loop")}
+    streamlits = {k: getattr(v, "__wrapped__", v) for k, v in had.items()}
+    full, fragment = (
+        f"end {ForwardMsg.FINISHED_SUCCESSFULLY}",
+        f"end {ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}",
+    )
+    try:
+        for k, v in streamlits.items():
+            setattr(AppSession, k, v)
+        patches.script_events_batched.cache_clear()
+        patches.stopped_runs_delivered.cache_clear()
+        assert _ended_run_then_a_fragments_request(tmp_path) == ["box", fragment]  # the page lost
+        patches.stopped_runs_delivered()
+        # the first run's box is not sent twice: the fragment's run, which draws it again, takes its place
+        assert _ended_run_then_a_fragments_request(tmp_path) == ["page 1", full, "box", fragment]
+    finally:
+        for k, v in had.items():
+            setattr(AppSession, k, v)
+        patches.script_events_batched.cache_clear()
+        patches.stopped_runs_delivered.cache_clear()
