@@ -68,6 +68,7 @@ class Watcher:
         """Session `session_id`'s page drew `seen` of class `code` (seen_of); the watcher starts if need be."""
         with self._lock:
             self._students[session_id] = _Student(code, follows, seen)
+            self._asked.pop(session_id, None)  # drawn: its next runs read the store
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="class-watcher", daemon=True)
                 self._thread.start()
@@ -78,11 +79,11 @@ class Watcher:
             self._asked.pop(session_id, None)
 
     def asked_for(self, session_id: str) -> cs.Pulse | None | object:
-        """The pulse that session `session_id` was last run again for, once (then UNREAD): that run draws it
-        without reading the store (four queries, and sixty students' runs at each move of the teacher). A
-        newer move before the run replaces it; one after it runs the page again."""
+        """The pulse that session `session_id` was last run again for, until its page registers what it drew
+        (then UNREAD): that run reads it without the store's four queries (sixty students' runs at each move
+        of the teacher). A newer move before the run replaces it; one after it runs the page again."""
         with self._lock:
-            return self._asked.pop(session_id, UNREAD)
+            return self._asked.get(session_id, UNREAD)
 
     def watched(self) -> dict[str, str]:
         """Session id -> class code, of every student watched now."""
@@ -159,7 +160,8 @@ def register(code: str, follows: bool, seen: tuple[object, ...]) -> None:
 
 
 def asked_for() -> cs.Pulse | None | object:
-    """The pulse this run's session was run again for by the process's watcher (once), else UNREAD."""
+    """The pulse this run's session was run again for by the process's watcher (until its page registers),
+    else UNREAD."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
     ctx = get_script_run_ctx()

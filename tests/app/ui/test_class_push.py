@@ -67,7 +67,7 @@ def test_a_question_and_its_reveal_reach_the_followers_and_an_ended_class_is_tol
     assert w.once() == 0 and cls.reads == reads  # and the class is read no more
 
 
-def test_a_run_asked_for_draws_the_pulse_it_was_asked_for_once() -> None:
+def test_a_run_asked_for_reads_the_pulse_it_was_asked_for_until_it_registers() -> None:
     cls = Class()
     w = Watcher(cls.read, rerun=lambda sid, page: sid != "gone", tick=60)
     assert cls.pulse is not None
@@ -80,5 +80,7 @@ def test_a_run_asked_for_draws_the_pulse_it_was_asked_for_once() -> None:
     cls.move("softmax")  # before a's run: read at the next tick, and a is asked again for it
     w.once()
     assert w.asked_for("a") is cls.pulse and first is not cls.pulse
-    assert w.asked_for("a") is UNREAD  # once: a later run of its own reads the store
+    assert w.asked_for("a") is cls.pulse  # the run's every read, until its page registers
+    w.watch("a", "ABCDEFGH", True, seen_of(cls.pulse, True))
+    assert w.asked_for("a") is UNREAD  # drawn: a later run of its own reads the store
     assert w.asked_for("gone") is UNREAD  # a session that could not be run is forgotten whole
