@@ -82,7 +82,10 @@ def gelu(x: ArrayLike) -> FloatArray:
 def _silu(x: NDArray[np.floating]) -> NDArray[np.floating]:
     """x * sigmoid(x) = x / (1 + exp(-x)), in x's dtype; exp(-x) overflowing for x << 0 gives the exact -0."""
     with np.errstate(over="ignore"):
-        return x / (1.0 + np.exp(-x))
+        out = np.negative(x)  # one array for every step: these are the feed-forward network's widest rows
+        np.exp(out, out=out)
+        out += 1.0
+        return np.divide(x, out, out=out)
 
 
 def silu(x: ArrayLike) -> FloatArray:

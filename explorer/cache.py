@@ -172,6 +172,42 @@ def _read_only(v: object) -> bool:
 ARRAY_DIGESTS = ArrayDigests()
 
 
+class SharedArrays:
+    """One array for the equal read-only arrays of many sessions: a class that opens the same layer file, or
+    the same trained layer, holds its matrices once in the server's memory instead of once per student (the
+    largest file's example is 32 MB). An array is shared while some session still holds it; only arrays that
+    nothing can change in place (read-only, and every array they view) and of at least `min_bytes`."""
+
+    def __init__(self, min_bytes: int = 1 << 16) -> None:
+        self.min_bytes = min_bytes
+        self._items: dict[tuple[str, tuple[int, ...], bytes], weakref.ref] = {}  # what it holds -> the array
+        self._lock = threading.RLock()  # (a weakref callback may run inside `__call__`, on the same thread)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __call__(self, v: np.ndarray) -> np.ndarray:
+        """The array equal to `v` that is already shared, else `v` (shared from now on)."""
+        if v.nbytes < self.min_bytes or v.dtype.kind == "O" or not _read_only(v):
+            return v
+        key = (v.dtype.str, v.shape, ARRAY_DIGESTS.of(v))
+        with self._lock:
+            ref = self._items.get(key)
+            held = None if ref is None else ref()
+            if held is not None:
+                return held
+            self._items[key] = weakref.ref(v, functools.partial(self._drop, key))
+        return v
+
+    def _drop(self, key: tuple[str, tuple[int, ...], bytes], ref: weakref.ref) -> None:
+        with self._lock:
+            if self._items.get(key) is ref:
+                del self._items[key]
+
+
+SHARED_ARRAYS = SharedArrays()
+
+
 def key_of(values: tuple[object, ...]) -> str:
     """A fixed-size digest of the key arguments (their repr: plain values, digests, small tuples)."""
     return hashlib.blake2b(repr(values).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -23,7 +23,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validate import FloatArray, IntArray, all_finite, as_float_array, as_int, shape_str
-from ..transformer import run_transformer
+from ..masks import causal_mask
+from ..transformer import check_head_mask, embed_tokens, output_logits, transformer_layer
 
 __all__ = [
     "MAX_INDUCTION_TOKENS",
@@ -186,8 +187,7 @@ def run_induction(model: Any, token_ids: ArrayLike, head_mask: ArrayLike | None 
     """
     ids = _check_tokens(model, token_ids)
     seq = np.concatenate([ids, ids])  # (2n,)
-    _, layers, _, logits = run_transformer(seq, model.weights, model.config, head_mask)
-    A = np.stack([layer.attention.weights for layer in layers])  # (L, H, 2n, 2n)
+    A, logits = _run(model, seq, head_mask)
     A.flags.writeable = False
     return InductionRun(
         token_ids=seq,
@@ -196,6 +196,20 @@ def run_induction(model: Any, token_ids: ArrayLike, head_mask: ArrayLike | None 
         previous=previous_token_scores(A),
         losses=next_token_losses(logits, seq),
     )
+
+
+def _run(model: Any, seq: IntArray, head_mask: ArrayLike | None) -> tuple[np.ndarray, np.ndarray]:
+    """run_transformer's arithmetic on seq (m,), keeping of each layer only its attention weights and its
+    output (one layer's whole trace alive at a time): attentions (L, H, m, m) and logits (m, vocab)."""
+    c, w = model.config, model.weights
+    weights = check_head_mask(head_mask, c)  # (L, H) or None
+    x = embed_tokens(seq, w.embeddings, c).output  # (m, d_model)
+    mask, attentions = causal_mask(seq.size), []
+    for i, layer_weights in enumerate(w.layers):  # layer after layer: each needs the one before
+        layer = transformer_layer(x, layer_weights, c, mask, None if weights is None else weights[i])
+        attentions.append(layer.attention.weights)
+        x = layer.output
+    return np.stack(attentions), output_logits(x, w, c)
 
 
 def induction_scores(model: Any, token_ids: ArrayLike) -> tuple[FloatArray, FloatArray]:

@@ -7,10 +7,13 @@ output matrix (the token embeddings transposed when they are tied). The last row
 logits, so they are read as they are (the norm is applied once, never twice) and the last row's top tokens
 are ``Model.top_next``'s.
 
-The vocabulary product is the cost (31 rows x 32 tokens x 576 x 49,152 for SmolLM2: 56 GFLOP), so it runs in
-the model's float32, a block of rows at a time (``BLOCK_BYTES`` of logits per block, one block per CPU at
-once, each read while it is still in the cache); softmax sums are accumulated in float64. Ties at equal
-logits go to the lower token id, as ``Model.top_next`` does.
+The vocabulary product is the cost (31 rows x 32 tokens x 576 x 49,152 for SmolLM2: 56 GFLOP; every cell's
+normaliser needs every token's logit), so it runs in the model's float32, every row at once against a block
+of the vocabulary at a time (``BLOCK_BYTES`` of logits per block, one block per CPU at once): the output
+matrix is read once, each block's logits while they are still in the cache. Each block gives its rows' top k
+(exact, ties to the lower id) and its softmax sum below its own peak, accumulated in float64; the blocks'
+top k are merged and their sums rescaled to the row's peak: log sum_v exp(z_v) = M + log sum_b e^(m_b - M)
+sum_{v in b} e^(z_v - m_b). Ties at equal logits go to the lower token id, as ``Model.top_next`` does.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from ..transformer.layer import _norm
 __all__ = ["BLOCK_BYTES", "MAX_LENS_K", "LensReading", "lens_token_probs", "logit_lens", "read_lens"]
 
 MAX_LENS_K = 50  # top tokens kept per cell at most: the page shows 5, hover lists them
-BLOCK_BYTES = 32 * 2**20  # logits of one block (float32): 170 rows of SmolLM2's 49,152-token vocabulary
+BLOCK_BYTES = 32 * 2**20  # logits of one block (float32): 960 rows (32 tokens) x 8,738 tokens of SmolLM2's
+_MIN_COLUMNS = 1024  # vocabulary columns of a block at least (many rows: a block past BLOCK_BYTES)
 _BLOCKS = 128  # blocks per row when finding the top k (see _top_k)
 
 
@@ -97,14 +101,38 @@ def _top_k(z: np.ndarray, k: int) -> tuple[IntArray, np.ndarray]:
     return top.astype(np.int64), block_max.max(axis=1, keepdims=True)
 
 
-def _read_block(z: np.ndarray, k: int) -> tuple[IntArray, FloatArray, FloatArray]:
-    """Top ids, their probabilities and log sum exp of each row of logits z (m, V); z is overwritten."""
+def _read_block(z: np.ndarray, k: int) -> tuple[IntArray, np.ndarray, FloatArray, np.ndarray]:
+    """Of each row of logits z (m, V): the ids of its top k, their logits, sum_v exp(z_v - peak) (float64)
+    and its peak (m, 1); z is overwritten."""
     ids, peak = _top_k(z, k)  # (m, k), (m, 1)
-    zt = np.take_along_axis(z, ids, axis=1).astype(np.float64)  # (m, k)
+    zt = np.take_along_axis(z, ids, axis=1)  # (m, k)
     z -= peak
     np.exp(z, out=z)
-    log_norm = peak[:, 0].astype(np.float64) + np.log(z.sum(axis=1, dtype=np.float64))  # (m,)
-    return ids, np.exp(zt - log_norm[:, None]), log_norm
+    return ids, zt, z.sum(axis=1, dtype=np.float64), peak
+
+
+def _read_rows(x: np.ndarray, W: np.ndarray, k: int) -> tuple[IntArray, FloatArray, FloatArray]:
+    """Top ids, their probabilities and log sum exp of each row of x W (x (m, d), W (d, V)), a block of the
+    vocabulary at a time (see the module's docstring)."""
+    m, V = x.shape[0], W.shape[1]
+    width = min(V, max(_MIN_COLUMNS, BLOCK_BYTES // (4 * max(1, m))))
+    starts = list(range(0, V, width))
+    ids, zs = [np.empty(0)] * len(starts), [np.empty(0)] * len(starts)
+    sums, peaks = np.empty((m, len(starts))), np.empty((m, len(starts)))
+
+    def work(blocks: slice) -> None:
+        for j in range(*blocks.indices(len(starts))):
+            z = x @ W[:, starts[j] : starts[j] + width]  # (m, width) or fewer columns in the last block
+            top, zs[j], sums[:, j], peak = _read_block(z, min(k, z.shape[1]))
+            ids[j], peaks[:, j] = top + starts[j], peak[:, 0]
+
+    for_row_blocks(work, len(starts), m * width, block_rows=1)
+    top_peak = peaks.max(axis=1, keepdims=True)  # (m, 1)
+    log_norm = top_peak[:, 0] + np.log((sums * np.exp(peaks - top_peak)).sum(axis=1))  # (m,)
+    cand, cand_z = np.concatenate(ids, axis=1), np.concatenate(zs, axis=1)  # (m, blocks k)
+    order = np.lexsort((cand, -cand_z), axis=1)[:, :k]  # by logit (largest first), then id
+    best = np.take_along_axis(cand_z, order, axis=1).astype(np.float64)  # (m, k)
+    return np.take_along_axis(cand, order, axis=1), np.exp(best - log_norm[:, None]), log_norm
 
 
 def read_lens(model: Any, trace: Any, k: int = 5) -> LensReading:
@@ -136,13 +164,11 @@ def read_lens(model: Any, trace: Any, k: int = 5) -> LensReading:
     flat = inner.reshape(L * n, c.d_model)  # (L n, d)
     ids = np.empty(((L + 1) * n, k), dtype=np.int64)
     probs, log_norm = np.empty(((L + 1) * n, k)), np.empty((L + 1) * n)
-
-    def work(rows: slice) -> None:
-        ids[rows], probs[rows], log_norm[rows] = _read_block(flat[rows] @ W, k)
-
-    for_row_blocks(work, L * n, c.vocab_size, block_rows=max(1, BLOCK_BYTES // (4 * c.vocab_size)))
+    ids[: L * n], probs[: L * n], log_norm[: L * n] = _read_rows(flat, W, k)
     last = slice(L * n, (L + 1) * n)  # row L: the model's own logits, read as they are
-    ids[last], probs[last], log_norm[last] = _read_block(np.array(trace.logits), k)
+    top, zt, total, peak = _read_block(np.array(trace.logits), k)
+    log_norm[last] = peak[:, 0] + np.log(total)
+    ids[last], probs[last] = top, np.exp(zt.astype(np.float64) - log_norm[last, None])
     return LensReading(
         ids.reshape(L + 1, n, k), probs.reshape(L + 1, n, k), normed, log_norm.reshape(L + 1, n)
     )

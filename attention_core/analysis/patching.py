@@ -45,9 +45,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._validate import FloatArray, IntArray
-from ..masks import causal_mask
 from ..softmax import softmax
-from ..transformer import embed_tokens, output_logits, run_layers, transformer_layer
+from ..transformer import embed_tokens, output_logits, run_layers
 from ..transformer.suffix import head_rows, position_rows, resume_rows
 from .ablation import sentence_embedding
 
@@ -420,7 +419,9 @@ def ablation_effects(model: Model, text: str) -> FloatArray:
     """How much removing each head alone moves the next-token distribution: TV(p, p without head (l, h)).
 
     TV is the total variation, half the L1 distance (0..1, the share of probability that moves); removing a
-    head sets its block of the concatenation to 0 (``head_mask``). Every head of a layer runs as one batch.
+    head sets its block of the concatenation to 0 (``head_mask``). Every head's run starts from the text's
+    own run at its layer, and the runs go through each layer together (``Model.ablate``, the last layer at
+    the last position only).
 
     Args:
         model: a loaded decoder.
@@ -430,15 +431,14 @@ def ablation_effects(model: Model, text: str) -> FloatArray:
         (n_layers, n_heads) float64.
     """
     _decoder(model)
-    run, c = model.run(text), model.config
-    base = run.next_token_probs()  # (vocab,)
-    keep = 1.0 - np.eye(c.n_heads)  # (H, H): sequence h removes head h
-    mask = causal_mask(run.n_tokens) if c.causal else None
-    out = np.empty((c.n_layers, c.n_heads))
-    for layer in range(c.n_layers):
-        x = np.broadcast_to(run.layers[layer].x, (c.n_heads, *run.layers[layer].x.shape))  # (H, n, d)
-        y = transformer_layer(x, model.weights.layers[layer], c, mask, keep).output
-        y = run_layers(y, model.weights, c, layer + 1)  # (H, n, d_model)
-        probs = softmax(output_logits(y[:, -1], model.weights, c).astype(np.float64))  # (H, vocab)
-        out[layer] = 0.5 * np.abs(probs - base).sum(axis=1)
-    return out
+    c = model.config
+    base = model.run(text).next_token_probs()  # (vocab,)
+    masks = np.ones((c.n_layers * c.n_heads, c.n_layers, c.n_heads))  # variant l H + h: head (l, h) off
+    masks[np.arange(masks.shape[0]), *np.divmod(np.arange(masks.shape[0]), c.n_heads)] = 0.0
+    logits = model.ablate(text, masks, last_only=True)[1]  # (L H, vocab)
+    assert logits is not None
+    out = np.empty(masks.shape[0])
+    for rows in range(0, out.size, c.n_heads):  # a layer's heads at a time: (H, vocab) float64 at once
+        probs = softmax(logits[rows : rows + c.n_heads].astype(np.float64))  # (H, vocab)
+        out[rows : rows + c.n_heads] = 0.5 * np.abs(probs - base).sum(axis=1)
+    return out.reshape(c.n_layers, c.n_heads)

@@ -215,7 +215,7 @@ class Model:
         )
 
     def ablate(
-        self, text: str, head_masks: ArrayLike
+        self, text: str, head_masks: ArrayLike, *, last_only: bool = False
     ) -> tuple[NDArray[np.floating], NDArray[np.floating] | None]:
         """``text`` run with each of b head masks, all at once, untraced: what a ranking of heads measures.
 
@@ -226,14 +226,15 @@ class Model:
         Args:
             text: the input (as for run).
             head_masks: (b, n_layers, n_heads), each as run's head_mask.
+            last_only: the last layer at the last position only (all a decoder's next token needs).
 
         Returns:
             (final, next_logits): final (b, n, d_model) each variant's last hidden states (hidden_states[-1]
-            of its run); next_logits (b, vocab_size) the logits of the token after the text (None for an
+            of its run; (b, 1, d_model), the last position's, with last_only); next_logits (b, vocab_size) the logits of the token after the text (None for an
             encoder).
         """
         base = self.run(text)
-        final = resume_transformer(base.hidden_states, self.weights, self.config, head_masks)
+        final = resume_transformer(base.hidden_states, self.weights, self.config, head_masks, last_only)
         if not np.isfinite(final).all():
             raise ValueError("the model's output overflowed: use head_mask values closer to 0 and 1")
         if not self.config.has_logits:

@@ -139,9 +139,16 @@ def _ro(arr: Floats | None) -> Floats | None:
 
 
 def _layer_batch(
-    x: Floats, w: LayerWeights, config: ModelConfig, mask: NDArray[np.bool_] | None, head_weights: Floats
+    x: Floats,
+    w: LayerWeights,
+    config: ModelConfig,
+    mask: NDArray[np.bool_] | None,
+    head_weights: Floats,
+    last_only: bool = False,
 ) -> Floats:
-    """transformer_layer's output for a batch of inputs, untraced: x (b, n, d_model), head_weights (b, h).
+    """transformer_layer's output for a batch of inputs, untraced: x (b, n, d_model), head_weights (b, h);
+    (b, n, d_model), or with ``last_only`` (b, 1, d_model): position n - 1's output alone (its query against
+    every key; the other positions' keys and values are all it needs of them).
 
     The position-wise steps see the b * n rows as one matrix; attention sees the b * h heads as one stack of
     heads (the same _attend as a traced run), so one batch costs about what one input does at a few tokens.
@@ -157,23 +164,42 @@ def _layer_batch(
         q, k = _rotate(q, positions, config.rope_base), _rotate(k, positions, config.rope_base)
     if g != h:
         k, v = k[:, np.asarray(config.kv_head)], v[:, np.asarray(config.kv_head)]  # (b, h, n, d)
-    stack = lambda a: a.reshape(b * h, n, d)  # noqa: E731 - (b h, n, d): every variant's heads, one stack
+    if last_only:  # the last query alone; rows: the last position's
+        q, mask, rows = q[:, :, -1:], None if mask is None else mask[-1:], x[:, -1]
+    nq = q.shape[2]
+    stack = lambda a: a.reshape(b * h, a.shape[2], d)  # noqa: E731 - (b h, n, d): every variant's heads
     heads = _attend(
         stack(q), stack(k), stack(v), 1.0 / math.sqrt(d), None, None if mask is None else mask[None]
     )[4]
-    heads = heads.reshape(b, h, n, d) * head_weights.astype(heads.dtype)[:, :, None, None]  # each head scaled
-    concat = heads.transpose(0, 2, 1, 3).reshape(b * n, h * d)  # (b n, h d), head 0 first
+    heads = heads.reshape(b, h, nq, d) * head_weights.astype(heads.dtype)[:, :, None, None]  # each scaled
+    concat = heads.transpose(0, 2, 1, 3).reshape(b * nq, h * d)  # (b nq, h d), head 0 first
     sum1 = rows + _linear(concat, w.w_o, w.b_o)
     norm1 = _norm(config, sum1, w.norm1_gain, w.norm1_bias)
     sum2 = (sum1 if config.norm_first else norm1) + _ffn(
         norm1, w.w1, w.w2, w.b1, w.b2, config.activation, w.w_up
     ).output
     out = sum2 if config.norm_first else _norm(config, sum2, w.norm2_gain, w.norm2_bias)
-    return out.reshape(b, n, dm)
+    return out.reshape(b, nq, dm)
+
+
+def _check_masks(head_masks: ArrayLike, states: Floats, config: ModelConfig) -> Floats:
+    """head_masks as a float (b, L, H) array after checking it against the config and the run's states."""
+    L, H = config.n_layers, config.n_heads
+    masks = as_float_array("head_masks", head_masks, (3,), f"(b, {L}, {H})")
+    if masks.shape[1:] != (L, H) or states.shape[0] != L + 1:
+        raise ValueError(f"head_masks has shape {shape_str(masks.shape)} and hidden_states "
+                         f"{shape_str(states.shape)}; {config.name} needs (b, {L}, {H}) and ({L + 1}, n, d_model)")  # fmt: skip
+    if masks.size and np.abs(masks).max() > HEAD_MASK_LIMIT:
+        raise ValueError(f"head_masks values must lie between -{HEAD_MASK_LIMIT:g} and {HEAD_MASK_LIMIT:g}")
+    return masks
 
 
 def resume_transformer(
-    hidden_states: ArrayLike, weights: ModelWeights, config: ModelConfig, head_masks: ArrayLike
+    hidden_states: ArrayLike,
+    weights: ModelWeights,
+    config: ModelConfig,
+    head_masks: ArrayLike,
+    last_only: bool = False,
 ) -> Floats:
     """The last hidden states of b variants of one run, each with its own head mask, all at once.
 
@@ -188,36 +214,39 @@ def resume_transformer(
         weights: ModelWeights.
         config: ModelConfig.
         head_masks: (b, L, H) one head mask per variant (see check_head_mask; all ones: the run itself).
+        last_only: compute the last layer at position n - 1 only (what the next token is read from).
 
     Returns:
-        (b, n, d_model) each variant's last hidden states, as hidden_states[L] is for the run.
+        (b, n, d_model) each variant's last hidden states, as hidden_states[L] is for the run; with
+        last_only (b, 1, d_model), their last position.
     """
     states = np.asarray(hidden_states)
-    L, H = config.n_layers, config.n_heads
-    masks = as_float_array("head_masks", head_masks, (3,), f"(b, {L}, {H})")
-    if masks.shape[1:] != (L, H) or states.shape[0] != L + 1:
-        raise ValueError(f"head_masks has shape {shape_str(masks.shape)} and hidden_states "
-                         f"{shape_str(states.shape)}; {config.name} needs (b, {L}, {H}) and ({L + 1}, n, d_model)")  # fmt: skip
-    if masks.size and np.abs(masks).max() > HEAD_MASK_LIMIT:
-        raise ValueError(f"head_masks values must lie between -{HEAD_MASK_LIMIT:g} and {HEAD_MASK_LIMIT:g}")
+    L, masks = config.n_layers, _check_masks(head_masks, states, config)  # (b, L, H)
     changed = (masks != 1.0).any(axis=2)  # (b, L)
     starts = np.where(changed.any(axis=1), changed.argmax(axis=1), L)  # (b,) the first layer that differs
     n = states.shape[1]
     mask = causal_mask(n) if config.causal else None  # (n, n)
     x = np.empty((masks.shape[0], *states.shape[1:]), dtype=states.dtype)  # (b, n, d_model)
+    y = np.empty((masks.shape[0], 1, states.shape[2]), dtype=states.dtype) if last_only else x  # the output
     for layer in range(int(starts.min(initial=L)), L):  # layer after layer: each needs the one before
         x[starts == layer] = states[layer]  # variants that start here, from the run's own stream
         active = np.flatnonzero(starts <= layer)
+        out, only = (y, True) if last_only and layer == L - 1 else (x, False)
 
-        def work(rows: slice, active: NDArray[np.intp] = active, layer: int = layer) -> None:
-            part = active[
-                rows
-            ]  # a block of variants: blocks run in the pool's threads, numpy releases the GIL
-            x[part] = _layer_batch(x[part], weights.layers[layer], config, mask, masks[part, layer])
+        def work(
+            rows: slice,
+            active: NDArray[np.intp] = active,
+            layer: int = layer,
+            out: Floats = out,
+            only: bool = only,
+        ) -> None:
+            # a block of variants: blocks run in the pool's threads, numpy releases the GIL
+            part = active[rows]
+            out[part] = _layer_batch(x[part], weights.layers[layer], config, mask, masks[part, layer], only)
 
         for_row_blocks(work, active.size, n * (config.d_model + config.d_ff), block_rows=-(-_BATCH_ROWS // n))
     ran = starts < L
     if weights.final_norm_gain is not None and ran.any():
-        x[ran] = _norm(config, x[ran], weights.final_norm_gain, None)
-    x[~ran] = states[L]
-    return readonly(x)
+        y[ran] = _norm(config, y[ran], weights.final_norm_gain, None)
+    y[~ran] = states[L, -1:] if last_only else states[L]
+    return readonly(y)

@@ -243,8 +243,9 @@ class Gate:
     def __init__(self, turns: int, clock: Callable[[], float] = time.monotonic) -> None:
         self.turns = turns
         self._clock = clock
-        self._cond = threading.Condition()
-        self._queue: list[tuple[bool, int, Hashable, object]] = []  # (not first, seq, who, token) waiting
+        self._cond = threading.Lock()
+        # (not first, seq, who, its turn's event, asked at) of each waiting run
+        self._queue: list[tuple[bool, int, Hashable, threading.Event, float]] = []
         self._held: dict[object, tuple[float, Hashable, float]] = {}  # token -> (since, who, asked at)
         self.use = UseLedger(clock)  # seconds with a run waiting or holding a turn
         self._seq = itertools.count()
@@ -258,25 +259,36 @@ class Gate:
         with self._cond:
             return self.use(who)
 
-    def _next(self) -> object:
-        """Under the lock: the token of the waiting run that goes next (class doc)."""
-        return min(self._queue, key=lambda t: (self.use(t[2]), t[0], t[1]))[3]
+    def _hand_over(self) -> None:
+        """Under the lock: each free turn to the waiting run that goes next (class doc), woken alone. Sixty
+        students' pages waiting as the teacher moves: waking them all at each turn's end, each to find it was
+        not theirs, cost the page that was next the interpreter's lock sixty times over."""
+        while self._queue and self._busy() < self.turns:
+            entry = min(self._queue, key=lambda t: (self.use(t[2]), t[0], t[1]))
+            self._queue.remove(entry)
+            self._held[entry[3]] = (self._clock(), entry[2], entry[4])
+            entry[3].set()
 
     def take(self, first: bool = False, who: Hashable = None) -> object:
         """Wait for a turn for visitor `who` (`first`: a run coming back to it, before its equals);
         returns its token."""
-        me = object()
+        me = threading.Event()
         with self._cond:
-            asked = self._clock()
-            entry = (not first, next(self._seq), who, me)
+            entry = (not first, next(self._seq), who, me, self._clock())
             self._queue.append(entry)
-            try:
-                while self._next() is not me or self._busy() >= self.turns:
-                    self._cond.wait(HOLD_S / 4)
-            finally:
-                self._queue.remove(entry)
-                self._cond.notify_all()
-            self._held[me] = (self._clock(), who, asked)
+            self._hand_over()
+        try:
+            while not me.wait(HOLD_S / 4):  # a holder past HOLD_S stops counting: looked at again meanwhile
+                with self._cond:
+                    self._hand_over()
+        except BaseException:
+            with self._cond:
+                if entry in self._queue:
+                    self._queue.remove(entry)
+                else:
+                    self._held.pop(me, None)
+                    self._hand_over()
+            raise
         return me
 
     def give(self, token: object) -> None:
@@ -285,7 +297,7 @@ class Gate:
             _, who, asked = self._held.pop(token, (0.0, None, self._clock()))
             if who is not None:
                 self.use.add(who, max(0.0, self._clock() - asked))
-            self._cond.notify_all()
+            self._hand_over()
 
     def info(self) -> dict[str, int]:
         with self._cond:

@@ -127,7 +127,7 @@ def effect_of(key: str, text: str) -> Any:
         p = analysis.next_token_probs(base.next_logits)
 
         def moved(masks: NDArray[np.float64]) -> NDArray[np.float64]:
-            logits = m.ablate(text, masks)[1]
+            logits = m.ablate(text, masks, last_only=True)[1]
             return np.array([analysis.total_variation(p, analysis.next_token_probs(z)) for z in logits])
 
         return moved

@@ -167,9 +167,11 @@ def full_due(owed_since: float | None, last: float, now: float, busy: bool) -> b
 def tune_server() -> None:
     """The process-wide settings of a server for a class, once per process, as the server starts (server.py's
     lifespan, explorer.ui.warm; or the first run of app.py on a host that asks for it, warm.from_env):
-    writes sent at once, the GIL handed over quickly, the collector kept short, memory given back."""
+    writes sent at once, a run's messages handed to the event loop in batches, the GIL handed over quickly,
+    the collector kept short, memory given back."""
     patches.send_writes_at_once()
     patches.no_collection_per_run()
+    patches.script_events_batched()
     quick_switching()
     keep_collections_short()
     bound_memory()

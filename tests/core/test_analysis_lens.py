@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from attention_core import analysis as an
+from attention_core.analysis import lens
 from attention_core.analysis.lens import _top_k
 
 from . import handbuilt as hb
@@ -157,3 +158,23 @@ def test_smollm2_lens_equals_the_recorded_and_the_independent_computation() -> N
     clear = want_probs[..., 0] - want_probs[..., 1] > 1e-3  # float32 logits can swap closer neighbours
     np.testing.assert_array_equal(reading.ids[..., 0][clear], want_ids[..., 0][clear])
     np.testing.assert_allclose(reading.probs, want_probs, atol=2e-5)
+
+
+def test_reading_the_vocabulary_a_block_at_a_time_equals_reading_it_whole(monkeypatch) -> None:  # noqa: ANN001
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((40, 16)).astype(np.float32)
+    W = rng.standard_normal((16, 1000)).astype(np.float32)
+    W[:, 12] = W[:, 700] = 10.0  # two tokens alike, in two blocks, first for some rows: the lower id first
+    monkeypatch.setattr(lens, "BLOCK_BYTES", 4 * 40 * 96)  # blocks of 96 tokens, the last of 40
+    monkeypatch.setattr(lens, "_MIN_COLUMNS", 1)
+    z = (x @ W).astype(np.float64)  # (40, 1000) the straightforward way: every logit at once
+    log_norm = z.max(axis=1) + np.log(np.exp(z - z.max(axis=1, keepdims=True)).sum(axis=1))
+    for k in (1, 5, 50):
+        ids, probs, got_norm = lens._read_rows(x, W, k)
+        want = np.argsort(-z, axis=1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(ids, want)
+        np.testing.assert_allclose(got_norm, log_norm, rtol=1e-6)
+        np.testing.assert_allclose(
+            probs, np.exp(np.take_along_axis(z, want, axis=1) - log_norm[:, None]), rtol=1e-5
+        )
+    assert (ids[:, :2] == [12, 700]).sum() > 10  # the tie is where the reading is decided

@@ -41,12 +41,27 @@ def test_ablate_gives_each_masks_own_run(name: str) -> None:
     assert (logits is None) == (not m.config.has_logits)
 
 
+@pytest.mark.parametrize("name", ["SmolLM2-135M", "all-MiniLM-L6-v2"])
+def test_the_last_position_alone_is_the_whole_runs_last_position(name: str) -> None:
+    m = need(name)
+    masks = _masks(m.config.n_layers, m.config.n_heads)
+    final, logits = m.ablate(TEXT, masks)
+    last, last_logits = m.ablate(TEXT, masks, last_only=True)
+    assert last.shape == (5, 1, m.config.d_model) and not last.flags.writeable
+    # the same products on fewer rows: float32 rounding of other groupings at most
+    np.testing.assert_allclose(last[:, 0], final[:, -1], rtol=1e-5, atol=1e-5 * float(np.abs(final).max()))
+    np.testing.assert_array_equal(last[4, 0], m.run(TEXT).hidden_states[-1, -1])  # untouched: the run's own
+    if m.config.has_logits:
+        np.testing.assert_allclose(last_logits, logits, rtol=1e-5, atol=1e-5 * float(np.abs(logits).max()))
+
+
 def test_a_ranking_batch_ranks_heads_as_one_run_per_mask_does() -> None:
     m = need("SmolLM2-135M")
     L, H = m.config.n_layers, m.config.n_heads
     p = analysis.next_token_probs(m.run(TEXT).logits[-1])
     masks = np.stack([analysis.layer_off(np.ones((L, H)), layer) for layer in range(L)])
-    batched = [analysis.total_variation(p, analysis.next_token_probs(z)) for z in m.ablate(TEXT, masks)[1]]
+    nexts = m.ablate(TEXT, masks, last_only=True)[1]  # as the ranking asks
+    batched = [analysis.total_variation(p, analysis.next_token_probs(z)) for z in nexts]
     alone = [analysis.total_variation(p, m.run(TEXT, mask).next_token_probs()) for mask in masks]
     np.testing.assert_allclose(batched, alone, rtol=1e-3, atol=1e-5)
     assert np.argsort(batched)[-3:].tolist() == np.argsort(alone)[-3:].tolist()

@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import numpy as np
 import streamlit as st
 
-from explorer import i18n
+from explorer import cache, i18n
 from explorer.compute import model_compute
 from explorer.i18n import _
 from explorer.model import example as exm
@@ -188,9 +188,10 @@ def clamp_ui(n_tokens: int, n_heads: int) -> None:
 
 def _kept(arr: np.ndarray) -> np.ndarray:
     """A canonical matrix is never changed in place (a change is a new array): read-only, so its digest is
-    computed once (explorer.model.example)."""
+    computed once (explorer.model.example), and one array for the sessions that hold equal ones (a class
+    opening the same file: explorer.cache.SHARED_ARRAYS)."""
     arr.flags.writeable = False
-    return arr
+    return cache.SHARED_ARRAYS(arr)
 
 
 def _bump(name: str) -> None:

@@ -73,3 +73,37 @@ def test_a_rerun_with_a_real_layer_open_hashes_none_of_its_matrices_again(hashed
         at.run()
         assert not at.exception, at.exception
         assert sum(hashed) == 0, f"{page}: {sum(hashed):,} bytes hashed again"
+
+
+def test_equal_read_only_arrays_are_held_once_while_one_lives() -> None:
+    shared = cache.SharedArrays(min_bytes=1024)
+    a = np.arange(256.0).reshape(16, 16).copy()  # (a reshape alone is a view of a writable array)
+    b = a.copy()
+    for m in (a, b):
+        m.flags.writeable = False
+    assert shared(a) is a and shared(b) is a  # b's equal values: a, held once
+    c = (a + 1.0).copy()
+    c.flags.writeable = False
+    assert shared(c) is c  # other values: its own
+    small = np.zeros(4)
+    small.flags.writeable = False
+    assert shared(small) is small and len(shared) == 2  # too small to be worth it: never held
+    writable = a.copy()
+    view = writable[:, :]  # read-only itself, its base not: could change under a session, never shared
+    view.flags.writeable = False
+    assert shared(view) is view
+    del a
+    gc.collect()
+    assert shared(b) is b  # the first is gone: the next equal one is shared now
+
+
+def test_two_sessions_with_the_same_real_layer_open_hold_its_matrices_once() -> None:
+    from tests.app.fixtures import CAT, need, opened_in_explorer
+
+    need("minilm")
+    one, two = (opened_in_explorer("minilm", CAT, 2, 5) for _ in range(2))
+    mine, theirs = (at.session_state["m.matrices"] for at in (one, two))
+    assert mine.keys() == theirs.keys()
+    large = [k for k, m in mine.items() if m.nbytes >= cache.SHARED_ARRAYS.min_bytes]
+    assert {"w_q", "w1", "w2"} <= set(large)
+    assert all(mine[k] is theirs[k] for k in large)

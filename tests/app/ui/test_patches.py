@@ -10,11 +10,15 @@ import inspect
 import json
 import re
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import streamlit
 
 from explorer.ui import editors, patches
+from tests.app import fixtures
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -182,3 +186,59 @@ def test_an_uploaded_file_is_handed_to_each_run_without_a_copy() -> None:
             UploadedFile.__deepcopy__ = had
         patches.uploads_not_copied.cache_clear()
     assert copy.deepcopy(f) is not f  # Streamlit's own behaviour, the patch taken off again
+
+
+def test_a_runs_events_reach_the_event_loop_in_order_with_fewer_wake_ups() -> None:
+    """script_events_batched: the script thread's events go through AppSession._call_soon_on_event_loop (the
+    method patched); with the patch, 500 events from a thread run on the loop in their order, each once,
+    with fewer wake-ups of the loop than events; a callback that fails does not stop the next."""
+    import asyncio
+
+    from streamlit.runtime.app_session import AppSession, AppSessionState
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    assert "self._call_soon_on_event_loop(" in inspect.getsource(AppSession._on_scriptrunner_event)
+    had = AppSession.__dict__["_call_soon_on_event_loop"]  # patched already if a server's start ran here
+    streamlits = getattr(had, "__wrapped__", had)
+    assert "call_soon_threadsafe(callback)" in inspect.getsource(streamlits)
+    ran: list[int] = []
+    wakes = [0]
+
+    def event(i: int) -> Callable[[], None]:
+        def run() -> None:
+            ran.append(i)
+            if i == 7:
+                raise ValueError("one event fails")
+
+        return run
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        woken = loop.call_soon_threadsafe
+
+        def counted(callback: Callable[[], None], *args: Any) -> Any:
+            wakes[0] += 1
+            return woken(callback, *args)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+        session = AppSession.__new__(AppSession)
+        session._event_loop, session._state = loop, AppSessionState.SHUTDOWN_REQUESTED  # never started
+        for burst in (range(500), range(500, 600)):  # each made while the loop is busy elsewhere
+            sender = threading.Thread(
+                target=lambda b=burst: [session._call_soon_on_event_loop(event(i)) for i in b]
+            )
+            sender.start()
+            sender.join()  # the loop blocked meanwhile, as it is while a script thread holds the interpreter
+            while len(ran) < burst.stop:
+                await asyncio.sleep(0.001)
+
+    try:
+        AppSession._call_soon_on_event_loop = streamlits
+        patches.script_events_batched.cache_clear()
+        patches.script_events_batched()
+        fixtures.run_async(main())
+    finally:
+        AppSession._call_soon_on_event_loop = had
+        patches.script_events_batched.cache_clear()
+    assert ran == list(range(600))
+    assert wakes[0] == 2  # one per burst, not one per event
