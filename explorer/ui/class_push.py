@@ -38,6 +38,7 @@ def seen_of(pulse: cs.Pulse, follows: bool) -> tuple[object, ...]:
 
 
 ENDED: tuple[object, ...] = ("ended",)  # a class that has ended: its students' pages say so
+UNREAD = object()  # Watcher.asked_for: this run was not asked for by the watcher
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Watcher:
     ) -> None:
         self._pulse, self._rerun, self._tick = pulse, rerun, tick
         self._students: dict[str, _Student] = {}
+        self._asked: dict[str, cs.Pulse | None] = {}  # session id -> the pulse it was last run again for
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -66,6 +68,7 @@ class Watcher:
         """Session `session_id`'s page drew `seen` of class `code` (seen_of); the watcher starts if need be."""
         with self._lock:
             self._students[session_id] = _Student(code, follows, seen)
+            self._asked.pop(session_id, None)  # drawn: its next runs read the store
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="class-watcher", daemon=True)
                 self._thread.start()
@@ -73,6 +76,14 @@ class Watcher:
     def forget(self, session_id: str) -> None:
         with self._lock:
             self._students.pop(session_id, None)
+            self._asked.pop(session_id, None)
+
+    def asked_for(self, session_id: str) -> cs.Pulse | None | object:
+        """The pulse that session `session_id` was last run again for, until its page registers what it drew
+        (then UNREAD): that run reads it without the store's four queries (sixty students' runs at each move
+        of the teacher). A newer move before the run replaces it; one after it runs the page again."""
+        with self._lock:
+            return self._asked.get(session_id, UNREAD)
 
     def watched(self) -> dict[str, str]:
         """Session id -> class code, of every student watched now."""
@@ -106,6 +117,7 @@ class Watcher:
                 want = ENDED if pulse is None else seen_of(pulse, s.follows)
                 if want != s.seen:
                     s.seen = want  # asked once; the run registers what it drew
+                    self._asked[sid] = pulse
                     behind.append((sid, _page(pulse) if s.follows else ""))
             for sid, s in list(self._students.items()):
                 if s.code in pulses and pulses[s.code] is None:
@@ -145,6 +157,17 @@ def register(code: str, follows: bool, seen: tuple[object, ...]) -> None:
     ctx = get_script_run_ctx()
     if ctx is not None and runtime.exists():
         watcher().watch(ctx.session_id, code, follows, seen)
+
+
+def asked_for() -> cs.Pulse | None | object:
+    """The pulse this run's session was run again for by the process's watcher (until its page registers),
+    else UNREAD."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not watcher.cache_info().currsize:
+        return UNREAD
+    return watcher().asked_for(ctx.session_id)
 
 
 def unregister() -> None:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -265,13 +266,38 @@ def array_of(value: Any) -> np.ndarray:
     )
 
 
+_COUNTED: weakref.WeakSet[Page] = weakref.WeakSet()  # the tabs the run counter is installed in
+
+
 class App:
     """One browser tab on the app: open pages, wait for it to settle, read charts, type, navigate."""
 
     def __init__(self, page: Page, server: Server) -> None:
         self.page, self.server = page, server
         self.link: dict[str, str] | None = None  # the link the tab's session was opened with by visit()
-        page.add_init_script(_RUN_COUNTER)  # before the next page load's own scripts
+        self.listeners: list[tuple[str, Callable[..., Any]]] = []  # listen(): removed by forget()
+        if page not in _COUNTED:
+            page.add_init_script(_RUN_COUNTER)  # before the next page load's own scripts
+            _COUNTED.add(page)
+
+    def listen(self, event: str, handler: Callable[..., Any]) -> None:
+        """page.on(event, handler), for as long as this App has the tab (forget() removes it)."""
+        self.page.on(event, handler)
+        self.listeners.append((event, handler))
+
+    def forget(self) -> None:
+        """Leave the tab as a new one starts: blank, 1920x1080 in light colours, nothing stored, no cookie
+        or permission, none of this App's listeners (the `app` fixture hands the tab to the next test)."""
+        for event, handler in self.listeners:
+            self.page.remove_listener(event, handler)
+        self.listeners.clear()
+        if self.page.url.startswith(self.server.url):
+            self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        self.page.goto("about:blank")
+        self.page.set_viewport_size(VIEWPORT)
+        self.page.emulate_media(color_scheme="light")
+        self.page.context.clear_cookies()
+        self.page.context.clear_permissions()
 
     def poll(self, js: str, arg: Any = None, timeout: float = TIMEOUT, what: str = "") -> Any:
         """Evaluate `js` until it returns something truthy. Polls from Python: Playwright's own
@@ -523,10 +549,34 @@ class App:
         return path
 
 
+@pytest.fixture(scope="module")
+def _module_tab(browser: Any) -> Iterator[dict[str, Any]]:
+    """The tab `app` hands the tests of one module, one after the other (made by the first that asks)."""
+    held: dict[str, Any] = {}
+    yield held
+    if "context" in held:
+        held["context"].close()
+
+
 @pytest.fixture
-def app(page: Page, server: Server) -> App:
-    page.set_default_timeout(TIMEOUT * 1000)
-    return App(page, server)
+def app(_module_tab: dict[str, Any], browser: Any, server: Server) -> Iterator[App]:
+    """A tab for the test, blank, at 1920x1080, as a new one starts. The tests of a module share one, left
+    as a new tab between them (App.forget): a page load in an open tab costs about a second of a 2-core
+    machine, a new tab two or three more. A tab a test left broken is replaced."""
+    held = _module_tab
+    if "page" not in held or held["page"].is_closed():
+        if "context" in held:
+            held.pop("context").close()
+        held["context"] = browser.new_context(viewport=VIEWPORT)
+        held["page"] = held["context"].new_page()
+        held["page"].set_default_timeout(TIMEOUT * 1000)
+    tab = App(held["page"], server)
+    yield tab
+    try:
+        tab.forget()
+    except Exception:  # noqa: BLE001 - a tab that cannot be emptied is closed; the next test gets a new one
+        held.pop("page")
+        held.pop("context").close()
 
 
 def _shared_tab(browser: Any, server: Server, viewport: dict[str, int]) -> Iterator[App]:
@@ -569,12 +619,3 @@ def new_tab(browser: Any, server: Server) -> Iterator[Callable[..., App]]:
     yield make
     for ctx in made:
         ctx.close()
-
-
-@pytest.fixture
-def fresh_app(page: Page) -> Iterator[App]:
-    """A tab on a server of its own that has not run the app yet: the first visitor after a deploy."""
-    page.set_default_timeout(TIMEOUT * 1000)
-    srv = start_server(f"fresh-{os.environ.get('PYTEST_XDIST_WORKER', 'main')}")
-    yield App(page, srv)
-    srv.stop()

@@ -150,7 +150,7 @@ def test_a_chart_that_did_not_change_is_neither_sent_again_nor_redrawn(app) -> N
     from explorer.ui import chart
 
     frames: list[bytes] = []
-    app.page.on(
+    app.listen(
         "websocket",
         lambda ws: ws.on("framereceived", lambda p: frames.append(p) if isinstance(p, bytes) else 0),
     )

@@ -50,7 +50,7 @@ def labels_of(sentence: str) -> list[str]:
 def watched(app):  # noqa: ANN001, ANN201 - the conftest's App
     """The app, with any alert()/confirm() a script might open recorded (and dismissed)."""
     app.dialogs = []
-    app.page.on("dialog", lambda d: (app.dialogs.append(d.message), d.dismiss()))
+    app.listen("dialog", lambda d: (app.dialogs.append(d.message), d.dismiss()))
     return app
 
 

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.e2e
 
 def test_every_request_stays_on_the_app_and_the_icon_is_its_own(app) -> None:  # noqa: ANN001
     seen: list[str] = []
-    app.page.on("request", lambda r: seen.append(r.url))
+    app.listen("request", lambda r: seen.append(r.url))
     app.open("scores", min_charts=3)
     app.go("heads", min_charts=1)  # a second page: its icons and charts too
     app.poll(

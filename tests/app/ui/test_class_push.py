@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from explorer.classroom.store import Pulse, Question
-from explorer.ui.class_push import ENDED, Watcher, seen_of
+from explorer.ui.class_push import ENDED, UNREAD, Watcher, seen_of
 
 
 class Class:
@@ -65,3 +65,22 @@ def test_a_question_and_its_reveal_reach_the_followers_and_an_ended_class_is_tol
     assert w.watched() == {} and seen_of(Pulse(1, "", None, 0, 0), True) != ENDED
     reads = cls.reads
     assert w.once() == 0 and cls.reads == reads  # and the class is read no more
+
+
+def test_a_run_asked_for_reads_the_pulse_it_was_asked_for_until_it_registers() -> None:
+    cls = Class()
+    w = Watcher(cls.read, rerun=lambda sid, page: sid != "gone", tick=60)
+    assert cls.pulse is not None
+    for sid in ("a", "gone"):
+        w.watch(sid, "ABCDEFGH", True, seen_of(cls.pulse, True))
+    assert w.asked_for("a") is UNREAD  # not run again by the watcher: the page reads the store
+    cls.move("heads")
+    w.once()
+    first = cls.pulse
+    cls.move("softmax")  # before a's run: read at the next tick, and a is asked again for it
+    w.once()
+    assert w.asked_for("a") is cls.pulse and first is not cls.pulse
+    assert w.asked_for("a") is cls.pulse  # the run's every read, until its page registers
+    w.watch("a", "ABCDEFGH", True, seen_of(cls.pulse, True))
+    assert w.asked_for("a") is UNREAD  # drawn: a later run of its own reads the store
+    assert w.asked_for("gone") is UNREAD  # a session that could not be run is forgotten whole
