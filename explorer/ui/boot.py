@@ -168,11 +168,12 @@ def tune_server() -> None:
     """The process-wide settings of a server for a class, once per process, as the server starts (server.py's
     lifespan, explorer.ui.warm; or the first run of app.py on a host that asks for it, warm.from_env):
     writes sent at once, a run's messages handed to the event loop in batches, the GIL handed over quickly,
-    the collector kept short, memory given back."""
+    the collector kept short, memory given back, script threads named for the OS."""
     patches.send_writes_at_once()
     patches.no_collection_per_run()
     patches.script_events_batched()
     patches.stopped_runs_delivered()
+    patches.script_threads_named()
     quick_switching()
     keep_collections_short()
     bound_memory()

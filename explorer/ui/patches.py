@@ -15,11 +15,14 @@ no_collection_per_run   runner.postScriptGC off: no full garbage collection afte
 uploads_not_copied      an uploaded file's copy for each run it is a widget's value: the same bytes instead
 script_events_batched   a script run's messages handed to the event loop in batches, one wake-up for each
 stopped_runs_delivered  a run that has ended has its messages sent before the session's next script thread starts
+script_threads_named    a script thread's name given to the OS too (top -H, ps -L, /proc/PID/task/*/comm)
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import ctypes.util
 import functools
 import logging
 import socket
@@ -314,3 +317,34 @@ def stopped_runs_delivered() -> None:
 
     create_after_delivery.__wrapped__ = create  # type: ignore[attr-defined]  # Streamlit's own, for the test
     AppSession._create_scriptrunner = create_after_delivery  # type: ignore[method-assign]
+
+
+PR_SET_NAME = 15  # Linux's prctl option: the calling thread's name, as /proc, ps -L and top -H show it
+
+
+def name_this_thread(name: str) -> bool:
+    """Give the calling thread's name to the OS (its first 15 bytes: the kernel's limit); False where the
+    system has no prctl (not Linux)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+@functools.cache  # once per process, as a server for a class starts (explorer.ui.boot.tune_server)
+def script_threads_named() -> None:
+    """Each script thread carries its name ("ScriptRunner.scriptThread") into the OS, so an operator (or a
+    test) can tell a server's script runs from its other threads without attaching to it: the event loop's
+    helpers, a spinner's timer and the BLAS library's own threads come and go as well. Python 3.11 names
+    threads for itself only."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    run = ScriptRunner._run_script_thread  # noqa: SLF001 - the target each script thread starts with
+
+    def named(self: Any) -> None:
+        name_this_thread(threading.current_thread().name)
+        run(self)
+
+    named.__wrapped__ = run  # type: ignore[attr-defined]  # Streamlit's own, for the patch's test
+    ScriptRunner._run_script_thread = named  # type: ignore[method-assign]

@@ -5,6 +5,7 @@ for each rerun while the old one still runs) gets no second script thread and no
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import random
 import time
@@ -22,12 +23,18 @@ FLOOD_S = 3.0
 EVERY_S = 0.05
 
 
-def threads(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/task"))
+def script_threads(pid: int) -> int:
+    """The server's script threads: named for the OS as they start (explorer.ui.patches.script_threads_named),
+    so that the others (the event loop's helpers, a spinner's timer, the BLAS library's own) are not counted."""
+    n = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+            n += Path(f"/proc/{pid}/task/{task}/comm").read_text().startswith("ScriptRunner")
+    return n
 
 
 async def flood(url: str, pid: int) -> tuple[int, int, list[str], int]:
-    """(threads before, most threads during, errors seen, reruns finished)."""
+    """(script threads before, most script threads during, errors seen, reruns finished)."""
     report = Report(sessions=1, duration_s=FLOOD_S)
     s = Session(0, url, report, [])
     errors: list[str] = []
@@ -37,7 +44,7 @@ async def flood(url: str, pid: int) -> tuple[int, int, list[str], int]:
         await s.rerun(page_name="", query=query, check=False)
         s.page_hash = s.pages["next-token"]  # a real model's run: seconds between two elements of a run
         await s.rerun(query=query, check=False)
-        before = threads(pid)
+        before = script_threads(pid)
         most, finished, done = before, 0, asyncio.Event()
 
         async def read() -> None:
@@ -73,7 +80,7 @@ async def flood(url: str, pid: int) -> tuple[int, int, list[str], int]:
                 last.set()  # the last rerun: read until a run finishes after it
             await ws.send(msg.SerializeToString())
             for _ in range(5):  # the thread count, several times between two reruns
-                most = max(most, threads(pid))
+                most = max(most, script_threads(pid))
                 await asyncio.sleep(EVERY_S / 5)
         await asyncio.wait_for(reader, 60)
     return before, most, errors, finished
@@ -92,5 +99,6 @@ def test_reruns_every_50_ms_run_one_script_at_a_time(tmp_path: Path) -> None:
         logged = stop_server(proc, log)
     assert errors == [] and "Traceback" not in logged, (errors, logged[-2000:])
     assert finished >= 1
-    # One script thread at a time: with fastReruns as asked for on the command line, 10 to 19 ran at once.
-    assert most - before <= 2, f"{most - before} more threads while reruns came every 50 ms"
+    # One script thread at a time (and, for a moment, the one that has just ended): with fastReruns as asked
+    # for on the command line, 10 to 19 ran at once.
+    assert before <= 1 and 1 <= most <= 2, f"{most} script threads at once while reruns came every 50 ms"

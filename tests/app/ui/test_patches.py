@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import streamlit
 
@@ -265,7 +266,6 @@ def _ended_run_then_a_fragments_request(tmp_path: Path) -> list[str]:
     its run. What the browser is sent: each element's text and each run's end."""
     import asyncio
     import time
-    from unittest import mock
 
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.runtime.app_session import AppSession
@@ -342,3 +342,47 @@ def test_a_run_that_ended_reaches_the_browser_whole_when_a_request_follows_at_on
             setattr(AppSession, k, v)
         patches.script_events_batched.cache_clear()
         patches.stopped_runs_delivered.cache_clear()
+
+
+def test_a_script_thread_carries_its_name_into_the_os() -> None:
+    """script_threads_named: Streamlit starts each script thread on ScriptRunner._run_script_thread under the
+    name "ScriptRunner.scriptThread"; with the patch, the OS reads that name (its first 15 bytes) for the
+    thread from its first step, and Streamlit's own code runs after."""
+    from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+
+    assert streamlit.__version__ == patches.STREAMLIT_VERSION
+    source = inspect.getsource(ScriptRunner.request_rerun) + inspect.getsource(ScriptRunner.start)
+    assert "target=self._run_script_thread" in source and 'name="ScriptRunner.scriptThread"' in source
+    had = ScriptRunner.__dict__["_run_script_thread"]
+    seen: list[str] = []
+
+    def comm() -> str:
+        return Path(f"/proc/self/task/{threading.get_native_id()}/comm").read_text().strip()
+
+    def started_under_its_name() -> None:
+        runner = mock.MagicMock()
+        runner._is_in_script_thread.side_effect = lambda: seen.append(comm()) or False
+        try:
+            ScriptRunner._run_script_thread(runner)
+        except RuntimeError as e:  # Streamlit's own first check: the runner is not this thread's
+            seen.append(str(e).split()[0])
+
+    def run_in(name: str) -> None:
+        thread = threading.Thread(target=started_under_its_name, name=name)
+        thread.start()
+        thread.join()
+
+    try:
+        ScriptRunner._run_script_thread = getattr(had, "__wrapped__", had)
+        run_in("ScriptRunner.scriptThread")
+        assert seen[0] != "ScriptRunner.sc" and seen[1:] == [
+            "ScriptRunner._run_script_thread"
+        ]  # its process's
+        seen.clear()
+        patches.script_threads_named.cache_clear()
+        patches.script_threads_named()
+        run_in("ScriptRunner.scriptThread")
+        assert seen == ["ScriptRunner.sc", "ScriptRunner._run_script_thread"]
+    finally:
+        ScriptRunner._run_script_thread = had
+        patches.script_threads_named.cache_clear()
