@@ -143,8 +143,8 @@ def _watch() -> None:
     """A student's fallback poll: draws nothing; reruns the page when the teacher moved, asked or revealed,
     or the class ended, and the watcher has not run it already."""
     got = state.classroom.joined()
-    if got is None:
-        return
+    if got is None or not _fragment_run():
+        return  # the page's run drew the bar from the pulse just now: reading the store again finds the same
     pulse = _pulse(got[0])
     if pulse is False:
         return
@@ -154,6 +154,14 @@ def _watch() -> None:
         state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))  # type: ignore[union-attr]
     if pulse is None or state.classroom.seen() != _seen(pulse):
         st.rerun(scope="app")
+
+
+def _fragment_run() -> bool:
+    """Whether this run is a fragment's own (its timer), not the page's."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx is None or bool(ctx.fragment_ids_this_run)
 
 
 def _student_bar() -> None:

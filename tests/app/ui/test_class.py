@@ -231,3 +231,32 @@ def test_a_real_model_question_is_the_classs_counted_and_revealed() -> None:
     s.run()
     assert any(a.value == "Right: the answer is “␣Paris”." for a in s.success)
     assert any(a.value.startswith("Answer: “␣Paris”") for a in s.success)  # the page shows its answer too
+
+
+def test_following_students_draw_the_projectors_row_built_once_and_explore_brings_the_editors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from explorer.views import figures
+
+    built: list[str] = []
+    heatmap = figures.drawn_heatmap
+
+    def counted(*args: object, **kwargs: object) -> object:
+        built.append(str(kwargs.get("title")))
+        return heatmap(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "drawn_heatmap", counted)
+    t, code, _ = teacher_with_class()
+    go(t, "app_pages/projections.py")
+    first, second = tab(join=code), tab(join=code)
+    first.run()
+    before = len(built)
+    second.run()
+    for s in (first, second):
+        assert s.session_state["ui.page"] == "projections"
+        assert charts_of(s) == charts_of(t) == {"projections.w_q", "projections.w_k", "projections.w_v"}
+        assert not s.data_editor  # the projector shows no editor: a following laptop neither
+    assert len(built) == before  # the second follower's row: the first's, not built again
+    first.button(key="class.explore").click().run()
+    edited = {str(e.key).split(".")[1] for e in first.data_editor}
+    assert edited >= {"w_q", "w_k", "w_v"}  # exploring: the whole page, its editors
