@@ -132,9 +132,10 @@ def _seen(pulse: cs.Pulse) -> tuple[object, ...]:
     return class_push.seen_of(pulse, state.classroom.following())
 
 
-def _student_pulse(code: str) -> cs.Pulse | None | bool:
-    """The pulse a student's page draws: the one the watcher ran it again for, else the store's."""
-    asked = class_push.asked_for()
+def student_pulse(code: str) -> cs.Pulse | None | bool:
+    """The pulse a student's run draws (app.py's catch_up, the class bar): the one the watcher ran it again
+    for, else the store's (`_pulse`)."""
+    asked = class_push.asked_for(code)
     return _pulse(code) if asked is class_push.UNREAD else asked  # type: ignore[return-value]
 
 
@@ -166,7 +167,7 @@ def _fragment_run() -> bool:
 
 def _student_bar() -> None:
     code, student, nick = state.classroom.joined()  # type: ignore[misc]
-    pulse = _student_pulse(code)
+    pulse = student_pulse(code)
     if pulse is None:
         state.classroom.set_joined(None)
         class_push.unregister()
