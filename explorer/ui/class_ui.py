@@ -286,8 +286,12 @@ def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
     if got is None:
         return
     page, query = got
-    state.classroom.reset_view()
-    apply_url(dict(parse_qsl(query, keep_blank_values=True)))
+    # A move to another page or step keeps the example: a state that still holds what this view left when it
+    # was applied last needs nothing again (sixty following students' runs at each move of the teacher)
+    if not state.classroom.view_applied(query):
+        state.classroom.reset_view()
+        apply_url(dict(parse_qsl(query, keep_blank_values=True)))
+        state.classroom.set_view_applied(query)
     state.classroom.set_goto(page)
 
 

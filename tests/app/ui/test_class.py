@@ -260,3 +260,33 @@ def test_following_students_draw_the_projectors_row_built_once_and_explore_bring
     first.button(key="class.explore").click().run()
     edited = {str(e.key).split(".")[1] for e in first.data_editor}
     assert edited >= {"w_q", "w_k", "w_v"}  # exploring: the whole page, its editors
+
+
+def test_a_move_that_keeps_the_example_applies_nothing_again_and_a_students_change_is_undone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from explorer.ui.state import classroom
+
+    resets: list[int] = []
+    reset = classroom.reset_view
+    monkeypatch.setattr(classroom, "reset_view", lambda: (resets.append(1), reset())[1])
+    t, code, _ = teacher_with_class()
+    go(t, "app_pages/projections.py")
+    s = tab(join=code)
+    s.run()
+    assert s.session_state["ui.page"] == "projections"
+    applied = len(resets)
+    go(t, "app_pages/scores.py", step="scores")
+    s.run()
+    s.run()
+    assert s.session_state["ui.page"] == "scores" and len(resets) == applied  # the same example: kept
+    assert charts_of(s) == charts_of(t)
+    s.session_state["ui.head"] = 1  # a following student picks another head
+    go(t, "app_pages/scores.py", step="softmax")
+    s.run()
+    s.run()
+    assert len(resets) == applied + 1 and s.session_state["ui.head"] == t.session_state["ui.head"] == 0
+    t.text_input(key="sentence").set_value("A dog ran.").run()  # a new example: applied
+    s.run()
+    s.run()
+    assert len(resets) == applied + 2 and s.session_state["sentence"] == "A dog ran."
