@@ -149,8 +149,8 @@ def reset_view() -> None:
 def _marks() -> tuple[object, ...]:
     """What every key a view sets holds now: a plain value itself, anything else (a dict of matrices, an
     Example) by identity, its matrices each by identity (a matrix changes only by being replaced)."""
-    ss = st.session_state
-    return tuple(_mark(ss.get(key, _NOTHING)) for key in VIEW_KEYS if key != _BUILT)  # _BUILT: made from the rest
+    ss = st.session_state  # _BUILT is left out: it is made from the rest
+    return tuple(_mark(ss.get(key, _NOTHING)) for key in VIEW_KEYS if key != _BUILT)
 
 
 _NOTHING = object()
