@@ -15,7 +15,6 @@ from explorer.compute import heavy
 from explorer.i18n import _
 from explorer.ui import (
     class_bar,
-    class_push,
     class_ui,
     frame,
     lesson_ui,
@@ -55,7 +54,7 @@ warm.from_env()  # once per process, with ATTENTION_EXPLORER_WARM=1
 with patches.session_turn(), heavy.script_run(waiting.visitor()):  # one run per session, a few per process
     state.init()
     # A student following the teacher: the teacher's view, applied before any widget is drawn
-    class_ui.catch_up(class_push.asked_for)
+    class_ui.catch_up(class_bar.student_pulse)
     class_ui.apply_pending(lesson_ui.apply_link)
     frame.read_url()
     class_ui.join_from_url()

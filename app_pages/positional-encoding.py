@@ -53,7 +53,7 @@ if res is not None and not described.adds_positions:
     )
 elif res is not None:
     sty, dims = ui.style(), fg.dims("d", ex.d_model)
-    presenting = ui.step() is not None  # the step: E + P = X, on one screen
+    presenting = ui.part() is not None  # the step: E + P = X, on one screen (a following laptop too)
     if ex.pe_kind == "learned" and not presenting:
         st.caption(
             _("Edit the position vectors (one row per position; they start from the sinusoidal values).")

@@ -24,22 +24,23 @@ if res is not None:
     h = ui.head_picker(ex.n_heads)
     sty, tr = ui.style(), res.attention
     dims = fg.dims("d", ex.d_model)
-    presenting = ui.step() is not None  # the step: Q, K and V side by side (plots level), on one screen
+    # The step: Q, K and V side by side (plots level), on one screen; a following student's laptop draws the
+    # same three, not the editors the projector does not show
+    presenting = ui.part() is not None
     trio = (("w_q", "W_Q", tr.q), ("w_k", "W_K", tr.k), ("w_v", "W_V", tr.v))
     if presenting:
-        ui.charts_in_row(
+        ui.charts_in_row_of(
             [
                 (
-                    fg.drawn_heatmap(
-                        out[h],
-                        res.labels,
-                        fg.dims(label[-1].lower(), ex.d_k),
-                        style=sty,
-                        title=charts.PROJECTION_OF.titled(
+                    fg.drawn_heatmap,
+                    (out[h], res.labels, fg.dims(label[-1].lower(), ex.d_k)),
+                    {
+                        "style": sty,
+                        "title": charts.PROJECTION_OF.titled(
                             out=label[-1], weights=label, head=_("head {n}", n=h + 1)
                         ),
-                        axes=fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD),
-                    ),
+                        "axes": fg.Axes(**charts.PROJECTION_OF.axes, width_px=ui.THIRD),
+                    },
                     charts.PROJECTION_OF.key.format(name=name),
                 )
                 for name, label, out in trio

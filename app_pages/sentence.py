@@ -20,7 +20,7 @@ ui.opening(
     ),
     formulas.embeddings(state.description()),
 )
-presenting = ui.step() is not None  # the step: the tokens and their embeddings, on one screen
+presenting = ui.part() is not None  # the step: the tokens and their embeddings, on one screen (and following)
 layer_choice.weights_note()
 if not presenting:
     class_bar.join_box()  # a student types the teacher's code here

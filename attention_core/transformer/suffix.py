@@ -189,12 +189,7 @@ def resume_with_heads(
 
     Args:
         hidden_states: (L + 1, n, d_model) the run's hidden states.
-        layer_trace: the run's layer ``start`` traced (its sum1 and attention.head_outputs are read).
-        weights: ModelWeights of a causal model.
-        config: ModelConfig (causal).
-        start: the layer whose heads are replaced, 0 .. n_layers - 1.
-        heads: (n_heads, n, d_k) the replacement of each head's output, in the run's dtype.
-        first: 0 .. n - 1, the first position where a replacement may differ from the run's head output.
+        the others: as head_rows's.
 
     Returns:
         (n_heads, d_model) x_L at position n - 1 of each variant.

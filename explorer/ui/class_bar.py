@@ -132,9 +132,10 @@ def _seen(pulse: cs.Pulse) -> tuple[object, ...]:
     return class_push.seen_of(pulse, state.classroom.following())
 
 
-def _student_pulse(code: str) -> cs.Pulse | None | bool:
-    """The pulse a student's page draws: the one the watcher ran it again for, else the store's."""
-    asked = class_push.asked_for()
+def student_pulse(code: str) -> cs.Pulse | None | bool:
+    """The pulse a student's run draws (app.py's catch_up, the class bar): the one the watcher ran it again
+    for, else the store's (`_pulse`)."""
+    asked = class_push.asked_for(code)
     return _pulse(code) if asked is class_push.UNREAD else asked  # type: ignore[return-value]
 
 
@@ -143,8 +144,8 @@ def _watch() -> None:
     """A student's fallback poll: draws nothing; reruns the page when the teacher moved, asked or revealed,
     or the class ended, and the watcher has not run it already."""
     got = state.classroom.joined()
-    if got is None:
-        return
+    if got is None or not _fragment_run():
+        return  # the page's run drew the bar from the pulse just now: reading the store again finds the same
     pulse = _pulse(got[0])
     if pulse is False:
         return
@@ -156,9 +157,17 @@ def _watch() -> None:
         st.rerun(scope="app")
 
 
+def _fragment_run() -> bool:
+    """Whether this run is a fragment's own (its timer), not the page's."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx is None or bool(ctx.fragment_ids_this_run)
+
+
 def _student_bar() -> None:
     code, student, nick = state.classroom.joined()  # type: ignore[misc]
-    pulse = _student_pulse(code)
+    pulse = student_pulse(code)
     if pulse is None:
         state.classroom.set_joined(None)
         class_push.unregister()

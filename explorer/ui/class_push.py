@@ -60,7 +60,7 @@ class Watcher:
     ) -> None:
         self._pulse, self._rerun, self._tick = pulse, rerun, tick
         self._students: dict[str, _Student] = {}
-        self._asked: dict[str, cs.Pulse | None] = {}  # session id -> the pulse it was last run again for
+        self._asked: dict[str, tuple[str, cs.Pulse | None]] = {}  # session id -> (class, pulse run again for)
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -78,12 +78,13 @@ class Watcher:
             self._students.pop(session_id, None)
             self._asked.pop(session_id, None)
 
-    def asked_for(self, session_id: str) -> cs.Pulse | None | object:
+    def asked_for(self, session_id: str, code: str) -> cs.Pulse | None | object:
         """The pulse that session `session_id` was last run again for, until its page registers what it drew
         (then UNREAD): that run reads it without the store's four queries (sixty students' runs at each move
         of the teacher). A newer move before the run replaces it; one after it runs the page again."""
         with self._lock:
-            return self._asked.get(session_id, UNREAD)
+            asked = self._asked.get(session_id)
+        return asked[1] if asked is not None and asked[0] == code else UNREAD
 
     def watched(self) -> dict[str, str]:
         """Session id -> class code, of every student watched now."""
@@ -117,7 +118,7 @@ class Watcher:
                 want = ENDED if pulse is None else seen_of(pulse, s.follows)
                 if want != s.seen:
                     s.seen = want  # asked once; the run registers what it drew
-                    self._asked[sid] = pulse
+                    self._asked[sid] = (s.code, pulse)
                     behind.append((sid, _page(pulse) if s.follows else ""))
             for sid, s in list(self._students.items()):
                 if s.code in pulses and pulses[s.code] is None:
@@ -159,15 +160,15 @@ def register(code: str, follows: bool, seen: tuple[object, ...]) -> None:
         watcher().watch(ctx.session_id, code, follows, seen)
 
 
-def asked_for() -> cs.Pulse | None | object:
-    """The pulse this run's session was run again for by the process's watcher (until its page registers),
-    else UNREAD."""
+def asked_for(code: str) -> cs.Pulse | None | object:
+    """The pulse of class `code` this run's session was run again for by the process's watcher (until its
+    page registers), else UNREAD."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
     ctx = get_script_run_ctx()
     if ctx is None or not watcher.cache_info().currsize:
         return UNREAD
-    return watcher().asked_for(ctx.session_id)
+    return watcher().asked_for(ctx.session_id, code)
 
 
 def unregister() -> None:

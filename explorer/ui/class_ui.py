@@ -263,20 +263,18 @@ def join_from_url() -> None:
         join(str(st.query_params.get("join"))[:40])
 
 
-def catch_up(asked_for: Callable[[], object]) -> None:
+def catch_up(read: Callable[[str], object]) -> None:
     """At the start of a run (app.py, before apply_pending): a following student whose page is behind the
     teacher's takes the teacher's view in this run (the watcher ran it for that: class_push), not in a
-    second one. `asked_for`: the pulse the watcher ran this page again for, or something else (class_push)."""
+    second one. `read`: the class's pulse as the student's run reads it (class_bar.student_pulse; False
+    while the store does not answer: the class bar says so)."""
     got = state.classroom.joined()
     if got is None or not state.classroom.following():
         return
-    pulse = asked_for()
-    if not (pulse is None or isinstance(pulse, cs.Pulse)):
-        try:
-            pulse = store().pulse(got[0])
-        except Exception:  # noqa: BLE001 - the store is away for a moment: the class bar says so
-            return
-    if pulse is not None and pulse.view and pulse.version != state.classroom.applied():
+    pulse = read(got[0])
+    if not isinstance(pulse, cs.Pulse):
+        return
+    if pulse.view and pulse.version != state.classroom.applied():
         view = json.loads(pulse.view)
         state.classroom.follow_view(pulse.version, view["page"], view["query"], view.get("part"))
 
@@ -288,8 +286,12 @@ def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
     if got is None:
         return
     page, query = got
-    state.classroom.reset_view()
-    apply_url(dict(parse_qsl(query, keep_blank_values=True)))
+    # A move to another page or step keeps the example: a state that still holds what this view left when it
+    # was applied last needs nothing again (sixty following students' runs at each move of the teacher)
+    if not state.classroom.view_applied(query):
+        state.classroom.reset_view()
+        apply_url(dict(parse_qsl(query, keep_blank_values=True)))
+        state.classroom.set_view_applied(query)
     state.classroom.set_goto(page)
 
 

@@ -49,12 +49,19 @@ def step() -> str | None:
     return None if i is None else present.STEPS[i].name
 
 
+def part() -> str | None:
+    """The step of this page a projector shows: presenting, the step; a student following a presenting
+    teacher, the teacher's step (their laptop draws the same part, laid out for a laptop); else None (the
+    whole page)."""
+    return step() or state.classroom.part_shown(state.page())
+
+
 def shows(*steps: str) -> bool:
     """Whether to draw a part of a page: always, except while presenting a step not among `steps`. While
     presenting, a step fits one 1920 x 1080 screen: its main chart and its controls, nothing else (the
     rest is one click away with presentation mode off). A student following a presenting teacher sees the
     same part, laid out for a laptop."""
-    current = step() or state.classroom.part_shown(state.page())  # a following student: the teacher's part
+    current = part()
     return current is None or current in steps
 
 
@@ -196,6 +203,44 @@ def charts_in_row(
     for col, fig, (_, key) in zip(cols, figs, charts, strict=False):
         with col:
             explorer_chart.draw(fig, key, tables=state.tables())
+
+
+# A chart as its builder makes it: (builder, args, kwargs, key)
+Built = tuple[Callable[..., Drawn], tuple[object, ...], dict[str, object], str]
+
+
+def charts_in_row_of(charts: Sequence[Built], columns: int | None = None) -> None:
+    """charts_in_row of figures each drawn as its builder makes it, `(build, args, kwargs, key)`: a row drawn
+    before with the same builders, arguments, keys and language, by any session, is sent without building,
+    levelling or encoding its figures again (the students following a class draw the projector's row on every
+    move). Drawn as tables, or with an argument that has no digest, it is built each time."""
+    try:
+        made = None if state.tables() else cache.digest_of((
+            [(b.__module__, b.__qualname__, args, kwargs, key) for b, args, kwargs, key in charts], i18n.current()
+        ))  # fmt: skip
+    except TypeError:
+        made = None
+    if made is None:
+        charts_in_row([(build(*args, **kwargs), key) for build, args, kwargs, key in charts], columns)
+        return
+    drawn = _encoded_row(made, _charts=charts)
+    beyond_line([(title, beyond) for _, _, title, beyond in drawn])
+    for col, (payload, height, _, _), (*_, key) in zip(
+        st.columns(columns or len(charts)), drawn, charts, strict=False
+    ):
+        with col:
+            explorer_chart.draw_encoded(payload, height, key)
+
+
+@cache.shared(max_bytes=DRAWN_BYTES)
+def _encoded_row(digest: str, _charts: Sequence[Built]) -> list[tuple[bytes, int, str, str]]:
+    figs = [build(*args, **kwargs) for build, args, kwargs, _ in _charts]
+    figures.level([fig.figure for fig in figs])  # as charts_in_row draws them
+    out = []
+    for fig, (*_, key) in zip(figs, _charts, strict=True):
+        payload, height = explorer_chart.encode(fig, key)
+        out.append((payload, height, describe.title_of(fig), describe.beyond_of(fig)))
+    return out
 
 
 def pair_width(n_tokens: int, sty: figures.Style) -> int:

@@ -46,6 +46,7 @@ _SEEN = "class.seen"  # what a student's page last drew of the class (class_bar.
 _GOTO = "class.goto"  # the page of the view applied on this run (opened once st.navigation has run)
 _CODE_SHOWN = "class.code_shown"  # the dialog with the code and its QR code opens on this run
 _URL_JOINED = "class.url_joined"  # ?join= was read (once per session)
+_VIEW_MARK = "class.view_mark"  # (query, what each key of a view held right after that view was applied)
 
 # What a view sets: the example, the pickers, the real model's choices, the pages' display controls and the
 # question (a student's own display choices, presentation mode, colours and tables, stay theirs).
@@ -143,6 +144,52 @@ def reset_view() -> None:
         st.session_state.pop(key, None)
     init()
     apply_example(current(), remember=False)  # the editors' versions move on: no old edit is replayed
+
+
+def _marks() -> tuple[object, ...]:
+    """What every key a view sets holds now: a plain value itself, anything else (a dict of matrices, an
+    Example) by identity, its matrices each by identity (a matrix changes only by being replaced)."""
+    ss = st.session_state  # _BUILT is left out: it is made from the rest
+    return tuple(_mark(ss.get(key, _NOTHING)) for key in VIEW_KEYS if key != _BUILT)
+
+
+_NOTHING = object()
+
+
+def _mark(value: object) -> object:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, dict):
+        return tuple((k, _mark(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        return tuple(_mark(v) for v in value)
+    return _Same(value)
+
+
+class _Same:
+    """An object compared by identity (kept alive with the mark, so no other object takes its id)."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, held: object) -> None:
+        self.held = held
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.held is self.held
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def set_view_applied(query: str) -> None:
+    """The view `query` was just applied over the defaults: what every key of a view holds now is its mark."""
+    st.session_state[_VIEW_MARK] = (query, _marks())
+
+
+def view_applied(query: str) -> bool:
+    """Whether the state still holds, key by key, what applying the view `query` left there (nothing changed
+    since by the student or another view): applying it again would change nothing."""
+    got = st.session_state.get(_VIEW_MARK)
+    return got is not None and got[0] == query and got[1] == _marks()
 
 
 def ask_class(asked: Any) -> None:

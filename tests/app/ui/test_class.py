@@ -231,3 +231,62 @@ def test_a_real_model_question_is_the_classs_counted_and_revealed() -> None:
     s.run()
     assert any(a.value == "Right: the answer is “␣Paris”." for a in s.success)
     assert any(a.value.startswith("Answer: “␣Paris”") for a in s.success)  # the page shows its answer too
+
+
+def test_following_students_draw_the_projectors_row_built_once_and_explore_brings_the_editors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from explorer.views import figures
+
+    built: list[str] = []
+    heatmap = figures.drawn_heatmap
+
+    def counted(*args: object, **kwargs: object) -> object:
+        built.append(str(kwargs.get("title")))
+        return heatmap(*args, **kwargs)
+
+    monkeypatch.setattr(figures, "drawn_heatmap", counted)
+    t, code, _ = teacher_with_class()
+    go(t, "app_pages/projections.py")
+    first, second = tab(join=code), tab(join=code)
+    first.run()
+    before = len(built)
+    second.run()
+    for s in (first, second):
+        assert s.session_state["ui.page"] == "projections"
+        assert charts_of(s) == charts_of(t) == {"projections.w_q", "projections.w_k", "projections.w_v"}
+        assert not s.data_editor  # the projector shows no editor: a following laptop neither
+    assert len(built) == before  # the second follower's row: the first's, not built again
+    first.button(key="class.explore").click().run()
+    edited = {str(e.key).split(".")[1] for e in first.data_editor}
+    assert edited >= {"w_q", "w_k", "w_v"}  # exploring: the whole page, its editors
+
+
+def test_a_move_that_keeps_the_example_applies_nothing_again_and_a_students_change_is_undone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from explorer.ui.state import classroom
+
+    resets: list[int] = []
+    reset = classroom.reset_view
+    monkeypatch.setattr(classroom, "reset_view", lambda: (resets.append(1), reset())[1])
+    t, code, _ = teacher_with_class()
+    go(t, "app_pages/projections.py")
+    s = tab(join=code)
+    s.run()
+    assert s.session_state["ui.page"] == "projections"
+    applied = len(resets)
+    go(t, "app_pages/scores.py", step="scores")
+    s.run()
+    s.run()
+    assert s.session_state["ui.page"] == "scores" and len(resets) == applied  # the same example: kept
+    assert charts_of(s) == charts_of(t)
+    s.session_state["ui.head"] = 1  # a following student picks another head
+    go(t, "app_pages/scores.py", step="softmax")
+    s.run()
+    s.run()
+    assert len(resets) == applied + 1 and s.session_state["ui.head"] == t.session_state["ui.head"] == 0
+    t.text_input(key="sentence").set_value("A dog ran.").run()  # a new example: applied
+    s.run()
+    s.run()
+    assert len(resets) == applied + 2 and s.session_state["sentence"] == "A dog ran."

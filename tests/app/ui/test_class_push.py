@@ -73,14 +73,18 @@ def test_a_run_asked_for_reads_the_pulse_it_was_asked_for_until_it_registers() -
     assert cls.pulse is not None
     for sid in ("a", "gone"):
         w.watch(sid, "ABCDEFGH", True, seen_of(cls.pulse, True))
-    assert w.asked_for("a") is UNREAD  # not run again by the watcher: the page reads the store
+    assert w.asked_for("a", "ABCDEFGH") is UNREAD  # not run again by the watcher: the page reads the store
     cls.move("heads")
     w.once()
     first = cls.pulse
     cls.move("softmax")  # before a's run: read at the next tick, and a is asked again for it
     w.once()
-    assert w.asked_for("a") is cls.pulse and first is not cls.pulse
-    assert w.asked_for("a") is cls.pulse  # the run's every read, until its page registers
+    assert w.asked_for("a", "ABCDEFGH") is cls.pulse and first is not cls.pulse
+    assert w.asked_for("a", "ABCDEFGH") is cls.pulse  # the run's every read, until its page registers
+    assert w.asked_for("a", "OTHERCLS") is UNREAD  # asked for one class: a run in another reads its store
     w.watch("a", "ABCDEFGH", True, seen_of(cls.pulse, True))
-    assert w.asked_for("a") is UNREAD  # drawn: a later run of its own reads the store
-    assert w.asked_for("gone") is UNREAD  # a session that could not be run is forgotten whole
+    assert w.asked_for("a", "ABCDEFGH") is UNREAD  # drawn: a later run of its own reads the store
+    assert w.asked_for("gone", "ABCDEFGH") is UNREAD
+    assert (
+        w.asked_for("a", "OTHERCLS") is UNREAD
+    )  # asked for one class: a run in another reads its store  # a session that could not be run is forgotten whole
