@@ -131,7 +131,10 @@ def bound_memory() -> None:
     to 8 per core), whose freed memory it keeps: after a class of real-layer sessions closes, the server would
     keep hundreds of MB over its idle figure (python -m benchmarks layer_memory). Two arenas, and a trim of the free pages
     every TRIM_EVERY_S seconds, return it; closed sessions past their time to reconnect are let go first
-    (forget_closed_sessions).
+    (forget_closed_sessions). Once the last session is gone (a class left), the caches every session shared
+    are emptied too (let_go_of_caches): bounded in bytes, together they may hold a few hundred MB a class made
+    (a flood of the heavy pages left the web process 100 to 200 MB over idle with them), which the next
+    class recomputes, or reads from the workers' results, in a few seconds.
     """
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
@@ -141,11 +144,14 @@ def bound_memory() -> None:
         return
 
     def trim_forever() -> None:
-        owed_since, last, seen = None, 0.0, collections()
+        owed_since, last, seen, visited = None, 0.0, collections(), False
         while True:
             time.sleep(TRIM_EVERY_S)
             if patches.forget_closed_sessions() > 0 and owed_since is None:
                 owed_since = time.monotonic()
+            empty, visited = class_gone(visited, patches.sessions_held())
+            if empty:
+                let_go_of_caches()
             busy, seen = collections() != seen, collections()  # pages ran since the last tick
             if full_due(owed_since, last, time.monotonic(), busy):
                 refreeze()  # a session's objects refer to each other, and may be frozen: this frees them
@@ -153,6 +159,28 @@ def bound_memory() -> None:
             trim(0)
 
     threading.Thread(target=trim_forever, name="malloc-trim", daemon=True).start()
+
+
+def class_gone(visited: bool, held: int | None) -> tuple[bool, bool]:
+    """(whether to empty the shared caches now, whether sessions were held since they were last emptied),
+    from the latter and the number of sessions the server holds now (`held`, None when unknown): emptied once
+    each time the last session goes, never before the first visitor (what a server warms at its start stays)."""
+    if held is None:
+        return False, visited
+    if held > 0:
+        return False, True
+    return visited, False
+
+
+def let_go_of_caches() -> None:
+    """Empty the caches every session shares (the explorer's and the engine's results; the models stay
+    loaded): what a class computed, kept while it works, given back when it has gone (bound_memory)."""
+    from attention_core import pretrained
+    from explorer import cache
+
+    for store in cache.caches():
+        store.clear()
+    pretrained.clear_cache()
 
 
 def full_due(owed_since: float | None, last: float, now: float, busy: bool) -> bool:

@@ -107,6 +107,24 @@ def forget_closed_sessions(manager: object | None = None) -> int:
     return len(gone)
 
 
+def sessions_held(manager: object | None = None) -> int | None:
+    """How many sessions the server holds, open or closed and kept for a reconnect; None where that is not
+    known (no runtime, or a session storage not Streamlit's own). `manager` as in forget_closed_sessions."""
+    if manager is None:
+        from streamlit import runtime
+
+        if not runtime.exists():
+            return None
+        manager = getattr(runtime.get_instance(), "_session_mgr", None)
+    listed = getattr(manager, "list_sessions", None)
+    if not callable(listed):
+        return None
+    try:
+        return len(listed())
+    except Exception:  # noqa: BLE001 - a storage that cannot list: unknown, nothing is let go
+        return None
+
+
 @functools.cache  # once per process, before the first rerun is requested where it can (server.py)
 def one_run_per_session() -> None:
     """A visitor's new rerun waits for their running script to stop, whatever .streamlit/config.toml or the

@@ -179,3 +179,42 @@ def test_the_server_is_tuned_where_it_starts_and_app_py_keeps_only_what_one_visi
     tuned = inspect.getsource(boot.tune_server)
     for step in ("send_writes_at_once", "quick_switching", "keep_collections_short", "bound_memory"):
         assert f"{step}()" in tuned
+
+
+def test_the_shared_caches_are_emptied_once_each_time_the_last_session_goes() -> None:
+    from explorer.ui.boot import class_gone
+
+    assert class_gone(False, 0) == (False, False)  # no visitor yet: what the server warmed stays
+    assert class_gone(False, None) == (False, False)  # not known: nothing is let go
+    assert class_gone(False, 3) == (False, True)  # a class at work
+    assert class_gone(True, None) == (False, True)
+    assert class_gone(True, 0) == (True, False)  # its last session gone: emptied, once
+    assert class_gone(False, 0) == (False, False)
+
+
+def test_letting_go_of_the_caches_empties_every_shared_cache() -> None:
+    import numpy as np
+
+    from attention_core import pretrained
+    from explorer import cache
+    from explorer.ui import boot
+
+    store = cache.caches()[0]
+    store.put("a key", np.ones(100))
+    pretrained.RESULTS.put("a trace", np.ones(10), 80)
+    assert len(store) >= 1 and "a trace" in pretrained.RESULTS
+    boot.let_go_of_caches()
+    assert all(len(c) == 0 and c.bytes == 0 for c in cache.caches())
+    assert pretrained.cache_info()["entries"] == 0 and "a trace" not in pretrained.RESULTS
+
+
+def test_the_sessions_held_are_the_open_and_the_closed_ones_kept_for_a_reconnect() -> None:
+    from explorer.ui import patches
+
+    class Manager:
+        def list_sessions(self) -> list[str]:
+            return ["open", "closed, kept"]
+
+    assert patches.sessions_held(Manager()) == 2
+    assert patches.sessions_held(object()) is None  # not Streamlit's storage: unknown
+    assert patches.sessions_held() is None  # no runtime in a test
