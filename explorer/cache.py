@@ -26,6 +26,7 @@ import dataclasses
 import functools
 import hashlib
 import inspect
+import mmap
 import sys
 import threading
 import weakref
@@ -162,10 +163,14 @@ def hash_bytes(v: np.ndarray) -> bytes:
 
 
 def _read_only(v: object) -> bool:
+    """Whether nothing can change v's bytes: read-only down to what holds them (its own memory, bytes, or a
+    memory map of a file opened read-only: a real model's weights)."""
     while isinstance(v, np.ndarray):
         if v.flags.writeable:
             return False
         v = v.base
+    if isinstance(v, mmap.mmap):
+        return memoryview(v).readonly
     return v is None or isinstance(v, bytes)
 
 

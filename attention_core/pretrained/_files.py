@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
+import struct
 from pathlib import Path
 from types import ModuleType
+
+import numpy as np
 
 from . import _fetch
 
@@ -77,3 +81,32 @@ def library(name: str) -> ModuleType:
         raise ModelNotInstalledError(
             f"the library {top} is needed to read the real models: pip install -r requirements.txt"
         ) from exc
+
+
+# safetensors' dtype names -> numpy's, little-endian as the format stores them
+_SAFETENSORS_DTYPES = {"F32": "<f4", "F16": "<f2", "F64": "<f8", "I64": "<i8", "I32": "<i4", "U8": "u1"}
+
+
+def mapped_safetensors(path: Path) -> dict[str, np.ndarray]:
+    """Every tensor of a safetensors file as a read-only view of one memory map of the file (mode "r").
+
+    safetensors.numpy.load_file copies each tensor into the process's own memory: every process that loads
+    the model (the web process, each worker, each replica) would hold its own copy. Mapped, the weights are
+    pages of the file in the page cache, held once by the machine however many processes read them (and
+    counted once across them in PSS). The format: an 8-byte little-endian header length, a JSON header
+    (each tensor's dtype, shape and byte offsets in the data after the header), then the data."""
+    with path.open("rb") as fh:
+        (n,) = struct.unpack("<Q", fh.read(8))
+        header = json.loads(fh.read(n))
+    raw = np.memmap(path, dtype=np.uint8, mode="r").view(np.ndarray)  # plain views: a memmap's cost more
+    data = raw[8 + n :]
+    tensors = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        if info["dtype"] not in _SAFETENSORS_DTYPES:
+            raise ValueError(f"{path.name}: tensor {name} has dtype {info['dtype']}, which is not read here")
+        start, end = info["data_offsets"]
+        arr = data[start:end].view(_SAFETENSORS_DTYPES[info["dtype"]]).reshape(info["shape"])
+        tensors[name] = arr  # read-only down to the map: mode "r"
+    return tensors

@@ -8,7 +8,7 @@ import json
 import numpy as np
 
 from ..transformer import EmbeddingWeights, LayerWeights, ModelConfig, ModelWeights
-from ._files import library, model_file
+from ._files import library, mapped_safetensors, model_file
 from ._model import Model, Tokenizer
 
 NAME = "all-MiniLM-L6-v2"
@@ -80,11 +80,10 @@ def _layer(t: dict[str, np.ndarray], i: int, c: ModelConfig) -> LayerWeights:
 
 
 def _weights(c: ModelConfig) -> ModelWeights:
-    # Own, read-only arrays: safetensors' arrays sit on a writable buffer, and every view of the weights
-    # (the transposed Linear weights) must be read-only down to its base for the app to trust it unchanged.
-    loaded = library("safetensors.numpy").load_file(str(_file("model.safetensors")))
-    tensors = {name: _ro(np.array(t, copy=True)) for name, t in loaded.items()}
-    del loaded
+    # Read-only views of one memory map of the file (mapped_safetensors): every process on the machine reads
+    # the same pages, and every view of the weights (the transposed Linear weights) is read-only down to its
+    # base, so the app can trust it unchanged.
+    tensors = mapped_safetensors(_file("model.safetensors"))
     e = "embeddings."
     embeddings = EmbeddingWeights(
         token=_ro(tensors[e + "word_embeddings.weight"]),  # (vocab, d_model)

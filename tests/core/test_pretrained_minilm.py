@@ -194,3 +194,41 @@ def test_the_cache_counts_the_result_not_the_weights(m: pretrained.Model) -> Non
     assert held >= t.attentions.nbytes + t.hidden_states.nbytes
     m.run(CAT, np.ones((6, 12)))  # all ones is no mask: the same entry
     assert pretrained.cache_info()["entries"] == 1 and pretrained.cache_info()["hits"] >= 1
+
+
+def test_weights_are_read_only_views_of_one_shared_memory_map(m: pretrained.Model) -> None:
+    # Mapped, not copied: every process (web, workers, replicas) reads the same pages of the file, held once
+    # by the machine; and nothing can change them.
+    import mmap
+
+    roots = set()
+    for arr in (m.weights.embeddings.token, m.weights.layers[0].w_o, m.weights.layers[5].w1):
+        assert not arr.flags.writeable
+        base = arr
+        while isinstance(base, np.ndarray):
+            assert not base.flags.writeable
+            base = base.base
+        assert isinstance(base, mmap.mmap)
+        assert memoryview(base).readonly
+        roots.add(id(base))
+    assert len(roots) == 1
+
+
+def test_mapped_safetensors_reads_what_safetensors_reads(tmp_path) -> None:
+    from safetensors.numpy import save_file
+
+    from attention_core.pretrained._files import mapped_safetensors
+
+    rng = np.random.default_rng(0)
+    want = {
+        "a": rng.standard_normal((3, 5)).astype(np.float32),
+        "b": np.arange(7, dtype=np.int64),
+        "c": rng.standard_normal(2),
+    }
+    save_file(want, str(tmp_path / "t.safetensors"))
+    got = mapped_safetensors(tmp_path / "t.safetensors")
+    assert set(got) == set(want)
+    for name, arr in want.items():
+        assert got[name].dtype == arr.dtype
+        np.testing.assert_array_equal(got[name], arr)
+        assert not got[name].flags.writeable

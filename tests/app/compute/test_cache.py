@@ -107,3 +107,15 @@ def test_two_sessions_with_the_same_real_layer_open_hold_its_matrices_once() -> 
     large = [k for k, m in mine.items() if m.nbytes >= cache.SHARED_ARRAYS.min_bytes]
     assert {"w_q", "w1", "w2"} <= set(large)
     assert all(mine[k] is theirs[k] for k in large)
+
+
+def test_an_array_on_a_read_only_memory_map_counts_as_read_only(tmp_path) -> None:
+    # A real model's weights are views of a read-only map of their file: their digests are kept like those of
+    # frozen arrays; a map opened for writing is not read-only.
+    path = tmp_path / "w.f32"
+    np.arange(16, dtype=np.float32).tofile(path)
+    ro = np.memmap(path, dtype=np.float32, mode="r").view(np.ndarray)[4:8]
+    assert cache._read_only(ro)
+    rw = np.memmap(path, dtype=np.float32, mode="r+").view(np.ndarray)[4:8]
+    rw.flags.writeable = False
+    assert not cache._read_only(rw)
