@@ -161,8 +161,10 @@ def _mark(value: object) -> object:
         return value
     if isinstance(value, dict):
         return tuple((k, _mark(v)) for k, v in value.items())
-    if isinstance(value, tuple):
-        return tuple(_mark(v) for v in value)
+    if isinstance(value, (tuple, list)):  # a list by its items: one changed in place is another mark
+        return (type(value).__name__, *(_mark(v) for v in value))
+    if isinstance(value, (set, frozenset)):
+        return frozenset(value)
     return _Same(value)
 
 

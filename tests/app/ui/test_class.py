@@ -290,3 +290,18 @@ def test_a_move_that_keeps_the_example_applies_nothing_again_and_a_students_chan
     s.run()
     s.run()
     assert len(resets) == applied + 2 and s.session_state["sentence"] == "A dog ran."
+
+
+def test_a_views_mark_sees_a_replaced_matrix_and_a_list_changed_in_place() -> None:
+    import numpy as np
+
+    from explorer.ui.state import classroom
+
+    w, heads = np.zeros((2, 2)), [0, 1]
+    held = {"m": {"w_q": w}, "heads": heads, "ask": 7}
+    before = classroom._mark(held)  # noqa: SLF001 - the mark itself, without a session
+    assert classroom._mark({"m": {"w_q": w}, "heads": [0, 1], "ask": 7}) == before  # equal: the same mark
+    assert classroom._mark({**held, "m": {"w_q": np.zeros((2, 2))}}) != before  # a new matrix, equal values
+    heads.append(2)
+    assert classroom._mark(held) != before  # changed in place
+    assert classroom._mark({**held, "heads": [0, 1, 2], "ask": 3}) != classroom._mark(held)
