@@ -14,9 +14,10 @@ ui.opening(
     _(
         "Each head has three matrices, which a trained model learns. Multiplying the tokens X by **W_Q** gives each token's *query* "
         "(what it is looking for), by **W_K** its *key* (what it offers to be found by), by **W_V** its *value* "
-        "(what it passes on when attended to). Edit any weight and every later step follows."
+        "(what it passes on when attended to)."
     ),
     formulas.projections(state.description()),
+    edits=_("Edit any weight and every later step follows."),
 )
 layer_choice.weights_note()
 ex, res = ui.result()

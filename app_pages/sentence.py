@@ -16,9 +16,10 @@ ui.opening(
     _(
         "A transformer first cuts a sentence into **tokens** and turns each token into a vector, its "
         "**embedding**. Self-attention then lets every token look at every other token and mix in what it "
-        "finds useful. Type a sentence above and follow it through every step; every matrix can be edited."
+        "finds useful."
     ),
     formulas.embeddings(state.description()),
+    edits=_("Type a sentence above and follow it through every step; every matrix can be edited."),
 )
 presenting = ui.part() is not None  # the step: the tokens and their embeddings, on one screen (and following)
 layer_choice.weights_note()

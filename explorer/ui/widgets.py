@@ -65,12 +65,23 @@ def shows(*steps: str) -> bool:
     return current is None or current in steps
 
 
-def opening(title: str, text: str, formula: str | None = None) -> None:
+FOLLOWING_EDITS = i18n.N_(
+    "You follow the teacher, so this page shows what the projector shows. Press **Explore on my own** to edit "
+    "the matrices yourself; your own edits are kept for when you come back."
+)
+
+
+def opening(title: str, text: str, formula: str | None = None, edits: str | None = None) -> None:
     """Every page opens with what the step does and why, and its formula. While presenting, the step bar
-    above says the title and what to look at, so only the formula is drawn."""
+    above says the title and what to look at, so only the formula is drawn. `edits` says what the page's
+    editors do; a following student's page draws the projector's part without them, so it says how to get
+    them instead."""
     if step() is None:
         st.title(title, anchor=False)
-        st.markdown(text)
+        if edits is None:
+            st.markdown(text)
+        else:
+            st.markdown(f"{text} {edits if part() is None else i18n._(FOLLOWING_EDITS)}")
     if formula:
         st.latex(formula)
     if step() is None:

@@ -256,10 +256,14 @@ def test_following_students_draw_the_projectors_row_built_once_and_explore_bring
         assert s.session_state["ui.page"] == "projections"
         assert charts_of(s) == charts_of(t) == {"projections.w_q", "projections.w_k", "projections.w_v"}
         assert not s.data_editor  # the projector shows no editor: a following laptop neither
+        intro = " ".join(m.value for m in s.markdown)
+        assert "Edit any weight" not in intro and "Explore on my own" in intro  # says how to get them
     assert len(built) == before  # the second follower's row: the first's, not built again
     first.button(key="class.explore").click().run()
     edited = {str(e.key).split(".")[1] for e in first.data_editor}
     assert edited >= {"w_q", "w_k", "w_v"}  # exploring: the whole page, its editors
+    intro = " ".join(m.value for m in first.markdown)
+    assert "Edit any weight" in intro and "Explore on my own" not in intro
 
 
 def test_a_move_that_keeps_the_example_applies_nothing_again_and_a_students_change_is_undone(
