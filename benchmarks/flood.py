@@ -18,7 +18,8 @@ both sweeps; lens: a new 30-word sentence on /logit-lens; rank: "Rank the heads"
 upload: the largest layer file, 43 MB, given to "Open an example (JSON)" as a browser gives it; mix: all of
 these and new 64-token sentences, one kind per visitor). Per kind: both ratios, the memory peak of the server
 and its workers (PSS: weights mapped by every process count once), and the memory --settle seconds after the
-visitors left, against the idle server (targets: under 2 GB; within 200 MB). --serve "--replicas 2 --workers 2"
+visitors left, against the idle server (targets: under 2 GB; within 200 MB), with each process's share at the
+peak and then. --before <checkout> measures that checkout's server first, the same way. --serve "--replicas 2 --workers 2"
 measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its queue workers). A session
 whose WebSocket the proxy cuts (its replica taken out) is an error, and reconnects as a browser does.
 
@@ -222,7 +223,11 @@ def largest_layer_file() -> bytes:
         mats = {n: getattr(ex, n) for n in MATRIX_NAMES}
         ex = ex.with_(**{n: rng.random(m.shape) < 0.5 if m.dtype == bool else rng.normal(size=m.shape)
                          for n, m in mats.items()})  # fmt: skip
-        LAYER_FILE.write_text(to_json(ex), encoding="utf-8")
+        # Written whole under another name first: the other uploaders read it meanwhile, and an empty file
+        # they read while it is written would be refused as not JSON, not parsed.
+        part = LAYER_FILE.with_suffix(f".{os.getpid()}.part")
+        part.write_text(to_json(ex), encoding="utf-8")
+        part.replace(LAYER_FILE)
     return LAYER_FILE.read_bytes()
 
 
@@ -324,6 +329,11 @@ def pss_mb(pid: int) -> float:
 
 def tree_detail(pid: int) -> str:
     """Each process under `pid` that holds more than 20 MB (PSS): its program and MB, largest first."""
+    return ", ".join(f"{name} {mb:.0f}" for mb, name in sorted(tree_pss(pid), reverse=True) if mb > 20)
+
+
+def tree_pss(pid: int) -> list[tuple[float, str]]:
+    """Each process under `pid`: its PSS in MB (pss_mb) and its program's name."""
     found, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -340,34 +350,29 @@ def tree_detail(pid: int) -> str:
                     todo += [int(c) for c in f.read().split()]
         except (OSError, ValueError, IndexError):
             continue
-    return ", ".join(f"{name} {mb:.0f}" for mb, name in sorted(found, reverse=True) if mb > 20)
+    return found
 
 
 def tree_rss_mb(pid: int) -> float:
     """The memory of a process and every process under it (the worker pool), MB: the sum of their
     proportional shares (pss_mb), so weights mapped in each process count once."""
-    total, todo = 0.0, [pid]
-    while todo:
-        p = todo.pop()
-        try:
-            total += pss_mb(p)
-            for task in os.listdir(f"/proc/{p}/task"):
-                with open(f"/proc/{p}/task/{task}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except (OSError, ValueError):
-            continue
-    return total
+    return sum(mb for mb, _ in tree_pss(pid))
 
 
 class TreeRss:
-    """The peak of tree_rss_mb(pid), sampled every 0.25 s while the block runs."""
+    """The peak of tree_rss_mb(pid), sampled every 0.25 s while the block runs, and each process's share of
+    it then (`detail`, as tree_detail says it)."""
 
     def __init__(self, pid: int) -> None:
-        self.pid, self.peak, self._task = pid, 0.0, None
+        self.pid, self.peak, self.detail, self._task = pid, 0.0, "", None
 
     async def _loop(self) -> None:
         while True:
-            self.peak = max(self.peak, tree_rss_mb(self.pid))
+            found = tree_pss(self.pid)
+            total = sum(mb for mb, _ in found)
+            if total > self.peak:
+                self.peak = total
+                self.detail = ", ".join(f"{n} {mb:.0f}" for mb, n in sorted(found, reverse=True) if mb > 20)
             await asyncio.sleep(0.25)
 
     def __enter__(self) -> TreeRss:
@@ -378,11 +383,12 @@ class TreeRss:
         self._task.cancel()
 
 
-def serve(options: str, port: int, log: Path) -> subprocess.Popen:
-    """scripts/serve.sh with `options` (e.g. "--replicas 2 --workers 2") on `port`, once it says it serves."""
+def serve(options: str, port: int, log: Path, root: Path = ROOT) -> subprocess.Popen:
+    """`root`'s scripts/serve.sh with `options` (e.g. "--replicas 2 --workers 2") on `port`, once it says it
+    serves."""
     cmd = ["bash", "scripts/serve.sh", "--port", str(port), "--address", "127.0.0.1", *shlex.split(options)]
     with log.open("wb") as out:
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(cmd, cwd=root, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while "serving http" not in log.read_text(errors="replace"):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -401,14 +407,24 @@ def serve(options: str, port: int, log: Path) -> subprocess.Popen:
         time.sleep(0.2)
 
 
-async def kinds_run(a: argparse.Namespace) -> int:
-    """The quiet student alone, then beside --flooders visitors of each kind; one table."""
+async def kinds_sides(a: argparse.Namespace) -> int:
+    """kinds_run for --before's checkout first (when given), then for this one: one table each."""
+    errors = 0
+    for name, root in ([("before", Path(a.before).resolve())] if a.before else []) + [("after", ROOT)]:
+        if a.before:
+            print(f"{name}: {root}", flush=True)
+        errors += await kinds_run(a, root)
+    return 1 if errors else 0
+
+
+async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
+    """The quiet student alone, then beside --flooders visitors of each kind; one table (`root`'s server)."""
     kinds = [k.strip() for k in a.kinds.split(",") if k.strip()]
     port = warm_start.free_port()
     if a.serve:
-        proc = serve(a.serve, port, Path("/tmp/flood_kinds_serve.log"))
+        proc = serve(a.serve, port, Path("/tmp/flood_kinds_serve.log"), root)
     else:
-        proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_kinds_server.log"))
+        proc, _, _ = warm_start.start("server.py", port, Path("/tmp/flood_kinds_server.log"), root=root)
     url = f"ws://127.0.0.1:{port}/_stcore/stream"
     load0, rows, errors = os.getloadavg(), [], 0
     try:
@@ -438,6 +454,7 @@ async def kinds_run(a: argparse.Namespace) -> int:
                     task.cancel()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 sent = flood_report.reruns
+            print(f"{kind}: at the peak ({rss.peak:.0f} MB), MB: {rss.detail}", flush=True)
             await asyncio.sleep(a.settle)  # every visitor gone: what the server gives back meanwhile
             after = tree_rss_mb(proc.pid)
             print(
@@ -576,7 +593,7 @@ def main() -> int:
     ap.add_argument("--settle", type=float, default=30.0, help="with --kinds: seconds after the visitors left "
                     "before the memory is read again")  # fmt: skip
     a = ap.parse_args()
-    return asyncio.run(kinds_run(a) if a.kinds else main_async(a))
+    return asyncio.run(kinds_sides(a) if a.kinds else main_async(a))
 
 
 if __name__ == "__main__":
