@@ -120,6 +120,10 @@ def keep_collections_short() -> None:
 
 
 M_ARENA_MAX = -8  # glibc's mallopt parameter: how many malloc arenas threads may create
+# glibc's mallopt parameters, and the values the web process fixes (bound_memory): a block this large or larger
+# is a mapping of its own, unmapped when freed; free memory at the top of an arena past TRIM_BYTES is handed back.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+MMAP_BYTES, TRIM_BYTES = 4 << 20, 8 << 20
 TRIM_EVERY_S = 5.0  # forgetting expired sessions and a trim cost a few ms: memory comes back soon
 
 
@@ -135,10 +139,17 @@ def bound_memory() -> None:
     are emptied too (let_go_of_caches): bounded in bytes, together they may hold a few hundred MB a class made
     (a flood of the heavy pages left the web process 100 to 200 MB over idle with them), which the next
     class recomputes, or reads from the workers' results, in a few seconds.
+
+    The thresholds are fixed (MMAP_BYTES, TRIM_BYTES): left to glibc, each large block freed raises them (up
+    to 32 and 64 MB), and from then on blocks of tens of MB (a job's result read from Redis, its pickle, an
+    uploaded file's copies) are carved from a thread's arena, whose free top a trim does not hand back: tens
+    of MB per arena that a class left behind (tests/app/ui/test_boot.py: 150 MB freed on three threads).
     """
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
         libc.mallopt(M_ARENA_MAX, 2)
+        libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
+        libc.mallopt(M_TRIM_THRESHOLD, TRIM_BYTES)
         trim = libc.malloc_trim
     except (OSError, AttributeError):
         return
@@ -173,14 +184,17 @@ def class_gone(visited: bool, held: int | None) -> tuple[bool, bool]:
 
 
 def let_go_of_caches() -> None:
-    """Empty the caches every session shares (the explorer's and the engine's results; the models stay
-    loaded): what a class computed, kept while it works, given back when it has gone (bound_memory)."""
+    """Empty the caches every session shares (the explorer's and the engine's results, and the outcomes the
+    job queue keeps for their places; the models stay loaded): what a class computed, kept while it works,
+    given back when it has gone (bound_memory)."""
     from attention_core import pretrained
     from explorer import cache
+    from explorer.compute import jobs
 
     for store in cache.caches():
         store.clear()
     pretrained.clear_cache()
+    jobs.let_go()
 
 
 def full_due(owed_since: float | None, last: float, now: float, busy: bool) -> bool:

@@ -4,6 +4,7 @@ waits, and run again after its process is killed."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
@@ -12,9 +13,11 @@ import subprocess
 import sys
 import threading
 import time
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from explorer.classroom.store import Question
@@ -294,3 +297,45 @@ def test_a_class_opening_one_file_reads_its_result_from_redis_once_per_process(r
     outcomes = [p.result() for p in places]
     assert all(o == data[::-1] for o in outcomes)
     assert a.redis.info("commandstats")["cmdstat_xrevrange"]["calls"] - reads == 1
+
+
+def test_a_big_jobs_outcome_is_one_read_only_value_for_its_places_let_go_when_the_class_has_gone(
+    replicas,
+) -> None:  # noqa: ANN001
+    """Three visitors open the same large file: each gets the one value this process read (no copy of its
+    tens of MB per visitor), its arrays read-only; once the class has gone (jobs.let_go, as the web process
+    empties its caches), this process holds it no more."""
+    a, _ = replicas
+    data = os.urandom(2_000_000)
+    key = f"array-{time.time_ns()}"
+    places = [
+        a.submit(jobs.spec(probe.as_array, data, 0.3, keep=False, key=key), f"arr{i}") for i in range(3)
+    ]
+    until(lambda: all(p.status().state == "done" for p in places), "the job done")
+    outcomes = [p.result() for p in places]
+    assert all(o is outcomes[0] for o in outcomes)
+    array, notes = outcomes[0]
+    assert not array.flags.writeable and notes == ["read"]
+    np.testing.assert_array_equal(array, np.frombuffer(data, np.uint8)[::-1])
+    held = weakref.ref(array)
+    del outcomes, array, notes
+    gc.collect()
+    assert held() is not None  # kept for its other places meanwhile
+    jobs.let_go()
+    gc.collect()
+    assert held() is None
+
+
+def test_a_big_jobs_file_leaves_redis_soon_after_it_ran_though_its_visitors_left(replicas) -> None:  # noqa: ANN001
+    """A visitor opens a large file and leaves while a worker reads it: nobody is left to fetch the result and
+    delete the file's bytes, so they leave Redis with the result (PASSED_TTL_S), not ten minutes later."""
+    a, _ = replicas
+    job = jobs.spec(probe.echo, os.urandom(2_000_000), 1.0, keep=False, key=f"left-{time.time_ns()}")
+    place = a.submit(job, "leaver")
+    job_id = "explorer-" + job.key
+    until(lambda: place.status().state == "running", "the job running")
+    payloads = a.payloads(job_id)
+    assert len(payloads) == 2 and all(a.redis.ttl(k) > rq_queue.PASSED_TTL_S for k in payloads)
+    place.cancel()
+    until(lambda: rq_queue.peek(a.redis, job_id)[0] == "finished", "the job finished")
+    assert all(a.redis.ttl(k) in range(-2, rq_queue.PASSED_TTL_S + 1) for k in payloads)

@@ -259,6 +259,17 @@ def use(b: Backend | None) -> Backend | None:
     return before
 
 
+def let_go() -> None:
+    """Empty RESULTS, and let go of what the process's backend keeps for the places at its jobs (on Redis,
+    the big jobs' outcomes read once for every place: rq_queue.RedisJobs.outcome), when a class has gone."""
+    RESULTS.clear()
+    with _lock:
+        b = _backend
+    let_go_of = getattr(b, "let_go", None)
+    if callable(let_go_of):
+        let_go_of()
+
+
 def close() -> None:
     """Stop the process's backend (its workers), if it started one."""
     b = use(None)

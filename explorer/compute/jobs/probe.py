@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import time
 
+import numpy as np
+
 from explorer.compute.jobs import Progress
 
 
@@ -77,6 +79,13 @@ def echo(data: bytes, seconds: float) -> bytes:
     an uploaded file is)."""
     time.sleep(seconds)
     return data[::-1]
+
+
+def as_array(data: bytes, seconds: float) -> tuple[np.ndarray, list[str]]:
+    """Its bytes back as an array, reversed, and a note, after `seconds` (as reading an uploaded file gives an
+    example's matrices and notes)."""
+    time.sleep(seconds)
+    return np.frombuffer(data, np.uint8)[::-1].copy(), ["read"]
 
 
 def hold(seconds: int, token: str) -> str:

@@ -28,7 +28,6 @@ deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORE
 from __future__ import annotations
 
 import contextlib
-import copy
 import importlib
 import math
 import os
@@ -39,7 +38,7 @@ import uuid
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from explorer import i18n
+from explorer import cache, i18n
 from explorer.compute import heavy, jobs
 from explorer.compute.jobs.redis_room import (
     ADMIT,
@@ -355,14 +354,14 @@ class RedisJobs:
             raise jobs.Busy(i18n._(jobs.FULL)) from exc
 
     def outcome(self, job_id: str) -> Any:
-        """A big job's outcome, read from Redis once by this process and copied for each of its places (each
-        session its own arrays). A class that opened one file together has twenty places at one job:
-        each reading its tens of MB from Redis at once, Redis held a copy per reader in its output buffers, went
-        far past its maxmemory and dropped keys to make room, results being read among them."""
+        """A big job's outcome, read from Redis once by this process and handed to each of its places, its
+        arrays read-only (a session's matrices are never changed in place: explorer.ui.state keeps them so,
+        one array for the sessions that opened the same file). A class that opened one file together has
+        twenty places at one job: each reading its tens of MB from Redis at once, Redis held a copy per reader
+        in its output buffers, went far past its maxmemory and dropped keys to make room, results being read
+        among them; and a copy for each place took the replica 32 MB per student higher while they opened it."""
         with self._reading:
-            now = time.monotonic()
-            for gone in [k for k, (until, _) in self._kept.items() if until < now]:
-                del self._kept[gone]
+            self._forget_kept()
             kept = self._kept.get(job_id)
             if kept is None:
                 from rq.job import Job
@@ -370,9 +369,22 @@ class RedisJobs:
                 value = Job(job_id, connection=self.redis).return_value()
                 if value is None:
                     return None
-                kept = (now + PASSED_TTL_S, value)
+                cache.freeze(value)
+                kept = (time.monotonic() + PASSED_TTL_S, value)
                 self._kept[job_id] = kept
-        return copy.deepcopy(kept[1])
+        return kept[1]
+
+    def _forget_kept(self, everything: bool = False) -> None:
+        """Let go of the outcomes kept past PASSED_TTL_S (all of them with `everything`); under _reading."""
+        now = time.monotonic()
+        for gone in [k for k, (until, _) in self._kept.items() if everything or until < now]:
+            del self._kept[gone]
+
+    def let_go(self) -> None:
+        """Let go of the big jobs' outcomes this process keeps for their places (a class has gone: the
+        web process empties its caches, explorer.ui.boot): 32 MB for the largest file's example."""
+        with self._reading:
+            self._forget_kept(everything=True)
 
     def budget(self) -> int:
         """Bytes the big jobs in flight may hold together: ROOM_SHARE of Redis's maxmemory (module doc)."""
@@ -416,6 +428,8 @@ class RedisJobs:
         """The visitor's place at the job, queued (or joined) now, or in line for room if it is big; Busy past
         the visitor's bound or when Redis refuses (full)."""
         r, job_id = self.redis, "explorer-" + spec.key
+        with self._reading:  # an outcome its places have had for PASSED_TTL_S is let go as the class works on
+            self._forget_kept()
         try:
             if who is not None:
                 mine = _key(f"visitor:{who}")

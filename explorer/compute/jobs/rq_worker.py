@@ -23,6 +23,7 @@ from explorer.compute.jobs.redis_room import Payload
 from explorer.compute.jobs.rq_queue import (
     ALIVE_S,
     DEFAULT_URL,
+    PASSED_TTL_S,
     PREFIX,
     QUEUES,
     REDIS_ENV,
@@ -49,14 +50,32 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
         return owner.waiting(job.id) == 0
 
     try:
-        args = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
-        return ("ok", jobs.execute(fn, args, jobs.Progress(send, stop)))
+        values = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
+        return ("ok", jobs.execute(fn, values, jobs.Progress(send, stop)))
     except jobs.Stopped:
         return ("error", "Failed", "stopped: nobody waits for it")
     except jobs.Failed as exc:  # a big job's argument gone from Redis: nothing to run again
         return ("error", "Failed", str(exc))
     except ValueError as exc:
         return ("error", "ValueError", jobs.sent(exc))
+    finally:
+        _passed(owner.redis, job.id, args)
+
+
+def _passed(r: Any, job_id: str, args: tuple[Any, ...]) -> None:
+    """A big job that ended (a result, a refusal, or stopped): its large arguments leave Redis with its
+    result (PASSED_TTL_S), not JOB_TIMEOUT_S later. Its places delete them once they have the result; a job
+    whose visitors all left ran on with nobody to do that, and its 43 MB file stayed in Redis for ten
+    minutes after the class had gone. Only a job that ends here lets go of them: a job whose process dies
+    runs again with its arguments (the module doc)."""
+    keys = [a.key for a in args if isinstance(a, Payload)]
+    if not keys:
+        return
+    with contextlib.suppress(Exception):  # Redis away: the keys expire at their own time all the same
+        pipe = r.pipeline()
+        for key in [*keys, _key(f"payloads:{job_id}")]:
+            pipe.expire(key, PASSED_TTL_S)
+        pipe.execute()
 
 
 def _fetched(r: Any, p: Payload) -> bytes | str:
