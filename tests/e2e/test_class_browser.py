@@ -31,12 +31,12 @@ def wait_bar(app, text: str) -> None:  # noqa: ANN001
 
 
 def answer(app, choice: str) -> None:  # noqa: ANN001
+    """Pick and send; what the bar says after is waited for by the caller, once every student has sent."""
     radio = app.page.locator('[class*="st-key-class-answer-"] label').filter(
         has_text=re.compile(f"^{choice}$")
     )
     radio.click()
     app.page.locator(".st-key-class-send button").click()
-    wait_bar(app, f"You answered “{choice}”")
 
 
 def next_step(teacher) -> str:  # noqa: ANN001
@@ -89,8 +89,10 @@ def test_a_teacher_and_five_students(new_tab, tmp_path: Path) -> None:  # noqa: 
             teacher.page.locator(".st-key-ui-head").get_by_text("head 2").click()
         for s in students:
             wait_bar(s, f"(head {head})?")
-        for s, choice in zip(students, picks, strict=True):
+        for s, choice in zip(students, picks, strict=True):  # the class answers at once, as a class does
             answer(s, choice)
+        for s, choice in zip(students, picks, strict=True):
+            wait_bar(s, f"You answered “{choice}”")
         wait_bar(teacher, "5 of 5 answered")
         teacher.page.locator(".st-key-reveal button").click()
         wait_bar(teacher, "✓ right answer")

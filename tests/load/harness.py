@@ -30,6 +30,8 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from websockets.asyncio.client import connect
 
+from explorer.ui.boot import CLASS_GONE
+
 ROOT = Path(__file__).resolve().parents[2]
 MARK = re.compile(r"s(\d{3})x")  # each session's sentence starts with its own marker, s007x
 WORDS = (
@@ -90,6 +92,37 @@ def rss_mb(pid: int, field_name: str = "VmRSS") -> float:
         if line.startswith(field_name + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+async def settled_rss_mb(pid: int, within_mb: float = 1.0, timeout: float = 5.0) -> float:
+    """Resident memory (MB) once two readings 0.25 s apart differ by `within_mb` or less (the last run's
+    memory settled), or the last reading after `timeout` seconds."""
+    deadline, last = time.monotonic() + timeout, rss_mb(pid)
+    while True:
+        await asyncio.sleep(0.25)
+        now = rss_mb(pid)
+        if abs(now - last) <= within_mb or time.monotonic() > deadline:
+            return now
+        last = now
+
+
+def said_gone(log: Path | None) -> int:
+    """How many times the server's log says its class has gone (explorer.ui.boot.CLASS_GONE)."""
+    if log is None or not log.exists():
+        return 0
+    return log.read_text(errors="replace").count(CLASS_GONE)
+
+
+async def class_gone(log: Path | None, seen: int, longest: float) -> bool:
+    """Until the server's log says its class has gone once more than `seen` times (its sessions dropped, their
+    caches emptied, the memory trimmed), or `longest` seconds (a server that does not say it: an older
+    checkout, or one started elsewhere, with no log here). Whether it said so."""
+    deadline = time.monotonic() + longest
+    while time.monotonic() < deadline:
+        if said_gone(log) > seen:
+            return True
+        await asyncio.sleep(0.2)
+    return False
 
 
 CHART = "attention_explorer.chart"  # the app's chart element (explorer/chart), a components v2 element
@@ -393,8 +426,17 @@ async def run_sessions(
     latencies: list[float] = []
     deadline = time.time() + duration
 
+    gates = [asyncio.Event() for _ in range(report.sessions)]
+
+    async def doorman() -> (
+        None
+    ):  # a classroom does not click at the very same millisecond: one in, then 50 ms
+        for gate in gates:
+            gate.set()
+            await asyncio.sleep(0.05)
+
     async def one(sid: int) -> bool:
-        await asyncio.sleep(sid * 0.05)  # a classroom does not click at the very same millisecond
+        await gates[sid].wait()
         try:
             return await Session(sid, url, report, latencies).visit(deadline, think, min_actions)
         except Exception as exc:  # noqa: BLE001 - every failure of a session is counted and reported
@@ -412,7 +454,11 @@ async def run_sessions(
 
     async def the_class() -> list[bool]:
         try:
-            return await asyncio.gather(*(one(i) for i in range(report.sessions)))
+            arrivals = asyncio.create_task(doorman())
+            try:
+                return await asyncio.gather(*(one(i) for i in range(report.sessions)))
+            finally:
+                arrivals.cancel()
         finally:
             bad.stop.set()
 
@@ -487,8 +533,7 @@ async def load(
             report.fail(f"warm-up: {warm.error_samples}")
         if alone:
             report.alone_ms = percentiles(await run_sessions(url, Report(1, 0), 3.0, (0.2, 0.4), 4))
-        await asyncio.sleep(1.0)
-        report.rss_mb["baseline"] = rss_mb(server_pid)
+        report.rss_mb["baseline"] = await settled_rss_mb(server_pid)
         latencies: list[float] = []
         held: list[int] = []
         for _ in range(waves):
@@ -496,9 +541,12 @@ async def load(
             with RssSampler(server_pid) as sampler:
                 latencies += await run_sessions(url, report, duration, think, min_actions)
             held.append(report.sessions_held - before)
-            at_close = rss_mb(server_pid)
-            await asyncio.sleep(ttl + 6)  # the server drops disconnected sessions after `ttl` seconds
-            report.waves.append({"peak": sampler.peak, "at_close": at_close, "after_ttl": rss_mb(server_pid)})
+            at_close, seen = rss_mb(server_pid), said_gone(None if pid else log)
+            # the server drops disconnected sessions after `ttl` seconds, then empties what they shared
+            gone = await class_gone(None if pid else log, seen, ttl + 6)
+            report.waves.append(
+                {"peak": sampler.peak, "at_close": at_close, "after_ttl": rss_mb(server_pid), "gone": gone}
+            )
         report.sessions_held = min(held)  # in the wave that held the fewest
         report.rss_mb["peak"] = max(w["peak"] for w in report.waves)
         report.rss_mb["at_close"] = report.waves[-1]["at_close"]
@@ -560,7 +608,7 @@ async def compare(
         kinds = ("quiet", "hostile") if quiet_rounds else ("hostile",)
         for n in range(rounds):
             for kind in kinds:
-                r = Report(sessions=sessions, duration_s=duration)
+                r, seen = Report(sessions=sessions, duration_s=duration), said_gone(log)
                 lat = await run_sessions(
                     url, r, duration, think, 2, hostile=page if kind == "hostile" else None
                 )
@@ -568,7 +616,7 @@ async def compare(
                 (quiet if kind == "quiet" else loud).extend(lat)
                 (out.quiet if kind == "quiet" else out.hostile).append(r)
                 if n + 1 < rounds or kind != kinds[-1]:  # the last round: the server stops anyway
-                    await asyncio.sleep(ttl + 3)  # the server drops the sessions before the next round
+                    await class_gone(log, seen, ttl + 3)  # the server drops the sessions before the next
     finally:
         text = stop_server(proc, log)
     if "Traceback" in text:

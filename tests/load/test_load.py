@@ -84,6 +84,9 @@ def check(report: Report, sessions: int) -> None:
     m = report.rss_mb
     assert m["peak"] - m["baseline"] < 1024, m  # bounded: under 1 GB for a class, at most 256 cached results
     assert m["after_ttl"] <= m["peak"] + 1, m
+    # The server said, in its log, that its class had gone (sessions dropped, caches emptied, memory trimmed)
+    # before `after_ttl` was read.
+    assert all(w["gone"] for w in report.waves), report.waves
     # Once the sessions are gone, what stays is the results the class left in the toy pages' caches (each
     # bounded, explorer.cache.budgets) and little else.
     assert m["after_ttl"] - m["baseline"] <= 64.0 + TOY_CACHES_MB, (m, TOY_CACHES_MB)
