@@ -5,7 +5,7 @@ be drawn as tables; so does the HTML export.
 
 One page of each layout in light and dark at 1280x800 (one tab, moving through the frame's menu; dark is the
 system's scheme, which the app follows without a reload), and one step of each layout while presenting at
-1920x1080; under `pytest -m load`, every listed page of the page table and every step of the step-through
+1920x1080, in the module's one tab (conftest's `app`: the frontend's files come from its cache); under `pytest -m load`, every listed page of the page table and every step of the step-through
 (one tab, following the "next" link). axe is the copy that
 axe-playwright-python bundles (nothing is fetched). Its rules do not look inside charts: what the charts say
 is also checked in tests/app/views/test_chart_text.py. benchmarks/axe_audit.py prints the counts of every impact.
@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from conftest import LAPTOP
 
 from explorer.ui import page_table, present
 from explorer.views import colour as cv
@@ -143,8 +144,9 @@ EVERY_PAGE = tuple(p.url_path for p in page_table.listed())
         pytest.param(EVERY_PAGE, id="every-page", marks=pytest.mark.load),
     ],
 )
-def test_pages_in_light_and_dark(new_tab, axe: Axe, paths: tuple[str, ...]) -> None:  # noqa: ANN001
-    app = new_tab(viewport={"width": 1280, "height": 800}, color_scheme="light").open("", min_charts=0)
+def test_pages_in_light_and_dark(app, axe: Axe, paths: tuple[str, ...]) -> None:  # noqa: ANN001
+    app.page.set_viewport_size(LAPTOP)  # (the module's tab comes in light colours: App.forget)
+    app.open("", min_charts=0)
     bad, audited, formulas = [], [], 0
     for path in paths:
         if path:
@@ -189,8 +191,7 @@ STEPS_OF_EACH = (
         pytest.param(tuple(s.name for s in present.STEPS), id="every-step", marks=pytest.mark.load),
     ],
 )
-def test_steps_while_presenting(new_tab, axe: Axe, names: tuple[str, ...]) -> None:  # noqa: ANN001
-    app = new_tab()
+def test_steps_while_presenting(app, axe: Axe, names: tuple[str, ...]) -> None:  # noqa: ANN001
     walk = len(names) == len(present.STEPS)  # every step: by the step-through's own "next" link
     if walk:
         app.open("", min_charts=0, present="1")
@@ -227,11 +228,12 @@ FIGURES = """() => [...document.querySelectorAll('[data-testid="stMain"] [data-t
 })"""
 
 
-def test_charts_say_what_they_show_and_turn_into_tables(new_tab, axe: Axe) -> None:  # noqa: ANN001
+def test_charts_say_what_they_show_and_turn_into_tables(app, axe: Axe) -> None:  # noqa: ANN001
     import attention_core as ac
     from explorer.model.example import DEFAULT_SENTENCE, Example, conform
 
-    app = new_tab(viewport={"width": 1280, "height": 800}).open("scores", min_charts=3)
+    app.page.set_viewport_size(LAPTOP)
+    app.open("scores", min_charts=3)
     settled(app)
     figures = app.page.evaluate(FIGURES)
     assert len(figures) >= 3

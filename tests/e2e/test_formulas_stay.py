@@ -36,12 +36,12 @@ ERRORS = """() => {
 }"""
 
 
-def test_formulas_survive_the_clicker_forward_and_back(new_tab) -> None:  # noqa: ANN001
+def test_formulas_survive_the_clicker_forward_and_back(app) -> None:  # noqa: ANN001
     try:
         pretrained.load("SmolLM2-135M")
     except pretrained.ModelNotInstalledError as exc:
         pytest.skip(str(exc))
-    app = new_tab(color_scheme="dark")
+    app.page.emulate_media(color_scheme="dark")  # (the module's tab: App.forget sets light again after)
     app.open("projections", min_charts=1, present="1", real="smollm2", real_layer="3")
     seen, walked = [], 0
     for key in ["ArrowRight"] * 6 + ["ArrowLeft"] * 6:

@@ -119,8 +119,9 @@ def caption_is(app, want: str) -> None:  # noqa: ANN001
     )
 
 
-def test_a_lesson_with_the_keyboard_alone(new_tab) -> None:  # noqa: ANN001
-    app = new_tab(viewport={"width": 1280, "height": 800}).open("", min_charts=1)
+def test_a_lesson_with_the_keyboard_alone(app) -> None:  # noqa: ANN001
+    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.open("", min_charts=1)
 
     # The first Tab: the skip link, shown while focused; Enter puts the focus on the first chart.
     app.page.keyboard.press("Tab")
@@ -223,9 +224,13 @@ def test_a_lesson_with_the_keyboard_alone(new_tab) -> None:  # noqa: ANN001
     ],
 )
 def test_the_focus_ring_shows_in_dark_and_presenting(
-    new_tab, mode: str, context: dict, query: dict, bg: str
+    app, mode: str, context: dict, query: dict, bg: str
 ) -> None:  # noqa: ANN001
-    app = new_tab(**context).open("scores", min_charts=1, **query)
+    # The module's tab (App.forget leaves it 1920x1080 and light), set as the context would be made.
+    if "viewport" in context:
+        app.page.set_viewport_size(context["viewport"])
+    app.page.emulate_media(color_scheme=context["color_scheme"])
+    app.open("scores", min_charts=1, **query)
     assert (
         contrast(
             app.page.evaluate(

@@ -336,11 +336,12 @@ def take_messages() -> list[tuple[str, str]]:
 def release_upload() -> None:
     """Let go of the uploaded file in Streamlit's upload store once it has been read: the store keeps a
     session's files until the session ends (a class's largest files would hold gigabytes once opened).
-    The uploader shows no file from the next run on."""
-    from streamlit.runtime import Runtime
+    The uploader shows no file from the next run on. The store is the one the running script reads its
+    files from (the server's, or a test's), not the server runtime's by name: a run without that runtime
+    (AppTest) lets go of the file all the same."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
     ctx, upload = get_script_run_ctx(), st.session_state.get(K_UPLOAD)
-    if ctx is None or upload is None or not Runtime.exists():
+    if ctx is None or upload is None:
         return
-    Runtime.instance().uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
+    ctx.uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)

@@ -1,0 +1,35 @@
+"""The share panel's file uploader (explorer.ui.share_panel): an opened file leaves Streamlit's upload store."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+from explorer import sharing
+from explorer.model.example import Example, conform
+from explorer.ui import state
+from tests.app.fixtures import messages_text, open_app, open_share
+
+OPENED = "Opened the example from the file"
+
+
+def test_an_opened_file_leaves_the_upload_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store keeps a session's files until the session ends: a class's largest files (43 MB each) would
+    stay in the web process once opened. Read and checked, the file is let go of in the same run, from the
+    store the script reads its files from (here AppTest's, on a server the server's)."""
+    stores: list[MemoryUploadedFileManager] = []
+    made = MemoryUploadedFileManager.__init__
+
+    def kept(self: MemoryUploadedFileManager, *args: object, **kwargs: object) -> None:
+        made(self, *args, **kwargs)
+        stores.append(self)
+
+    monkeypatch.setattr(MemoryUploadedFileManager, "__init__", kept)
+    at = open_share(open_app())
+    data = sharing.to_json(conform(Example(sentence="a file from the share panel"))).encode()
+    at.file_uploader(key=state.K_UPLOAD).upload("example.json", data, "application/json").run()
+    assert not at.exception, at.exception
+    assert OPENED in " ".join(s.value for s in at.success), messages_text(at)
+    assert stores, "AppTest reads the uploaded files from a MemoryUploadedFileManager"
+    held = [rec.name for store in stores for files in store.file_storage.values() for rec in files.values()]
+    assert held == []
