@@ -1,20 +1,14 @@
 """Jobs past one machine: the same jobs through RQ on Redis ($ATTENTION_EXPLORER_JOBS=redis).
 
-Why RQ: it is Redis only (the store the replicas share already), pure Python with two small dependencies
-(redis, click), well kept, and has what the pool needs as it is: a job id we choose (the job's key, so a
-class's replicas join one job), a job's meta (its progress), results kept in Redis for a time (shared by every
-replica, bounded by Redis's maxmemory: scripts/serve.sh and deploy/ start Redis with an LRU bound on keys that
-expire), a retry after a worker's death, and a forking worker whose job runs in a child process that is
-killed and replaced cleanly. Dramatiq and Celery carry more (their own brokers' abstractions, a result
-backend to configure) for nothing the explorer uses.
+Why RQ rather than Dramatiq or Celery: docs/ARCHITECTURE.md, "Where jobs run".
 
 The fair order becomes queues in order: a worker takes from "short" (a job expected to take at most
 jobs.LANE_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
 under P0_S), "p1", "p2"; a worker started with --short takes only "short" (the short lane). A visitor's use
 (the seconds they had a request waiting or running, counted when it ends) is kept in Redis (USE, decayed as
-in the local pool), so every replica orders alike. Waiting places are a
-sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose places all left or went quiet
-(the visitor left, or their replica died) stops at its next progress report, or is cancelled while queued.
+in the local pool), so every replica orders alike. Waiting places are a sorted set per job scored by when each
+last looked (PLACE_TTL_S): a job whose places all left or went quiet (the visitor left, or their replica
+died) stops at its next progress report, or is cancelled while queued.
 
 A worker's death: a job runs again once, then the visitor reads jobs.FAILED (rq_worker.py says how).
 
@@ -306,8 +300,7 @@ class RedisJobs:
                 lock.release()
 
     def ahead(self, origin: str, job_id: str) -> int:
-        """Jobs before the job `job_id` queued in `origin`: those in the queues taken first, and its place in
-        its own."""
+        """Jobs before job `job_id` queued in `origin`: those in the queues taken first, and its place in its own."""
         before = 0
         for name in QUEUES:
             q = self.queues[name]
@@ -355,11 +348,9 @@ class RedisJobs:
 
     def outcome(self, job_id: str) -> Any:
         """A big job's outcome, read from Redis once by this process and handed to each of its places, its
-        arrays read-only (a session's matrices are never changed in place: explorer.ui.state keeps them so,
-        one array for the sessions that opened the same file). A class that opened one file together has
-        twenty places at one job: each reading its tens of MB from Redis at once, Redis held a copy per reader
-        in its output buffers, went far past its maxmemory and dropped keys to make room, results being read
-        among them; and a copy for each place took the replica 32 MB per student higher while they opened it."""
+        arrays read-only (explorer.ui.state never changes a session's matrices in place). Twenty places
+        reading tens of MB each at once would make Redis hold a copy per reader in its output buffers, past its
+        maxmemory (dropping keys, results being read among them); a copy per place, 32 MB more per student."""
         with self._reading:
             self._forget_kept()
             kept = self._kept.get(job_id)
@@ -381,8 +372,7 @@ class RedisJobs:
             del self._kept[gone]
 
     def let_go(self) -> None:
-        """Let go of the big jobs' outcomes this process keeps for their places (a class has gone: the
-        web process empties its caches, explorer.ui.boot): 32 MB for the largest file's example."""
+        """Let go of the big outcomes kept for their places (a class has gone: explorer.ui.boot)."""
         with self._reading:
             self._forget_kept(everything=True)
 
@@ -397,8 +387,7 @@ class RedisJobs:
         return self._budget
 
     def admit(self, place: _Place) -> int:
-        """-1 when `place`'s big job has its room (now, or another of its places took it), else how many big
-        jobs are ahead of it (in flight and before it in line)."""
+        """-1 when `place`'s big job has its room (now, or another place took it), else the big jobs ahead."""
         now = int(time.time() * 1000)
         keys = [ROOM, ROOM_BYTES, LINE, SEEN]
         argv = [
