@@ -64,10 +64,10 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _passed(r: Any, job_id: str, args: tuple[Any, ...]) -> None:
     """A big job that ended (a result, a refusal, or stopped): its large arguments leave Redis with its
-    result (PASSED_TTL_S), not JOB_TIMEOUT_S later. Its places delete them once they have the result; a job
-    whose visitors all left ran on with nobody to do that, and its 43 MB file stayed in Redis for ten
-    minutes after the class had gone. Only a job that ends here lets go of them: a job whose process dies
-    runs again with its arguments (the module doc)."""
+    result (PASSED_TTL_S), not JOB_TIMEOUT_S later. Its places delete them once they have the result, but a
+    job whose visitors all left has nobody to do that, and its file (43 MB at most) would stay in Redis long
+    after the class has gone. Only a job that ends here lets go of them: a job whose process dies runs again
+    with its arguments (the module doc)."""
     keys = [a.key for a in args if isinstance(a, Payload)]
     if not keys:
         return
