@@ -494,21 +494,30 @@ class App:
 
     def cell_centre(self, index: int, row: int, col: int) -> tuple[float, float]:
         """Where cell (row, col) of the index-th data editor is on the screen, once the editor stops moving
-        (the row label column is about 52 px wide, value columns share the rest, rows and header are 35 px)."""
+        and that point is the editor's own (the row label column is about 52 px wide, value columns share
+        the rest, rows and header are 35 px). A page still laying itself out can hold the editor somewhere
+        else for a while, even still across frames; a click there lands on whatever covers that point (a
+        sidebar link: another page), so the point is checked with the browser's own hit test."""
         ed = self.editor(index)
-        ed.scroll_into_view_if_needed()
-        box = ed.bounding_box()
-        for _ in range(40):
-            self.page.wait_for_timeout(100)
-            box, last = ed.bounding_box(), box
-            if box == last:
-                break
         # The grid's accessible table (its header names the columns) is drawn a moment after the canvas.
         ed.locator("thead th").nth(1).wait_for(state="attached", timeout=15_000)
-        n_cols = ed.locator("thead th").count() - 1
-        assert box is not None and n_cols > 0
-        col_w = (box["width"] - 52) / n_cols
-        return box["x"] + 52 + col_w * (col + 0.5), box["y"] + 35 * (row + 1) + 17
+        ed.scroll_into_view_if_needed()
+        js = """(e, [row, col]) => {
+          const b = e.getBoundingClientRect(), n = e.querySelectorAll('thead th').length - 1;
+          if (n < 1 || b.width < 60) return null;
+          const x = b.x + 52 + (b.width - 52) / n * (col + 0.5), y = b.y + 35 * (row + 1) + 17;
+          const hit = document.elementFromPoint(x, y);
+          return hit && e.contains(hit) ? [x, y, b.x, b.y, b.width, b.height] : null;
+        }"""
+        last, deadline = None, time.monotonic() + TIMEOUT
+        while True:
+            got = ed.evaluate(js, [row, col])
+            if got is not None and got == last:  # two reads 100 ms apart alike, the point on the grid
+                return got[0], got[1]
+            if time.monotonic() > deadline:
+                raise AssertionError(f"editor {index}'s cell ({row}, {col}) is not on the screen: {got}")
+            last = got
+            self.page.wait_for_timeout(100)
 
     def poll_locator(self, locator, js: str, what: str = "") -> Any:  # noqa: ANN001 - a Locator
         deadline = time.monotonic() + TIMEOUT

@@ -170,30 +170,17 @@ def test_editor_keeps_the_last_good_value(app) -> None:  # noqa: ANN001
 def select_cell(app, row: int, col: int) -> tuple[float, float]:  # noqa: ANN001
     """Click cell (row, col) of the first data editor until the grid has selected it; its centre (x, y).
 
-    The grid is a canvas (App.edit_cell explains the geometry). A click on the cell that is already
-    selected would open its editor, so only cells the grid's accessible table does not mark as selected are
+    The grid is a canvas (App.cell_centre finds a cell). A click on the cell that is already selected
+    would open its editor, so only cells the grid's accessible table does not mark as selected are
     clicked: a neighbour, then the cell.
     """
     ed = app.editor(0)
-    ed.scroll_into_view_if_needed()
-    box = ed.bounding_box()
-    for _ in range(100):  # wait until the page stops moving (a message above it, a new editor mounting)
-        app.page.wait_for_timeout(100)
-        box, last = ed.bounding_box(), box
-        if box == last:
-            break
-    n_cols = ed.locator("thead th").count() - 1
-    col_w = (box["width"] - 52) / n_cols
-
-    def centre(r: int, c: int) -> tuple[float, float]:
-        return box["x"] + 52 + col_w * (c + 0.5), box["y"] + 35 * (r + 1) + 17
-
     selected = """e => { const c = e.querySelector('td[aria-selected="true"]'); return c ? c.id : null; }"""
 
     def pick(r: int, c: int) -> bool:
         """Click a cell that is not selected (a first click only selects) and wait for the grid to say so."""
         want = f"glide-cell-{c + 1}-{r}"
-        app.page.mouse.click(*centre(r, c))
+        app.page.mouse.click(*app.cell_centre(0, r, c))
         for _ in range(100):  # a loaded machine can take seconds to move the selection
             if ed.evaluate(selected) == want:
                 return True
@@ -206,7 +193,7 @@ def select_cell(app, row: int, col: int) -> tuple[float, float]:  # noqa: ANN001
         current = ed.evaluate(selected)
         other = (row + 1, col) if current != f"glide-cell-{col + 1}-{row + 1}" else (row + 2, col)
         if pick(*other) and pick(row, col):
-            return centre(row, col)
+            return app.cell_centre(0, row, col)
     raise AssertionError(f"the grid selected {ed.evaluate(selected)}: its geometry changed")
 
 
