@@ -352,17 +352,32 @@ def name_this_thread(name: str) -> bool:
 
 @functools.cache  # once per process, as a server for a class starts (explorer.ui.boot.tune_server)
 def script_threads_named() -> None:
-    """Each script thread carries its name ("ScriptRunner.scriptThread") into the OS, so an operator (or a
-    test) can tell a server's script runs from its other threads without attaching to it: the event loop's
-    helpers, a spinner's timer and the BLAS library's own threads come and go as well. Python 3.11 names
-    threads for itself only."""
+    """Each script thread carries its name ("ScriptRunner.scriptThread") into the OS while it runs scripts,
+    and ENDED_THREAD once it has taken its last request (no run is left in it, only its cleanup), so an
+    operator (or a test) can tell a server's script runs from its other threads without attaching to it: the
+    event loop's helpers, a spinner's timer and the BLAS library's own threads come and go as well, and a
+    thread that has ended its runs may take a while to exit on a busy machine. Python 3.11 names threads for
+    itself only."""
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
 
     run = ScriptRunner._run_script_thread  # noqa: SLF001 - the target each script thread starts with
 
     def named(self: Any) -> None:
         name_this_thread(threading.current_thread().name)
+        ready = self._requests.on_scriptrunner_ready  # noqa: SLF001 - where the thread takes its next run
+
+        def next_run() -> Any:
+            request = ready()
+            if request.type != ScriptRequestType.RERUN:
+                name_this_thread(ENDED_THREAD)
+            return request
+
+        self._requests.on_scriptrunner_ready = next_run  # noqa: SLF001 - this runner's own queue
         run(self)
 
     named.__wrapped__ = run  # type: ignore[attr-defined]  # Streamlit's own, for the patch's test
     ScriptRunner._run_script_thread = named  # type: ignore[method-assign]
+
+
+ENDED_THREAD = "ScriptEnded"  # the OS's name of a script thread whose runs are over

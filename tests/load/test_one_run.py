@@ -24,8 +24,9 @@ EVERY_S = 0.05
 
 
 def script_threads(pid: int) -> int:
-    """The server's script threads: named for the OS as they start (explorer.ui.patches.script_threads_named),
-    so that the others (the event loop's helpers, a spinner's timer, the BLAS library's own) are not counted."""
+    """The server's threads that run scripts: named for the OS as they start and renamed as their last run
+    ends (explorer.ui.patches.script_threads_named), so that a script thread only cleaning up before it exits
+    and the others (the event loop's helpers, a spinner's timer, the BLAS library's own) are not counted."""
     n = 0
     for task in os.listdir(f"/proc/{pid}/task"):
         with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile

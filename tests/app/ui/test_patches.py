@@ -347,8 +347,14 @@ def test_a_run_that_ended_reaches_the_browser_whole_when_a_request_follows_at_on
 def test_a_script_thread_carries_its_name_into_the_os() -> None:
     """script_threads_named: Streamlit starts each script thread on ScriptRunner._run_script_thread under the
     name "ScriptRunner.scriptThread"; with the patch, the OS reads that name (its first 15 bytes) for the
-    thread from its first step, and Streamlit's own code runs after."""
+    thread from its first step, Streamlit's own code runs after, and the name becomes ENDED_THREAD when the
+    thread's request queue has no run left for it (it only cleans up then)."""
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
+    from streamlit.runtime.scriptrunner_utils.script_requests import (
+        RerunData,
+        ScriptRequests,
+        ScriptRequestType,
+    )
 
     assert streamlit.__version__ == patches.STREAMLIT_VERSION
     source = inspect.getsource(ScriptRunner.request_rerun) + inspect.getsource(ScriptRunner.start)
@@ -361,11 +367,17 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
 
     def started_under_its_name() -> None:
         runner = mock.MagicMock()
+        runner._requests = ScriptRequests()
         runner._is_in_script_thread.side_effect = lambda: seen.append(comm()) or False
         try:
             ScriptRunner._run_script_thread(runner)
         except RuntimeError as e:  # Streamlit's own first check: the runner is not this thread's
             seen.append(str(e).split()[0])
+        runner._requests.request_rerun(RerunData(query_string="a"))
+        assert runner._requests.on_scriptrunner_ready().type == ScriptRequestType.RERUN
+        seen.append(comm())  # a run taken: still a script thread
+        assert runner._requests.on_scriptrunner_ready().type == ScriptRequestType.STOP
+        seen.append(comm())  # no request left: its runs are over
 
     def run_in(name: str) -> None:
         thread = threading.Thread(target=started_under_its_name, name=name)
@@ -375,14 +387,18 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
     try:
         ScriptRunner._run_script_thread = getattr(had, "__wrapped__", had)
         run_in("ScriptRunner.scriptThread")
-        assert seen[0] != "ScriptRunner.sc" and seen[1:] == [
-            "ScriptRunner._run_script_thread"
-        ]  # its process's
+        assert seen[0] != "ScriptRunner.sc" and seen[1] == "ScriptRunner._run_script_thread"  # its process's
+        assert seen[2] == seen[3] == seen[0]
         seen.clear()
         patches.script_threads_named.cache_clear()
         patches.script_threads_named()
         run_in("ScriptRunner.scriptThread")
-        assert seen == ["ScriptRunner.sc", "ScriptRunner._run_script_thread"]
+        assert seen == [
+            "ScriptRunner.sc",
+            "ScriptRunner._run_script_thread",
+            "ScriptRunner.sc",
+            patches.ENDED_THREAD,
+        ]
     finally:
         ScriptRunner._run_script_thread = had
         patches.script_threads_named.cache_clear()
