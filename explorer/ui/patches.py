@@ -15,7 +15,8 @@ no_collection_per_run   runner.postScriptGC off: no full garbage collection afte
 uploads_not_copied      an uploaded file's copy for each run it is a widget's value: the same bytes instead
 script_events_batched   a script run's messages handed to the event loop in batches, one wake-up for each
 stopped_runs_delivered  a run that has ended has its messages sent before the session's next script thread starts
-script_threads_named    a script thread's name given to the OS too (top -H, ps -L, /proc/PID/task/*/comm)
+script_threads_named    every thread's name given to the OS too (top -H, ps -L, /proc/PID/task/*/comm), a script
+                        thread's changed to ENDED_THREAD once its runs are over
 """
 
 from __future__ import annotations
@@ -340,26 +341,39 @@ def stopped_runs_delivered() -> None:
 PR_SET_NAME = 15  # Linux's prctl option: the calling thread's name, as /proc, ps -L and top -H show it
 
 
+@functools.cache  # finding the C library runs a program (ldconfig); every thread start names itself
+def _libc() -> Any:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
 def name_this_thread(name: str) -> bool:
     """Give the calling thread's name to the OS (its first 15 bytes: the kernel's limit); False where the
     system has no prctl (not Linux)."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0) == 0
+        return _libc().prctl(PR_SET_NAME, name.encode()[:15], 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 
 
 @functools.cache  # once per process, as a server for a class starts (explorer.ui.boot.tune_server)
 def script_threads_named() -> None:
-    """Each script thread carries its name ("ScriptRunner.scriptThread") into the OS while it runs scripts,
-    and ENDED_THREAD once it has taken its last request (no run is left in it, only its cleanup), so an
-    operator (or a test) can tell a server's script runs from its other threads without attaching to it: the
-    event loop's helpers, a spinner's timer and the BLAS library's own threads come and go as well, and a
-    thread that has ended its runs may take a while to exit on a busy machine. Python 3.11 names threads for
-    itself only."""
+    """Each thread the server's Python starts carries its name into the OS, and a script thread
+    ("ScriptRunner.scriptThread") is named ENDED_THREAD once it has taken its last request (no run is left in
+    it, only its cleanup), so an operator (or a test) can tell a server's script runs from its other threads
+    without attaching to it: a thread started by another otherwise carries its starter's name in the OS (a
+    spinner's timer started by a script run would read as a second script thread), and a thread that has
+    ended its runs may take a while to exit on a busy machine. Python 3.11 names threads for itself only."""
     from streamlit.runtime.scriptrunner.script_runner import ScriptRunner
     from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequestType
+
+    bootstrap = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]  # where every thread starts
+
+    def started(self: threading.Thread) -> None:
+        name_this_thread(self.name)
+        bootstrap(self)
+
+    started.__wrapped__ = bootstrap  # type: ignore[attr-defined]  # Python's own, for the patch's test
+    threading.Thread._bootstrap_inner = started  # type: ignore[attr-defined]
 
     run = ScriptRunner._run_script_thread  # noqa: SLF001 - the target each script thread starts with
 

@@ -24,9 +24,10 @@ EVERY_S = 0.05
 
 
 def script_threads(pid: int) -> int:
-    """The server's threads that run scripts: named for the OS as they start and renamed as their last run
-    ends (explorer.ui.patches.script_threads_named), so that a script thread only cleaning up before it exits
-    and the others (the event loop's helpers, a spinner's timer, the BLAS library's own) are not counted."""
+    """The server's threads that run scripts: every thread is named for the OS as it starts, a script thread
+    renamed as its last run ends (explorer.ui.patches.script_threads_named), so that a script thread only
+    cleaning up before it exits and the others (the event loop's helpers, a spinner's timer a script run
+    started) are not counted."""
     n = 0
     for task in os.listdir(f"/proc/{pid}/task"):
         with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
@@ -100,6 +101,6 @@ def test_reruns_every_50_ms_run_one_script_at_a_time(tmp_path: Path) -> None:
         logged = stop_server(proc, log)
     assert errors == [] and "Traceback" not in logged, (errors, logged[-2000:])
     assert finished >= 1
-    # One script thread at a time (and, for a moment, the one that has just ended): with fastReruns as asked
-    # for on the command line, 10 to 19 ran at once.
+    # One script thread at a time (and, for the instant between taking its last request and renaming itself,
+    # the one that has just ended): with fastReruns as asked for on the command line, 10 to 19 ran at once.
     assert before <= 1 and 1 <= most <= 2, f"{most} script threads at once while reruns came every 50 ms"

@@ -360,6 +360,10 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
     source = inspect.getsource(ScriptRunner.request_rerun) + inspect.getsource(ScriptRunner.start)
     assert "target=self._run_script_thread" in source and 'name="ScriptRunner.scriptThread"' in source
     had = ScriptRunner.__dict__["_run_script_thread"]
+    had_boot = bootstrap = threading.Thread.__dict__["_bootstrap_inner"]
+    while hasattr(bootstrap, "__wrapped__"):  # Python's own, under the patch where the process has it
+        bootstrap = bootstrap.__wrapped__
+    assert "def _bootstrap_inner(self)" in inspect.getsource(bootstrap)
     seen: list[str] = []
 
     def comm() -> str:
@@ -384,8 +388,27 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
         thread.start()
         thread.join()
 
+    def started_by_a_script_thread() -> str:
+        """The OS's name of a thread (a spinner's timer) that a thread named as a script thread starts."""
+        got: list[str] = []
+
+        def script() -> None:
+            patches.name_this_thread("ScriptRunner.scriptThread")
+            timer = threading.Thread(target=lambda: got.append(comm()), name="Thread-9")
+            timer.start()
+            timer.join()
+
+        thread = threading.Thread(target=script)
+        thread.start()
+        thread.join()
+        return got[0]
+
     try:
         ScriptRunner._run_script_thread = getattr(had, "__wrapped__", had)
+        threading.Thread._bootstrap_inner = bootstrap
+        assert (
+            started_by_a_script_thread() == "ScriptRunner.sc"
+        )  # the OS gives a new thread its starter's name
         run_in("ScriptRunner.scriptThread")
         assert seen[0] != "ScriptRunner.sc" and seen[1] == "ScriptRunner._run_script_thread"  # its process's
         assert seen[2] == seen[3] == seen[0]
@@ -401,4 +424,5 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
         ]
     finally:
         ScriptRunner._run_script_thread = had
+        threading.Thread._bootstrap_inner = had_boot
         patches.script_threads_named.cache_clear()
