@@ -377,8 +377,7 @@ def script_threads_named() -> None:
 
     run = ScriptRunner._run_script_thread  # noqa: SLF001 - the target each script thread starts with
 
-    def named(self: Any) -> None:
-        name_this_thread(threading.current_thread().name)
+    def named(self: Any) -> None:  # (its name given to the OS by `started`, as every thread's)
         ready = self._requests.on_scriptrunner_ready  # noqa: SLF001 - where the thread takes its next run
 
         def next_run() -> Any:
