@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import LAPTOP
 
 import attention_core as ac
 from explorer.ui import present
@@ -120,7 +121,7 @@ def caption_is(app, want: str) -> None:  # noqa: ANN001
 
 
 def test_a_lesson_with_the_keyboard_alone(app) -> None:  # noqa: ANN001
-    app.page.set_viewport_size({"width": 1280, "height": 800})
+    app.page.set_viewport_size(LAPTOP)
     app.open("", min_charts=1)
 
     # The first Tab: the skip link, shown while focused; Enter puts the focus on the first chart.
@@ -219,7 +220,7 @@ def test_a_lesson_with_the_keyboard_alone(app) -> None:  # noqa: ANN001
 @pytest.mark.parametrize(
     ("mode", "context", "query", "bg"),
     [
-        ("dark", {"viewport": {"width": 1280, "height": 800}, "color_scheme": "dark"}, {}, DARK_BG),
+        ("dark", {"viewport": LAPTOP, "color_scheme": "dark"}, {}, DARK_BG),
         ("presenting", {"color_scheme": "light"}, {"present": "1"}, LIGHT_BG),
     ],
 )

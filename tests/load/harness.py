@@ -428,9 +428,8 @@ async def run_sessions(
 
     gates = [asyncio.Event() for _ in range(report.sessions)]
 
-    async def doorman() -> (
-        None
-    ):  # a classroom does not click at the very same millisecond: one in, then 50 ms
+    # A classroom does not click at the very same millisecond: one in, then 50 ms.
+    async def doorman() -> None:
         for gate in gates:
             gate.set()
             await asyncio.sleep(0.05)

@@ -406,9 +406,8 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
     try:
         ScriptRunner._run_script_thread = getattr(had, "__wrapped__", had)
         threading.Thread._bootstrap_inner = bootstrap
-        assert (
-            started_by_a_script_thread() == "ScriptRunner.sc"
-        )  # the OS gives a new thread its starter's name
+        # The OS gives a new thread its starter's name.
+        assert started_by_a_script_thread() == "ScriptRunner.sc"
         run_in("ScriptRunner.scriptThread")
         assert seen[0] != "ScriptRunner.sc" and seen[1] == "ScriptRunner._run_script_thread"  # its process's
         assert seen[2] == seen[3] == seen[0]
