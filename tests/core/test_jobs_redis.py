@@ -131,6 +131,27 @@ def test_a_job_that_draws_as_it_goes_hands_its_partial_results_to_every_replica(
     assert len(seen) >= 2 and all(p == list(range(1, len(p) + 1)) for p in seen)
 
 
+def test_every_place_at_a_job_wakes_when_it_ends_not_at_its_next_poll(replicas) -> None:  # noqa: ANN001
+    a, b = replicas
+    job = jobs.spec(probe.hold, 1, f"w{time.time()}")
+    places = [a.submit(job, "s1"), b.submit(job, "s2")]
+    woke: list[tuple[str, float]] = []
+
+    def wait(place: object) -> None:
+        t0 = time.monotonic()
+        woke.append((place.wait(120.0).state, time.monotonic() - t0))  # type: ignore[attr-defined]
+
+    threads = [threading.Thread(target=wait, args=(p,)) for p in places]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(150)
+    # a one-second job: a place that slept its whole wait would return after 120 s
+    assert [state for state, _ in woke] == ["done", "done"] and max(s for _, s in woke) < 60
+    assert [p.result() for p in places] == [f"{job.args[1]}"] * 2
+    assert a.until_done("explorer-" + job.key, 5.0)  # said once, read by every later look
+
+
 def test_two_replicas_asking_for_one_job_share_one_run(replicas, tmp_path: Path) -> None:  # noqa: ANN001
     a, b = replicas
     job = jobs.spec(probe.count_runs, str(tmp_path / "runs"), f"x{time.time()}")

@@ -74,6 +74,11 @@ def _key(name: str) -> str:
     return PREFIX + name
 
 
+def done_key(job_id: str) -> str:
+    """The stream where a job's worker says it ended (rq_worker.say_done; RedisJobs.until_done)."""
+    return _key(f"done:{job_id}")
+
+
 def _full() -> Any:
     """What a write Redis refuses past its maxmemory raises (redis.exceptions.OutOfMemoryError)."""
     import redis
@@ -147,9 +152,13 @@ class _Place:
 
     def wait(self, timeout: float) -> jobs.Status:
         now = self.status()
-        if now.state in ("queued", "running"):
-            time.sleep(timeout)
+        if now.state in ("queued", "running") and timeout > 0:
+            t0 = time.monotonic()
+            said = self.owner.until_done(self.id, timeout)
             now = self.status()
+            if said and now.state in ("queued", "running"):  # said done, yet queued again (revived): no spin
+                time.sleep(max(0.0, timeout - (time.monotonic() - t0)))
+                now = self.status()
         return now
 
     def result(self) -> Any:
@@ -246,6 +255,14 @@ class RedisJobs:
         """Places at the job that looked within PLACE_TTL_S."""
         return int(self.redis.zcount(_key(f"places:{job_id}"), time.time() - PLACE_TTL_S, "+inf"))
 
+    def until_done(self, job_id: str, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for the job's worker to say it ended (rq_worker.say_done), so that a
+        page reads a result as soon as it is there, not at its next poll; whether it said so. A stream, so that
+        every place of the job (on every replica) wakes at once: XREAD from its start returns at once when the
+        word is there already, else when it comes."""
+        said = self.redis.xread({done_key(job_id): "0-0"}, count=1, block=max(1, int(timeout * 1000)))
+        return bool(said)
+
     def alive(self, job_id: str) -> bool:
         """Whether the process running the job said it is alive within ALIVE_S."""
         return bool(self.redis.exists(_key(f"alive:{job_id}")))
@@ -334,6 +351,7 @@ class RedisJobs:
                 pipe.sadd(_key(f"payloads:{job_id}"), *(key for key, _ in kept))
                 pipe.expire(_key(f"payloads:{job_id}"), JOB_TIMEOUT_S)
                 pipe.execute()
+            self.redis.delete(done_key(job_id))  # a word from a run of the same job before (expired since)
             self.queues[self._queue_for(spec, who)].enqueue(
                 RUN_JOB,
                 args=(spec.fn, args),

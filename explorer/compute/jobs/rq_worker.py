@@ -23,13 +23,16 @@ from explorer.compute.jobs.redis_room import Payload
 from explorer.compute.jobs.rq_queue import (
     ALIVE_S,
     DEFAULT_URL,
+    JOB_TIMEOUT_S,
     PASSED_TTL_S,
     PREFIX,
     QUEUES,
     REDIS_ENV,
+    RESULT_TTL_S,
     RedisJobs,
     _full,
     _key,
+    done_key,
 )
 
 
@@ -87,11 +90,32 @@ def _fetched(r: Any, p: Payload) -> bytes | str:
     return raw.decode() if p.text else raw
 
 
+def say_done(r: Any, job_id: str) -> None:
+    """The job ended (its result, or its failure, is in Redis): its places waiting on the stream wake now
+    (rq_queue.RedisJobs.until_done). One tiny entry, kept as long as a result."""
+    with contextlib.suppress(Exception):  # Redis away or full: the places see the end at their next poll
+        pipe = r.pipeline()
+        pipe.xadd(done_key(job_id), {"at": time.time()}, maxlen=1)
+        pipe.expire(done_key(job_id), max(RESULT_TTL_S, JOB_TIMEOUT_S))
+        pipe.execute()
+
+
 def worker(short: bool = False) -> None:
     """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
     one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
     import redis
     from rq import Queue, Worker
+
+    class Saying(Worker):
+        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how."""
+
+        def handle_job_success(self, job, queue, started_job_registry):  # noqa: ANN001, ANN202
+            super().handle_job_success(job, queue, started_job_registry)
+            say_done(self.connection, job.id)
+
+        def handle_job_failure(self, job, queue, started_job_registry=None, exc_string=""):  # noqa: ANN001, ANN202
+            super().handle_job_failure(job, queue, started_job_registry, exc_string)
+            say_done(self.connection, job.id)
 
     from explorer.compute.jobs import local
     from explorer.compute.jobs import worker as pool_worker
@@ -103,7 +127,7 @@ def worker(short: bool = False) -> None:
     url = os.environ.get(REDIS_ENV, DEFAULT_URL)
     conn = redis.Redis.from_url(url)
     names = ("short",) if short else QUEUES
-    w = Worker([Queue(PREFIX + n, connection=conn) for n in names], connection=conn)
+    w = Saying([Queue(PREFIX + n, connection=conn) for n in names], connection=conn)
     threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
     w.work(with_scheduler=False)
 
