@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from explorer import cache
 from explorer.classroom.store import Question
 from explorer.compute import jobs
 from explorer.compute.jobs import probe, rq_queue
@@ -345,6 +346,24 @@ def test_a_big_jobs_outcome_is_one_read_only_value_for_its_places_let_go_when_th
     jobs.let_go()
     gc.collect()
     assert held() is None
+
+
+def test_arrays_from_two_workers_runs_are_shared_by_sessions_and_digested_once(replicas, monkeypatch) -> None:  # noqa: ANN001
+    """Two visitors open the same large file at different times (two runs, two results): a session keeps an
+    array as explorer.ui.state does (read-only, then explorer.cache.SHARED_ARRAYS), so both hold one array,
+    whose digest is computed once however often the page asks for it (the share link, at every rerun)."""
+    data = os.urandom(400_000)
+    got = []
+    for i in range(2):
+        job = jobs.spec(probe.as_array, data, 0.0, keep=False, key=f"twice-{i}-{time.time_ns()}")
+        array, _notes = jobs.call(job)
+        array.flags.writeable = False
+        got.append(cache.SHARED_ARRAYS(array))
+    assert got[0] is got[1]
+    hashed = []
+    monkeypatch.setattr(cache, "hash_bytes", lambda v: hashed.append(v.nbytes) or b"d" * 16)
+    digests = {cache.ARRAY_DIGESTS.of(got[1]) for _ in range(3)}
+    assert len(digests) == 1 and len(hashed) <= 1
 
 
 def test_a_big_jobs_file_leaves_redis_soon_after_it_ran_though_its_visitors_left(replicas) -> None:  # noqa: ANN001

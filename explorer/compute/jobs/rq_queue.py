@@ -60,6 +60,7 @@ RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or unti
 # a download; tens of MB each, with their arguments): long enough for the places waiting for it to fetch it.
 PASSED_TTL_S = 15
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
+PIECE_BYTES = 256 * 1024  # a big job's argument goes to Redis in commands of at most this (_enqueue)
 # A worker says its running job is alive every second; silent this long, it died with it (a worker runs at a
 # low priority: on a busy machine it may wait seconds for the CPU, and a job taken for dead runs twice).
 # $ATTENTION_EXPLORER_JOB_ALIVE_S sets it (every replica and worker alike; tests shorten it).
@@ -347,7 +348,16 @@ class RedisJobs:
             if kept:  # a big job's large arguments as keys of their own (module doc), gone with the job
                 pipe = self.redis.pipeline()
                 for key, a in kept:
-                    pipe.set(key, a.encode() if isinstance(a, str) else a, ex=JOB_TIMEOUT_S)
+                    raw = memoryview(a.encode() if isinstance(a, str) else a)
+                    # in pieces: Redis keeps a connection's query buffer as large as its largest command for
+                    # seconds after it, and several visitors' connections each holding a whole file's worth
+                    # took Redis past its maxmemory (dropping a class's keys)
+                    for at in range(0, len(raw), PIECE_BYTES):
+                        piece = raw[at : at + PIECE_BYTES]
+                        if at:
+                            pipe.append(key, piece)
+                        else:
+                            pipe.set(key, piece, ex=JOB_TIMEOUT_S)
                 pipe.sadd(_key(f"payloads:{job_id}"), *(key for key, _ in kept))
                 pipe.expire(_key(f"payloads:{job_id}"), JOB_TIMEOUT_S)
                 pipe.execute()

@@ -13,7 +13,9 @@ seconds (json.loads of a 43 MB file on a busy machine), which a thread of the jo
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import pickle
 import threading
 import time
 from typing import Any
@@ -90,6 +92,16 @@ def _fetched(r: Any, p: Payload) -> bytes | str:
     return raw.decode() if p.text else raw
 
 
+class Pickle4:
+    """What a worker writes (a result, progress) is pickled at protocol 4, not RQ's default 5: an array read
+    back from protocol 4 lies on a bytes object, which explorer.cache counts as read-only once frozen, so the
+    sessions of a class that opened one file share its arrays and digest them once. From protocol 5 it lies on
+    a bytearray: never shared, and digested again at every rerun (32 MB for the largest file)."""
+
+    dumps = staticmethod(functools.partial(pickle.dumps, protocol=4))
+    loads = staticmethod(pickle.loads)
+
+
 def say_done(r: Any, job_id: str) -> None:
     """The job ended (its result, or its failure, is in Redis): its places waiting on the stream wake now
     (rq_queue.RedisJobs.until_done). One tiny entry, kept as long as a result."""
@@ -127,7 +139,8 @@ def worker(short: bool = False) -> None:
     url = os.environ.get(REDIS_ENV, DEFAULT_URL)
     conn = redis.Redis.from_url(url)
     names = ("short",) if short else QUEUES
-    w = Saying([Queue(PREFIX + n, connection=conn) for n in names], connection=conn)
+    queues = [Queue(PREFIX + n, connection=conn, serializer=Pickle4) for n in names]
+    w = Saying(queues, connection=conn, serializer=Pickle4)
     threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
     w.work(with_scheduler=False)
 
