@@ -3,6 +3,7 @@ stopped when nobody waits, bounded per visitor, and a worker's death."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import signal
@@ -186,6 +187,36 @@ def test_an_uploaded_file_is_read_and_checked_in_a_worker(
     np.testing.assert_array_equal(got.w_q, sharing.from_json(data).w_q)
     got, notes, refused = upload.read(data.replace(b"[", b"{", 1))
     assert got is None and refused.startswith("That file could not be opened:")
+
+
+def test_a_class_opening_one_file_reads_it_once_while_a_session_holds_its_example(
+    pool: local.LocalPool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gc
+
+    from explorer import sharing
+    from explorer.model.example import Example, conform
+    from explorer.sharing import upload
+
+    monkeypatch.setattr(upload, "INLINE_BYTES", 0)
+    data = sharing.to_json(conform(Example(sentence="a class opens the teachers file"))).encode()
+    before = pool.started["explorer.sharing.upload:read_job"]
+    first, notes, _ = upload.read(data)
+    again = [upload.read(data) for _ in range(3)]  # three classmates, while the first student holds it
+    assert pool.started["explorer.sharing.upload:read_job"] == before + 1
+    assert all(ex is first and n == notes and r == "" for ex, n, r in again)
+    assert not first.w_q.flags.writeable  # one example for every session: nobody changes it in place
+    with i18n.using("es"):  # read in another language: its notes are worded there, so read anew
+        upload.read(data)
+    assert pool.started["explorer.sharing.upload:read_job"] == before + 2
+    del first, again
+    gc.collect()
+    assert (
+        upload.OPENED.get(f"upload:{hashlib.blake2b(data, digest_size=16).hexdigest()}:{i18n.current()}")
+        is None
+    )
+    upload.read(data)  # nobody holds it any more: read again
+    assert pool.started["explorer.sharing.upload:read_job"] == before + 3
 
 
 def test_a_page_waiting_for_its_job_holds_no_turn_of_the_pages_that_draw(pool: local.LocalPool) -> None:

@@ -29,6 +29,7 @@ PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 # returned as large to 13.6 MB (the arguments; the result, in base64; the buffers of the connections that
 # write and read each). Within the 256 MB scripts/serve.sh gives Redis by default, one file is read at a time.
 BIG_BYTES = 1_000_000
+PIECE_BYTES = 256 * 1024  # a large argument goes to Redis in commands of at most this (stash)
 ROOM_SHARE = 0.6
 ROOM_DEFAULT = 256 * 2**20
 ROOM_PER_BYTE = 5.0
@@ -95,3 +96,39 @@ def peek(r: Any, job_id: str) -> tuple[str | None, str, bytes | None]:
     place 4 times a second); this reads the three fields a place looks at."""
     status, origin, meta = r.hmget(f"rq:job:{job_id}", "status", "origin", "meta")
     return (status.decode() if status else None), (origin.decode() if origin else ""), meta
+
+
+def budget_of(r: Any) -> int:
+    """Bytes the big jobs in flight may hold together: ROOM_SHARE of Redis's maxmemory (module doc)."""
+    try:
+        bound = int(r.config_get("maxmemory").get("maxmemory", 0))
+    except Exception:  # noqa: BLE001 - a Redis that does not say (CONFIG refused): the default
+        bound = 0
+    return int(ROOM_SHARE * bound) if bound else ROOM_DEFAULT
+
+
+def stash(r: Any, job_id: str, args: tuple[Any, ...], ttl: int) -> tuple[Any, ...]:
+    """A job's arguments as it goes to the queue: each large one written to a key of its own for `ttl`
+    seconds, listed under payloads:<job id>, and carried as its Payload (module doc)."""
+    out = tuple(
+        Payload(f"{PREFIX}payload:{job_id}:{i}", isinstance(a, str)) if large(a) else a
+        for i, a in enumerate(args)
+    )
+    kept = [(p.key, a) for p, a in zip(out, args, strict=True) if isinstance(p, Payload)]
+    if not kept:
+        return out
+    pipe = r.pipeline()
+    for key, a in kept:
+        raw = memoryview(a.encode() if isinstance(a, str) else a)
+        # in pieces: Redis keeps a connection's query buffer as large as its largest command for seconds after
+        # it, and several visitors' connections each holding a whole file's worth took Redis past its
+        # maxmemory (dropping a class's keys)
+        for at in range(0, len(raw), PIECE_BYTES):
+            if at:
+                pipe.append(key, raw[at : at + PIECE_BYTES])
+            else:
+                pipe.set(key, raw[:PIECE_BYTES], ex=ttl)
+    pipe.sadd(f"{PREFIX}payloads:{job_id}", *(key for key, _ in kept))
+    pipe.expire(f"{PREFIX}payloads:{job_id}", ttl)
+    pipe.execute()
+    return out

@@ -41,14 +41,12 @@ from explorer.compute.jobs.redis_room import (
     PREFIX,
     ROOM,
     ROOM_BYTES,
-    ROOM_DEFAULT,
-    ROOM_SHARE,
     ROOM_TTL_S,
     SEEN,
-    Payload,
-    large,
+    budget_of,
     peek,
     room_of,
+    stash,
 )
 
 REDIS_ENV = "ATTENTION_EXPLORER_REDIS_URL"
@@ -60,7 +58,6 @@ RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or unti
 # a download; tens of MB each, with their arguments): long enough for the places waiting for it to fetch it.
 PASSED_TTL_S = 15
 JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
-PIECE_BYTES = 256 * 1024  # a big job's argument goes to Redis in commands of at most this (_enqueue)
 # A worker says its running job is alive every second; silent this long, it died with it (a worker runs at a
 # low priority: on a busy machine it may wait seconds for the CPU, and a job taken for dead runs twice).
 # $ATTENTION_EXPLORER_JOB_ALIVE_S sets it (every replica and worker alike; tests shorten it).
@@ -257,10 +254,9 @@ class RedisJobs:
         return int(self.redis.zcount(_key(f"places:{job_id}"), time.time() - PLACE_TTL_S, "+inf"))
 
     def until_done(self, job_id: str, timeout: float) -> bool:
-        """Wait up to `timeout` seconds for the job's worker to say it ended (rq_worker.say_done), so that a
-        page reads a result as soon as it is there, not at its next poll; whether it said so. A stream, so that
-        every place of the job (on every replica) wakes at once: XREAD from its start returns at once when the
-        word is there already, else when it comes."""
+        """Wait up to `timeout` s for the job's worker to say it ended (rq_worker.say_done): a page reads a result
+        when it is there, not at its next poll; whether it said so. On a stream, every place of the job wakes at
+        once, and XREAD from its start returns at once when the word is there already."""
         said = self.redis.xread({done_key(job_id): "0-0"}, count=1, block=max(1, int(timeout * 1000)))
         return bool(said)
 
@@ -340,27 +336,7 @@ class RedisJobs:
         from rq import Retry
 
         try:
-            args = tuple(
-                Payload(_key(f"payload:{job_id}:{i}"), isinstance(a, str)) if large(a) else a
-                for i, a in enumerate(spec.args)
-            )
-            kept = [(p.key, a) for p, a in zip(args, spec.args, strict=True) if isinstance(p, Payload)]
-            if kept:  # a big job's large arguments as keys of their own (module doc), gone with the job
-                pipe = self.redis.pipeline()
-                for key, a in kept:
-                    raw = memoryview(a.encode() if isinstance(a, str) else a)
-                    # in pieces: Redis keeps a connection's query buffer as large as its largest command for
-                    # seconds after it, and several visitors' connections each holding a whole file's worth
-                    # took Redis past its maxmemory (dropping a class's keys)
-                    for at in range(0, len(raw), PIECE_BYTES):
-                        piece = raw[at : at + PIECE_BYTES]
-                        if at:
-                            pipe.append(key, piece)
-                        else:
-                            pipe.set(key, piece, ex=JOB_TIMEOUT_S)
-                pipe.sadd(_key(f"payloads:{job_id}"), *(key for key, _ in kept))
-                pipe.expire(_key(f"payloads:{job_id}"), JOB_TIMEOUT_S)
-                pipe.execute()
+            args = stash(self.redis, job_id, spec.args, JOB_TIMEOUT_S)
             self.redis.delete(done_key(job_id))  # a word from a run of the same job before (expired since)
             self.queues[self._queue_for(spec, who)].enqueue(
                 RUN_JOB,
@@ -405,13 +381,9 @@ class RedisJobs:
             self._forget_kept(everything=True)
 
     def budget(self) -> int:
-        """Bytes the big jobs in flight may hold together: ROOM_SHARE of Redis's maxmemory (module doc)."""
+        """Bytes the big jobs in flight may hold together (redis_room.budget_of), asked once."""
         if self._budget is None:
-            try:
-                bound = int(self.redis.config_get("maxmemory").get("maxmemory", 0))
-            except Exception:  # noqa: BLE001 - a Redis that does not say (CONFIG refused): the default
-                bound = 0
-            self._budget = int(ROOM_SHARE * bound) if bound else ROOM_DEFAULT
+            self._budget = budget_of(self.redis)
         return self._budget
 
     def admit(self, place: _Place) -> int:
