@@ -345,3 +345,7 @@ def release_upload() -> None:
     if ctx is None or upload is None:
         return
     ctx.uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
+    # The uploader's value (this file) stays in the session until its next run: emptied, it lets go of its
+    # bytes now (a class that opened a 43 MB file and reads the page held 43 MB per student).
+    upload.seek(0)
+    upload.truncate()

@@ -33,3 +33,4 @@ def test_an_opened_file_leaves_the_upload_store(monkeypatch: pytest.MonkeyPatch)
     assert stores, "AppTest reads the uploaded files from a MemoryUploadedFileManager"
     held = [rec.name for store in stores for files in store.file_storage.values() for rec in files.values()]
     assert held == []
+    assert at.session_state[state.K_UPLOAD].getvalue() == b""  # nor does the uploader's value hold its bytes
