@@ -301,7 +301,8 @@ class Gate:
 
     def someone_before(self, token: object) -> bool:
         """Whether the run holding `token` has held it SLICE_S and a waiting run's visitor kept the turns
-        busy less than its own visitor, this run so far counted (give_way)."""
+        busy less than GIVE_WAY_SHARE of its own visitor, this run so far counted (give_way): a quiet student
+        goes first, while twenty flooders' runs, each as busy as the next, do not slice each other's turns."""
         if not self._queue:  # (read unlocked: the common case, checked at every element a page sends)
             return False
         with self._cond:
@@ -310,7 +311,7 @@ class Gate:
             if who is None or now - since < SLICE_S:
                 return False
             mine = self.use(who) + (now - asked)
-            return any(self.use(w) < mine for _, _, w, _, _ in self._queue)
+            return any(self.use(w) < GIVE_WAY_SHARE * mine for _, _, w, _, _ in self._queue)
 
     def info(self) -> dict[str, int]:
         with self._cond:
@@ -323,7 +324,8 @@ class Gate:
 
 
 HOLD_S = 0.4  # seconds after which a turn's holder no longer keeps another run waiting
-SLICE_S = 0.03  # a run that has held its turn this long gives way to a visitor who used the turns less
+SLICE_S = 0.03  # a run that has held its turn this long gives way to a visitor who used the turns less:
+GIVE_WAY_SHARE = 0.5  # ... less than this share of its own visitor's use (flooders alike take no turns about)
 RUN_TURNS_ENV = "ATTENTION_EXPLORER_RUN_TURNS"
 
 
