@@ -22,7 +22,6 @@ from explorer.ui.upload_turns import UploadTurns
 patches.send_writes_at_once()  # before the first connection is accepted
 patches.one_run_per_session()  # before the first rerun: a visitor's new rerun waits for their running one
 patches.stopped_runs_delivered()  # before the first rerun: an ended run reaches the browser whole
-patches.runs_give_way()  # before the first rerun: a long page gives way to a quieter visitor's run
 upload_turns.in_memory()  # before the first upload
 patches.uploads_not_copied()
 app = st.App("app.py", lifespan=warm.lifespan, middleware=[Middleware(CachedAssets), Middleware(UploadTurns)])

@@ -299,20 +299,6 @@ class Gate:
                 self.use.add(who, max(0.0, self._clock() - asked))
             self._hand_over()
 
-    def someone_before(self, token: object) -> bool:
-        """Whether the run holding `token` has held it SLICE_S and a waiting run's visitor kept the turns
-        busy less than GIVE_WAY_SHARE of its own visitor, this run so far counted (give_way): a quiet student
-        goes first, while twenty flooders' runs, each as busy as the next, do not slice each other's turns."""
-        if not self._queue:  # (read unlocked: the common case, checked at every element a page sends)
-            return False
-        with self._cond:
-            since, who, asked = self._held.get(token, (0.0, None, 0.0))
-            now = self._clock()
-            if who is None or now - since < SLICE_S:
-                return False
-            mine = self.use(who) + (now - asked)
-            return any(self.use(w) < GIVE_WAY_SHARE * mine for _, _, w, _, _ in self._queue)
-
     def info(self) -> dict[str, int]:
         with self._cond:
             return {
@@ -324,8 +310,6 @@ class Gate:
 
 
 HOLD_S = 0.4  # seconds after which a turn's holder no longer keeps another run waiting
-SLICE_S = 0.03  # a run that has held its turn this long gives way to a visitor who used the turns less:
-GIVE_WAY_SHARE = 0.5  # ... less than this share of its own visitor's use (flooders alike take no turns about)
 RUN_TURNS_ENV = "ATTENTION_EXPLORER_RUN_TURNS"
 
 
@@ -360,19 +344,6 @@ def script_run(who: Hashable = None) -> Iterator[None]:
         token, _local.run_turn = _local.run_turn, None
         if token is not None:
             RUNS.give(token)
-
-
-def give_way() -> None:
-    """Where a run may pause (it is about to send an element): past SLICE_S with its turn, when a run of a
-    visitor who kept the turns busy less waits, hand it the turn and queue again, first among equals. A page
-    that draws for half a second (a 64-token layer's charts) so keeps a quiet student's run waiting for
-    SLICE_S and one element, not for the rest of its run."""
-    token = getattr(_local, "run_turn", None)
-    if token is None or not RUNS.someone_before(token):
-        return
-    RUNS.give(token)
-    _local.run_turn = None
-    _local.run_turn = RUNS.take(first=True, who=getattr(_local, "run_who", None))
 
 
 @contextlib.contextmanager

@@ -250,26 +250,6 @@ def asked_again(last: Any, page: str = "") -> Any:
     return sent
 
 
-def runs_give_way() -> None:
-    """Before each element a script run sends, explorer.compute.heavy.give_way: a run that has held the
-    process's turn of runs long gives it to a quieter visitor's run that waits (the element goes out when
-    the turn comes back). The script thread pauses there holding none of Streamlit's locks."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
-
-    from explorer.compute import heavy
-
-    sent = ScriptRunContext.enqueue
-    if getattr(sent, "gives_way", False):
-        return
-
-    def enqueue(self: ScriptRunContext, msg: Any) -> None:
-        heavy.give_way()
-        sent(self, msg)
-
-    enqueue.gives_way = True  # type: ignore[attr-defined]
-    ScriptRunContext.enqueue = enqueue  # type: ignore[method-assign]
-
-
 @functools.cache  # once per process, before the first upload (server.py)
 def uploads_not_copied() -> None:
     """An uploaded file is handed to the run as it is, not deep-copied: Streamlit copies a widget's value

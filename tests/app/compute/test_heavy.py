@@ -335,40 +335,6 @@ def test_a_flooders_run_back_from_heavy_work_waits_behind_a_student_who_used_the
     assert order == ["student", "flood"]
 
 
-def test_a_long_run_gives_way_to_a_quieter_visitors_run_not_to_a_busier_ones(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    now = [0.0]
-    gate = heavy.Gate(1, clock=lambda: now[0])
-    monkeypatch.setattr(heavy, "RUNS", gate)
-    for who, seconds in (("flood", 2.0), ("busier", 5.0)):  # their runs before
-        token = gate.take(who=who)
-        now[0] += seconds
-        gate.give(token)
-    order: list[str] = []
-
-    def later(who: str) -> None:
-        gate.give(gate.take(who=who))
-        order.append(who)
-
-    with heavy.script_run("flood"):  # the flooder's page draws
-        busier = threading.Thread(target=later, args=("busier",))
-        busier.start()
-        until(lambda: gate.info()["waiting"] == 1, "the busier visitor waiting")
-        now[0] += 2 * heavy.SLICE_S
-        heavy.give_way()  # only a visitor who used the turns more waits: the page keeps its turn
-        assert gate.info()["held"] == 1 and gate.info()["waiting"] == 1 and order == []
-        student = threading.Thread(target=later, args=("student",))
-        student.start()
-        until(lambda: gate.info()["waiting"] == 2, "the student waiting")
-        heavy.give_way()  # the student goes now, and the page goes on once the turn comes back
-        order.append("flood")
-        assert gate.info()["held"] == 1
-    for t in (busier, student):
-        t.join(WAIT)
-    assert order == ["student", "flood", "busier"]
-
-
 def test_a_run_that_holds_its_turn_long_stops_keeping_the_others_waiting() -> None:
     now = [0.0]
     gate = heavy.Gate(1, clock=lambda: now[0])

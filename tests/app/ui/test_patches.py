@@ -425,21 +425,3 @@ def test_a_script_thread_carries_its_name_into_the_os() -> None:
         ScriptRunner._run_script_thread = had
         threading.Thread._bootstrap_inner = had_boot
         patches.script_threads_named.cache_clear()
-
-
-def test_every_element_a_run_sends_first_lets_a_quieter_visitors_run_go(monkeypatch) -> None:  # noqa: ANN001
-    from streamlit.runtime.scriptrunner_utils.script_run_context import ScriptRunContext
-
-    from explorer.compute import heavy
-
-    calls: list[str] = []
-    monkeypatch.setattr(ScriptRunContext, "enqueue", lambda self, msg: calls.append(f"sent {msg}"))
-    monkeypatch.setattr(heavy, "give_way", lambda: calls.append("give way"))
-    patches.runs_give_way()
-    patches.runs_give_way()  # once, however often the server starts it
-    ScriptRunContext.enqueue(object(), "delta")  # type: ignore[arg-type]
-    assert calls == ["give way", "sent delta"]
-    from streamlit.runtime.scriptrunner_utils import script_run_context
-
-    # where every element goes out: the module's enqueue_message hands it to the context's enqueue
-    assert "ctx.enqueue(msg)" in inspect.getsource(script_run_context.enqueue_message)
