@@ -119,14 +119,6 @@ def test_a_job_runs_in_a_worker_at_a_lower_priority_and_says_its_progress(replic
         jobs.call(jobs.spec(probe.refuse, "no such word"))
 
 
-def test_a_short_lanes_job_runs_in_a_workers_own_process_a_longer_one_in_a_child_of_its_own(replicas) -> None:  # noqa: ANN001
-    workers = {w.pid for w in WORKERS if w.poll() is None}
-    short = [jobs.call(jobs.spec(probe.where, f"s{i}{time.time()}", cost=0.1))[0] for i in range(3)]
-    longer = [jobs.call(jobs.spec(probe.where, f"l{i}{time.time()}", cost=5.0))[0] for i in range(2)]
-    assert set(short) <= workers  # no process forked for a sentence's run
-    assert not set(longer) & workers and len(set(longer)) == 2  # a child for each, gone with it
-
-
 def test_a_job_that_draws_as_it_goes_hands_its_partial_results_to_every_replica(replicas) -> None:  # noqa: ANN001
     a, b = replicas
     job = jobs.spec(probe.growing, 8, 0.3, f"g{time.time()}")

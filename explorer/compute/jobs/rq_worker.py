@@ -114,24 +114,12 @@ def say_done(r: Any, job_id: str) -> None:
 
 def worker(short: bool = False) -> None:
     """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
-    one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it).
-
-    A job of the short lane (a sentence's run: at most jobs.LANE_S) runs in the worker's own process, as in
-    the local pool: a process forked per job cost each about 60 ms more (the fork, and the child's first
-    touches of its memory), on the path of every new sentence. A longer job runs in a child of its own, so
-    that a death or a leak ends with it."""
+    one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
     import redis
-    from rq import Queue, SimpleWorker, Worker
+    from rq import Queue, Worker
 
     class Saying(Worker):
-        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how, and runs the
-        short lane's jobs in its own process."""
-
-        def execute_job(self, job, queue):  # noqa: ANN001, ANN202
-            if job.origin == PREFIX + "short":
-                SimpleWorker.execute_job(self, job, queue)  # type: ignore[arg-type]
-            else:
-                super().execute_job(job, queue)
+        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how."""
 
         def handle_job_success(self, job, queue, started_job_registry):  # noqa: ANN001, ANN202
             super().handle_job_success(job, queue, started_job_registry)
