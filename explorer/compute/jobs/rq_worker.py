@@ -15,10 +15,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import pickle
 import threading
 import time
 from typing import Any
+
+from rq.serializers import DefaultSerializer
 
 from explorer.compute import jobs
 from explorer.compute.jobs.redis_room import Payload
@@ -93,13 +94,14 @@ def _fetched(r: Any, p: Payload) -> bytes | str:
 
 
 class Pickle4:
-    """What a worker writes (a result, progress) is pickled at protocol 4, not RQ's default 5: an array read
-    back from protocol 4 lies on a bytes object, which explorer.cache counts as read-only once frozen, so the
-    sessions of a class that opened one file share its arrays and digest them once. From protocol 5 it lies on
-    a bytearray: never shared, and digested again at every rerun (32 MB for the largest file)."""
+    """RQ's own serializer, its dumps at protocol 4 rather than RQ's 5, for what a worker writes (a result,
+    progress): an array read back from protocol 4 lies on a bytes object, which explorer.cache counts as
+    read-only once frozen, so the sessions of a class that opened one file share its arrays and digest them
+    once. From protocol 5 it lies on a bytearray: never shared, and digested again at every rerun (32 MB for
+    the largest file). Only RQ reads what this writes, as it read its own before."""
 
-    dumps = staticmethod(functools.partial(pickle.dumps, protocol=4))
-    loads = staticmethod(pickle.loads)
+    dumps = staticmethod(functools.partial(DefaultSerializer.dumps.func, protocol=4))
+    loads = staticmethod(DefaultSerializer.loads)
 
 
 def say_done(r: Any, job_id: str) -> None:
