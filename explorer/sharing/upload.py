@@ -9,9 +9,12 @@ the same file (its bytes' digest, in the same language) opens that example again
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 import weakref
+
+import numpy as np
 
 from explorer import cache, i18n
 from explorer.compute import jobs
@@ -43,30 +46,39 @@ def read(data: bytes) -> tuple[Example | None, list[str], str]:
 
 
 class Opened:
-    """The examples uploaded files opened, by their key, for as long as a session holds them (module doc)."""
+    """The examples uploaded files opened, by their key, while a session still holds their matrices (module
+    doc). A session keeps an example's matrices, not the example (explorer.ui.state), so an example is kept
+    as its other fields and weak references to its arrays, and made again from them."""
 
     def __init__(self) -> None:
-        self._items: dict[str, tuple[weakref.ref, tuple[str, ...]]] = {}
-        self._lock = threading.RLock()  # (a weakref callback may run inside put, on the same thread)
+        # key -> (the fields that are not arrays, weak references to the arrays, the notes)
+        self._items: dict[str, tuple[dict[str, object], dict[str, weakref.ref], tuple[str, ...]]] = {}
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._items)
 
     def get(self, key: str) -> tuple[Example, list[str], str] | None:
         with self._lock:
-            ref, notes = self._items.get(key, (None, ()))
-        ex = None if ref is None else ref()
-        return None if ex is None else (ex, list(notes), "")
+            item = self._items.get(key)
+        if item is None:
+            return None
+        plain, refs, notes = item
+        arrays = {name: ref() for name, ref in refs.items()}
+        if any(a is None for a in arrays.values()):  # no session holds them any more (or one was edited)
+            return None
+        return Example(**plain, **arrays), list(notes), ""  # type: ignore[arg-type]
 
     def put(self, key: str, ex: Example, notes: list[str]) -> None:
         cache.freeze(ex)  # one example for many sessions: none may change its arrays in place
+        values = {f.name: getattr(ex, f.name) for f in dataclasses.fields(ex)}
+        refs = {name: weakref.ref(v) for name, v in values.items() if isinstance(v, np.ndarray)}
+        plain = {name: v for name, v in values.items() if name not in refs}
         with self._lock:
-            self._items[key] = (weakref.ref(ex, lambda ref, key=key: self._drop(key, ref)), tuple(notes))
-
-    def _drop(self, key: str, ref: weakref.ref) -> None:
-        with self._lock:
-            if self._items.get(key, (None,))[0] is ref:
-                del self._items[key]
+            gone = [k for k, (_, r, _) in self._items.items() if any(x() is None for x in r.values())]
+            for k in gone:  # (a few settings each: let go of as files are opened)
+                del self._items[k]
+            self._items[key] = (plain, refs, tuple(notes))
 
 
 OPENED = Opened()

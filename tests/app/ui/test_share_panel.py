@@ -34,3 +34,22 @@ def test_an_opened_file_leaves_the_upload_store(monkeypatch: pytest.MonkeyPatch)
     held = [rec.name for store in stores for files in store.file_storage.values() for rec in files.values()]
     assert held == []
     assert at.session_state[state.K_UPLOAD].getvalue() == b""  # nor does the uploader's value hold its bytes
+
+
+def test_a_file_the_session_still_holds_opens_again_without_a_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A class opening the teacher's file: while a session holds the example's matrices, the same file opens
+    again from them (explorer.sharing.upload.OPENED), here in the same session, as in a classmate's."""
+    from explorer.compute import jobs
+    from explorer.sharing import upload
+
+    reads: list[str] = []
+    execute = jobs.execute
+    monkeypatch.setattr(upload, "INLINE_BYTES", 0)  # as a real layer's file: through the jobs
+    monkeypatch.setattr(jobs, "execute", lambda fn, *a, **k: reads.append(fn) or execute(fn, *a, **k))
+    at = open_share(open_app())
+    data = sharing.to_json(conform(Example(sentence="the teachers file for the class"))).encode()
+    for _ in range(2):
+        at.file_uploader(key=state.K_UPLOAD).upload("example.json", data, "application/json").run()
+        assert not at.exception, at.exception
+        assert OPENED in " ".join(s.value for s in at.success), messages_text(at)
+    assert reads == ["explorer.sharing.upload:read_job"]
