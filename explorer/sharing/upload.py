@@ -2,9 +2,9 @@
 bytes and gets the example back (or the reason it was refused); the parsing of a real layer's file (tens of
 MB of JSON numbers, seconds of CPU) runs in a worker. Nothing here draws.
 
-A class opens the teacher's file: while some session of the process still holds the example a file opened,
-the same file (its bytes' digest, in the same language) opens that example again, read-only, without a job
-(OPENED): one read of 43 MB for the class, not one per student.
+A class opens the teacher's file: while some session of the process still holds the matrices of the example
+a file opened, the same file (its bytes' digest, in the same language) opens that example again, read-only,
+without a job (OPENED): one read of 43 MB for the class, not one per student.
 """
 
 from __future__ import annotations
@@ -54,9 +54,6 @@ class Opened:
         # key -> (the fields that are not arrays, weak references to the arrays, the notes)
         self._items: dict[str, tuple[dict[str, object], dict[str, weakref.ref], tuple[str, ...]]] = {}
         self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._items)
 
     def get(self, key: str) -> tuple[Example, list[str], str] | None:
         with self._lock:
