@@ -101,6 +101,8 @@ def test_the_apps_buttons_download_the_notebook_and_the_page(app, tmp_path: Path
     app.open("scores", min_charts=3)
     sidebar = app.page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Share and export").click()
+    sidebar.get_by_role("button", name="Download as notebook (.ipynb)").wait_for()
+    app.settle()  # each button's file id is its run's: the last run's, once every run has ended
     files = {}
     for label in ("Download as notebook (.ipynb)", "Download as a web page (.html)"):
         button = sidebar.get_by_role("button", name=label)

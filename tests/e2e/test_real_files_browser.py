@@ -41,6 +41,9 @@ def share_panel(app):  # noqa: ANN001, ANN201 - the conftest's App; a Playwright
     sidebar = app.page.locator('[data-testid="stSidebar"]')
     sidebar.get_by_text("Share and export").click()
     sidebar.get_by_text("Open an example (JSON)").wait_for()
+    # The panel's contents arrive while its run still goes: a download button clicked before the last run
+    # has ended may carry the file id of a run that a later one replaced, and no download comes.
+    app.settle()
     return sidebar
 
 
