@@ -162,6 +162,27 @@ def test_two_replicas_asking_for_one_job_share_one_run(replicas, tmp_path: Path)
     assert [p.result() for p in places] == [1, 1, 1]
 
 
+def test_short_jobs_run_least_used_visitor_first_however_much_the_class_used(replicas, tmp_path: Path) -> None:  # noqa: ANN001
+    """A class that has used the workers for a while (10 to 90 s each) and a quiet student (6 s): the
+    student's short job, queued last, runs first, and the others by their use; FIFO for all of them before."""
+    a, _ = replicas
+    stamp = time.time()
+    hold = a.submit(jobs.spec(probe.steps, 20, 0.3, f"busy{stamp}", cost=5.0), "holder")  # the other worker
+    until(lambda: hold.status().state == "running", "the general worker busy")
+    lane = a.submit(jobs.spec(probe.steps, 1, 1.5, f"lane{stamp}", cost=0.1), "holder")  # the short lane
+    until(lambda: lane.status().state == "running", "the short lane busy")
+    path, used = str(tmp_path / "order"), {"v90": 90.0, "v10": 10.0, "v40": 40.0, "quiet": 6.0}
+    places = []
+    for who, seconds in used.items():  # the quiet student asks last
+        a.charge(f"{who}{stamp}", seconds)
+        places.append(a.submit(jobs.spec(probe.count_runs, path, who, cost=0.3), f"{who}{stamp}"))
+    assert places[-1].status().ahead < min(p.status().ahead for p in places[:-1])
+    for p in [lane, *places]:
+        until(lambda p=p: p.status().state == "done", "the short jobs done")
+    hold.cancel()
+    assert Path(path).read_text().split() == ["quiet", "v10", "v40", "v90"]
+
+
 def test_a_job_nobody_waits_for_stops(replicas) -> None:  # noqa: ANN001
     a, _ = replicas
     place = a.submit(jobs.spec(probe.steps, 400, 0.05, f"left{time.time()}"), "leaver")

@@ -2,18 +2,19 @@
 
 Why RQ rather than Dramatiq or Celery: docs/ARCHITECTURE.md, "Where jobs run".
 
-The fair order becomes queues in order: a worker takes from "short" (a job expected to take at most
-jobs.LANE_S), then "p0" (visitors who used the workers least lately: decayed seconds plus the job's cost
-under P0_S), "p1", "p2"; a worker started with --short takes only "short" (the short lane). A visitor's use
-(the seconds they had a request waiting or running, counted when it ends) is kept in Redis (USE, decayed as
-in the local pool), so every replica orders alike. Waiting places are a sorted set per job scored by when each
-last looked (PLACE_TTL_S): a job whose places all left or went quiet (the visitor left, or their replica
-died) stops at its next progress report, or is cancelled while queued.
+The fair order becomes queues in order. A job goes to the level of its visitor's use plus its cost (LEVELS,
+each twice the one before), in "s<level>" when it is short (expected at most jobs.LANE_S), else "p<level>";
+a worker takes the levels in order (s0, p0, s1, p1, ...), a worker started with --short only the s queues (the
+short lane). So, as in the local pool, the visitor who used the workers least goes first (within a factor of
+two) however much the class has used them. A visitor's use (the seconds they had a request waiting or
+running, counted when it ends) is kept in Redis (USE, decayed as in the local pool), so every replica orders
+alike. Waiting places are a sorted set per job scored by when each last looked (PLACE_TTL_S): a job whose
+places all left or went quiet (the visitor left, or their replica died) stops at its next progress report, or
+is cancelled while queued.
 
 A worker's death: a job runs again once, then the visitor reads jobs.FAILED (rq_worker.py says how).
 
-Redis's memory: a job of large arguments (an uploaded layer file) takes room in Redis before it is queued, and
-a write Redis refuses reaches the visitor as "too busy" (jobs.FULL): redis_room.py.
+Redis's memory: a big job takes room before it is queued; a refused write is "too busy": redis_room.py.
 
 Workers (rq_worker.py): `python -m explorer.compute.jobs.rq_queue [--short]` (scripts/serve.sh --workers M,
 deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORER_REDIS_URL.
@@ -21,6 +22,7 @@ deploy/compose.yaml's and deploy/k8s/'s worker service), with $ATTENTION_EXPLORE
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import importlib
 import math
@@ -51,8 +53,11 @@ from explorer.compute.jobs.redis_room import (
 
 REDIS_ENV = "ATTENTION_EXPLORER_REDIS_URL"
 DEFAULT_URL = "redis://127.0.0.1:6379/0"
-QUEUES = ("short", "p0", "p1", "p2")
-P0_S, P1_S = 2.0, 10.0  # decayed seconds of use plus cost: under P0_S the first queue, under P1_S the second
+# The levels' upper bounds (seconds of use plus cost), and one level past the last: a quiet student has used
+# about 10 s, a visitor who always has a request waiting about 90 s (heavy.HALF_LIFE_S / ln 2).
+LEVELS = tuple(0.25 * 2**k for k in range(11))
+SHORT_QUEUES = tuple(f"s{k}" for k in range(len(LEVELS) + 1))
+QUEUES = tuple(q for k in range(len(LEVELS) + 1) for q in (f"s{k}", f"p{k}"))
 RESULT_TTL_S = 1800  # a finished job's result stays this long in Redis (or until maxmemory drops it)
 # ... and a job's whose caller keeps its result (Spec.keep False: a run's trace, an uploaded file's example,
 # a download; tens of MB each, with their arguments): long enough for the places waiting for it to fetch it.
@@ -314,20 +319,18 @@ class RedisJobs:
                 lock.release()
 
     def ahead(self, origin: str, job_id: str) -> int:
-        """Jobs before job `job_id` queued in `origin`: those in the queues taken first, and its place in its own."""
-        before = 0
-        for name in QUEUES:
-            q = self.queues[name]
+        """Jobs before job `job_id`: those in the queues taken first, and its place in its own (one round trip)."""
+        pipe = self.redis.pipeline()
+        for q in self.queues.values():
             if q.name == origin:
-                return before + (q.get_job_position(job_id) or 0)
-            before += len(q)
-        return before
+                pipe.lpos(q.key, job_id)
+                break
+            pipe.llen(q.key)
+        return sum(n or 0 for n in pipe.execute())
 
     def _queue_for(self, spec: jobs.Spec, who: Hashable) -> str:
-        if spec.short:
-            return "short"
         use = self.used(who) + spec.cost if who is not None else spec.cost
-        return "p0" if use < P0_S else "p1" if use < P1_S else "p2"
+        return f"{'s' if spec.short else 'p'}{bisect.bisect_right(LEVELS, use)}"
 
     def _enqueue(self, spec: jobs.Spec, who: Hashable, job_id: str) -> None:
         """Queue the job; Busy (with the visitor's message) when Redis is at its maxmemory with jobs that may

@@ -32,6 +32,7 @@ from explorer.compute.jobs.rq_queue import (
     QUEUES,
     REDIS_ENV,
     RESULT_TTL_S,
+    SHORT_QUEUES,
     RedisJobs,
     _full,
     _key,
@@ -140,7 +141,7 @@ def worker(short: bool = False) -> None:
     pool_worker.warm()
     url = os.environ.get(REDIS_ENV, DEFAULT_URL)
     conn = redis.Redis.from_url(url)
-    names = ("short",) if short else QUEUES
+    names = SHORT_QUEUES if short else QUEUES
     queues = [Queue(PREFIX + n, connection=conn, serializer=Pickle4) for n in names]
     w = Saying(queues, connection=conn, serializer=Pickle4)
     threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
