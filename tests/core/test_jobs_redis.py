@@ -162,7 +162,9 @@ def test_two_replicas_asking_for_one_job_share_one_run(replicas, tmp_path: Path)
     assert [p.result() for p in places] == [1, 1, 1]
 
 
-def test_short_jobs_run_least_used_visitor_first_however_much_the_class_used(replicas, tmp_path: Path) -> None:  # noqa: ANN001
+def test_short_jobs_run_least_used_visitor_first_however_much_the_class_used(
+    replicas, tmp_path: Path
+) -> None:  # noqa: ANN001
     """A class that has used the workers for a while (10 to 90 s each) and a quiet student (6 s): the
     student's short job, queued last, runs first, and the others by their use; FIFO for all of them before."""
     a, _ = replicas
