@@ -45,7 +45,7 @@ def add_buttons(strings: list[str], probs: np.ndarray, per_row: int) -> None:
         st.caption(literal(signs))
 
 
-got = model_ui.begin(decoder_only=True)
+got = model_ui.begin(decoder_only=True, needs=ui.shows("next-token-needs"))
 if got is not None:
     key, trace = got
     # Presenting: three steps, each one screen: the guesses (the bars beside the buttons that add one), the

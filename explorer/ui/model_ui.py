@@ -14,7 +14,7 @@ import numpy as np
 import streamlit as st
 
 from attention_core import analysis
-from explorer.compute import jobs, model_compute, timing
+from explorer.compute import jobs, model_compute, patching, timing
 from explorer.i18n import N_, _, integer, ngettext
 from explorer.model import head_rules, models
 from explorer.model.description import Description, of_model
@@ -147,9 +147,15 @@ def say_model(
 
 
 def begin(
-    *, decoder_only: bool = False, encoder_only: bool = False, why_not: str | None = None
+    *,
+    decoder_only: bool = False,
+    encoder_only: bool = False,
+    why_not: str | None = None,
+    needs: bool = False,
 ) -> tuple[str, Any] | None:
-    """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run."""
+    """The real model to show and its run on the sentence; None (with a message drawn) when it cannot run.
+    needs: the page draws which tokens the top prediction needs, computed with the run (compute.patching's
+    run_and_needs)."""
     key = say_model(decoder_only=decoder_only, encoder_only=encoder_only, why_not=why_not)
     if key is None:
         return None
@@ -158,7 +164,7 @@ def begin(
     text = state.sentence().strip()
     try:
         with waiting.working(_("Running {model} on your sentence…", model=models.choice(key).title), key):
-            trace = model_compute.run(key, text)
+            trace = (patching.run_and_needs if needs else model_compute.run)(key, text)
     except ValueError as exc:
         st.error(_("The model cannot read this sentence: {why}", why=literal(exc)), icon=":material/warning:")
         return None

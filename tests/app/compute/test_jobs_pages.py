@@ -11,7 +11,7 @@ import pytest
 from explorer.compute import interp, jobs, model_compute, pairs
 from explorer.compute import patching as pc
 from explorer.model import models
-from tests.app.fixtures import need
+from tests.app.fixtures import need, page
 
 TEXT = "The keys were on the table"
 
@@ -65,6 +65,38 @@ def test_the_analyses_give_the_pages_the_same_numbers(job_pool: object) -> None:
     for name, ask in cases.items():
         here, pooled = inline_and_pooled(job_pool, ask)
         np.testing.assert_allclose(pooled, here, rtol=0, atol=0, err_msg=name)
+
+
+def test_next_token_asks_for_its_run_and_the_occlusion_it_draws_as_one_job(job_pool: object) -> None:
+    """/next-token's new sentence: the run and the top prediction's occlusion come from one job, with the
+    numbers of the two computed here; the occlusion of another token is a job of its own."""
+    need("smollm2")
+    here, _ = inline_and_pooled(job_pool, lambda: model_compute.run("smollm2", TEXT))
+    here_delta = pc.occlusion_job("smollm2", TEXT, 13)  # (computed here: the engine's own)
+    clear()
+    before = job_pool.started.copy()  # type: ignore[attr-defined]
+    trace = pc.run_and_needs("smollm2", TEXT)
+    top = model_compute.next_tokens("smollm2", TEXT, 0.5)[0][0]  # as the page picks it, at another T
+    delta = pc.occlusion("smollm2", TEXT, top)
+    ran = job_pool.started - before  # type: ignore[attr-defined]
+    assert ran == {f"{pc.__name__}:run_and_needs_job": 1}, ran
+    np.testing.assert_array_equal(trace.next_logits, here.next_logits)
+    np.testing.assert_array_equal(delta, pc.occlusion_job("smollm2", TEXT, top))
+    np.testing.assert_array_equal(pc.occlusion("smollm2", TEXT, 13), here_delta)  # another token: apart
+    assert (job_pool.started - before)[f"{pc.__name__}:occlusion_job"] == (0 if top == 13 else 1)  # type: ignore[attr-defined]
+
+
+def test_next_token_on_a_new_sentence_waits_for_one_job_and_draws_its_numbers(job_pool: object, kit) -> None:  # noqa: ANN001
+    m = need("smollm2")
+    text = TEXT + " at noon"
+    clear()
+    before = job_pool.started.copy()  # type: ignore[attr-defined]
+    at = page("next-token", "smollm2", text)
+    assert not at.exception and job_pool.started - before == {f"{pc.__name__}:run_and_needs_job": 1}  # type: ignore[attr-defined]
+    top = int(np.argmax(m.run(text).next_logits))
+    np.testing.assert_allclose(
+        kit.z(kit.charts(at)["next.occlusion"])[0], pc.occlusion_job("smollm2", text, top)
+    )
 
 
 def test_a_sweep_reports_its_progress_and_a_class_pressing_run_costs_one(job_pool: object) -> None:
