@@ -23,11 +23,15 @@ _BLOCK = 1 << 17
 
 
 def n_workers() -> int:
-    """The number of CPUs this process may use (at most 8)."""
+    """The number of CPUs this process may use (at most 8), or $OMP_NUM_THREADS when it says fewer: a process
+    meant to use one core (a worker of a pool of one per core) keeps to one thread, as BLAS does."""
     try:
         count = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         count = os.cpu_count() or 1
+    told = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if told.isdigit() and int(told) > 0:
+        count = min(count, int(told))
     return max(1, min(8, count))
 
 

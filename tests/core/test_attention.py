@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -7,6 +9,7 @@ from hypothesis import strategies as st
 
 from attention_core import (
     AttentionTrace,
+    _parallel,
     alibi_bias,
     causal_mask,
     multi_head_attention,
@@ -251,7 +254,18 @@ def test_weighted_value_contributions() -> None:
     np.testing.assert_allclose(one[1, 2], t.weights[0, 1, 2] * t.v[0, 2])
 
 
-def test_large_input_uses_row_blocks_and_matches_naive() -> None:
+def test_the_row_blocks_threads_keep_to_the_cores_a_process_is_told_to_use(monkeypatch) -> None:  # noqa: ANN001
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # a pool's worker (explorer.compute.jobs.local.ONE_CORE)
+    assert _parallel.n_workers() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "64")
+    assert _parallel.n_workers() == min(8, cores)
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert _parallel.n_workers() == min(8, cores)
+
+
+def test_large_input_uses_row_blocks_and_matches_naive(monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("OMP_NUM_THREADS", "8")  # (the tests' one thread: conftest.py) the pool's threads too
     inputs = random_mha_inputs(9, 160, 16, 8, 4, 4)  # 8 * 160 * 160 entries: split into blocks and threads
     rng = np.random.default_rng(9)
     mask = rng.random((160, 160)) < 0.7
