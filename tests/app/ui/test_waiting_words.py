@@ -21,7 +21,7 @@ import pytest
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from explorer.compute import heavy, interp, model_compute
+from explorer.compute import heavy, interp, model_compute, patching
 from explorer.model import models
 from explorer.ui import state, waiting
 from tests.app.fixtures import need, page_alone
@@ -56,7 +56,7 @@ def fresh(words: str) -> str:
 
 # page, model, the module and function of its slow step, what the spinner says (besides nothing)
 STEPS = [
-    ("next-token", "smollm2", model_compute, "run", "Running SmolLM2-135M (decoder) on your sentence"),
+    ("next-token", "smollm2", patching, "run_and_needs", "Running SmolLM2-135M (decoder) on your sentence"),
     ("model", "minilm", model_compute, "run", "Running MiniLM (encoder) on your sentence"),
     ("head", "smollm2", model_compute, "labels", "what each head does"),
     ("logit-lens", "smollm2", interp, "lens", "what each layer would predict"),
