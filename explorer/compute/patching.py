@@ -135,9 +135,12 @@ def occlusion(key: str, text: str, target: int) -> NDArray[np.float64]:
     return jobs.call(_occlusion_spec(key, text, target))
 
 
+def _occlusion_cost(key: str, text: str) -> float:
+    return max(1.0, len(text.split()) / 4) * mc.run_cost(key, text)
+
+
 def _occlusion_spec(key: str, text: str, target: int) -> jobs.Spec:
-    cost = max(1.0, len(text.split()) / 4) * mc.run_cost(key, text)
-    return jobs.spec(occlusion_job, key, text, int(target), cost=cost)
+    return jobs.spec(occlusion_job, key, text, int(target), cost=_occlusion_cost(key, text))
 
 
 def occlusion_job(key: str, text: str, target: int) -> NDArray[np.float64]:
@@ -150,17 +153,14 @@ def run_and_needs(key: str, text: str) -> Any:
     reads (``occlusion`` finds it there): one job where /next-token would ask for two in turn, so a student
     waits in the workers' queue once, and the worker runs the sentence once. A run the engine holds already,
     or a sentence too long for occlusion, is model_compute.run alone."""
-    m = models.model(key)
-    if (
-        m.has_run(text, models.head_mask(models.shape(key), ()))
-        or len(text.split()) > pm.MAX_OCCLUSION_TOKENS
-    ):
+    m, whole = models.model(key), models.head_mask(models.shape(key), ())
+    if m.has_run(text, whole) or len(text.split()) > pm.MAX_OCCLUSION_TOKENS:
         return mc.run(key, text)
-    cost = mc.run_cost(key, text) + _occlusion_spec(key, text, 0).cost
+    cost = mc.run_cost(key, text) + _occlusion_cost(key, text)
     trace, target, delta = jobs.call(jobs.spec(run_and_needs_job, key, text, cost=cost, keep=False))
     if delta is not None:
         jobs.RESULTS.put(_occlusion_spec(key, text, target).key, delta)
-    return m.adopt(text, models.head_mask(models.shape(key), ()), trace)
+    return m.adopt(text, whole, trace)
 
 
 def run_and_needs_job(key: str, text: str) -> tuple[Any, int, NDArray[np.float64] | None]:
