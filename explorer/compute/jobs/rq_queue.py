@@ -68,9 +68,8 @@ JOB_TIMEOUT_S = 600  # a job running longer is stopped by its worker
 # $ATTENTION_EXPLORER_JOB_ALIVE_S sets it (every replica and worker alike; tests shorten it).
 ALIVE_S = float(os.environ.get("ATTENTION_EXPLORER_JOB_ALIVE_S", "") or 15.0)
 USE = PREFIX + "use"  # hash: visitor -> "seconds at"
-RUN_JOB = (
-    "explorer.compute.jobs.rq_worker.run_job"  # what RQ runs for each job (named: rq_worker imports this)
-)
+# What RQ runs for each job (named: rq_worker imports this module).
+RUN_JOB = "explorer.compute.jobs.rq_worker.run_job"
 
 
 def _key(name: str) -> str:
@@ -234,8 +233,7 @@ class RedisJobs:
         self.queues = {name: Queue(PREFIX + name, connection=self.redis) for name in QUEUES}
         self._budget: int | None = None
         self._admit = self.redis.register_script(ADMIT)
-        # A big job's outcome as this process read it, for its other places: job id -> (kept until, outcome);
-        # read one at a time (outcome).
+        # A big job's outcome as read here once for its places (outcome): job id -> (kept until, outcome).
         self._kept: dict[str, tuple[float, Any]] = {}
         self._reading = threading.Lock()
 
@@ -245,9 +243,7 @@ class RedisJobs:
 
     def used(self, who: Hashable) -> float:
         raw = self.redis.hget(USE, str(who))
-        if not raw:
-            return 0.0
-        seconds, at = (float(x) for x in raw.decode().split())
+        seconds, at = (float(x) for x in raw.decode().split()) if raw else (0.0, time.time())
         return seconds * math.exp2(-(time.time() - at) / heavy.HALF_LIFE_S)
 
     def charge(self, who: Hashable, seconds: float) -> None:
