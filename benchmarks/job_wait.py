@@ -1,12 +1,15 @@
-"""How long a page waits for a short job (an 8-word SmolLM2 sentence's run), end to end: the local pool, and
-RQ on a redis-server of its own with a worker and a short-lane worker (explorer.compute.jobs.rq_queue).
+"""How long a page waits for a job on an idle machine, end to end: the local pool, and RQ on a redis-server of
+its own with a worker and a short-lane worker (explorer.compute.jobs.rq_queue). The job: an 8-word SmolLM2
+sentence's run (`--job run`, the short lane), or the logit lens of a new 30-word sentence, its run included
+(`--job lens`, a worker of one thread: what a student alone waits for on /logit-lens).
 
-Each of --runs new sentences is asked for as a page asks (jobs.call of model_compute.run_job, in the short
-lane); printed: each wait in ms, the median, and on Redis how long the job waited in its queue and ran in
-its worker (RQ's own timestamps), against the same run in this process.
+Each of --runs new sentences is asked for as a page asks (jobs.call); printed: each wait in ms, the median,
+and on Redis how long the job waited in its queue and ran in its worker (RQ's own timestamps), against the
+same run in this process.
 
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks job_wait [--runs 12] [--backends local,redis]
+      [--job run|lens]
 """
 
 from __future__ import annotations
@@ -71,14 +74,24 @@ def ready(url: str, workers: int) -> None:
     raise SystemExit("the queue workers did not start in a minute")
 
 
-def measure(backend: str, runs: int) -> list[float]:
-    from explorer.compute import jobs, model_compute
+def job_of(kind: str) -> object:
+    """A new job of `kind` (the module doc), as its page asks for it."""
+    from explorer.compute import interp, jobs, model_compute
+
+    if kind == "lens":
+        text = " ".join(random.choices(WORDS, k=30))
+        return jobs.spec(interp.lens_job, "smollm2", text, cost=2 * model_compute.run_cost("smollm2", text))
+    text = " ".join(random.choices(WORDS, k=8))
+    return jobs.spec(model_compute.run_job, "smollm2", text, (), cost=model_compute.run_cost("smollm2", text),
+                     keep=False)  # fmt: skip
+
+
+def measure(backend: str, runs: int, kind: str = "run") -> list[float]:
+    from explorer.compute import jobs
 
     waits = []
     for _ in range(runs):
-        text = " ".join(random.choices(WORDS, k=8))
-        job = jobs.spec(model_compute.run_job, "smollm2", text, (), cost=model_compute.run_cost("smollm2", text),
-                        keep=False)  # fmt: skip
+        job = job_of(kind)
         t0 = time.perf_counter()
         jobs.call(job)
         waits.append(time.perf_counter() - t0)
@@ -96,6 +109,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=12)
     ap.add_argument("--backends", default="local,redis")
+    ap.add_argument("--job", choices=("run", "lens"), default="run")
     a = ap.parse_args()
     from explorer.compute import jobs
     from explorer.model import models
@@ -122,11 +136,11 @@ def main() -> int:
                 os.environ[jobs.BACKEND_ENV] = "local"
             jobs.close()
             jobs.backend()
-            measure(backend, 2)  # the workers' first jobs (their caches) are not counted
-            waits = measure(backend, a.runs)
+            measure(backend, 2, a.job)  # the workers' first jobs (their caches) are not counted
+            waits = measure(backend, a.runs, a.job)
             shown = ", ".join(f"{w * 1000:.0f}" for w in waits)
             print(
-                f"{backend}: a short job's wait, ms: {shown}; median {statistics.median(waits) * 1000:.0f} ms"
+                f"{backend}: a {a.job} job's wait, ms: {shown}; median {statistics.median(waits) * 1000:.0f} ms"
             )
         finally:
             jobs.close()
