@@ -16,7 +16,7 @@ import pytest
 
 from explorer import i18n
 from explorer.compute import jobs
-from explorer.compute.jobs import local, probe, worker
+from explorer.compute.jobs import local, probe
 
 WAIT = 30.0
 
@@ -129,10 +129,7 @@ def test_a_short_request_starts_beside_a_long_one(pool: local.LocalPool) -> None
     until(lambda: long.status().state == "running", "the long job running")
     short = jobs.spec(probe.steps, 1, 0.01, "short", cost=jobs.LANE_S, keep=False)  # a sentence's occlusion
     assert jobs.call(short) == "short"
-    lane_nice = jobs.call(jobs.spec(probe.where, f"lane{time.time()}", cost=0.1, keep=False))[1]
-    assert long.status().state == "running", "the short jobs ran beside the long one, not after it"
-    # ... at the short lane's priority, above the long one's (worker.SHORT_NICE, worker.NICE)
-    assert lane_nice == min(19, os.nice(0) + worker.SHORT_NICE) < min(19, os.nice(0) + worker.NICE)
+    assert long.status().state == "running", "the short job ran beside the long one, not after it"
     long.cancel()
     until(lambda: long.status().state == "cancelled", "the long job stopped")
 

@@ -64,8 +64,7 @@ class _Worker:
         env[jobs.BACKEND_ENV] = "inline"  # a job's own jobs (a lens's run) run in the worker itself
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "explorer.compute.jobs.worker", str(theirs.fileno())]
-            + (["--short"] if short else []),
+            [sys.executable, "-m", "explorer.compute.jobs.worker", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
             cwd=ROOT,
             env=env,

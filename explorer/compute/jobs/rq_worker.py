@@ -116,8 +116,7 @@ def say_done(r: Any, job_id: str) -> None:
 
 
 def worker(short: bool = False) -> None:
-    """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority
-    (worker.NICE, the short lane's worker.SHORT_NICE),
+    """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
     one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
     import redis
     from rq import Queue, Worker
@@ -138,7 +137,7 @@ def worker(short: bool = False) -> None:
 
     os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
-    os.nice(pool_worker.SHORT_NICE if short else pool_worker.NICE)
+    os.nice(pool_worker.NICE)
     pool_worker.warm()
     url = os.environ.get(REDIS_ENV, DEFAULT_URL)
     conn = redis.Redis.from_url(url)

@@ -1,4 +1,4 @@
-"""A worker process of the local pool: `python -m explorer.compute.jobs.worker FD [--short]`.
+"""A worker process of the local pool: `python -m explorer.compute.jobs.worker FD`.
 
 It reads jobs from the socket FD (multiprocessing's framing: pickled tuples), runs one at a time at a lower
 OS priority than the web process (NICE), and sends back its progress and its result:
@@ -28,9 +28,6 @@ import traceback
 from multiprocessing.connection import Connection
 
 NICE = 10  # a worker's priority below the web process's: the pages' reruns and messages come first
-# The short lane's (`--short`), between the two: what a page waits for before it can draw (a sentence's run)
-# takes the CPU before the sweeps and rankings, which otherwise share it evenly with the lane on a busy machine.
-SHORT_NICE = 5
 MEMORY_ENV = "ATTENTION_EXPLORER_WORKER_MB"
 MEMORY_MB = 1500
 WARM_ENV = (
@@ -146,7 +143,7 @@ def warm() -> None:
 
 
 def main(argv: list[str]) -> None:
-    os.nice(SHORT_NICE if "--short" in argv[2:] else NICE)
+    os.nice(NICE)
     conn = Connection(int(argv[1]))
     warm()
     serve(conn)
