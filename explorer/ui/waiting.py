@@ -36,8 +36,8 @@ def working(what: str, key: str | None = None) -> Iterator[None]:
     except jobs.Busy as exc:
         st.warning(str(exc), icon=":material/hourglass_top:")
         st.stop()
-    except jobs.Failed as exc:  # jobs.FAILED, made where no session's language is known: translated here
-        st.error(_(str(exc)), icon=":material/error:")
+    except jobs.Failed as exc:  # (its message in the session's language: jobs.Failed)
+        st.error(str(exc), icon=":material/error:")
         st.stop()
     finally:
         box.empty()

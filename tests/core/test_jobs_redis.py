@@ -23,7 +23,7 @@ import pytest
 from explorer import cache
 from explorer.classroom.store import Question
 from explorer.compute import jobs
-from explorer.compute.jobs import probe, rq_queue
+from explorer.compute.jobs import probe, redis_room, rq_queue
 from tests.core.test_jobs import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -397,8 +397,60 @@ def test_a_big_jobs_file_leaves_redis_soon_after_it_ran_though_its_visitors_left
     place = a.submit(job, "leaver")
     job_id = "explorer-" + job.key
     until(lambda: place.status().state == "running", "the job running")
-    payloads = a.payloads(job_id)
-    assert len(payloads) == 2 and all(a.redis.ttl(k) > rq_queue.PASSED_TTL_S for k in payloads)
+    payloads = redis_room.payload_keys(a.redis, job_id)
+    assert len(payloads) == 2 and all(a.redis.ttl(k) == -1 for k in payloads)  # never dropped in flight
     place.cancel()
     until(lambda: rq_queue.peek(a.redis, job_id)[0] == "finished", "the job finished")
-    assert all(a.redis.ttl(k) in range(-2, rq_queue.PASSED_TTL_S + 1) for k in payloads)
+    assert all(a.redis.ttl(k) == -2 or 0 <= a.redis.ttl(k) <= rq_queue.PASSED_TTL_S for k in payloads)
+
+
+def test_a_queued_big_jobs_file_leaves_redis_once_its_room_ends_though_nobody_cancelled_it(
+    replicas, monkeypatch: pytest.MonkeyPatch
+) -> None:  # noqa: ANN001
+    """The replica of the only visitor at a queued big job dies (nobody cancels the job, nobody looks): its
+    file has no expiry while in flight, so the room's end lets go of it, at the next big job's admission."""
+    a, _ = replicas
+    monkeypatch.setattr(rq_queue, "ROOM_TTL_S", 1.0)
+    busy = a.submit(jobs.spec(probe.steps, 20, 0.5, f"busy-{time.time()}"), "b")  # the worker of long jobs
+    until(lambda: busy.status().state == "running", "the worker busy")
+    job = jobs.spec(probe.echo, os.urandom(2_000_000), 0.0, keep=False, key=f"vanished-{time.time_ns()}")
+    job_id = "explorer-" + job.key
+    place = a.submit(job, "vanished")
+    until(lambda: place.status().state == "queued", "its job queued")
+    payloads = redis_room.payload_keys(a.redis, job_id)
+    assert len(payloads) == 2 and all(a.redis.ttl(k) == -1 for k in payloads)
+    # (its replica dies: the place never looks again; the busy visitor's page still does)
+    until(lambda: busy.status() and a.redis.zscore(rq_queue.ROOM, job_id) < time.time() * 1000, "room ended")
+    other = a.submit(jobs.spec(probe.echo, os.urandom(2_000_000), 0.0, keep=False, key=f"o-{time.time_ns()}"))
+    assert other.status().state == "queued"  # its admission ended the silent room, and let go of its file
+    assert all(0 <= a.redis.ttl(k) <= rq_queue.PASSED_TTL_S for k in payloads)
+    other.cancel()
+    busy.cancel()
+
+
+def test_a_big_jobs_file_waiting_in_line_is_kept_while_the_class_results_fill_redis(replicas) -> None:  # noqa: ANN001
+    """A visitor's large file waits in the queue while the class's results (keys that expire) fill Redis past
+    its maxmemory: Redis drops results to make room, never the file a queued job still has to read."""
+    a, _ = replicas
+    a.redis.config_set("maxmemory", "24mb")
+    evicted = a.redis.info("stats")["evicted_keys"]
+    fillers = [f"{rq_queue.PREFIX}class-result:{i}" for i in range(40)]
+    try:
+        busy = a.submit(
+            jobs.spec(probe.steps, 20, 0.5, f"busy-{time.time()}"), "b"
+        )  # the worker of long jobs
+        until(lambda: busy.status().state == "running", "the worker busy")
+        data = os.urandom(3_000_000)
+        job = jobs.spec(probe.echo, data, 0.0, keep=False, key=f"waits-{time.time_ns()}")
+        place = a.submit(job, "uploader")
+        until(lambda: place.status().state == "queued", "the file's job queued")
+        for key in fillers:  # 40 MB of results past a 24 MB maxmemory, while both visitors' pages look
+            a.redis.set(key, os.urandom(1_000_000), ex=rq_queue.RESULT_TTL_S)
+            assert (busy.status().state, place.status().state) == ("running", "queued")
+            time.sleep(0.05)
+        assert a.redis.info("stats")["evicted_keys"] - evicted >= 20  # Redis did drop results for room
+        until(lambda: place.status().state in ("done", "failed"), "the file's job ended")
+        assert place.result() == data[::-1]
+    finally:
+        a.redis.delete(*fillers)
+        a.redis.config_set("maxmemory", "64mb")

@@ -113,7 +113,11 @@ class Busy(Exception):  # noqa: N818 - the visitor's message
 
 
 class Failed(Exception):  # noqa: N818 - the visitor's message
-    """The job failed for a reason other than its input (its worker stopped twice, an unexpected error)."""
+    """The job failed for a reason other than its input (FAILED, LOST), said in the visitor's language wherever
+    it is read (made in a worker or a backend, where no session's language is known)."""
+
+    def __str__(self) -> str:
+        return i18n._(self.args[0]) if self.args else ""
 
 
 _SAID = "\x1esaid:"  # a said() message: its catalog string and values as JSON, worded by words()
@@ -158,6 +162,7 @@ def sent(exc: ValueError) -> str:
 # The visitor's messages (marked for the catalogs, translated where they are raised: i18n._(BUSY, n=...))
 BUSY = N_("You have {n} requests waiting at the server already: this one starts once one of them is done.")
 FAILED = N_("The server could not finish this (its worker stopped twice while running it). Please try again.")
+LOST = N_("The server had to let go of this request while it waited (it was too full). Please try again.")
 FULL = N_("The server is too busy to take this now (its queue is full). Please try again in a minute.")
 
 

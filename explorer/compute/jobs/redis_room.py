@@ -1,8 +1,10 @@
 """Room in Redis for big jobs (explorer.compute.jobs.rq_queue).
 
-Redis's memory: a queued job's arguments may not be dropped (Redis drops only keys that expire, the results,
-past its maxmemory), and every write fails once Redis is full of what it may not drop: a place's look, a
-visitor's use, a class's answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES
+Redis's memory: past its maxmemory, Redis drops keys that expire (the results, least recently used first),
+and a big job's arguments have no expiry until its job ended or nobody waits for it (`expire_payloads`): a file that
+waits its turn in a busy class is the least recently used key there is, and dropped it failed its visitor.
+Every write fails once Redis is full of what it may not drop: a place's look, a visitor's use, a class's
+answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES
 or more) first takes room (`RedisJobs.admit`, the script ADMIT): the big jobs in flight (queued, running, or done and not yet
 fetched) hold at most ROOM_SHARE of Redis's maxmemory together, one at least; the others wait in line, first
 come first in, their pages saying how many are ahead. A place that stops looking leaves the line, and a job's
@@ -38,12 +40,18 @@ ROOM = PREFIX + "room"  # sorted set: job id -> when its room ends (ms)
 ROOM_BYTES = PREFIX + "room:bytes"  # hash: job id -> its room (bytes)
 LINE = PREFIX + "room:line"  # sorted set: place -> when it came (ms): the line for room
 SEEN = PREFIX + "room:seen"  # sorted set: place -> when it last looked (ms)
+PAYLOADS = PREFIX + "payloads:"  # + job id: set of the keys of its large arguments (stash)
 # Room for a big job (KEYS: ROOM, ROOM_BYTES, LINE, SEEN; ARGV: now ms, job id, place, bytes, budget, room
-# ms, gone ms): -1 when the job has room (now, or taken by another of its places), else how many are ahead
-# (the big jobs in flight and the places before this one in the line).
+# ms, gone ms, PAYLOADS, seconds): -1 when the job has room (now, or taken by another of its places), else how
+# many are ahead (the big jobs in flight and the places before this one in the line). A room that ended
+# unfreed (its places all left or their replica died) lets go of its job's arguments (expire_payloads).
 ADMIT = """
 local now = tonumber(ARGV[1])
-for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do redis.call('HDEL', KEYS[2], id) end
+for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)) do
+  redis.call('HDEL', KEYS[2], id)
+  for _, key in ipairs(redis.call('SMEMBERS', ARGV[8] .. id)) do redis.call('EXPIRE', key, ARGV[9]) end
+  redis.call('EXPIRE', ARGV[8] .. id, ARGV[9])
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 for _, t in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now - tonumber(ARGV[7]))) do
   redis.call('ZREM', KEYS[3], t)
@@ -107,9 +115,9 @@ def budget_of(r: Any) -> int:
     return int(ROOM_SHARE * bound) if bound else ROOM_DEFAULT
 
 
-def stash(r: Any, job_id: str, args: tuple[Any, ...], ttl: int) -> tuple[Any, ...]:
-    """A job's arguments as it goes to the queue: each large one written to a key of its own for `ttl`
-    seconds, listed under payloads:<job id>, and carried as its Payload (module doc)."""
+def stash(r: Any, job_id: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A job's arguments as it goes to the queue: each large one written to a key of its own, without expiry
+    until `expire_payloads`, listed under PAYLOADS + job id, and carried as its Payload (module doc)."""
     out = tuple(
         Payload(f"{PREFIX}payload:{job_id}:{i}", isinstance(a, str)) if large(a) else a
         for i, a in enumerate(args)
@@ -127,8 +135,22 @@ def stash(r: Any, job_id: str, args: tuple[Any, ...], ttl: int) -> tuple[Any, ..
             if at:
                 pipe.append(key, raw[at : at + PIECE_BYTES])
             else:
-                pipe.set(key, raw[:PIECE_BYTES], ex=ttl)
-    pipe.sadd(f"{PREFIX}payloads:{job_id}", *(key for key, _ in kept))
-    pipe.expire(f"{PREFIX}payloads:{job_id}", ttl)
+                pipe.set(key, raw[:PIECE_BYTES])
+    pipe.sadd(PAYLOADS + job_id, *(key for key, _ in kept))
     pipe.execute()
     return out
+
+
+def expire_payloads(r: Any, job_id: str, seconds: int) -> None:
+    """A big job's large arguments leave Redis `seconds` from now (its job ended, failed, or has nobody
+    waiting): until then they have no expiry, so Redis never drops them for room (module doc)."""
+    pipe = r.pipeline()
+    for key in payload_keys(r, job_id):
+        pipe.expire(key, seconds)
+    pipe.execute()
+
+
+def payload_keys(r: Any, job_id: str) -> list[str]:
+    """The keys of a big job's large arguments (Payload), and of their list."""
+    listed = PAYLOADS + job_id
+    return [listed, *(k.decode() for k in r.smembers(listed))]

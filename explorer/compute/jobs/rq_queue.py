@@ -39,6 +39,7 @@ from explorer.compute import heavy, jobs
 from explorer.compute.jobs.redis_room import (
     ADMIT,
     LINE,
+    PAYLOADS,
     PLACE_TTL_S,
     PREFIX,
     ROOM,
@@ -46,6 +47,8 @@ from explorer.compute.jobs.redis_room import (
     ROOM_TTL_S,
     SEEN,
     budget_of,
+    expire_payloads,
+    payload_keys,
     peek,
     room_of,
     stash,
@@ -164,21 +167,20 @@ class _Place:
         return now
 
     def result(self) -> Any:
-        self.owner.redis.zrem(_key(f"visitor:{self.who}"), self.id)  # no longer one of the visitor's
-        if peek(self.owner.redis, self.id)[0] != "finished":
+        r = self.owner.redis
+        r.zrem(_key(f"visitor:{self.who}"), self.id)  # no longer one of the visitor's
+        if (state := peek(r, self.id)[0]) != "finished":  # failed, or gone from Redis (restarted, flushed)
             self._free()
-            raise jobs.Failed(jobs.FAILED)
+            raise jobs.Failed(jobs.FAILED if state else jobs.LOST)
         self._charge()
         outcome = self.owner.outcome(self.id) if self.room else self._job().return_value()
         if self.room and self.owner.waiting(self.id) <= 1:
             # A big job's last place has its result: its arguments and result (tens of MB) leave Redis now,
             # not PASSED_TTL_S later, so the room it frees is free in fact.
-            self.owner.redis.delete(
-                f"rq:job:{self.id}", f"rq:results:{self.id}", *self.owner.payloads(self.id)
-            )
+            r.delete(f"rq:job:{self.id}", f"rq:results:{self.id}", *payload_keys(r, self.id))
         self._free()
         if outcome is None:
-            raise jobs.Failed(jobs.FAILED)
+            raise jobs.Failed(jobs.LOST)
         if outcome[0] == "error":
             jobs.raise_for(outcome[1], outcome[2])
         return outcome[1]
@@ -197,6 +199,7 @@ class _Place:
             r = self.owner.redis
             r.zrem(ROOM, self.id)
             r.hdel(ROOM_BYTES, self.id)
+            expire_payloads(r, self.id, PASSED_TTL_S)  # (gone already if it read the result last)
 
     def cancel(self) -> None:
         self._charge()
@@ -218,7 +221,7 @@ class _Place:
             with contextlib.suppress(_full()):
                 job.cancel()  # a running one stops at its next progress report (nobody waits)
             if self.room:
-                r.delete(*self.owner.payloads(self.id))
+                r.delete(*payload_keys(r, self.id))
 
 
 class RedisJobs:
@@ -264,11 +267,6 @@ class RedisJobs:
     def alive(self, job_id: str) -> bool:
         """Whether the process running the job said it is alive within ALIVE_S."""
         return bool(self.redis.exists(_key(f"alive:{job_id}")))
-
-    def payloads(self, job_id: str) -> list[str]:
-        """The keys of a big job's large arguments (Payload), and of their list."""
-        listed = _key(f"payloads:{job_id}")
-        return [listed, *(k.decode() for k in self.redis.smembers(listed))]
 
     def revive(self, job_id: str) -> jobs.Status:
         """A started job whose process is silent (its worker died with it): queued again for another worker
@@ -335,7 +333,7 @@ class RedisJobs:
         from rq import Retry
 
         try:
-            args = stash(self.redis, job_id, spec.args, JOB_TIMEOUT_S)
+            args = stash(self.redis, job_id, spec.args)
             self.redis.delete(done_key(job_id))  # a word from a run of the same job before (expired since)
             self.queues[self._queue_for(spec, who)].enqueue(
                 RUN_JOB,
@@ -347,6 +345,7 @@ class RedisJobs:
                 retry=Retry(max=1),
             )
         except redis.exceptions.OutOfMemoryError as exc:
+            self.redis.delete(*payload_keys(self.redis, job_id))  # written, never queued: nothing else would
             raise jobs.Busy(i18n._(jobs.FULL)) from exc
 
     def outcome(self, job_id: str) -> Any:
@@ -397,6 +396,8 @@ class RedisJobs:
             self.budget(),
             int(ROOM_TTL_S * 1000),
             int(PLACE_TTL_S * 1000),
+            PAYLOADS,
+            PASSED_TTL_S,
         ]
         try:
             return int(self._admit(keys=keys, args=argv))

@@ -22,7 +22,7 @@ from typing import Any
 from rq.serializers import DefaultSerializer
 
 from explorer.compute import jobs
-from explorer.compute.jobs.redis_room import Payload
+from explorer.compute.jobs.redis_room import Payload, expire_payloads
 from explorer.compute.jobs.rq_queue import (
     ALIVE_S,
     DEFAULT_URL,
@@ -62,7 +62,7 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     except jobs.Stopped:
         return ("error", "Failed", "stopped: nobody waits for it")
     except jobs.Failed as exc:  # a big job's argument gone from Redis: nothing to run again
-        return ("error", "Failed", str(exc))
+        return ("error", "Failed", exc.args[0])
     except ValueError as exc:
         return ("error", "ValueError", jobs.sent(exc))
     finally:
@@ -71,18 +71,13 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def _passed(r: Any, job_id: str, args: tuple[Any, ...]) -> None:
     """A big job that ended (a result, a refusal, or stopped): its large arguments leave Redis with its
-    result (PASSED_TTL_S), not JOB_TIMEOUT_S later. Its places delete them once they have the result, but a
-    job whose visitors all left has nobody to do that, and its file (43 MB at most) would stay in Redis long
-    after the class has gone. Only a job that ends here lets go of them: a job whose process dies runs again
-    with its arguments (the module doc)."""
-    keys = [a.key for a in args if isinstance(a, Payload)]
-    if not keys:
-        return
-    with contextlib.suppress(Exception):  # Redis away: the keys expire at their own time all the same
-        pipe = r.pipeline()
-        for key in [*keys, _key(f"payloads:{job_id}")]:
-            pipe.expire(key, PASSED_TTL_S)
-        pipe.execute()
+    result (PASSED_TTL_S). Its places delete them once they have the result, but a job whose visitors all left
+    has nobody to do that, and its file (43 MB at most) would stay in Redis long after the class has gone.
+    Only a job that ends here lets go of them: a job whose process dies runs again with its arguments (the
+    module doc)."""
+    if any(isinstance(a, Payload) for a in args):
+        with contextlib.suppress(Exception):  # Redis away: its places let go of them (RedisJobs._free)
+            expire_payloads(r, job_id, PASSED_TTL_S)
 
 
 def _fetched(r: Any, p: Payload) -> bytes | str:
@@ -90,7 +85,7 @@ def _fetched(r: Any, p: Payload) -> bytes | str:
     maxmemory, or expired)."""
     raw = r.get(p.key)
     if raw is None:
-        raise jobs.Failed(jobs.FAILED)
+        raise jobs.Failed(jobs.LOST)
     return raw.decode() if p.text else raw
 
 
