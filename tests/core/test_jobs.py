@@ -299,6 +299,9 @@ def test_a_workers_words_reach_the_page_in_the_visitors_language(pool: local.Loc
         assert re.fullmatch(r"Training: step [1-4] of 4", jobs.words(shown_raw(seen)))
         with pytest.raises(ValueError, match=r"^SmolLM2 has layers 1 to 30; there is no layer 31$"):
             jobs.call(jobs.spec(probe.refuse_in_words, "SmolLM2", 30, 31))
+    lost = jobs.Failed(jobs.LOST)  # made in a backend, where no visitor's language is known
+    with i18n.using("es"):
+        assert str(lost).startswith("El servidor tuvo que soltar esta petición")
 
 
 def test_an_idle_worker_lets_go_of_its_caches() -> None:
