@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -332,8 +333,34 @@ def tree_detail(pid: int) -> str:
     return ", ".join(f"{name} {mb:.0f}" for mb, name in sorted(tree_pss(pid), reverse=True) if mb > 20)
 
 
-def tree_pss(pid: int) -> list[tuple[float, str]]:
-    """Each process under `pid`: its PSS in MB (pss_mb) and its program's name."""
+def cpu_all(pid: int) -> float:
+    """CPU seconds of a process so far, with those of its children it waited for (an RQ worker's job
+    processes): /proc/<pid>/stat, fields 14 to 17."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds so far of the processes under `pid`, summed by program (cpu_all: a job process's seconds
+    move to its worker's once it ended, so differences of sums are right), and of this process (the visitors'
+    side, "visitors")."""
+    out = {"visitors": cpu_all(os.getpid())}
+    for seconds, name in tree_pss(pid, cpu_all):
+        out[name.split()[0]] = out.get(name.split()[0], 0.0) + seconds  # ("redis-server 127.0.0.1:port")
+    return out
+
+
+def cpu_shares(before: dict[str, float], after: dict[str, float], seconds: float) -> str:
+    """Each program's share of one CPU between two tree_cpu readings `seconds` apart, largest first."""
+    used = {n: after[n] - before.get(n, 0.0) for n in after}
+    return ", ".join(
+        f"{n} {u / seconds:.0%}" for n, u in sorted(used.items(), key=lambda x: -x[1]) if u > 0.5
+    )
+
+
+def tree_pss(pid: int, measure: Callable[[int], float] | None = None) -> list[tuple[float, str]]:
+    """Each process under `pid`: its PSS in MB (pss_mb, or what `measure` says of it) and its program's name."""
+    measure = measure or pss_mb
     found, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -344,7 +371,7 @@ def tree_pss(pid: int) -> list[tuple[float, str]]:
             name = name or (
                 "streamlit" if "streamlit" in words else os.path.basename(words[0]) if words else "?"
             )
-            found.append((pss_mb(p), name))
+            found.append((measure(p), name))
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children") as f:
                     todo += [int(c) for c in f.read().split()]
@@ -446,7 +473,9 @@ async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
                 tasks = [asyncio.create_task(heavy_visitor(url, flood_report, stop, i, mine[i % len(mine)]))
                          for i in range(a.flooders)]  # fmt: skip
                 await asyncio.sleep(a.head_start)
+                cpu0, t0 = tree_cpu(proc.pid), time.monotonic()
                 beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+                cpu = cpu_shares(cpu0, tree_cpu(proc.pid), time.monotonic() - t0)
                 stop.set()
                 # The visitors leave at once (a queued request would hold a phase for minutes): their
                 # sessions' runs stop, and the jobs nobody waits for with them.
@@ -455,6 +484,7 @@ async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
                 await asyncio.gather(*tasks, return_exceptions=True)
                 sent = flood_report.reruns
             print(f"{kind}: at the peak ({rss.peak:.0f} MB), MB: {rss.detail}", flush=True)
+            print(f"{kind}: CPU while the student was beside them, of one CPU: {cpu}", flush=True)
             await asyncio.sleep(a.settle)  # every visitor gone: what the server gives back meanwhile
             after = tree_rss_mb(proc.pid)
             print(
