@@ -325,6 +325,7 @@ def test_a_class_of_uploads_takes_turns_for_room_in_redis_and_every_other_write_
         assert backend.redis.info("stats")["evicted_keys"] == evicted  # nothing dropped to make room
         assert backend.redis.zcard(rq_queue.ROOM) == 0  # every file's room given back, its bytes gone
         assert backend.redis.keys(rq_queue.PREFIX + "payload*") == []
+        assert backend.redis.keys(redis_room.OUTCOME + "*") == []  # (each file's example, kept raw: read)
     finally:
         jobs.use(before)
         backend.redis.config_set("maxmemory", "64mb")
@@ -454,3 +455,25 @@ def test_a_big_jobs_file_waiting_in_line_is_kept_while_the_class_results_fill_re
     finally:
         a.redis.delete(*fillers)
         a.redis.config_set("maxmemory", "64mb")
+
+
+def test_a_large_outcome_lies_raw_in_redis_not_in_base64_and_reaches_every_replica_whole(replicas) -> None:  # noqa: ANN001
+    """An outcome of a MB or more from small arguments (an induction run's attentions, 10.8 MB) is kept raw
+    under a key of its own for as long as a result is: RQ would keep it in base64, a third larger, which each
+    place decodes inside its web process's interpreter lock."""
+    a, b = replicas
+    n, token = 3_000_000, f"large-{time.time_ns()}"
+    places = [
+        a.submit(jobs.spec(probe.large, n, token), "x"),
+        b.submit(jobs.spec(probe.large, n, token), "y"),
+    ]
+    until(lambda: all(p.status().state == "done" for p in places), "the job done")
+    job_id = places[0].id
+    assert n <= a.redis.strlen(redis_room.OUTCOME + job_id) < n + 1000  # its bytes and a pickle's framing
+    assert a.redis.memory_usage(f"rq:results:{job_id}") < 10_000  # RQ's result: only the note
+    assert rq_queue.PASSED_TTL_S < a.redis.ttl(redis_room.OUTCOME + job_id) <= rq_queue.RESULT_TTL_S
+    want = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8)
+    for place in places:
+        array, said = place.result()
+        np.testing.assert_array_equal(array, want)
+        assert said == token

@@ -95,3 +95,9 @@ def hold(seconds: int, token: str) -> str:
 
     ctypes.PyDLL(None).sleep(int(seconds))  # libc's sleep, called without letting go of the GIL
     return token
+
+
+def large(n: int, token: str) -> tuple[np.ndarray, str]:
+    """n bytes of a pattern seeded by n, and token: an outcome as large as an induction run's (10.8 MB) from
+    small arguments."""
+    return np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8), token

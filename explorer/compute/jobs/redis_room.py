@@ -1,11 +1,11 @@
-"""Room in Redis for big jobs (explorer.compute.jobs.rq_queue).
+"""Big jobs and big outcomes in Redis (explorer.compute.jobs.rq_queue).
 
 Redis's memory: past its maxmemory, Redis drops keys that expire (the results, least recently used first),
-and a big job's arguments have no expiry until its job ended or nobody waits for it (`expire_payloads`): a file that
-waits its turn in a busy class is the least recently used key there is, and dropped it failed its visitor.
-Every write fails once Redis is full of what it may not drop: a place's look, a visitor's use, a class's
-answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES
-or more) first takes room (`RedisJobs.admit`, the script ADMIT): the big jobs in flight (queued, running, or done and not yet
+and a big job's arguments have no expiry until its job ended or nobody waits for it (`expire_payloads`): a
+file that waits its turn in a busy class is the least recently used key there is, and dropped, it failed its
+visitor. Every write fails once Redis is full of what it may not drop: a place's look, a visitor's use, a
+class's answer. So a job whose arguments are large (an uploaded layer file, 43 MB: BIG_BYTES or more) first
+takes room (`RedisJobs.admit`, the script ADMIT): the big jobs in flight (queued, running, or done and not yet
 fetched) hold at most ROOM_SHARE of Redis's maxmemory together, one at least; the others wait in line, first
 come first in, their pages saying how many are ahead. A place that stops looking leaves the line, and a job's
 room ends ROOM_TTL_S after its last place looked (its replica died). Past all that, a write Redis refuses
@@ -13,13 +13,19 @@ reaches the visitor as "too busy" (jobs.FULL), never as an error. A big job's la
 of their own (Payload), written and read as they are: RQ would compress them in the web process (1.4 s of
 CPU for a 43 MB file, beside every page it draws) and write them again when the job ends. Its outcome is read
 from Redis once per web process (`RedisJobs.outcome`: twenty readers at once would each have a copy in
-Redis's output buffers), and its keys leave Redis as soon as its last place has it.
+Redis's output buffers), and its keys leave Redis as soon as its last place has it. Any job's large outcome
+(an induction run's attentions, from a few small arguments) lies raw under a key of its own too, not in RQ's
+base64 (`keep_outcome`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from dataclasses import dataclass
 from typing import Any
+
+from rq.serializers import DefaultSerializer
 
 from explorer.compute import jobs
 
@@ -41,6 +47,7 @@ ROOM_BYTES = PREFIX + "room:bytes"  # hash: job id -> its room (bytes)
 LINE = PREFIX + "room:line"  # sorted set: place -> when it came (ms): the line for room
 SEEN = PREFIX + "room:seen"  # sorted set: place -> when it last looked (ms)
 PAYLOADS = PREFIX + "payloads:"  # + job id: set of the keys of its large arguments (stash)
+OUTCOME = PREFIX + "outcome:"  # + job id: its large outcome, pickled (keep_outcome)
 # Room for a big job (KEYS: ROOM, ROOM_BYTES, LINE, SEEN; ARGV: now ms, job id, place, bytes, budget, room
 # ms, gone ms, PAYLOADS, seconds): -1 when the job has room (now, or taken by another of its places), else how
 # many are ahead (the big jobs in flight and the places before this one in the line). A room that ended
@@ -150,7 +157,52 @@ def expire_payloads(r: Any, job_id: str, seconds: int) -> None:
     pipe.execute()
 
 
+def job_keys(r: Any, job_id: str) -> list[str]:
+    """Every key of a job and its results in Redis: RQ's and the explorer's (deleted once its last place has
+    its outcome)."""
+    return [f"rq:job:{job_id}", f"rq:results:{job_id}", OUTCOME + job_id, *payload_keys(r, job_id)]
+
+
 def payload_keys(r: Any, job_id: str) -> list[str]:
     """The keys of a big job's large arguments (Payload), and of their list."""
     listed = PAYLOADS + job_id
     return [listed, *(k.decode() for k in r.smembers(listed))]
+
+
+def keep_outcome(r: Any, job_id: str, outcome: Any, seconds: int) -> Any:
+    """What a worker returns to RQ as a job's outcome: the outcome, or, when it serializes (Pickle4) to BIG_BYTES
+    or more, a note that it lies raw under OUTCOME + job id for `seconds`. RQ keeps a result in base64, a
+    third larger in Redis, which every place decodes inside its interpreter lock: an induction run's 10.8 MB
+    cost a web process 66 ms of CPU that way and 14 ms raw (`python -m benchmarks redis_results`)."""
+    import redis
+
+    raw = Pickle4.dumps(outcome)
+    if len(raw) < BIG_BYTES:
+        return outcome
+    with contextlib.suppress(redis.exceptions.OutOfMemoryError):  # no room: RQ's own way (or its refusal)
+        r.set(OUTCOME + job_id, raw, ex=seconds)
+        return ("kept",)
+    return outcome
+
+
+def outcome_of(r: Any, job_id: str) -> Any:
+    """A job's outcome, as its worker returned it to RQ or kept it (keep_outcome); None when Redis has it no
+    more. RQ's Job reads only the result, not the arguments (peek says why that matters)."""
+    from rq.job import Job
+
+    returned = Job(job_id, connection=r).return_value()
+    if returned is None or returned[0] != "kept":
+        return returned
+    raw = r.get(OUTCOME + job_id)
+    return None if raw is None else Pickle4.loads(raw)  # (written by a worker, as RQ's results are)
+
+
+class Pickle4:
+    """RQ's own serializer, its dumps at protocol 4 rather than RQ's 5, for what a worker writes (a result,
+    progress, a large outcome's key): an array read back from protocol 4 lies on a bytes object, which
+    explorer.cache counts as read-only once frozen, so the sessions of a class that opened one file share its
+    arrays and digest them once. From protocol 5 it lies on a bytearray: never shared, and digested again at
+    every rerun (32 MB for the largest file). Only the explorer's workers write what this reads."""
+
+    dumps = staticmethod(functools.partial(DefaultSerializer.dumps.func, protocol=4))
+    loads = staticmethod(DefaultSerializer.loads)

@@ -48,6 +48,8 @@ from explorer.compute.jobs.redis_room import (
     SEEN,
     budget_of,
     expire_payloads,
+    job_keys,
+    outcome_of,
     payload_keys,
     peek,
     room_of,
@@ -173,11 +175,11 @@ class _Place:
             self._free()
             raise jobs.Failed(jobs.FAILED if state else jobs.LOST)
         self._charge()
-        outcome = self.owner.outcome(self.id) if self.room else self._job().return_value()
+        outcome = self.owner.outcome(self.id) if self.room else outcome_of(r, self.id)
         if self.room and self.owner.waiting(self.id) <= 1:
             # A big job's last place has its result: its arguments and result (tens of MB) leave Redis now,
             # not PASSED_TTL_S later, so the room it frees is free in fact.
-            r.delete(f"rq:job:{self.id}", f"rq:results:{self.id}", *payload_keys(r, self.id))
+            r.delete(*job_keys(r, self.id))
         self._free()
         if outcome is None:
             raise jobs.Failed(jobs.LOST)
@@ -357,9 +359,7 @@ class RedisJobs:
             self._forget_kept()
             kept = self._kept.get(job_id)
             if kept is None:
-                from rq.job import Job
-
-                value = Job(job_id, connection=self.redis).return_value()
+                value = outcome_of(self.redis, job_id)
                 if value is None:
                     return None
                 cache.freeze(value)

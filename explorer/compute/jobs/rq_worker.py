@@ -13,16 +13,13 @@ seconds (json.loads of a 43 MB file on a busy machine), which a thread of the jo
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import threading
 import time
 from typing import Any
 
-from rq.serializers import DefaultSerializer
-
 from explorer.compute import jobs
-from explorer.compute.jobs.redis_room import Payload, expire_payloads
+from explorer.compute.jobs.redis_room import Payload, Pickle4, expire_payloads, keep_outcome
 from explorer.compute.jobs.rq_queue import (
     ALIVE_S,
     DEFAULT_URL,
@@ -58,7 +55,8 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
 
     try:
         values = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
-        return ("ok", jobs.execute(fn, values, jobs.Progress(send, stop)))
+        outcome = ("ok", jobs.execute(fn, values, jobs.Progress(send, stop)))
+        return keep_outcome(owner.redis, job.id, outcome, job.result_ttl or RESULT_TTL_S)
     except jobs.Stopped:
         return ("error", "Failed", "stopped: nobody waits for it")
     except jobs.Failed as exc:  # a big job's argument gone from Redis: nothing to run again
@@ -87,17 +85,6 @@ def _fetched(r: Any, p: Payload) -> bytes | str:
     if raw is None:
         raise jobs.Failed(jobs.LOST)
     return raw.decode() if p.text else raw
-
-
-class Pickle4:
-    """RQ's own serializer, its dumps at protocol 4 rather than RQ's 5, for what a worker writes (a result,
-    progress): an array read back from protocol 4 lies on a bytes object, which explorer.cache counts as
-    read-only once frozen, so the sessions of a class that opened one file share its arrays and digest them
-    once. From protocol 5 it lies on a bytearray: never shared, and digested again at every rerun (32 MB for
-    the largest file). Only RQ reads what this writes, as it read its own before."""
-
-    dumps = staticmethod(functools.partial(DefaultSerializer.dumps.func, protocol=4))
-    loads = staticmethod(DefaultSerializer.loads)
 
 
 def say_done(r: Any, job_id: str) -> None:
