@@ -14,9 +14,9 @@
 # Heavy work (a real model's new sentence, the analyses) runs in worker processes: without --workers, each
 # replica starts its own pool (explorer/compute/jobs/local.py); with --workers M, this script also starts
 # M workers of the job queue on that Redis, and one for the short lane (explorer/compute/jobs/rq_queue.py),
-# as its children; the replicas share those workers and their results (Redis bounded by --redis-mb, 192 by
-# default, least recently used results dropped first: what a class's server gives back within 30 s of its
-# leaving is within 200 MB of idle).
+# as its children; the replicas share those workers and their results (Redis bounded by --redis-mb, 256 by
+# default, least recently used results dropped first; below 230 or so, a class's largest uploads (43 MB)
+# leave no room for their own results).
 #
 # Each session sticks to one replica (HAProxy's cookie, as a student's state lives in that process); when a
 # replica dies or hangs (HAProxy's checks take a hung one out within 4 s and cut its sessions:
@@ -38,7 +38,7 @@ die() { printf 'scripts/serve.sh: %s\n' "$*" >&2; exit 2; }
 
 REPLICAS=2
 WORKERS=0
-REDIS_MB=192
+REDIS_MB=256
 PORT=8501
 ADDRESS=0.0.0.0
 LOG=""

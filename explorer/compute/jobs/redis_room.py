@@ -35,7 +35,7 @@ PLACE_TTL_S = 20.0  # a place that has not looked for this long has left
 # ROOM_SHARE of Redis's maxmemory (ROOM_DEFAULT when Redis has no bound or does not say); a job's room is its
 # arguments' bytes times ROOM_PER_BYTE: a 43.3 MB layer file takes Redis to 203 MB at its peak, 3 MB of bytes
 # returned as large to 13.6 MB (the arguments; the result, in base64; the buffers of the connections that
-# write and read each). Within the 192 MB scripts/serve.sh gives Redis by default, one such file is read at a time.
+# write and read each). Within the 256 MB scripts/serve.sh gives Redis by default, one such file is read at a time.
 BIG_BYTES = 1_000_000
 PIECE_BYTES = 256 * 1024  # a large argument goes to Redis in commands of at most this (stash)
 ROOM_SHARE = 0.6
