@@ -95,6 +95,13 @@ class Payload:
     text: bool  # the argument was a str (kept as its UTF-8 bytes)
 
 
+def _full() -> Any:
+    """What a write Redis refuses past its maxmemory raises (redis.exceptions.OutOfMemoryError)."""
+    import redis
+
+    return redis.exceptions.OutOfMemoryError
+
+
 def large(a: Any) -> bool:
     return isinstance(a, (bytes, str)) and len(a) >= BIG_BYTES
 
@@ -169,32 +176,36 @@ def payload_keys(r: Any, job_id: str) -> list[str]:
     return [listed, *(k.decode() for k in r.smembers(listed))]
 
 
-def keep_outcome(r: Any, job_id: str, outcome: Any, seconds: int) -> Any:
+def keep_outcome(r: Any, job_id: str, outcome: Any, seconds: int | None) -> Any:
     """What a worker returns to RQ as a job's outcome: the outcome, or, when it serializes (Pickle4) to BIG_BYTES
     or more, a note that it lies raw under OUTCOME + job id for `seconds`. RQ keeps a result in base64, a
     third larger in Redis, which every place decodes inside its interpreter lock: an induction run's 10.8 MB
-    cost a web process 66 ms of CPU that way and 14 ms raw (`python -m benchmarks redis_results`)."""
-    import redis
-
+    cost a web process 66 ms of CPU that way and 14 ms raw (`python -m benchmarks redis_results`).
+    `seconds` None (a big job's outcome, part of its room): no expiry, as its arguments, and listed with them,
+    so Redis never drops it before its places have it, and it leaves with them (module doc)."""
     raw = Pickle4.dumps(outcome)
     if len(raw) < BIG_BYTES:
         return outcome
-    with contextlib.suppress(redis.exceptions.OutOfMemoryError):  # no room: RQ's own way (or its refusal)
-        r.set(OUTCOME + job_id, raw, ex=seconds)
+    with contextlib.suppress(_full()):  # no room: RQ's own way (or its refusal)
+        pipe = r.pipeline()
+        pipe.set(OUTCOME + job_id, raw, ex=seconds)
+        if seconds is None:
+            pipe.sadd(PAYLOADS + job_id, OUTCOME + job_id)
+        pipe.execute()
         return ("kept",)
     return outcome
 
 
 def outcome_of(r: Any, job_id: str) -> Any:
-    """A job's outcome, as its worker returned it to RQ or kept it (keep_outcome); None when Redis has it no
-    more. RQ's Job reads only the result, not the arguments (peek says why that matters)."""
+    """A job's outcome, as its worker kept it (keep_outcome: a big job's outlives RQ's keys) or returned it to
+    RQ; None when Redis has it no more. RQ's Job reads only the result, not the arguments (peek says why)."""
     from rq.job import Job
 
-    returned = Job(job_id, connection=r).return_value()
-    if returned is None or returned[0] != "kept":
-        return returned
     raw = r.get(OUTCOME + job_id)
-    return None if raw is None else Pickle4.loads(raw)  # (written by a worker, as RQ's results are)
+    if raw is not None:
+        return Pickle4.loads(raw)  # (written by a worker, as RQ's results are)
+    returned = Job(job_id, connection=r).return_value()
+    return None if returned is None or returned[0] == "kept" else returned
 
 
 class Pickle4:

@@ -39,6 +39,7 @@ from explorer.compute import heavy, jobs
 from explorer.compute.jobs.redis_room import (
     ADMIT,
     LINE,
+    OUTCOME,
     PAYLOADS,
     PLACE_TTL_S,
     PREFIX,
@@ -46,6 +47,7 @@ from explorer.compute.jobs.redis_room import (
     ROOM_BYTES,
     ROOM_TTL_S,
     SEEN,
+    _full,
     budget_of,
     expire_payloads,
     job_keys,
@@ -86,13 +88,6 @@ def done_key(job_id: str) -> str:
     return _key(f"done:{job_id}")
 
 
-def _full() -> Any:
-    """What a write Redis refuses past its maxmemory raises (redis.exceptions.OutOfMemoryError)."""
-    import redis
-
-    return redis.exceptions.OutOfMemoryError
-
-
 class _Place:
     def __init__(
         self,
@@ -123,6 +118,9 @@ class _Place:
             if self.room and self.pending is None:  # the job's room lasts while someone looks
                 r.zadd(ROOM, {self.id: (time.time() + ROOM_TTL_S) * 1000}, xx=True, gt=True)
 
+    def _kept(self) -> bool:
+        return bool(self.room) and bool(self.owner.redis.exists(OUTCOME + self.id))
+
     def _job(self) -> Any:
         """RQ's job, its arguments not read (see peek)."""
         from rq.job import Job
@@ -138,8 +136,8 @@ class _Place:
             spec, self.pending = self.pending, None
             self.owner.start(spec, self.who, self.id)
         state, origin, meta = peek(self.owner.redis, self.id)
-        if state is None:
-            return jobs.Status("failed")
+        if state is None:  # gone from Redis; a big job's outcome outlives RQ's keys (redis_room.keep_outcome)
+            return jobs.Status("done", done=1.0) if self._kept() else jobs.Status("failed")
         if state == "finished":
             return jobs.Status("done", done=1.0)
         if state in ("failed", "stopped", "canceled"):
@@ -171,7 +169,7 @@ class _Place:
     def result(self) -> Any:
         r = self.owner.redis
         r.zrem(_key(f"visitor:{self.who}"), self.id)  # no longer one of the visitor's
-        if (state := peek(r, self.id)[0]) != "finished":  # failed, or gone from Redis (restarted, flushed)
+        if (state := peek(r, self.id)[0]) != "finished" and not self._kept():  # failed, or gone from Redis
             self._free()
             raise jobs.Failed(jobs.FAILED if state else jobs.LOST)
         self._charge()
