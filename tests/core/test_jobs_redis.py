@@ -24,6 +24,7 @@ from explorer import cache
 from explorer.classroom.store import Question
 from explorer.compute import jobs
 from explorer.compute.jobs import probe, redis_room, rq_queue
+from explorer.compute.jobs.rq_worker import SHORT_NICE
 from tests.core.test_jobs import until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -455,6 +456,7 @@ def test_a_big_jobs_file_waiting_in_line_is_kept_while_the_class_results_fill_re
             assert (busy.status().state, place.status().state) == ("running", "queued")
             time.sleep(0.05)
         assert a.redis.info("stats")["evicted_keys"] - evicted >= 20  # Redis did drop results for room
+        busy.cancel()  # (the worker takes the file's job at once)
         until(lambda: place.status().state in ("done", "failed"), "the file's job ended")
         assert place.result() == data[::-1]
     finally:
@@ -506,3 +508,17 @@ def test_a_big_jobs_outcome_not_yet_read_is_kept_while_the_class_results_fill_re
     finally:
         a.redis.delete(*fillers)
         a.redis.config_set("maxmemory", "64mb")
+
+
+def test_the_short_lanes_worker_runs_above_the_others_and_below_the_web_process(replicas) -> None:  # noqa: ANN001
+    """A short job (a sentence's run) waits on the CPU behind the web process only; the others behind it too."""
+    a, _ = replicas
+    busy = a.submit(jobs.spec(probe.steps, 20, 0.5, f"busy-{time.time()}"), "b")  # the worker of long jobs
+    until(lambda: busy.status().state == "running", "the worker busy")
+    short = jobs.spec(probe.where, f"short{time.time()}", cost=jobs.LANE_S / 2)
+    place = a.submit(short, "s")
+    until(lambda: busy.status() and place.status().state == "done", "the short job run")
+    _, short_nice, _ = place.result()
+    busy.cancel()
+    _, long_nice, _ = jobs.call(jobs.spec(probe.where, f"long{time.time()}"))
+    assert (short_nice - os.nice(0), long_nice - os.nice(0)) == (SHORT_NICE, 10)

@@ -36,6 +36,12 @@ from explorer.compute.jobs.rq_queue import (
     done_key,
 )
 
+# The short lane's worker on Redis runs between the web processes (nice 0) and the other workers (10): the
+# sentence a page waits for takes the CPU before a sweep (one sitting, `benchmarks flood --before`: /next-token
+# p90 1,151 -> 774 ms beside twenty induction runs, 1,594 -> 1,085 ms beside the mix). The local pool's short
+# lane stays at 10: always busy in the mix, it took the CPU from its one web process's pages.
+SHORT_NICE = 5
+
 
 def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     """What an RQ worker runs: the job function, its progress in the job's meta, stopped when nobody waits.
@@ -122,7 +128,7 @@ def worker(short: bool = False) -> None:
 
     os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
-    os.nice(pool_worker.NICE)
+    os.nice(SHORT_NICE if short else pool_worker.NICE)
     pool_worker.warm()
     url = os.environ.get(REDIS_ENV, DEFAULT_URL)
     conn = redis.Redis.from_url(url)
