@@ -342,7 +342,9 @@ def test_a_class_opening_one_file_reads_its_result_from_redis_once_per_process(
     data = os.urandom(2_000_000)
     reads: list[int] = []
     read = rq_queue.outcome_of
-    monkeypatch.setattr(rq_queue, "outcome_of", lambda r, job_id: reads.append(len(reads)) or read(r, job_id))
+    monkeypatch.setattr(
+        rq_queue, "outcome_of", lambda r, job_id, big=False: reads.append(len(reads)) or read(r, job_id, big)
+    )
     key = f"one-file-{time.time_ns()}"
     places = [a.submit(jobs.spec(probe.echo, data, 0.3, keep=False, key=key), f"same{i}") for i in range(6)]
     until(lambda: all(p.status().state == "done" for p in places), "the job done")

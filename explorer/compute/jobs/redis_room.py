@@ -196,16 +196,18 @@ def keep_outcome(r: Any, job_id: str, outcome: Any, seconds: int | None) -> Any:
     return outcome
 
 
-def outcome_of(r: Any, job_id: str) -> Any:
-    """A job's outcome, as its worker kept it (keep_outcome: a big job's outlives RQ's keys) or returned it to
-    RQ; None when Redis has it no more. RQ's Job reads only the result, not the arguments (peek says why)."""
+def outcome_of(r: Any, job_id: str, big: bool = False) -> Any:
+    """A job's outcome, as its worker returned it to RQ or kept it (keep_outcome); None when Redis has it no
+    more. A big job's is looked for as kept first: it outlives RQ's keys. Any other job's is RQ's result
+    first, one round trip for the small outcomes most jobs have. RQ's Job reads only the result, not the
+    arguments (peek says why)."""
     from rq.job import Job
 
+    returned = None if big else Job(job_id, connection=r).return_value()
+    if returned is not None and returned[0] != "kept":
+        return returned
     raw = r.get(OUTCOME + job_id)
-    if raw is not None:
-        return Pickle4.loads(raw)  # (written by a worker, as RQ's results are)
-    returned = Job(job_id, connection=r).return_value()
-    return None if returned is None or returned[0] == "kept" else returned
+    return None if raw is None else Pickle4.loads(raw)  # (written by a worker, as RQ's results are)
 
 
 class Pickle4:

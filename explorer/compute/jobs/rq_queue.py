@@ -357,7 +357,7 @@ class RedisJobs:
             self._forget_kept()
             kept = self._kept.get(job_id)
             if kept is None:
-                value = outcome_of(self.redis, job_id)
+                value = outcome_of(self.redis, job_id, big=True)
                 if value is None:
                     return None
                 cache.freeze(value)
