@@ -34,7 +34,9 @@ import base64
 import functools
 import hashlib
 import json
+import os
 import shutil
+import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -250,12 +252,37 @@ def _known_templates() -> dict[str, Any]:
     }
 
 
+ASSETS_PREFIX = "attention-explorer-chart-"  # then the process's id and mkdtemp's letters
+
+
 @functools.cache
 def assets_dir() -> Path:
-    """A private directory (this process's) holding the chart's assets, removed when the process exits."""
-    path = Path(tempfile.mkdtemp(prefix="attention-explorer-chart-"))
+    """A private directory (this process's) holding the chart's assets, removed when the process exits.
+    A stopped server leaves its own behind: uvicorn ends a SIGTERM by raising the signal again, which ends
+    the process without its exit handlers (as SIGKILL does). So each new directory's creator first removes
+    the ones whose process is gone."""
+    remove_left_behind(Path(tempfile.gettempdir()))
+    path = Path(tempfile.mkdtemp(prefix=f"{ASSETS_PREFIX}{os.getpid()}-"))
     atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
+
+
+def remove_left_behind(parent: Path) -> list[Path]:
+    """Remove the assets directories in `parent` of this user's processes that no longer run; those."""
+    gone = []
+    for path in parent.glob(f"{ASSETS_PREFIX}*-*"):
+        pid = path.name.removeprefix(ASSETS_PREFIX).partition("-")[0]
+        try:
+            info = path.lstat()
+            if not pid.isdigit() or info.st_uid != os.getuid() or not stat.S_ISDIR(info.st_mode):
+                continue
+            os.kill(int(pid), 0)  # no signal is sent: only whether the process exists
+        except ProcessLookupError:
+            shutil.rmtree(path, ignore_errors=True)
+            gone.append(path)
+        except OSError:  # another user's process (it runs), or the directory went meanwhile
+            continue
+    return gone
 
 
 def _write(name: str, data: bytes) -> None:

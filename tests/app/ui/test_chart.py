@@ -5,7 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -258,3 +263,29 @@ def test_the_digest_tells_apart_what_the_bytes_sent_would_tell_apart() -> None:
         {"z": np.array(["a", "c"], dtype=object)},
     ]
     assert len({digest_of(v) for v in differ}) == len(differ)
+
+
+def test_a_killed_processs_assets_folder_is_removed_by_the_next_and_no_other(tmp_path) -> None:  # noqa: ANN001
+    """A server stopped by SIGTERM (uvicorn raises it again once the server stopped) or SIGKILL runs no exit
+    handler: the next process to make its folder removes it, and keeps every running process's."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    make = "from explorer.ui import chart; print(chart.assets_dir(), flush=True); chart.asset_names()"
+    killed = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", f"{make}; import os, signal; os.kill(os.getpid(), signal.SIGKILL)"],
+        env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert killed.returncode == -signal.SIGKILL
+    left = Path(killed.stdout.strip())
+    assert left.parent == tmp_path and (left / chart.asset_names()["plotly"]).is_file()
+    running = tmp_path / f"{chart.ASSETS_PREFIX}{os.getpid()}-running"  # this test's process runs
+    other = tmp_path / f"{chart.ASSETS_PREFIX}kept"  # not one of ours (no process id)
+    running.mkdir()
+    other.mkdir()
+
+    second = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", make], env=env, capture_output=True, text=True, check=True
+    )
+    made = Path(second.stdout.strip())
+    assert not left.exists()
+    assert running.is_dir() and other.is_dir()
+    assert not made.exists()  # the second ended normally: its exit handler removed its own
