@@ -23,6 +23,9 @@ peak and then. --before <checkout> measures that checkout's server first, the sa
 measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its queue workers). A session
 whose WebSocket the proxy cuts (its replica taken out) is an error, and reconnects as a browser does.
 
+The visitors run in a process of their own (Visitors), the quiet student in this one: as in a class, where
+each browser reads only its own pages. Both take their CPU from the server's machine.
+
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood [--flooders 10] [--duration 30] [--crowd 20]
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood --crowd 0 --before /tmp/before
@@ -35,6 +38,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
+import json
 import os
 import random
 import shlex
@@ -202,6 +207,59 @@ async def heavy_action(v: Visitor, kind: str) -> None:
             await press(v, "ablation.rank")
 
 
+class Visitors:
+    """`n` visitors, each of one of `kinds` in turn (heavy_visitor), in a process of their own, until `leave`.
+
+    A student's browser does not read the class's pages: in the quiet student's own event loop, the visitors'
+    messages (an induction page is a few MB of protobuf) would be read between the student's, and their
+    reading counted in the student's wait. Their process still takes its CPU from the server's machine, as
+    the quiet student's does (a pessimistic measure: a class's browsers run on their own machines)."""
+
+    def __init__(self, url: str, n: int, kinds: list[str]) -> None:
+        self.args = ["--visitors-at", url, "--flooders", str(n), "--kinds", ",".join(kinds)]
+        self.proc: asyncio.subprocess.Process | None = None
+
+    async def __aenter__(self) -> Visitors:
+        self.proc = await asyncio.create_subprocess_exec(
+            sys.executable, str(Path(__file__).resolve()), *self.args,
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        return self
+
+    async def leave(self) -> load_test.Report:
+        """The visitors leave at once (a queued request would hold a phase for minutes): their sessions'
+        runs stop, and the jobs nobody waits for with them. Their report (reruns, errors)."""
+        assert self.proc is not None and self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(b"leave\n")
+        await self.proc.stdin.drain()
+        self.proc.stdin.close()
+        out = await self.proc.stdout.read()
+        if await self.proc.wait() != 0 or not out.strip():
+            raise RuntimeError(f"the visitors' process ended with {self.proc.returncode}")
+        return load_test.Report(**json.loads(out.decode().strip().splitlines()[-1]))
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self.proc is not None and self.proc.returncode is None:
+            self.proc.kill()
+            await self.proc.wait()
+
+
+async def visitors_main(a: argparse.Namespace) -> int:
+    """The visitors' process (Visitors): each uses its kind's page until a line (or the end) on stdin, then
+    its report as one line of JSON on stdout."""
+    kinds = a.kinds.split(",")
+    report, stop = load_test.Report(a.flooders, 0), asyncio.Event()
+    tasks = [asyncio.create_task(heavy_visitor(a.visitors_at, report, stop, i, kinds[i % len(kinds)]))
+             for i in range(a.flooders)]  # fmt: skip
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    print(json.dumps(dataclasses.asdict(report)), flush=True)
+    return 0
+
+
 LAYER_FILE = Path("/tmp/flood_largest_layer.json")
 OPENED = "Opened the example from the file"
 
@@ -340,11 +398,11 @@ def cpu_all(pid: int) -> float:
     return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")
 
 
-def tree_cpu(pid: int) -> dict[str, float]:
+def tree_cpu(pid: int, visitors: int) -> dict[str, float]:
     """CPU seconds so far of the processes under `pid`, summed by program (cpu_all: a job process's seconds
-    move to its worker's once it ended, so differences of sums are right), and of this process (the visitors'
-    side, "visitors")."""
-    out = {"visitors": cpu_all(os.getpid())}
+    move to its worker's once it ended, so differences of sums are right), and of the visitors' side: this
+    process (the quiet student) and the visitors' (`visitors`, running: its seconds are its own)."""
+    out = {"visitors": cpu_all(os.getpid()) + cpu_all(visitors)}
     for seconds, name in tree_pss(pid, cpu_all):
         out[name.split()[0]] = out.get(name.split()[0], 0.0) + seconds  # ("redis-server 127.0.0.1:port")
     return out
@@ -464,24 +522,15 @@ async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
                 url, load_test.Report(1, a.duration), time.time() + a.duration, tuple(a.think)
             )
             mine = list(KINDS) if kind == "mix" else [kind]
-            flood_report, quiet_report = (
-                load_test.Report(a.flooders, a.duration),
-                load_test.Report(1, a.duration),
-            )
-            stop = asyncio.Event()
+            quiet_report = load_test.Report(1, a.duration)
             with TreeRss(proc.pid) as rss:
-                tasks = [asyncio.create_task(heavy_visitor(url, flood_report, stop, i, mine[i % len(mine)]))
-                         for i in range(a.flooders)]  # fmt: skip
-                await asyncio.sleep(a.head_start)
-                cpu0, t0 = tree_cpu(proc.pid), time.monotonic()
-                beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
-                cpu = cpu_shares(cpu0, tree_cpu(proc.pid), time.monotonic() - t0)
-                stop.set()
-                # The visitors leave at once (a queued request would hold a phase for minutes): their
-                # sessions' runs stop, and the jobs nobody waits for with them.
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                async with Visitors(url, a.flooders, mine) as visitors:
+                    assert visitors.proc is not None
+                    await asyncio.sleep(a.head_start)
+                    cpu0, t0 = tree_cpu(proc.pid, visitors.proc.pid), time.monotonic()
+                    beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+                    cpu = cpu_shares(cpu0, tree_cpu(proc.pid, visitors.proc.pid), time.monotonic() - t0)
+                    flood_report = await visitors.leave()
                 sent = flood_report.reruns
             print(f"{kind}: at the peak ({rss.peak:.0f} MB), MB: {rss.detail}", flush=True)
             print(f"{kind}: CPU while the student was beside them, of one CPU: {cpu}", flush=True)
@@ -542,15 +591,14 @@ async def one_checkout(a: argparse.Namespace, root: Path, name: str) -> tuple[bo
         await quiet(url, warm, time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
         alone_report = load_test.Report(1, a.duration)
         alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think))
-        flood_report, quiet_report = load_test.Report(a.flooders, a.duration), load_test.Report(1, a.duration)
-        stop = asyncio.Event()
+        quiet_report = load_test.Report(1, a.duration)
         sampler = load_test.RssSampler(proc.pid)
         with sampler:
-            floods = [asyncio.create_task(flooder(url, flood_report, stop, i)) for i in range(a.flooders)]
-            await asyncio.sleep(a.head_start)  # the flood under way: each flooder has had its turns
-            beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
-            stop.set()
-            sent = sum(await asyncio.gather(*floods))
+            async with Visitors(url, a.flooders, ["next"]) as visitors:
+                await asyncio.sleep(a.head_start)  # the flood under way: each flooder has had its turns
+                beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+                flood_report = await visitors.leave()
+            sent = flood_report.reruns
         flood_peak = sampler.peak
         print(f"## {name}: {root}, server CPU {class_tail.cpu_seconds(proc.pid) - cpu0:.1f} s so far")
         met = print_flood(
@@ -622,7 +670,10 @@ def main() -> int:
                     'e.g. "--replicas 2 --workers 2" (Redis), instead of one server.py')  # fmt: skip
     ap.add_argument("--settle", type=float, default=30.0, help="with --kinds: seconds after the visitors left "
                     "before the memory is read again")  # fmt: skip
+    ap.add_argument("--visitors-at", help=argparse.SUPPRESS)  # the visitors' own process (Visitors)
     a = ap.parse_args()
+    if a.visitors_at:
+        return asyncio.run(visitors_main(a))
     return asyncio.run(kinds_sides(a) if a.kinds else main_async(a))
 
 
