@@ -180,3 +180,35 @@ def test_a_file_up_to_the_upload_limit_is_kept_in_memory() -> None:
     upload_turns.in_memory()
     limit_mb = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
     assert MultiPartParser.spool_max_size >= limit_mb * 2**20
+
+
+def test_an_uploaded_file_is_read_whole_without_a_copy_and_in_part_as_before() -> None:
+    """What Streamlit's endpoint reads is the buffer starlette's parser wrote (no 43 MB copy on the event loop);
+    a read of part of it, or from elsewhere, reads as any file does."""
+    from starlette.formparsers import MultiPartParser
+    from starlette.requests import Request
+
+    upload_turns.in_memory()
+    data = bytes(range(256)) * 4000  # 1 MB, in the 64 KB pieces a socket gives
+    boundary = "b0undary"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.json"\r\n'
+            "Content-Type: application/json\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()  # fmt: skip
+    pieces = [body[i : i + 65536] for i in range(0, len(body), 65536)]
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": pieces.pop(0), "more_body": bool(pieces)}
+
+    async def parsed() -> tuple[bytes, bytes, bytes, bytes]:
+        scope = {"type": "http", "method": "PUT", "headers": [
+            (b"content-type", f"multipart/form-data; boundary={boundary}".encode())]}  # fmt: skip
+        upload = (await Request(scope, receive).form())["file"]
+        assert isinstance(upload.file, upload_turns.WholeRead) and MultiPartParser.spool_max_size > len(data)
+        whole = await upload.read()
+        again = upload.file._file.getvalue()  # the buffer itself, while nothing else holds a view of it
+        after = await upload.read()  # at the end: nothing left
+        await upload.seek(100)
+        return whole, again, after, await upload.read(5) + await upload.read()
+
+    whole, again, after, rest = run_async(parsed())
+    assert whole == data and whole is again
+    assert after == b"" and rest == data[100:]
