@@ -24,7 +24,9 @@ measures the same through scripts/serve.sh (HAProxy, two replicas, Redis and its
 whose WebSocket the proxy cuts (its replica taken out) is an error, and reconnects as a browser does.
 
 The visitors run in a process of their own (Visitors), the quiet student in this one: as in a class, where
-each browser reads only its own pages. Both take their CPU from the server's machine.
+each browser reads only its own pages. Both take their CPU from the server's machine. With --students N, N quiet
+students at once, their times pooled: a p90 of about twenty samples per page and minute moves by x1 to x3
+between runs of the Redis mix, so more samples tell a change apart from the spread.
 
 Usage:
   OPENBLAS_NUM_THREADS=1 .venv/bin/python -m benchmarks flood [--flooders 10] [--duration 30] [--crowd 20]
@@ -93,12 +95,22 @@ def dial(url: str):  # noqa: ANN201
 
 
 async def quiet(
-    url: str, report: load_test.Report, until: float, think: tuple[float, float]
+    url: str, report: load_test.Report, until: float, think: tuple[float, float], students: int = 1
 ) -> dict[str, list[float]]:
-    """The quiet student: /scores and /next-token in turn, a new sentence each time."""
+    """The quiet students, each on their own (`student`): every student's times of each page together. More
+    students give the p90 more samples (about twenty per page a minute each) at the cost of a little load."""
+    each = await asyncio.gather(*(student(url, report, until, think, 2 * k + 1) for k in range(students)))
+    return {page: [t for times in each for t in times[page]] for page in ("scores", "next-token")}
+
+
+async def student(
+    url: str, report: load_test.Report, until: float, think: tuple[float, float], sid: int
+) -> dict[str, list[float]]:
+    """A quiet student (sessions `sid` and `sid` + 1): /scores and /next-token in turn, a new sentence each
+    time."""
     times: dict[str, list[float]] = {"scores": [], "next-token": []}
     async with contextlib.AsyncExitStack() as held:
-        toy, model = Visitor(1, url, report, []), Visitor(2, url, report, [])
+        toy, model = Visitor(sid, url, report, []), Visitor(sid + 1, url, report, [])
         await reopen(held, url, toy, "scores")
         await reopen(held, url, model, "next-token", "smollm2")
         k = 0
@@ -519,7 +531,7 @@ async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
         for kind in kinds:
             # The student alone right before each phase: a shared machine's load moves within minutes.
             alone = await quiet(
-                url, load_test.Report(1, a.duration), time.time() + a.duration, tuple(a.think)
+                url, load_test.Report(1, a.duration), time.time() + a.duration, tuple(a.think), a.students
             )
             mine = list(KINDS) if kind == "mix" else [kind]
             quiet_report = load_test.Report(1, a.duration)
@@ -528,7 +540,9 @@ async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
                     assert visitors.proc is not None
                     await asyncio.sleep(a.head_start)
                     cpu0, t0 = tree_cpu(proc.pid, visitors.proc.pid), time.monotonic()
-                    beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+                    beside = await quiet(
+                        url, quiet_report, time.time() + a.duration, tuple(a.think), a.students
+                    )
                     cpu = cpu_shares(cpu0, tree_cpu(proc.pid, visitors.proc.pid), time.monotonic() - t0)
                     flood_report = await visitors.leave()
                 sent = flood_report.reruns
@@ -550,7 +564,7 @@ async def kinds_run(a: argparse.Namespace, root: Path = ROOT) -> int:
         proc.wait(timeout=60)
     where = f"scripts/serve.sh {a.serve}" if a.serve else "streamlit run server.py (the local pool)"
     print(f"flood --kinds: {where}; {os.cpu_count()} CPUs, {a.flooders} visitors of each kind, {a.duration:.0f} s "
-          f"each phase, the quiet student alone for as long right before each; server with its workers idle "
+          f"each phase, {a.students} quiet student(s) alone for as long right before each; server with its workers idle "
           f"{idle:.0f} MB (PSS)")  # fmt: skip
     print(f"| visitors each ... | /scores p90 | /next-token p90 | alone: /scores, /next-token p90 | memory peak "
           f"(server + workers, PSS) | {a.settle:.0f} s after they left, over idle | reruns | errors | load |")  # fmt: skip
@@ -590,13 +604,13 @@ async def one_checkout(a: argparse.Namespace, root: Path, name: str) -> tuple[bo
         warm = load_test.Report(1, 0)
         await quiet(url, warm, time.time() + 2, (0.1, 0.2))  # models loaded, pages compiled
         alone_report = load_test.Report(1, a.duration)
-        alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think))
+        alone = await quiet(url, alone_report, time.time() + a.duration, tuple(a.think), a.students)
         quiet_report = load_test.Report(1, a.duration)
         sampler = load_test.RssSampler(proc.pid)
         with sampler:
             async with Visitors(url, a.flooders, ["next"]) as visitors:
                 await asyncio.sleep(a.head_start)  # the flood under way: each flooder has had its turns
-                beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think))
+                beside = await quiet(url, quiet_report, time.time() + a.duration, tuple(a.think), a.students)
                 flood_report = await visitors.leave()
             sent = flood_report.reruns
         flood_peak = sampler.peak
@@ -658,6 +672,8 @@ def main() -> int:
     ap.add_argument("--flooders", type=int, default=10)
     ap.add_argument("--duration", type=float, default=30.0)
     ap.add_argument("--think", type=float, nargs=2, default=(1.0, 2.0))
+    ap.add_argument("--students", type=int, default=1, choices=range(1, 41), metavar="1..40",
+                    help="quiet students measured together (their times pooled)")  # fmt: skip
     ap.add_argument("--crowd", type=int, default=20, help="sessions of the memory scenario (0: none)")
     ap.add_argument("--before", help="another checkout (a git worktree) measured first, the same way")
     ap.add_argument(

@@ -21,7 +21,7 @@ import flood  # noqa: E402 - the benchmark, found through the path above
 @pytest.mark.load
 def test_a_quiet_student_beside_each_kind_of_heavy_visitor(capsys: pytest.CaptureFixture[str]) -> None:
     a = argparse.Namespace(kinds="induction,patching,lens,rank,upload,mix", flooders=20, duration=20.0,
-                           think=(1.0, 2.0), head_start=10.0, serve="", settle=30.0)  # fmt: skip
+                           think=(1.0, 2.0), head_start=10.0, serve="", settle=30.0, students=1)  # fmt: skip
     assert asyncio.run(flood.kinds_run(a)) == 0, "errors in the sessions"
     table = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 20 x ")]
     assert len(table) == 6
