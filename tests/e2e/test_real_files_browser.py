@@ -17,6 +17,7 @@ from explorer.model import example as exm
 from explorer.model.example import MATRIX_NAMES, Example
 from explorer.sharing import json_file
 from tests.e2e.test_bridge_browser import need, open_layer, query
+from tests.e2e.test_links_browser import toggle_presenting
 
 pytestmark = pytest.mark.e2e
 
@@ -81,6 +82,13 @@ def test_a_downloaded_layer_reopens_from_its_file(app, tmp_path: Path) -> None: 
         "() => new URLSearchParams(location.search).get('real') === 'minilm'", what="the layer's address"
     )
     assert query(app).get("real_layer") == "2" and app.exceptions() == []
+    # Presenting hides the sidebar and its uploader, whose file the app let go of once read: the uploader's
+    # value comes back as a deleted file, which opens nothing and breaks nothing.
+    toggle_presenting(app)
+    app.settle()
+    body = page_text(app)
+    assert app.exceptions() == [] and "encountered an error" not in body, body[:2000]
+    assert query(app).get("real_layer") == "2"
 
 
 # About 20 s (43 MB through the browser, read in a worker): `pytest -m load`. CI checks the same bound without

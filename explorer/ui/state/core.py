@@ -260,9 +260,13 @@ def preset() -> str:
 
 
 def uploaded() -> bytes | None:
-    """The JSON file just given to the uploader, or None."""
+    """The JSON file just given to the uploader, or None. Once the app has let go of a file (release_upload),
+    the uploader's value may come back as a deleted file (the browser sends its id again when the uploader is
+    drawn anew, as when presenting hides the sidebar): that is no file."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
     upload = st.session_state.get(K_UPLOAD)
-    return None if upload is None else upload.getvalue()
+    return upload.getvalue() if isinstance(upload, UploadedFile) else None
 
 
 def page() -> str | None:
@@ -340,9 +344,10 @@ def release_upload() -> None:
     files from (the server's, or a test's), not the server runtime's by name: a run without that runtime
     (AppTest) lets go of the file all the same."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
 
     ctx, upload = get_script_run_ctx(), st.session_state.get(K_UPLOAD)
-    if ctx is None or upload is None:
+    if ctx is None or not isinstance(upload, UploadedFile):
         return
     ctx.uploaded_file_mgr.remove_file(ctx.session_id, upload.file_id)
     # The uploader's value (this file) stays in the session until its next run: emptied, it lets go of its

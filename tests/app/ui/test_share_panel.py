@@ -53,3 +53,21 @@ def test_a_file_the_session_still_holds_opens_again_without_a_read(monkeypatch: 
         assert not at.exception, at.exception
         assert OPENED in " ".join(s.value for s in at.success), messages_text(at)
     assert reads == ["explorer.sharing.upload:read_job"]
+
+
+def test_a_file_let_go_of_that_comes_back_as_deleted_opens_nothing_and_breaks_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Once read, a file leaves the upload store; when the uploader is drawn anew (presenting hides the
+    sidebar), the browser sends its id again and its callback reads a DeletedFile: no file, no error."""
+    from streamlit.runtime.uploaded_file_manager import DeletedFile
+
+    from explorer.ui import share_panel
+    from explorer.ui.state import core
+
+    opened: list[bytes] = []
+    monkeypatch.setattr(core.st, "session_state", {state.K_UPLOAD: DeletedFile("gone")})
+    monkeypatch.setattr(share_panel, "import_json", opened.append)
+    assert state.uploaded() is None
+    share_panel._on_upload()
+    assert opened == []
