@@ -61,7 +61,7 @@ def in_memory() -> None:
 class WholeRead(tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
     """An uploaded file's spool whose whole read, while it is in memory, hands over the buffer it was written
     into (io.BytesIO.getvalue shares it) instead of a copy: Streamlit's endpoint reads each file whole on the
-    event loop, and copying a 43 MB file there held the interpreter 22 ms at once (python -m benchmarks
+    event loop, where a copy of a 43 MB file holds the interpreter for 22 ms at once (python -m benchmarks
     upload_spool)."""
 
     def read(self, *args: Any) -> bytes:
