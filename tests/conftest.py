@@ -28,6 +28,22 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("ATTENTION_EXPLORER_JOBS", "inline")
 
 
+def _scan_components_once() -> None:
+    """Every AppTest scans the installed packages' metadata for Streamlit components before its first run
+    (streamlit.components.v2.manifest_scanner): about 0.24 s of CPU each time, half of a typical page test.
+    The packages do not change while the tests run, so each test process scans them once."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    once = functools.cache(lambda: tuple(scan()))
+    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(once())
+
+
+_scan_components_once()
+
+
 @pytest.fixture(scope="session")
 def shared_pool() -> Iterator[object]:
     """One local pool of worker processes (one worker and the short lane) for the whole test process."""

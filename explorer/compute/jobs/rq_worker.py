@@ -59,10 +59,10 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     def stop() -> bool:
         return owner.waiting(job.id) == 0
 
+    big = any(isinstance(a, Payload) for a in args)  # a big job: its outcome is part of its room (redis_room)
     try:
         values = tuple(_fetched(owner.redis, a) if isinstance(a, Payload) else a for a in args)
         outcome = ("ok", jobs.execute(fn, values, jobs.Progress(send, stop)))
-        big = any(isinstance(a, Payload) for a in args)  # its outcome is part of its room (redis_room)
         return keep_outcome(owner.redis, job.id, outcome, None if big else job.result_ttl or RESULT_TTL_S)
     except jobs.Stopped:
         return ("error", "Failed", "stopped: nobody waits for it")
@@ -71,20 +71,20 @@ def run_job(fn: str, args: tuple[Any, ...]) -> tuple[Any, ...]:
     except ValueError as exc:
         return ("error", "ValueError", jobs.sent(exc))
     finally:
-        _passed(owner, job.id, args)
+        if big:
+            _passed(owner, job.id)
 
 
-def _passed(owner: RedisJobs, job_id: str, args: tuple[Any, ...]) -> None:
+def _passed(owner: RedisJobs, job_id: str) -> None:
     """A big job that ended (a result, a refusal, or stopped) with nobody waiting: its large arguments and
     outcome leave Redis in PASSED_TTL_S. Its places let go of them once they have the outcome (until then
     they have no expiry, which Redis past its maxmemory would drop first), but a job whose visitors all left
     has nobody to do that, and its file (43 MB at most) would stay in Redis long after the class has gone.
     Only a job that ends here lets go of them: a job whose process dies runs again with its arguments (the
     module doc)."""
-    if any(isinstance(a, Payload) for a in args):
-        with contextlib.suppress(Exception):  # Redis away: its places let go of them (RedisJobs._free)
-            if owner.waiting(job_id) == 0:
-                expire_payloads(owner.redis, job_id, PASSED_TTL_S)
+    with contextlib.suppress(Exception):  # Redis away: its places let go of them (RedisJobs._free)
+        if owner.waiting(job_id) == 0:
+            expire_payloads(owner.redis, job_id, PASSED_TTL_S)
 
 
 def _fetched(r: Any, p: Payload) -> bytes | str:
