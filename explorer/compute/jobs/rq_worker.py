@@ -1,20 +1,27 @@
 """A worker of the explorer's queues on Redis: `python -m explorer.compute.jobs.rq_queue [--short]` runs
-`worker` (explorer.compute.jobs.rq_queue's module doc), and RQ runs `run_job` for each job in a child process.
+`worker` (explorer.compute.jobs.rq_queue's module doc), and RQ runs `run_job` for each job in the worker's own
+process, as the local pool's workers do.
 
-A worker's death: RQ runs each job in a child process of the worker, and runs the job once more when that
-child dies (a second death fails it). When the worker dies with it (killed as a whole, out of memory, its
-machine gone), nobody is left to say so: RQ would show the job as started until its timeout. So a worker says
-its running job is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts
-it back in its queue for another worker, once; after that the visitor reads jobs.FAILED. The worker's main
-process says it, not the job's: it only waits for the job, while the job may hold its own interpreter for
-seconds (json.loads of a 43 MB file on a busy machine), which a thread of the job's process would wait behind.
+Not a process per job (RQ's default): a job in a process forked for it ran an 8-word SmolLM2 sentence in
+143 to 154 ms against 97 ms in a process that lives on, all of the difference the new process's first touches
+of its memory (python -m benchmarks job_wait: the page's wait 164 to 170 ms forked, 109 to 112 ms here). So,
+as the local pool's workers, a worker lets go of what a job left (the heap, after each job; its caches, idle
+for IDLE_S) and ends past its memory bound, to be started again by what runs it (scripts/serve.sh, Compose,
+Kubernetes).
+
+A worker's death: the job dies with the worker (killed, out of memory, its machine gone), and nobody is left
+to say so: RQ would show the job as started until its timeout. So a small process beside the worker says its
+running job is alive every second (ALIVE_S), and a place that finds a started job silent for ALIVE_S puts it
+back in its queue for another worker, once; after that the visitor reads jobs.FAILED. The beat comes from a
+process of its own, not a thread of the worker's: a job may hold its interpreter for seconds (json.loads of a
+43 MB file on a busy machine), which such a thread would wait behind; the beat stops when the worker is gone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import multiprocessing
 import os
-import threading
 import time
 from typing import Any
 
@@ -108,44 +115,64 @@ def say_done(r: Any, job_id: str) -> None:
 
 def worker(short: bool = False) -> None:
     """An RQ worker of the explorer's queues (the short lane's only with `short`), at a lower OS priority,
-    one BLAS thread, the real models loaded before its first job (its jobs' processes fork from it)."""
+    one BLAS thread, the real models loaded before its first job, which it runs in its own process."""
     import redis
-    from rq import Queue, Worker
-
-    class Saying(Worker):
-        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how."""
-
-        def handle_job_success(self, job, queue, started_job_registry):  # noqa: ANN001, ANN202
-            super().handle_job_success(job, queue, started_job_registry)
-            say_done(self.connection, job.id)
-
-        def handle_job_failure(self, job, queue, started_job_registry=None, exc_string=""):  # noqa: ANN001, ANN202
-            super().handle_job_failure(job, queue, started_job_registry, exc_string)
-            say_done(self.connection, job.id)
+    from rq import Queue, SimpleWorker
 
     from explorer.compute.jobs import local
     from explorer.compute.jobs import worker as pool_worker
 
+    class Saying(SimpleWorker):
+        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how; after each job it
+        hands the heap back and ends past its memory bound, and idle for IDLE_S it lets go of its caches (the
+        local pool's rules: explorer.compute.jobs.worker)."""
+
+        def handle_job_success(self, job, queue, started_job_registry):  # noqa: ANN001, ANN202
+            super().handle_job_success(job, queue, started_job_registry)
+            say_done(self.connection, job.id)
+            self._after_job()
+
+        def handle_job_failure(self, job, queue, started_job_registry=None, exc_string=""):  # noqa: ANN001, ANN202
+            super().handle_job_failure(job, queue, started_job_registry, exc_string)
+            say_done(self.connection, job.id)
+            self._after_job()
+
+        def _after_job(self) -> None:
+            pool_worker.give_back()
+            if pool_worker.rss_mb() > pool_worker._bound_mb():
+                self._stop_requested = True  # after this job: what runs the worker starts a fresh one
+
+        def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):  # noqa: ANN001, ANN201
+            got = super().dequeue_job_and_maintain_ttl(timeout, int(pool_worker.IDLE_S))
+            if got is None and max_idle_time is None:
+                pool_worker.let_go()
+                got = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            return got
+
     os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
     os.nice(SHORT_NICE if short else pool_worker.NICE)
-    pool_worker.warm()
     url = os.environ.get(REDIS_ENV, DEFAULT_URL)
     conn = redis.Redis.from_url(url)
     names = SHORT_QUEUES if short else QUEUES
     queues = [Queue(PREFIX + n, connection=conn, serializer=Pickle4) for n in names]
     w = Saying(queues, connection=conn, serializer=Pickle4)
-    threading.Thread(target=_say_alive, args=(w.key, url), name="jobs: alive", daemon=True).start()
+    # The beat's process starts before the models load: it holds a few MB, not the worker's memory.
+    beat = multiprocessing.get_context("fork").Process(
+        target=_say_alive, args=(w.key, url, os.getpid()), name="jobs: alive", daemon=True
+    )
+    beat.start()
+    pool_worker.warm()
     w.work(with_scheduler=False)
 
 
-def _say_alive(worker_key: str, url: str) -> None:
-    """Every second, the job the worker runs is alive (module doc): said by the worker's main process, on a
-    connection of its own (the job's process, forked from it, never uses it)."""
+def _say_alive(worker_key: str, url: str, worker_pid: int) -> None:
+    """Every second, the job the worker runs is alive (module doc), for as long as the worker lives: said
+    by a process of its own, on a connection of its own."""
     import redis
 
     r = redis.Redis.from_url(url)
-    while True:
+    while os.getppid() == worker_pid:
         with contextlib.suppress(redis.exceptions.RedisError):  # Redis away or full: the next beat may pass
             running = r.hget(worker_key, "current_job")
             if running:
