@@ -3,11 +3,12 @@
 process, as the local pool's workers do.
 
 Not a process per job (RQ's default): a job in a process forked for it ran an 8-word SmolLM2 sentence in
-143 to 154 ms against 97 ms in a process that lives on, all of the difference the new process's first touches
-of its memory (python -m benchmarks job_wait: the page's wait 164 to 170 ms forked, 109 to 112 ms here). So,
-as the local pool's workers, a worker lets go of what a job left (the heap, after each job; its caches, idle
-for IDLE_S) and ends past its memory bound, to be started again by what runs it (scripts/serve.sh, Compose,
-Kubernetes).
+143 to 154 ms against 97 ms in a process that lives on, the difference spent by the new process on its first
+touches of memory (python -m benchmarks job_wait: the page's wait 173 to 180 ms forked, 115 to 118 ms here).
+A worker lets go of what each job left, its caches and the heap, as a forked job's process did by ending:
+kept between jobs, the caches raised the mix's memory peak by 260 MB (the results live in Redis and in the
+replicas anyway). Past its memory bound a worker ends, to be started again by what runs it
+(scripts/serve.sh, Compose, Kubernetes).
 
 A worker's death: the job dies with the worker (killed, out of memory, its machine gone), and nobody is left
 to say so: RQ would show the job as started until its timeout. So a small process beside the worker says its
@@ -123,9 +124,8 @@ def worker(short: bool = False) -> None:
     from explorer.compute.jobs import worker as pool_worker
 
     class Saying(SimpleWorker):
-        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how; after each job it
-        hands the heap back and ends past its memory bound, and idle for IDLE_S it lets go of its caches (the
-        local pool's rules: explorer.compute.jobs.worker)."""
+        """RQ's worker, which also says when a job ended (say_done), once RQ has stored how, and then lets go
+        of what the job left (its caches and the heap: the module doc) and ends past its memory bound."""
 
         def handle_job_success(self, job, queue, started_job_registry):  # noqa: ANN001, ANN202
             super().handle_job_success(job, queue, started_job_registry)
@@ -138,16 +138,9 @@ def worker(short: bool = False) -> None:
             self._after_job()
 
         def _after_job(self) -> None:
-            pool_worker.give_back()
+            pool_worker.let_go()
             if pool_worker.rss_mb() > pool_worker._bound_mb():
                 self._stop_requested = True  # after this job: what runs the worker starts a fresh one
-
-        def dequeue_job_and_maintain_ttl(self, timeout, max_idle_time=None):  # noqa: ANN001, ANN201
-            got = super().dequeue_job_and_maintain_ttl(timeout, int(pool_worker.IDLE_S))
-            if got is None and max_idle_time is None:
-                pool_worker.let_go()
-                got = super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
-            return got
 
     os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
