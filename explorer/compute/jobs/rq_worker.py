@@ -4,7 +4,7 @@ process, as the local pool's workers do.
 
 Not a process per job (RQ's default): a job in a process forked for it ran an 8-word SmolLM2 sentence in
 143 to 154 ms against 97 ms in a process that lives on, the difference spent by the new process on its first
-touches of memory (python -m benchmarks job_wait: the page's wait 173 to 180 ms forked, 115 to 118 ms here).
+touches of memory (python -m benchmarks job_wait: the page's wait 173 to 180 ms forked, 115 to 125 ms here).
 A worker lets go of what each job left, its caches and the heap, as a forked job's process did by ending:
 kept between jobs, the caches raised the mix's memory peak by 260 MB (the results live in Redis and in the
 replicas anyway). Past its memory bound a worker ends, to be started again by what runs it
@@ -139,7 +139,7 @@ def worker(short: bool = False) -> None:
 
         def _after_job(self) -> None:
             pool_worker.let_go()
-            if pool_worker.rss_mb() > pool_worker._bound_mb():
+            if pool_worker.rss_mb() > pool_worker.bound_mb():
                 self._stop_requested = True  # after this job: what runs the worker starts a fresh one
 
     os.environ.update(local.ONE_CORE)

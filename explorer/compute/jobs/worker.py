@@ -74,7 +74,8 @@ def rss_mb(field: str = "VmRSS") -> float:
     return 0.0
 
 
-def _bound_mb() -> float:
+def bound_mb() -> float:
+    """The resident memory (MB) past which a worker ends after its job: $ATTENTION_EXPLORER_WORKER_MB."""
     raw = os.environ.get(MEMORY_ENV, "")
     return float(raw) if raw.isdigit() else MEMORY_MB
 
@@ -124,7 +125,7 @@ def serve(conn: Connection) -> None:
         pending_stop.discard(jid)
         idle = False
         give_back()
-        if rss_mb() > _bound_mb():
+        if rss_mb() > bound_mb():
             return
 
 
