@@ -196,6 +196,27 @@ def test_a_job_nobody_waits_for_stops(replicas) -> None:  # noqa: ANN001
         place.result()
 
 
+def test_a_workers_beat_killed_on_its_own_is_started_again_after_its_next_job(
+    replicas, tmp_path: Path
+) -> None:  # noqa: ANN001
+    """The process that says a worker's job is alive, killed while the worker lives: the worker starts another
+    after its next job, so the job after that is not taken for dead."""
+    a, _ = replicas
+    path = tmp_path / "pid"
+
+    def run(token: str) -> int:
+        place = a.submit(jobs.spec(probe.steps_from, str(path), 1, 0.01, f"{token}{time.time()}"), "v")
+        until(lambda: place.status().state == "done", "the job done")
+        return int(path.read_text())
+
+    worker = run("first")  # the module's one worker of the general queues
+    (beat,) = _children(worker)
+    os.kill(beat, signal.SIGKILL)
+    until(lambda: _zombie(beat), "the beat gone")
+    assert run("second") == worker
+    until(lambda: [p for p in _children(worker) if not _zombie(p)] not in ([], [beat]), "a new beat")
+
+
 @pytest.mark.load
 def test_a_job_that_holds_its_interpreter_longer_than_a_beat_is_not_taken_for_dead(replicas) -> None:  # noqa: ANN001
     """A job that keeps its process's GIL past ALIVE_S (json.loads of a 43 MB file on a busy machine) runs once
@@ -224,7 +245,7 @@ def test_a_job_whose_worker_dies_with_it_runs_again_on_another(
     until(lambda: path.exists() and path.read_text().strip().isdigit(), "the job started")
     ran_in = int(path.read_text())
     assert ran_in in {p.pid for p in WORKERS} | {spare.pid}  # the worker itself, no process per job
-    beats = [p for p in _children(ran_in)]
+    beats = _children(ran_in)
     assert len(beats) == 1, beats  # its beat, a process of its own
     os.kill(ran_in, signal.SIGKILL)  # nobody left to say so but the silence of its beat
     seen = set()

@@ -141,6 +141,8 @@ def worker(short: bool = False) -> None:
             pool_worker.let_go()
             if pool_worker.rss_mb() > pool_worker.bound_mb():
                 self._stop_requested = True  # after this job: what runs the worker starts a fresh one
+            if not beat[0].is_alive():  # killed on its own: the next job would be taken for dead
+                beat[0] = _beat(self.key, url)
 
     os.environ.update(local.ONE_CORE)
     os.environ[jobs.BACKEND_ENV] = "inline"  # a job's own jobs run in its process
@@ -150,13 +152,18 @@ def worker(short: bool = False) -> None:
     names = SHORT_QUEUES if short else QUEUES
     queues = [Queue(PREFIX + n, connection=conn, serializer=Pickle4) for n in names]
     w = Saying(queues, connection=conn, serializer=Pickle4)
-    # The beat's process starts before the models load: it holds a few MB, not the worker's memory.
-    beat = multiprocessing.get_context("fork").Process(
-        target=_say_alive, args=(w.key, url, os.getpid()), name="jobs: alive", daemon=True
-    )
-    beat.start()
+    beat = [_beat(w.key, url)]  # started before the models load: it holds a few MB, not the worker's memory
     pool_worker.warm()
     w.work(with_scheduler=False)
+
+
+def _beat(worker_key: str, url: str) -> multiprocessing.process.BaseProcess:
+    """The process that says the worker's running job is alive (`_say_alive`), started."""
+    proc = multiprocessing.get_context("fork").Process(
+        target=_say_alive, args=(worker_key, url, os.getpid()), name="jobs: alive", daemon=True
+    )
+    proc.start()
+    return proc
 
 
 def _say_alive(worker_key: str, url: str, worker_pid: int) -> None:
