@@ -1,6 +1,6 @@
 """Uploaded files received in turns by the web process (server.py's middleware): at most AT_ONCE at a time,
 the others waiting for their turn before their first byte is read, the visitor who sent the fewest bytes lately
-first; each large file paced to RATE_MB_S on average; each kept in memory and handed on whole.
+first; each large file paced to RATE_MB_S on average; each kept in memory and, once whole, handed on in slices.
 
 Streamlit's upload endpoint reads a file's multipart body on the event loop, and past 1 MB Starlette spools it
 to disk one chunk at a time through a worker thread: each chunk a hand-off from the event loop to a thread
@@ -12,8 +12,10 @@ at most AT_ONCE files more), the loop stays free. A file waiting for its turn co
 wait in the proxy and the sender.
 
 Even so, each large file costs the web process tens of milliseconds of copies inside the interpreter lock
-(received, parsed, read, sent to the worker that reads it, its example back), each copy one uninterrupted
-hold of the lock that every page's run waits behind. Visitors sending 43 MB files one after the other would
+(received, parsed, read, sent to the worker that reads it, its example back). The endpoint's parser takes a
+received body SLICE_BYTES at a time, the event loop free between slices: handed on in one piece, a 43 MB
+file would hold the loop for its whole parse (about 50 ms of CPU, 100 to 160 ms on a busy machine), and
+every page's messages, sent by that loop, would wait behind it. Visitors sending 43 MB files one after the other would
 keep the lock that busy for as long as they send (benchmarks/flood.py --kinds upload); paced, large files
 take at most a bounded share of it, and a file of SMALL_BYTES or less (a toy example's: a few KB) is
 received at once, beside the turns.
@@ -22,6 +24,7 @@ received at once, beside the turns.
 from __future__ import annotations
 
 import asyncio
+import collections
 import io
 import itertools
 import os
@@ -34,6 +37,7 @@ from explorer.compute.heavy import UseLedger
 
 AT_ONCE = 2  # large files received at once by one web process
 SMALL_BYTES = 2**20  # a body this small is received at once, without a turn
+SLICE_BYTES = 2**20  # a received body is parsed this much at a time (about a millisecond of the loop each)
 RATE_ENV = "ATTENTION_EXPLORER_UPLOAD_MB_S"
 RATE_MB_S = 16.0  # large files' bytes received per second by one web process, on average
 UPLOAD_PATH = "/_stcore/upload_file/"  # Streamlit's endpoint: PUT <base>/_stcore/upload_file/<session>/<file>
@@ -164,11 +168,13 @@ def body_limit() -> int:
 
 
 async def whole_body(receive: Any, limit: int) -> Any:
-    """A `receive` that gives the request's body as ONE message once it has all arrived (at most `limit`
-    bytes held): the endpoint's multipart parser then copies the file once into memory instead of growing its
-    buffer one network chunk at a time (hundreds of chunks of a 43 MB file, each a copy inside the interpreter
-    lock). A body past `limit`, or a disconnect, is handed on as it came, so the endpoint refuses it as before."""
-    chunks: list[bytes] = []
+    """A `receive` that gives the request's body once it has all arrived (at most `limit` bytes held), in
+    slices of SLICE_BYTES, the event loop free between them: the endpoint's multipart parser
+    then copies the file into memory in a few dozen steps, neither one network chunk at a time (hundreds of
+    chunks of a 43 MB file, each a copy inside the interpreter lock) nor in one go (the loop held for the
+    whole parse). A body past `limit`, or a disconnect, is handed on as it came, so the endpoint refuses it as
+    before."""
+    chunks: collections.deque[bytes | memoryview] = collections.deque()
     held, more = 0, True
     last: dict[str, Any] | None = None
     while more and held <= limit:
@@ -180,13 +186,42 @@ async def whole_body(receive: Any, limit: int) -> Any:
         held += len(chunks[-1])
         more = bool(message.get("more_body", False))
     if more or last is not None:
-        queue = [{"type": "http.request", "body": c, "more_body": True} for c in chunks]
+        queue = collections.deque({"type": "http.request", "body": c, "more_body": True} for c in chunks)
         queue += [] if last is None else [last]
-    else:
-        queue = [{"type": "http.request", "body": b"".join(chunks), "more_body": False}]
-    chunks.clear()
+        chunks.clear()
+
+        async def as_it_came() -> Any:
+            return queue.popleft() if queue else await receive()
+
+        return as_it_came
+    started = False
 
     async def replay() -> Any:
-        return queue.pop(0) if queue else await receive()
+        nonlocal started
+        if started and not chunks:
+            return await receive()
+        if started:
+            await asyncio.sleep(0)  # the loop's other work (pages' messages, health checks) between slices
+        started = True
+        piece = next_slice(chunks, SLICE_BYTES)
+        return {"type": "http.request", "body": piece, "more_body": bool(chunks)}
 
     return replay
+
+
+def next_slice(chunks: collections.deque[bytes | memoryview], size: int) -> bytes:
+    """The next `size` bytes of `chunks` (fewer at the end), taken off its front; a chunk cut at the slice's
+    end leaves its rest first, a view, not a copy. Each byte is copied once, as its slice is asked for, and
+    leaves `chunks` with it, so the body is held about once, not twice."""
+    group: list[bytes | memoryview] = []
+    n = 0
+    while chunks and n < size:
+        chunk = chunks.popleft()
+        room = size - n
+        if len(chunk) > room:
+            view = memoryview(chunk)
+            chunks.appendleft(view[room:])
+            chunk = view[:room]
+        group.append(chunk)
+        n += len(chunk)
+    return b"".join(group)
