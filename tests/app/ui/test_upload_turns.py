@@ -1,6 +1,7 @@
 """Uploaded files are received in turns, paced, whole (explorer/ui/upload_turns.py): at most AT_ONCE large PUTs
 to the upload endpoint run at once, the session that sent the fewest bytes lately first; their starts are spaced
-by their size over the rate; the endpoint gets each body as one message; small files and other requests pass."""
+by their size over the rate; the endpoint gets each body once it has all arrived, in slices with the event loop
+free between them; small files and other requests pass."""
 
 from __future__ import annotations
 
@@ -162,6 +163,49 @@ def test_a_body_past_the_limit_or_cut_short_is_handed_on_as_it_came() -> None:
     ]
 
 
+def test_a_received_body_is_handed_on_in_slices_in_order_with_the_loop_free_between() -> None:
+    """A 3.5 MB body that came in 64 KB chunks reaches the endpoint as SLICE_BYTES slices (the last shorter),
+    in order, more_body on all but the last; another task of the loop runs between every two slices, none
+    before the whole body has arrived."""
+    data = bytes(range(256)) * (14 * 2**10)  # 3.5 MB
+    size = upload_turns.SLICE_BYTES
+    pieces = [data[i : i + 65536] for i in range(0, len(data), 65536)]
+    ticks = [0]
+
+    async def ticking() -> None:
+        while True:
+            ticks[0] += 1
+            await asyncio.sleep(0)
+
+    async def read() -> tuple[list[dict], list[int]]:
+        ticker = asyncio.create_task(ticking())
+        await asyncio.sleep(0)
+        replay = await upload_turns.whole_body(body(*pieces), limit=len(data))
+        got, seen = [], []
+        while not got or got[-1]["more_body"]:
+            got.append(await replay())
+            seen.append(ticks[0])
+        ticker.cancel()
+        return got, seen
+
+    got, seen = run_async(read())
+    assert [len(m["body"]) for m in got] == [size, size, size, len(data) - 3 * size]
+    assert b"".join(m["body"] for m in got) == data
+    assert [m["more_body"] for m in got] == [True, True, True, False]
+    assert all(b > a for a, b in zip(seen, seen[1:], strict=False))  # the loop ran the ticker between slices
+
+
+def test_a_slice_joins_small_chunks_and_cuts_a_long_one_leaving_its_rest_first() -> None:
+    from collections import deque
+
+    chunks = deque([b"ab", b"cdefg", b"h", b"", b"ijklmnopq"])
+    got = []
+    while chunks:
+        got.append(upload_turns.next_slice(chunks, 3))
+    assert got == [b"abc", b"def", b"ghi", b"jkl", b"mno", b"pq"]
+    assert upload_turns.next_slice(deque([b""]), 3) == b""  # an empty body: one empty slice
+
+
 def test_the_rate_comes_from_the_environment_within_bounds(monkeypatch) -> None:
     for raw, mb_s in (
         ("32", 32.0),
@@ -189,7 +233,7 @@ def test_an_uploaded_file_is_read_whole_without_a_copy_and_in_part_as_before() -
     from starlette.requests import Request
 
     upload_turns.in_memory()
-    data = bytes(range(256)) * 4000  # 1 MB, in the 64 KB pieces a socket gives
+    data = bytes(range(256)) * 10000  # 2.4 MB, in the 64 KB pieces a socket gives, parsed in slices
     boundary = "b0undary"
     body = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="x.json"\r\n'
             "Content-Type: application/json\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()  # fmt: skip
@@ -201,7 +245,7 @@ def test_an_uploaded_file_is_read_whole_without_a_copy_and_in_part_as_before() -
     async def parsed() -> tuple[bytes, bytes, bytes, bytes]:
         scope = {"type": "http", "method": "PUT", "headers": [
             (b"content-type", f"multipart/form-data; boundary={boundary}".encode())]}  # fmt: skip
-        upload = (await Request(scope, receive).form())["file"]
+        upload = (await Request(scope, await upload_turns.whole_body(receive, len(body))).form())["file"]
         assert isinstance(upload.file, upload_turns.WholeRead) and MultiPartParser.spool_max_size > len(data)
         whole = await upload.read()
         again = upload.file._file.getvalue()  # the buffer itself, while nothing else holds a view of it
