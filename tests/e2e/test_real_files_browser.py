@@ -83,11 +83,13 @@ def test_a_downloaded_layer_reopens_from_its_file(app, tmp_path: Path) -> None: 
     )
     assert query(app).get("real_layer") == "2" and app.exceptions() == []
     # Presenting hides the sidebar and its uploader, whose file the app let go of once read: the uploader's
-    # value comes back as a deleted file, which opens nothing and breaks nothing.
+    # value comes back as a deleted file, which opens nothing and breaks nothing; and the toy's controls,
+    # sent again with it (d_model 8), change nothing the layer fixes: the page still computes.
     toggle_presenting(app)
     app.settle()
     body = page_text(app)
     assert app.exceptions() == [] and "encountered an error" not in body, body[:2000]
+    assert "cannot be computed" not in body and "Step 1 of" in body, body[:2000]
     assert query(app).get("real_layer") == "2"
 
 
@@ -109,3 +111,10 @@ def test_the_largest_file_a_person_can_make_is_accepted_and_opened(app, tmp_path
         "() => new URLSearchParams(location.search).get('real') === 'smollm2'", what="the layer's address"
     )
     assert query(app).get("real_layer") == "29" and app.exceptions() == []
+    # Presenting draws the page anew, and the browser sends the toy's controls again (d_model 8): the layer
+    # keeps what it fixes (its edits too large for the address bar), and its page still computes.
+    toggle_presenting(app)
+    app.settle()
+    body = page_text(app)
+    assert app.exceptions() == [] and "Step 1 of" in body, body[:2000]
+    assert "cannot be computed" not in body, body[:2000]

@@ -65,7 +65,27 @@ def init() -> None:
     ss.setdefault(_MESSAGES, [])
     if _MATRICES not in ss:
         ss[_MATRICES] = {}
+    _keep_what_the_layer_fixes()
     _conform()
+
+
+def _keep_what_the_layer_fixes() -> None:
+    """The settings a trained layer fixes (its sizes, its embeddings: settings_table.FIXED_BY_LAYER) stay the
+    layer's, whatever a rerun brings for them.
+
+    The browser keeps the last values of the toy's controls for those settings (d_model, emb_source: drawn while
+    the toy was on screen, not since a layer opened) and sends them again when it draws the page anew, as when
+    presenting hides the sidebar: taken over a layer opened from a file, the toy's d_model 8 met the layer's
+    weights of 576 ("operands could not be broadcast together") and the page could not be computed."""
+    ss = st.session_state
+    real = ss[SETTING_KEYS["real"]]
+    try:
+        fixed = layer.of_key(real).settings_of(real, int(ss[SETTING_KEYS["real_layer"]]))
+    except (KeyError, TypeError, ValueError):  # no trained layer on screen: the toy's controls hold
+        return
+    for name, value in fixed.items():
+        if name in table.FIXED_BY_LAYER and ss[SETTING_KEYS[name]] != value:
+            ss[SETTING_KEYS[name]] = value
 
 
 def _cut_sentence() -> None:

@@ -290,3 +290,22 @@ def test_only_the_state_package_touches_session_state(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     assert state_lines(tmp_path) == ["app_pages/p.py:4"]
+
+
+def test_a_layers_fixed_settings_outlast_the_toys_controls_sent_again(session: Session) -> None:
+    """The browser sends the toy's last control values again when it draws the page anew (presenting hides
+    the sidebar): over an open layer they change nothing it fixes, and the layer still computes."""
+    from explorer.model import layer as layers
+    from explorer.model.settings_table import FIXED_BY_LAYER
+
+    opened = session.run(op=("open_layer", "minilm", 2))
+    assert opened.d_model == 384 and opened.emb_source == "table"
+    toy = Example()  # the values the toy's controls last held
+    stale = {f"cfg__{n}": getattr(toy, n) for n in ("d_model", "n_heads", "d_k")}
+    ex = session.run(**stale, sentence__emb_source=toy.emb_source)
+    fixed = layers.of_key("minilm").settings_of("minilm", 2)
+    assert {n: getattr(ex, n) for n in fixed if n in FIXED_BY_LAYER} == {
+        n: v for n, v in fixed.items() if n in FIXED_BY_LAYER
+    }
+    assert ex.real == "minilm" and ex.real_layer == 2 and ex.emb.shape == (ex.emb.shape[0], 384)
+    assert ex.digest() == opened.digest()  # the same example: nothing of it moved
