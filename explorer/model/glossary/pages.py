@@ -14,22 +14,25 @@ ON_PAGE: dict[str, tuple[str, ...]] = {
     "": _terms(
         "token embedding vector position qkv softmax weight attention head mask layer ffn residual rmsnorm "
         "encoder decoder logit temperature variance rollout lens induction ablation patching activation "
-        "minimal dmodel"
+        "minimal dmodel massive"
     ),
     "positional-encoding": _terms(
-        "token embedding vector position qkv attention head layer residual rmsnorm massive cosine dmodel"
+        "token embedding vector position qkv attention head layer residual rmsnorm massive cosine dmodel "
+        "activation mask softmax"
     ),
-    "projections": _terms("token position qkv attention head layer rmsnorm massive"),
-    "scores": _terms("position qkv dot score softmax attention head mask layer rmsnorm massive dmodel"),
-    "heads": _terms("token vector position qkv weight attention head layer rmsnorm massive dmodel"),
-    "token": _terms("token vector position qkv weight attention head layer rmsnorm massive"),
+    "projections": _terms("token vector position qkv attention head layer encoder rmsnorm massive"),
+    "scores": _terms(
+        "token vector position qkv dot score softmax attention head mask layer encoder rmsnorm massive dmodel"
+    ),
+    "heads": _terms("token vector position qkv weight attention head layer encoder rmsnorm massive dmodel"),
+    "token": _terms("token vector position qkv weight attention head layer encoder rmsnorm massive"),
     "encoder": _terms(
         "token vector position qkv attention head layer ffn residual layernorm rmsnorm encoder massive "
-        "variance"
+        "variance activation"
     ),
     "why-scale": _terms(
-        "vector position qkv dot score softmax attention head mask layer rmsnorm entropy variance dmodel "
-        "gradient"
+        "token vector position qkv dot score softmax attention head mask layer encoder rmsnorm entropy "
+        "variance dmodel gradient"
     ),
     "learn": _terms("token qkv attention head layer probability loss nats induction previous gradient"),
     "model": _terms(
