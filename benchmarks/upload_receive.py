@@ -85,7 +85,8 @@ def app():  # noqa: ANN201 - uvicorn's factory
 def _serve(parser: str, port: int) -> subprocess.Popen:
     code = (
         "import sys, uvicorn; sys.path.insert(0, 'benchmarks');"
-        f"uvicorn.run('upload_receive:app', factory=True, port={port}, http={parser!r}, log_level='warning', access_log=False)"
+        f"uvicorn.run('upload_receive:app', factory=True, port={port}, http={parser!r}, log_level='warning',"
+        " access_log=False)"
     )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT)
     deadline = time.monotonic() + 30

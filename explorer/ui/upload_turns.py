@@ -15,10 +15,10 @@ Even so, each large file costs the web process tens of milliseconds of copies in
 (received, parsed, read, sent to the worker that reads it, its example back). The endpoint's parser takes a
 received body SLICE_BYTES at a time, the event loop free between slices: handed on in one piece, a 43 MB
 file would hold the loop for its whole parse (about 50 ms of CPU, 100 to 160 ms on a busy machine), and
-every page's messages, sent by that loop, would wait behind it. Visitors sending 43 MB files one after the other would
-keep the lock that busy for as long as they send (benchmarks/flood.py --kinds upload); paced, large files
-take at most a bounded share of it, and a file of SMALL_BYTES or less (a toy example's: a few KB) is
-received at once, beside the turns.
+every page's messages, sent by that loop, would wait behind it. Visitors sending 43 MB files one after the
+other would keep the lock that busy for as long as they send (benchmarks/flood.py --kinds upload); paced,
+large files take at most a bounded share of it, and a file of SMALL_BYTES or less (a toy example's: a few
+KB) is received at once, beside the turns.
 """
 
 from __future__ import annotations
