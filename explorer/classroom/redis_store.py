@@ -16,7 +16,9 @@ PREFIX = "explorer:class:"
 
 JOIN = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then return -2 end
+if redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 0 and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+  return -2
+end
 local at = redis.call('HGET', KEYS[1], 'expires')
 redis.call('SADD', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
@@ -146,12 +148,12 @@ class RedisStore:
 
     # ------------------------------------------------------------------------------------ the students
 
-    def join(self, code: str, who: str, nickname: str = "") -> str:
+    def join(self, code: str, who: str, nickname: str = "", student: str = "") -> str:
         keys = [f"{PREFIX}{{guess}}:{who}", f"{PREFIX}{{guess}}:*"]  # one slot: the script reads both
         mine, every = self.redis.get(keys[0]), self.redis.get(keys[1])
         if int(mine or 0) >= s.GUESSES or int(every or 0) >= s.ALL_GUESSES:
             raise ClassError(s.TOO_MANY_GUESSES)
-        student = s.new_student()
+        student = s.id_to_join(student)
         got = self._join(
             keys=[_k(code), _k(code, "students"), _k(code, "nicknames")],
             args=[student, s.nickname(nickname), s.MAX_STUDENTS],

@@ -142,7 +142,7 @@ class SqliteStore:
 
     # ------------------------------------------------------------------------------------ the students
 
-    def join(self, code: str, who: str, nickname: str = "") -> str:
+    def join(self, code: str, who: str, nickname: str = "", student: str = "") -> str:
         now = self.clock()
         with self._tx() as db:
             since = now - s.GUESS_WINDOW_S
@@ -157,11 +157,18 @@ class SqliteStore:
                 refused = True
             else:
                 refused = False
+                student = s.id_to_join(student)
+                known = db.execute(
+                    "SELECT 1 FROM students WHERE code = ? AND id = ?", (code, student)
+                ).fetchone()
                 (n,) = db.execute("SELECT COUNT(*) FROM students WHERE code = ?", (code,)).fetchone()
-                if n >= s.MAX_STUDENTS:
+                if known is None and n >= s.MAX_STUDENTS:
                     raise ClassError(s.FULL, most=s.MAX_STUDENTS)
-                student = s.new_student()
-                db.execute("INSERT INTO students VALUES (?, ?, ?)", (code, student, s.nickname(nickname)))
+                db.execute(
+                    "INSERT INTO students VALUES (?, ?, ?)"
+                    " ON CONFLICT (code, id) DO UPDATE SET nickname = excluded.nickname",
+                    (code, student, s.nickname(nickname)),
+                )
         if refused:
             raise ClassError(s.NO_CLASS)
         return student

@@ -1,11 +1,13 @@
 """The class store's interface, its values and bounds, join codes, and the choice of back end.
 
 A class is made by its teacher (`create`: a join code to show and a teacher key to keep); students join by
-the code (`join`: a student id, nothing that names a device). The teacher publishes what is on their screen
-(`publish`: the page and its share-link query, a version that grows), asks a question (`ask`) and reveals
-its answer (`reveal`); students read it all in one call (`pulse`, polled about twice a second) and answer
-(`answer`). Every call of the teacher's takes the key; a student's id cannot drive. A class ends when its
-teacher ends it or CLASS_TTL_S after it was made, and everything it stored is deleted then.
+the code (`join`: a student id, nothing that names a device; a tab joins with an id it made, so a join
+repeated by a run the visitor stopped half-way is the same student, counted once). The teacher publishes
+what is on their screen (`publish`: the page and its share-link query, a version that grows), asks a
+question (`ask`) and reveals its answer (`reveal`); students read it all in one call (`pulse`, polled about
+twice a second) and answer (`answer`). Every call of the teacher's takes the key; a student's id cannot
+drive. A class ends when its teacher ends it or CLASS_TTL_S after it was made, and everything it stored is
+deleted then.
 
 Both back ends (sqlite_store, redis_store) pass the same tests (tests/core/test_classroom_store.py).
 """
@@ -89,7 +91,7 @@ class Pulse:
 class Store(Protocol):
     def create(self) -> Opened: ...
     def drives(self, code: str, key: str) -> bool: ...
-    def join(self, code: str, who: str, nickname: str = "") -> str: ...
+    def join(self, code: str, who: str, nickname: str = "", student: str = "") -> str: ...
     def rejoin(self, code: str, student: str) -> bool: ...
     def pulse(self, code: str) -> Pulse | None: ...
     def publish(self, code: str, key: str, view: str) -> int: ...
@@ -114,8 +116,16 @@ def new_key() -> str:
     return secrets.token_urlsafe(24)
 
 
+MAX_STUDENT_CHARS = 40  # a student id a tab made (new_student: 16 characters)
+
+
 def new_student() -> str:
     return secrets.token_urlsafe(12)
+
+
+def id_to_join(student: str) -> str:
+    """The id a join takes: the tab's own (`student`, made once by new_student), else a new one."""
+    return student[:MAX_STUDENT_CHARS] if student else new_student()
 
 
 def key_hash(key: str) -> str:

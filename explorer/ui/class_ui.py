@@ -225,8 +225,9 @@ def join(text: str, nickname: str = "") -> bool:
         state.say("warning", _("A class code has {n} letters and digits, as the teacher's screen shows it (for "
                                "example ABCD-EFGH).", n=cs.CODE_LEN))  # fmt: skip
         return False
+    mine = state.classroom.student_id()  # made before the store is asked: a repeated join is this student
     try:
-        student = store().join(code, _address(), nickname)
+        student = store().join(code, _address(), nickname, student=mine)
     except ClassError as e:
         state.say("warning", str(e))
         return False
@@ -245,12 +246,21 @@ def join_typed() -> None:
 
 def join_from_url() -> None:
     """Once per session (app.py): ?join=CODE joins that class (the QR code's link); with &me=ID, a student's
-    own address after a reload or a replica's death, the same student again (their answers kept)."""
-    if not state.classroom.first_join_read():
+    own address after a reload or a replica's death, the same student again (their answers kept).
+
+    Read is marked last. The browser's second request of a new page (a replica's death brings two) stops
+    the first run at its next touch of the session's state, which may be the very write that records the
+    join; the next run then reads the address again, and joins as the same student."""
+    if state.classroom.join_read():
         return
+    _join_from_url()
+    state.classroom.set_join_read()
+
+
+def _join_from_url() -> None:
     code, me = (
         cs.typed_code(str(st.query_params.get("join") or "")),
-        str(st.query_params.get("me") or "")[:40],
+        str(st.query_params.get("me") or "")[: cs.MAX_STUDENT_CHARS],
     )
     if code and me and state.classroom.class_code() is None:
         try:
@@ -282,7 +292,7 @@ def catch_up(read: Callable[[str], object]) -> None:
 def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
     """At the start of a run, before any widget (app.py, with lesson_ui.apply_link): the view a student follows (or
     the place they were exploring), applied over the defaults; its page opens after st.navigation."""
-    got = state.classroom.take_pending()
+    got = state.classroom.pending()
     if got is None:
         return
     page, query = got
@@ -293,6 +303,7 @@ def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
         apply_url(dict(parse_qsl(query, keep_blank_values=True)))
         state.classroom.set_view_applied(query)
     state.classroom.set_goto(page)
+    state.classroom.drop_pending()  # last: a run stopped half-way through the view applies it again
 
 
 def open_page(url_path: str) -> None:

@@ -35,9 +35,11 @@ NAV = "nav"  # the key of the menu's container (class st-key-nav on the page)
 
 
 def read_url() -> None:
-    """Once per session: take the example from the URL (sync_url then keeps the address bar in step)."""
-    if state.first_run():
+    """Once per session: take the example from the URL (sync_url then keeps the address bar in step). Read
+    is marked after the link is applied: a run stopped half-way (explorer.ui.state) applies it again."""
+    if not state.url_read():
         lesson_ui.apply_link({k: st.query_params.get(k) for k in st.query_params})
+        state.set_url_read()
 
 
 def _address() -> tuple[dict[str, str], bool]:

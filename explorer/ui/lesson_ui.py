@@ -110,11 +110,11 @@ def arrive(url_path: str) -> tuple[Route, int] | None:
     was = state.lesson_at()
     if was != (route.name, got.step):
         came_from = was[1] if was is not None and was[0] == route.name else None
-        state.arrive(route.name, got.step)
         state.set_off_heads(())
         state.set_ask(None)
         state.set_model_questions(())
         apply_link(routes.settings_at(route, got.step, came_from))
+        state.arrive(route.name, got.step)  # last: a run stopped half-way (explorer.ui.state) arrives again
         for text in got.messages:
             state.say("warning", text)
     return route, got.step

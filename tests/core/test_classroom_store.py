@@ -154,6 +154,28 @@ def test_a_student_rejoins_as_themselves_after_a_reload(make: Make) -> None:
     assert not two.rejoin(c.code, kid)
 
 
+def test_a_join_repeated_with_the_tabs_own_id_is_one_student_even_in_a_full_class(
+    make: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run the visitor stopped after the store's join and before the tab wrote it down joins again in
+    the next run: with the id the tab made, it is the same student (its nickname the last one), not two."""
+    one, two = make(), make()
+    c = one.create()
+    monkeypatch.setattr(s, "MAX_STUDENTS", 2)
+    mine = s.new_student()
+    assert one.join(c.code, "a", "Ana", student=mine) == mine
+    assert two.join(c.code, "a", "Ana B", student=mine) == mine  # another replica, the same tab
+    other = one.join(c.code, "b")
+    assert other != mine and one.pulse(c.code).students == 2  # type: ignore[union-attr]
+    assert two.join(c.code, "a", student=mine) == mine  # the class is full, but not for a student of it
+    with pytest.raises(ClassError, match="full"):
+        one.join(c.code, "c", student=s.new_student())
+    one.ask(c.code, c.key, Q)
+    two.answer(c.code, mine, Q.qid, 1)
+    assert one.counts(c.code, Q.qid) == (0, 1, 0, 0)
+    assert s.id_to_join("x" * 100) == "x" * s.MAX_STUDENT_CHARS and len(s.id_to_join("")) == 16
+
+
 def test_a_second_question_and_the_export_in_the_order_asked(make: Make) -> None:
     store = make()
     c = store.create()

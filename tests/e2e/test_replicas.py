@@ -369,6 +369,7 @@ def killed_during_a_question(browser: Any, students: int) -> None:
         seen = watch(moving, srv, "explorer-e2e-student-0")
         os.kill(srv.pid(replica_of(moving)), signal.SIGKILL)  # in the middle of the question
         moving.poll("() => window.__runs > 0", what="a run on the other replica")
+        moving.settle()  # its runs there ended: the class bar below is theirs, not the dead replica's last
         class_bar(moving, "you follow the teacher")
         class_bar(moving, "You answered “cat”")  # the same student: its answer is in the class's store
         assert replica_of(moving) == rt

@@ -11,6 +11,11 @@ Layout of the session state:
   `set_matrix` / `apply_edits`; their editors are keyed by a version that changes whenever a matrix changes
   from outside its editor (reset, re-randomize, preset, import), so that no stale edit is replayed.
 - messages: notes for the person (kept edits, rejected cells, cut sentences), shown once by the frame.
+
+Every read and write of st.session_state is a point where Streamlit stops a run that a newer request of the
+same visitor replaced (SafeSessionState's yield check), and a stopped write is not made. So a step done once
+(the URL read, ?join= read, a lesson step arrived at, a view applied) marks itself done after its last
+write, never before: a run stopped half-way leaves it to the next run, whole.
 """
 
 from explorer.model.example import Example  # noqa: F401  (state.Example: what current() returns)
@@ -54,7 +59,6 @@ from explorer.ui.state.core import (  # noqa: F401
     description,
     draws,
     editor_key,
-    first_run,
     fit_weights,
     head,
     init,
@@ -69,11 +73,13 @@ from explorer.ui.state.core import (  # noqa: F401
     say,
     sentence,
     set_page,
+    set_url_read,
     tables,
     take_messages,
     take_picked_head,
     tokens,
     uploaded,
+    url_read,
 )
 from explorer.ui.state.keys import (  # noqa: F401
     K_ASK,

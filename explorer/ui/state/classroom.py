@@ -8,6 +8,7 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.classroom.store import new_student
 from explorer.ui.state.core import current, init
 from explorer.ui.state.keys import (
     _BUILT,
@@ -46,6 +47,7 @@ _SEEN = "class.seen"  # what a student's page last drew of the class (class_bar.
 _GOTO = "class.goto"  # the page of the view applied on this run (opened once st.navigation has run)
 _CODE_SHOWN = "class.code_shown"  # the dialog with the code and its QR code opens on this run
 _URL_JOINED = "class.url_joined"  # ?join= was read (once per session)
+_STUDENT = "class.student"  # the id this tab joins a class with (made before it asks the store)
 _VIEW_MARK = "class.view_mark"  # (query, what each key of a view held right after that view was applied)
 
 # What a view sets: the example, the pickers, the real model's choices, the pages' display controls and the
@@ -80,10 +82,25 @@ def joined() -> tuple[str, str, str] | None:
 
 
 def set_joined(code: str | None, student: str = "", nickname: str = "") -> None:
+    """Joined (following the teacher) or, with None, left. Joined is written last: a run stopped at one of
+    these writes (any read or write of the session's state may stop it: explorer.ui.state) is either not a
+    student yet, and joins again, or a whole one."""
     ss = st.session_state
-    ss[_JOINED] = None if code is None else (code, student, nickname)
+    if code is None:
+        ss[_JOINED] = None
     ss[_FOLLOW], ss[_APPLIED] = code is not None, -1
     ss.pop(_EXPLORED, None)
+    if code is not None:
+        ss[_JOINED] = (code, student, nickname)
+
+
+def student_id() -> str:
+    """The id this tab joins a class with, made once: a join that a stopped run repeats is the same student
+    (explorer.classroom.store)."""
+    got = st.session_state.get(_STUDENT)
+    if not got:
+        got = st.session_state[_STUDENT] = new_student()
+    return str(got)
 
 
 def class_code() -> str | None:
@@ -103,9 +120,9 @@ def applied() -> int:
 def follow_view(version: int, page: str, query: str, part: str | None = None) -> None:
     """Apply the teacher's view (`page`, `query`) at the start of the next run; `part`: the step of the page
     the teacher shows (presenting), the part a following student's page draws."""
-    st.session_state[_APPLIED] = version
     st.session_state[_PENDING] = (page, query)
     st.session_state[_PART] = None if not part else (page, part)
+    st.session_state[_APPLIED] = version  # last: a run stopped before it is asked to follow again
 
 
 def part_shown(page: str | None) -> str | None:
@@ -114,8 +131,12 @@ def part_shown(page: str | None) -> str | None:
     return got[1] if got is not None and got[0] == page else None
 
 
-def take_pending() -> tuple[str, str] | None:
-    return st.session_state.pop(_PENDING, None)
+def pending() -> tuple[str, str] | None:
+    return st.session_state.get(_PENDING)
+
+
+def drop_pending() -> None:
+    st.session_state.pop(_PENDING, None)
 
 
 def explore(back_to: tuple[str, str] | None) -> None:
@@ -218,12 +239,13 @@ def take_show_code() -> bool:
     return bool(st.session_state.pop(_CODE_SHOWN, False))
 
 
-def first_join_read() -> bool:
-    """True once per session: the time to read ?join=."""
-    if st.session_state.get(_URL_JOINED):
-        return False
+def join_read() -> bool:
+    """Whether this session has read ?join= (once per session, done when set_join_read says so)."""
+    return bool(st.session_state.get(_URL_JOINED))
+
+
+def set_join_read() -> None:
     st.session_state[_URL_JOINED] = True
-    return True
 
 
 def revealed_qid() -> str | None:

@@ -313,12 +313,13 @@ def set_page(url_path: str) -> None:
     st.session_state[_PAGE] = url_path
 
 
-def first_run() -> bool:
-    """True on the session's first run only (then the frame reads the URL); False ever after."""
-    if st.session_state.get(_URL_READ):
-        return False
+def url_read() -> bool:
+    """Whether the session has taken its example from the URL (once per session: set_url_read)."""
+    return bool(st.session_state.get(_URL_READ))
+
+
+def set_url_read() -> None:
     st.session_state[_URL_READ] = True
-    return True
 
 
 def present() -> bool:

@@ -11,15 +11,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.state.safe_session_state import SafeSessionState
 from streamlit.testing.v1 import AppTest
 
 from explorer.classroom import store as cs
 from explorer.compute import model_compute
 from explorer.ui import chart, class_keep, class_ui, questions
+from explorer.ui.state.classroom import VIEW_KEYS
 from explorer.views.model_figures import show_token
 from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, need, open_at
 
 IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
+LESSON_2 = "the cat saw the dog because the dog was loud"  # the attention lesson's second step sets it
 
 
 @pytest.fixture(autouse=True)
@@ -309,3 +313,130 @@ def test_a_views_mark_sees_a_replaced_matrix_and_a_list_changed_in_place() -> No
     heads.append(2)
     assert classroom._mark(held) != before  # changed in place
     assert classroom._mark({**held, "heads": [0, 1, 2], "ask": 3}) != classroom._mark(held)
+
+
+class StopAtWrite:
+    """Streamlit stops a run at a touch of the session's state when a newer request of the same visitor has
+    come (SafeSessionState's yield check), and the write it stopped at is not made: a tab that reconnects
+    to another replica sends two. Armed, the `n`-th write from then on stops the run so, once."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.left: int | None = None
+        self.stopped = 0
+        setitem = SafeSessionState.__setitem__
+
+        def stopping(state: SafeSessionState, key: str, value: object) -> None:
+            if self.left is not None:
+                self.left -= 1
+                if self.left == 0:
+                    self.left, self.stopped = None, self.stopped + 1
+                    raise StopException()
+            setitem(state, key, value)
+
+        monkeypatch.setattr(SafeSessionState, "__setitem__", stopping)
+
+    def arm(self, n: int = 1) -> None:
+        self.left = n
+
+    def after(self, obj: object, name: str, monkeypatch: pytest.MonkeyPatch, n: int = 1) -> None:
+        """Armed the first time `obj.name` returns: its caller's n-th write from there stops the run."""
+        real, calls = getattr(obj, name), [0]
+
+        def then_stop(*args: object, **kw: object) -> object:
+            got = real(*args, **kw)
+            calls[0] += 1
+            if calls[0] == 1:
+                self.arm(n)
+            return got
+
+        monkeypatch.setattr(obj, name, then_stop)
+
+
+def stopped_tab(stop: StopAtWrite, **query: str) -> AppTest:
+    """A new tab whose first run is stopped where `stop` is armed, then run again (the newer request)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    was = stop.stopped
+    at.run()
+    assert stop.stopped == was + 1, "the first run was stopped where the test armed it"
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_join_from_the_address_survives_a_run_stopped_right_after_the_store_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replica's death: the tab's address (join=, me=) rejoins on another replica, and the browser's second
+    request stops that first run at the write that records the join. The next run is the same student
+    still; a first join by the QR code's link, stopped the same way, is one student, not two."""
+    t, code, _ = teacher_with_class()
+    s = tab(join=code)
+    me = s.session_state["class.joined"][1]
+    store = class_ui.store()
+    stop = StopAtWrite(monkeypatch)
+    stop.after(type(store), "rejoin", monkeypatch)
+    again = stopped_tab(stop, join=code, me=me)
+    assert again.session_state["class.joined"][:2] == (code, me) and "you follow the teacher" in bar(again)
+    stop.after(type(store), "join", monkeypatch)
+    other = stopped_tab(stop, join=code)
+    assert other.session_state["class.joined"][0] == code and "you follow the teacher" in bar(other)
+    assert store.pulse(code).students == 2  # type: ignore[union-attr]  # s (rejoined once) and the other
+    t.run()
+    assert "2 students joined." in bar(t)
+
+
+def view_of(at: AppTest) -> dict[str, object]:
+    """What the keys a view or a link sets hold (plain values; the matrices follow from them)."""
+    got = {}
+    for key in VIEW_KEYS:
+        if key == "m.built":  # made from the rest (an Example, its matrices by identity)
+            continue
+        try:
+            value = at.session_state[key]
+        except KeyError:
+            continue
+        if value is None or isinstance(value, (bool, int, float, str, tuple)):
+            got[key] = value
+    return got
+
+
+def test_a_link_a_lesson_step_and_the_teachers_view_are_applied_whole_after_a_stopped_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each is applied once, and marked so after its last write: stopped at a write while applying it, the
+    next run applies it again, whole, as a run not stopped does (before, what was not written yet was lost
+    for good: the URL, the lesson step or the teacher's view counted as applied)."""
+    from explorer.ui import lesson_ui
+
+    link = {"sentence": "A dog ran.", "d_model": "16", "heads": "4", "d_k": "2", "mask": "causal"}
+    plain = tab(**link)
+    opened = tab(lesson="attention", step="2")
+    opened.run()
+    t, code, _ = teacher_with_class()
+    t.text_input(key="sentence").set_value("A dog ran.").run()
+    following = tab(join=code)
+    following.run()
+    assert view_of(following)["sentence"] == "A dog ran." and opened.session_state["sentence"] == LESSON_2
+
+    stop, real_apply, armed = StopAtWrite(monkeypatch), lesson_ui.apply_link, []
+
+    def apply_then(params: dict) -> None:
+        said = params.get("sentence")
+        what = "link" if params.get("mask") == "causal" else "lesson" if said == LESSON_2 else (
+            "view" if said == "A dog ran." else "")  # fmt: skip
+        if what and what not in armed:
+            armed.append(what)
+            stop.arm(3 if what == "link" else 1)  # a few of its settings written (the link's), or none yet
+        real_apply(params)
+
+    monkeypatch.setattr(lesson_ui, "apply_link", apply_then)
+    assert view_of(stopped_tab(stop, **link)) == view_of(plain)
+    lesson = stopped_tab(stop, lesson="attention", step="2")
+    lesson.run()
+    assert view_of(lesson) == view_of(opened) and lesson.session_state["ui.page"] == "positional-encoding"
+    student = stopped_tab(stop, join=code)
+    student.run()
+    assert armed == ["link", "lesson", "view"]
+    assert view_of(student) == view_of(following)
