@@ -308,10 +308,13 @@ def apply_pending(apply_url: Callable[[dict[str, str]], None]) -> None:
 
 def open_page(url_path: str) -> None:
     """After st.navigation (app.py): the page of the view applied this run, when the run is on another."""
-    page = state.classroom.take_goto()
-    target = None if page is None else page_table.by_path(page)
+    page = state.classroom.goto()
+    if page is None:
+        return
+    target = page_table.by_path(page)
     if target is not None and page != url_path:
-        st.switch_page(target.script)
+        st.switch_page(target.script)  # the run on that page lets go of it (a run stopped here goes again)
+    state.classroom.drop_goto()
 
 
 def leave() -> None:

@@ -22,8 +22,11 @@ from typing import Any
 
 import nbformat
 import numpy as np
+import pytest
 from nbclient import NotebookClient
 from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+from streamlit.runtime.state.safe_session_state import SafeSessionState
 from streamlit.testing.v1 import AppTest
 
 import attention_core as ac
@@ -489,3 +492,40 @@ def run_async(coro: Any) -> Any:
     asyncio.run refuses to start."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro).result()
+
+
+class StopAtWrite:
+    """Streamlit stops a run at a touch of the session's state when a newer request of the same visitor has
+    come (SafeSessionState's yield check), and the write it stopped at is not made: a tab that reconnects
+    to another replica sends two. Armed, the `n`-th write from then on stops the run so, once."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.left: int | None = None
+        self.stopped = 0
+        setitem = SafeSessionState.__setitem__
+
+        def stopping(state: SafeSessionState, key: str, value: object) -> None:
+            if self.left is not None:
+                self.left -= 1
+                if self.left == 0:
+                    self.left, self.stopped = None, self.stopped + 1
+                    raise StopException()
+            setitem(state, key, value)
+
+        monkeypatch.setattr(SafeSessionState, "__setitem__", stopping)
+
+    def arm(self, n: int = 1) -> None:
+        self.left = n
+
+    def after(self, obj: object, name: str, monkeypatch: pytest.MonkeyPatch, n: int = 1) -> None:
+        """Armed the first time `obj.name` returns: its caller's n-th write from there stops the run."""
+        real, calls = getattr(obj, name), [0]
+
+        def then_stop(*args: object, **kw: object) -> object:
+            got = real(*args, **kw)
+            calls[0] += 1
+            if calls[0] == 1:
+                self.arm(n)
+            return got
+
+        monkeypatch.setattr(obj, name, then_stop)

@@ -146,10 +146,11 @@ def toy_example() -> Example:
 def close_layer() -> None:
     """Back to the toy model (as it was before the layer was opened), on the current sentence."""
     ss, ex = st.session_state, current()
-    toy = ss.pop(_TOY, None)
+    toy = ss.get(_TOY)
     if toy is None:
         toy = Example(sentence=ex.sentence)
     apply_example(exm.conform(toy.with_(sentence=ex.sentence), old_tokens=exm.tokens_for(toy)[0]))
+    ss.pop(_TOY, None)  # after: a run stopped half-way (explorer.ui.state) still has the toy to go back to
 
 
 def remember_for_undo() -> None:

@@ -260,8 +260,12 @@ def set_goto(page: str) -> None:
     st.session_state[_GOTO] = page
 
 
-def take_goto() -> str | None:
-    return st.session_state.pop(_GOTO, None)
+def goto() -> str | None:
+    return st.session_state.get(_GOTO)
+
+
+def drop_goto() -> None:
+    st.session_state.pop(_GOTO, None)
 
 
 def seen() -> object:

@@ -231,7 +231,8 @@ def take_picked_head() -> None:
     """Before the head picker is drawn: the head open_layer picked becomes the shown head (once)."""
     ss = st.session_state
     if _HEAD_NEXT in ss:
-        ss[K_HEAD] = int(min(max(ss.pop(_HEAD_NEXT), 0), max(current().n_heads - 1, 0)))
+        ss[K_HEAD] = int(min(max(ss[_HEAD_NEXT], 0), max(current().n_heads - 1, 0)))
+        ss.pop(_HEAD_NEXT, None)  # after: a run stopped between the two takes it again (explorer.ui.state)
 
 
 def description() -> Description:

@@ -36,9 +36,12 @@ def keep_within(widget: str, options: Sequence[object], default: object) -> None
 
 
 def take_pending(widget: str, pending: str) -> None:
-    """A choice made by a click in the last run (`pending`) moves into `widget`, before it is drawn."""
+    """A choice made by a click in the last run (`pending`) moves into `widget`, before it is drawn: copied,
+    then dropped (a run stopped between the two copies it again, explorer.ui.state; popped first, the
+    choice was lost)."""
     if pending in st.session_state:
-        st.session_state[widget] = st.session_state.pop(pending)
+        st.session_state[widget] = st.session_state[pending]
+        st.session_state.pop(pending, None)
 
 
 def set_pending(pending: str, choice: object) -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-from streamlit.runtime.state.safe_session_state import SafeSessionState
 from streamlit.testing.v1 import AppTest
 
 from explorer.classroom import store as cs
@@ -20,7 +19,7 @@ from explorer.compute import model_compute
 from explorer.ui import chart, class_keep, class_ui, questions
 from explorer.ui.state.classroom import VIEW_KEYS
 from explorer.views.model_figures import show_token
-from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, need, open_at
+from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, StopAtWrite, need, open_at
 
 IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
 LESSON_2 = "the cat saw the dog because the dog was loud"  # the attention lesson's second step sets it
@@ -315,43 +314,6 @@ def test_a_views_mark_sees_a_replaced_matrix_and_a_list_changed_in_place() -> No
     assert classroom._mark({**held, "heads": [0, 1, 2], "ask": 3}) != classroom._mark(held)
 
 
-class StopAtWrite:
-    """Streamlit stops a run at a touch of the session's state when a newer request of the same visitor has
-    come (SafeSessionState's yield check), and the write it stopped at is not made: a tab that reconnects
-    to another replica sends two. Armed, the `n`-th write from then on stops the run so, once."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.left: int | None = None
-        self.stopped = 0
-        setitem = SafeSessionState.__setitem__
-
-        def stopping(state: SafeSessionState, key: str, value: object) -> None:
-            if self.left is not None:
-                self.left -= 1
-                if self.left == 0:
-                    self.left, self.stopped = None, self.stopped + 1
-                    raise StopException()
-            setitem(state, key, value)
-
-        monkeypatch.setattr(SafeSessionState, "__setitem__", stopping)
-
-    def arm(self, n: int = 1) -> None:
-        self.left = n
-
-    def after(self, obj: object, name: str, monkeypatch: pytest.MonkeyPatch, n: int = 1) -> None:
-        """Armed the first time `obj.name` returns: its caller's n-th write from there stops the run."""
-        real, calls = getattr(obj, name), [0]
-
-        def then_stop(*args: object, **kw: object) -> object:
-            got = real(*args, **kw)
-            calls[0] += 1
-            if calls[0] == 1:
-                self.arm(n)
-            return got
-
-        monkeypatch.setattr(obj, name, then_stop)
-
-
 def stopped_tab(stop: StopAtWrite, **query: str) -> AppTest:
     """A new tab whose first run is stopped where `stop` is armed, then run again (the newer request)."""
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=TIMEOUT)
@@ -440,3 +402,26 @@ def test_a_link_a_lesson_step_and_the_teachers_view_are_applied_whole_after_a_st
     student.run()
     assert armed == ["link", "lesson", "view"]
     assert view_of(student) == view_of(following)
+
+
+def test_a_student_whose_move_to_the_teachers_page_was_replaced_by_a_newer_request_still_gets_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The teacher's view names a page; the student's run opens it (st.switch_page). A newer request of the
+    student's browser, for the page it is on, may replace that switch: the next run opens the page then,
+    since the page to open is let go of only by the run on it."""
+    t, code, _ = teacher_with_class()
+    s = tab(join=code)
+    real, calls = class_ui.st.switch_page, []
+
+    def replaced(*args: object, **kw: object) -> None:
+        calls.append(args)
+        if len(calls) == 1:
+            raise StopException()  # the browser's request for the page it shows came first
+        real(*args, **kw)
+
+    monkeypatch.setattr(class_ui.st, "switch_page", replaced)
+    go(t, "app_pages/scores.py", step="softmax")
+    for _ in range(3):
+        s.run()
+    assert len(calls) >= 2 and s.session_state["ui.page"] == "scores" and "part 3 of 3: Softmax" in bar(s)

@@ -22,6 +22,8 @@ from explorer.model.example import (
     expected_shapes,
     tokens_of,
 )
+from explorer.ui import state
+from tests.app.fixtures import StopAtWrite
 
 # ------------------------------------------------------------------------------------------- conform
 
@@ -309,3 +311,64 @@ def test_a_layers_fixed_settings_outlast_the_toys_controls_sent_again(session: S
     }
     assert ex.real == "minilm" and ex.real_layer == 2 and ex.emb.shape == (ex.emb.shape[0], 384)
     assert ex.digest() == opened.digest()  # the same example: nothing of it moved
+
+
+def test_a_click_kept_for_the_next_run_and_a_picked_head_outlast_a_run_stopped_as_they_are_taken(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A choice kept for the next run (a click on a chart's token; the head a trained layer opened with) is
+    copied into its widget's key, then dropped: a run stopped at that write (a newer request of the
+    visitor's: explorer.ui.state) leaves it for the next run to take. Popped first, it was lost."""
+    stop = StopAtWrite(monkeypatch)
+    for name in ("take_pending", "take_picked_head"):
+        real, calls = getattr(state, name), []
+
+        def arming(*args: object, _real=real, _calls=calls) -> None:  # noqa: ANN001
+            _calls.append(1)
+            if len(_calls) == 1:
+                stop.arm(1)  # the first write it makes stops the run
+            _real(*args)
+
+        monkeypatch.setattr(state, name, arming)
+    session.at.session_state["x.focus_pick"] = "q3"
+    session.at.session_state["t.op"] = ("take_pending", ("x.focus", "x.focus_pick"), {})
+    session.at.run()
+    assert stop.stopped == 1
+    session.run(op=("take_pending", "x.focus", "x.focus_pick"))
+    assert session["x.focus"] == "q3" and "x.focus_pick" not in session.at.session_state
+    session.at.session_state["m.head_next"] = 1
+    session.at.session_state["t.op"] = ("take_picked_head", (), {})
+    session.at.run()
+    assert stop.stopped == 2
+    session.run(op=("take_picked_head",))
+    assert session["t.head"] == 1 and "m.head_next" not in session.at.session_state
+
+
+def test_closing_a_layer_stopped_half_way_still_goes_back_to_the_toy_as_it_was(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Close the layer: the toy as it was before the layer opened (its edits kept) comes back, also when the
+    run is stopped at the first write of putting it back and the next run closes it again."""
+    w_q = _edited_w_q(session.ex)
+    session.run(op=("set_matrix", "w_q", w_q), op_kw={"from_editor": True})
+    session.run(op=("open_layer", "minilm", 2))
+    stop = StopAtWrite(monkeypatch)
+    from explorer.ui.state import actions
+
+    real, calls = actions.apply_example, []
+
+    def arming(*args: object, **kw: object) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            stop.arm(1)
+        real(*args, **kw)
+
+    monkeypatch.setattr(actions, "apply_example", arming)
+    session.at.session_state["t.op"] = ("close_layer", (), {})
+    session.at.run()
+    assert (
+        stop.stopped == 1 and session.at.session_state["explorer.real"] == "minilm"
+    )  # nothing of it written yet
+    back = session.run(op=("close_layer",))
+    assert back.real == "toy" and back.d_model == Example().d_model
+    assert_array_equal(back.w_q, w_q)
