@@ -180,8 +180,10 @@ def conform(ex: Example, old_tokens: list[str] | None = None, draws: dict[str, i
             out[name] = old
         elif old.size == 0:
             out[name] = new
-        elif name == "emb" and old_tokens is not None and old_tokens != tokens:
-            out[name] = defaults.realign_rows(old_tokens, old, tokens, new)
+        elif (
+            name == "emb" and old_tokens is not None and old_tokens != tokens and len(old) == len(old_tokens)
+        ):
+            out[name] = defaults.realign_rows(old_tokens, old, tokens, new)  # (rows of other tokens: resized)
         else:
             out[name] = defaults.resize(old, new)
     return replace(ex, **out)

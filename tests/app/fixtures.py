@@ -505,7 +505,7 @@ class StopAtWrite:
         setitem = SafeSessionState.__setitem__
 
         def stopping(state: SafeSessionState, key: str, value: object) -> None:
-            if self.left is not None:
+            if self.left is not None and not key.startswith("$$"):  # Streamlit's own, after the script
                 self.left -= 1
                 if self.left == 0:
                     self.left, self.stopped = None, self.stopped + 1

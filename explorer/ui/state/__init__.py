@@ -15,7 +15,10 @@ Layout of the session state:
 Every read and write of st.session_state is a point where Streamlit stops a run that a newer request of the
 same visitor replaced (SafeSessionState's yield check), and a stopped write is not made. So a step done once
 (the URL read, ?join= read, a lesson step arrived at, a view applied) marks itself done after its last
-write, never before: a run stopped half-way leaves it to the next run, whole.
+write, never before: a run stopped half-way leaves it to the next run, whole. A new example (a link, a
+preset, a trained layer opened or closed) is recorded in one write before it is applied (core.apply_whole):
+a run stopped half-way through leaves it to the next run's init, so one example's settings never meet
+another's matrices or tokens (tests/app/ui/test_stopped_runs.py stops each flow at each of its writes).
 """
 
 from explorer.model.example import Example  # noqa: F401  (state.Example: what current() returns)

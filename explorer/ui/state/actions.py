@@ -3,7 +3,6 @@ opened or closed, the questions of predict-then-reveal."""
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
 import numpy as np
@@ -15,16 +14,25 @@ from explorer.model import example as exm
 from explorer.model import layer as layers
 from explorer.model.example import Example
 from explorer.model.layer import describe
-from explorer.ui.state.core import _bump, _conform, _kept, clamp_ui, current, draws, matrix, say, tokens
+from explorer.ui.state.core import (
+    _bump,
+    _kept,
+    apply_whole,
+    clamp_ui,
+    current,
+    draws,
+    matrix,
+    say,
+    tokens,
+)
 from explorer.ui.state.keys import (
+    _APPLYING,
     _DRAWS,
     _HEAD_NEXT,
     _MATRICES,
     _QR,
     _REVEALED,
     _REVEALED_FOR,
-    _SEED,
-    _TOKENS,
     _TOY,
     _UNDO,
     _UNDO_DRAWS,
@@ -101,18 +109,10 @@ def apply_example(ex: Example, *, remember: bool = True) -> None:
     """Make `ex` the current state (presets, links, imports). The old state can be restored by undo()."""
     if remember:
         remember_for_undo()
-    ss = st.session_state
-    for name, key in SETTING_KEYS.items():
-        ss[key] = getattr(ex, name)
-    model_compute.prepare(ex)
-    tokens_now, _cut = exm.tokens_for(ex)
-    ss[_MATRICES] = {f.name: _kept(getattr(ex, f.name)) for f in fields(ex) if f.name in exm.MATRIX_NAMES}
-    ss[_TOKENS] = tokens_now
-    ss[_DRAWS] = {}
-    ss[_SEED] = ex.seed  # the example's matrices go with its seed: nothing to draw again
-    for name in exm.MATRIX_NAMES:
-        _bump(name)
-    _conform()
+    st.session_state[_APPLYING] = (
+        ex  # all of it in one write: from here it is applied whole (core.apply_whole)
+    )
+    apply_whole(ex)
 
 
 def open_layer(key: str, layer: int, head: int | None = None) -> None:
@@ -124,11 +124,11 @@ def open_layer(key: str, layer: int, head: int | None = None) -> None:
     new = ex.with_(**layers.of_key(key).settings_of(key, int(layer)))
     model_compute.prepare(new)
     toks, _cut = exm.tokens_for(new)
-    apply_example(new.with_(**exm.default_matrices(new, toks)))
     if (
         head is not None
     ):  # the page switch replays the picker's old value: the picker takes this one when drawn
         ss[_HEAD_NEXT] = int(head)  # taken by the explorer's head picker (take_picked_head)
+    apply_example(new.with_(**exm.default_matrices(new, toks)))
     clamp_ui(len(toks), new.n_heads)
     say("info", _("Opened {layer} in the explorer.", layer=describe(new).title))
 

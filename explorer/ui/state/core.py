@@ -18,6 +18,7 @@ from explorer.model import settings_table as table
 from explorer.model.description import Description
 from explorer.model.example import Example
 from explorer.ui.state.keys import (
+    _APPLYING,
     _BUILT,
     _DRAWS,
     _HEAD_NEXT,
@@ -65,8 +66,30 @@ def init() -> None:
     ss.setdefault(_MESSAGES, [])
     if _MATRICES not in ss:
         ss[_MATRICES] = {}
+    if ss.get(_APPLYING) is not None:  # a run stopped while it made an example the current one
+        apply_whole(ss[_APPLYING])
     _keep_what_the_layer_fixes()
     _conform()
+
+
+def apply_whole(ex: Example) -> None:
+    """Make `ex` the current example (actions.apply_example has recorded it in one write first): its settings,
+    matrices and tokens, then conformed. A run stopped half-way through (explorer.ui.state) leaves it
+    recorded, and the next run's init applies it whole: the settings of one example never meet the matrices
+    or the tokens of another."""
+    ss = st.session_state
+    for name, key in SETTING_KEYS.items():
+        ss[key] = getattr(ex, name)
+    model_compute.prepare(ex)
+    tokens_now, _cut = exm.tokens_for(ex)
+    ss[_MATRICES] = {name: _kept(getattr(ex, name)) for name in exm.MATRIX_NAMES}
+    ss[_TOKENS] = tokens_now
+    ss[_DRAWS] = {}
+    ss[_SEED] = ex.seed  # the example's matrices go with its seed: nothing to draw again
+    for name in exm.MATRIX_NAMES:
+        _bump(name)
+    _conform()
+    ss.pop(_APPLYING, None)
 
 
 def _keep_what_the_layer_fixes() -> None:

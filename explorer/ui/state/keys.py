@@ -82,6 +82,9 @@ UI_DEFAULTS: dict[str, Any] = {
 _BUILT = "m.built"  # (what the last Example was built from, that Example)
 _X_FOR = "m.x_for"  # a real layer open: the sentence its X (the emb table) was computed for
 _HEAD_NEXT = "m.head_next"  # the head open_layer picked, made the shown head at the start of the next run
+_APPLYING = (
+    "m.applying"  # the example being made the current one: applied whole by the next run if this one stops
+)
 _TOY = "m.toy"  # the toy example as it was when a real model's layer was opened (restored by close_layer)
 
 
