@@ -20,7 +20,10 @@ _NONE = ""
 
 def picker() -> None:
     """ "Load an example": a selectbox over the presets; choosing one loads it at once (undo restores)."""
-    if state.preset() not in PRESETS:
+    loaded = state.preset_loaded()
+    if state.preset() != loaded:  # picked, but the run that was to load it stopped first: it was not loaded
+        state.set_preset(loaded if loaded in PRESETS else _NONE)
+    elif state.preset() not in PRESETS:
         state.set_preset(_NONE)
     st.selectbox(
         i18n._("Load an example"),
@@ -45,8 +48,7 @@ def _picked() -> None:
 def load(name: str) -> None:
     """Make preset `name` the current example (the previous one can be restored with undo)."""
     preset = PRESETS[name]
-    state.apply_example(preset.build())
-    state.set_preset(name)
+    state.apply_example(preset.build(), preset=name)
     state.say(
         "success",
         i18n._("Loaded the example “{title}”. Its note is on the Sentence page.", title=i18n._(preset.title)),

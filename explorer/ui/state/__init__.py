@@ -71,6 +71,7 @@ from explorer.ui.state.core import (  # noqa: F401
     picks,
     present,
     preset,
+    preset_loaded,
     query,
     release_upload,
     say,

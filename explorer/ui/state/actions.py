@@ -30,6 +30,7 @@ from explorer.ui.state.keys import (
     _DRAWS,
     _HEAD_NEXT,
     _MATRICES,
+    _PRESET_AT,
     _QR,
     _REVEALED,
     _REVEALED_FOR,
@@ -105,14 +106,16 @@ def _replace_with_default(name: str) -> None:
     set_matrix(name, default)
 
 
-def apply_example(ex: Example, *, remember: bool = True) -> None:
-    """Make `ex` the current state (presets, links, imports). The old state can be restored by undo()."""
+def apply_example(
+    ex: Example, *, remember: bool = True, preset: str | None = None, draws: dict[str, int] | None = None
+) -> None:
+    """Make `ex` the current state (presets, links, imports). The old state can be restored by undo().
+    `preset`: the preset it is loaded from; `draws`: its seeded draws (core.apply_whole)."""
     if remember:
         remember_for_undo()
-    st.session_state[_APPLYING] = (
-        ex  # all of it in one write: from here it is applied whole (core.apply_whole)
-    )
-    apply_whole(ex)
+    record = (ex, preset, draws)
+    st.session_state[_APPLYING] = record  # all of it in one write: from here it is applied whole
+    apply_whole(*record)
 
 
 def open_layer(key: str, layer: int, head: int | None = None) -> None:
@@ -166,13 +169,13 @@ def undo() -> None:
     """Restore the state saved before the last cell edit, reset, re-randomize, preset or import."""
     ex = st.session_state.get(_UNDO)
     if ex is not None:
-        st.session_state[_UNDO] = None
-        apply_example(ex, remember=False)
-        st.session_state[_DRAWS] = dict(st.session_state.get(_UNDO_DRAWS) or {})
+        apply_example(ex, remember=False, draws=st.session_state.get(_UNDO_DRAWS))
+        st.session_state[_UNDO] = None  # after: a run stopped before it has the example back (the record)
         say("info", _("Restored the example as it was before."))
 
 
 def set_preset(name: str) -> None:
+    st.session_state[_PRESET_AT] = name  # first: a run stopped between leaves the picker to follow it
     st.session_state[K_PRESET] = name
 
 

@@ -13,6 +13,7 @@ from explorer.ui.state.core import current, init
 from explorer.ui.state.keys import (
     _BUILT,
     _MATRICES,
+    _PRESET_AT,
     _REVEALED,
     _REVEALED_FOR,
     K_ASK,
@@ -54,7 +55,7 @@ _VIEW_MARK = "class.view_mark"  # (query, what each key of a view held right aft
 # question (a student's own display choices, presentation mode, colours and tables, stay theirs).
 VIEW_KEYS = (
     *SETTING_KEYS.values(), *MODEL_DEFAULTS, *VIEW_DEFAULTS,
-    K_HEAD, K_QUERY, K_KEY, K_PRESET, K_ASK, K_ASK_NEXT, K_ASK_HEADS, K_ASK_INDUCTION, K_ASK_LENS, K_ASK_PREV, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
+    K_HEAD, K_QUERY, K_KEY, K_PRESET, _PRESET_AT, K_ASK, K_ASK_NEXT, K_ASK_HEADS, K_ASK_INDUCTION, K_ASK_LENS, K_ASK_PREV, _REVEALED, _REVEALED_FOR, _MATRICES, _BUILT,
 )  # fmt: skip
 
 

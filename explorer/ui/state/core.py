@@ -26,6 +26,7 @@ from explorer.ui.state.keys import (
     _MATRICES,
     _MESSAGES,
     _PAGE,
+    _PRESET_AT,
     _SEED,
     _TOKENS,
     _UNDO,
@@ -67,16 +68,17 @@ def init() -> None:
     if _MATRICES not in ss:
         ss[_MATRICES] = {}
     if ss.get(_APPLYING) is not None:  # a run stopped while it made an example the current one
-        apply_whole(ss[_APPLYING])
+        apply_whole(*ss[_APPLYING])
     _keep_what_the_layer_fixes()
     _conform()
 
 
-def apply_whole(ex: Example) -> None:
+def apply_whole(ex: Example, preset: str | None = None, draws: dict[str, int] | None = None) -> None:
     """Make `ex` the current example (actions.apply_example has recorded it in one write first): its settings,
-    matrices and tokens, then conformed. A run stopped half-way through (explorer.ui.state) leaves it
-    recorded, and the next run's init applies it whole: the settings of one example never meet the matrices
-    or the tokens of another."""
+    matrices and tokens, the seeded draws (`draws`, none by default) and the preset it was loaded from
+    (`preset`; None leaves the picker as it is), then conformed. A run stopped half-way through
+    (explorer.ui.state) leaves it recorded, and the next run's init applies it whole: the settings of one
+    example never meet the matrices or the tokens of another."""
     ss = st.session_state
     for name, key in SETTING_KEYS.items():
         ss[key] = getattr(ex, name)
@@ -84,10 +86,12 @@ def apply_whole(ex: Example) -> None:
     tokens_now, _cut = exm.tokens_for(ex)
     ss[_MATRICES] = {name: _kept(getattr(ex, name)) for name in exm.MATRIX_NAMES}
     ss[_TOKENS] = tokens_now
-    ss[_DRAWS] = {}
+    ss[_DRAWS] = dict(draws or {})
     ss[_SEED] = ex.seed  # the example's matrices go with its seed: nothing to draw again
     for name in exm.MATRIX_NAMES:
         _bump(name)
+    if preset is not None:
+        ss[_PRESET_AT] = ss[K_PRESET] = preset
     _conform()
     ss.pop(_APPLYING, None)
 
@@ -301,6 +305,12 @@ def picks() -> tuple[int, int, int]:
 def preset() -> str:
     """The name of the preset last loaded, or ""."""
     return str(st.session_state.get(K_PRESET) or "")
+
+
+def preset_loaded() -> str:
+    """The preset the example was loaded from, or "": the picker's value, unless a run stopped before the
+    pick's example was recorded (the picker then says this one: preset_ui.picker)."""
+    return str(st.session_state.get(_PRESET_AT) or "")
 
 
 def uploaded() -> bytes | None:

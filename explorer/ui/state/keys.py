@@ -82,9 +82,10 @@ UI_DEFAULTS: dict[str, Any] = {
 _BUILT = "m.built"  # (what the last Example was built from, that Example)
 _X_FOR = "m.x_for"  # a real layer open: the sentence its X (the emb table) was computed for
 _HEAD_NEXT = "m.head_next"  # the head open_layer picked, made the shown head at the start of the next run
-_APPLYING = (
-    "m.applying"  # the example being made the current one: applied whole by the next run if this one stops
-)
+# The example being made the current one, with its preset and draws: the next run applies it if this one stops
+_APPLYING = "m.applying"
+# The preset the example was loaded from: the picker's value, unless a stopped run lost the load
+_PRESET_AT = "ui.preset_at"
 _TOY = "m.toy"  # the toy example as it was when a real model's layer was opened (restored by close_layer)
 
 
