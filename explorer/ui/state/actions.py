@@ -107,13 +107,13 @@ def _replace_with_default(name: str) -> None:
 
 
 def apply_example(
-    ex: Example, *, remember: bool = True, preset: str | None = None, draws: dict[str, int] | None = None
+    ex: Example, *, remember: bool = True, preset: str | None = None, drawn: dict[str, int] | None = None
 ) -> None:
     """Make `ex` the current state (presets, links, imports). The old state can be restored by undo().
-    `preset`: the preset it is loaded from; `draws`: its seeded draws (core.apply_whole)."""
+    `preset`: the preset it is loaded from; `drawn`: its seeded draws (core.apply_whole)."""
     if remember:
         remember_for_undo()
-    record = (ex, preset, draws)
+    record = (ex, preset, drawn)
     st.session_state[_APPLYING] = record  # all of it in one write: from here it is applied whole
     apply_whole(*record)
 
@@ -169,7 +169,7 @@ def undo() -> None:
     """Restore the state saved before the last cell edit, reset, re-randomize, preset or import."""
     ex = st.session_state.get(_UNDO)
     if ex is not None:
-        apply_example(ex, remember=False, draws=st.session_state.get(_UNDO_DRAWS))
+        apply_example(ex, remember=False, drawn=st.session_state.get(_UNDO_DRAWS))
         st.session_state[_UNDO] = None  # after: a run stopped before it has the example back (the record)
         say("info", _("Restored the example as it was before."))
 
