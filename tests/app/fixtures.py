@@ -6,6 +6,9 @@ attention_core. The pytest fixtures built on them live in tests/app/conftest.py.
 Figures reach AppTest as the bytes of the chart element's proto (explorer.ui.chart: a components v2 element,
 `at.get("bidi_component")`), read back with `explorer.ui.chart.spec_of`; arrays in them are Plotly's typed-array
 encoding ({"dtype": "f8", "bdata": <base64>, "shape": "n, m"}), decoded by `array_of`.
+
+`StopAtWrite` stops a run at a chosen write of the session's state, as a visitor's newer request does
+(explorer.ui.state); `view_of` is what the keys of a view or a link hold, to compare a stopped run with a whole one.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from explorer.model import example as exm
 from explorer.model.example import DEFAULT_SENTENCE, MATRIX_NAMES, Example, conform
 from explorer.ui import chart, page_table, state
 from explorer.ui.state import SETTING_KEYS
+from explorer.ui.state.classroom import VIEW_KEYS
 from tests.core import models as core_models
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -529,3 +533,19 @@ class StopAtWrite:
             return got
 
         monkeypatch.setattr(obj, name, then_stop)
+
+
+def view_of(at: AppTest) -> dict[str, object]:
+    """What the keys a view or a link sets hold (plain values; the matrices follow from them): what a run
+    stopped half-way must end with (StopAtWrite)."""
+    got = {}
+    for key in VIEW_KEYS:
+        if key == "m.built":  # made from the rest (an Example, its matrices by identity)
+            continue
+        try:
+            value = at.session_state[key]
+        except KeyError:
+            continue
+        if value is None or isinstance(value, (bool, int, float, str, tuple)):
+            got[key] = value
+    return got

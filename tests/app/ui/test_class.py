@@ -17,9 +17,8 @@ from streamlit.testing.v1 import AppTest
 from explorer.classroom import store as cs
 from explorer.compute import model_compute
 from explorer.ui import chart, class_keep, class_ui, questions
-from explorer.ui.state.classroom import VIEW_KEYS
 from explorer.views.model_figures import show_token
-from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, StopAtWrite, need, open_at
+from tests.app.fixtures import CAPITAL, ROOT, TIMEOUT, StopAtWrite, need, open_at, view_of
 
 IT = 7  # "The cat sat on the mat because it was warm.": token 7 is "it"
 LESSON_2 = "the cat saw the dog because the dog was loud"  # the attention lesson's second step sets it
@@ -347,21 +346,6 @@ def test_a_join_from_the_address_survives_a_run_stopped_right_after_the_store_an
     assert store.pulse(code).students == 2  # type: ignore[union-attr]  # s (rejoined once) and the other
     t.run()
     assert "2 students joined." in bar(t)
-
-
-def view_of(at: AppTest) -> dict[str, object]:
-    """What the keys a view or a link sets hold (plain values; the matrices follow from them)."""
-    got = {}
-    for key in VIEW_KEYS:
-        if key == "m.built":  # made from the rest (an Example, its matrices by identity)
-            continue
-        try:
-            value = at.session_state[key]
-        except KeyError:
-            continue
-        if value is None or isinstance(value, (bool, int, float, str, tuple)):
-            got[key] = value
-    return got
 
 
 def test_a_link_a_lesson_step_and_the_teachers_view_are_applied_whole_after_a_stopped_run(

@@ -15,8 +15,7 @@ from streamlit.runtime.state.safe_session_state import SafeSessionState
 from streamlit.testing.v1 import AppTest
 
 from explorer.ui.layer_choice import WIDGET
-from tests.app.fixtures import ROOT, TIMEOUT, StopAtWrite
-from tests.app.ui.test_class import view_of
+from tests.app.fixtures import ROOT, TIMEOUT, StopAtWrite, view_of
 
 LINK = {"sentence": "A dog ran.", "d_model": "16", "heads": "4", "d_k": "2", "mask": "causal", "h": "2",
         "q": "1", "k": "2", "present": "1", "step": "softmax", "ask": "1"}  # fmt: skip
